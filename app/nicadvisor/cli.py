@@ -1,0 +1,187 @@
+"""``nic-advisor``: the command line. Everything the wizard does also runs headless here.
+
+Exit codes of ``audit`` (and ``demo``): 0 = ready (no finding of error severity), 1 = at least one
+finding of error severity, 2 = input or usage error (nothing could be audited, a path does not exist,
+bad arguments). ``bench`` exits 0 when every test ran, 2 when none could.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+EXIT_READY, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
+
+
+def _print_audit(audit, out=sys.stdout) -> None:
+    from nicadvisor.model import Severity
+
+    for host in audit.hosts:
+        phys = [p for p in host.pnics if p.is_physical is not False]
+        print(f"{host.name} ({host.kind or 'unknown kind'}{', ' + host.product_version if host.product_version else ''}): "
+              f"{len(phys)} pNICs", file=out)
+        for p in phys:
+            speed = f"{p.link_speed_mbps / 1000:g} Gbit/s" if p.link_speed_mbps else ("link down" if p.link_up is False else "speed unknown")
+            ids = ":".join(x or "????" for x in (p.vid, p.did, p.svid, p.ssid))
+            print(f"  {p.name:<10} {p.driver or '?':<12} {speed:<14} MTU {p.mtu or '?':<5} PCI {ids}", file=out)
+    counts = {s: sum(1 for f in audit.findings if f.severity is s) for s in Severity}
+    print(f"Findings: {counts[Severity.ERROR]} error, {counts[Severity.WARNING]} warning, {counts[Severity.INFO]} info", file=out)
+    for f in audit.findings:
+        if f.severity is not Severity.INFO:
+            print(f"  [{f.severity.value}] {f.target}: {f.title}", file=out)
+    for p in audit.inputs_not_understood:
+        print(f"  not understood: {p.source}: {p.message}", file=sys.stderr)
+
+
+def _exit_code(audit) -> int:
+    from nicadvisor.model import Severity
+
+    if not audit.hosts:
+        return EXIT_INPUT
+    return EXIT_FINDINGS if any(f.severity is Severity.ERROR for f in audit.findings) else EXIT_READY
+
+
+def _export(audit, args) -> None:
+    from nicadvisor.services.export import export_audit
+
+    for path in export_audit(audit, pdf=args.pdf, json=args.json, csv=args.csv):
+        print(f"wrote {path}")
+
+
+def cmd_audit(args) -> int:
+    from nicadvisor.services.audit import AuditRequest, run_audit
+
+    if not (args.demo or args.capture or args.local):
+        print("nic-advisor audit: give --demo, --capture PATH or --local", file=sys.stderr)
+        return EXIT_INPUT
+    missing = [p for p in args.capture or [] if not Path(p).exists()]
+    for p in missing:
+        print(f"nic-advisor audit: {p}: no such file or folder", file=sys.stderr)
+    request = AuditRequest(demo=args.demo, capture_paths=tuple(args.capture or ()), local=args.local)
+    audit = run_audit(request, progress=None if args.quiet else _stderr_progress)
+    if args.bench:
+        audit.benchmarks.extend(_run_bench(args).results)
+    _print_audit(audit)
+    _export(audit, args)
+    return EXIT_INPUT if missing and not audit.hosts else _exit_code(audit)
+
+
+def _stderr_progress(fraction: float, message: str) -> None:
+    print(f"[{fraction * 100:3.0f}%] {message}", file=sys.stderr)
+
+
+def _run_bench(args):
+    from nicadvisor.services.bench import BenchRequest, run_quick_bench
+
+    request = BenchRequest(path="netns" if args.netns else "loopback", duration_s=args.duration, tool=args.tool,
+                           rate_mbit=args.rate_mbit)
+    return run_quick_bench(request, progress=_stderr_progress)
+
+
+def cmd_bench(args) -> int:
+    report = _run_bench(args)
+    for r in report.results:
+        measured = (f"{r.throughput_gbps:.2f} Gbit/s" if r.throughput_gbps is not None
+                    else f"{r.latency_us:.1f} µs ({r.transactions_per_s:.0f} transactions/s)")
+        expected = f"  expected {r.expected.value:g} {r.expected.unit}" if r.expected else ""
+        print(f"{r.test:<11} {r.tool:<8} {r.path:<9} {measured}{expected}")
+    for p in report.problems:
+        print(f"problem: {p}", file=sys.stderr)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"results": [r.to_dict() for r in report.results],
+                                               "problems": report.problems}, indent=2), encoding="utf-8")
+        print(f"wrote {args.json}")
+    return EXIT_READY if report.results else EXIT_INPUT
+
+
+def _has_display() -> bool:
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def cmd_demo(args) -> int:
+    """The main job on the demo lab: the wizard when there is a display, else PDF + JSON + CSV."""
+    if _has_display() and not args.headless:
+        return cmd_gui(argparse.Namespace(capture=None))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    args.demo, args.capture, args.local, args.bench, args.quiet = True, None, False, False, False
+    args.pdf, args.json, args.csv = out / "nic-advisor-demo.pdf", out / "nic-advisor-demo.json", out / "nic-advisor-demo.csv"
+    return cmd_audit(args)
+
+
+def cmd_gui(args) -> int:
+    from nicadvisor.gui.app import main as gui_main
+
+    argv = []
+    for p in args.capture or []:
+        argv += ["--capture", p]
+    return gui_main(argv)
+
+
+def cmd_rules(args) -> int:
+    from nicadvisor.rules_engine import RuleError, load_rules
+
+    try:
+        rules = load_rules(Path(args.dir) if args.dir else None)
+    except RuleError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_INPUT
+    for r in rules:
+        print(f"{r.id:<32} {r.severity.value:<8} {r.applies_to:<7} {r.title}")
+    return EXIT_READY
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="nic-advisor", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    a = sub.add_parser("audit", help="audit hosts from captures, vm-support bundles, the demo lab or this machine")
+    src = a.add_argument_group("inputs (at least one)")
+    src.add_argument("--demo", action="store_true", help="the bundled demo lab")
+    src.add_argument("--capture", nargs="+", metavar="PATH", help="capture folder(s), file(s) or vm-support bundle(s)")
+    src.add_argument("--local", action="store_true", help="this machine's interfaces (read-only)")
+    for name in ("json", "pdf", "csv"):
+        a.add_argument(f"--{name}", type=Path, metavar="FILE", help=f"write the {name.upper()} report")
+    a.add_argument("--bench", action="store_true", help="also run the quick benchmark on loopback")
+    a.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    _bench_args(a)
+    a.set_defaults(func=cmd_audit)
+
+    b = sub.add_parser("bench", help="quick benchmark: netperf TCP_STREAM and TCP_RR (iperf3 / built-in agent fallback)")
+    b.add_argument("--local", action="store_true", default=True, help="between endpoints on this machine (default)")
+    b.add_argument("--json", type=Path, metavar="FILE")
+    _bench_args(b)
+    b.set_defaults(func=cmd_bench)
+
+    d = sub.add_parser("demo", help="the main job on the demo lab: the wizard, or headless PDF/JSON/CSV without a display")
+    d.add_argument("--out", default="nic-advisor-demo", help="output folder when headless (default: ./nic-advisor-demo)")
+    d.add_argument("--headless", action="store_true", help="write the reports even when a display is available")
+    _bench_args(d)
+    d.set_defaults(func=cmd_demo)
+
+    g = sub.add_parser("gui", help="open the wizard")
+    g.add_argument("--capture", nargs="+", metavar="PATH")
+    g.set_defaults(func=cmd_gui)
+
+    r = sub.add_parser("rules", help="list (and validate) the rules")
+    r.add_argument("--dir", help="a folder of rule files to validate instead of the shipped ones")
+    r.set_defaults(func=cmd_rules)
+    return parser
+
+
+def _bench_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--netns", action="store_true", help="between two network namespaces created for the test (root)")
+    p.add_argument("--tool", choices=("auto", "netperf", "iperf3", "agent"), default="auto")
+    p.add_argument("--duration", type=float, default=2.0, metavar="SECONDS", help="per test (default 2)")
+    p.add_argument("--rate-mbit", type=int, metavar="MBIT", help="shape the namespace link with tc tbf")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

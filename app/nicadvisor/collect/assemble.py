@@ -1,0 +1,128 @@
+"""Turning parsed outputs into model objects: one :class:`~nicadvisor.model.Host` per group of captures.
+
+Merge policy: captures are applied in a stable order (as given); for each field the first source that
+knows it wins and keeps its evidence (``set_fact``). pNICs first known only by PCI address
+(``pci:0000:5e:00.0``) are joined to the named pNIC with that address once one is known; facts of a
+device address that never gets a name (for example a dmesg line about a GPU) are dropped.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from nicadvisor.collect.capture_file import Capture
+from nicadvisor.model import Evidence, Host, InputProblem, KernelModule, PhysicalNic, Switch, VmkernelNic
+from nicadvisor.parsers.base import Fact, ParseResult
+from nicadvisor.parsers.registry import parse_output
+
+_ESXI_COMMANDS = ("esxcli", "esxcfg-", "vsish", "vmkping", "vmware", "nsxdp-cli", "vmkchdev", "nicinfo.sh", "govc")
+_LINUX_COMMANDS = ("ip ", "cat /sys", "dmesg", "lspci -vv")
+
+
+@dataclass
+class HostInputs:
+    """Captures that describe one host, with problems found while reading them."""
+
+    name: str
+    captures: list[Capture] = field(default_factory=list)
+    problems: list[InputProblem] = field(default_factory=list)
+
+
+def _guess_kind(captures: list[Capture]) -> str | None:
+    cmds = [c.command.strip() for c in captures]
+    if any(any(k in cmd for k in _ESXI_COMMANDS) for cmd in cmds) or any("vmnic" in cmd for cmd in cmds):
+        return "esxi"
+    if any(cmd.startswith(("ethtool", *_LINUX_COMMANDS)) for cmd in cmds):
+        return "linux"
+    return None
+
+
+def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tuple[Capture, ParseResult]]]:
+    """Parse every capture of ``inputs`` and build the Host.
+
+    Returns (host, problems, parsed) where ``problems`` holds the inputs' own problems plus one
+    entry per capture no parser understood, and ``parsed`` pairs each capture with its results.
+    Never raises on bad capture text.
+    """
+    host = Host(name=inputs.name, kind=_guess_kind(inputs.captures))
+    problems = list(inputs.problems)
+    parsed: list[tuple[Capture, ParseResult]] = []
+    by_pci: dict[str, dict[str, tuple[Fact, Evidence]]] = {}
+    for cap in inputs.captures:
+        host.inputs.append(cap.source)
+        results = parse_output(cap.command, cap.text)
+        if not results:
+            problems.append(InputProblem(cap.source, f"not understood: no parser for the command {cap.command!r}", cap.command))
+            continue
+        if not any(r.understood for r in results):
+            why = "; ".join(n for r in results for n in r.notes) or "no recognisable output"
+            problems.append(InputProblem(cap.source, f"not understood: {why}", cap.command))
+            continue
+        for r in results:
+            parsed.append((cap, r))
+            for note in r.notes:
+                problems.append(InputProblem(cap.source, f"partly understood: {note}", cap.command))
+            _apply(host, r, cap, by_pci)
+    _join_pci_facts(host, by_pci)
+    host.pnics.sort(key=lambda p: _natural_key(p.name))
+    host.vmknics.sort(key=lambda v: _natural_key(v.name))
+    return host, problems, parsed
+
+
+def _natural_key(name: str) -> tuple:
+    """``vmnic2`` < ``vmnic10`` (not lexical order, §14 of nic-data-sources.md)."""
+    import re
+
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name))
+
+
+def _get(items: list, cls, name: str):
+    obj = next((o for o in items if o.name == name), None)
+    if obj is None:
+        obj = cls(name=name)
+        items.append(obj)
+    return obj
+
+
+def _apply(host: Host, r: ParseResult, cap: Capture, by_pci: dict) -> None:
+    def ev(f: Fact) -> Evidence:
+        return Evidence(command=cap.command, line=f.line, source=cap.source)
+
+    for key, facts in r.pnics.items():
+        if key.startswith("pci:"):
+            slot = by_pci.setdefault(key[4:], {})
+            for name, f in facts.items():
+                slot.setdefault(name, (f, ev(f)))
+            continue
+        pnic = _get(host.pnics, PhysicalNic, key)
+        for name, f in facts.items():
+            _set(pnic, name, f.value, ev(f))
+    for table, items, cls in ((r.vmknics, host.vmknics, VmkernelNic), (r.switches, host.switches, Switch),
+                              (r.modules, host.modules, KernelModule)):
+        for key, facts in table.items():
+            obj = _get(items, cls, key)
+            for name, f in facts.items():
+                _set(obj, name, f.value, ev(f))
+    for name, f in r.host.items():
+        if name != "name":
+            _set(host, name, f.value, ev(f))
+
+
+def _set(obj, name: str, value, evidence: Evidence) -> None:
+    """set_fact, ignoring field names the model does not have (a parser may read more than the model holds)."""
+    if name in _FIELDS.setdefault(type(obj), {f.name for f in dataclasses.fields(obj)}):
+        obj.set_fact(name, value, evidence)
+
+
+_FIELDS: dict[type, set[str]] = {}
+
+
+def _join_pci_facts(host: Host, by_pci: dict[str, dict[str, tuple[Fact, Evidence]]]) -> None:
+    for addr, facts in by_pci.items():
+        pnics = [p for p in host.pnics if p.pci_address == addr]
+        if not pnics and "name" in facts:
+            pnics = [_get(host.pnics, PhysicalNic, str(facts["name"][0].value))]
+        for pnic in pnics:
+            for name, (f, e) in facts.items():
+                if name != "name":
+                    _set(pnic, name, f.value, e)

@@ -1,0 +1,64 @@
+"""Reading one capture file: ``# source:``/``# command:``/``# note:``/``# host:`` header lines, then the
+verbatim output (the format of ``shared/fixtures/captures``)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MAX_CAPTURE_BYTES = 16 * 1024 * 1024  # a capture larger than this is not a command output
+
+
+class CaptureError(ValueError):
+    """A file that is not a readable capture (binary, too large, no ``# command:`` header)."""
+
+
+@dataclass(frozen=True)
+class Capture:
+    """One recorded output. ``command`` is the ``# command:`` header (may hold several commands),
+    ``host`` the ``# host:`` header when present, ``text`` the output after the header lines."""
+
+    source: str
+    command: str
+    text: str
+    host: str | None = None
+    notes: tuple[str, ...] = field(default=())
+    origin: str | None = None  # the ``# source:`` header
+
+
+def parse_capture_text(source: str, data: bytes) -> Capture:
+    """Split a capture's bytes into header and output.
+
+    Raises CaptureError naming ``source`` for binary data or a missing ``# command:`` header.
+    """
+    if b"\x00" in data[:8192]:
+        raise CaptureError(f"{source}: binary data, not a command capture")
+    text = data.decode("utf-8", errors="replace")
+    headers: dict[str, list[str]] = {}
+    lines = text.splitlines(keepends=True)
+    body_start = 0
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        key = stripped[2:].split(":", 1)[0].strip().lower() if stripped.startswith("# ") else ""
+        if key in ("source", "command", "note", "host") and ":" in stripped:
+            headers.setdefault(key, []).append(stripped.split(":", 1)[1].strip())
+            body_start = i + 1
+            continue
+        break
+    if "command" not in headers:
+        raise CaptureError(f"{source}: no '# command:' header line, so the command that produced it is unknown")
+    return Capture(
+        source=source,
+        command=headers["command"][0],
+        text="".join(lines[body_start:]),
+        host=(headers.get("host") or [None])[0],
+        notes=tuple(headers.get("note", [])),
+        origin=(headers.get("source") or [None])[0],
+    )
+
+
+def read_capture(path: Path, source: str | None = None) -> Capture:
+    """Read a capture file. Raises CaptureError (or OSError) with the file named in the message."""
+    size = path.stat().st_size
+    if size > MAX_CAPTURE_BYTES:
+        raise CaptureError(f"{path}: {size} bytes is too large for a command capture")
+    return parse_capture_text(source or str(path), path.read_bytes())

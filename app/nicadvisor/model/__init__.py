@@ -1,0 +1,23 @@
+"""Pure domain model of an audit: hosts, pNICs, vmknics, switches, kernel modules, findings.
+
+No Qt, pyVmomi, paramiko or requests here (an import-linter contract in pyproject.toml enforces it).
+Unknown facts stay ``None``: never 0, never a guess. Every fact set on an object keeps its
+:class:`Evidence` (the command it came from and the raw line) in the object's ``evidence`` map.
+"""
+from nicadvisor.model.entities import (
+    Audit,
+    Evidence,
+    Finding,
+    Host,
+    InputProblem,
+    KernelModule,
+    PhysicalNic,
+    Severity,
+    Switch,
+    VmkernelNic,
+)
+
+__all__ = [
+    "Audit", "Evidence", "Finding", "Host", "InputProblem", "KernelModule", "PhysicalNic",
+    "Severity", "Switch", "VmkernelNic",
+]

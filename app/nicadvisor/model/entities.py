@@ -1,0 +1,256 @@
+"""Dataclasses of the audit model.
+
+Units are part of the field names: ``*_mbps`` Mbit/s, ``mtu`` bytes, ``*_gts`` PCIe GT/s per lane,
+``*_usecs`` microseconds. PCI IDs are 4 lower-case hex digits (``"8086"``); PCI addresses are normalised
+to ``"0000:bb:dd.f"`` (hex, lower case).
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Where a fact came from.
+
+    ``command`` is the command line as recorded (``esxcli network nic list``), ``line`` the raw output
+    line(s) the value was read from, ``source`` the file, bundle member or live target that held the
+    output (``captures/esxi-a/nic_list.txt``, ``bundle.tgz:commands/nicinfo.sh.txt``, ``local``).
+    """
+
+    command: str
+    line: str
+    source: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"command": self.command, "line": self.line, "source": self.source}
+
+
+class _WithEvidence:
+    """Mixin: ``evidence`` maps a field name to its :class:`Evidence`."""
+
+    evidence: dict[str, Evidence]
+
+    def set_fact(self, name: str, value: Any, evidence: Evidence) -> bool:
+        """Set field ``name`` to ``value`` unless it is already known; returns True if it was set.
+
+        The first source that knows a fact wins (captures are read in a stable order); a later,
+        different value is kept out of the model but stays visible in the raw inputs.
+        Raises AttributeError for a field the class does not have.
+        """
+        if not any(f.name == name for f in dataclasses.fields(self)):  # type: ignore[arg-type]
+            raise AttributeError(f"{type(self).__name__} has no field {name!r}")
+        if value is None or getattr(self, name) is not None:
+            return False
+        setattr(self, name, value)
+        self.evidence[name] = evidence
+        return True
+
+    def facts(self) -> dict[str, Any]:
+        """All model fields except ``evidence`` (and nested collections), as a plain dict."""
+        out = {}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            if f.name == "evidence":
+                continue
+            out[f.name] = getattr(self, f.name)
+        return out
+
+
+@dataclass
+class PhysicalNic(_WithEvidence):
+    """One physical NIC port (ESXi ``vmnicN``, Linux ``enp2s0``) and what is known of it.
+
+    Capability fields are tri-state: True, False, or None (unknown). ``is_physical`` is False for
+    pseudo devices (Dell iDRAC ``vusb0``, bonds, VLAN devices, veth) and None when unknown.
+    ``is_virtual_uplink`` marks vmxnet3 uplinks of nested hosts, whose "offloads" are virtual.
+    """
+
+    name: str
+    pci_address: str | None = None
+    vid: str | None = None
+    did: str | None = None
+    svid: str | None = None
+    ssid: str | None = None
+    description: str | None = None
+    mac: str | None = None
+    driver: str | None = None
+    driver_version: str | None = None
+    firmware_version: str | None = None
+    admin_up: bool | None = None
+    link_up: bool | None = None
+    link_speed_mbps: int | None = None
+    duplex: str | None = None
+    mtu: int | None = None
+    tso: bool | None = None
+    lro: bool | None = None
+    vxlan_offload: bool | None = None
+    geneve_offload: bool | None = None
+    geneve_rx_filter: bool | None = None
+    rss: bool | None = None
+    rx_queues: int | None = None
+    tx_queues: int | None = None
+    rx_ring_size: int | None = None
+    tx_ring_size: int | None = None
+    ens_capable: bool | None = None
+    ens_interrupt_capable: bool | None = None
+    ens_enabled: bool | None = None
+    ens_mode: str | None = None
+    pcie_speed_gts: float | None = None
+    pcie_width: int | None = None
+    pcie_speed_capable_gts: float | None = None
+    pcie_width_capable: int | None = None
+    coalesce_adaptive_rx: bool | None = None
+    coalesce_rx_usecs: int | None = None
+    coalesce_tx_usecs: int | None = None
+    coalesce_rx_frames: int | None = None
+    coalesce_tx_frames: int | None = None
+    numa_node: int | None = None
+    is_physical: bool | None = None
+    is_virtual_uplink: bool | None = None
+    legacy_vmklinux: bool | None = None
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+
+
+@dataclass
+class VmkernelNic(_WithEvidence):
+    """A VMkernel interface (``vmk0``) or, on Linux, an IP interface. ``is_tep`` marks NSX TEPs
+    (netstack ``vxlan``/``nsx-overlay`` or an NSX-managed TEP)."""
+
+    name: str
+    mtu: int | None = None
+    netstack: str | None = None
+    addresses: list[str] | None = None
+    portgroup: str | None = None
+    switch: str | None = None
+    tso_mss: int | None = None
+    is_tep: bool | None = None
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+
+
+@dataclass
+class Switch(_WithEvidence):
+    """A virtual switch: ``kind`` is ``standard`` (vSwitch), ``distributed`` (VDS) or ``opaque``
+    (N-VDS); ``mtu`` in bytes; ``uplinks`` are pNIC names; ``ipfix_enabled`` for VDS IPFIX."""
+
+    name: str
+    kind: str | None = None
+    mtu: int | None = None
+    uplinks: list[str] | None = None
+    ipfix_enabled: bool | None = None
+    ens_mode: str | None = None
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+
+
+@dataclass
+class KernelModule(_WithEvidence):
+    """A driver module: ``parameters`` maps declared parameter name to its description/type,
+    ``options`` maps configured option name to value (``{"RSS": "4,4"}``)."""
+
+    name: str
+    version: str | None = None
+    parameters: dict[str, str] | None = None
+    options: dict[str, str] | None = None
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+
+
+@dataclass
+class Host(_WithEvidence):
+    """An audited host. ``kind`` is ``esxi`` or ``linux``; ``inputs`` lists the sources read."""
+
+    name: str
+    kind: str | None = None
+    product_version: str | None = None
+    build: str | None = None
+    pnics: list[PhysicalNic] = field(default_factory=list)
+    vmknics: list[VmkernelNic] = field(default_factory=list)
+    switches: list[Switch] = field(default_factory=list)
+    modules: list[KernelModule] = field(default_factory=list)
+    inputs: list[str] = field(default_factory=list)
+    evidence: dict[str, Evidence] = field(default_factory=dict)
+
+    def pnic(self, name: str) -> PhysicalNic | None:
+        return next((p for p in self.pnics if p.name == name), None)
+
+    def switch_of(self, pnic_name: str) -> Switch | None:
+        """The switch that has ``pnic_name`` among its uplinks, or None."""
+        return next((s for s in self.switches if s.uplinks and pnic_name in s.uplinks), None)
+
+    def module(self, name: str | None) -> KernelModule | None:
+        if not name:
+            return None
+        base = name.removesuffix("_ens")
+        return next((m for m in self.modules if m.name in (name, base)), None)
+
+
+class Severity(str, enum.Enum):
+    """Finding severity, most severe first. ``error`` findings make ``audit`` exit 1."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 0, "warning": 1, "info": 2}[self.value]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One rule hit (or a compatibility-database note) on one object.
+
+    ``target`` names the object (``esxi-a/vmnic2``), ``evidence`` the facts the rule read,
+    ``references`` the source documents (``nsx-t-performance-on-intel.txt §3``).
+    """
+
+    rule_id: str
+    title: str
+    severity: Severity
+    host: str
+    target: str
+    message: str
+    recommendation: str
+    references: tuple[str, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    category: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule_id": self.rule_id, "title": self.title, "severity": self.severity.value,
+            "host": self.host, "target": self.target, "message": self.message,
+            "recommendation": self.recommendation, "references": list(self.references),
+            "evidence": [e.to_dict() for e in self.evidence], "category": self.category,
+        }
+
+
+@dataclass(frozen=True)
+class InputProblem:
+    """An input that was not understood or could not be read, with a message naming it."""
+
+    source: str
+    message: str
+    command: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"source": self.source, "message": self.message, "command": self.command}
+
+
+@dataclass
+class Audit:
+    """The result of one audit: hosts, findings, problems with inputs, optional benchmark results."""
+
+    hosts: list[Host] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    inputs: list[str] = field(default_factory=list)
+    inputs_not_understood: list[InputProblem] = field(default_factory=list)
+    benchmarks: list[Any] = field(default_factory=list)
+    created_at: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+
+    @property
+    def worst_severity(self) -> Severity | None:
+        if not self.findings:
+            return None
+        return min((f.severity for f in self.findings), key=lambda s: s.rank)

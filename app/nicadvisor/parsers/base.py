@@ -1,0 +1,245 @@
+"""Shared shapes and helpers for the parsers.
+
+A parser is a pure function ``parse(text, cmd) -> ParseResult``: ``text`` is the verbatim command output
+(possibly holding several commands' outputs, prompts or prose around it), ``cmd`` the parsed
+:class:`CommandLine`. Parsers never raise on malformed text: what they cannot read they skip and
+mention in ``ParseResult.notes``. They do no I/O.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A value read from output, with the raw line(s) it was read from."""
+
+    value: Any
+    line: str
+
+
+@dataclass
+class ParseResult:
+    """What one parser read from one output.
+
+    ``pnics`` maps a pNIC key to ``{field: Fact}`` where the key is the interface name
+    (``vmnic2``, ``enp2s0``) or, when the output names only the PCI address, ``"pci:0000:5e:00.0"``.
+    Field names are those of :class:`nicadvisor.model.PhysicalNic` (likewise ``vmknics`` →
+    VmkernelNic, ``switches`` → Switch, ``modules`` → KernelModule, ``host`` → Host).
+    """
+
+    family: str
+    pnics: dict[str, dict[str, Fact]] = field(default_factory=dict)
+    vmknics: dict[str, dict[str, Fact]] = field(default_factory=dict)
+    switches: dict[str, dict[str, Fact]] = field(default_factory=dict)
+    modules: dict[str, dict[str, Fact]] = field(default_factory=dict)
+    host: dict[str, Fact] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    # Free-form records for outputs that feed no model field yet (nsxdp-cli, NSX Edge) but were read.
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def understood(self) -> bool:
+        """True when anything at all was read."""
+        return bool(self.pnics or self.vmknics or self.switches or self.modules or self.host or self.records)
+
+    def pnic(self, key: str, name: str, value: Any, line: str) -> None:
+        """Record pNIC fact ``name`` = ``value`` for ``key``; ``None`` values are not recorded."""
+        _put(self.pnics, key, name, value, line)
+
+    def vmknic(self, key: str, name: str, value: Any, line: str) -> None:
+        _put(self.vmknics, key, name, value, line)
+
+    def switch(self, key: str, name: str, value: Any, line: str) -> None:
+        _put(self.switches, key, name, value, line)
+
+    def module(self, key: str, name: str, value: Any, line: str) -> None:
+        _put(self.modules, key, name, value, line)
+
+    def host_fact(self, name: str, value: Any, line: str) -> None:
+        if value is not None and name not in self.host:
+            self.host[name] = Fact(value, line)
+
+
+def _put(table: dict[str, dict[str, Fact]], key: str, name: str, value: Any, line: str) -> None:
+    if value is None or not key:
+        return
+    facts = table.setdefault(key, {})
+    if name not in facts:
+        facts[name] = Fact(value, line.rstrip("\n"))
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """One command as recorded in a ``# command:`` header, split at the first pipe.
+
+    ``raw`` is the text as recorded, ``argv`` the shell words before any ``|``, ``target`` the
+    interface or module the command is about when it names one (``-n vmnic1``, ``-m bnx2x``,
+    ``/net/pNics/vmnic3/``, ``ethtool -k enp2s0``, ``| grep vmnic5``), else None.
+    """
+
+    raw: str
+    argv: tuple[str, ...]
+    target: str | None = None
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.argv)
+
+    @classmethod
+    def parse(cls, raw: str) -> "CommandLine":
+        """Split ``raw`` (one command, no ``;``) into argv; never raises."""
+        raw = raw.strip()
+        head, _, tail = raw.partition("|")
+        head = re.sub(r"\s+\(.*\)\s*$", "", head)  # trailing "(per …)" remarks in headers
+        try:
+            argv = tuple(shlex.split(head))
+        except ValueError:
+            argv = tuple(head.split())
+        return cls(raw=raw, argv=argv, target=_target(argv, tail))
+
+
+_NIC_RE = re.compile(r"^(vmnic\d+|vusb\d+|en[a-z0-9]+|eth\d+|em\d+|p\d+p\d+|ib\d+|hge\d+|fp-eth\d+)$")
+
+
+def _target(argv: tuple[str, ...], pipe_tail: str) -> str | None:
+    for i, word in enumerate(argv):
+        if word in ("-n", "--nic-name", "-m", "--module", "-I", "--interface-name") and i + 1 < len(argv):
+            return argv[i + 1]
+        m = re.search(r"/net/pNics/([^/<>]+)/", word)
+        if m:
+            return m.group(1)
+    if argv and argv[0].endswith("ethtool"):
+        words = [w for w in argv[1:] if not w.startswith("-")]
+        if words:
+            return words[0]
+    if argv and argv[0] == "esxcfg-module" and len(argv) > 2:
+        return argv[-1]
+    m = re.search(r"grep\s+['\"]?(vmnic\d+)\b", pipe_tail)
+    if m:
+        return m.group(1)
+    return None
+
+
+# --- small value helpers -------------------------------------------------------------------------
+
+def to_int(text: str | None) -> int | None:
+    """``"1500"`` → 1500, ``"0x1f"`` → 31; anything else (``N/A``, ``-``, ``""``) → None."""
+    if text is None:
+        return None
+    t = text.strip().rstrip(",")
+    try:
+        return int(t, 16) if t.lower().startswith("0x") else int(t)
+    except ValueError:
+        return None
+
+
+def to_bool(text: str | None) -> bool | None:
+    """``on/yes/true/1/enabled/up`` → True, ``off/no/false/0/disabled/down`` → False, else None."""
+    if text is None:
+        return None
+    t = text.strip().lower().split()[0] if text.strip() else ""
+    if t in ("on", "yes", "true", "1", "enabled", "up", "activated"):
+        return True
+    if t in ("off", "no", "false", "0", "disabled", "down", "deactivated"):
+        return False
+    return None
+
+
+def speed_mbps(text: str | None) -> int | None:
+    """``"25000Mbps"``, ``"25000"``, ``"25000Mb/s"``, ``"10Gbps"`` → Mbit/s; unknown → None."""
+    if not text:
+        return None
+    m = re.match(r"^\s*(\d+)\s*(M|G)?(?:b(?:ps|/s)?)?\s*$", text.strip(), re.I)
+    if not m:
+        return None
+    value = int(m.group(1))
+    return value * 1000 if (m.group(2) or "").upper() == "G" else value
+
+
+def hex4(text: str | int | None) -> str | None:
+    """A PCI ID as 4 lower-case hex digits: ``"0x8086"``, ``"8086"``, ``-32634`` → ``"8086"``."""
+    if text is None:
+        return None
+    if isinstance(text, int):
+        return f"{text & 0xFFFF:04x}"
+    t = text.strip().lower()
+    if t.startswith("0x"):
+        t = t[2:]
+    if not re.fullmatch(r"[0-9a-f]{1,4}", t):
+        return None
+    return t.rjust(4, "0")
+
+
+_PCI_RE = re.compile(r"^(?:([0-9a-fA-F]{1,4}):)?([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})[.:]([0-7])$")
+
+
+def norm_pci(text: str | None) -> str | None:
+    """Normalise a PCI address to ``0000:bb:dd.f`` (hex, lower case).
+
+    Accepts ``0000:19:00.0``, ``19:00.0``, ``0000:19:00:0`` (esxcli ``Bus Info``); returns None for
+    ``Pseudo`` and anything else that is not an address.
+    """
+    if not text:
+        return None
+    m = _PCI_RE.match(text.strip())
+    if not m:
+        return None
+    seg, bus, dev, fn = m.groups()
+    return f"{int(seg or '0', 16):04x}:{int(bus, 16):02x}:{int(dev, 16):02x}.{int(fn)}"
+
+
+# --- table helpers -------------------------------------------------------------------------------
+
+_RULE_RE = re.compile(r"^\s*-{3,}(\s+-{2,})*\s*$")
+
+
+def is_rule(line: str) -> bool:
+    """True for dashed separator lines (``------  ----`` or one long ``-----`` rule)."""
+    return bool(_RULE_RE.match(line))
+
+
+def columns_from_header(header: str, rule: str | None = None) -> list[tuple[str, int, int]]:
+    """Column (name, start, end) offsets of a fixed-width table.
+
+    With a per-column dashed ``rule`` the offsets come from the dash runs (exact even when values are
+    empty); otherwise from header words separated by 2+ spaces. ``end`` of the last column is -1.
+    """
+    spans: list[tuple[int, int]] = []
+    if rule and len(re.findall(r"-+", rule)) > 1:
+        spans = [(m.start(), m.end()) for m in re.finditer(r"-+", rule)]
+        names = [header[s:e if i + 1 < len(spans) else None].strip() for i, (s, e) in enumerate(spans)]
+    else:
+        parts = [(m.start(), m.group(0)) for m in re.finditer(r"\S+(?: \S+)*", header)]
+        spans = [(s, s + len(n)) for s, n in parts]
+        names = [n for _, n in parts]
+    cols = []
+    for i, (s, _e) in enumerate(spans):
+        end = spans[i + 1][0] if i + 1 < len(spans) else -1
+        cols.append((names[i], s, end))
+    return cols
+
+
+def cut(line: str, start: int, end: int) -> str:
+    """The text of ``line`` between column offsets (``end`` -1 = to the end of the line)."""
+    return (line[start:] if end == -1 else line[start:end]).strip()
+
+
+def kv_lines(text: str, sep: str = ":") -> list[tuple[int, str, str, str]]:
+    """All ``key: value`` lines as (indent, key, value, raw line); keys keep inner spaces."""
+    out = []
+    for raw in text.splitlines():
+        if sep not in raw:
+            continue
+        key, _, value = raw.partition(sep)
+        if not key.strip() or len(key.strip()) > 60:
+            continue
+        indent = len(key) - len(key.lstrip())
+        out.append((indent, key.strip(), value.strip(), raw))
+    return out
+
+
+ParserFn = Callable[[str, CommandLine], ParseResult]

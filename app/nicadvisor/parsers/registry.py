@@ -1,0 +1,112 @@
+"""Which parser reads which command.
+
+Parser modules register themselves with :func:`register`; the registry imports every module of this
+package on first use, so a new command family is one new module. The ``# command:`` header of a
+capture may hold several commands (``esxcfg-nics -l ; esxcli hardware pci list``), prompts
+(``[root]``, ``nsx-edge-1>``), pipes and greps (``esxcfg-nics -l | grep vmnic5``); :func:`split_commands`
+normalises those and :func:`parse_output` runs each command's parser over the whole text.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from dataclasses import dataclass
+
+from nicadvisor.parsers.base import CommandLine, ParseResult, ParserFn
+
+
+@dataclass(frozen=True)
+class _Entry:
+    pattern: re.Pattern[str]
+    family: str
+    fn: ParserFn
+
+
+_ENTRIES: list[_Entry] = []
+_loaded = False
+
+
+def register(pattern: str, family: str):
+    """Decorator: ``fn`` parses commands whose normalised text matches regex ``pattern`` (re.match)."""
+
+    def deco(fn: ParserFn) -> ParserFn:
+        _ENTRIES.append(_Entry(re.compile(pattern), family, fn))
+        return fn
+
+    return deco
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    import nicadvisor.parsers as pkg
+
+    for mod in pkgutil.iter_modules(pkg.__path__):
+        if mod.name not in ("base", "registry"):
+            importlib.import_module(f"nicadvisor.parsers.{mod.name}")
+
+
+_PROMPT_RE = re.compile(r"^(\[[^\]]*\]\s*|~\s*#\s*|[\w.-]+>\s*|#\s+|\$\s+)")
+_ESXCLI_POWERCLI_RE = re.compile(r"^\$esxcli\.([\w.]+)\.Invoke\(\)")
+
+
+def normalise(raw: str) -> str:
+    """One command, without prompt, path prefix or wrapper: ``localcli`` → ``esxcli``,
+    ``$esxcli.network.nic.list.Invoke()`` → ``esxcli network nic list``, ``vmkvsitools lspci`` → ``lspci``,
+    ``/sbin/esxcfg-nics`` → ``esxcfg-nics``."""
+    text = raw.strip()
+    text = _PROMPT_RE.sub("", text, count=1).strip()
+    m = _ESXCLI_POWERCLI_RE.match(text)
+    if m:
+        return "esxcli " + " ".join(m.group(1).split("."))
+    words = text.split(None, 1)
+    if not words:
+        return ""
+    head = words[0].rsplit("/", 1)[-1]
+    rest = words[1] if len(words) > 1 else ""
+    if head == "localcli":
+        rest = re.sub(r"^--plugin-dir\s+\S+\s*", "", rest)
+        head = "esxcli"
+    if head == "vmkvsitools":
+        head, _, rest = rest.partition(" ")
+    return f"{head} {rest}".strip()
+
+
+def split_commands(header: str) -> list[CommandLine]:
+    """The commands named by a ``# command:`` header, normalised, in order."""
+    parts = re.split(r"\s+;\s+|\s+&&\s+|\s+\(and\s+", header)
+    return [CommandLine.parse(normalise(p)) for p in parts if normalise(p)]
+
+
+def parsers_for(cmd: CommandLine) -> list[tuple[str, ParserFn]]:
+    """The (family, parser) pairs whose pattern matches ``cmd`` (most specific first)."""
+    _load()
+    return [(e.family, e.fn) for e in _ENTRIES if e.pattern.match(cmd.text)]
+
+
+def families() -> list[str]:
+    """Every registered command family (for documentation and tests)."""
+    _load()
+    return sorted({e.family for e in _ENTRIES})
+
+
+def parse_output(header_command: str, text: str) -> list[ParseResult]:
+    """Run the parser of every command in ``header_command`` over ``text``.
+
+    Returns one ParseResult per command that has a parser (possibly not ``understood``); an empty
+    list means no parser knows any of the commands. Never raises on malformed text: a parser that
+    raises is a bug, reported as a note rather than lost.
+    """
+    results: list[ParseResult] = []
+    for cmd in split_commands(header_command):
+        for family, fn in parsers_for(cmd)[:1]:
+            try:
+                results.append(fn(text, cmd))
+            except Exception as exc:  # noqa: BLE001 - a parser bug must not end the audit
+                r = ParseResult(family=family)
+                r.notes.append(f"parser {family} failed on {cmd.raw!r}: {type(exc).__name__}: {exc}")
+                results.append(r)
+    return results

@@ -1,0 +1,73 @@
+"""The facts a rule condition can use, per kind of object.
+
+Every field of the object (``PhysicalNic``, ``VmkernelNic``, ``Switch``, ``Host``) by its name, plus:
+
+* all objects: ``host_name``, ``host_kind`` (``esxi``/``linux``), ``host_version``;
+* pNICs: ``switch_name``, ``switch_kind``, ``switch_mtu`` (the switch that has the pNIC as uplink),
+  ``module_version``, ``module_options`` (map of configured driver module options),
+  ``link_speed_gbps`` (Gbit/s), ``pcie_bandwidth_gbps`` / ``pcie_bandwidth_capable_gbps``
+  (usable PCIe bandwidth of the negotiated / capable link in Gbit/s, see :func:`pcie_bandwidth_gbps`),
+  ``ports_line_rate_gbps`` (sum of the link speeds of all ports of the same PCIe device, Gbit/s),
+  ``has_tep`` (the host has an NSX TEP vmknic);
+* vmknics: ``is_tep`` is already a field.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from nicadvisor.model import Host, PhysicalNic
+
+# Usable data rate per PCIe lane in Gbit/s after line encoding: Gen1/2 use 8b/10b, Gen3-5 128b/130b
+# (PCI Express Base Specification; the NSX-T reference rounds Gen3 x8 to "64Gbps":
+# nsx-t-performance-on-intel.txt §Single TEP vs Dual TEP).
+_LANE_GBPS = {2.5: 2.0, 5.0: 4.0, 8.0: 8.0 * 128 / 130, 16.0: 16.0 * 128 / 130, 32.0: 32.0 * 128 / 130}
+
+
+def pcie_bandwidth_gbps(speed_gts: float | None, width: int | None) -> float | None:
+    """Usable PCIe bandwidth in Gbit/s per direction for ``speed_gts`` GT/s × ``width`` lanes.
+
+    Gen3 x8 → 63.0 Gbit/s; Gen3 x16 → 126.0; Gen4 x16 → 252.1 (dmesg prints 252.048 for the same
+    link, shared/fixtures/captures/linux_dmesg_ice_e810_pcie_bandwidth_16gts_x16_ddp.txt). None when
+    either input is unknown or the speed is not a PCIe rate.
+    """
+    if speed_gts is None or width is None:
+        return None
+    lane = _LANE_GBPS.get(float(speed_gts))
+    return round(lane * width, 1) if lane else None
+
+
+def _device_of(pci: str | None) -> str | None:
+    return pci.rsplit(".", 1)[0] if pci else None
+
+
+def host_context(host: Host) -> dict[str, Any]:
+    return {"host_name": host.name, "host_kind": host.kind, "host_version": host.product_version}
+
+
+def pnic_context(host: Host, pnic: PhysicalNic) -> dict[str, Any]:
+    """The rule-engine context of one pNIC (a plain dict; unknown values are None)."""
+    ctx = dict(pnic.facts())
+    ctx.update(host_context(host))
+    sw = host.switch_of(pnic.name)
+    ctx.update(switch_name=sw.name if sw else None, switch_kind=sw.kind if sw else None,
+               switch_mtu=sw.mtu if sw else None)
+    mod = host.module(pnic.driver)
+    ctx.update(module_version=mod.version if mod else None, module_options=(mod.options if mod else None) or {})
+    ctx["link_speed_gbps"] = pnic.link_speed_mbps / 1000 if pnic.link_speed_mbps is not None else None
+    ctx["pcie_bandwidth_gbps"] = pcie_bandwidth_gbps(pnic.pcie_speed_gts, pnic.pcie_width)
+    ctx["pcie_bandwidth_capable_gbps"] = pcie_bandwidth_gbps(pnic.pcie_speed_capable_gts, pnic.pcie_width_capable)
+    dev = _device_of(pnic.pci_address)
+    siblings = [p for p in host.pnics if dev and _device_of(p.pci_address) == dev]
+    speeds = [p.link_speed_mbps for p in siblings if p.link_speed_mbps]
+    ctx["ports_line_rate_gbps"] = sum(speeds) / 1000 if speeds else None
+    ctx["has_tep"] = any(v.is_tep for v in host.vmknics)
+    return ctx
+
+
+def object_context(host: Host, obj: Any) -> dict[str, Any]:
+    """Context for a vmknic, switch or the host itself."""
+    ctx = dict(obj.facts())
+    for k in ("pnics", "vmknics", "switches", "modules", "inputs"):
+        ctx.pop(k, None)
+    ctx.update(host_context(host))
+    return ctx

@@ -1,0 +1,85 @@
+"""Evaluating rules on assembled hosts."""
+from __future__ import annotations
+
+import re
+import string
+from typing import Any, Iterable
+
+import rule_engine
+
+from nicadvisor.model import Evidence, Finding, Host
+from nicadvisor.rules_engine.context import object_context, pnic_context
+from nicadvisor.rules_engine.loader import Rule
+
+_IDENT = re.compile(r"\b[a-z_][a-z0-9_]*\b")
+
+
+def _targets(host: Host, applies_to: str) -> Iterable[tuple[Any, dict[str, Any]]]:
+    if applies_to == "pnic":
+        for p in host.pnics:
+            if p.is_physical is not False:  # pseudo devices (vusb0, veth, bonds) are not audited
+                yield p, pnic_context(host, p)
+    elif applies_to == "vmknic":
+        for v in host.vmknics:
+            yield v, object_context(host, v)
+    elif applies_to == "switch":
+        for s in host.switches:
+            yield s, object_context(host, s)
+    elif applies_to == "host":
+        yield host, object_context(host, host)
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "unknown"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(str, value))
+    return str(value)
+
+
+def _evidence(rule: Rule, obj: Any, ctx: dict[str, Any], host: Host) -> tuple[Evidence, ...]:
+    names = rule.evidence or tuple(dict.fromkeys(n for n in _IDENT.findall(rule.condition) if n in ctx))
+    out: list[Evidence] = []
+    for n in names:
+        ev = getattr(obj, "evidence", {}).get(n)
+        if ev is None and n.startswith("switch_"):
+            sw = host.switch_of(obj.name) if hasattr(obj, "pci_address") else None
+            ev = sw.evidence.get(n.removeprefix("switch_")) if sw else None
+        if ev is None and n.startswith("pcie_bandwidth"):
+            ev = obj.evidence.get("pcie_speed_gts" if "capable" not in n else "pcie_speed_capable_gts")
+        if ev is not None and ev not in out:
+            out.append(ev)
+    return tuple(out)
+
+
+def evaluate(rules: list[Rule], hosts: list[Host]) -> list[Finding]:
+    """Run every rule on every applicable object of every host.
+
+    A condition that cannot be evaluated on an object (for example a comparison with an unknown
+    value written without a ``!= null`` guard) does not match. Returns findings sorted by severity,
+    host and target.
+    """
+    findings: list[Finding] = []
+    for host in hosts:
+        for rule in rules:
+            for obj, ctx in _targets(host, rule.applies_to):
+                try:
+                    hit = rule.compiled.matches(ctx)
+                except rule_engine.errors.EvaluationError:
+                    hit = False
+                if not hit:
+                    continue
+                values = {k: _fmt(v) for k, v in ctx.items()}
+                target = host.name if obj is host else f"{host.name}/{obj.name}"
+                findings.append(Finding(
+                    rule_id=rule.id, title=rule.title, severity=rule.severity, host=host.name, target=target,
+                    message=string.Template(rule.message).safe_substitute(values),
+                    recommendation=string.Template(rule.recommendation).safe_substitute(values),
+                    references=rule.references, evidence=_evidence(rule, obj, ctx, host), category=rule.category,
+                ))
+    findings.sort(key=lambda f: (f.severity.rank, f.host, f.target, f.rule_id))
+    return findings

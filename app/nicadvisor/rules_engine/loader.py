@@ -1,0 +1,117 @@
+"""Loading and validating rule files.
+
+A rule file is YAML: ``rules: [ {id, title, severity, applies_to, category, condition, message,
+recommendation, references, evidence?} ]``. Unknown keys are rejected (JSON Schema
+``rule.schema.json``); errors name the file and line. ``condition`` is a ``rule-engine`` expression
+over the facts of the object the rule applies to (see :mod:`nicadvisor.rules_engine.context`),
+compiled at load time so a syntax error is reported with its file and line, never at audit time.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import jsonschema
+import rule_engine
+import yaml
+
+from nicadvisor.model import Severity
+from nicadvisor.paths import rules_dir
+
+_SCHEMA = json.loads((Path(__file__).with_name("rule.schema.json")).read_text(encoding="utf-8"))
+CONTEXT = rule_engine.Context(default_value=None)
+
+
+class RuleError(ValueError):
+    """A rule file that does not load: the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A compiled rule. ``source`` is ``file:line`` of its definition."""
+
+    id: str
+    title: str
+    severity: Severity
+    applies_to: str
+    category: str
+    condition: str
+    message: str
+    recommendation: str
+    references: tuple[str, ...]
+    evidence: tuple[str, ...]
+    source: str
+    compiled: rule_engine.Rule
+
+
+def default_rules_dir() -> Path:
+    """The shipped ``rules/`` folder (see :mod:`nicadvisor.paths`)."""
+    return rules_dir()
+
+
+def _line_of(node: yaml.Node, path: list) -> int:
+    """1-based line of the YAML node at ``path`` (keys and list indexes), as deep as it exists."""
+    for step in path:
+        if isinstance(node, yaml.MappingNode) and isinstance(step, str):
+            nxt = next((v for k, v in node.value if getattr(k, "value", None) == step), None)
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
+            nxt = node.value[step]
+        else:
+            nxt = None
+        if nxt is None:
+            break
+        node = nxt
+    return node.start_mark.line + 1
+
+
+def load_rule_file(path: Path) -> list[Rule]:
+    """Load, validate and compile one rule file. Raises RuleError (``path:line: message``)."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        node = yaml.compose(text)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else 0
+        raise RuleError(f"{path}:{line}: not valid YAML: {exc}") from exc
+    if node is None:
+        raise RuleError(f"{path}:1: empty rule file")
+    validator = jsonschema.Draft202012Validator(_SCHEMA)
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        raise RuleError(f"{path}:{_line_of(node, list(e.absolute_path))}: {e.message}")
+    rules = []
+    for i, item in enumerate(data["rules"]):
+        line = _line_of(node, ["rules", i])
+        try:
+            compiled = rule_engine.Rule(item["condition"], context=CONTEXT)
+        except rule_engine.errors.EngineError as exc:
+            cline = _line_of(node, ["rules", i, "condition"])
+            raise RuleError(f"{path}:{cline}: rule {item['id']}: bad condition {item['condition']!r}: {exc}") from exc
+        rules.append(Rule(
+            id=item["id"], title=item["title"], severity=Severity(item["severity"]),
+            applies_to=item["applies_to"], category=item["category"], condition=item["condition"],
+            message=item["message"], recommendation=item["recommendation"],
+            references=tuple(item["references"]), evidence=tuple(item.get("evidence", ())),
+            source=f"{path.name}:{line}", compiled=compiled,
+        ))
+    return rules
+
+
+def load_rules(folder: Path | None = None) -> list[Rule]:
+    """All rules of every ``*.yaml`` file in ``folder`` (default: the shipped ``rules/``).
+
+    Raises RuleError on the first invalid file, or when two rules share an id.
+    """
+    folder = folder or default_rules_dir()
+    rules: list[Rule] = []
+    for path in sorted(folder.glob("*.yaml")):
+        rules.extend(load_rule_file(path))
+    seen: dict[str, str] = {}
+    for r in rules:
+        if r.id in seen:
+            raise RuleError(f"{r.source}: rule id {r.id!r} already defined at {seen[r.id]}")
+        seen[r.id] = r.source
+    return rules

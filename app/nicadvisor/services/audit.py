@@ -1,0 +1,77 @@
+"""The audit use-case: read inputs, assemble hosts, evaluate rules and the compatibility database."""
+from __future__ import annotations
+
+import socket
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from nicadvisor.cancel import check
+from nicadvisor.collect.assemble import HostInputs, assemble_host
+from nicadvisor.collect.sources import gather
+from nicadvisor.model import Audit, Finding, InputProblem
+from nicadvisor.paths import demo_lab_dir
+from nicadvisor.rules_engine import evaluate, load_rules
+
+Progress = Callable[[float, str], None]
+DEMO_LAB: Path = demo_lab_dir()
+
+
+@dataclass(frozen=True)
+class AuditRequest:
+    """What to audit: the bundled demo lab, capture paths (folders, files, vm-support bundles), and/or
+    this machine's interfaces (read-only)."""
+
+    demo: bool = False
+    capture_paths: tuple[str, ...] = ()
+    local: bool = False
+
+
+def _local_inputs(problems: list[InputProblem], cancel: threading.Event | None) -> list[HostInputs]:
+    from nicadvisor.collect.local_linux import collect_local
+
+    result = collect_local(cancel=cancel)
+    for p in result.problems:
+        problems.append(InputProblem("local", p))
+    name = socket.gethostname()
+    return [HostInputs(name=name, captures=list(result.captures))]
+
+
+def vcg_findings(audit_hosts) -> list[Finding]:
+    """Compatibility-database entries of each pNIC as ``info`` findings (category ``driver``)."""
+    from nicadvisor.vcg.findings import findings_for_hosts
+
+    return findings_for_hosts(audit_hosts)
+
+
+def run_audit(request: AuditRequest, progress: Progress | None = None,
+              cancel: threading.Event | None = None) -> Audit:
+    """Audit what ``request`` names and return the :class:`~nicadvisor.model.Audit`.
+
+    Bad inputs never raise: each lands in ``audit.inputs_not_understood`` with a message naming it,
+    and every other host is still audited. Raises :class:`nicadvisor.cancel.Cancelled` when
+    ``cancel`` is set, and :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken.
+    """
+    report = progress or (lambda _f, _m: None)
+    paths = ([str(DEMO_LAB)] if request.demo else []) + list(request.capture_paths)
+    audit = Audit(inputs=list(paths) + (["local"] if request.local else []))
+    report(0.0, "Reading inputs")
+    groups, problems = gather([Path(p) for p in paths]) if paths else ([], [])
+    audit.inputs_not_understood.extend(problems)
+    if request.local:
+        check(cancel)
+        report(0.05, "Reading this machine's interfaces")
+        groups.extend(_local_inputs(audit.inputs_not_understood, cancel))
+    rules = load_rules()
+    for i, group in enumerate(groups):
+        check(cancel)
+        report(0.1 + 0.8 * i / max(len(groups), 1), f"Inspecting {group.name} ({len(group.captures)} outputs)")
+        host, host_problems, _parsed = assemble_host(group)
+        audit.hosts.append(host)
+        audit.inputs_not_understood.extend(host_problems)
+    check(cancel)
+    report(0.9, "Checking rules and the compatibility database")
+    audit.findings = evaluate(rules, audit.hosts) + vcg_findings(audit.hosts)
+    report(1.0, f"Audited {len(audit.hosts)} hosts, {sum(len(h.pnics) for h in audit.hosts)} pNICs")
+    return audit

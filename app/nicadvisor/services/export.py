@@ -1,0 +1,25 @@
+"""The export use-case: write the audit as PDF tuning checklist, JSON and CSV."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from nicadvisor.model import Audit
+
+
+def export_audit(audit: Audit, pdf: Path | None = None, json: Path | None = None,
+                 csv: Path | None = None) -> list[Path]:
+    """Write the requested files (parent folders are created) and return their paths in order
+    PDF, JSON, CSV. Raises OSError when a file cannot be written."""
+    from nicadvisor.report.csv_export import write_csv
+    from nicadvisor.report.json_export import write_json
+    from nicadvisor.report.pdf import write_pdf
+
+    written: list[Path] = []
+    for path, writer in ((pdf, write_pdf), (json, write_json), (csv, write_csv)):
+        if path is None:
+            continue
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        writer(audit, path)
+        written.append(path)
+    return written

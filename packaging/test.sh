@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs everything the tests need (packaging/setup-debian.sh) and runs the whole test suite,
+# the architecture contracts and the benchmark smoke runs. Used by the README and by .ci/run.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+bash packaging/setup-debian.sh
+export QT_QPA_PLATFORM=offscreen
+export PATH="$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin:$PATH"
+lint-imports --config pyproject.toml
+status=0
+python3 -m pytest -p no:cacheprovider "$@" || status=$?
+if [ "$status" -eq 5 ]; then echo "no tests collected" >&2; exit 1; fi
+if [ "$status" -ne 0 ]; then exit "$status"; fi
+if [ -x benchmarks/smoke.sh ]; then bash benchmarks/smoke.sh; fi

@@ -1,0 +1,42 @@
+"""Test helpers: paths to the real captures in ../shared/fixtures and helpers to parse them."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("NICADVISOR_SHARED", REPO.parent / "shared"))
+CAPTURES = SHARED / "fixtures" / "captures"
+FIXTURES = SHARED / "fixtures"
+
+
+def capture_path(name: str) -> Path:
+    p = CAPTURES / name
+    if not p.exists():
+        raise FileNotFoundError(f"real capture {p} is missing: is ../shared beside the repository?")
+    return p
+
+
+def parse_capture(name: str):
+    """Parse a real capture through the registry: returns list[ParseResult]."""
+    from nicadvisor.collect.capture_file import read_capture
+    from nicadvisor.parsers.registry import parse_output
+
+    cap = read_capture(capture_path(name))
+    return parse_output(cap.command, cap.text)
+
+
+def merged(results):
+    """Merge the ParseResults of one capture into dicts of plain values: (pnics, vmknics, switches, modules, host)."""
+    out = ({}, {}, {}, {}, {})
+    for r in results:
+        for i, table in enumerate((r.pnics, r.vmknics, r.switches, r.modules)):
+            for key, facts in table.items():
+                d = out[i].setdefault(key, {})
+                for k, f in facts.items():
+                    d.setdefault(k, f.value)
+        for k, f in r.host.items():
+            out[4].setdefault(k, f.value)
+    return out
+

@@ -1,0 +1,125 @@
+"""Capture folders, single files and vm-support bundles become host groups; bad input becomes
+problems that name the file, and never stops the rest of the audit."""
+from __future__ import annotations
+
+import io
+import shutil
+import tarfile
+from pathlib import Path
+
+from capturetools import CAPTURES, FIXTURES
+
+from nicadvisor.collect.assemble import assemble_host
+from nicadvisor.collect.bundle import command_for, host_name_from_bundle, read_bundle
+from nicadvisor.collect.sources import gather
+
+VSWITCH = "esxi_esxcfg-vswitch-l_vss_and_dvs_mtu.txt"
+VMKNIC = "esxi_esxcfg-vmknic-l_mtu_9000.txt"
+
+
+def _lab(tmp_path: Path) -> Path:
+    lab = tmp_path / "lab"
+    (lab / "esx-a").mkdir(parents=True)
+    (lab / "esx-b").mkdir()
+    shutil.copy(CAPTURES / VSWITCH, lab / "esx-a")
+    shutil.copy(CAPTURES / VMKNIC, lab / "esx-a")
+    shutil.copy(CAPTURES / "esxi_esxcli_vswitch_standard_list_mtu.txt", lab / "esx-b")
+    return lab
+
+
+def test_lab_folder_groups_by_subfolder(tmp_path):
+    groups, problems = gather([_lab(tmp_path)])
+    assert problems == []
+    assert [g.name for g in groups] == ["esx-a", "esx-b"]
+    assert len(groups[0].captures) == 2
+
+
+def test_host_header_overrides_folder(tmp_path):
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    text = (CAPTURES / VSWITCH).read_text()
+    (folder / "one.txt").write_text("# host: esx-z\n" + text)
+    groups, _ = gather([folder])
+    assert [g.name for g in groups] == ["esx-z"]
+
+
+def test_single_file_is_one_host_named_by_folder():
+    groups, problems = gather([CAPTURES / VSWITCH])
+    assert problems == [] and groups[0].name == "captures" and len(groups[0].captures) == 1
+
+
+def test_bad_inputs_are_reported_and_rest_is_kept(tmp_path):
+    lab = _lab(tmp_path)
+    bad = lab / "esx-a"
+    (bad / "notes.txt").write_text("just some prose, no header\n")
+    (bad / "garbage.bin").write_bytes(bytes(range(256)) * 4)
+    text = (CAPTURES / VMKNIC).read_text()
+    (bad / "truncated.txt").write_text(text[: text.index("\n", text.index("# command:")) + 1] + "Interface  Port Gr")
+    (bad / "unknown.txt").write_text("# command: frobnicate --all\nsome output\n")
+    (lab / "empty").mkdir()
+    (lab / "broken.tgz").write_bytes(b"this is not gzip")
+    groups, problems = gather([lab, tmp_path / "missing"])
+    by_source = {Path(p.source).name: p.message for p in problems}
+    assert "notes.txt" in by_source and "no '# command:' header" in by_source["notes.txt"]
+    assert "binary data" in by_source["garbage.bin"]
+    assert "not a readable .tgz" in by_source["broken.tgz"]
+    assert "no such file" in by_source["missing"]
+    assert "empty" in by_source and "no capture files" in by_source["empty"]
+    host, host_problems, _ = assemble_host(next(g for g in groups if g.name == "esx-a"))
+    msgs = {Path(p.source).name: p.message for p in host_problems}
+    assert "no parser for the command 'frobnicate --all'" in msgs["unknown.txt"]
+    assert msgs["truncated.txt"].startswith("not understood")
+    # the good captures of the same host still gave their facts
+    assert any(s.mtu == 9000 or s.mtu == 1500 for s in host.switches)
+    assert host.vmknics
+
+
+def _member(tar: tarfile.TarFile, name: str, data: bytes) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    tar.addfile(info, io.BytesIO(data))
+
+
+def _body(fixture: Path) -> bytes:
+    """The verbatim output of a real bundle excerpt, without its capture header lines."""
+    lines = fixture.read_text().splitlines(keepends=True)
+    return "".join(l for l in lines if not l.startswith("# ")).encode()
+
+
+def test_vm_support_bundle_maps_commands(tmp_path):
+    vs = FIXTURES / "vm-support"
+    bundle = tmp_path / "esx-prod-vmware01-2013-08-12--14.06.tgz"
+    with tarfile.open(bundle, "w:gz") as tar:
+        root = "esx-prod-vmware01-2013-08-12--14.06/"
+        _member(tar, root + "commands/vmware_-vl.txt", _body(vs / "bundle_commands_vmware_-vl.txt_esxi510_elatov.txt"))
+        _member(tar, root + "commands/esxcfg-vswitch_-l.txt",
+                _body(vs / "bundle_commands_esxcfg-vswitch_-l.txt_DVS_section_elatov.txt"))
+        _member(tar, root + "commands/unrelated_-x.txt", b"ignored")
+    captures, skipped = read_bundle(bundle)
+    assert skipped == []
+    assert sorted(c.command for c in captures) == ["esxcfg-vswitch -l", "vmware -vl"]
+    groups, problems = gather([bundle])
+    assert problems == [] and groups[0].name == "prod-vmware01"
+    host, _, _ = assemble_host(groups[0])
+    assert host.kind == "esxi"
+    assert host.switches and all(s.kind == "distributed" for s in host.switches if s.kind)
+
+
+def test_bundle_file_name_rule():
+    assert command_for("commands/localcli_network-nic-list.txt") == "esxcli network nic list"
+    assert command_for("commands/nicinfo.sh.txt") == "nicinfo.sh"
+    assert command_for("var/run/log/vmkernel.log") == "cat /var/run/log/vmkernel.log"
+    assert command_for("commands/vsi_traverse_-s.txt") is None
+    assert host_name_from_bundle("esx-prod-vmware01-2013-08-12--14.06.tgz") == "prod-vmware01"
+    assert host_name_from_bundle("weird.tgz") == "weird"
+
+
+def test_bundle_fragments_are_joined(tmp_path):
+    bundle = tmp_path / "b"
+    (bundle / "commands").mkdir(parents=True)
+    body = _body(FIXTURES / "vm-support" / "bundle_commands_vmware_-vl.txt_esxi510_elatov.txt")
+    half = len(body) // 2
+    (bundle / "commands" / "vmware_-vl.txt.FRAG-00000").write_bytes(body[:half])
+    (bundle / "commands" / "vmware_-vl.txt.FRAG-00001").write_bytes(body[half:])
+    captures, _ = read_bundle(bundle)
+    assert captures[0].text.encode() == body

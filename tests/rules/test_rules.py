@@ -1,0 +1,140 @@
+"""The shipped rule files load, bad rule files are refused with file and line, rules fire on facts."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nicadvisor.model import Evidence, Host, PhysicalNic, Severity, Switch, VmkernelNic
+from nicadvisor.paths import rules_dir
+from nicadvisor.rules_engine import RuleError, evaluate, load_rules
+from nicadvisor.rules_engine.context import pcie_bandwidth_gbps
+from nicadvisor.rules_engine.loader import load_rule_file
+
+REFERENCES = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
+
+
+@pytest.mark.parametrize("path", sorted(rules_dir().glob("*.yaml")), ids=lambda p: p.name)
+def test_every_shipped_rule_file_loads(path):
+    rules = load_rule_file(path)
+    assert rules, f"{path} holds no rules"
+    for r in rules:
+        for ref in r.references:
+            doc = ref.split(" §")[0]
+            assert (REFERENCES / doc).is_file(), f"{r.id} cites {doc}, which is not in shared/reference"
+
+
+def test_required_rule_set_present():
+    ids = {r.id for r in load_rules()}
+    for rid in ("pnic-mtu-below-1600", "pnic-mtu-below-1700", "pnic-mtu-not-jumbo", "switch-mtu-below-1600",
+                "tep-mtu-below-1600", "no-geneve-offload", "no-rx-filter-no-rss", "no-geneve-rx-filter", "no-rss",
+                "pcie-link-downgraded", "pcie-budget-below-line-rate", "not-ens-capable", "uplink-link-down",
+                "link-below-10g", "legacy-vmklinux-driver", "coalescing-on", "vds-ipfix-enabled"):
+        assert rid in ids
+
+
+def _write(tmp_path, text):
+    p = tmp_path / "bad.yaml"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+GOOD = """rules:
+  - id: x
+    title: A rule
+    severity: warning
+    applies_to: pnic
+    category: mtu
+    condition: mtu != null and mtu < 1600
+    message: "mtu ${mtu}"
+    recommendation: "fix it"
+    references: ["nsx-t-performance-on-intel.txt §Jumbo MTU for Higher Throughput"]
+"""
+
+
+def test_unknown_key_rejected_with_file_and_line(tmp_path):
+    p = _write(tmp_path, GOOD.replace("    title: A rule\n", "    title: A rule\n    colour: red\n"))
+    with pytest.raises(RuleError, match=r"bad\.yaml:2: .*colour"):
+        load_rule_file(p)
+
+
+def test_bad_condition_names_its_line(tmp_path):
+    p = _write(tmp_path, GOOD.replace("mtu != null and mtu < 1600", "mtu <<< 3"))
+    with pytest.raises(RuleError, match=r"bad\.yaml:7: rule x: bad condition"):
+        load_rule_file(p)
+
+
+def test_bad_severity_and_yaml(tmp_path):
+    with pytest.raises(RuleError, match=r"bad\.yaml:4: 'fatal' is not one of"):
+        load_rule_file(_write(tmp_path, GOOD.replace("severity: warning", "severity: fatal")))
+    with pytest.raises(RuleError, match="not valid YAML"):
+        load_rule_file(_write(tmp_path, "rules: [\n  - id: x\n"))
+
+
+def test_duplicate_ids_refused(tmp_path):
+    (tmp_path / "a.yaml").write_text(GOOD, encoding="utf-8")
+    (tmp_path / "b.yaml").write_text(GOOD, encoding="utf-8")
+    with pytest.raises(RuleError, match="already defined at a.yaml:2"):
+        load_rules(tmp_path)
+
+
+def _ev(line):
+    return Evidence("esxcli network nic list", line, "test")
+
+
+def _host():
+    h = Host(name="esx1", kind="esxi")
+    n = PhysicalNic(name="vmnic0")
+    for k, v in dict(mtu=1500, link_up=True, link_speed_mbps=1000, driver="igb", geneve_offload=False,
+                     geneve_rx_filter=False, rss=False, pcie_speed_gts=5.0, pcie_width=4,
+                     pcie_speed_capable_gts=8.0, pcie_width_capable=8, pci_address="0000:18:00.0",
+                     is_physical=True).items():
+        n.set_fact(k, v, _ev(f"line for {k}"))
+    h.pnics.append(n)
+    pseudo = PhysicalNic(name="vusb0")
+    pseudo.set_fact("is_physical", False, _ev("vusb0 Pseudo cdce"))
+    pseudo.set_fact("mtu", 1500, _ev("vusb0 ... 1500"))
+    h.pnics.append(pseudo)
+    sw = Switch(name="vSwitch0")
+    sw.set_fact("mtu", 1500, _ev("vSwitch0 1500"))
+    sw.set_fact("uplinks", ["vmnic0"], _ev("vSwitch0 vmnic0"))
+    sw.set_fact("ipfix_enabled", True, _ev("ipfix"))
+    h.switches.append(sw)
+    tep = VmkernelNic(name="vmk10")
+    tep.set_fact("is_tep", True, _ev("vmk10 vxlan"))
+    tep.set_fact("mtu", 1650, _ev("vmk10 1650"))
+    h.vmknics.append(tep)
+    return h
+
+
+def test_rules_fire_on_facts_with_evidence():
+    findings = evaluate(load_rules(), [_host()])
+    by = {(f.rule_id, f.target): f for f in findings}
+    mtu = by[("pnic-mtu-below-1600", "esx1/vmnic0")]
+    assert mtu.severity is Severity.ERROR and "MTU 1500 bytes" in mtu.message
+    assert mtu.evidence[0].line == "line for mtu"
+    assert "vSwitch0" in mtu.recommendation
+    assert ("switch-mtu-below-1600", "esx1/vSwitch0") in by
+    assert ("tep-mtu-below-1700", "esx1/vmk10") in by
+    assert ("no-rx-filter-no-rss", "esx1/vmnic0") in by
+    assert ("no-geneve-rx-filter", "esx1/vmnic0") not in by  # the stronger rule covers it
+    assert ("legacy-vmklinux-driver", "esx1/vmnic0") in by
+    assert ("link-below-10g", "esx1/vmnic0") in by
+    assert ("vds-ipfix-enabled", "esx1/vSwitch0") in by
+    down = by[("pcie-link-downgraded", "esx1/vmnic0")]
+    assert "5 GT/s x4" in down.message and "63 Gbit/s" in down.message.replace(".0 ", " ")
+    assert not any(f.target == "esx1/vusb0" for f in findings), "pseudo devices are not audited"
+    assert findings == sorted(findings, key=lambda f: (f.severity.rank, f.host, f.target, f.rule_id))
+
+
+def test_unknown_facts_raise_no_finding():
+    h = Host(name="h", kind="esxi", pnics=[PhysicalNic(name="vmnic1")])
+    assert evaluate(load_rules(), [h]) == []
+
+
+def test_pcie_bandwidth():
+    assert pcie_bandwidth_gbps(8.0, 8) == 63.0  # "x8 lane NICs ... limited to 64Gbps"
+    assert pcie_bandwidth_gbps(16.0, 16) == 252.1  # dmesg: 252.048 Gb/s available
+    assert pcie_bandwidth_gbps(2.5, 1) == 2.0
+    assert pcie_bandwidth_gbps(None, 8) is None
+    assert pcie_bandwidth_gbps(7.0, 8) is None
