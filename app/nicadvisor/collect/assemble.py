@@ -21,11 +21,15 @@ _LINUX_COMMANDS = ("ip ", "cat /sys", "dmesg", "lspci -vv")
 
 @dataclass
 class HostInputs:
-    """Captures that describe one host, with problems found while reading them."""
+    """What describes one host: text captures (parsed here), results already parsed by a live
+    collector (vSphere API, NSX Manager: ``parsed`` pairs the recorded response with its facts), and
+    problems found while collecting them."""
 
     name: str
     captures: list[Capture] = field(default_factory=list)
     problems: list[InputProblem] = field(default_factory=list)
+    parsed: list[tuple[Capture, ParseResult]] = field(default_factory=list)
+    kind: str | None = None
 
 
 def _guess_kind(captures: list[Capture]) -> str | None:
@@ -44,7 +48,7 @@ def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tu
     entry per capture no parser understood, and ``parsed`` pairs each capture with its results.
     Never raises on bad capture text.
     """
-    host = Host(name=inputs.name, kind=_guess_kind(inputs.captures))
+    host = Host(name=inputs.name, kind=inputs.kind or _guess_kind(inputs.captures))
     problems = list(inputs.problems)
     parsed: list[tuple[Capture, ParseResult]] = []
     by_pci: dict[str, dict[str, tuple[Fact, Evidence]]] = {}
@@ -63,6 +67,10 @@ def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tu
             for note in r.notes:
                 problems.append(InputProblem(cap.source, f"partly understood: {note}", cap.command))
             _apply(host, r, cap, by_pci)
+    for cap, r in inputs.parsed:
+        host.inputs.append(cap.source)
+        parsed.append((cap, r))
+        _apply(host, r, cap, by_pci)
     _join_pci_facts(host, by_pci)
     host.pnics.sort(key=lambda p: _natural_key(p.name))
     host.vmknics.sort(key=lambda v: _natural_key(v.name))
