@@ -16,7 +16,7 @@ from nicadvisor.parsers.base import Fact, ParseResult
 from nicadvisor.parsers.registry import parse_output
 
 _ESXI_COMMANDS = ("esxcli", "esxcfg-", "vsish", "vmkping", "vmware", "nsxdp-cli", "vmkchdev", "nicinfo.sh", "govc")
-_LINUX_COMMANDS = ("ip ", "cat /sys", "dmesg", "lspci -vv")
+_LINUX_COMMANDS = ("ip ", "cat /sys", "readlink /sys", "dmesg", "lspci -vv")
 
 
 @dataclass
@@ -119,6 +119,8 @@ def _apply(host: Host, r: ParseResult, cap: Capture, by_pci: dict) -> None:
 def _set(obj, name: str, value, evidence: Evidence) -> None:
     """set_fact, ignoring field names the model does not have (a parser may read more than the model holds)."""
     if name in _FIELDS.setdefault(type(obj), {f.name for f in dataclasses.fields(obj)}):
+        if name == "duplex" and isinstance(value, str):
+            value = value.lower()  # "Full" (esxcli) and "full" (sysfs) are one value
         obj.set_fact(name, value, evidence)
 
 

@@ -82,9 +82,12 @@ def split_commands(header: str) -> list[CommandLine]:
 
 
 def parsers_for(cmd: CommandLine) -> list[tuple[str, ParserFn]]:
-    """The (family, parser) pairs whose pattern matches ``cmd`` (most specific first)."""
+    """The (family, parser) pairs whose pattern matches ``cmd``, most specific first: the pattern
+    that matches the longest part of the command wins (``lspci -vv`` before a bare ``lspci``)."""
     _load()
-    return [(e.family, e.fn) for e in _ENTRIES if e.pattern.match(cmd.text)]
+    hits = [(m.end(), e) for e in _ENTRIES if (m := e.pattern.match(cmd.text))]
+    hits.sort(key=lambda h: -h[0])
+    return [(e.family, e.fn) for _, e in hits]
 
 
 def families() -> list[str]:
@@ -96,17 +99,25 @@ def families() -> list[str]:
 def parse_output(header_command: str, text: str) -> list[ParseResult]:
     """Run the parser of every command in ``header_command`` over ``text``.
 
-    Returns one ParseResult per command that has a parser (possibly not ``understood``); an empty
+    The most specific parser of each command is tried first, the next one only if it understood
+    nothing. Returns one ParseResult per command that has a parser (possibly not ``understood``); an empty
     list means no parser knows any of the commands. Never raises on malformed text: a parser that
     raises is a bug, reported as a note rather than lost.
     """
     results: list[ParseResult] = []
     for cmd in split_commands(header_command):
-        for family, fn in parsers_for(cmd)[:1]:
+        first: ParseResult | None = None
+        for family, fn in parsers_for(cmd):
             try:
-                results.append(fn(text, cmd))
+                r = fn(text, cmd)
             except Exception as exc:  # noqa: BLE001 - a parser bug must not end the audit
                 r = ParseResult(family=family)
                 r.notes.append(f"parser {family} failed on {cmd.raw!r}: {type(exc).__name__}: {exc}")
+            first = first or r
+            if r.understood:
                 results.append(r)
+                break
+        else:
+            if first is not None:
+                results.append(first)
     return results

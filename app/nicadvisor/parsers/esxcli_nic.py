@@ -1,0 +1,477 @@
+"""ESXi ``esxcli network nic …`` parsers: ``list``, ``get``, ``tso get``, ``ring current|preset get``,
+``stats get`` and ``pauseParams list`` (also ``localcli`` and the PowerCLI ``$esxcli.network.nic.list.Invoke()``
+record output, which the registry normalises to the same command text).
+
+Formats and traps are those of ``shared/design/research/nic-data-sources.md`` §2 (``nic get`` ``Driver Info:``
+block), §4 (``nic list`` columns, Speed in Mbit/s, pseudo uplinks), §14 items 2, 4, 18, 20. Every parser is a
+pure function ``fn(text, cmd) -> ParseResult`` that never raises on malformed text.
+
+:func:`record_nic_row` is shared with :mod:`nicadvisor.parsers.esxcfg_nics` (same facts, other layout).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping
+
+from nicadvisor.parsers.base import (
+    CommandLine,
+    ParseResult,
+    columns_from_header,
+    cut,
+    is_rule,
+    norm_pci,
+    speed_mbps,
+    to_bool,
+    to_int,
+)
+from nicadvisor.parsers.registry import register
+
+# --- shared helpers (also used by esxcfg_nics) -------------------------------------------------------
+
+NAME_RE = re.compile(r"^(?:vmnic\d+|vusb\d+|[A-Za-z][\w.-]*\d)$")
+"""An ESXi uplink name (``vmnic0``, ``vmnic1000202``, Dell iDRAC ``vusb0``)."""
+
+MAC_RE = re.compile(r"^(?:[0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$")
+MACISH = r"(?:[0-9A-Fa-fXx]{2}:){5}[0-9A-Fa-fXx]{2}"
+"""A MAC as printed, also with author-masked octets (``70:5a:0f:XX:XX:XX``)."""
+
+PCI_TEXT = r"[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}[.:][0-7]"
+"""A full PCI address as esxcli/esxcfg print it (``0000:4b:00.0``; ``nic get`` ``Bus Info`` uses ``:0``)."""
+
+PROMPT_RE = re.compile(r"^\s*(?:\[[^\]]*\]\s*\S|~\s*#|#\s|\$\s|\S+@\S+[:$#])")
+"""A shell prompt or command echo line (``[root@h:~] esxcli …``, ``~ # esxcfg-nics -l``)."""
+
+_UNKNOWN = {"", "n/a", "na", "-", "none", "unknown"}
+_VIRTUAL_DRIVERS = {"nvmxnet3", "vmxnet3"}
+
+
+def clean(value: str | None) -> str | None:
+    """``value`` stripped, or None for empty/``N/A``/``-``/``None``/``Unknown`` (never a value, §14)."""
+    if value is None:
+        return None
+    v = value.strip()
+    return None if v.lower() in _UNKNOWN else v
+
+
+def valid_mac(value: str | None) -> str | None:
+    """A MAC in lower case, or None for masked (``XX``), all-zero (anonymised) or malformed text."""
+    v = clean(value)
+    if not v or not MAC_RE.match(v) or set(v.replace(":", "")) == {"0"}:
+        return None
+    return v.lower()
+
+
+def record_nic_row(result: ParseResult, row: Mapping[str, str | None], line: str) -> str | None:
+    """Record the facts of one uplink row as pNIC facts; returns the uplink name or None if unusable.
+
+    ``row`` maps ``name``, ``pci``, ``driver``, ``admin``, ``link``, ``speed``, ``duplex``, ``mac``, ``mtu``,
+    ``description`` (any may be missing) to the text as printed. Recorded fields: ``pci_address``
+    (``0000:bb:dd.f``), ``is_physical`` (True with a PCI address, False for ``Pseudo``/``vusbN``),
+    ``driver`` (as printed, ``_ens`` kept), ``admin_up``, ``link_up``, ``link_speed_mbps`` (int Mbit/s,
+    only when the link is up: a down port's speed column is stale, §14 item 2), ``duplex`` (``"full"`` /
+    ``"half"``, only when the link is up), ``mac`` (lower case; masked/all-zero MACs skipped), ``mtu``
+    (bytes), ``description`` and ``is_virtual_uplink`` (True for vmxnet3 uplinks of nested hosts, §14 item 20).
+    """
+    name = clean(row.get("name"))
+    if not name or not NAME_RE.match(name):
+        return None
+    pci_text = clean(row.get("pci")) or ""
+    pci = norm_pci(pci_text)
+    if pci:
+        result.pnic(name, "pci_address", pci, line)
+        result.pnic(name, "is_physical", True, line)
+    elif pci_text.lower() == "pseudo" or name.startswith("vusb"):
+        result.pnic(name, "is_physical", False, line)
+    driver = clean(row.get("driver"))
+    result.pnic(name, "driver", driver, line)
+    result.pnic(name, "admin_up", to_bool(row.get("admin")), line)
+    link = to_bool(row.get("link"))
+    result.pnic(name, "link_up", link, line)
+    if link:
+        speed = speed_mbps(row.get("speed"))
+        if speed:
+            result.pnic(name, "link_speed_mbps", speed, line)
+        duplex = (clean(row.get("duplex")) or "").lower()
+        if duplex in ("full", "half"):
+            result.pnic(name, "duplex", duplex, line)
+    result.pnic(name, "mac", valid_mac(row.get("mac")), line)
+    mtu = to_int(row.get("mtu"))
+    if mtu and mtu > 0:
+        result.pnic(name, "mtu", mtu, line)
+    desc = clean(row.get("description"))
+    if desc and set(desc.lower().split()) != {"unknown"}:
+        result.pnic(name, "description", desc, line)
+    if (driver and driver.removesuffix("_ens") in _VIRTUAL_DRIVERS) or "vmxnet3" in (desc or "").lower():
+        result.pnic(name, "is_virtual_uplink", True, line)
+    return name
+
+
+def table_after(lines: list[str], header_index: int) -> list[tuple[int, str]]:
+    """The (index, line) rows of a table whose header is ``lines[header_index]``: dashed rules skipped,
+    ending at the first blank or prompt line (the next command's output starts there)."""
+    rows = []
+    for i in range(header_index + 1, len(lines)):
+        line = lines[i]
+        if is_rule(line):
+            continue
+        if not line.strip() or PROMPT_RE.match(line):
+            break
+        rows.append((i, line))
+    return rows
+
+
+def rule_after(lines: list[str], header_index: int) -> str | None:
+    """The dashed rule line right under a header, or None."""
+    if header_index + 1 < len(lines) and is_rule(lines[header_index + 1]):
+        return lines[header_index + 1]
+    return None
+
+
+def _esxcli_error(text: str, result: ParseResult) -> bool:
+    """Add a note for an esxcli ``ERROR:`` answer (``Vmnic specified doesn't exist``); True if one was seen."""
+    for line in text.splitlines():
+        if re.match(r"^\s*(?:ERROR|Error):", line):
+            result.notes.append(f"esxcli reported an error: {line.strip()}")
+            return True
+    return False
+
+
+# --- esxcli network nic list ---------------------------------------------------------------------------
+
+_LIST_FIELDS = {
+    "name": "name", "pcidevice": "pci", "driver": "driver", "adminstatus": "admin", "linkstatus": "link",
+    "link": "link", "speed": "speed", "duplex": "duplex", "macaddress": "mac", "mtu": "mtu",
+    "description": "description",
+}
+_LIST_HEADER_RE = re.compile(r"^\s*Name\s+PCI Device\s+Driver\s+.*\bMAC Address\b")
+_LIST_ROW_RE = re.compile(
+    r"^\s*(?P<name>\S+)\s+(?P<pci>" + PCI_TEXT + r"|Pseudo|N/A)\s+(?:(?P<driver>\S+)\s+)?"
+    r"(?P<admin>Up|Down)\s+(?P<link>Up|Down)\s+(?P<speed>\d+|N/A)\s+(?P<duplex>Full|Half|N/A)\s+"
+    r"(?P<mac>" + MACISH + r"|N/A)\s+(?P<mtu>\d+)(?:\s+(?P<description>\S.*?))?\s*$"
+)
+_POWERCLI_KEY_RE = re.compile(r"^\s*(AdminStatus|Description|Driver|Duplex|Link|LinkStatus|MACAddress|MTU|Name|"
+                              r"PCIDevice|Speed)\s+:\s?(.*?)\s*$")  # PowerCLI pads keys: "Name        : vmnic0"
+_POWERCLI_FIELDS = {
+    "Name": "name", "PCIDevice": "pci", "Driver": "driver", "AdminStatus": "admin", "LinkStatus": "link",
+    "Speed": "speed", "Duplex": "duplex", "MACAddress": "mac", "MTU": "mtu", "Description": "description",
+}
+
+
+@register(r"^esxcli network nic list\b", "esxcli network nic list")
+def parse_nic_list(text: str, cmd: CommandLine) -> ParseResult:
+    """``esxcli network nic list`` (ESXi 6.0-9.0, ``localcli``) and PowerCLI ``$esxcli.network.nic.list.Invoke()``.
+
+    Table columns ``Name  PCI Device  Driver  Admin Status  Link Status  Speed  Duplex  MAC Address  MTU
+    Description`` (Speed in Mbit/s, captures ``esxi_esxcli_nic_list_x550_ixgben_e810_icen_100g.txt``,
+    ``unattributed_esxi9_nested_nvmxnet3_nic_list_get.txt``); per-column or single long dashed rule (6.7
+    ``localcli``, §4), leading TABs/indent, re-spaced single-space columns
+    (``unattributed_smtx_…_respaced.txt``) and an empty column are tolerated: each row is read by a grammar
+    anchored on the PCI address, Up/Down and MAC tokens, else by the header/rule column offsets. PowerCLI
+    prints ``Key : Value`` records (``esxi_powercli_esxcli_nic_list_bnx2x_qlogic57810.txt``). Facts per row:
+    see :func:`record_nic_row`. Never raises.
+    """
+    result = ParseResult(family="esxcli network nic list")
+    lines = text.splitlines()
+    headers = [i for i, line in enumerate(lines) if _LIST_HEADER_RE.match(line)]
+    for h in headers:
+        header = lines[h].expandtabs()
+        rule = rule_after(lines, h)
+        cols = [(n.replace(" ", "").lower(), s, e)
+                for n, s, e in columns_from_header(header, rule.expandtabs() if rule else None)]
+        for _i, raw in table_after(lines, h):
+            m = _LIST_ROW_RE.match(raw)
+            row: dict[str, Any] | None = m.groupdict() if m else None
+            if row is None:
+                expanded = raw.expandtabs()
+                row = {_LIST_FIELDS[n]: cut(expanded, s, e) for n, s, e in cols if n in _LIST_FIELDS}
+                if not (norm_pci(row.get("pci")) or (row.get("pci") or "").lower() == "pseudo"):
+                    result.notes.append(f"esxcli network nic list: row not understood: {raw.strip()!r}")
+                    continue
+            if record_nic_row(result, row, raw) is None:
+                result.notes.append(f"esxcli network nic list: row not understood: {raw.strip()!r}")
+    if not headers:
+        for raw in lines:  # header-less (``| grep vmnic``) rows
+            m = _LIST_ROW_RE.match(raw)
+            if m:
+                record_nic_row(result, m.groupdict(), raw)
+        if not result.pnics:
+            _parse_powercli_records(lines, result)
+    if not result.pnics:
+        _esxcli_error(text, result)
+        result.notes.append("esxcli network nic list: no uplink table or records found")
+    return result
+
+
+def _parse_powercli_records(lines: list[str], result: ParseResult) -> None:
+    """PowerCLI/esxcli-over-API records: ``Key : Value`` lines, one block per uplink, blank-line separated."""
+    block: dict[str, str] = {}
+    block_lines: list[str] = []
+
+    def flush() -> None:
+        if "PCIDevice" in block or "AdminStatus" in block:  # a nic list record, not some other object
+            row = {_POWERCLI_FIELDS[k]: v for k, v in block.items() if k in _POWERCLI_FIELDS}
+            if not row.get("link") and "Link" in block:
+                row["link"] = block["Link"]
+            record_nic_row(result, row, "\n".join(block_lines))
+        block.clear()
+        block_lines.clear()
+
+    for raw in lines:
+        m = _POWERCLI_KEY_RE.match(raw)
+        if not m:
+            if not raw.strip():
+                flush()
+            continue
+        if m.group(1) in block:
+            flush()
+        block[m.group(1)] = m.group(2)
+        block_lines.append(raw.rstrip())
+    flush()
+
+
+# --- esxcli network nic get -n vmnicX --------------------------------------------------------------------
+
+_GET_KEYS = (
+    "Advertised Auto Negotiation", "Advertised Link Modes", "Auto Negotiation", "Backing DPUId", "Cable Type",
+    "Current Message Level", "Driver Info", "Bus Info", "Driver", "Firmware Version", "Version",
+    "Link Detected", "Link Status", "Name", "PHYAddress", "Pause Autonegotiate", "Pause RX", "Pause TX",
+    "Supported Ports", "Supports Auto Negotiation", "Supports Pause", "Supports Wakeon", "Transceiver",
+    "Virtual Address", "Wakeon", "Speed", "Duplex", "MTU",
+)
+_GET_SPECIFIC = frozenset(_GET_KEYS) - {"Name", "Driver", "Version", "Speed", "Duplex", "MTU", "Firmware Version"}
+"""Keys only ``nic get`` prints; a block needs two of them (other outputs also have ``Name:``/``Version:``)."""
+_GET_KEY_RE = re.compile(r"^\s*(" + "|".join(re.escape(k) for k in sorted(_GET_KEYS, key=len, reverse=True))
+                         + r")\s*:(.*)$")
+
+
+@register(r"^esxcli network nic get\b", "esxcli network nic get")
+def parse_nic_get(text: str, cmd: CommandLine) -> ParseResult:
+    """``esxcli network nic get -n vmnicX``: indented ``Key: Value`` lines (§2).
+
+    Read by key name, so flattened indentation (``esxi_esxcli_nic_get_bnx2x_qlogic57810_flattened.txt``),
+    TAB-indented blog copies, trailing spaces and the 8.0+ ``Backing DPUId:`` line are all fine. From the
+    ``Driver Info:`` block: ``Bus Info`` (``0000:19:00:0``) → ``pci_address`` ``0000:19:00.0``, ``Driver`` →
+    ``driver``, ``Version`` → ``driver_version``, ``Firmware Version`` → ``firmware_version`` (vendor format,
+    e.g. ``7.10 0x800075e5 19.5.12``; for nvmxnet3 the vmxnet3 device revision). ``Link Status`` (else
+    ``Link Detected``) → ``link_up``; ``Speed``/``Duplex``/``MTU`` when printed. ``Virtual Address`` is the
+    VMkernel's virtual MAC, not the port MAC, so it goes to ``records`` with the other keys (pause,
+    auto-negotiation, cable, transceiver, wake-on). The uplink is named by ``Name:`` (else ``-n``). An
+    ``ERROR: …`` answer yields a note only. Never raises.
+    """
+    result = ParseResult(family="esxcli network nic get")
+    blocks: list[dict[str, tuple[str, str]]] = [{}]
+    for raw in re.split(r"\r?\n", text):
+        m = _GET_KEY_RE.match(raw)
+        if not m:
+            continue
+        key, value = m.group(1), m.group(2).strip()
+        if key in blocks[-1]:  # a second ``nic get`` output in the same text
+            blocks.append({})
+        blocks[-1][key] = (value, raw.rstrip())
+    for block in blocks:
+        if len(_GET_SPECIFIC.intersection(block)) >= 2:
+            _record_get_block(block, cmd, result)
+    if not result.pnics:
+        if not _esxcli_error(text, result):
+            result.notes.append("esxcli network nic get: no 'Name:'/'Driver Info:' key/value block found")
+    return result
+
+
+def _record_get_block(block: dict[str, tuple[str, str]], cmd: CommandLine, result: ParseResult) -> None:
+    name = clean(block.get("Name", ("", ""))[0]) or cmd.target
+    if not name:
+        result.notes.append("esxcli network nic get: output names no uplink (no 'Name:' line, no -n)")
+        return
+
+    def val(key: str) -> tuple[str | None, str]:
+        value, line = block.get(key, ("", ""))
+        return clean(value), line
+
+    v, line = val("Bus Info")
+    pci = norm_pci(v)
+    result.pnic(name, "pci_address", pci, line)
+    if pci:
+        result.pnic(name, "is_physical", True, line)
+    for key, fld in (("Driver", "driver"), ("Version", "driver_version"), ("Firmware Version", "firmware_version")):
+        v, line = val(key)
+        result.pnic(name, fld, v, line)
+    for key in ("Link Status", "Link Detected"):
+        v, line = val(key)
+        result.pnic(name, "link_up", to_bool(v), line)
+    link = to_bool(val("Link Status")[0])
+    if link is None:
+        link = to_bool(val("Link Detected")[0])
+    if link:
+        v, line = val("Speed")
+        speed = speed_mbps(v)
+        if speed:
+            result.pnic(name, "link_speed_mbps", speed, line)
+        v, line = val("Duplex")
+        if (v or "").lower() in ("full", "half"):
+            result.pnic(name, "duplex", (v or "").lower(), line)
+    v, line = val("MTU")
+    mtu = to_int(v)
+    if mtu and mtu > 0:
+        result.pnic(name, "mtu", mtu, line)
+    v, line = val("Driver")
+    if v and v.removesuffix("_ens") in _VIRTUAL_DRIVERS:
+        result.pnic(name, "is_virtual_uplink", True, line)
+    used = {"Name", "Bus Info", "Driver", "Version", "Firmware Version", "Driver Info", "Speed", "Duplex", "MTU"}
+    extra = {k: (v.strip() or None) for k, (v, _line) in block.items() if k not in used}
+    result.records.append({"family": result.family, "nic": name, "fields": extra})
+
+
+# --- esxcli network nic tso get ---------------------------------------------------------------------------
+
+_NIC_VALUE_HEADER_RE = re.compile(r"^\s*NIC\s+Value\s*$")
+
+
+@register(r"^esxcli network nic tso get\b", "esxcli network nic tso get")
+def parse_nic_tso_get(text: str, cmd: CommandLine) -> ParseResult:
+    """``esxcli network nic tso get [-n vmnicX]``: table ``NIC  Value`` with ``on``/``off`` per uplink →
+    ``tso`` (bool). Captures ``esxi_g_esxcli_network_nic_tso_get_-n_vmnic1_esxi60_sio4.txt`` (trailing
+    spaces, prompts around) and ``…_tso_get_ne1000_r8152_esxi65u1_elatov.txt``. ``N/A`` stays unknown."""
+    result = ParseResult(family="esxcli network nic tso get")
+    lines = text.splitlines()
+    for h, line in enumerate(lines):
+        if not _NIC_VALUE_HEADER_RE.match(line):
+            continue
+        for _i, raw in table_after(lines, h):
+            parts = raw.split()
+            if len(parts) == 2 and NAME_RE.match(parts[0]):
+                result.pnic(parts[0], "tso", to_bool(parts[1]), raw)
+            else:
+                result.notes.append(f"esxcli network nic tso get: row not understood: {raw.strip()!r}")
+    if not result.pnics:
+        _esxcli_error(text, result)
+        result.notes.append("esxcli network nic tso get: no 'NIC  Value' table found")
+    return result
+
+
+# --- esxcli network nic ring current|preset get -----------------------------------------------------------
+
+_RING_RE = re.compile(
+    r"(?:^|\")\s*(Max RX Mini|Max RX Jumbo|Max RX|Max TX|RX Mini|RX Jumbo|RX|TX)\s*:\s*(\d+)\s*\"?\s*$")
+
+
+def _ring_values(text: str, preset: bool) -> dict[str, tuple[int, str]]:
+    """``{"RX": (1024, line), …}`` (``preset``: the ``Max …`` keys, else the others) from ``Key: value``
+    lines; a literal ``\\n`` (output pasted into a Python string, as in the intel-mfd captures) counts as
+    a line break. Linux ``ethtool -g``/``-l`` text (``Pre-set maximums:``) is not this output: empty."""
+    out: dict[str, tuple[int, str]] = {}
+    if re.search(r"Pre-set maximums|Current hardware settings|Channel parameters", text):
+        return out
+    for seg in re.split(r"\r?\n|\\n", text):
+        m = _RING_RE.search(seg)
+        if m and m.group(1).startswith("Max ") == preset and m.group(1) not in out:
+            out[m.group(1)] = (int(m.group(2)), seg.strip())
+    return out
+
+
+@register(r"^esxcli network nic ring current get\b", "esxcli network nic ring current get")
+def parse_nic_ring_current(text: str, cmd: CommandLine) -> ParseResult:
+    """``esxcli network nic ring current get -n vmnicX``: ``RX: 1024`` / ``RX Mini`` / ``RX Jumbo`` / ``TX``
+    (descriptors) → ``rx_ring_size``, ``tx_ring_size`` for the ``-n`` uplink
+    (``esxi_g_esxcli_network_nic_ring_current_get_i40en_intel-mfd.txt``). Without ``-n`` the sizes cannot
+    be attributed: a note and a record only."""
+    result = ParseResult(family="esxcli network nic ring current get")
+    values = _ring_values(text, preset=False)
+    if not values:
+        _esxcli_error(text, result)
+        result.notes.append("esxcli network nic ring current get: no 'RX:'/'TX:' lines found")
+        return result
+    nic = cmd.target
+    result.records.append({"family": result.family, "nic": nic, "fields": {k: v for k, (v, _l) in values.items()}})
+    if not nic:
+        result.notes.append("esxcli network nic ring current get: no -n uplink on the command line; "
+                            "sizes not attributed")
+        return result
+    for key, fld in (("RX", "rx_ring_size"), ("TX", "tx_ring_size")):
+        if key in values and values[key][0] > 0:
+            result.pnic(nic, fld, values[key][0], values[key][1])
+    return result
+
+
+@register(r"^esxcli network nic ring preset get\b", "esxcli network nic ring preset get")
+def parse_nic_ring_preset(text: str, cmd: CommandLine) -> ParseResult:
+    """``esxcli network nic ring preset get -n vmnicX``: the driver's maxima ``Max RX``/``Max RX Mini``/
+    ``Max RX Jumbo``/``Max TX`` (descriptors). They are limits, not the configured sizes, so they go to
+    ``records`` only (``{"family", "nic", "fields": {"Max RX": 4096, …}}``); capture
+    ``esxi_g_esxcli_network_nic_ring_preset_get_i40en_intel-mfd.txt``."""
+    result = ParseResult(family="esxcli network nic ring preset get")
+    values = _ring_values(text, preset=True)
+    if not values:
+        _esxcli_error(text, result)
+        result.notes.append("esxcli network nic ring preset get: no 'Max RX:'/'Max TX:' lines found")
+        return result
+    result.records.append({"family": result.family, "nic": cmd.target,
+                           "fields": {k: v for k, (v, _l) in values.items()}})
+    return result
+
+
+# --- esxcli network nic stats get -n vmnicX ----------------------------------------------------------------
+
+_STATS_HEAD_RE = re.compile(r"^\s*NIC statistics for (\S+)\s*$")
+_STATS_LINE_RE = re.compile(r"^\s*([A-Za-z][A-Za-z ]*?)\s*:\s*(-?\d+)\s*$")
+
+
+@register(r"^esxcli network nic stats get\b", "esxcli network nic stats get")
+def parse_nic_stats_get(text: str, cmd: CommandLine) -> ParseResult:
+    """``esxcli network nic stats get -n vmnicX``: ``NIC statistics for vmnicX`` then counters
+    (``Packets received: 0``, ``Bytes sent: 39259722``, ``Receive packets dropped``, error counters).
+    No model field holds counters, so each output becomes one record
+    ``{"family", "nic", "fields": {"Bytes received": 5271156, …}}`` (ints; packets, bytes or error counts as
+    the key says). The counters are read from the header line to the first line that is not a counter.
+    Capture ``esxi_esxcli_nic_stats_get.txt``."""
+    result = ParseResult(family="esxcli network nic stats get")
+    current: dict[str, Any] | None = None
+    for raw in text.splitlines():
+        m = _STATS_HEAD_RE.match(raw)
+        if m:
+            current = {"family": result.family, "nic": m.group(1), "fields": {}}
+            result.records.append(current)
+            continue
+        m = _STATS_LINE_RE.match(raw)
+        if m and current is not None:
+            current["fields"].setdefault(m.group(1), int(m.group(2)))
+        elif raw.strip():
+            current = None
+    result.records = [r for r in result.records if r["fields"]]
+    if not result.records:
+        _esxcli_error(text, result)
+        result.notes.append("esxcli network nic stats get: no 'NIC statistics for <nic>' block found")
+    return result
+
+
+# --- esxcli network nic pauseParams list ------------------------------------------------------------------
+
+@register(r"^esxcli network nic pauseParams list\b", "esxcli network nic pauseParams list")
+def parse_nic_pause_params(text: str, cmd: CommandLine) -> ParseResult:
+    """``esxcli network nic pauseParams list``: table ``NIC  Pause Params Supported  Pause RX  Pause TX  Auto
+    Negotiation  Auto Negotiation Resolution Avail  RX/TX Auto Negotiation Resolution`` with right-aligned
+    ``true``/``false`` (capture ``unattributed_smtx_esxi_esxcli_nic_pauseParams_list.txt``). Flow control has
+    no model field (it matters for RoCE/vSAN, §4), so each row becomes a record
+    ``{"family", "nic", "fields": {"Pause RX": True, …}}``. Columns come from the dashed rule; a row whose
+    token count matches the columns is also read by tokens."""
+    result = ParseResult(family="esxcli network nic pauseParams list")
+    lines = text.splitlines()
+    for h, line in enumerate(lines):
+        if not re.match(r"^\s*NIC\s+Pause Params Supported\b", line):
+            continue
+        cols = columns_from_header(line, rule_after(lines, h))
+        for _i, raw in table_after(lines, h):
+            parts = raw.split()
+            if len(parts) == len(cols):
+                values = dict(zip((c[0] for c in cols), parts))
+            else:
+                values = {n: cut(raw, s, e) for n, s, e in cols}
+            nic = values.pop(cols[0][0], "")
+            if not NAME_RE.match(nic or ""):
+                result.notes.append(f"esxcli network nic pauseParams list: row not understood: {raw.strip()!r}")
+                continue
+            fields = {k: to_bool(v) for k, v in values.items()}
+            result.records.append({"family": result.family, "nic": nic, "fields": fields})
+    if not result.records:
+        _esxcli_error(text, result)
+        result.notes.append("esxcli network nic pauseParams list: no table found")
+    return result

@@ -1,0 +1,248 @@
+"""ESXi driver modules: ``esxcfg-module -i DRV``, ``esxcfg-module -g DRV`` and
+``esxcli system module parameters list -m DRV``.
+
+Facts recorded per module (key = module name, fields of :class:`nicadvisor.model.KernelModule`):
+``version`` (as printed, e.g. ``2.6.0.30-1OEM.800.1.0.20613240``), ``parameters`` (declared parameter
+name → its description, or its type when there is no description) and ``options`` (configured option
+name → value as printed, e.g. ``{"RSS": "4,4"}``; ``{}`` when the output shows no option is set).
+Each declared parameter is also put in ``records`` as ``{"kind": "module_parameter", "module", "name",
+"type", "value", "description"}`` (``value`` None when unset/unknown). Sources: nic-data-sources.md §7
+and §9 (RSS/DRSS/VMDQ and RxITR/TxITR live in module parameters); captures
+``esxi_esxcfg-module-i_*``, ``esxi_esxcfg-module-g_icen_options.txt``,
+``esxi_g_esxcli_system_module_parameters_list_*``.
+"""
+from __future__ import annotations
+
+import re
+
+from nicadvisor.parsers.base import CommandLine, ParseResult, columns_from_header, cut, is_rule
+from nicadvisor.parsers.registry import register
+
+_TYPE_WORDS = r"(?:u?int|u?long|u?short|ullong|llong|byte|bool|invbool|charp|string)"
+_TYPE_RE = re.compile(r"^(?:array of )?" + _TYPE_WORDS + r"$")
+_NAME_RE = re.compile(r"^[A-Za-z_][\w.-]*$")
+
+
+def parse_options(text: str) -> tuple[dict[str, str], list[str]]:
+    """``"RSS=4,4 DRSS=4"`` → ``({"RSS": "4,4", "DRSS": "4"}, [])``; words without ``=`` are returned
+    as the second item (not understood)."""
+    options: dict[str, str] = {}
+    bad: list[str] = []
+    for word in text.split():
+        key, sep, value = word.partition("=")
+        if sep and key:
+            options[key] = value.strip("'\"")
+        else:
+            bad.append(word)
+    return options, bad
+
+
+def _module_name(cmd: CommandLine, fallback: str | None = None) -> str | None:
+    target = cmd.target
+    if target and _NAME_RE.match(target) and not target.startswith("-"):
+        return target
+    return fallback
+
+
+# --- esxcfg-module -i -----------------------------------------------------------------------------
+
+_INFO_START_RE = re.compile(r"^\s*(?:esxcfg-module module information|input file:)", re.I)
+_INPUT_FILE_RE = re.compile(r"^\s*input file:\s*(\S+)", re.I)
+_PARAM_LINE_RE = re.compile(r"^(?P<name>[A-Za-z_][\w.-]*):\s*(?P<type>\S.*?)\s*$")
+
+
+@register(r"^esxcfg-module\s+(?:-i|--get-info)\b", "esxcfg-module -i")
+def parse_esxcfg_module_info(text: str, cmd: CommandLine) -> ParseResult:
+    """Parse ``esxcfg-module -i DRV``: ``Version:`` → ``version``; the ``Parameters:`` list
+    (``NAME: type`` lines, each followed by more-indented description lines) → ``parameters``.
+
+    The module is the one named on the command line, else the basename of ``input file:``. Parsing
+    starts at ``esxcfg-module module information`` (or ``input file:``) so that ``Version:`` lines of
+    other outputs in the text are not read. Never raises.
+    """
+    result = ParseResult(family="esxcfg-module -i")
+    lines = text.splitlines()
+    start = next((i for i, ln in enumerate(lines) if _INFO_START_RE.match(ln)), None)
+    if start is None:
+        result.notes.append("esxcfg-module -i: no 'esxcfg-module module information' block found")
+        return result
+    input_file = next((m.group(1) for ln in lines[start:] if (m := _INPUT_FILE_RE.match(ln))), None)
+    module = _module_name(cmd, input_file.rsplit("/", 1)[-1] if input_file else None)
+    if not module:
+        result.notes.append("esxcfg-module -i: module name unknown (not on the command line, no input file)")
+        return result
+    params: dict[str, str] = {}
+    param_lines: list[str] = []
+    params_indent: int | None = None
+    item_indent: int | None = None
+    current: tuple[str, str] | None = None
+    descriptions: dict[str, list[str]] = {}
+    for line in lines[start:]:
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        stripped = line.strip()
+        if params_indent is None:
+            key, sep, value = stripped.partition(":")
+            if sep and key == "Version":
+                result.module(module, "version", value.strip() or None, line)
+            elif sep and key == "Parameters":
+                params_indent = indent
+            continue
+        if indent <= params_indent:
+            break  # end of the Parameters list
+        if item_indent is None:
+            item_indent = indent
+        if indent == item_indent:
+            m = _PARAM_LINE_RE.match(stripped)
+            if not m:
+                result.notes.append(f"esxcfg-module -i: parameter line not understood: {stripped!r}")
+                current = None
+                continue
+            current = (m.group("name"), m.group("type"))
+            descriptions[current[0]] = []
+            params[current[0]] = current[1]
+            param_lines.append(line.rstrip())
+        elif current is not None:
+            descriptions[current[0]].append(stripped)
+            param_lines.append(line.rstrip())
+    for name, ptype in params.items():
+        desc = " ".join(descriptions.get(name, [])) or None
+        params[name] = desc or ptype
+        result.records.append({"kind": "module_parameter", "module": module, "name": name,
+                               "type": ptype, "value": None, "description": desc})
+    if params_indent is not None:
+        result.module(module, "parameters", params, "\n".join(param_lines) or "Parameters:")
+    return result
+
+
+# --- esxcfg-module -g -----------------------------------------------------------------------------
+
+_GET_RE = re.compile(
+    r"^\s*(?P<name>[A-Za-z_][\w.-]*)\s+enabled\s*=\s*(?P<enabled>\d+)\s+options\s*=\s*'(?P<opts>[^']*)'")
+
+
+@register(r"^esxcfg-module\s+(?:-g|--get-options)\b", "esxcfg-module -g")
+def parse_esxcfg_module_get(text: str, cmd: CommandLine) -> ParseResult:
+    """Parse ``esxcfg-module -g DRV`` → ``options`` of the module (``{}`` for ``options = ''``).
+
+    Format: ``icen enabled = 1 options = 'vmdq=1,2,3,4 sriov=0,0,1,1'`` (nic-data-sources.md §7,
+    ``esxi_esxcfg-module-g_icen_options.txt``); the ``enabled`` flag goes to ``records``
+    (``{"kind": "module_enabled", "module", "enabled": bool}``). Never raises.
+    """
+    result = ParseResult(family="esxcfg-module -g")
+    for line in text.splitlines():
+        m = _GET_RE.match(line)
+        if not m:
+            continue
+        module = m.group("name")
+        options, bad = parse_options(m.group("opts"))
+        if bad:
+            result.notes.append(f"esxcfg-module -g: option words without '=' ignored: {' '.join(bad)}")
+        result.module(module, "options", options, line)
+        result.records.append({"kind": "module_enabled", "module": module, "enabled": m.group("enabled") != "0"})
+    if not result.modules:
+        result.notes.append("esxcfg-module -g: no \"<module> enabled = N options = '…'\" line found")
+    return result
+
+
+# --- esxcli system module parameters list ---------------------------------------------------------
+
+_PL_HEADER_RE = re.compile(r"^(?P<lead>\s*)Name\s+Type\s+Value\s+Description\s*$")
+_PROMPT_RE = re.compile(r"^\s*\[[^\]]*\]")
+_FLAT_ROW_RE = re.compile(
+    r"^(?P<name>[A-Za-z_][\w.-]*)\s+(?P<type>(?:array of )?" + _TYPE_WORDS + r")(?:\s+(?P<rest>.*?))?\s*$")
+
+
+@register(r"^esxcli system module parameters list\b", "esxcli system module parameters list")
+def parse_module_parameters_list(text: str, cmd: CommandLine) -> ParseResult:
+    """Parse ``esxcli system module parameters list -m DRV`` (table ``Name  Type  Value  Description``).
+
+    Declared parameters → ``parameters`` (name → description, or type if none); rows with a non-empty
+    ``Value`` → ``options`` (``{}`` only when a complete, unfiltered table shows none set). Column
+    offsets come from the dashed rule or the header; rows that do not fit them (whitespace-flattened copies such as
+    ``esxi_g_esxcli_system_module_parameters_list_bnx2x_PARTIAL_flattened_pasek.txt``) are read as
+    ``NAME TYPE DESCRIPTION…``: there Value cannot be told from Description, so no option is recorded
+    and a note says so. ``| grep`` output without the rule
+    (``…_ixgbe_grep_esxi60_elatov.txt``) and truncated rows are tolerated (truncation noted). Several
+    tables in one text (repeated greps) are all read. Never raises.
+    """
+    result = ParseResult(family="esxcli system module parameters list")
+    module = _module_name(cmd)
+    if not module:
+        result.notes.append("esxcli system module parameters list: no -m/--module on the command line")
+        return result
+    lines = text.splitlines()
+    params: dict[str, str] = {}
+    options: dict[str, str] = {}
+    used: list[str] = []
+    values_known = True
+    header_seen = False
+    i = 0
+    while i < len(lines):
+        hm = _PL_HEADER_RE.match(lines[i])
+        if not hm:
+            i += 1
+            continue
+        header_seen = True
+        header = lines[i]
+        rule = lines[i + 1] if i + 1 < len(lines) and is_rule(lines[i + 1]) else None
+        cols: list[tuple[str, int, int]] | None = None
+        if rule and len(re.findall(r"-+", rule)) == 4:
+            cols = columns_from_header(header, rule)  # exact spans even when the header is flattened
+        else:
+            cols = columns_from_header(header)
+            if [c[0] for c in cols] != ["Name", "Type", "Value", "Description"]:
+                cols = None  # flattened header without a rule: rows are read word by word
+        lead = hm.group("lead")
+        i += 2 if rule else 1
+        while i < len(lines):
+            line = lines[i]
+            if not line.strip() or _PROMPT_RE.match(line) or _PL_HEADER_RE.match(line):
+                break
+            if lead and not line.startswith(lead):
+                break
+            i += 1
+            name, ptype, value, desc = (cut(line, s, e) for _, s, e in cols) if cols else ("", "", "", "")
+            if _NAME_RE.match(name) and _TYPE_RE.match(ptype):
+                params[name] = desc or ptype
+                if value:
+                    options[name] = value
+                used.append(line.rstrip())
+                result.records.append({"kind": "module_parameter", "module": module, "name": name,
+                                       "type": ptype, "value": value or None, "description": desc or None})
+                continue
+            fm = _FLAT_ROW_RE.match(line.strip())
+            if fm:
+                values_known = False
+                desc = (fm.group("rest") or "").strip()
+                params[fm.group("name")] = desc or fm.group("type")
+                used.append(line.rstrip())
+                result.records.append({"kind": "module_parameter", "module": module, "name": fm.group("name"),
+                                       "type": fm.group("type"), "value": None, "description": desc or None})
+                continue
+            result.notes.append(
+                f"esxcli system module parameters list: row not understood (truncated?): {line.strip()!r}")
+    if not header_seen:
+        result.notes.append(
+            "esxcli system module parameters list: no 'Name  Type  Value  Description' header found")
+        return result
+    if not params:
+        result.notes.append(
+            f"esxcli system module parameters list: table of {module} has no rows (truncated or filtered)")
+        return result
+    raw = "\n".join(used)
+    filtered = "|" in cmd.raw
+    if filtered:
+        pipe = cmd.raw.partition("|")[2].strip()
+        result.notes.append(
+            f"esxcli system module parameters list: output of {module} is filtered ({pipe}): "
+            "parameters/options are partial")
+    result.module(module, "parameters", params, raw)
+    if options or (values_known and not filtered):
+        result.module(module, "options", options, raw)
+    if not values_known:
+        result.notes.append(
+            f"esxcli system module parameters list: whitespace-flattened rows of {module}: Value cannot be told "
+            "from Description, options not recorded")
+    return result

@@ -1,0 +1,153 @@
+"""ESXi host/system facts: ``vmware -vl`` (product version, build), ``esxcli software vib list`` (NIC driver
+VIB versions) and NVIDIA MFT ``flint -d <bdf> q`` (ConnectX firmware).
+
+Formats: ``shared/design/research/nic-data-sources.md`` §2 (VIB version differs from the driver module's
+own version string; flint gives ``FW Version`` and ``PSID``), §13 (version caveats). Pure functions, never
+raise on malformed text.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from nicadvisor.parsers.base import CommandLine, ParseResult, columns_from_header, cut, norm_pci
+from nicadvisor.parsers.esxcli_nic import clean, rule_after, table_after
+from nicadvisor.parsers.registry import register
+
+ESXI_NIC_DRIVERS = frozenset({
+    "atlantic", "bnx2x", "bnxtnet", "cdce", "elxnet", "i40en", "i40en_ens", "icen", "icen_ens", "igbn", "ionic_en",
+    "ixgbe", "ixgben", "ixgben_ens", "ne1000", "nenic", "nmlx4_en", "nmlx5_core", "ntg3", "nvmxnet3",
+    "nvmxnet3_ens", "qedentv", "qfle3", "r8152", "tg3",
+})
+"""ESXi NIC driver module names seen in the captures and in nic-data-sources.md (§2, §15). A VIB whose name
+is exactly one of these is that driver's package; ``net-bnx2x``-style vmklinux VIB names are not mapped."""
+
+# --- vmware -vl / -lv / -v / -l ---------------------------------------------------------------------------
+
+_VERSION_RE = re.compile(r"^\s*VMware (ESXi?)\s+(\d+(?:\.\d+)+)\s+build-(\d+)\s*$")
+_LEVEL_RE = re.compile(r"^\s*VMware ESXi?\s+(\d+(?:\.\d+)+)\s+(GA|Update\s+\d+\w*|U\d+\w*)\s*$")
+
+
+@register(r"^vmware\s+-[lv]{1,2}$", "vmware -vl")
+def parse_vmware_version(text: str, cmd: CommandLine) -> ParseResult:
+    """``vmware -vl`` (= ``-lv``): ``VMware ESXi 7.0.3 build-22348816`` / ``VMware ESXi 7.0 Update 3``
+    (vm-support member ``commands/vmware_-vl.txt``: ``VMware ESXi 5.1.0 build-799733`` / ``… 5.1.0 GA``).
+
+    Host facts: ``product_version`` (``"5.1.0"``), ``build`` (digits, ``"799733"``, as the vSphere API's
+    ``about.build``), ``kind`` ``"esxi"`` for an ESXi product line. The release level (``GA``, ``Update 3``)
+    goes to ``records``. Prompt or prose lines around are ignored. Never raises."""
+    result = ParseResult(family="vmware -vl")
+    for raw in text.splitlines():
+        m = _VERSION_RE.match(raw)
+        if m:
+            result.host_fact("product_version", m.group(2), raw)
+            result.host_fact("build", m.group(3), raw)
+            if m.group(1) == "ESXi":
+                result.host_fact("kind", "esxi", raw)
+            continue
+        m = _LEVEL_RE.match(raw)
+        if m:
+            result.records.append({"family": result.family, "fields": {"version": m.group(1), "level": m.group(2)}})
+    if not result.host:
+        result.notes.append("vmware -vl: no 'VMware ESXi <version> build-<n>' line found")
+    return result
+
+
+# --- esxcli software vib list -----------------------------------------------------------------------------
+
+_VIB_HEADER_RE = re.compile(r"^\s*Name\s+Version\s+Vendor\s+Acceptance Level\b")
+_VIB_ROW_RE = re.compile(r"^\s*(?P<name>[A-Za-z0-9][\w.+-]*)\s+(?P<version>\S+)\s+(?P<vendor>\S+)\s+"
+                         r"(?P<acceptance>VMwareCertified|VMwareAccepted|PartnerSupported|CommunitySupported)"
+                         r"\s+(?P<date>\d{4}-\d{2}-\d{2})(?:\s+(?P<platforms>\S+))?\s*$")
+
+
+@register(r"^esxcli software vib list\b", "esxcli software vib list")
+def parse_vib_list(text: str, cmd: CommandLine) -> ParseResult:
+    """``esxcli software vib list`` (also ``| grep <drv>`` without header): ``Name  Version  Vendor
+    Acceptance Level  Install Date [Platforms]`` (captures ``esxi_esxcli_software_vib_list_ixgben_atlantic.txt``,
+    ``esxi_g_esxcli_network_nic_get_and_module_parameters_list_bnx2x_esxi60_pasek.txt``).
+
+    Every row becomes a record ``{"family", "vib", "version", "vendor", "acceptance", "install_date"}``. When
+    the VIB name is exactly an ESXi NIC driver name (:data:`ESXI_NIC_DRIVERS`), its VIB version string
+    (``1.12.3.0-1OEM.700.1.0.15843807``) is also recorded as that module's ``version``: it is the package
+    version, whose leading part is the driver version (§2). Never raises."""
+    result = ParseResult(family="esxcli software vib list")
+    lines = text.splitlines()
+    rows: list[tuple[dict[str, Any], str]] = []
+    seen: set[int] = set()
+    for h, line in enumerate(lines):
+        if not _VIB_HEADER_RE.match(line):
+            continue
+        rule = rule_after(lines, h)
+        cols = columns_from_header(line, rule)
+        for i, raw in table_after(lines, h):
+            seen.add(i)
+            m = _VIB_ROW_RE.match(raw)
+            if m:
+                rows.append((m.groupdict(), raw))
+                continue
+            row = {n: cut(raw, s, e) for n, s, e in cols}
+            vib, version = row.get("Name", ""), row.get("Version", "")
+            if vib and version and " " not in vib:
+                rows.append(({"name": vib, "version": version, "vendor": row.get("Vendor"),
+                              "acceptance": row.get("Acceptance Level"), "date": row.get("Install Date")}, raw))
+            else:
+                result.notes.append(f"esxcli software vib list: row not understood: {raw.strip()!r}")
+    for i, raw in enumerate(lines):
+        if i not in seen:
+            m = _VIB_ROW_RE.match(raw)
+            if m:
+                rows.append((m.groupdict(), raw))
+    for row, raw in rows:
+        result.records.append({"family": result.family, "vib": row["name"], "version": row["version"],
+                               "vendor": clean(row.get("vendor")), "acceptance": clean(row.get("acceptance")),
+                               "install_date": clean(row.get("date"))})
+        if row["name"] in ESXI_NIC_DRIVERS:
+            result.module(row["name"], "version", row["version"], raw)
+    if not rows:
+        result.notes.append("esxcli software vib list: no VIB rows found")
+    return result
+
+
+# --- flint -d <bdf> q -------------------------------------------------------------------------------------
+
+_FLINT_KV_RE = re.compile(r"^([A-Z][A-Za-z ]*?):\s+(.*?)\s*$")
+
+
+@register(r"^(?:flint|mstflint)\s.*\bq(?:uery)?(?:\s+full)?$", "flint q")
+def parse_flint_query(text: str, cmd: CommandLine) -> ParseResult:
+    """NVIDIA MFT ``/opt/mellanox/bin/flint -d <bdf> q`` on ESXi (capture
+    ``unattributed_smtx_esxi_flint_q_connectx4lx_fw14.22.txt``): ``FW Version:  14.22.1002`` → pNIC
+    ``firmware_version`` for key ``"pci:<bdf>"`` (the ``-d`` address, normalised ``0000:bb:dd.f``); all keys
+    (``PSID`` — ``MT_…`` retail vs OEM —, ``Orig PSID``, ``Product Version``, ``Rom Info`` with its
+    continuation lines, ``Base MAC``) go to one record ``{"family", "pci", "device", "fields"}``. With ``-d``
+    naming an mst device (``mt4121_pciconf0``) instead of an address the firmware cannot be attributed: note."""
+    result = ParseResult(family="flint q")
+    device = None
+    argv = list(cmd.argv)
+    for i, word in enumerate(argv):
+        if word in ("-d", "--device") and i + 1 < len(argv):
+            device = argv[i + 1]
+    pci = norm_pci(device)
+    fields: dict[str, str] = {}
+    lines: dict[str, str] = {}
+    last = None
+    for raw in text.splitlines():
+        m = _FLINT_KV_RE.match(raw)
+        if m:
+            last = m.group(1)
+            fields.setdefault(last, m.group(2))
+            lines.setdefault(last, raw.rstrip())
+        elif last and raw.startswith((" ", "\t")) and raw.strip():
+            fields[last] = f"{fields[last]}; {raw.strip()}"
+        else:
+            last = None
+    if "FW Version" not in fields:
+        result.notes.append("flint q: no 'FW Version:' line found")
+        return result
+    result.records.append({"family": result.family, "pci": pci, "device": device, "fields": fields})
+    if pci:
+        result.pnic(f"pci:{pci}", "firmware_version", clean(fields["FW Version"]), lines["FW Version"])
+    else:
+        result.notes.append(f"flint q: device {device!r} is not a PCI address; firmware not attributed to a pNIC")
+    return result

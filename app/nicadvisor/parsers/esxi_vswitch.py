@@ -1,0 +1,137 @@
+"""ESXi virtual switches: ``esxcfg-vswitch -l``, ``esxcli network vswitch standard list`` and
+``esxcli network vswitch dvs vmware list``.
+
+Facts recorded per switch (key = switch name, fields of :class:`nicadvisor.model.Switch`): ``kind``
+(``standard`` for a vSwitch, ``distributed`` for a VDS proxy switch), ``mtu`` (bytes) and ``uplinks``
+(pNIC names as printed, ``[]`` when the switch shows none). ``esxcfg-vswitch -l`` DVS sections also
+name the vmknics on DVPorts (``Client`` column): those get the vmknic fact ``switch``. Sources:
+nic-data-sources.md §5; captures ``esxi_esxcfg-vswitch-l_vss_and_dvs_mtu.txt``,
+``esxi_g_esxcfg-vswitch_-l_vss_and_dvs_esxi60_sio4.txt``, ``esxi_esxcli_vswitch_standard_list_mtu.txt``
+and the vm-support excerpt ``bundle_commands_esxcfg-vswitch_-l.txt_DVS_section_elatov.txt``.
+"""
+from __future__ import annotations
+
+import re
+
+from nicadvisor.parsers.base import CommandLine, ParseResult, kv_lines, to_int
+from nicadvisor.parsers.registry import register
+
+# Section headers, also whitespace-flattened ("DVS Name Num Ports Used Ports Configured Ports MTU Uplinks").
+_SECTION_RE = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?P<kind>Switch|DVS)\s+Name\s+(?P<cols>.*\bMTU\b.*)$")
+_DVPORT_HEADER_RE = re.compile(r"^\s*DVPort ID\s+In Use\s+Client\b")
+_PORTGROUP_HEADER_RE = re.compile(r"^\s*PortGroup Name\s+VLAN ID\b")
+_DVPORT_ROW_RE = re.compile(r"^\s*(?P<port>\d+)\s+(?P<inuse>\d+)(?:\s+(?P<client>\S.*?))?\s*$")
+_VMK_RE = re.compile(r"^vmk\d+$")
+_KINDS = {"Switch": "standard", "DVS": "distributed"}
+
+
+def _split_uplinks(text: str) -> list[str]:
+    """``"vmnic3,vmnic2"`` / ``"vmnic1, vmnic0"`` → names; empty text → ``[]``."""
+    return [u.strip() for u in re.split(r"[,\s]+", text.strip()) if u.strip()]
+
+
+@register(r"^esxcfg-vswitch\s+(?:-l|--list)\b", "esxcfg-vswitch -l")
+def parse_esxcfg_vswitch(text: str, cmd: CommandLine) -> ParseResult:
+    """Parse ``esxcfg-vswitch -l``: ``Switch Name …`` (standard) and ``DVS Name …`` (distributed) sections.
+
+    A section row is ``NAME  NumPorts  UsedPorts  ConfiguredPorts  MTU  Uplinks``; it is read from the
+    numbers (the name may overflow its column, e.g. ``DSwitch_063LongName 6690``, and vm-support copies
+    can be whitespace-flattened), the number of port-count columns being the count of ``Ports`` words
+    in the header. Uplinks are comma separated. In DVS sections, ``DVPort ID / In Use / Client`` rows
+    whose client is a vmknic record ``vmknics[vmkN]["switch"]``. Never raises.
+    """
+    result = ParseResult(family="esxcfg-vswitch -l")
+    kind: str | None = None
+    row_re: re.Pattern[str] | None = None
+    switch: str | None = None
+    sub: str | None = None  # "dvport" / "portgroup" while inside a sub-table
+    for line in text.splitlines():
+        m = _SECTION_RE.match(line)
+        if m:
+            kind = _KINDS[m.group("kind")]
+            counts = len(re.findall(r"\bPorts\b", m.group("cols").split("MTU")[0]))
+            row_re = re.compile(
+                r"^\s*(?P<name>\S.*?)" + r"\s+\d+" * counts + r"\s+(?P<mtu>\d+)(?:\s+(?P<uplinks>\S.*?))?\s*$"
+            )
+            switch, sub = None, None
+            continue
+        if kind is None or row_re is None:
+            continue
+        if not line.strip():
+            continue
+        if line.lstrip().startswith("["):  # a prompt ends the output
+            kind = None
+            continue
+        if _DVPORT_HEADER_RE.match(line):
+            sub = "dvport"
+            continue
+        if _PORTGROUP_HEADER_RE.match(line):
+            sub = "portgroup"
+            continue
+        if switch is None:
+            rm = row_re.match(line)
+            if not rm:
+                result.notes.append(f"esxcfg-vswitch -l: switch row not understood: {line.strip()!r}")
+                kind = None
+                continue
+            switch = rm.group("name").strip()
+            result.switch(switch, "kind", kind, line)
+            result.switch(switch, "mtu", to_int(rm.group("mtu")), line)
+            result.switch(switch, "uplinks", _split_uplinks(rm.group("uplinks") or ""), line)
+            continue
+        if sub == "dvport":
+            dm = _DVPORT_ROW_RE.match(line)
+            client = (dm.group("client") or "") if dm else ""
+            if dm and _VMK_RE.match(client):
+                result.vmknic(client, "switch", switch, line)
+    if not result.switches:
+        result.notes.append("esxcfg-vswitch -l: no 'Switch Name' / 'DVS Name' section found")
+    return result
+
+
+def _kv_switch_blocks(text: str, result: ParseResult, kind: str, family: str) -> None:
+    """Read ``Name:``-started key/value blocks of the esxcli vswitch lists into ``result``.
+
+    A block counts as a switch only when it carries ``MTU:``, ``Uplinks:`` or ``Class:`` (so that
+    ``Name:`` lines of other outputs in the text, e.g. ``esxcli network nic get``, are ignored), and
+    only keys at the indentation of its ``Name:`` line are read (nested DVPort blocks are skipped).
+    """
+    blocks: list[dict[str, tuple[str, str]]] = []
+    name_indent = -1
+    for indent, key, value, raw in kv_lines(text):
+        if key == "Name":
+            blocks.append({"Name": (value, raw)})
+            name_indent = indent
+            continue
+        if blocks and indent == name_indent and key not in blocks[-1]:
+            blocks[-1][key] = (value, raw)
+    for block in blocks:
+        name, name_line = block["Name"]
+        if not name or not ({"MTU", "Uplinks", "Class"} & block.keys()):
+            continue
+        result.switch(name, "kind", kind, name_line)
+        if "MTU" in block:
+            result.switch(name, "mtu", to_int(block["MTU"][0]), block["MTU"][1])
+        if "Uplinks" in block:
+            result.switch(name, "uplinks", _split_uplinks(block["Uplinks"][0]), block["Uplinks"][1])
+    if not result.switches:
+        result.notes.append(f"{family}: no switch block (Name:/MTU:/Uplinks:) found")
+
+
+@register(r"^esxcli network vswitch standard list\b", "esxcli network vswitch standard list")
+def parse_vswitch_standard_list(text: str, cmd: CommandLine) -> ParseResult:
+    """Parse ``esxcli network vswitch standard list`` blocks: ``Name``, ``MTU`` (bytes),
+    ``Uplinks: vmnic0, vmnic1`` → switches of kind ``standard``. Never raises."""
+    result = ParseResult(family="esxcli network vswitch standard list")
+    _kv_switch_blocks(text, result, "standard", result.family)
+    return result
+
+
+@register(r"^esxcli network vswitch dvs vmware list\b", "esxcli network vswitch dvs vmware list")
+def parse_vswitch_dvs_list(text: str, cmd: CommandLine) -> ParseResult:
+    """Parse ``esxcli network vswitch dvs vmware list`` blocks (host view of a VDS): ``Name``, ``MTU``,
+    ``Uplinks`` → switches of kind ``distributed`` (layout per nic-data-sources.md §5; no real capture
+    of this command is stored in the fixtures). Never raises."""
+    result = ParseResult(family="esxcli network vswitch dvs vmware list")
+    _kv_switch_blocks(text, result, "distributed", result.family)
+    return result

@@ -1,0 +1,203 @@
+"""Linux PCIe link facts: ``lspci -vv`` (LnkCap/LnkSta) and the kernel log's PCIe bandwidth lines (``dmesg``).
+
+Facts are keyed ``"pci:0000:bb:dd.f"`` (the outputs name only the device address; ``b3:00.0`` is
+normalised to ``0000:b3:00.0``); the assembler joins them to the interface with that address.
+Speeds are GT/s per lane (float), widths lanes (int). Sources: nic-data-sources.md §10 (Linux) and
+§14 item 13; captures ``linux_lspci-vv_connectx6dx_lnkcap_partial.txt`` and
+``linux_dmesg_ice_e810_pcie_bandwidth_16gts_x16_ddp.txt``.
+
+The sysfs attributes (``current_link_speed`` …) are read by :mod:`nicadvisor.parsers.linux_sysfs`.
+"""
+from __future__ import annotations
+
+import re
+
+from nicadvisor.parsers.base import CommandLine, ParseResult, hex4, norm_pci, to_int
+from nicadvisor.parsers.registry import register
+
+# --- lspci -vv -------------------------------------------------------------------------------------
+
+_DEVICE_RE = re.compile(
+    r"^(?P<addr>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+"
+    r"(?P<cls>[^:\[]+?)(?:\s+\[(?P<clsid>[0-9a-fA-F]{4})\])?:\s+(?P<desc>.*?)\s*$"
+)
+_NET_CLASS_RE = re.compile(r"(?i)\b(?:ethernet|network|infiniband|fabric) controller\b")
+_LNK_RE = re.compile(
+    r"(?P<reg>LnkCap|LnkSta):.*?\bSpeed\s+(?P<speed>[0-9.]+\s*GT/s|unknown)(?:\s*\((?:ok|downgraded)\))?\s*,"
+    r"\s*Width\s+x(?P<width>\d+)",
+    re.I,
+)
+_IDS_RE = re.compile(r"\[(?P<v>[0-9a-fA-F]{4}):(?P<d>[0-9a-fA-F]{4})\]")
+_NUMA_RE = re.compile(r"^\s*NUMA node:\s*(?P<n>-?\d+)\b")
+# Keys that start a line of lspci -vv; a whitespace-flattened copy is split back before them.
+_SPLIT_RE = re.compile(
+    r"\s+(?=(?:Subsystem|Control|Status|Latency|Interrupt|NUMA node|Region \d+|Expansion ROM|Capabilities|"
+    r"DevCap|DevCtl|DevSta|LnkCap|LnkCtl|LnkSta|Kernel driver in use|Kernel modules)\b[^:]{0,20}:)"
+)
+_SUBSYS_RE = re.compile(r"^\s*Subsystem:\s*(?P<desc>.*?)\s*$")
+_KDRIVER_RE = re.compile(r"^\s*Kernel driver in use:\s*(?P<drv>\S+)\s*$")
+
+
+def gts(text: str | None) -> float | None:
+    """``"16GT/s"``, ``"8.0 GT/s PCIe"``, ``"2.5"`` → GT/s per lane as float; ``unknown``/``Unknown`` → None."""
+    if not text:
+        return None
+    m = re.match(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*(?:GT/s)?", text)
+    if not m:
+        return None
+    value = float(m.group(1))
+    return value if value > 0 else None
+
+
+def link_fields(line: str) -> tuple[str, float | None, int | None] | None:
+    """Read one ``LnkCap:``/``LnkSta:`` line: (register, speed GT/s or None, width lanes or None).
+
+    ``(ok)``/``(downgraded)`` suffixes (newer pciutils) are ignored; ``Speed unknown`` (old pciutils on
+    Gen4, §14 item 13) gives None; width 0 gives None. Returns None for any other line.
+    """
+    m = _LNK_RE.search(line)
+    if not m:
+        return None
+    width = int(m.group("width"))
+    return m.group("reg"), gts(m.group("speed")), width or None
+
+
+def _s_option(cmd: CommandLine) -> str | None:
+    """The device address given with ``-s BDF`` (None when absent or not a full address)."""
+    argv = list(cmd.argv)
+    for i, word in enumerate(argv):
+        if word == "-s" and i + 1 < len(argv):
+            return norm_pci(argv[i + 1])
+        if word.startswith("-s") and len(word) > 2:
+            return norm_pci(word[2:])
+    return None
+
+
+@register(r"^lspci\b.*\s-[A-Za-z]*vv", "lspci -vv")
+def parse_lspci_vv(text: str, cmd: CommandLine) -> ParseResult:
+    """Parse Linux ``lspci -vv`` / ``-vvv`` / ``-nnvv`` (root needed for the Express capability).
+
+    For each network-class device (Ethernet/Network/Infiniband/Fabric controller, or class ``02xx``):
+    ``pcie_speed_capable_gts``/``pcie_width_capable`` ← ``LnkCap: … Speed 16GT/s, Width x16``,
+    ``pcie_speed_gts``/``pcie_width`` ← ``LnkSta``, ``numa_node`` ← ``NUMA node:``, ``description``
+    (device text without ``[vvvv:dddd]``/``(rev …)``), with ``-nn`` also ``vid``/``did``/``svid``/``ssid``,
+    and ``driver`` ← ``Kernel driver in use:``. Keys are ``pci:<address>``; other device classes are
+    skipped. A text without device header lines is read as the device of ``-s BDF``.
+    Capture: ``linux_lspci-vv_connectx6dx_lnkcap_partial.txt`` (LnkCap only). Never raises.
+    """
+    result = ParseResult(family="lspci -vv")
+    key: str | None = None
+    skipped = 0
+    fallback = _s_option(cmd)
+    if fallback and not any(_DEVICE_RE.match(line) for line in text.splitlines()):
+        key = f"pci:{fallback}"
+    lines = [part for line in text.splitlines() for part in _SPLIT_RE.split(line)]
+    for line in lines:
+        dev = _DEVICE_RE.match(line)
+        if dev:
+            addr = norm_pci(dev.group("addr"))
+            is_net = bool(_NET_CLASS_RE.search(dev.group("cls"))) or (dev.group("clsid") or "").startswith("02")
+            key = f"pci:{addr}" if addr and is_net else None
+            if addr and not is_net:
+                skipped += 1
+            if key:
+                desc = dev.group("desc")
+                ids = list(_IDS_RE.finditer(desc))
+                if ids:
+                    result.pnic(key, "vid", hex4(ids[-1].group("v")), line)
+                    result.pnic(key, "did", hex4(ids[-1].group("d")), line)
+                clean = re.sub(r"\s*\(rev [0-9a-fA-F]+\)\s*$", "", desc)
+                clean = _IDS_RE.sub("", clean).strip()
+                result.pnic(key, "description", clean or None, line)
+            continue
+        if not key:
+            continue
+        lf = link_fields(line)
+        if lf:
+            reg, speed, width = lf
+            if reg.lower() == "lnkcap":
+                result.pnic(key, "pcie_speed_capable_gts", speed, line.strip())
+                result.pnic(key, "pcie_width_capable", width, line.strip())
+            else:
+                result.pnic(key, "pcie_speed_gts", speed, line.strip())
+                result.pnic(key, "pcie_width", width, line.strip())
+            continue
+        m = _NUMA_RE.match(line)
+        if m:
+            node = to_int(m.group("n"))
+            result.pnic(key, "numa_node", node if node is not None and node >= 0 else None, line.strip())
+            continue
+        m = _SUBSYS_RE.match(line)
+        if m:
+            ids = list(_IDS_RE.finditer(m.group("desc")))
+            if ids:
+                result.pnic(key, "svid", hex4(ids[-1].group("v")), line.strip())
+                result.pnic(key, "ssid", hex4(ids[-1].group("d")), line.strip())
+            continue
+        m = _KDRIVER_RE.match(line)
+        if m:
+            result.pnic(key, "driver", m.group("drv"), line.strip())
+    if skipped and not result.pnics:
+        result.records.append({"devices_skipped": skipped, "reason": "no network-class device in the output"})
+    return result
+
+
+# --- dmesg: pcie_print_link_status() --------------------------------------------------------------
+
+_SPEED = r"(?P<{n}>[0-9.]+)\s*GT/s(?:\s+PCIe)?"
+_BW_RE = re.compile(
+    r"(?P<addr>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):\s+(?P<bw>[0-9.]+)\s+Gb/s\s+available\s+PCIe\s+bandwidth"
+    r"(?:"
+    r",\s+limited\s+by\s+" + _SPEED.format(n="lspeed") + r"\s+x(?P<lwidth>\d+)\s+link\s+at\s+(?P<at>\S+)\s+"
+    r"\(capable\s+of\s+[0-9.]+\s+Gb/s\s+with\s+" + _SPEED.format(n="cspeed") + r"\s+x(?P<cwidth>\d+)\s+link\)"
+    r"|"
+    r"\s+\(" + _SPEED.format(n="speed") + r"\s+x(?P<width>\d+)\s+link\)"
+    r")"
+)
+_DDP_RE = re.compile(
+    r"(?P<addr>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):\s+The\s+DDP\s+package\s+was\s+successfully\s+"
+    r"loaded:\s+(?P<pkg>[^\n]*?)\s*(?:\n|$)"
+)
+
+
+def _flat(s: str) -> str:
+    return " ".join(s.split())
+
+
+@register(r"^dmesg\b", "dmesg")
+def parse_dmesg(text: str, cmd: CommandLine) -> ParseResult:
+    """Parse the kernel's PCIe bandwidth lines in ``dmesg`` (also mail-wrapped over two lines).
+
+    ``<drv> 0000:41:00.0: 252.048 Gb/s available PCIe bandwidth (16.0 GT/s PCIe x16 link)`` is printed
+    when the device gets its full bandwidth, with the device's capable speed/width, which are then
+    also its current link: both ``pcie_speed_gts``/``pcie_width`` and the ``*_capable`` fields are set.
+    ``…, limited by 8.0 GT/s PCIe x1 link at <bdf> (capable of … with 8.0 GT/s PCIe x16 link)`` gives
+    the limiting link as current and the ``capable of`` link as capable (kernel
+    ``pcie_print_link_status()``, nic-data-sources.md §10). The latest line per device wins. An ice
+    ``DDP package was successfully loaded: …`` line is kept as a record (``ddp_package``).
+    Capture: ``linux_dmesg_ice_e810_pcie_bandwidth_16gts_x16_ddp.txt``. Never raises.
+    """
+    result = ParseResult(family="dmesg")
+    for m in reversed(list(_BW_RE.finditer(text))):
+        addr = norm_pci(m.group("addr"))
+        if not addr:
+            continue
+        key = f"pci:{addr}"
+        raw = _flat(m.group(0))
+        if m.group("speed") is not None:
+            speed, width = gts(m.group("speed")), to_int(m.group("width")) or None
+            result.pnic(key, "pcie_speed_gts", speed, raw)
+            result.pnic(key, "pcie_width", width, raw)
+            result.pnic(key, "pcie_speed_capable_gts", speed, raw)
+            result.pnic(key, "pcie_width_capable", width, raw)
+        else:
+            result.pnic(key, "pcie_speed_gts", gts(m.group("lspeed")), raw)
+            result.pnic(key, "pcie_width", to_int(m.group("lwidth")) or None, raw)
+            result.pnic(key, "pcie_speed_capable_gts", gts(m.group("cspeed")), raw)
+            result.pnic(key, "pcie_width_capable", to_int(m.group("cwidth")) or None, raw)
+    for m in _DDP_RE.finditer(text):
+        addr = norm_pci(m.group("addr"))
+        pkg = _flat(m.group("pkg"))
+        if addr and pkg:
+            result.records.append({"pci_address": addr, "ddp_package": pkg, "line": _flat(m.group(0))})
+    return result

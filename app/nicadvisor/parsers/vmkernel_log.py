@@ -1,0 +1,191 @@
+"""ESXi ``/var/log/vmkernel.log`` (or ``/var/run/log/vmkernel.log``, or a ``grep`` of it): the NIC
+drivers' attach-time messages.
+
+What is read (nic-data-sources.md §7, §8a, §9; regexes anchored on the message part because timestamp
+prefixes differ across releases, §14 item 17; lines may be split after the prefix as in the reformatted
+capture ``esxi_vmkernel_log_i40en_icen_itr_msix.txt``):
+
+* icen ``<pci>: Setting TX/RX Dynamic|Static Interrupt Throttle Rate (ITR) to 50 usec`` →
+  ``coalesce_rx_usecs``/``coalesce_tx_usecs`` (µs) and ``coalesce_adaptive_rx`` (True for Dynamic);
+  icen ENS form ``Setting RX ... to N usec and TX ... to M usec for ENS`` (also sets ``ens_enabled``);
+  i40en ``Setting RX|TX Interrupt Throttle Rate to N usec`` (keyed only when the line names a device).
+* ``Device is configured in [Interrupt] ENS mode`` → ``ens_enabled`` True, ``ens_mode`` ``ens`` /
+  ``ens_interrupt``.
+* ixgben ``feature.rx|tx: numQueue = N``, ``maxTxQueues=12, maxRxQueues=12, maxNumRssQ=4`` →
+  ``rx_queues``/``tx_queues``, ``rss`` (``maxNumRssQ`` > 0, or ``Register RSS``); ``Changing MTU from 1500
+  to 9000`` → ``mtu`` (bytes); ``Uplink: ...: vmnic0: Driver claims supporting N RX queues, and M queues
+  are accepted`` → ``rx_queues`` = M (capture ``esxi_vmkernel_log_ixgben_queues_itr_mtu.txt``).
+* ``<pci>: Starting I/O on vmnicN`` maps a PCI address to its vmnic: facts of a mapped address are keyed
+  by the vmnic (with ``pci_address``), the others by ``"pci:0000:bb:dd.f"``.
+* ``VMK_PCI: ... <pci>: allocated N MSIX interrupts`` and ixgben ``rxITR``/``txITR`` (units not printed)
+  and ``vectors`` go to ``records`` only.
+
+A log is a history: for each device the **last** value logged wins.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from nicadvisor.parsers.base import CommandLine, ParseResult, norm_pci
+from nicadvisor.parsers.registry import register
+
+_PCI = r"(?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
+_DRV_RE = re.compile(r"\b(?P<drv>[a-z][a-z0-9_]*):\s+\w+:\d+:")
+_PCI_ANY_RE = re.compile(_PCI)
+
+_MSIX_RE = re.compile(
+    r"VMK_PCI:\s*\d+:\s*(?:device\s+)?" + _PCI + r":?\s+allocated\s+(?P<n>\d+)\s+(?P<kind>MSIX|MSI)\b", re.I)
+_ITR = r"Interrupt Throttle Rate\s*(?:\(ITR\)\s*)?to\s+"
+_ICEN_ITR_RE = re.compile(r"Setting\s+TX/RX\s+(?P<mode>Static|Dynamic)\s+" + _ITR + r"(?P<v>\d+)\s*usec", re.I)
+_ICEN_ENS_ITR_RE = re.compile(
+    r"Setting\s+RX\s+(?P<rmode>Static|Dynamic)\s+" + _ITR + r"(?P<rx>\d+)\s*usec\s+and\s+"
+    r"TX\s+(?P<tmode>Static|Dynamic)\s+" + _ITR + r"(?P<tx>\d+)\s*usec\s+for\s+ENS", re.I)
+_DIR_ITR_RE = re.compile(r"Setting\s+(?P<dir>RX|TX)\s+Interrupt Throttle Rate\s+to\s+(?P<v>\d+)\s*usec", re.I)
+_ENS_MODE_RE = re.compile(r"configured in (?P<intr>Interrupt\s+)?ENS mode", re.I)
+_NUMQ_RE = re.compile(_PCI + r":\s*feature\.(?P<dir>rx|tx):\s*numQueue\s*=\s*(?P<n>\d+)")
+_VECTORS_RE = re.compile(_PCI + r":\s*feature\.intr:\s*vectors\s*=\s*(?P<n>\d+)")
+_IXGBEN_ITR_RE = re.compile(_PCI + r":\s*config\.intr:.*?rxITR\s*=\s*(?P<rx>\d+),\s*txITR\s*=\s*(?P<tx>\d+)")
+_MAXQ_RE = re.compile(_PCI + r":\s*maxTxQueues=(?P<tx>\d+),\s*maxRxQueues=(?P<rx>\d+),\s*maxNumRssQ=(?P<rss>\d+)")
+_REG_RSS_RE = re.compile(_PCI + r":\s*Register RSS\b")
+_MTU_RE = re.compile(r"Changing MTU from (?P<old>\d+) to (?P<new>\d+)")
+_START_IO_RE = re.compile(_PCI + r":\s*Starting I/O on (?P<nic>vmnic\d+)")
+_UPLINK_RXQ_RE = re.compile(
+    r"Uplink:\s*\d+:\s*(?P<nic>vmnic\d+):\s*Driver claims supporting (?P<n>\d+) RX queues, "
+    r"and (?P<acc>\d+) queues are accepted")
+_NIC_RE = re.compile(r"\b(?P<nic>vmnic\d+)\b")
+
+
+@register(
+    r"^(?:(?:bundle file|z?[ef]?grep|cat|tail|head|less|more|zcat)\b[^|]*?\s)?\S*vmkernel(?:\.\d+)?\.log\b",
+    "vmkernel.log",
+)
+def parse_vmkernel_log(text: str, cmd: CommandLine) -> ParseResult:
+    """Read NIC facts from vmkernel.log lines (see the module docstring for the messages understood).
+
+    Returns pNIC facts keyed by vmnic (when the log maps the PCI address to it) or ``"pci:<address>"``;
+    MSI-X allocations, ixgben ITR register values and device-less ITR lines go to ``records``.
+    Never raises: what cannot be read is skipped and noted.
+    """
+    result = ParseResult(family="vmkernel.log")
+    facts: dict[str, dict[str, tuple[Any, str]]] = {}
+    pci_to_nic: dict[str, tuple[str, str]] = {}
+    unkeyed = 0
+
+    def put(key: str, field: str, value: Any, line: str) -> None:
+        facts.setdefault(key, {})[field] = (value, line)  # later lines win: the log is a history
+
+    lines = text.splitlines()
+    for idx, raw in enumerate(lines):
+        line = raw.strip()
+        if not line:
+            continue
+        pm = _PCI_ANY_RE.search(line)
+        pci = norm_pci(pm.group("pci")) if pm else None
+        dm = _DRV_RE.search(line)
+        driver = dm.group("drv") if dm else None
+
+        m = _MSIX_RE.search(line)
+        if m:
+            result.records.append({"kind": "interrupts", "pci": norm_pci(m.group("pci")),
+                                   "type": m.group("kind").upper(), "vectors": int(m.group("n")), "line": line})
+            continue
+        m = _START_IO_RE.search(line)
+        if m:
+            pci_to_nic[norm_pci(m.group("pci")) or ""] = (m.group("nic"), line)
+            continue
+        m = _UPLINK_RXQ_RE.search(line)
+        if m:
+            put(m.group("nic"), "rx_queues", int(m.group("acc")), line)
+            continue
+        m = _ICEN_ENS_ITR_RE.search(line)
+        if m and pci:
+            key = f"pci:{pci}"
+            put(key, "coalesce_rx_usecs", int(m.group("rx")), line)
+            put(key, "coalesce_tx_usecs", int(m.group("tx")), line)
+            put(key, "coalesce_adaptive_rx", m.group("rmode").lower() == "dynamic", line)
+            put(key, "ens_enabled", True, line)
+            continue
+        m = _ICEN_ITR_RE.search(line)
+        if m and pci:
+            key = f"pci:{pci}"
+            put(key, "coalesce_rx_usecs", int(m.group("v")), line)
+            put(key, "coalesce_tx_usecs", int(m.group("v")), line)
+            put(key, "coalesce_adaptive_rx", m.group("mode").lower() == "dynamic", line)
+            continue
+        m = _DIR_ITR_RE.search(line)
+        if m:
+            usecs = int(m.group("v"))
+            direction = m.group("dir").lower()
+            if pci:
+                put(f"pci:{pci}", f"coalesce_{direction}_usecs", usecs, line)
+            else:
+                unkeyed += 1
+                result.records.append({"kind": "itr", "driver": driver, "direction": direction,
+                                       "usecs": usecs, "line": line})
+            continue
+        m = _ENS_MODE_RE.search(line)
+        if m:
+            key = f"pci:{pci}" if pci else None
+            nm = _NIC_RE.search(line)
+            key = key or (nm.group("nic") if nm else None)
+            mode = "ens_interrupt" if m.group("intr") else "ens"
+            if key:
+                put(key, "ens_enabled", True, line)
+                put(key, "ens_mode", mode, line)
+            else:
+                unkeyed += 1
+                result.records.append({"kind": "ens mode", "driver": driver, "ens_mode": mode, "line": line})
+            continue
+        m = _NUMQ_RE.search(line)
+        if m:
+            put(f"pci:{norm_pci(m.group('pci'))}", f"{m.group('dir')}_queues", int(m.group("n")), line)
+            continue
+        m = _MAXQ_RE.search(line)
+        if m:
+            key = f"pci:{norm_pci(m.group('pci'))}"
+            put(key, "tx_queues", int(m.group("tx")), line)
+            put(key, "rx_queues", int(m.group("rx")), line)
+            put(key, "rss", int(m.group("rss")) > 0, line)
+            continue
+        m = _REG_RSS_RE.search(line)
+        if m:
+            put(f"pci:{norm_pci(m.group('pci'))}", "rss", True, line)
+            continue
+        m = _MTU_RE.search(line)
+        if m:
+            nm = _NIC_RE.search(line)
+            key = f"pci:{pci}" if pci else (nm.group("nic") if nm else None)
+            if key:
+                put(key, "mtu", int(m.group("new")), line)
+            else:
+                unkeyed += 1
+                result.records.append({"kind": "mtu change", "driver": driver, "mtu": int(m.group("new")),
+                                       "line": line})
+            continue
+        m = _IXGBEN_ITR_RE.search(line)
+        if m:
+            result.records.append({"kind": "itr register", "driver": driver, "pci": norm_pci(m.group("pci")),
+                                   "rxITR": int(m.group("rx")), "txITR": int(m.group("tx")), "line": line})
+            continue
+        m = _VECTORS_RE.search(line)
+        if m:
+            result.records.append({"kind": "interrupt vectors", "driver": driver, "pci": norm_pci(m.group("pci")),
+                                   "vectors": int(m.group("n")), "line": line})
+            continue
+
+    # Re-key PCI-addressed facts to the vmnic the log names for that address.
+    for pci, (nic, line) in pci_to_nic.items():
+        result.pnic(nic, "pci_address", pci, line)
+        result.records.append({"kind": "pci to vmnic", "pci": pci, "nic": nic, "line": line})
+    for key, fields in facts.items():
+        target = key
+        if key.startswith("pci:") and key[4:] in pci_to_nic:
+            target = pci_to_nic[key[4:]][0]
+        for field, (value, line) in fields.items():
+            result.pnic(target, field, value, line)
+    if unkeyed:
+        result.notes.append(f"{unkeyed} vmkernel.log line(s) name no vmnic or PCI address; kept in records only")
+    if not result.understood:
+        result.notes.append("no NIC driver message understood in this vmkernel.log text")
+    return result
