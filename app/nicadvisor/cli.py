@@ -15,9 +15,10 @@ from pathlib import Path
 EXIT_READY, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 
 
-def _print_audit(audit, out=sys.stdout) -> None:
+def _print_audit(audit, out=None) -> None:
     from nicadvisor.model import Severity
 
+    out = out or sys.stdout
     for host in audit.hosts:
         phys = [p for p in host.pnics if p.is_physical is not False]
         print(f"{host.name} ({host.kind or 'unknown kind'}{', ' + host.product_version if host.product_version else ''}): "
@@ -32,7 +33,7 @@ def _print_audit(audit, out=sys.stdout) -> None:
         if f.severity is not Severity.INFO:
             print(f"  [{f.severity.value}] {f.target}: {f.title}", file=out)
     for p in audit.inputs_not_understood:
-        print(f"  not understood: {p.source}: {p.message}", file=sys.stderr)
+        print(f"input {p.source}: {p.message}", file=sys.stderr)
 
 
 def _exit_code(audit) -> int:

@@ -1,0 +1,82 @@
+"""The headless main job end to end: nic-advisor audit/demo on the demo lab and on bad input."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+from pypdf import PdfReader
+
+from nicadvisor.cli import main
+
+SCHEMA = Path(__file__).resolve().parents[1] / "app" / "nicadvisor" / "report" / "audit.schema.json"
+
+
+def test_audit_demo_writes_valid_json_pdf_csv(tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["audit", "--demo", "--quiet", "--json", str(out / "a.json"), "--pdf", str(out / "a.pdf"),
+                 "--csv", str(out / "a.csv")])
+    assert code == 1, "the demo lab has MTU 1500 uplinks: error findings, exit 1"
+    doc = json.loads((out / "a.json").read_text())
+    jsonschema.validate(doc, json.loads(SCHEMA.read_text()))
+    hosts = {h["name"]: h for h in doc["hosts"]}
+    assert "esxi-nsx-perf-xl710" in hosts and "linux-e810-pulchart" in hosts
+    vmnic5 = next(p for p in hosts["esxi-nsx-perf-xl710"]["pnics"] if p["name"] == "vmnic5")
+    assert vmnic5["mtu"] == 9000 and vmnic5["geneve_rx_filter"] is True
+    assert vmnic5["evidence"]["mtu"]["command"].startswith("esxcfg-nics -l")
+    assert "9000" in vmnic5["evidence"]["mtu"]["line"]
+    rule_ids = {f["rule_id"] for f in doc["findings"]}
+    assert {"pnic-mtu-below-1600", "legacy-vmklinux-driver", "tep-mtu-below-1700", "vcg-entries"} <= rule_ids
+    text = "\n".join(page.extract_text() for page in PdfReader(out / "a.pdf").pages)
+    assert "esxi-pasek-bnx2x" in text and "Legacy vmklinux driver" in text
+    assert (out / "a.csv").read_text().count("\n") > 10
+    printed = capsys.readouterr().out
+    assert "vmnic5" in printed and "wrote" in printed
+
+
+def test_bad_inputs_exit_2_but_are_named(tmp_path, capsys):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "garbage.bin").write_bytes(b"\x00\x01\x02" * 100)
+    code = main(["audit", "--quiet", "--capture", str(bad), str(tmp_path / "nope"), "--json", str(tmp_path / "x.json")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "garbage.bin" in err and "binary data" in err and "nope" in err
+    doc = json.loads((tmp_path / "x.json").read_text())
+    assert {Path(p["source"]).name for p in doc["inputs_not_understood"]} >= {"garbage.bin", "nope"}
+
+
+def test_bad_input_beside_good_input_keeps_the_audit(tmp_path, capsys):
+    from capturetools import CAPTURES
+
+    good = tmp_path / "esx-a"
+    good.mkdir()
+    (good / "nic.txt").write_bytes((CAPTURES / "esxi_esxcli_nic_list_x550_ixgben_e810_icen_100g.txt").read_bytes())
+    (good / "garbage.txt").write_bytes(b"\xff\xfe binary \x00 junk")
+    code = main(["audit", "--quiet", "--capture", str(good), "--json", str(tmp_path / "x.json")])
+    assert code == 1
+    doc = json.loads((tmp_path / "x.json").read_text())
+    assert [h["name"] for h in doc["hosts"]] == ["esx-a"] and len(doc["hosts"][0]["pnics"]) == 4
+    assert any(Path(p["source"]).name == "garbage.txt" for p in doc["inputs_not_understood"])
+
+
+def test_usage_errors_exit_2():
+    assert main(["audit"]) == 2
+    r = subprocess.run([sys.executable, "-m", "nicadvisor.cli", "audit", "--bogus"], capture_output=True, text=True)
+    assert r.returncode == 2 and "unrecognized arguments" in r.stderr
+
+
+def test_demo_headless_without_display(tmp_path):
+    env = {k: v for k, v in __import__("os").environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    r = subprocess.run(["nic-advisor", "demo", "--out", str(tmp_path)], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.returncode == 1, r.stderr
+    assert (tmp_path / "nic-advisor-demo.pdf").stat().st_size > 5000
+    assert json.loads((tmp_path / "nic-advisor-demo.json").read_text())["hosts"]
+
+
+def test_rules_command_lists_rules(capsys):
+    assert main(["rules"]) == 0
+    assert "pnic-mtu-below-1600" in capsys.readouterr().out
