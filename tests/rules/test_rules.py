@@ -113,7 +113,7 @@ def test_rules_fire_on_facts_with_evidence():
     mtu = by[("pnic-mtu-below-1600", "esx1/vmnic0")]
     assert mtu.severity is Severity.ERROR and "MTU 1500 bytes" in mtu.message
     assert mtu.evidence[0].line == "line for mtu"
-    assert "vSwitch0" in mtu.recommendation
+    assert "vmnic0" in mtu.recommendation
     assert ("switch-mtu-below-1600", "esx1/vSwitch0") in by
     assert ("tep-mtu-below-1700", "esx1/vmk10") in by
     assert ("no-rx-filter-no-rss", "esx1/vmnic0") in by

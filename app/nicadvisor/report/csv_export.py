@@ -1,0 +1,122 @@
+"""CSV exports: the tuning checklist (one row per finding) and the pNIC inventory (one row per pNIC).
+
+Both files are UTF-8 with a byte-order mark (``utf-8-sig``) so that spreadsheet programs show ``µ`` and
+``✔`` correctly, with ``\\r\\n`` row ends (the :mod:`csv` default). Unknown values are empty cells, never 0.
+A cell that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``@``, a tab, a carriage
+return, or ``-`` followed by a letter or sign) gets a leading ``'``, since evidence lines are device output.
+"""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix
+from nicadvisor.model.entities import Audit, Finding, PhysicalNic
+from nicadvisor.report.json_export import atomic_write
+
+ENCODING = "utf-8-sig"
+
+#: Columns of :func:`write_csv`, in order.
+CHECKLIST_COLUMNS = (
+    "done", "severity", "host", "target", "rule_id", "title", "message", "recommendation", "evidence",
+    "references",
+)
+
+_FORMULA = re.compile(r"^(?:[=+@\t\r]|-[^-\d\s.])")
+
+
+def _safe(value: str) -> str:
+    """``value`` with a leading ``'`` if a spreadsheet would read it as a formula."""
+    return "'" + value if _FORMULA.match(value) else value
+
+
+def _cell(value: Any) -> str:
+    """A model value as CSV text: None → empty, booleans → ``true``/``false``, lists joined by ``; ``,
+    dicts as ``k=v; k=v``."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "; ".join(_cell(v) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}={_cell(v)}" for k, v in value.items())
+    return _safe(str(value))
+
+
+def _evidence_text(finding: Finding) -> str:
+    """The finding's evidence as ``command: line`` entries, one per line."""
+    return "\n".join(f"{e.command}: {e.line}" for e in finding.evidence)
+
+
+def checklist_rows(audit: Audit) -> list[dict[str, str]]:
+    """One dict per finding (keys :data:`CHECKLIST_COLUMNS`), most severe first, then by host and target.
+
+    ``done`` is empty (to be ticked by the reader); ``evidence`` holds ``command: line`` entries separated by
+    newlines; ``references`` are joined by ``; ``.
+    """
+    ordered = sorted(audit.findings, key=lambda f: (f.severity.rank, f.host, f.target))
+    return [
+        {
+            "done": "",
+            "severity": f.severity.value,
+            "host": _safe(f.host),
+            "target": _safe(f.target),
+            "rule_id": _safe(f.rule_id),
+            "title": _safe(f.title),
+            "message": _safe(f.message),
+            "recommendation": _safe(f.recommendation),
+            "evidence": _safe(_evidence_text(f)),
+            "references": _cell(list(f.references)),
+        }
+        for f in ordered
+    ]
+
+
+def inventory_columns() -> tuple[str, ...]:
+    """Columns of :func:`write_inventory_csv`: ``host``, every PhysicalNic field (model order, without
+    ``evidence``), then ``<capability key>_status`` for each capability-matrix column."""
+    fields = tuple(f.name for f in dataclasses.fields(PhysicalNic) if f.name != "evidence")
+    return ("host",) + fields + tuple(f"{c.key}_status" for c in CAPABILITIES)
+
+
+def inventory_rows(audit: Audit) -> list[dict[str, str]]:
+    """One dict per pNIC of every host (pseudo devices included, with empty capability statuses)."""
+    rows = []
+    for host in audit.hosts:
+        matrix = {r.pnic: r for r in capability_matrix(host, list(audit.findings))}
+        for pnic in host.pnics:
+            row = {"host": _safe(host.name)}
+            row.update({name: _cell(value) for name, value in pnic.facts().items()})
+            cells = matrix[pnic.name].cells if pnic.is_physical is not False and pnic.name in matrix else {}
+            for cap in CAPABILITIES:
+                row[f"{cap.key}_status"] = cells[cap.key].status if cap.key in cells else ""
+            rows.append(row)
+    return rows
+
+
+def _write_rows(path: str | os.PathLike[str], columns: tuple[str, ...], rows: list[dict[str, str]]) -> Path:
+    def _write(tmp: Path) -> None:
+        with open(tmp, "x", encoding=ENCODING, newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(columns))
+            writer.writeheader()
+            writer.writerows(rows)
+
+    return atomic_write(path, _write)
+
+
+def write_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:
+    """Write the tuning checklist: a header row :data:`CHECKLIST_COLUMNS`, then one row per finding
+    (see :func:`checklist_rows`). Replaces ``path`` atomically; returns it. Raises OSError if unwritable."""
+    return _write_rows(path, CHECKLIST_COLUMNS, checklist_rows(audit))
+
+
+def write_inventory_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:
+    """Write the pNIC inventory: header :func:`inventory_columns`, one row per pNIC with its facts in model
+    units (``link_speed_mbps`` Mbit/s, ``mtu`` bytes, ``pcie_*_gts`` GT/s, ``coalesce_*_usecs`` µs).
+    Replaces ``path`` atomically; returns it. Raises OSError if unwritable."""
+    return _write_rows(path, inventory_columns(), inventory_rows(audit))

@@ -1,0 +1,232 @@
+"""The audit as a JSON document (schema version 1), validated by ``audit.schema.json``.
+
+Shape (documented field by field in ``docs/json-output.md``)::
+
+    {"schema_version": 1,
+     "tool": {"name": "NIC Advisor", "version": "0.1.0"},
+     "created_at": "2026-11-21T10:00:00+00:00",
+     "inputs": ["captures/esxi-a/nic_list.txt", ...],
+     "hosts": [{"name", "kind", "product_version", "build", "inputs", "evidence",
+                "pnics":    [{<every PhysicalNic field>, "evidence": {field: {"command", "line", "source"}},
+                              "capabilities": {key: {"status", "symbol", "text", "rule_ids"}}}],
+                "vmknics":  [{<every VmkernelNic field>, "evidence": {...}}],
+                "switches": [{<every Switch field>, "evidence": {...}}],
+                "modules":  [{<every KernelModule field>, "evidence": {...}}]}],
+     "findings": [Finding.to_dict(), ...],
+     "inputs_not_understood": [InputProblem.to_dict(), ...],
+     "benchmarks": [BenchResult.to_dict(), ...],
+     "summary": {"hosts", "pnics", "pseudo_devices", "errors", "warnings", "infos", "ready"}}
+
+Field lists come from :func:`dataclasses.fields` of the model classes, so a new model field appears in
+the export without a change here (the schema test then asks for it to be added to ``audit.schema.json``).
+Units are those of the model (``*_mbps`` Mbit/s, ``mtu`` bytes, ``*_gts`` GT/s, ``*_usecs`` µs).
+Unknown facts are ``null``, never 0. ``capabilities`` holds one entry per column of
+:data:`nicadvisor.model.capabilities.CAPABILITIES` for pNICs in the capability matrix; pseudo devices
+(``is_physical`` False, e.g. ``vusb0``) are not rated and carry ``{}``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import math
+import os
+import uuid
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from nicadvisor import __version__
+from nicadvisor.model.capabilities import STATUS_SYMBOL, capability_matrix
+from nicadvisor.model.entities import Audit, Host, Severity
+
+SCHEMA_VERSION = 1
+TOOL_NAME = "NIC Advisor"
+
+#: Host fields that are nested collections, exported by their own converters.
+_HOST_COLLECTIONS = ("pnics", "vmknics", "switches", "modules")
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON-safe data: tuples/sets become lists, enums their value, non-finite floats ``None``."""
+    if isinstance(value, enum.Enum):
+        return _plain(value.value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((_plain(v) for v in value), key=str)
+    return value
+
+
+def object_to_dict(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Every dataclass field of ``obj`` (a model object with an ``evidence`` map) except ``skip``.
+
+    ``evidence`` becomes ``{field: {"command", "line", "source"}}``. Returns a new dict of JSON-safe values.
+    """
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(obj):
+        if f.name in skip or f.name == "evidence":
+            continue
+        out[f.name] = _plain(getattr(obj, f.name))
+    out["evidence"] = {name: ev.to_dict() for name, ev in sorted(obj.evidence.items())}
+    return out
+
+
+def benchmark_to_dict(result: Any) -> dict[str, Any]:
+    """One benchmark result as a dict: its ``to_dict()``, or the mapping/dataclass itself.
+
+    The bench package's ``BenchResult.to_dict()`` gives ``test, tool, path, throughput_gbps (Gbit/s),
+    transactions_per_s, latency_us (µs), duration_s (s), expected {value, unit, basis}, raw, command``.
+    Raises TypeError for an object that is none of these.
+    """
+    to_dict = getattr(result, "to_dict", None)
+    if callable(to_dict):
+        return _plain(to_dict())
+    if isinstance(result, Mapping):
+        return _plain(result)
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        return _plain(dataclasses.asdict(result))
+    raise TypeError(f"benchmark result {type(result).__name__} has no to_dict()")
+
+
+def summarize(audit: Audit) -> dict[str, Any]:
+    """Counts for the cover page and the JSON ``summary``.
+
+    ``pnics`` counts ports that are physical or of unknown kind, ``pseudo_devices`` those with
+    ``is_physical`` False (``vusb0``, bonds, VLAN devices). ``ready`` is True when at least one host was
+    audited and no finding has severity ``error``.
+    """
+    all_pnics = [p for h in audit.hosts for p in h.pnics]
+    pseudo = sum(1 for p in all_pnics if p.is_physical is False)
+    counts = {s: sum(1 for f in audit.findings if f.severity is s) for s in Severity}
+    return {
+        "hosts": len(audit.hosts),
+        "pnics": len(all_pnics) - pseudo,
+        "pseudo_devices": pseudo,
+        "errors": counts[Severity.ERROR],
+        "warnings": counts[Severity.WARNING],
+        "infos": counts[Severity.INFO],
+        "ready": bool(audit.hosts) and counts[Severity.ERROR] == 0,
+    }
+
+
+def host_to_dict(host: Host, findings: list) -> dict[str, Any]:
+    """One host with its pNICs (and their capability cells), vmknics, switches and modules."""
+    out = object_to_dict(host, skip=_HOST_COLLECTIONS)
+    rows = {row.pnic: row for row in capability_matrix(host, findings)}
+    pnics = []
+    for pnic in host.pnics:
+        d = object_to_dict(pnic)
+        row = rows.get(pnic.name) if pnic.is_physical is not False else None
+        d["capabilities"] = {} if row is None else {
+            key: {"status": cell.status, "symbol": STATUS_SYMBOL[cell.status], "text": cell.text,
+                  "rule_ids": sorted({f.rule_id for f in cell.findings})}
+            for key, cell in row.cells.items()
+        }
+        pnics.append(d)
+    out["pnics"] = pnics
+    out["vmknics"] = [object_to_dict(v) for v in host.vmknics]
+    out["switches"] = [object_to_dict(s) for s in host.switches]
+    out["modules"] = [object_to_dict(m) for m in host.modules]
+    return out
+
+
+def audit_to_dict(audit: Audit) -> dict[str, Any]:
+    """The whole audit as the schema-version-1 document described in the module docstring.
+
+    Raises TypeError if a benchmark result cannot be converted (see :func:`benchmark_to_dict`).
+    """
+    findings = list(audit.findings)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": TOOL_NAME, "version": __version__},
+        "created_at": audit.created_at,
+        "inputs": list(audit.inputs),
+        "hosts": [host_to_dict(h, findings) for h in audit.hosts],
+        "findings": [_plain(f.to_dict()) for f in findings],
+        "inputs_not_understood": [p.to_dict() for p in audit.inputs_not_understood],
+        "benchmarks": [benchmark_to_dict(b) for b in (audit.benchmarks or [])],
+        "summary": summarize(audit),
+    }
+
+
+def to_json(audit: Audit) -> str:
+    """The document of :func:`audit_to_dict` as UTF-8-ready JSON text (2-space indent, strict: no NaN)."""
+    return json.dumps(audit_to_dict(audit), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], None]) -> Path:
+    """Call ``write(tmp)`` to fill a temporary file beside ``path``, then rename it onto ``path``.
+
+    A reader never sees a half-written export; the file gets the usual umask permissions. The temporary
+    file is removed if ``write`` raises. Returns ``path`` as a Path; raises what ``write`` or the rename raise
+    (OSError for an unwritable folder).
+    """
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return target
+
+
+def write_json(audit: Audit, path: str | os.PathLike[str]) -> Path:
+    """Write the audit to ``path`` (UTF-8 JSON, ``\\n`` line ends), replacing it atomically; returns the path.
+
+    Raises OSError if the folder cannot be written, TypeError for an unconvertible benchmark.
+    """
+    text = to_json(audit)
+
+    def _write(tmp: Path) -> None:
+        with open(tmp, "x", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+
+    return atomic_write(path, _write)
+
+
+SCHEMA_FILE = Path(__file__).with_name("audit.schema.json")
+
+
+def load_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the export, read from ``audit.schema.json`` beside this module."""
+    with open(SCHEMA_FILE, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def validate_document(doc: Mapping[str, Any]) -> None:
+    """Validate an export against :func:`load_schema`.
+
+    Raises ``jsonschema.ValidationError`` (the most relevant error) if ``doc`` does not conform.
+    """
+    import jsonschema  # imported here: only validation needs it
+
+    validator = jsonschema.Draft202012Validator(load_schema())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(doc))
+    if error is not None:
+        raise error
+
+
+def read_json(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read an export written by :func:`write_json` (any older or equal schema version) and validate it.
+
+    Raises ValueError for a document of a newer ``schema_version`` than :data:`SCHEMA_VERSION` (written by
+    a newer NIC Advisor) or without one, ``jsonschema.ValidationError`` if it does not conform,
+    ``json.JSONDecodeError`` for text that is not JSON and OSError if it cannot be read.
+    """
+    with open(path, encoding="utf-8") as fh:
+        doc = json.load(fh)
+    version = doc.get("schema_version") if isinstance(doc, dict) else None
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ValueError(f"{path}: not a NIC Advisor export (no integer schema_version)")
+    if version > SCHEMA_VERSION:
+        raise ValueError(f"{path}: schema_version {version} is newer than this NIC Advisor supports "
+                         f"({SCHEMA_VERSION}); update NIC Advisor")
+    validate_document(doc)
+    return doc

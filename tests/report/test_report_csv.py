@@ -1,0 +1,78 @@
+"""CSV exports: the checklist (one row per finding) and the pNIC inventory, read back with csv."""
+from __future__ import annotations
+
+import csv
+import dataclasses
+
+from audit_sample import CX6_PCI, LNKCAP, NIC_LIST_CMD, NIC_LIST_HEADER, VMNIC0, VMNIC2, build_audit
+from nicadvisor.model import Finding, PhysicalNic, Severity
+from nicadvisor.model.capabilities import CAPABILITIES
+from nicadvisor.report import write_csv, write_inventory_csv
+from nicadvisor.report.csv_export import CHECKLIST_COLUMNS
+
+
+def _read(path):
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        reader = csv.DictReader(fh)
+        return reader.fieldnames, list(reader)
+
+
+def test_checklist_csv_one_row_per_finding_most_severe_first(audit, tmp_path):
+    path = write_csv(audit, tmp_path / "checklist.csv")
+    assert path.read_bytes().startswith(b"\xef\xbb\xbf")  # BOM: spreadsheets read it as UTF-8
+    header, rows = _read(path)
+    assert tuple(header) == CHECKLIST_COLUMNS
+    assert len(rows) == len(audit.findings) == 5
+    assert [r["severity"] for r in rows] == ["error", "warning", "warning", "info", "info"]
+    assert all(r["done"] == "" for r in rows)
+    first = rows[0]
+    assert (first["host"], first["target"], first["rule_id"]) == ("esxi-a", "esxi-a/vmnic2", "MTU-PNIC-001")
+    assert first["title"] == "pNIC MTU below the Geneve minimum"
+    assert first["recommendation"].startswith("Set the MTU of the switch carrying vmnic2 to 1700 bytes")
+    # evidence keeps the raw multi-line output after "command: "
+    assert first["evidence"] == f"{NIC_LIST_CMD}: {NIC_LIST_HEADER}\n{VMNIC2}"
+    assert first["references"] == "nic-data-sources.md §5; nsx-t-performance-on-intel.txt §1.3.2"
+    by_rule = {r["rule_id"]: r for r in rows}
+    assert by_rule["LINK-SPEED-002"]["evidence"] == f"{NIC_LIST_CMD}: {VMNIC0}"
+    assert by_rule["PCIE-LINK-003"]["evidence"] == f"lspci -vv: {LNKCAP}"
+    assert by_rule["PCIE-LINK-003"]["target"] == f"lnx-1/{CX6_PCI}"
+    assert by_rule["INPUT-COVERAGE"]["evidence"] == "" and by_rule["INPUT-COVERAGE"]["host"] == ""
+
+
+def test_checklist_csv_neutralises_formulas(tmp_path):
+    a = build_audit()
+    a.findings = [Finding("R1", "=HYPERLINK(\"http://x\")", Severity.WARNING, "h", "h/vmnic0", "+1 more",
+                          "-cmd|' /C calc'!A0", references=("@ref",))]
+    _, rows = _read(write_csv(a, tmp_path / "c.csv"))
+    row = rows[0]
+    assert row["title"] == "'=HYPERLINK(\"http://x\")"
+    assert row["message"] == "'+1 more"
+    assert row["recommendation"] == "'-cmd|' /C calc'!A0"
+    assert row["references"] == "'@ref"
+
+
+def test_inventory_csv_one_row_per_pnic_with_facts_and_statuses(audit, tmp_path):
+    header, rows = _read(write_inventory_csv(audit, tmp_path / "inventory.csv"))
+    fields = [f.name for f in dataclasses.fields(PhysicalNic) if f.name != "evidence"]
+    assert header == ["host"] + fields + [f"{c.key}_status" for c in CAPABILITIES]
+    assert [(r["host"], r["name"]) for r in rows] == [
+        ("esxi-a", "vmnic0"), ("esxi-a", "vmnic2"), ("esxi-a", "vmnic3"), ("esxi-a", "vusb0"),
+        ("lnx-1", "enp2s0"), ("lnx-1", CX6_PCI)]
+    rows_by = {r["name"]: r for r in rows}
+    vmnic2 = rows_by["vmnic2"]
+    assert (vmnic2["pci_address"], vmnic2["driver"], vmnic2["link_speed_mbps"], vmnic2["mtu"]) == (
+        "0000:5e:00.0", "icen", "100000", "1500")
+    assert vmnic2["description"] == "Intel(R) Ethernet Controller E810-C for QSFP"
+    assert vmnic2["link_up"] == "true" and vmnic2["is_physical"] == "true"
+    assert vmnic2["geneve_offload"] == ""  # unknown: empty, never false/0
+    assert vmnic2["mtu_status"] == "fail" and vmnic2["link_status"] == "pass"
+    assert rows_by["vmnic3"]["geneve_offload"] == "true" and rows_by["vmnic3"]["geneve_offload_status"] == "pass"
+    assert rows_by["vmnic0"]["link_speed_mbps"] == "1000" and rows_by["vmnic0"]["link_status"] == "warn"
+    assert rows_by["vusb0"]["is_physical"] == "false"
+    assert all(rows_by["vusb0"][f"{c.key}_status"] == "" for c in CAPABILITIES)
+    enp = rows_by["enp2s0"]
+    assert (enp["driver"], enp["driver_version"], enp["firmware_version"]) == ("igb", "5.4.0-k", "3.16.0")
+    assert (enp["tso"], enp["lro"]) == ("true", "false")
+    cx = rows_by[CX6_PCI]
+    assert (cx["pcie_speed_capable_gts"], cx["pcie_width_capable"], cx["numa_node"]) == ("16.0", "16", "0")
+    assert cx["pcie_status"] == "warn"
