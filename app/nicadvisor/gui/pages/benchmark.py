@@ -1,0 +1,257 @@
+"""Benchmark page: a one-click quick benchmark (loopback or network namespaces), charted and tabulated."""
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QAbstractItemView, QButtonGroup, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
+    QRadioButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget, QWizardPage,
+)
+
+from nicadvisor.gui.backend import Backend
+from nicadvisor.gui.state import WizardState
+from nicadvisor.gui.tasks import TaskHandle, TaskRunner
+from nicadvisor.gui.widgets.bench_chart import MeasuredVsExpectedChart
+from nicadvisor.gui.widgets.formatting import esc
+from nicadvisor.gui.widgets.progress_panel import ProgressPanel
+
+TABLE_COLUMNS = ("Test", "Tool", "Path", "Measured", "Expected", "Basis of expectation", "Duration", "Command")
+
+
+def measured_text(result: Any) -> str:
+    """TCP_STREAM: ``"12.3 Gbit/s"``; TCP_RR: ``"31.2 µs (32,051 trans/s)"``; ``"—"`` when unknown."""
+    if result.throughput_gbps is not None:
+        return f"{result.throughput_gbps:.2f} Gbit/s"
+    if result.latency_us is not None:
+        tps = f" ({result.transactions_per_s:,.0f} trans/s)" if result.transactions_per_s else ""
+        return f"{result.latency_us:.1f} µs{tps}"
+    if result.transactions_per_s is not None:
+        return f"{result.transactions_per_s:,.0f} trans/s"
+    return "—"
+
+
+def expected_text(result: Any) -> tuple[str, str]:
+    """(``"≈ 20 Gbit/s"``, basis) of ``result.expected``, or ("no expectation", "")."""
+    exp = result.expected
+    if exp is None:
+        return "no expectation", ""
+    return f"≈ {exp.value:.3g} {exp.unit}", exp.basis or ""
+
+
+class BenchmarkPage(QWizardPage):
+    """Runs ``backend.bench`` (netperf/iperf3 TCP_STREAM and TCP_RR) on a worker; optional page.
+
+    Charts: measured vs expected throughput (TCP_STREAM, Gbit/s) and latency (TCP_RR, µs).
+
+    Signals:
+        sig_bench_done(object): the benchmark finished; carries the BenchReport.
+        sig_bench_cancelled(): the benchmark was cancelled.
+        sig_bench_failed(str): the benchmark raised; carries the message.
+    """
+
+    sig_bench_done = Signal(object)
+    sig_bench_cancelled = Signal()
+    sig_bench_failed = Signal(str)
+
+    def __init__(self, state: WizardState, runner: TaskRunner, backend: Backend,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.runner = runner
+        self.backend = backend
+        self._handle: TaskHandle | None = None
+        self.outcome = "idle"
+        self.setTitle("Benchmark (optional)")
+        self.setSubTitle("A quick TCP_STREAM throughput and TCP_RR latency test on this machine, compared with "
+                         "what the path should reach. Skip it with Next.")
+
+        self.loopback_radio = QRadioButton("Loopback (127.0.0.1)")
+        self.netns_radio = QRadioButton("Between network namespaces over a veth pair (needs root)")
+        self.loopback_radio.setChecked(True)
+        self.path_group = QButtonGroup(self)
+        self.path_group.addButton(self.loopback_radio)
+        self.path_group.addButton(self.netns_radio)
+        self.duration = QDoubleSpinBox()
+        self.duration.setRange(1.0, 60.0)
+        self.duration.setDecimals(0)
+        self.duration.setSingleStep(1.0)
+        self.duration.setValue(2.0)
+        self.duration.setSuffix(" s per test")
+        self.run_button = QPushButton("Run quick benchmark")
+        self.run_button.setDefault(False)
+        self.run_button.setAutoDefault(False)
+
+        options = QHBoxLayout()
+        options.addWidget(self.loopback_radio)
+        options.addWidget(self.netns_radio)
+        options.addStretch(1)
+        options.addWidget(QLabel("Duration:"))
+        options.addWidget(self.duration)
+        options.addWidget(self.run_button)
+
+        self.progress = ProgressPanel()
+        self.problems = QLabel("")
+        self.problems.setWordWrap(True)
+        self.problems.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        self.throughput_chart = MeasuredVsExpectedChart("TCP_STREAM throughput", "Gbit/s")
+        self.latency_chart = MeasuredVsExpectedChart("TCP_RR latency (lower is better)", "µs")
+        charts = QWidget()
+        charts_layout = QHBoxLayout(charts)
+        charts_layout.setContentsMargins(0, 0, 0, 0)
+        charts_layout.addWidget(self.throughput_chart)
+        charts_layout.addWidget(self.latency_chart)
+
+        self.table = QTableWidget(0, len(TABLE_COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(TABLE_COLUMNS))
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setWordWrap(False)
+        self.result_detail = QLabel("")
+        self.result_detail.setWordWrap(True)
+        self.result_detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result_detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        results = QWidget()
+        results_layout = QVBoxLayout(results)
+        results_layout.setContentsMargins(0, 0, 0, 0)
+        results_layout.addWidget(self.table, 1)
+        results_layout.addWidget(self.result_detail)
+
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(charts)
+        splitter.addWidget(results)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 1)
+        splitter.setChildrenCollapsible(False)
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(options)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.problems)
+        layout.addWidget(splitter, 1)
+        self.run_button.clicked.connect(self.start_bench)
+        self.table.currentCellChanged.connect(self._on_current_row_changed)
+        self._results: list[Any] = []
+
+    # --- wizard hooks ----------------------------------------------------------------------------
+    def isComplete(self) -> bool:  # Qt override: optional page, but wait for (or cancel) a running test
+        return self.outcome != "running"
+
+    def cleanupPage(self) -> None:  # Qt override: Back pressed
+        if self._handle is not None and not self._handle.done:
+            self._handle.cancel()
+
+    def initializePage(self) -> None:  # Qt override
+        if self.state.bench_report is not None:
+            self._show(self.state.bench_report)
+
+    def selected_path(self) -> str:
+        """``"netns"`` or ``"loopback"``, as the radio buttons say."""
+        return "netns" if self.netns_radio.isChecked() else "loopback"
+
+    # --- task ------------------------------------------------------------------------------------
+    @Slot()
+    def start_bench(self) -> None:
+        """Start the quick benchmark with the chosen path and duration (seconds per test)."""
+        if self._handle is not None and not self._handle.done:
+            return
+        path, duration = self.selected_path(), float(self.duration.value())
+        bench_fn = self.backend.bench
+
+        def task(progress, cancel):
+            return bench_fn(path=path, duration_s=duration, progress=progress, cancel=cancel)
+
+        self.outcome = "running"
+        self.run_button.setEnabled(False)
+        self.problems.setText("")
+        handle = self.runner.prepare("bench", task)
+        self._handle = handle
+        handle.sig_finished.connect(self._on_finished)
+        handle.sig_cancelled.connect(self._on_cancelled)
+        handle.sig_failed.connect(self._on_failed)
+        self.progress.bind(handle, f"Running TCP_STREAM and TCP_RR on {path}, {duration:g} s each…")
+        self.runner.start(handle)
+        self.completeChanged.emit()
+
+    def _ended(self, outcome: str) -> None:
+        self.outcome = outcome
+        self.run_button.setEnabled(True)
+        self.completeChanged.emit()
+
+    @Slot(object)
+    def _on_finished(self, report: Any) -> None:
+        if self.sender() is not self._handle:
+            return
+        self.state.bench_report = report
+        if self.state.audit is not None:
+            self.state.audit.benchmarks = list(report.results)
+        self.progress.end(f"Benchmark finished: {len(report.results)} result(s).", 1.0)
+        self._show(report)
+        self._ended("done")
+        self.sig_bench_done.emit(report)
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        if self.sender() is not self._handle:
+            return
+        self.progress.end("Benchmark cancelled.")
+        self._ended("cancelled")
+        self.sig_bench_cancelled.emit()
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        if self.sender() is not self._handle:
+            return
+        self.progress.end(f"Benchmark failed: {message}")
+        self._ended("failed")
+        self.sig_bench_failed.emit(message)
+
+    # --- display ---------------------------------------------------------------------------------
+    def _show(self, report: Any) -> None:
+        if report.problems:
+            self.problems.setText("<b>Problems:</b> " + "; ".join(report.problems))
+        else:
+            self.problems.setText("")
+        stream = [r for r in report.results if r.throughput_gbps is not None]
+        rr = [r for r in report.results if r.latency_us is not None]
+        self.throughput_chart.set_bars(
+            [f"{r.tool} {r.path}" for r in stream], [r.throughput_gbps for r in stream],
+            [r.expected.value if r.expected is not None and r.expected.unit == "Gbit/s" else None for r in stream])
+        self.latency_chart.set_bars(
+            [f"{r.tool} {r.path}" for r in rr], [r.latency_us for r in rr],
+            [r.expected.value if r.expected is not None and r.expected.unit == "µs" else None for r in rr])
+        self._results = list(report.results)
+        self.table.setRowCount(len(report.results))
+        for i, r in enumerate(report.results):
+            expected, basis = expected_text(r)
+            values = (r.test, r.tool, r.path, measured_text(r), expected, basis,
+                      f"{r.duration_s:g} s" if r.duration_s is not None else "", r.command or "")
+            for col, value in enumerate(values):
+                item = QTableWidgetItem(str(value))
+                item.setToolTip(str(value))
+                self.table.setItem(i, col, item)
+        self.table.resizeColumnsToContents()
+        header = self.table.horizontalHeader()
+        for col in range(len(TABLE_COLUMNS) - 1):
+            if header.sectionSize(col) > 300:
+                header.resizeSection(col, 300)  # long bases wrap; the full command is in the tooltip
+        header.setSectionResizeMode(len(TABLE_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        if self._results:
+            self.table.setCurrentCell(0, 0)
+            self._on_current_row_changed(0, 0, -1, -1)
+
+    @Slot(int, int, int, int)
+    def _on_current_row_changed(self, row: int, _col: int, _prev_row: int, _prev_col: int) -> None:
+        if not 0 <= row < len(self._results):
+            self.result_detail.setText("")
+            return
+        r = self._results[row]
+        expected, basis = expected_text(r)
+        expectation = (f"expected {esc(expected)}" + (f" — <i>{esc(basis)}</i>" if basis else "")
+                       if r.expected is not None else "no expected value is known for this test and path")
+        self.result_detail.setText(
+            f"<b>{esc(r.test)}</b> with {esc(r.tool)} on {esc(r.path)}: {esc(measured_text(r))}; {expectation}"
+            + f"<br><b>Command:</b> <code>{esc(r.command or '')}</code>")

@@ -1,0 +1,198 @@
+"""Export page: write the audit as PDF, JSON and/or CSV on a worker thread."""
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QStandardPaths, Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QCheckBox, QFileDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPushButton,
+    QVBoxLayout, QWidget, QWizardPage,
+)
+
+from nicadvisor.gui.backend import Backend
+from nicadvisor.gui.state import WizardState
+from nicadvisor.gui.tasks import TaskHandle, TaskRunner
+from nicadvisor.gui.pages.discover import audit_summary
+from nicadvisor.gui.widgets.formatting import esc
+from nicadvisor.gui.widgets.progress_panel import ProgressPanel
+
+FORMATS = (("pdf", "PDF report", "PDF (*.pdf)"), ("json", "JSON (machine-readable)", "JSON (*.json)"),
+           ("csv", "CSV (capability matrix and findings)", "CSV (*.csv)"))
+
+
+def default_export_dir() -> str:
+    """The user's documents folder as Qt reports it, or the current directory (no file-system access)."""
+    docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    return docs or os.getcwd()
+
+
+def contents_text(state: WizardState) -> str:
+    """HTML: what an export of ``state`` holds (hosts, pNICs, findings, benchmark results)."""
+    audit = state.audit
+    if audit is None:
+        return "No audit yet: go Back to Discover."
+    n_bench = len(audit.benchmarks or [])
+    bench = (f"{n_bench} benchmark result(s) from this machine" if n_bench
+             else "no benchmark results (the Benchmark page was skipped)")
+    hosts = ", ".join(h.name for h in audit.hosts[:8]) + (" …" if len(audit.hosts) > 8 else "")
+    return (f"<b>{audit_summary(audit)}</b><br>Hosts: {esc(hosts) or 'none'}<br>"
+            f"The PDF opens with the verdict (ready or not) and holds, per host, the capability matrix and every "
+            f"finding as a checklist item with its recommendation and evidence; then {bench}, and the inputs "
+            f"that were not understood. JSON and CSV carry the same facts for other tools.")
+
+
+class ExportPage(QWizardPage):
+    """Chooses output paths and runs ``backend.export(audit, pdf=, json=, csv=)`` in a worker.
+
+    Parent folders are created by the worker. The written paths are listed in :attr:`written`.
+
+    Signals:
+        sig_export_done(object): list[Path] of the files written.
+        sig_export_failed(str): the export raised; carries the message.
+    """
+
+    sig_export_done = Signal(object)
+    sig_export_failed = Signal(str)
+
+    def __init__(self, state: WizardState, runner: TaskRunner, backend: Backend,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.runner = runner
+        self.backend = backend
+        self._handle: TaskHandle | None = None
+        self.setTitle("Export")
+        self.setSubTitle("Save the audit: a PDF report with the tuning checklist, JSON for tools, CSV for "
+                         "spreadsheets.")
+        self.setFinalPage(True)
+
+        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M")
+        base = Path(default_export_dir())
+        self.checks: dict[str, QCheckBox] = {}
+        self.edits: dict[str, QLineEdit] = {}
+        box = QGroupBox("Files")
+        grid = QGridLayout(box)
+        for row, (fmt, label, _filter) in enumerate(FORMATS):
+            check = QCheckBox(label)
+            check.setChecked(fmt == "pdf" or fmt == "json")
+            edit = QLineEdit(str(base / f"nic-advisor-{stamp}.{fmt}"))
+            browse = QPushButton("Browse…")
+            browse.clicked.connect(lambda _=False, f=fmt: self._on_browse(f))
+            check.toggled.connect(edit.setEnabled)
+            check.toggled.connect(browse.setEnabled)
+            edit.setEnabled(check.isChecked())
+            browse.setEnabled(check.isChecked())
+            grid.addWidget(check, row, 0)
+            grid.addWidget(edit, row, 1)
+            grid.addWidget(browse, row, 2)
+            self.checks[fmt] = check
+            self.edits[fmt] = edit
+        grid.setColumnStretch(1, 1)
+
+        self.export_button = QPushButton("Export")
+        self.export_button.setAutoDefault(False)
+        self.progress = ProgressPanel()
+        row_layout = QHBoxLayout()
+        row_layout.addWidget(self.export_button)
+        row_layout.addWidget(self.progress, 1)
+
+        self.contents = QLabel("")
+        self.contents.setWordWrap(True)
+        contents_box = QGroupBox("What the files contain")
+        QVBoxLayout(contents_box).addWidget(self.contents)
+
+        self.written = QListWidget()
+        self.written.setAlternatingRowColors(True)
+        self.written.setMaximumHeight(6 * self.written.fontMetrics().lineSpacing() + 12)
+        written_box = QGroupBox("Written")
+        wl = QVBoxLayout(written_box)
+        wl.addWidget(self.written)
+        self.hint = QLabel("Nothing exported yet. Choose the files above and click Export; Finish closes the wizard.")
+        self.hint.setWordWrap(True)
+        self.hint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        wl.addWidget(self.hint)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(contents_box)
+        layout.addWidget(box)
+        layout.addLayout(row_layout)
+        layout.addWidget(written_box)
+        layout.addStretch(1)
+        self.export_button.clicked.connect(self.start_export)
+
+    def initializePage(self) -> None:  # Qt override
+        self.export_button.setEnabled(self.state.audit is not None)
+        self.contents.setText(contents_text(self.state))
+
+    def chosen_paths(self) -> dict[str, Path | None]:
+        """``{"pdf": Path|None, "json": ..., "csv": ...}`` from the check boxes and line edits."""
+        out: dict[str, Path | None] = {}
+        for fmt, _label, _filter in FORMATS:
+            text = self.edits[fmt].text().strip()
+            out[fmt] = Path(os.path.expanduser(text)) if self.checks[fmt].isChecked() and text else None
+        return out
+
+    @Slot()
+    def start_export(self) -> None:
+        """Run the export of ``state.audit`` to the chosen paths on a worker thread."""
+        if self.state.audit is None or (self._handle is not None and not self._handle.done):
+            return
+        paths = self.chosen_paths()
+        if not any(paths.values()):
+            self.hint.setText("Tick at least one format to export.")
+            return
+        audit, export_fn = self.state.audit, self.backend.export
+
+        def task(progress, cancel):
+            for p in paths.values():
+                if p is not None:
+                    p.parent.mkdir(parents=True, exist_ok=True)
+            progress(0.1, "Writing files…")
+            return export_fn(audit, pdf=paths["pdf"], json=paths["json"], csv=paths["csv"])
+
+        self.export_button.setEnabled(False)
+        handle = self.runner.prepare("export", task)
+        self._handle = handle
+        handle.sig_finished.connect(self._on_finished)
+        handle.sig_failed.connect(self._on_failed)
+        handle.sig_cancelled.connect(self._on_cancelled)
+        self.progress.bind(handle, "Exporting…")
+        self.runner.start(handle)
+
+    @Slot(object)
+    def _on_finished(self, written: Any) -> None:
+        if self.sender() is not self._handle:
+            return
+        paths = [Path(p) for p in (written or [])]
+        self.state.exported = paths
+        self.written.clear()
+        for p in paths:
+            self.written.addItem(str(p))
+        self.progress.end(f"Exported {len(paths)} file(s).", 1.0)
+        self.hint.setText("Done. Click Finish to close the wizard, or export again elsewhere.")
+        self.export_button.setEnabled(True)
+        self.sig_export_done.emit(paths)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        if self.sender() is not self._handle:
+            return
+        self.progress.end(f"Export failed: {message}")
+        self.export_button.setEnabled(True)
+        self.sig_export_failed.emit(message)
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        if self.sender() is not self._handle:
+            return
+        self.progress.end("Export cancelled.")
+        self.export_button.setEnabled(True)
+
+    def _on_browse(self, fmt: str) -> None:
+        label, name_filter = next((lbl, flt) for f, lbl, flt in FORMATS if f == fmt)
+        path, _ = QFileDialog.getSaveFileName(self, f"Save {label}", self.edits[fmt].text(), name_filter)
+        if path:
+            self.edits[fmt].setText(path)

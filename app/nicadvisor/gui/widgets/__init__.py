@@ -1,0 +1,1 @@
+"""Reusable widgets and item models of the wizard."""

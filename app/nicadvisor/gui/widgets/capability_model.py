@@ -1,0 +1,148 @@
+"""Table model of the capability matrix (``nicadvisor.model.capabilities``): a row per pNIC."""
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
+
+from nicadvisor.model.capabilities import (
+    CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, Capability, Cell, Row, capability_matrix,
+)
+
+FIXED_COLUMNS = ("Host / pNIC",)
+
+# Colour is an extra: the symbol and the word carry the status on their own.
+STATUS_BACKGROUND = {"pass": "#e3f4e1", "warn": "#fff1cc", "fail": "#fbdcdc", "unknown": "#eeeeee"}
+STATUS_FOREGROUND = {"pass": "#1b5e20", "warn": "#6d4c00", "fail": "#8e0000", "unknown": "#444444"}
+
+CellRole = Qt.ItemDataRole.UserRole + 1
+
+
+_BOOL_WORDS = {
+    "link_up": ("up", "down"), "geneve_offload": ("yes", "no"), "geneve_rx_filter": ("yes", "no"),
+    "rss": ("RSS on", "RSS off"), "ens_capable": ("capable", "not capable"),
+    "ens_enabled": ("enabled", "not enabled"), "coalesce_adaptive_rx": ("adaptive", "fixed"),
+}
+
+
+def _short_fact(name: str, value: Any) -> str:
+    if isinstance(value, bool) and name in _BOOL_WORDS:
+        return _BOOL_WORDS[name][0 if value else 1]
+    if name == "link_speed_mbps" and isinstance(value, int):
+        return f"{value / 1000:g} Gbit/s" if value >= 1000 else f"{value} Mbit/s"
+    if name == "rx_queues":
+        return f"{value} queue{'' if value == 1 else 's'}"
+    if name == "coalesce_rx_usecs":
+        return f"rx {value} µs"
+    if name == "firmware_version":
+        return f"fw {value}"
+    if name == "mtu" or name in ("driver", "driver_version", "ens_mode"):
+        return str(value)
+    if isinstance(value, bool):
+        return f"{name.replace('_', ' ')} {'yes' if value else 'no'}"
+    return f"{name.replace('_', ' ')} {value}"
+
+
+def compact_text(pnic: Any, cap: Capability) -> str:
+    """Short value text for a matrix cell, without the fact names the column title already says
+    (``"25 Gbit/s, up"``, ``"8 GT/s x8 (max 8 GT/s x16)"``); ``"not reported"`` when nothing is known.
+    The full text (``Cell.text``) is in the tooltip and the detail pane."""
+    if pnic is None:
+        return ""
+    if cap.key == "pcie":
+        now = " ".join(t for t in (f"{pnic.pcie_speed_gts:g} GT/s" if pnic.pcie_speed_gts else "",
+                                   f"x{pnic.pcie_width}" if pnic.pcie_width else "") if t)
+        cap_text = " ".join(t for t in (
+            f"{pnic.pcie_speed_capable_gts:g} GT/s" if pnic.pcie_speed_capable_gts else "",
+            f"x{pnic.pcie_width_capable}" if pnic.pcie_width_capable else "") if t)
+        if now and cap_text:
+            return f"{now} (max {cap_text})"
+        return now or (f"max {cap_text}" if cap_text else "not reported")
+    facts = list(cap.facts)
+    if cap.key == "link":
+        facts = ["link_speed_mbps", "link_up"]
+    parts = [_short_fact(n, getattr(pnic, n)) for n in facts if getattr(pnic, n, None) is not None]
+    return ", ".join(parts) or "not reported"
+
+
+def cell_display(cell: Cell, short: str | None = None) -> str:
+    """Two lines: ``"✔ pass"`` then the value text (``short`` if given, else ``cell.text``)."""
+    return f"{STATUS_SYMBOL[cell.status]} {STATUS_TEXT[cell.status]}\n{cell.text if short is None else short}"
+
+
+class CapabilityTableModel(QAbstractTableModel):
+    """Read-only model: column 0 "Host / pNIC" (two lines: host, then pNIC), then one column per
+    ``CAPABILITIES`` entry.
+
+    ``data(index, CellRole)`` returns the :class:`~nicadvisor.model.capabilities.Cell` of a capability
+    column (None for column 0).
+    """
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.rows: list[Row] = []
+        self.pnics: list[Any] = []
+
+    def set_audit(self, audit: Any) -> None:
+        """Rebuild from an ``Audit`` (None clears): rows of every host's physical pNICs."""
+        self.beginResetModel()
+        self.rows, self.pnics = [], []
+        if audit is not None:
+            for host in audit.hosts:
+                for row in capability_matrix(host, audit.findings):
+                    self.rows.append(row)
+                    self.pnics.append(host.pnic(row.pnic))
+        self.endResetModel()
+
+    def cell(self, index: QModelIndex) -> Cell | None:
+        """The Cell at ``index``, or None for the Host/pNIC columns or an invalid index."""
+        if not index.isValid() or index.column() < len(FIXED_COLUMNS):
+            return None
+        row = self.rows[index.row()]
+        return row.cells.get(CAPABILITIES[index.column() - len(FIXED_COLUMNS)].key)
+
+    # --- Qt overrides ------------------------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(FIXED_COLUMNS) + len(CAPABILITIES)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Vertical:
+            return str(section + 1)
+        if section < len(FIXED_COLUMNS):
+            return FIXED_COLUMNS[section]
+        return CAPABILITIES[section - len(FIXED_COLUMNS)].title
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row = self.rows[index.row()]
+        col = index.column()
+        if col < len(FIXED_COLUMNS):
+            if role == Qt.ItemDataRole.DisplayRole:
+                return f"{row.host}\n{row.pnic}"
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return f"{row.host}/{row.pnic}"
+            return None
+        cell = self.cell(QModelIndex(index) if isinstance(index, QPersistentModelIndex) else index)
+        if cell is None:
+            return None
+        cap = CAPABILITIES[col - len(FIXED_COLUMNS)]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return cell_display(cell, compact_text(self.pnics[index.row()], cap))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            lines = [f"{cap.title}: {STATUS_TEXT[cell.status]}", cell.text]
+            lines += [f"{f.severity.value}: {f.title}" for f in cell.findings]
+            return "\n".join(lines)
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return QBrush(QColor(STATUS_BACKGROUND[cell.status]))
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return QBrush(QColor(STATUS_FOREGROUND[cell.status]))
+        if role == CellRole:
+            return cell
+        return None

@@ -1,0 +1,77 @@
+"""Small text helpers shared by the pages (pure; no Qt)."""
+from __future__ import annotations
+
+import html
+from typing import Any, Iterable
+
+
+def speed_text(pnic: Any) -> str:
+    """Link speed of a PhysicalNic for display: ``"25 Gbit/s"``, ``"100 Mbit/s"``, ``"link down"``,
+    or ``"not reported"`` (``link_speed_mbps`` is Mbit/s; a link-down port has no speed)."""
+    mbps = getattr(pnic, "link_speed_mbps", None)
+    if isinstance(mbps, int) and mbps > 0:
+        return f"{mbps / 1000:g} Gbit/s" if mbps >= 1000 else f"{mbps} Mbit/s"
+    if getattr(pnic, "link_up", None) is False:
+        return "link down"
+    return "not reported"
+
+
+def pci_ids_text(pnic: Any) -> str:
+    """``"8086:1572 8086:0007"`` (vendor:device subsystem-vendor:subsystem), parts unknown as ``?``;
+    empty when no ID is known."""
+    vid, did, svid, ssid = (getattr(pnic, n, None) for n in ("vid", "did", "svid", "ssid"))
+    if not any((vid, did, svid, ssid)):
+        return ""
+    main = f"{vid or '?'}:{did or '?'}"
+    if svid or ssid:
+        main += f"  {svid or '?'}:{ssid or '?'}"
+    return main
+
+
+def driver_text(pnic: Any) -> str:
+    """``"i40en 2.1.5.0"`` (driver as printed, ENS ``_ens`` suffix kept, plus version when known)."""
+    parts = [p for p in (getattr(pnic, "driver", None), getattr(pnic, "driver_version", None)) if p]
+    return " ".join(parts)
+
+
+def esc(value: object) -> str:
+    """HTML-escape ``value`` (str() of it)."""
+    return html.escape(str(value), quote=True)
+
+
+def evidence_html(evidence: Iterable[Any], heading: str = "Evidence") -> str:
+    """HTML list of Evidence items: command (bold, monospace), source, the raw line(s) in a block."""
+    items = list(evidence)
+    if not items:
+        return f"<h4>{esc(heading)}</h4><p><i>No evidence line: the value was not reported by any input.</i></p>"
+    out = [f"<h4>{esc(heading)}</h4>"]
+    for ev in items:
+        command = getattr(ev, "command", "") or "(command not recorded)"
+        source = getattr(ev, "source", "") or "(source not recorded)"
+        line = getattr(ev, "line", "") or ""
+        out.append(
+            f"<p style='margin-bottom:2px'><b>Command:</b> <code>{esc(command)}</code><br>"
+            f"<b>Source:</b> {esc(source)}</p>"
+            f"<pre style='background:#f2f2f2; margin-top:0; white-space:pre-wrap'>{esc(line)}</pre>")
+    return "".join(out)
+
+
+SEVERITY_COLOURS = {"error": "#b00020", "warning": "#8a5a00", "info": "#1d4f91"}
+
+
+def finding_html(finding: Any, with_evidence: bool = True) -> str:
+    """HTML of one Finding: severity, title, target, message, recommendation, references, evidence."""
+    sev = getattr(finding.severity, "value", str(finding.severity))
+    colour = SEVERITY_COLOURS.get(sev, "#000000")
+    refs = "".join(f"<li>{esc(r)}</li>" for r in finding.references) or "<li><i>none</i></li>"
+    out = (
+        f"<h3 style='margin-bottom:2px'><span style='color:{colour}'>[{esc(sev.upper())}]</span> "
+        f"{esc(finding.title)}</h3>"
+        f"<p style='margin-top:0'><b>Target:</b> {esc(finding.target)} &nbsp; <b>Rule:</b> {esc(finding.rule_id)}"
+        + (f" &nbsp; <b>Category:</b> {esc(finding.category)}" if finding.category else "") + "</p>"
+        f"<p><b>What was found:</b> {esc(finding.message)}</p>"
+        f"<p><b>Recommendation:</b> {esc(finding.recommendation)}</p>"
+        f"<p><b>References:</b></p><ul>{refs}</ul>")
+    if with_evidence:
+        out += evidence_html(finding.evidence)
+    return out

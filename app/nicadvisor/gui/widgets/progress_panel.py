@@ -1,0 +1,69 @@
+"""A progress bar, a status line and a Cancel button, bound to one :class:`TaskHandle` at a time."""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+
+from nicadvisor.gui.tasks import TaskHandle
+
+
+class ProgressPanel(QWidget):
+    """Shows the progress of the task it is bound to; its Cancel button cancels that task.
+
+    Signals:
+        sig_cancel_requested(): the user clicked Cancel (the bound task has already been told).
+    """
+
+    sig_cancel_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bar = QProgressBar()
+        self.bar.setRange(0, 1000)
+        self.bar.setValue(0)
+        self.bar.setFormat("%p %")
+        self.bar.setMinimumWidth(260)
+        self.status = QLabel("Idle")
+        self.status.setWordWrap(True)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.setToolTip("Stop the running task")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.bar, 2)
+        layout.addWidget(self.status, 3)
+        layout.addWidget(self.cancel_button)
+        self._handle: TaskHandle | None = None
+        self.cancel_button.clicked.connect(self._on_cancel_clicked)
+
+    def bind(self, handle: TaskHandle, status: str) -> None:
+        """Follow ``handle`` (a newly started task): reset the bar, enable Cancel."""
+        self._handle = handle
+        self.bar.setValue(0)
+        self.status.setText(status)
+        self.cancel_button.setEnabled(True)
+        handle.sig_progress.connect(self._on_progress)
+
+    def end(self, status: str, fraction: float | None = None) -> None:
+        """The bound task ended: show ``status``, disable Cancel, optionally set the bar."""
+        self._handle = None
+        if fraction is not None:
+            self.bar.setValue(int(fraction * 1000))
+        self.status.setText(status)
+        self.cancel_button.setEnabled(False)
+
+    @Slot(float, str)
+    def _on_progress(self, fraction: float, status: str) -> None:
+        if self.sender() is not self._handle:
+            return
+        self.bar.setValue(int(fraction * 1000))
+        if status:
+            self.status.setText(status)
+
+    @Slot()
+    def _on_cancel_clicked(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self.status.setText("Cancelling…")
+            self.cancel_button.setEnabled(False)
+            self.sig_cancel_requested.emit()

@@ -1,0 +1,56 @@
+"""pytest-qt fixtures for the wizard tests: offscreen platform, a wizard that is shut down after use,
+and a screenshot helper writing ``docs/screenshots/wizard-<page>.png``."""
+from __future__ import annotations
+
+import os
+
+os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before pytest-qt creates the QApplication
+
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+SCREENSHOTS = REPO / "docs" / "screenshots"
+
+
+def pytest_collection_modifyitems(items):
+    here = Path(__file__).parent
+    for item in items:
+        if Path(str(item.fspath)).parent == here:
+            item.add_marker(pytest.mark.gui)
+
+
+@pytest.fixture
+def make_wizard(qtbot):
+    """Factory: ``make_wizard(**kwargs)`` -> a shown NicAdvisorWizard (1200x800), shut down at teardown."""
+    from nicadvisor.gui.wizard import NicAdvisorWizard
+
+    made = []
+
+    def factory(**kwargs):
+        wizard = NicAdvisorWizard(**kwargs)
+        qtbot.addWidget(wizard)
+        wizard.resize(1200, 800)
+        wizard.show()
+        qtbot.waitExposed(wizard)
+        made.append(wizard)
+        return wizard
+
+    yield factory
+    for wizard in made:
+        assert wizard.shutdown(20000), "a worker did not end within 20 s"
+
+
+@pytest.fixture
+def screenshot(qtbot):
+    """``screenshot(widget, "connect")`` saves ``docs/screenshots/wizard-connect.png``; returns the path."""
+
+    def save(widget, name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(50)  # let queued layout/paint events run
+        path = SCREENSHOTS / f"wizard-{name}.png"
+        assert widget.grab().save(str(path)), f"could not save {path}"
+        return path
+
+    return save
