@@ -1,0 +1,178 @@
+"""Use-case: the quick network benchmark (first slice).
+
+``run_quick_bench(request, progress, cancel)`` runs the requested tests with netperf, iperf3 or the
+built-in agent on loopback or on a private veth path between two network namespaces (optionally
+rate-limited with tc tbf and with a chosen MTU), attaches the expected value of each result
+(:mod:`nicadvisor.bench.expected`) and returns a :class:`~nicadvisor.bench.results.BenchReport`.
+
+Host changes are journaled (:mod:`nicadvisor.bench.journal`): every run first undoes what a crashed
+or killed earlier run left, and always undoes its own changes before returning or raising.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+from nicadvisor.bench import PATHS, TESTS, BenchError, Cancelled
+from nicadvisor.bench import agent, iperf3, netperf
+from nicadvisor.bench.expected import expected_for
+from nicadvisor.bench.journal import Journal, restore_from_journal
+from nicadvisor.bench.netns import NetnsError, NetnsPair, can_create, create_pair, destroy_pair
+from nicadvisor.bench.procs import LOOPBACK
+from nicadvisor.bench.results import BenchReport, BenchResult
+
+Progress = Callable[[float, str], None]
+
+TOOL_CHOICES = ("auto", "netperf", "iperf3", "agent")
+_CAN_RUN = {"netperf": netperf.TESTS, "iperf3": iperf3.TESTS, "agent": agent.TESTS}
+_RUNNERS = {"netperf": netperf.run_netperf, "iperf3": iperf3.run_iperf3, "agent": agent.run_agent}
+
+
+@dataclass(frozen=True)
+class BenchRequest:
+    """What to measure.
+
+    * ``path``: ``"loopback"`` (127.0.0.1) or ``"netns"`` (veth between two namespaces; root only).
+    * ``tests``: any of ``"TCP_STREAM"``, ``"TCP_RR"``, ``"TCP_CRR"``, ``"UDP_STREAM"``, run in order.
+    * ``duration_s``: seconds per test (netperf and iperf3 round to whole seconds, at least 1).
+    * ``tool``: ``"auto"`` (netperf if installed, else iperf3 for stream tests, else the agent),
+      ``"netperf"``, ``"iperf3"`` or ``"agent"``.
+    * ``rate_mbit``: tc tbf rate in Mbit/s on the netns path (None = unshaped).
+    * ``mtu``: veth MTU in bytes on the netns path (None = 1500).
+    """
+
+    path: str = "loopback"
+    tests: tuple[str, ...] = ("TCP_STREAM", "TCP_RR")
+    duration_s: float = 2.0
+    tool: str = "auto"
+    rate_mbit: int | None = None
+    mtu: int | None = None
+
+    def validate(self) -> None:
+        """Raises ValueError naming the first bad field."""
+        if self.path not in PATHS:
+            raise ValueError(f"path {self.path!r} is not one of {PATHS}")
+        if not self.tests:
+            raise ValueError("no test requested")
+        for t in self.tests:
+            if t not in TESTS:
+                raise ValueError(f"test {t!r} is not one of {TESTS}")
+        if not 0 < self.duration_s <= 600:
+            raise ValueError(f"duration {self.duration_s} s is outside (0, 600]")
+        if self.tool not in TOOL_CHOICES:
+            raise ValueError(f"tool {self.tool!r} is not one of {TOOL_CHOICES}")
+        if self.rate_mbit is not None and self.rate_mbit <= 0:
+            raise ValueError(f"rate {self.rate_mbit} Mbit/s must be positive")
+        if self.mtu is not None and not 68 <= self.mtu <= 65535:
+            raise ValueError(f"MTU {self.mtu} is outside 68..65535 bytes")
+
+
+def _installed(tool: str) -> bool:
+    if tool == "netperf":
+        return netperf.available()
+    if tool == "iperf3":
+        return iperf3.available()
+    return True  # the agent is this package
+
+
+def choose_tool(test: str, wanted: str) -> tuple[str | None, str | None]:
+    """``(tool, problem)`` for ``test``: the tool to use (None = the test cannot run here) and a
+    sentence when the wish could not be met exactly. ``wanted`` is a :data:`TOOL_CHOICES` value."""
+    if wanted != "auto":
+        if test not in _CAN_RUN[wanted]:
+            return None, f"{wanted} cannot run {test}; skipped"
+        if _installed(wanted):
+            return wanted, None
+        fallback, _ = choose_tool(test, "auto")
+        if fallback is None:
+            return None, f"{wanted} is not installed and no other tool can run {test}; skipped"
+        return fallback, f"{wanted} is not installed; {test} runs with {fallback}"
+    for tool in ("netperf", "iperf3", "agent"):
+        if test in _CAN_RUN[tool] and _installed(tool):
+            return tool, None
+    return None, f"no installed tool can run {test} (needs netperf); skipped"
+
+
+def run_quick_bench(request: BenchRequest, progress: Progress | None = None,
+                    cancel: threading.Event | None = None, *,
+                    journal_dir: Path | str | None = None) -> BenchReport:
+    """Run ``request`` and return its report (results in test order, problems as sentences).
+
+    ``progress(fraction 0..1, message)`` is called from the calling thread before each test, about
+    every 0.1 s during a tool run, and with 1.0 at the end. ``cancel``: when set, the running test
+    is stopped within about 0.1-0.2 s, namespaces and processes are removed, and
+    :class:`nicadvisor.bench.Cancelled` is raised. ``journal_dir``: journal location (default
+    ``platformdirs.user_state_dir("nic-advisor")``).
+
+    A non-root caller asking for ``"netns"`` gets a problem sentence and a loopback run; a test that
+    fails is reported in ``problems`` and the others still run. Raises ValueError for an invalid
+    request, OSError when the undo journal cannot be written (no change is made without it).
+    """
+    request.validate()
+    report: Progress = progress or (lambda _f, _m: None)
+    problems: list[str] = []
+    results: list[BenchResult] = []
+
+    restored = restore_from_journal(journal_dir)
+    problems += [f"cleaned up after an earlier run: {s}" for s in restored.undone]
+    problems += [f"could not clean up after an earlier run: {s}" for s in restored.failed]
+    if cancel is not None and cancel.is_set():
+        raise Cancelled()
+
+    path = request.path
+    if path == "netns":
+        reason = can_create()
+        if reason:
+            problems.append(f"{reason}: falling back to the loopback path")
+            path = "loopback"
+    if path == "loopback" and (request.rate_mbit is not None or request.mtu is not None):
+        problems.append("rate_mbit and mtu apply only to the netns path; ignored on loopback")
+
+    plan: list[tuple[str, str]] = []
+    for test in request.tests:
+        tool, problem = choose_tool(test, request.tool)
+        if problem:
+            problems.append(problem)
+        if tool:
+            plan.append((test, tool))
+
+    journal = Journal(journal_dir)
+    pair: NetnsPair | None = None
+    try:
+        if path == "netns":
+            report(0.0, "creating the namespace path")
+            try:
+                pair = create_pair(journal, mtu=request.mtu, rate_mbit=request.rate_mbit)
+            except NetnsError as exc:
+                problems.append(f"{exc}: falling back to the loopback path")
+                path = "loopback"
+        endpoints = pair.endpoints() if pair else LOOPBACK
+        n = max(1, len(plan))
+        for i, (test, tool) in enumerate(plan):
+            if cancel is not None and cancel.is_set():
+                raise Cancelled()
+            message = f"{test} with {tool} on {path} ({request.duration_s:g} s)"
+            report(i / n, message)
+
+            def on_tick(elapsed: float, i: int = i, message: str = message) -> None:
+                report(min(i + min(elapsed / request.duration_s, 0.99), n) / n, message)
+
+            try:
+                result = _RUNNERS[tool](test, journal, endpoints=endpoints, duration_s=request.duration_s,
+                                        cancel=cancel, on_tick=on_tick)
+            except BenchError as exc:
+                problems.append(str(exc))
+                continue
+            expected = expected_for(test, path, rate_mbit=pair.rate_mbit if pair else None,
+                                    mtu=pair.mtu if pair else None)
+            results.append(replace(result, expected=expected))
+        report(1.0, "done")
+    finally:
+        if pair is not None:
+            problems += destroy_pair(pair, journal)
+        leftover = journal.undo_all()
+        problems += [f"could not undo: {s}" for s in leftover.failed]
+        journal.close()
+    return BenchReport(results=results, problems=problems)

@@ -1,0 +1,125 @@
+"""Pure parsers of tool output, on outputs recorded from real runs on this machine (tests/bench/data,
+each headed by # source/# command/# note lines)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchtools import read_output
+from nicadvisor.bench.agent import parse_client_output
+from nicadvisor.bench.iperf3 import client_argv, load_json, parse_iperf3
+from nicadvisor.bench.netperf import SELECTORS, netperf_argv, omni_figures, parse_omni
+
+
+def test_netperf_tcp_rr_omni_csv():
+    values = parse_omni(read_output("netperf_tcp_rr_omni.txt"))
+    assert values["THROUGHPUT_UNITS"] == "Trans/s"
+    assert values["TRANSACTION_RATE"] == "24816.193"
+    assert values["MEAN_LATENCY"] == "40.25"
+    assert values["DIRECTION"] == "Send|Recv"
+    gbps, tps, lat = omni_figures(values, "TCP_RR")
+    assert gbps is None
+    assert tps == pytest.approx(24816.193)
+    assert lat == pytest.approx(1e6 / 24816.193)  # 40.30 µs
+
+
+def test_netperf_tcp_stream_with_banner_and_column_names():
+    values = parse_omni(read_output("netperf_tcp_stream_banner.txt"))
+    assert values["THROUGHPUT"] == "40054.97"
+    assert values["THROUGHPUT_UNITS"] == "10^6bits/s"
+    assert values["PROTOCOL"] == "TCP"
+    assert omni_figures(values, "TCP_STREAM") == (pytest.approx(40.05497), None, None)
+
+
+def test_netperf_tcp_crr():
+    values = parse_omni(read_output("netperf_tcp_crr_omni.txt"))
+    assert values["DIRECTION"] == "Connect|Send|Recv"
+    _, tps, lat = omni_figures(values, "TCP_CRR")
+    assert tps == pytest.approx(19403.506)
+    assert lat == pytest.approx(51.536, abs=0.01)
+
+
+def test_netperf_udp_stream_keyval_uses_received_rate():
+    values = parse_omni(read_output("netperf_udp_stream_keyval.txt"))
+    assert values["LOCAL_SEND_THROUGHPUT"] == "2900.54"
+    assert values["REMOTE_RECV_THROUGHPUT"] == "2473.82"
+    gbps, tps, lat = omni_figures(values, "UDP_STREAM")
+    assert gbps == pytest.approx(2.47382)
+    assert tps is None and lat is None
+
+
+def test_netperf_without_server_gives_nothing():
+    text = read_output("netperf_no_server.txt")
+    assert "establish control" in text
+    assert parse_omni(text) == {}
+    assert omni_figures({}, "TCP_RR") == (None, None, None)
+    assert omni_figures({}, "TCP_STREAM") == (None, None, None)
+
+
+@pytest.mark.parametrize("junk", ["", "garbage,,,", "1,2,3", "THROUGHPUT=abc\nTHROUGHPUT_UNITS=furlongs", "\x00\xff"])
+def test_netperf_parser_never_raises(junk):
+    values = parse_omni(junk)
+    assert omni_figures(values, "TCP_STREAM")[0] is None
+    assert omni_figures(values, "TCP_RR")[1] is None
+
+
+def test_netperf_argv_shapes():
+    argv = netperf_argv("TCP_STREAM", "10.213.0.2", 12865, 1.6)
+    assert argv[:11] == ["netperf", "-H", "10.213.0.2", "-p", "12865", "-t", "TCP_STREAM", "-l", "2", "-P", "0"]
+    assert argv[-2:] == ["-m", "65536"] and ",".join(SELECTORS) in argv
+    assert netperf_argv("TCP_RR", "h", 1, 0.2)[-2:] == ["-r", "1,1"]
+    assert netperf_argv("TCP_RR", "h", 1, 0.2)[8] == "1"  # at least one second
+    assert netperf_argv("UDP_STREAM", "h", 1, 1)[-2:] == ["-m", "1400"]
+    with pytest.raises(ValueError):
+        netperf_argv("SCTP_RR", "h", 1, 1)
+
+
+def test_iperf3_tcp_json():
+    parsed = parse_iperf3(read_output("iperf3_tcp.json.txt"))
+    assert parsed["protocol"] == "TCP"
+    assert parsed["gbps"] == pytest.approx(36.897396980563049)
+    assert parsed["seconds"] == pytest.approx(1.000054)
+    assert parsed["retransmits"] == 23
+    assert parsed["error"] is None
+
+
+def test_iperf3_udp_json_uses_sum_received():
+    parsed = parse_iperf3(read_output("iperf3_udp.json.txt"))
+    assert parsed["protocol"] == "UDP"
+    assert parsed["gbps"] == pytest.approx(3.810975939010561)
+    assert parsed["lost_percent"] == pytest.approx(3.215961773656816)
+
+
+def test_iperf3_udp_without_sum_received_falls_back_to_sum_minus_loss():
+    # the same real document with sum_received removed, as iperf3 versions without UDP sum_received write it
+    doc = load_json(read_output("iperf3_udp.json.txt"))
+    del doc["end"]["sum_received"]
+    total = doc["end"]["sum"]["bits_per_second"]
+    parsed = parse_iperf3(json.dumps(doc))
+    assert parsed["gbps"] == pytest.approx(total * (1 - 3.215961773656816 / 100) / 1e9)
+
+
+def test_iperf3_error_object_and_prose_around_json():
+    parsed = parse_iperf3(read_output("iperf3_refused.json.txt"))
+    assert parsed["gbps"] is None
+    assert parsed["error"] == "unable to connect to server: Connection refused"
+    # ESXi prints warnings before the JSON (nic-data-sources.md §12): skipped
+    prefixed = "iperf3: getsockopt - Function not implemented\n" + read_output("iperf3_tcp.json.txt")
+    assert parse_iperf3(prefixed)["gbps"] == pytest.approx(36.897396980563049)
+    assert parse_iperf3("no json here")["error"] == "no JSON object in iperf3 output"
+    assert parse_iperf3("{ truncated")["gbps"] is None
+
+
+def test_iperf3_argv_shapes():
+    assert client_argv("UDP_STREAM", "h", 5201, 2)[-5:] == ["-J", "-u", "-b", "0", "-l", "1400"][-5:]
+    assert client_argv("TCP_STREAM", "h", 5201, 2) == ["iperf3", "-c", "h", "-p", "5201", "-t", "2", "-J"]
+    with pytest.raises(ValueError):
+        client_argv("TCP_RR", "h", 1, 1)
+
+
+def test_agent_client_output_last_json_line():
+    out = 'noise\n{"test": "TCP_RR", "transactions_per_s": 1000.0}\n'
+    assert parse_client_output(out) == {"test": "TCP_RR", "transactions_per_s": 1000.0}
+    assert parse_client_output("agent error: refused") is None
+    assert parse_client_output("{broken") is None

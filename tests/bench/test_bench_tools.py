@@ -1,0 +1,104 @@
+"""Real tool runs on loopback (1 s each). No timed performance assertions: only that real figures
+came back, in sane ranges, with the evidence kept and nothing left running."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchtools import my_children, read_output
+from nicadvisor.bench import BenchError
+from nicadvisor.bench.agent import AgentServer, client_rr, client_stream, run_agent
+from nicadvisor.bench.iperf3 import run_iperf3
+from nicadvisor.bench.journal import Journal, read_entries
+from nicadvisor.bench.netperf import run_netperf
+
+needs_netperf = pytest.mark.skipif(shutil.which("netperf") is None, reason="netperf not installed")
+needs_iperf3 = pytest.mark.skipif(shutil.which("iperf3") is None, reason="iperf3 not installed")
+
+
+@needs_netperf
+def test_netperf_stream_and_rr_on_loopback(journal_dir):
+    with Journal(journal_dir) as journal:
+        stream = run_netperf("TCP_STREAM", journal, duration_s=1)
+        rr = run_netperf("TCP_RR", journal, duration_s=1)
+    assert stream.tool == "netperf" and stream.path == "loopback"
+    assert 0.05 < stream.throughput_gbps < 1000
+    assert stream.transactions_per_s is None and stream.latency_us is None
+    assert "10^6bits/s" in stream.raw and "-m 65536" in stream.command
+    assert rr.transactions_per_s > 100
+    assert rr.latency_us == pytest.approx(1e6 / rr.transactions_per_s)
+    assert "Trans/s" in rr.raw and rr.duration_s == pytest.approx(1.0, abs=0.2)
+    assert read_entries(journal_dir) == []
+    assert my_children("netserver", "netperf") == set()
+
+
+@needs_iperf3
+def test_iperf3_tcp_and_udp_on_loopback(journal_dir):
+    with Journal(journal_dir) as journal:
+        tcp = run_iperf3("TCP_STREAM", journal, duration_s=1)
+        udp = run_iperf3("UDP_STREAM", journal, duration_s=1)
+        with pytest.raises(ValueError):
+            run_iperf3("TCP_RR", journal, duration_s=1)
+    assert tcp.tool == "iperf3" and 0.05 < tcp.throughput_gbps < 1000
+    assert '"sum_received"' in tcp.raw and " -J" in tcp.command
+    assert 0.001 < udp.throughput_gbps < 1000 and "-u" in udp.command
+    assert read_entries(journal_dir) == []
+
+
+def test_agent_process_mode_on_loopback(journal_dir):
+    with Journal(journal_dir) as journal:
+        stream = run_agent("TCP_STREAM", journal, duration_s=1)
+        rr = run_agent("TCP_RR", journal, duration_s=1)
+    assert stream.tool == "agent" and 0.05 < stream.throughput_gbps < 1000
+    assert rr.transactions_per_s > 100 and rr.latency_us == pytest.approx(1e6 / rr.transactions_per_s)
+    assert '"bytes"' in stream.raw and "nicadvisor.bench.agent client" in stream.command
+    assert read_entries(journal_dir) == []
+
+
+def test_agent_thread_mode_and_in_process_client():
+    with AgentServer() as server:
+        host, port = server.address
+        s = client_stream(host, port, 0.3)
+        r = client_rr(host, port, 0.3, request=64, response=1024)
+    assert s["bytes"] > 0 and s["gbps"] == pytest.approx(s["bytes"] * 8 / s["elapsed_s"] / 1e9)
+    assert r["transactions"] > 10 and r["latency_us"] == pytest.approx(1e6 / r["transactions_per_s"])
+
+
+def test_agent_errors(journal_dir):
+    with Journal(journal_dir) as journal:
+        with pytest.raises(ValueError):
+            run_agent("UDP_STREAM", journal)
+        with pytest.raises(ValueError):
+            run_agent("TCP_RR", journal, mode="bogus")
+
+
+@needs_netperf
+def test_netperf_failure_is_a_bench_error(journal_dir, monkeypatch):
+    # a server that listens but is not a netserver (the agent: it drops the unknown control
+    # message and closes), so netperf gets no result
+    from nicadvisor.bench import netperf as netperf_mod
+    from nicadvisor.bench.agent import agent_command
+
+    monkeypatch.setattr(netperf_mod, "netserver_argv",
+                        lambda bind, port: agent_command() + ["serve", "--bind", bind, "--port", str(port)])
+    with Journal(journal_dir) as journal:
+        with pytest.raises(BenchError, match="netperf TCP_RR failed"):
+            run_netperf("TCP_RR", journal, duration_s=1)
+    assert read_entries(journal_dir) == []
+    assert "establish control" in read_output("netperf_no_server.txt")
+
+
+@needs_netperf
+def test_agent_vs_netperf_smoke(journal_dir):
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "agent_vs_netperf.py"
+    out = subprocess.run([sys.executable, str(script), "--smoke", "--journal-dir", str(journal_dir)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    lines = {line.split()[0]: line.split() for line in out.stdout.splitlines() if line.startswith("TCP_")}
+    assert lines["TCP_STREAM"][1] == "Gbit/s" and float(lines["TCP_STREAM"][4]) > 0
+    assert lines["TCP_RR"][1] == "\u00b5s" and float(lines["TCP_RR"][2]) > 0
+    assert read_entries(journal_dir) == []
