@@ -80,3 +80,14 @@ def test_demo_headless_without_display(tmp_path):
 def test_rules_command_lists_rules(capsys):
     assert main(["rules"]) == 0
     assert "pnic-mtu-below-1600" in capsys.readouterr().out
+
+
+def test_bench_local_runs_real_tests(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    assert main(["bench", "--local", "--duration", "1", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    by_test = {r["test"]: r for r in doc["results"]}
+    assert by_test["TCP_STREAM"]["throughput_gbps"] > 0
+    rr = by_test["TCP_RR"]
+    assert rr["transactions_per_s"] > 0 and abs(rr["latency_us"] - 1e6 / rr["transactions_per_s"]) < 0.01
+    assert "TCP_RR" in capsys.readouterr().out

@@ -81,28 +81,18 @@ def stop_pid(pid: int, start_ticks: int | None, grace_s: float = 1.0) -> bool:
     ``grace_s`` seconds. Returns True when the process is gone (or was already gone)."""
     if not same_process_alive(pid, start_ticks):
         return True
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        if not same_process_alive(pid, start_ticks):
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
             return True
-        time.sleep(0.02)
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        if not same_process_alive(pid, start_ticks):
-            return True
-        time.sleep(0.02)
+        except PermissionError:
+            return False
+        deadline = time.monotonic() + grace_s
+        while time.monotonic() < deadline:
+            if not same_process_alive(pid, start_ticks):
+                return True
+            time.sleep(0.02)
     return False
 
 

@@ -70,6 +70,8 @@ def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tu
     for cap, r in inputs.parsed:
         host.inputs.append(cap.source)
         parsed.append((cap, r))
+        for note in r.notes:
+            problems.append(InputProblem(cap.source, f"note: {note}", cap.command))
         _apply(host, r, cap, by_pci)
     _join_pci_facts(host, by_pci)
     host.pnics.sort(key=lambda p: _natural_key(p.name))

@@ -3,7 +3,7 @@
 Every field of the object (``PhysicalNic``, ``VmkernelNic``, ``Switch``, ``Host``) by its name, plus:
 
 * all objects: ``host_name``, ``host_kind`` (``esxi``/``linux``), ``host_version``;
-* pNICs: ``switch_name``, ``switch_kind``, ``switch_mtu`` (the switch that has the pNIC as uplink),
+* pNICs: ``switch_name``, ``switch_kind``, ``switch_mtu``, ``switch_ens_mode`` (the switch that has the pNIC as uplink),
   ``module_version``, ``module_options`` (map of configured driver module options),
   ``link_speed_gbps`` (Gbit/s), ``pcie_bandwidth_gbps`` / ``pcie_bandwidth_capable_gbps``
   (usable PCIe bandwidth of the negotiated / capable link in Gbit/s, see :func:`pcie_bandwidth_gbps`),
@@ -50,7 +50,7 @@ def pnic_context(host: Host, pnic: PhysicalNic) -> dict[str, Any]:
     ctx.update(host_context(host))
     sw = host.switch_of(pnic.name)
     ctx.update(switch_name=sw.name if sw else None, switch_kind=sw.kind if sw else None,
-               switch_mtu=sw.mtu if sw else None)
+               switch_mtu=sw.mtu if sw else None, switch_ens_mode=sw.ens_mode if sw else None)
     mod = host.module(pnic.driver)
     ctx.update(module_version=mod.version if mod else None, module_options=(mod.options if mod else None) or {})
     ctx["link_speed_gbps"] = pnic.link_speed_mbps / 1000 if pnic.link_speed_mbps is not None else None
