@@ -1,17 +1,20 @@
 """pytest-qt fixtures for the wizard tests: offscreen platform, a wizard that is shut down after use,
-and a screenshot helper writing ``docs/screenshots/wizard-<page>.png``."""
+and a screenshot helper writing ``wizard-<page>.png`` (to $NICADVISOR_SCREENSHOTS, e.g. docs/screenshots)."""
 from __future__ import annotations
 
 import os
 
 os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before pytest-qt creates the QApplication
 
+import tempfile
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-SCREENSHOTS = REPO / "docs" / "screenshots"
+# Screenshots go to a scratch folder unless NICADVISOR_SCREENSHOTS names one (``docs/screenshots`` to
+# refresh the README's pictures), so a test run never dirties the work tree.
+SCREENSHOTS = Path(os.environ.get("NICADVISOR_SCREENSHOTS", Path(tempfile.gettempdir()) / "nicadvisor-screenshots"))
 
 
 def pytest_collection_modifyitems(items):
