@@ -1,9 +1,17 @@
 """Shared pytest fixtures."""
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# Keep the user's folders out of the tests: audit history, journals, caches and the known-hosts store
+# (platformdirs follows the XDG variables) live in one scratch folder per test run.
+_SCRATCH = Path(tempfile.mkdtemp(prefix="nicadvisor-tests-"))
+for _var in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"):
+    os.environ[_var] = str(_SCRATCH / _var.lower())
 
 from capturetools import SHARED
 

@@ -91,3 +91,22 @@ def test_bench_local_runs_real_tests(tmp_path, capsys):
     rr = by_test["TCP_RR"]
     assert rr["transactions_per_s"] > 0 and abs(rr["latency_us"] - 1e6 / rr["transactions_per_s"]) < 0.01
     assert "TCP_RR" in capsys.readouterr().out
+
+
+def test_audit_is_saved_in_history_and_can_be_exported_again(tmp_path, capsys):
+    assert main(["audit", "--quiet", "--capture", str(demo_host("esxi-nsx-perf-xl710"))]) == 0
+    err = capsys.readouterr().err
+    audit_id = int(err.split("saved as audit #")[1].split()[0])
+    assert main(["history"]) == 0
+    assert f"#{audit_id}" in capsys.readouterr().out
+    out = tmp_path / "again.json"
+    assert main(["history", str(audit_id), "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert [h["name"] for h in doc["hosts"]] == ["esxi-nsx-perf-xl710"]
+    assert main(["history", "999999"]) == 2
+
+
+def demo_host(name):
+    from nicadvisor.paths import demo_lab_dir
+
+    return demo_lab_dir() / name

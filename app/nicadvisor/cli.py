@@ -61,12 +61,48 @@ def cmd_audit(args) -> int:
     for p in missing:
         print(f"nic-advisor audit: {p}: no such file or folder", file=sys.stderr)
     request = AuditRequest(demo=args.demo, capture_paths=tuple(args.capture or ()), local=args.local)
-    audit = run_audit(request, progress=None if args.quiet else _stderr_progress)
+    store = None if args.no_history else _open_store()
+    audit = run_audit(request, progress=None if args.quiet else _stderr_progress, store=store)
+    if store is not None and audit.history_id is not None:
+        print(f"saved as audit #{audit.history_id} in {store.path}", file=sys.stderr)
     if args.bench:
         audit.benchmarks.extend(_run_bench(args).results)
     _print_audit(audit)
     _export(audit, args)
     return EXIT_INPUT if missing and not audit.hosts else _exit_code(audit)
+
+
+def _open_store():
+    """The audit history, or None (with a message) when it cannot be opened."""
+    from nicadvisor.store import AuditStore, HistoryError
+
+    try:
+        return AuditStore()
+    except (HistoryError, OSError) as exc:
+        print(f"audit history not available, continuing without it: {exc}", file=sys.stderr)
+        return None
+
+
+def cmd_history(args) -> int:
+    from nicadvisor.store import AuditNotFound
+
+    store = _open_store()
+    if store is None:
+        return EXIT_INPUT
+    if args.id is None:
+        for a in store.list_audits():
+            print(f"#{a.id:<5} {a.created_at}  {a.status:<11} {a.hosts} hosts, {a.pnics} pNICs, "
+                  f"{a.errors if a.errors is not None else '?'} errors, {a.warnings if a.warnings is not None else '?'} warnings"
+                  f"  {', '.join(a.inputs)}")
+        return EXIT_READY
+    try:
+        audit = store.load(args.id)
+    except AuditNotFound as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_INPUT
+    _print_audit(audit)
+    _export(audit, args)
+    return _exit_code(audit)
 
 
 def _stderr_progress(fraction: float, message: str) -> None:
@@ -107,7 +143,7 @@ def cmd_demo(args) -> int:
         return cmd_gui(argparse.Namespace(capture=None))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    args.demo, args.capture, args.local, args.bench, args.quiet = True, None, False, False, False
+    args.demo, args.capture, args.local, args.bench, args.quiet, args.no_history = True, None, False, False, False, False
     args.pdf, args.json, args.csv = out / "nic-advisor-demo.pdf", out / "nic-advisor-demo.json", out / "nic-advisor-demo.csv"
     return cmd_audit(args)
 
@@ -147,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
         a.add_argument(f"--{name}", type=Path, metavar="FILE", help=f"write the {name.upper()} report")
     a.add_argument("--bench", action="store_true", help="also run the quick benchmark on loopback")
     a.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    a.add_argument("--no-history", action="store_true", help="do not save the audit in the audit history")
     _bench_args(a)
     a.set_defaults(func=cmd_audit)
 
@@ -165,6 +202,12 @@ def build_parser() -> argparse.ArgumentParser:
     g = sub.add_parser("gui", help="open the wizard")
     g.add_argument("--capture", nargs="+", metavar="PATH")
     g.set_defaults(func=cmd_gui)
+
+    h = sub.add_parser("history", help="list past audits, or reopen one and export it again")
+    h.add_argument("id", nargs="?", type=int, help="the audit to reopen")
+    for name in ("json", "pdf", "csv"):
+        h.add_argument(f"--{name}", type=Path, metavar="FILE", help=f"write the {name.upper()} report")
+    h.set_defaults(func=cmd_history)
 
     r = sub.add_parser("rules", help="list (and validate) the rules")
     r.add_argument("--dir", help="a folder of rule files to validate instead of the shipped ones")

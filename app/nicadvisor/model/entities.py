@@ -247,6 +247,7 @@ class Audit:
     inputs: list[str] = field(default_factory=list)
     inputs_not_understood: list[InputProblem] = field(default_factory=list)
     benchmarks: list[Any] = field(default_factory=list)
+    history_id: int | None = field(default=None, compare=False)  # row id in the audit history store
     created_at: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
 
     @property

@@ -5,14 +5,17 @@ import socket
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from nicadvisor.cancel import check
+from nicadvisor.cancel import Cancelled, check
 from nicadvisor.collect.assemble import HostInputs, assemble_host
 from nicadvisor.collect.sources import gather
 from nicadvisor.model import Audit, Finding, InputProblem
 from nicadvisor.paths import demo_lab_dir
 from nicadvisor.rules_engine import evaluate, load_rules
+
+if TYPE_CHECKING:
+    from nicadvisor.store import AuditStore
 
 Progress = Callable[[float, str], None]
 DEMO_LAB: Path = demo_lab_dir()
@@ -46,23 +49,51 @@ def vcg_findings(audit_hosts) -> list[Finding]:
 
 
 def run_audit(request: AuditRequest, progress: Progress | None = None,
-              cancel: threading.Event | None = None) -> Audit:
+              cancel: threading.Event | None = None, store: "AuditStore | None" = None) -> Audit:
     """Audit what ``request`` names and return the :class:`~nicadvisor.model.Audit`.
 
     Bad inputs never raise: each lands in ``audit.inputs_not_understood`` with a message naming it,
-    and every other host is still audited. Raises :class:`nicadvisor.cancel.Cancelled` when
-    ``cancel`` is set, and :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken.
+    and every other host is still audited. With a ``store`` (:class:`nicadvisor.store.AuditStore`)
+    each host is committed to the audit history as soon as it is assembled, so a crash or kill loses
+    nothing already collected. Raises :class:`nicadvisor.cancel.Cancelled` when ``cancel`` is set,
+    and :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken.
     """
     report = progress or (lambda _f, _m: None)
     paths = ([str(DEMO_LAB)] if request.demo else []) + list(request.capture_paths)
     audit = Audit(inputs=list(paths) + (["local"] if request.local else []))
+    if store is not None:
+        audit.history_id = store.begin(audit.inputs, audit.created_at)
+    try:
+        _run(request, paths, audit, report, cancel, store)
+    except Cancelled:
+        if store is not None:
+            store.finish(audit.history_id, [], status="cancelled")
+        raise
+    except Exception:
+        if store is not None:
+            store.finish(audit.history_id, [], status="failed")
+        raise
+    if store is not None:
+        store.finish(audit.history_id, audit.findings)
+    return audit
+
+
+def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress,
+         cancel: threading.Event | None, store) -> None:
+    def problems(new: list[InputProblem]) -> None:
+        audit.inputs_not_understood.extend(new)
+        if store is not None and new:
+            store.add_problems(audit.history_id, new)
+
     report(0.0, "Reading inputs")
-    groups, problems = gather([Path(p) for p in paths]) if paths else ([], [])
-    audit.inputs_not_understood.extend(problems)
+    groups, found = gather([Path(p) for p in paths]) if paths else ([], [])
+    problems(found)
     if request.local:
         check(cancel)
         report(0.05, "Reading this machine's interfaces")
-        groups.extend(_local_inputs(audit.inputs_not_understood, cancel))
+        local_problems: list[InputProblem] = []
+        groups.extend(_local_inputs(local_problems, cancel))
+        problems(local_problems)
     rules = load_rules()
     for i, group in enumerate(groups):
         check(cancel)
@@ -70,8 +101,9 @@ def run_audit(request: AuditRequest, progress: Progress | None = None,
         host, host_problems, _parsed = assemble_host(group)
         audit.hosts.append(host)
         audit.inputs_not_understood.extend(host_problems)
+        if store is not None:
+            store.add_host(audit.history_id, host, host_problems)
     check(cancel)
     report(0.9, "Checking rules and the compatibility database")
     audit.findings = evaluate(rules, audit.hosts) + vcg_findings(audit.hosts)
     report(1.0, f"Audited {len(audit.hosts)} hosts, {sum(len(h.pnics) for h in audit.hosts)} pNICs")
-    return audit

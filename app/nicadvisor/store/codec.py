@@ -1,0 +1,257 @@
+"""Model objects to JSON-ready documents and back, for the audit history and for reopening exports.
+
+The forward direction reuses :mod:`nicadvisor.report.json_export` (``object_to_dict``,
+``benchmark_to_dict``, ``audit_to_dict``), so a stored host has exactly the shape of a host in the JSON
+export (schema version 1, ``docs/json-output.md``) minus the derived ``capabilities`` cells::
+
+    {"name": "esxi-a", "kind": "esxi", "product_version", "build", "inputs": [...],
+     "evidence": {field: {"command", "line", "source"}},
+     "pnics": [{<every PhysicalNic field>, "evidence": {...}}], "vmknics": [...],
+     "switches": [...], "modules": [...]}
+
+The inverse, :func:`audit_from_dict`, reads such documents (or a whole export written by
+``write_json``) back into :class:`~nicadvisor.model.Audit` objects, evidence included. Derived keys
+(``capabilities``, ``summary``, ``tool``) are ignored, and so are keys this version does not know (a
+field a newer NIC Advisor added within the same schema version); a model field missing from the
+document stays at its default (``None``: unknown). Units are those of the model (``*_mbps`` Mbit/s,
+``mtu`` bytes, ``*_gts`` GT/s, ``*_usecs`` µs; benchmarks Gbit/s and µs).
+
+:func:`redact_secrets` removes the password part of ``scheme://user:password@host`` URLs from every
+string of a document; the history store applies it to everything it writes.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from nicadvisor.model.entities import (
+    Audit,
+    Evidence,
+    Finding,
+    Host,
+    InputProblem,
+    KernelModule,
+    PhysicalNic,
+    Severity,
+    Switch,
+    VmkernelNic,
+)
+from nicadvisor.report.json_export import SCHEMA_VERSION, benchmark_to_dict, object_to_dict
+
+#: Host fields that are nested collections, and the class of their items.
+HOST_COLLECTIONS: dict[str, type] = {
+    "pnics": PhysicalNic, "vmknics": VmkernelNic, "switches": Switch, "modules": KernelModule,
+}
+
+#: ``scheme://user:password@`` in a URL (the user may hold an unencoded ``@``: ``administrator@vsphere.local``);
+#: group 1 keeps ``scheme://user:``.
+_USERINFO_RE = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://[^\s/:]*:)[^\s/@]+@")
+REDACTED = "***"
+
+
+class CodecError(ValueError):
+    """A document cannot be read back into model objects; the message names the place (``hosts[2].pnics[0]``)."""
+
+
+def redact_secrets(value: Any) -> Any:
+    """``value`` (JSON-ready data) with ``scheme://user:password@`` turned into ``scheme://user:***@``.
+
+    Walks dicts and lists; other values are returned unchanged. Returns new containers.
+    """
+    if isinstance(value, str):
+        return _USERINFO_RE.sub(lambda m: m.group(1) + REDACTED + "@", value)
+    if isinstance(value, Mapping):
+        return {k: redact_secrets(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_secrets(v) for v in value]
+    return value
+
+
+# ---------------------------------------------------------------- to documents
+
+def host_to_doc(host: Host) -> dict[str, Any]:
+    """One host as its JSON-export shape without ``capabilities`` (those depend on the findings).
+
+    Returns a new dict of JSON-safe values (see the module docstring for the shape).
+    """
+    out = object_to_dict(host, skip=tuple(HOST_COLLECTIONS))
+    for name in HOST_COLLECTIONS:
+        out[name] = [object_to_dict(item) for item in getattr(host, name)]
+    return out
+
+
+def finding_to_doc(finding: Finding) -> dict[str, Any]:
+    """``Finding.to_dict()`` (severity as its string value, references/evidence as lists)."""
+    return finding.to_dict()
+
+
+def problem_to_doc(problem: InputProblem) -> dict[str, str]:
+    """``InputProblem.to_dict()``: ``{"source", "message", "command"}``."""
+    return problem.to_dict()
+
+
+def benchmark_to_doc(result: Any) -> dict[str, Any]:
+    """A benchmark result as ``report.json_export.benchmark_to_dict`` gives it (``BenchResult.to_dict()``).
+
+    Raises TypeError for an object without ``to_dict()`` that is neither a mapping nor a dataclass.
+    """
+    return benchmark_to_dict(result)
+
+
+# ---------------------------------------------------------------- from documents
+
+def _mapping(doc: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(doc, Mapping):
+        raise CodecError(f"{where}: expected an object, got {type(doc).__name__}")
+    return doc
+
+
+def _list(doc: Mapping[str, Any], key: str, where: str) -> list[Any]:
+    value = doc.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise CodecError(f"{where}.{key}: expected a list, got {type(value).__name__}")
+    return value
+
+
+def _text(doc: Mapping[str, Any], key: str, where: str, default: str | None = None) -> str:
+    value = doc.get(key, default)
+    if not isinstance(value, str):
+        raise CodecError(f"{where}.{key}: expected a string, got {type(value).__name__}")
+    return value
+
+
+def evidence_from_dict(doc: Any, where: str = "evidence") -> Evidence:
+    """``{"command", "line", "source"}`` → :class:`Evidence`. Raises CodecError for a malformed entry."""
+    d = _mapping(doc, where)
+    return Evidence(command=_text(d, "command", where, ""), line=_text(d, "line", where, ""),
+                    source=_text(d, "source", where, ""))
+
+
+def _evidence_map(doc: Mapping[str, Any], where: str) -> dict[str, Evidence]:
+    raw = doc.get("evidence") or {}
+    ev = _mapping(raw, f"{where}.evidence")
+    return {str(name): evidence_from_dict(item, f"{where}.evidence.{name}") for name, item in ev.items()}
+
+
+def _copy(value: Any) -> Any:
+    """Fresh lists/dicts so the rebuilt objects share nothing with the document."""
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _copy(v) for k, v in value.items()}
+    return value
+
+
+def object_from_dict(cls: type, doc: Any, where: str, skip: tuple[str, ...] = ()) -> Any:
+    """Rebuild a model object (``PhysicalNic``, ``VmkernelNic``, ``Switch``, ``KernelModule``, ``Host``).
+
+    Every dataclass field present in ``doc`` is set (unknown keys are ignored), ``evidence`` is rebuilt
+    as :class:`Evidence` objects. Raises CodecError when ``doc`` is not an object or has no string ``name``.
+    """
+    d = _mapping(doc, where)
+    name = d.get("name")
+    if not isinstance(name, str) or not name:
+        raise CodecError(f"{where}: no name")
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name in ("evidence", *skip) or f.name not in d:
+            continue
+        kwargs[f.name] = _copy(d[f.name])
+    kwargs["evidence"] = _evidence_map(d, where)
+    return cls(**kwargs)
+
+
+def host_from_dict(doc: Any, where: str = "host") -> Host:
+    """A host document (stored host, or one ``hosts[]`` entry of an export) → :class:`Host`.
+
+    Raises CodecError naming the place of a malformed entry.
+    """
+    d = _mapping(doc, where)
+    host: Host = object_from_dict(Host, d, where, skip=tuple(HOST_COLLECTIONS))
+    for name, cls in HOST_COLLECTIONS.items():
+        items = [object_from_dict(cls, item, f"{where}.{name}[{i}]")
+                 for i, item in enumerate(_list(d, name, where))]
+        setattr(host, name, items)
+    return host
+
+
+def finding_from_dict(doc: Any, where: str = "finding") -> Finding:
+    """``Finding.to_dict()`` output → :class:`Finding`. Raises CodecError (unknown severity, missing key)."""
+    d = _mapping(doc, where)
+    try:
+        severity = Severity(d.get("severity"))
+    except ValueError as exc:
+        raise CodecError(f"{where}.severity: {exc}") from exc
+    return Finding(
+        rule_id=_text(d, "rule_id", where), title=_text(d, "title", where, ""), severity=severity,
+        host=_text(d, "host", where, ""), target=_text(d, "target", where, ""),
+        message=_text(d, "message", where, ""), recommendation=_text(d, "recommendation", where, ""),
+        references=tuple(str(r) for r in _list(d, "references", where)),
+        evidence=tuple(evidence_from_dict(e, f"{where}.evidence[{i}]")
+                       for i, e in enumerate(_list(d, "evidence", where))),
+        category=_text(d, "category", where, ""),
+    )
+
+
+def problem_from_dict(doc: Any, where: str = "problem") -> InputProblem:
+    """``{"source", "message", "command"}`` → :class:`InputProblem`. Raises CodecError."""
+    d = _mapping(doc, where)
+    return InputProblem(source=_text(d, "source", where, ""), message=_text(d, "message", where, ""),
+                        command=_text(d, "command", where, ""))
+
+
+def benchmark_from_dict(doc: Any, where: str = "benchmark") -> Any:
+    """``BenchResult.to_dict()`` output → ``nicadvisor.bench.results.BenchResult`` (``expected`` → ``Expected``).
+
+    A document without exactly the ``BenchResult`` keys is returned as a plain dict (the JSON export and
+    every report accept mappings too). Raises CodecError when ``doc`` is not an object.
+    """
+    from nicadvisor.bench.results import BenchResult, Expected
+
+    d = _mapping(doc, where)
+    names = {f.name for f in dataclasses.fields(BenchResult)}
+    if set(d) != names:
+        return _copy(d)
+    expected = d.get("expected")
+    if expected is not None:
+        e = _mapping(expected, f"{where}.expected")
+        if set(e) != {f.name for f in dataclasses.fields(Expected)}:
+            return _copy(d)
+        expected = Expected(value=e["value"], unit=e["unit"], basis=e["basis"])
+    kwargs = {k: d[k] for k in names if k != "expected"}
+    return BenchResult(expected=expected, **kwargs)
+
+
+def audit_from_dict(doc: Any) -> Audit:
+    """Rebuild an :class:`Audit` from the document of ``report.json_export.audit_to_dict`` (or a stored one).
+
+    Accepts ``schema_version`` up to :data:`nicadvisor.report.json_export.SCHEMA_VERSION` (a missing one is
+    read as the current version). Hosts, pNICs, vmknics, switches and modules get their evidence back;
+    findings their :class:`Severity` and evidence; benchmarks become ``BenchResult`` objects (see
+    :func:`benchmark_from_dict`). Raises CodecError (a ValueError) for a newer schema version or a
+    malformed entry, naming where it is.
+    """
+    d = _mapping(doc, "audit")
+    version = d.get("schema_version", SCHEMA_VERSION)
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise CodecError(f"audit.schema_version: expected an integer, got {version!r}")
+    if version > SCHEMA_VERSION:
+        raise CodecError(f"audit schema_version {version} is newer than this NIC Advisor supports "
+                         f"({SCHEMA_VERSION}); update NIC Advisor")
+    audit = Audit(
+        hosts=[host_from_dict(h, f"hosts[{i}]") for i, h in enumerate(_list(d, "hosts", "audit"))],
+        findings=[finding_from_dict(f, f"findings[{i}]") for i, f in enumerate(_list(d, "findings", "audit"))],
+        inputs=[str(s) for s in _list(d, "inputs", "audit")],
+        inputs_not_understood=[problem_from_dict(p, f"inputs_not_understood[{i}]")
+                               for i, p in enumerate(_list(d, "inputs_not_understood", "audit"))],
+        benchmarks=[benchmark_from_dict(b, f"benchmarks[{i}]")
+                    for i, b in enumerate(_list(d, "benchmarks", "audit"))],
+    )
+    created = d.get("created_at")
+    if isinstance(created, str) and created:
+        audit.created_at = created
+    return audit

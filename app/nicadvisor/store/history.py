@@ -1,0 +1,420 @@
+"""The audit history: past and partial audits in one SQLite file (issue "Audit live estates" §5).
+
+An audit is written as it runs: :meth:`AuditStore.begin` creates the row (status ``running``),
+:meth:`AuditStore.add_host` commits each host as soon as it is assembled, :meth:`AuditStore.finish` adds the
+findings and benchmarks and the final status. A crash or kill between two calls loses nothing already
+written: every call is its own committed transaction (WAL journal, ``synchronous = FULL``). A ``running``
+audit whose writing process is gone reads back as ``interrupted`` (with the hosts it has).
+
+File: ``platformdirs.user_data_dir("nic-advisor")/history.sqlite3`` by default, created owner-only (0600,
+folder 0700). Its schema is versioned by ``PRAGMA user_version`` and migrated forward on open after a backup
+copy (``history.sqlite3.v<old>.bak``); a file of a newer NIC Advisor is refused (see
+:mod:`nicadvisor.store.migrations`). Documents are the JSON-export shapes of :mod:`nicadvisor.store.codec`.
+
+Secrets: the model holds none, and the store also removes the password part of any
+``scheme://user:password@host`` text before writing (:func:`nicadvisor.store.codec.redact_secrets`).
+Deleted audits are overwritten on disk (``PRAGMA secure_delete``).
+
+Thread safety: one connection per store, every method serialised by a lock, so the GUI thread may list
+audits while a worker thread writes. Several processes may open the same file (SQLite locking, 10 s busy
+timeout).
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nicadvisor import __version__
+from nicadvisor.model.entities import Audit, Finding, Host, InputProblem
+from nicadvisor.store.codec import (
+    CodecError,
+    benchmark_from_dict,
+    benchmark_to_doc,
+    finding_from_dict,
+    finding_to_doc,
+    host_from_dict,
+    host_to_doc,
+    problem_to_doc,
+    redact_secrets,
+)
+from nicadvisor.store.migrations import (
+    HistoryError,
+    count_findings,
+    count_pnics,
+    migrate,
+)
+
+APP_DIR_NAME = "nic-advisor"
+DEFAULT_FILE_NAME = "history.sqlite3"
+#: Statuses :meth:`AuditStore.finish` accepts.
+FINAL_STATUSES = ("done", "cancelled", "failed")
+RUNNING = "running"
+INTERRUPTED = "interrupted"
+
+
+class AuditNotFound(HistoryError, KeyError):
+    """No audit with this id in the history (deleted, or never there)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "audit not found"
+
+
+@dataclass(frozen=True)
+class AuditSummary:
+    """One line of the history list.
+
+    Attributes:
+        id: the audit id (:meth:`AuditStore.begin`).
+        created_at: ISO 8601 time the audit started, as given to ``begin``.
+        status: ``running``, ``done``, ``cancelled``, ``failed`` or ``interrupted`` (its process died).
+        hosts: hosts stored so far.
+        pnics: pNICs of those hosts that are physical or of unknown kind (pseudo devices such as ``vusb0``
+            left out, as in the JSON ``summary``).
+        errors: ``error`` findings, None until the audit is finished (rules not evaluated: unknown, not 0).
+        warnings: ``warning`` findings, None until finished.
+        inputs: the inputs named at ``begin`` (paths, ``local``, live targets; passwords removed).
+        finished_at: ISO 8601 UTC time of ``finish``, None before.
+    """
+
+    id: int
+    created_at: str
+    status: str
+    hosts: int
+    pnics: int
+    errors: int | None
+    warnings: int | None
+    inputs: tuple[str, ...] = field(default_factory=tuple)
+    finished_at: str | None = None
+
+
+#: Set ``Audit.history_id`` on load once the model has that field (proposed: ``field(default=None, compare=False)``).
+_AUDIT_HAS_HISTORY_ID = any(f.name == "history_id" for f in dataclasses.fields(Audit))
+
+
+def default_history_path() -> Path:
+    """``platformdirs.user_data_dir("nic-advisor")/history.sqlite3`` (not created here)."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_DIR_NAME)) / DEFAULT_FILE_NAME
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def process_start_ticks(pid: int) -> int | None:
+    """Start time of ``pid`` in clock ticks since boot (field 22 of ``/proc/<pid>/stat``), or None when the
+    process does not exist, is a zombie, or ``/proc`` is not available (not Linux)."""
+    try:
+        data = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    tail = data.rsplit(")", 1)[-1].split()  # comm (field 2) may hold spaces and parentheses
+    if len(tail) < 20 or tail[0] == "Z":
+        return None
+    try:
+        return int(tail[19])
+    except ValueError:
+        return None
+
+
+def _owner_gone(pid: int | None, start: int | None) -> bool:
+    """True only when it is certain the recorded writer process no longer runs (Linux ``/proc``)."""
+    if pid is None or not Path("/proc/self/stat").exists():
+        return False
+    ticks = process_start_ticks(int(pid))
+    return ticks is None or (start is not None and ticks != int(start))
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(redact_secrets(value), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+class AuditStore:
+    """The audit history file.
+
+    Attributes:
+        path: the SQLite file (``None`` given: :func:`default_history_path`).
+        backup_path: the copy made before migrating an older file at open, else None.
+
+    Raises on open: :class:`~nicadvisor.store.migrations.HistorySchemaError` for a file of a newer NIC Advisor
+    or of another program (the file is left unchanged), OSError when the folder cannot be created,
+    ``sqlite3.Error`` when the file is not a database.
+    """
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else default_history_path()
+        self._lock = threading.RLock()
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not self.path.exists():
+            os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+        self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
+        try:
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            self._conn.execute("PRAGMA secure_delete = ON")
+            self.backup_path = migrate(self._conn, self.path)  # checks the version before writing anything
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = FULL")
+            self._mark_interrupted()
+        except BaseException:
+            self._conn.close()
+            raise
+
+    # ------------------------------------------------------------ plumbing
+
+    def close(self) -> None:
+        """Close the connection (pending writes are already committed). Further calls raise sqlite3.Error."""
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> AuditStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _write(self, statements: Sequence[tuple[str, tuple[Any, ...]]]) -> None:
+        """Run ``statements`` in one committed transaction (caller holds the lock)."""
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            for sql, params in statements:
+                self._conn.execute(sql, params)
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    def _row(self, audit_id: int) -> tuple[Any, ...]:
+        row = self._conn.execute(
+            "SELECT id, created_at, status, inputs, findings, benchmarks, finished_at, errors, warnings "
+            "FROM audits WHERE id = ?", (int(audit_id),)).fetchone()
+        if row is None:
+            raise AuditNotFound(f"audit {audit_id} is not in the history {self.path}")
+        return row
+
+    def _mark_interrupted(self) -> None:
+        """Persist ``interrupted`` for running audits whose writer process is gone."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT id, owner_pid, owner_start FROM audits WHERE status = ?", (RUNNING,)).fetchall()
+            gone = [(INTERRUPTED, r[0], RUNNING) for r in rows if _owner_gone(r[1], r[2])]
+            if gone:
+                self._write([("UPDATE audits SET status = ? WHERE id = ? AND status = ?", g) for g in gone])
+
+    # ------------------------------------------------------------ writing
+
+    def begin(self, inputs: Iterable[str], created_at: str) -> int:
+        """Start an audit of ``inputs`` (paths, ``local``, live targets) begun at ``created_at`` (ISO 8601).
+
+        Returns the new audit id; its status is ``running`` until :meth:`finish`. Committed at once.
+        """
+        pid = os.getpid()
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                cur = self._conn.execute(
+                    "INSERT INTO audits (created_at, status, inputs, benchmarks, tool_version, owner_pid, "
+                    "owner_start) VALUES (?, ?, ?, '[]', ?, ?, ?)",
+                    (str(created_at), RUNNING, _dumps([str(s) for s in inputs]), __version__, pid,
+                     process_start_ticks(pid)))
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+            return int(cur.lastrowid)
+
+    def _problem_rows(self, audit_id: int, problems: Iterable[InputProblem]) -> list[tuple[str, tuple[Any, ...]]]:
+        start = self._conn.execute("SELECT COALESCE(MAX(seq) + 1, 0) FROM problems WHERE audit_id = ?",
+                                   (audit_id,)).fetchone()[0]
+        out = []
+        for i, p in enumerate(problems):
+            d = redact_secrets(problem_to_doc(p))
+            out.append(("INSERT INTO problems (audit_id, seq, source, message, command) VALUES (?, ?, ?, ?, ?)",
+                        (audit_id, start + i, d["source"], d["message"], d["command"])))
+        return out
+
+    def add_host(self, audit_id: int, host: Host, problems: Iterable[InputProblem] = ()) -> None:
+        """Append ``host`` (and the input problems met while reading it) to the audit; committed at once.
+
+        Hosts keep the order of the calls. Raises AuditNotFound for an unknown id, TypeError/ValueError if
+        the host holds a value that is not JSON data.
+        """
+        doc = host_to_doc(host)
+        text = _dumps(doc)
+        with self._lock:
+            self._row(audit_id)
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                seq = self._conn.execute("SELECT COALESCE(MAX(seq) + 1, 0) FROM hosts WHERE audit_id = ?",
+                                         (audit_id,)).fetchone()[0]
+                self._conn.execute(
+                    "INSERT INTO hosts (audit_id, seq, name, doc, added_at, pnics) VALUES (?, ?, ?, ?, ?, ?)",
+                    (audit_id, seq, redact_secrets(host.name), text, _now(), count_pnics(doc)))
+                for sql, params in self._problem_rows(audit_id, problems):
+                    self._conn.execute(sql, params)
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def add_problems(self, audit_id: int, problems: Iterable[InputProblem]) -> None:
+        """Append input problems not tied to one host (an unreadable path, a failed connection); committed at once.
+
+        Raises AuditNotFound for an unknown id.
+        """
+        with self._lock:
+            self._row(audit_id)
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                for sql, params in self._problem_rows(audit_id, problems):
+                    self._conn.execute(sql, params)
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def finish(self, audit_id: int, findings: Iterable[Finding], benchmarks: Iterable[Any] = (),
+               status: str = "done") -> None:
+        """Store the findings and benchmark results and the final ``status`` (``done``, ``cancelled``,
+        ``failed``); committed at once. May be called again (e.g. after a benchmark) to replace them.
+
+        Raises ValueError for another status, AuditNotFound for an unknown id, TypeError for a benchmark
+        result that cannot be converted (``report.json_export.benchmark_to_dict``).
+        """
+        if status not in FINAL_STATUSES:
+            raise ValueError(f"status must be one of {', '.join(FINAL_STATUSES)}, not {status!r}")
+        findings_json = _dumps([finding_to_doc(f) for f in findings])
+        bench_json = _dumps([benchmark_to_doc(b) for b in benchmarks])
+        errors, warnings = count_findings(findings_json)
+        with self._lock:
+            self._row(audit_id)
+            self._write([(
+                "UPDATE audits SET findings = ?, benchmarks = ?, status = ?, finished_at = ?, errors = ?, "
+                "warnings = ? WHERE id = ?",
+                (findings_json, bench_json, status, _now(), errors, warnings, int(audit_id)))])
+
+    def set_benchmarks(self, audit_id: int, benchmarks: Iterable[Any]) -> None:
+        """Replace the audit's benchmark results (run after the audit, e.g. from the Benchmark page).
+
+        Raises AuditNotFound, TypeError as :meth:`finish`.
+        """
+        bench_json = _dumps([benchmark_to_doc(b) for b in benchmarks])
+        with self._lock:
+            self._row(audit_id)
+            self._write([("UPDATE audits SET benchmarks = ? WHERE id = ?", (bench_json, int(audit_id)))])
+
+    def save(self, audit: Audit, status: str = "done") -> int:
+        """Store a complete audit in one go (begin, problems, hosts, finish); returns its id."""
+        audit_id = self.begin(audit.inputs, audit.created_at)
+        self.add_problems(audit_id, audit.inputs_not_understood)
+        for host in audit.hosts:
+            self.add_host(audit_id, host, ())
+        self.finish(audit_id, audit.findings, audit.benchmarks or (), status=status)
+        return audit_id
+
+    def delete(self, audit_id: int) -> None:
+        """Remove the audit, its hosts and problems (overwritten on disk). Raises AuditNotFound."""
+        with self._lock:
+            self._row(audit_id)
+            self._write([("DELETE FROM audits WHERE id = ?", (int(audit_id),))])
+
+    # ------------------------------------------------------------ reading
+
+    def _status(self, status: str, audit_id: int) -> str:
+        if status != RUNNING:
+            return status
+        owner = self._conn.execute("SELECT owner_pid, owner_start FROM audits WHERE id = ?",
+                                   (audit_id,)).fetchone()
+        return INTERRUPTED if owner and _owner_gone(owner[0], owner[1]) else status
+
+    def list_audits(self) -> list[AuditSummary]:
+        """Every stored audit, newest first (highest id first)."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT a.id, a.created_at, a.status, a.inputs, a.errors, a.warnings, a.finished_at, "
+                "COUNT(h.id), COALESCE(SUM(h.pnics), 0) "
+                "FROM audits a LEFT JOIN hosts h ON h.audit_id = a.id GROUP BY a.id ORDER BY a.id DESC").fetchall()
+            return [self._summary(r) for r in rows]
+
+    def _summary(self, r: tuple[Any, ...]) -> AuditSummary:
+        try:
+            inputs = json.loads(r[3])
+        except ValueError:
+            inputs = []
+        return AuditSummary(
+            id=int(r[0]), created_at=r[1], status=self._status(r[2], int(r[0])), hosts=int(r[7]),
+            pnics=int(r[8]), errors=r[4], warnings=r[5],
+            inputs=tuple(str(s) for s in inputs) if isinstance(inputs, list) else (), finished_at=r[6])
+
+    def summary(self, audit_id: int) -> AuditSummary:
+        """The history line of one audit. Raises AuditNotFound."""
+        with self._lock:
+            self._row(audit_id)
+            row = self._conn.execute(
+                "SELECT a.id, a.created_at, a.status, a.inputs, a.errors, a.warnings, a.finished_at, "
+                "COUNT(h.id), COALESCE(SUM(h.pnics), 0) "
+                "FROM audits a LEFT JOIN hosts h ON h.audit_id = a.id WHERE a.id = ? GROUP BY a.id",
+                (int(audit_id),)).fetchone()
+            return self._summary(row)
+
+    def load(self, audit_id: int) -> Audit:
+        """Rebuild the stored audit: hosts in the order they were added (with their evidence), input problems,
+        findings and benchmarks (``BenchResult`` objects), ``created_at`` as given to ``begin``.
+
+        ``audit.history_id`` is set to ``audit_id`` when the model has that field.
+        A running or interrupted audit loads with the hosts it has and no findings. A stored part that cannot be
+        read back is left out and named in ``inputs_not_understood`` (source ``history:<id>``). Raises
+        AuditNotFound for an unknown id.
+        """
+        with self._lock:
+            row = self._row(audit_id)
+            hosts = self._conn.execute("SELECT seq, name, doc FROM hosts WHERE audit_id = ? ORDER BY seq",
+                                       (int(audit_id),)).fetchall()
+            problems = self._conn.execute(
+                "SELECT source, message, command FROM problems WHERE audit_id = ? ORDER BY seq",
+                (int(audit_id),)).fetchall()
+        source = f"history:{int(audit_id)}"
+        audit = Audit(created_at=row[1])
+        if _AUDIT_HAS_HISTORY_ID:
+            audit.history_id = int(audit_id)  # type: ignore[attr-defined]
+        audit.inputs_not_understood = [InputProblem(source=s, message=m, command=c) for s, m, c in problems]
+        audit.inputs = [str(s) for s in self._json_list(row[3], "inputs", source, audit)]
+        for seq, name, doc in hosts:
+            try:
+                audit.hosts.append(host_from_dict(json.loads(doc), f"host {name!r}"))
+            except ValueError as exc:  # JSON errors and CodecError
+                audit.inputs_not_understood.append(
+                    InputProblem(source, f"stored host {name!r} (#{seq}) could not be read back: {exc}"))
+        for i, f in enumerate(self._json_list(row[4], "findings", source, audit)):
+            try:
+                audit.findings.append(finding_from_dict(f, f"findings[{i}]"))
+            except CodecError as exc:
+                audit.inputs_not_understood.append(InputProblem(source, f"stored finding could not be read: {exc}"))
+        for i, b in enumerate(self._json_list(row[5], "benchmarks", source, audit)):
+            try:
+                audit.benchmarks.append(benchmark_from_dict(b, f"benchmarks[{i}]"))
+            except CodecError as exc:
+                audit.inputs_not_understood.append(InputProblem(source, f"stored benchmark could not be read: {exc}"))
+        return audit
+
+    @staticmethod
+    def _json_list(text: str | None, what: str, source: str, audit: Audit) -> list[Any]:
+        if text is None:
+            return []
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            audit.inputs_not_understood.append(InputProblem(source, f"stored {what} could not be read: {exc}"))
+            return []
+        if not isinstance(value, list):
+            audit.inputs_not_understood.append(InputProblem(source, f"stored {what} is not a list"))
+            return []
+        return value

@@ -1,0 +1,231 @@
+"""Schema of the audit history file and its ordered migrations (stdlib ``sqlite3``).
+
+The schema version lives in ``PRAGMA user_version`` (architecture-anchors.md §3.6: qutebrowser
+``UserVersion``, Vorta ``backup_current_db``). :data:`MIGRATIONS` lists the steps in order; step N takes the
+file from version N-1 to N inside one transaction that also sets ``user_version``. :func:`migrate`
+
+* refuses a file whose version is newer than the code (:class:`HistorySchemaError`, nothing is written);
+* refuses a file that is not a NIC Advisor history (version > 0 without the ``meta.format`` row, or
+  version 0 holding other tables);
+* copies a non-empty file to ``<file>.v<old>.bak`` (``.v<old>-<n>.bak`` if that exists), owner-only,
+  through the SQLite backup API, before the first step.
+
+Tables (version 2)::
+
+    meta(key TEXT PRIMARY KEY, value TEXT)              -- format = 'nicadvisor-history'
+    audits(id INTEGER PRIMARY KEY AUTOINCREMENT, created_at TEXT, status TEXT, inputs TEXT (JSON list),
+           findings TEXT (JSON list, NULL until finished), benchmarks TEXT (JSON list), tool_version TEXT,
+           owner_pid INTEGER, owner_start INTEGER, finished_at TEXT,
+           errors INTEGER, warnings INTEGER)            -- v2: finding counts, NULL until finished
+    hosts(id INTEGER PRIMARY KEY, audit_id -> audits ON DELETE CASCADE, seq INTEGER, name TEXT,
+          doc TEXT (JSON host document, store/codec.py), added_at TEXT,
+          pnics INTEGER)                                -- v2: physical (or unknown-kind) pNIC count
+    problems(id INTEGER PRIMARY KEY, audit_id -> audits ON DELETE CASCADE, seq INTEGER,
+             source TEXT, message TEXT, command TEXT)
+
+``owner_pid``/``owner_start`` identify the process writing a ``running`` audit (pid and its start time in
+clock ticks from ``/proc/<pid>/stat``), so a reader can tell an audit still being written from one whose
+process died (shown as ``interrupted``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+FORMAT = "nicadvisor-history"
+
+
+class HistoryError(Exception):
+    """Base class of the audit-history errors."""
+
+
+class HistorySchemaError(HistoryError):
+    """The history file has a schema this code cannot use (newer version, or not a NIC Advisor history)."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    """One schema step: ``version`` is the ``user_version`` after it; ``apply(conn)`` runs inside a transaction."""
+
+    version: int
+    description: str
+    apply: Callable[[sqlite3.Connection], None]
+
+
+_V1 = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    f"INSERT INTO meta (key, value) VALUES ('format', '{FORMAT}')",
+    """CREATE TABLE audits (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        created_at TEXT NOT NULL,
+        status TEXT NOT NULL,
+        inputs TEXT NOT NULL DEFAULT '[]',
+        findings TEXT,
+        benchmarks TEXT NOT NULL DEFAULT '[]',
+        tool_version TEXT,
+        owner_pid INTEGER,
+        owner_start INTEGER,
+        finished_at TEXT)""",
+    """CREATE TABLE hosts (
+        id INTEGER PRIMARY KEY,
+        audit_id INTEGER NOT NULL REFERENCES audits(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        doc TEXT NOT NULL,
+        added_at TEXT,
+        UNIQUE (audit_id, seq))""",
+    """CREATE TABLE problems (
+        id INTEGER PRIMARY KEY,
+        audit_id INTEGER NOT NULL REFERENCES audits(id) ON DELETE CASCADE,
+        seq INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        message TEXT NOT NULL,
+        command TEXT NOT NULL DEFAULT '',
+        UNIQUE (audit_id, seq))""",
+)
+
+
+def _apply_v1(conn: sqlite3.Connection) -> None:
+    for statement in _V1:
+        conn.execute(statement)
+
+
+def count_pnics(host_doc: dict) -> int:
+    """pNICs of a host document counted as ``report.json_export.summarize`` does: physical or unknown kind
+    (``is_physical`` not False), so pseudo devices such as ``vusb0`` are left out."""
+    return sum(1 for p in host_doc.get("pnics") or [] if isinstance(p, dict) and p.get("is_physical") is not False)
+
+
+def count_findings(findings_json: str | None) -> tuple[int | None, int | None]:
+    """``(errors, warnings)`` of a stored findings list, ``(None, None)`` when not evaluated (NULL) or unreadable."""
+    if findings_json is None:
+        return None, None
+    try:
+        findings = json.loads(findings_json)
+    except ValueError:
+        return None, None
+    if not isinstance(findings, list):
+        return None, None
+    sev = [f.get("severity") for f in findings if isinstance(f, dict)]
+    return sev.count("error"), sev.count("warning")
+
+
+def _apply_v2(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE audits ADD COLUMN errors INTEGER")
+    conn.execute("ALTER TABLE audits ADD COLUMN warnings INTEGER")
+    conn.execute("ALTER TABLE hosts ADD COLUMN pnics INTEGER NOT NULL DEFAULT 0")
+    conn.execute("CREATE INDEX hosts_by_audit ON hosts (audit_id, seq)")
+    conn.execute("CREATE INDEX problems_by_audit ON problems (audit_id, seq)")
+    for row_id, doc in conn.execute("SELECT id, doc FROM hosts").fetchall():
+        try:
+            parsed = json.loads(doc)
+        except ValueError:
+            continue  # an unreadable host keeps 0; load() reports it
+        conn.execute("UPDATE hosts SET pnics = ? WHERE id = ?",
+                     (count_pnics(parsed) if isinstance(parsed, dict) else 0, row_id))
+    for row_id, findings in conn.execute("SELECT id, findings FROM audits").fetchall():
+        errors, warnings = count_findings(findings)
+        conn.execute("UPDATE audits SET errors = ?, warnings = ? WHERE id = ?", (errors, warnings, row_id))
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "audits, hosts (JSON documents) and input problems", _apply_v1),
+    Migration(2, "summary columns for the history list: pNIC count per host, error/warning counts per audit",
+              _apply_v2),
+)
+SCHEMA_VERSION = MIGRATIONS[-1].version
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    """The ``PRAGMA user_version`` of the file (0 for a new file)."""
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            if not str(r[0]).startswith("sqlite_")}
+
+
+def _is_ours(conn: sqlite3.Connection) -> bool:
+    if "meta" not in _tables(conn):
+        return False
+    row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+    return bool(row and row[0] == FORMAT)
+
+
+def backup_file(conn: sqlite3.Connection, path: Path, old: int) -> Path:
+    """Copy the open database to ``<path>.v<old>.bak`` (or ``.v<old>-<n>.bak``), owner-only (0600).
+
+    Uses the SQLite backup API, so the copy is consistent even in WAL mode. Returns the backup path;
+    raises OSError/sqlite3.Error if it cannot be written.
+    """
+    target = path.with_name(f"{path.name}.v{old}.bak")
+    n = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.v{old}-{n}.bak")
+        n += 1
+    fd = os.open(target, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600)
+    os.close(fd)
+    dest = sqlite3.connect(target)
+    try:
+        conn.backup(dest)
+    finally:
+        dest.close()
+    return target
+
+
+def check_version(conn: sqlite3.Connection, where: str, migrations: Sequence[Migration] = MIGRATIONS) -> int:
+    """Return the file's version after checking it can be used; writes nothing.
+
+    Raises HistorySchemaError for a newer version or for a file that is not a NIC Advisor history.
+    """
+    target = migrations[-1].version if migrations else 0
+    current = user_version(conn)
+    if current > 0 and not _is_ours(conn):
+        raise HistorySchemaError(f"{where} has schema version {current} but is not a NIC Advisor audit history "
+                                 f"(no meta.format = {FORMAT!r} row); the file was left unchanged.")
+    if current > target:
+        raise HistorySchemaError(
+            f"{where} has audit-history schema version {current}, but this NIC Advisor knows only up to "
+            f"version {target}: it was written by a newer NIC Advisor. Update NIC Advisor, or choose another "
+            f"history file; the file was left unchanged.")
+    if current == 0 and _tables(conn):
+        raise HistorySchemaError(f"{where} is an SQLite file of another program (it has tables "
+                                 f"{sorted(_tables(conn))} but no NIC Advisor schema version); "
+                                 f"the file was left unchanged.")
+    return current
+
+
+def migrate(conn: sqlite3.Connection, path: Path | None,
+            migrations: Sequence[Migration] = MIGRATIONS) -> Path | None:
+    """Bring the file up to the last of ``migrations``; returns the backup made, or None (new file, up to date).
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``). ``path`` None: no backup (in-memory).
+    Each step runs in its own ``BEGIN IMMEDIATE`` transaction (skipped when another process already applied
+    it); a failing step is rolled back and its error raised (the backup stays). Raises HistorySchemaError as :func:`check_version` does.
+    """
+    where = str(path) if path is not None else "the history database"
+    current = check_version(conn, where, migrations)
+    pending = [m for m in migrations if m.version > current]
+    if not pending:
+        return None
+    backup = None
+    if path is not None and current > 0:
+        backup = backup_file(conn, path, current)
+    for step in pending:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if user_version(conn) >= step.version:  # another process migrated while we waited for the lock
+                conn.execute("COMMIT")
+                continue
+            step.apply(conn)
+            conn.execute(f"PRAGMA user_version = {int(step.version)}")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    return backup
