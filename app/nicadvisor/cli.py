@@ -54,13 +54,22 @@ def _export(audit, args) -> None:
 def cmd_audit(args) -> int:
     from nicadvisor.services.audit import AuditRequest, run_audit
 
-    if not (args.demo or args.capture or args.local):
-        print("nic-advisor audit: give --demo, --capture PATH or --local", file=sys.stderr)
+    from nicadvisor.cli_live import LiveArgsError, ask_host_key_on_terminal, build_targets
+
+    if not (args.demo or args.capture or args.local or args.vcenter or args.ssh or args.nsx):
+        print("nic-advisor audit: give --demo, --capture PATH, --local, --vcenter URL, --ssh USER@HOST or --nsx URL",
+              file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        live = build_targets(args)
+    except LiveArgsError as exc:
+        print(f"nic-advisor audit: {exc}", file=sys.stderr)
         return EXIT_INPUT
     missing = [p for p in args.capture or [] if not Path(p).exists()]
     for p in missing:
         print(f"nic-advisor audit: {p}: no such file or folder", file=sys.stderr)
-    request = AuditRequest(demo=args.demo, capture_paths=tuple(args.capture or ()), local=args.local)
+    request = AuditRequest(demo=args.demo, capture_paths=tuple(args.capture or ()), local=args.local,
+                           ask_host_key=ask_host_key_on_terminal, save_captures=args.save_captures, **live)
     store = None if args.no_history else _open_store()
     audit = run_audit(request, progress=None if args.quiet else _stderr_progress, store=store)
     if store is not None and audit.history_id is not None:
@@ -144,6 +153,10 @@ def cmd_demo(args) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     args.demo, args.capture, args.local, args.bench, args.quiet, args.no_history = True, None, False, False, False, False
+    args.vcenter = args.ssh = args.nsx = args.user = args.ssh_key = args.save_captures = None
+    args.thumbprint, args.trust_host_key, args.remember_password, args.kind = [], [], False, "esxi"
+    args.datacenter = args.cluster = None
+    args.timeout = 30.0
     args.pdf, args.json, args.csv = out / "nic-advisor-demo.pdf", out / "nic-advisor-demo.json", out / "nic-advisor-demo.csv"
     return cmd_audit(args)
 
@@ -185,6 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     a.add_argument("--no-history", action="store_true", help="do not save the audit in the audit history")
     _bench_args(a)
+    from nicadvisor.cli_live import add_arguments
+
+    add_arguments(a)
     a.set_defaults(func=cmd_audit)
 
     b = sub.add_parser("bench", help="quick benchmark: netperf TCP_STREAM and TCP_RR (iperf3 / built-in agent fallback)")

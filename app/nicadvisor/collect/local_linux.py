@@ -149,7 +149,7 @@ class _Runner:
         return sorted(n for n in names if n != "lo" and _IFNAME_RE.match(n))
 
 
-def _pci_dir(link: str | None) -> str | None:
+def pci_dir(link: str | None) -> str | None:
     """The PCI function of an interface from its ``/sys/class/net/IF`` link target: the ``BDF`` just
     above ``net/IF`` (or above a ``virtioN`` node), else None (virtual, USB …)."""
     if not link:
@@ -224,7 +224,7 @@ def collect_local(progress: Callable[[str], None] | None = None, cancel: threadi
                 runner.capture(f"cat {base}/{attr}", text)
             else:
                 out.skipped.append(f"{name}: {base}/{attr} not readable")
-        bdf = _pci_dir(link)
+        bdf = pci_dir(link)
         if bdf:
             # A PCI function directly under net/IF: read through the interface's device link (keyed by
             # name); behind a virtio node the device link is the virtio device, so read the PCI function.

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import socket
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -23,12 +23,25 @@ DEMO_LAB: Path = demo_lab_dir()
 
 @dataclass(frozen=True)
 class AuditRequest:
-    """What to audit: the bundled demo lab, capture paths (folders, files, vm-support bundles), and/or
-    this machine's interfaces (read-only)."""
+    """What to audit: the bundled demo lab, capture paths (folders, files, vm-support bundles), this
+    machine's interfaces (read-only), and live targets: ``vsphere`` (VsphereTarget), ``ssh``
+    (SshTarget), ``nsx`` (NsxTarget). ``known_hosts`` is the SSH host-key store (default: the app's),
+    ``ask_host_key(host, port, key_type, fingerprint) -> bool`` decides first-contact SSH host keys."""
 
     demo: bool = False
     capture_paths: tuple[str, ...] = ()
     local: bool = False
+    vsphere: tuple = ()
+    ssh: tuple = ()
+    nsx: tuple = ()
+    known_hosts: object | None = field(default=None, compare=False)
+    ask_host_key: Callable[[str, int, str, str], bool] | None = field(default=None, compare=False)
+    save_captures: str | None = None  # folder for the SSH outputs as capture files (replayable)
+
+    @property
+    def live_targets(self) -> list[str]:
+        """The live targets as shown in reports (never with a secret)."""
+        return [t.source for t in self.vsphere] + [t.source for t in self.ssh] + [t.url for t in self.nsx]
 
 
 def _local_inputs(problems: list[InputProblem], cancel: threading.Event | None) -> list[HostInputs]:
@@ -60,7 +73,7 @@ def run_audit(request: AuditRequest, progress: Progress | None = None,
     """
     report = progress or (lambda _f, _m: None)
     paths = ([str(DEMO_LAB)] if request.demo else []) + list(request.capture_paths)
-    audit = Audit(inputs=list(paths) + (["local"] if request.local else []))
+    audit = Audit(inputs=list(paths) + (["local"] if request.local else []) + request.live_targets)
     if store is not None:
         audit.history_id = store.begin(audit.inputs, audit.created_at)
     try:
@@ -94,6 +107,12 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
         local_problems: list[InputProblem] = []
         groups.extend(_local_inputs(local_problems, cancel))
         problems(local_problems)
+    if request.vsphere or request.ssh or request.nsx:
+        from nicadvisor.services.live import collect_live
+
+        live_problems: list[InputProblem] = []
+        collect_live(request, report, cancel, groups, live_problems)
+        problems(live_problems)
     rules = load_rules()
     for i, group in enumerate(groups):
         check(cancel)

@@ -1,0 +1,149 @@
+"""Command-line handling of live targets (``--vcenter``, ``--ssh``, ``--nsx``): building the targets,
+passwords from the OS keyring or an interactive prompt (never from the command line or a file), pins
+for self-signed certificates and SSH host keys."""
+from __future__ import annotations
+
+import getpass
+import sys
+import urllib.parse
+from dataclasses import dataclass, field
+
+
+class LiveArgsError(ValueError):
+    """Live-target arguments that cannot be used; the message says which and why."""
+
+
+def add_arguments(parser) -> None:
+    """The live-target options of ``nic-advisor audit``."""
+    src = parser.add_argument_group("live targets (read-only; passwords come from the OS keyring or a prompt)")
+    src.add_argument("--vcenter", action="append", metavar="URL", help="vCenter or ESXi SDK, e.g. https://vc1.example.com")
+    src.add_argument("--ssh", action="append", metavar="USER@HOST[:PORT]", help="ESXi or Linux host over SSH")
+    src.add_argument("--nsx", action="append", metavar="URL", help="NSX Manager, e.g. https://nsx1.example.com")
+    src.add_argument("--user", help="user for --vcenter and --nsx")
+    src.add_argument("--kind", choices=("esxi", "linux"), default="esxi", help="what the --ssh hosts are (default esxi)")
+    src.add_argument("--ssh-key", metavar="FILE", help="private key for --ssh (else a password)")
+    src.add_argument("--thumbprint", action="append", default=[], metavar="HOST[:PORT]=SHA256",
+                     help="trust a self-signed vCenter/NSX certificate by its SHA-256 thumbprint")
+    src.add_argument("--trust-host-key", action="append", default=[], metavar="[HOST[:PORT]=]SHA256:...",
+                     help="trust this SSH host key on first contact (else you are asked)")
+    src.add_argument("--remember-password", action="store_true", help="save prompted passwords in the OS keyring")
+    src.add_argument("--save-captures", metavar="DIR", help="also save every SSH output as a capture file (replayable)")
+    src.add_argument("--datacenter", help="limit --vcenter to this datacenter")
+    src.add_argument("--cluster", help="limit --vcenter to this cluster")
+    src.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per call (default 30)")
+
+
+@dataclass
+class PasswordSource:
+    """Passwords from the keyring, else a prompt when stdin is a terminal. ``prompt`` is injectable."""
+
+    remember: bool = False
+    interactive: bool = field(default_factory=lambda: sys.stdin is not None and sys.stdin.isatty())
+    prompt: object = getpass.getpass
+
+    def get(self, service_id: str, user: str, label: str) -> str:
+        """The password of ``user`` for ``service_id``. Raises LiveArgsError when there is none."""
+        from nicadvisor.secrets import SecretStoreUnavailable, get_password, store_password
+
+        saved, why = None, ""
+        try:
+            saved = get_password(service_id, user)
+        except SecretStoreUnavailable as exc:
+            why = f" ({exc})"
+        if saved is not None:
+            return saved
+        if not self.interactive:
+            raise LiveArgsError(f"no password for {user} at {label} in the OS keyring{why}; run once interactively "
+                                f"with --remember-password to save it")
+        password = self.prompt(f"Password for {user} at {label}: ")
+        if self.remember:
+            try:
+                store_password(service_id, user, password)
+            except SecretStoreUnavailable as exc:
+                print(f"not saved: {exc}", file=sys.stderr)
+        return password
+
+
+def _pins(values: list[str]) -> dict[str, str]:
+    pins = {}
+    for v in values:
+        key, sep, thumb = v.partition("=")
+        if not sep or not key or not thumb:
+            raise LiveArgsError(f"--thumbprint expects HOST[:PORT]=SHA256, not {v!r}")
+        pins[key.lower()] = thumb
+    return pins
+
+
+def _pin_for(pins: dict[str, str], host: str, port: int) -> str | None:
+    return pins.get(f"{host}:{port}".lower()) or pins.get(host.lower())
+
+
+def _host_port(url: str, default_port: int = 443) -> tuple[str, int]:
+    p = urllib.parse.urlsplit(url if "://" in url else "https://" + url)
+    if not p.hostname:
+        raise LiveArgsError(f"{url!r}: no host name")
+    return p.hostname, p.port or default_port
+
+
+def build_targets(args, passwords: PasswordSource | None = None) -> dict:
+    """``{"vsphere": (...), "ssh": (...), "nsx": (...)}`` for an AuditRequest. Raises LiveArgsError."""
+    passwords = passwords or PasswordSource(remember=args.remember_password)
+    pins = _pins(args.thumbprint)
+    out: dict = {"vsphere": (), "ssh": (), "nsx": ()}
+    if (args.vcenter or args.nsx) and not args.user:
+        raise LiveArgsError("--vcenter and --nsx need --user")
+    if args.vcenter:
+        from nicadvisor.collect.vsphere import VsphereTarget
+
+        targets = []
+        for url in args.vcenter:
+            host, port = _host_port(url)
+            pw = passwords.get(f"vcenter:{host}:{port}", args.user, f"vCenter {host}:{port}")
+            try:
+                targets.append(VsphereTarget.from_url(url, args.user, pw, thumbprint=_pin_for(pins, host, port),
+                                                      timeout_s=args.timeout, datacenter=args.datacenter,
+                                                      cluster=args.cluster))
+            except ValueError as exc:
+                raise LiveArgsError(str(exc)) from None
+        out["vsphere"] = tuple(targets)
+    if args.ssh:
+        from nicadvisor.collect.ssh import SshTarget, parse_ssh_spec
+        from nicadvisor.secrets import ssh_service_id
+
+        keys = {}
+        for v in args.trust_host_key:
+            where, sep, fp = v.rpartition("=")
+            keys[where.lower() if sep else "*"] = fp
+        targets = []
+        for spec in args.ssh:
+            try:
+                user, host, port = parse_ssh_spec(spec)
+                pw = None if args.ssh_key else passwords.get(ssh_service_id(host, port), user, f"{host}:{port}")
+                fp = keys.get(f"{host}:{port}".lower()) or keys.get(host.lower()) or (keys.get("*") if len(args.ssh) == 1 else None)
+                targets.append(SshTarget(host=host, port=port, user=user, kind=args.kind, password=pw,
+                                         key_filename=args.ssh_key, trusted_fingerprint=fp,
+                                         command_timeout_s=args.timeout))
+            except ValueError as exc:
+                raise LiveArgsError(str(exc)) from None
+        out["ssh"] = tuple(targets)
+    if args.nsx:
+        from nicadvisor.collect.nsx import NsxTarget
+
+        targets = []
+        for url in args.nsx:
+            host, port = _host_port(url)
+            pw = passwords.get(f"nsx:{host}:{port}", args.user, f"NSX Manager {host}:{port}")
+            targets.append(NsxTarget(url=url, user=args.user, password=pw, thumbprint=_pin_for(pins, host, port),
+                                     timeout_s=min(args.timeout, 60.0)))
+        out["nsx"] = tuple(targets)
+    return out
+
+
+def ask_host_key_on_terminal(host: str, port: int, key_type: str, fingerprint: str) -> bool:
+    """Trust-on-first-use prompt: show the SHA-256 fingerprint and ask. False without a terminal."""
+    if sys.stdin is None or not sys.stdin.isatty():
+        print(f"{host}:{port}: unknown {key_type} host key {fingerprint}; not trusted (pass "
+              f"--trust-host-key {host}:{port}={fingerprint} after checking it)", file=sys.stderr)
+        return False
+    answer = input(f"{host}:{port} presents a {key_type} host key {fingerprint}. Trust it? [y/N] ")
+    return answer.strip().lower() in ("y", "yes")

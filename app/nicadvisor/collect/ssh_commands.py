@@ -1,0 +1,185 @@
+"""The allowlist of read-only commands the SSH collector may send, per host kind.
+
+Nothing reaches the wire unless :func:`check` accepts it: a command is a tuple of words that must match
+one template of :data:`ESXI_TEMPLATES` word for word, where a placeholder word (``{nic}``, ``{module}``)
+must match a strict regex; Linux commands are exactly those the local collector runs
+(:func:`nicadvisor.collect.local_linux.allowed`: ``ethtool [-i|-k|-l|-x|-c|-g] IF``, ``ip -d -j link show``,
+``ls /sys/class/net``, ``cat``/``readlink`` of a path under ``/sys/class/net/`` or ``/sys/bus/pci/devices/``;
+``ethtool``/``ip`` also by the absolute paths of :data:`LINUX_TOOL_PATHS`).
+The text sent is :func:`shlex.join` of the words (each argument quoted with :func:`shlex.quote`), and the
+same text is recorded as the capture's ``# command:`` header, so a saved live audit replays through the
+parser registry like any capture.
+
+ESXi commands (nic-data-sources.md §0, §1.3, §2-§10; the invocations VMware's NIC support script and
+Intel's mfd libraries use):
+
+* per host: ``esxcli network nic list`` (NIC discovery, run first), ``esxcli network nic coalesce get``,
+  ``esxcli network vswitch standard list``, ``esxcli network vswitch dvs vmware list``,
+  ``esxcli network ip interface list``, ``esxcli hardware pci list``, ``esxcfg-nics -l``,
+  ``esxcfg-nics -e`` (only with NSX bits, §14 item 9), ``esxcfg-vmknic -l``, ``esxcfg-vswitch -l``,
+  ``lspci -p``, ``vmware -vl`` and a ``grep -F`` of ``/var/log/vmkernel.log`` for the fixed driver
+  messages :mod:`nicadvisor.parsers.vmkernel_log` reads (§7, §8a, §9);
+* per NIC (``vmnicN``/``vusbN`` from the NIC list): ``esxcli network nic get -n NIC``,
+  ``vsish -e get /net/pNics/NIC/properties``, ``vsish -e get /net/pNics/NIC/rxqueues/info``;
+* per driver module (from the NIC list's Driver column): ``esxcli system module parameters list -m MOD``,
+  ``esxcfg-module -i MOD``, ``esxcfg-module -g MOD``.
+
+No command here changes anything on the host; there are no pipes, redirections or ``;``.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+from nicadvisor.collect import local_linux
+
+HOST_KINDS = ("esxi", "linux")
+
+ESXI_NIC_RE = re.compile(r"^(?:vmnic\d{1,9}|vusb\d{1,4})\Z")
+"""An ESXi uplink name (``vmnic1000202`` is real, nic-data-sources.md §14 item 15)."""
+MODULE_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}\Z")
+"""A VMkernel driver module name as printed in the Driver column (``ixgben``, ``icen_ens``, ``nmlx5_core``)."""
+LINUX_IF_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,14}\Z")
+"""A Linux interface name as listed in ``/sys/class/net`` (at most 15 characters, never starting with ``-``)."""
+
+LINUX_TOOL_PATHS = {"ethtool": ("ethtool", "/usr/sbin/ethtool", "/sbin/ethtool"),
+                    "ip": ("ip", "/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip")}
+"""Where ``ethtool``/``ip`` may be called from: non-root accounts often lack ``/usr/sbin`` in ``PATH``, so
+on ``command not found`` (exit 127) the collector retries these absolute paths (the parsers strip a
+path prefix from the recorded command)."""
+
+VMKERNEL_LOG = "/var/log/vmkernel.log"
+VMKERNEL_LOG_PATTERNS = (
+    "Interrupt Throttle Rate", "ENS mode", "numQueue", "maxNumRssQ", "Register RSS", "Changing MTU",
+    "Starting I/O on", "queues are accepted", "MSIX interrupts", "rxITR",
+)
+"""Fixed strings (``grep -F``) of the driver messages the vmkernel.log parser reads. None holds ``|``,
+``;`` or parentheses, so the recorded command line splits back into one command."""
+
+
+class CommandRefused(ValueError):
+    """A command outside the allowlist, or an argument that fails its regex; raised before sending."""
+
+
+@dataclass(frozen=True)
+class Template:
+    """One allowed ESXi command: ``words`` with placeholders ``{nic}``/``{module}``; ``scope`` is
+    ``host``, ``nic`` or ``module``; ``optional`` marks commands that exist only on some builds (their
+    failure is informational, not a problem)."""
+
+    words: tuple[str, ...]
+    scope: str = "host"
+    optional: bool = False
+
+
+def _t(text: str, scope: str = "host", optional: bool = False) -> Template:
+    return Template(tuple(shlex.split(text)), scope, optional)
+
+
+ESXI_NIC_LIST = _t("esxcli network nic list")
+ESXI_TEMPLATES: tuple[Template, ...] = (
+    ESXI_NIC_LIST,
+    _t("esxcli network nic coalesce get", optional=True),
+    _t("esxcli network vswitch standard list"),
+    _t("esxcli network vswitch dvs vmware list"),
+    _t("esxcli network ip interface list"),
+    _t("esxcli hardware pci list"),
+    _t("esxcfg-nics -l"),
+    _t("esxcfg-nics -e", optional=True),
+    _t("esxcfg-vmknic -l"),
+    _t("esxcfg-vswitch -l"),
+    _t("lspci -p", optional=True),
+    _t("vmware -vl"),
+    Template(("grep", "-F", *[w for p in VMKERNEL_LOG_PATTERNS for w in ("-e", p)], VMKERNEL_LOG), optional=True),
+    _t("esxcli network nic get -n {nic}", "nic"),
+    _t("vsish -e get /net/pNics/{nic}/properties", "nic", optional=True),
+    _t("vsish -e get /net/pNics/{nic}/rxqueues/info", "nic", optional=True),
+    _t("esxcli system module parameters list -m {module}", "module", optional=True),
+    _t("esxcfg-module -i {module}", "module", optional=True),
+    _t("esxcfg-module -g {module}", "module", optional=True),
+)
+
+_PLACEHOLDERS = {"nic": ESXI_NIC_RE, "module": MODULE_RE}
+
+
+def _fill(words: tuple[str, ...], values: dict[str, str]) -> tuple[str, ...]:
+    out = []
+    for w in words:
+        for name, value in values.items():
+            w = w.replace("{" + name + "}", value)
+        out.append(w)
+    return tuple(out)
+
+
+def _matches(template: Template, argv: tuple[str, ...]) -> bool:
+    if len(template.words) != len(argv):
+        return False
+    for tw, w in zip(template.words, argv):
+        names = re.findall(r"\{(\w+)\}", tw)
+        if not names:
+            if tw != w:
+                return False
+            continue
+        # a placeholder inside a word (/net/pNics/{nic}/properties): literal parts must match exactly
+        pattern = "".join(
+            f"(?P<{part[1:-1]}>[^/]+)" if part.startswith("{") else re.escape(part)
+            for part in re.split(r"(\{\w+\})", tw) if part
+        )
+        m = re.fullmatch(pattern, w)
+        if not m or not all(_PLACEHOLDERS[n].match(m.group(n)) for n in names):
+            return False
+    return True
+
+
+def template_for(kind: str, argv: tuple[str, ...] | list[str]) -> Template | None:
+    """The ESXi template ``argv`` matches (None when none does, or for Linux commands)."""
+    if kind != "esxi":
+        return None
+    return next((t for t in ESXI_TEMPLATES if _matches(t, tuple(argv))), None)
+
+
+def check(kind: str, argv: tuple[str, ...] | list[str]) -> str:
+    """The command line to send for ``argv`` (``shlex.join``: every argument quoted as needed).
+
+    Raises :class:`CommandRefused` when ``kind`` is not ``esxi``/``linux`` or ``argv`` is not in the
+    allowlist of that kind (see the module docstring); for Linux the interface name in an ``ethtool``
+    command must also match :data:`LINUX_IF_RE`.
+    """
+    argv = tuple(argv)
+    if kind not in HOST_KINDS:
+        raise CommandRefused(f"unknown host kind {kind!r} (expected one of {', '.join(HOST_KINDS)})")
+    if not argv or any(not isinstance(w, str) or "\x00" in w or "\n" in w for w in argv):
+        raise CommandRefused(f"command refused (empty, or a word holds a NUL or a newline): {argv!r}")
+    if kind == "esxi":
+        if template_for(kind, argv) is None:
+            raise CommandRefused(f"command not in the ESXi read-only allowlist, not sent: {shlex.join(argv)!r}")
+    else:
+        tool = next((name for name, paths in LINUX_TOOL_PATHS.items() if argv[0] in paths), argv[0])
+        ok = local_linux.allowed([tool, *argv[1:]])
+        if ok and argv[0] == "ethtool" and not LINUX_IF_RE.match(argv[-1]):
+            ok = False
+        if not ok:
+            raise CommandRefused(f"command not in the Linux read-only allowlist, not sent: {shlex.join(argv)!r}")
+    return shlex.join(argv)
+
+
+def esxi_command(template: Template, nic: str | None = None, module: str | None = None) -> tuple[str, ...]:
+    """``template`` with its placeholder filled; raises :class:`CommandRefused` for a NIC or module
+    name that fails :data:`ESXI_NIC_RE` / :data:`MODULE_RE`."""
+    values: dict[str, str] = {}
+    if template.scope == "nic":
+        if not nic or not ESXI_NIC_RE.match(nic):
+            raise CommandRefused(f"not an ESXi NIC name, command not sent: {nic!r}")
+        values["nic"] = nic
+    if template.scope == "module":
+        if not module or not MODULE_RE.match(module):
+            raise CommandRefused(f"not a driver module name, command not sent: {module!r}")
+        values["module"] = module
+    return _fill(template.words, values)
+
+
+def esxi_templates(scope: str) -> list[Template]:
+    """The ESXi templates of one ``scope`` (``host``, ``nic``, ``module``) in the order they are run;
+    the ``host`` list excludes the NIC list, which is run first on its own."""
+    return [t for t in ESXI_TEMPLATES if t.scope == scope and t is not ESXI_NIC_LIST]

@@ -1,0 +1,172 @@
+"""TLS trust for live connections (vCenter / ESXi): verified by default, self-signed only when pinned.
+
+Policy:
+
+* **Default**: the server certificate must verify against the system CA store (and its host name);
+  :func:`ssl_context_for` probes the server once, and an unverifiable certificate raises
+  :class:`UntrustedCertificateError` whose message shows the SHA-256 thumbprint, so the user can check
+  it out of band and pin it.
+* **Pinned** (``thumbprint="AA:BB:…"``, SHA-256 of the DER certificate, as vCenter shows it): the peer
+  certificate is fetched, its SHA-256 digest compared with the pin in constant time
+  (:func:`hmac.compare_digest`), and the returned context trusts exactly that certificate (loaded as
+  ``cadata``; the pin, not the name, identifies the server, so the host-name check is off). A
+  different certificate raises :class:`ThumbprintMismatchError` showing expected and actual
+  thumbprints. Because the context trusts only the pinned certificate, a server that swaps its
+  certificate between the check and the connection fails the handshake.
+* **Insecure** (explicit opt-in): whatever certificate the server presents is pinned for this
+  session only (trust on first use); the caller must log and mark the result. Verification is never
+  switched off in this module.
+
+No pyVmomi here; plain :mod:`ssl`/:mod:`socket`. Every network call takes a timeout in seconds.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import socket
+import ssl
+from dataclasses import dataclass
+
+
+class TlsTrustError(ssl.SSLError):
+    """Base of the trust errors below (an :class:`ssl.SSLError`, so callers catching that see it)."""
+
+    def __str__(self) -> str:  # ssl.SSLError.__str__ prints the args tuple; show the message only
+        return self.args[0] if self.args else super().__str__()
+
+
+class UntrustedCertificateError(TlsTrustError):
+    """The server's certificate does not verify against the system CA store and no thumbprint is pinned.
+
+    ``thumbprint`` is the SHA-256 thumbprint of the certificate presented (``"AA:BB:…"``) or None when
+    it could not be fetched; ``reason`` is the verification error (``self-signed certificate``).
+    """
+
+    def __init__(self, host: str, port: int, thumbprint: str | None, reason: str) -> None:
+        self.host, self.port, self.thumbprint, self.reason = host, port, thumbprint, reason
+        shown = thumbprint or "(could not be read)"
+        super().__init__(
+            f"{host}:{port}: the TLS certificate is not trusted ({reason}). Its SHA-256 thumbprint is "
+            f"{shown}. Check it against the one shown by the server console or vCenter, then pin it "
+            f"(--thumbprint {shown}) to connect.")
+
+
+class ThumbprintMismatchError(TlsTrustError):
+    """The certificate presented does not match the pinned SHA-256 thumbprint (``expected``/``actual``)."""
+
+    def __init__(self, host: str, port: int, expected: str, actual: str) -> None:
+        self.host, self.port, self.expected, self.actual = host, port, expected, actual
+        super().__init__(
+            f"{host}:{port}: certificate thumbprint mismatch: expected SHA-256 {expected}, the server "
+            f"presented {actual}. The certificate changed or another server answers; connection refused.")
+
+
+@dataclass(frozen=True)
+class TrustDecision:
+    """How a connection's certificate was trusted: ``mode`` is ``"ca"`` (system CA store),
+    ``"pinned"`` (matches the caller's thumbprint) or ``"insecure"`` (accepted unverified, pinned for
+    this session only); ``thumbprint`` is the SHA-256 of the certificate when it was read."""
+
+    mode: str
+    thumbprint: str | None = None
+
+    def describe(self) -> str:
+        if self.mode == "ca":
+            return "TLS verified against the system CA store"
+        if self.mode == "pinned":
+            return f"TLS certificate pinned (SHA-256 {self.thumbprint})"
+        return f"TLS certificate NOT verified (insecure mode): accepted SHA-256 {self.thumbprint} for this session"
+
+
+_HEX_RE = re.compile(r"^[0-9a-f]+$")
+
+
+def normalize_thumbprint(text: str) -> str:
+    """``"aa:bb…"``, ``"AABB…"``, ``"aa bb …"`` → ``"AA:BB:…"`` (32 bytes).
+
+    Raises ValueError for anything that is not a SHA-256 thumbprint (naming SHA-1 when 20 bytes were
+    given, since older tools show SHA-1 thumbprints).
+    """
+    raw = re.sub(r"[\s:-]", "", text or "").lower()
+    if raw.startswith("sha256="):
+        raw = raw[len("sha256="):]
+    if not _HEX_RE.match(raw or "-"):
+        raise ValueError(f"not a certificate thumbprint: {text!r}")
+    if len(raw) == 40:
+        raise ValueError(f"{text!r} is a SHA-1 thumbprint; give the SHA-256 thumbprint (32 bytes)")
+    if len(raw) != 64:
+        raise ValueError(f"{text!r} is not a SHA-256 thumbprint (expected 32 bytes, got {len(raw) // 2})")
+    return ":".join(raw[i:i + 2] for i in range(0, 64, 2)).upper()
+
+
+def thumbprint_of(der: bytes) -> str:
+    """SHA-256 thumbprint ``"AA:BB:…"`` of a DER-encoded certificate."""
+    digest = hashlib.sha256(der).hexdigest().upper()
+    return ":".join(digest[i:i + 2] for i in range(0, len(digest), 2))
+
+
+def fetch_certificate(host: str, port: int = 443, timeout: float = 10.0) -> bytes:
+    """The DER certificate the server presents (not verified: only to show or compare it).
+
+    Raises OSError (connection refused, timeout) or ssl.SSLError (no TLS on that port).
+    """
+    pem = ssl.get_server_certificate((host, port), timeout=timeout)
+    return ssl.PEM_cert_to_DER_cert(pem)
+
+
+def fetch_thumbprint(host: str, port: int = 443, timeout: float = 10.0) -> str:
+    """SHA-256 thumbprint (``"AA:BB:…"``) of the certificate ``host:port`` presents, for the UI's trust
+    dialog. Raises OSError / ssl.SSLError as :func:`fetch_certificate`."""
+    return thumbprint_of(fetch_certificate(host, port, timeout))
+
+
+def pinned_context(der: bytes) -> ssl.SSLContext:
+    """A client context that trusts exactly the certificate ``der`` (and nothing from the system store).
+
+    Partial-chain verification is on so a CA-issued leaf can be pinned too; the host-name check is
+    off because the pin identifies the server. Verification itself stays required.
+    """
+    ctx = ssl.create_default_context(cadata=ssl.DER_cert_to_PEM_cert(der))
+    ctx.check_hostname = False
+    ctx.verify_flags |= getattr(ssl, "VERIFY_X509_PARTIAL_CHAIN", 0)
+    ctx.verify_flags &= ~getattr(ssl, "VERIFY_X509_STRICT", 0)
+    return ctx
+
+
+def _probe(host: str, port: int, ctx: ssl.SSLContext, timeout: float) -> None:
+    """One TLS handshake with ``ctx``; raises ssl.SSLCertVerificationError when it does not verify."""
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        with ctx.wrap_socket(sock, server_hostname=host):
+            return
+
+
+def ssl_context_for(host: str, port: int = 443, thumbprint: str | None = None, insecure: bool = False,
+                    timeout: float = 30.0) -> tuple[ssl.SSLContext, TrustDecision]:
+    """The SSLContext to reach ``host:port`` under the policy of this module, and how it was trusted.
+
+    Raises ThumbprintMismatchError (pin given, different certificate), UntrustedCertificateError
+    (no pin, certificate does not verify; message shows its thumbprint), ValueError (malformed pin),
+    OSError (unreachable, timeout) or ssl.SSLError (TLS failure).
+    """
+    if thumbprint:
+        expected = normalize_thumbprint(thumbprint)
+        der = fetch_certificate(host, port, timeout)
+        actual = thumbprint_of(der)
+        if not hmac.compare_digest(expected.encode(), actual.encode()):
+            raise ThumbprintMismatchError(host, port, expected, actual)
+        return pinned_context(der), TrustDecision("pinned", actual)
+    if insecure:
+        der = fetch_certificate(host, port, timeout)
+        return pinned_context(der), TrustDecision("insecure", thumbprint_of(der))
+    ctx = ssl.create_default_context()
+    try:
+        _probe(host, port, ctx, timeout)
+    except ssl.SSLCertVerificationError as exc:
+        reason = exc.verify_message or str(exc)
+        try:
+            shown: str | None = fetch_thumbprint(host, port, timeout)
+        except (OSError, ssl.SSLError):
+            shown = None
+        raise UntrustedCertificateError(host, port, shown, reason) from exc
+    return ctx, TrustDecision("ca", None)

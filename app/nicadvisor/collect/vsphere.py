@@ -1,0 +1,612 @@
+"""Live audit of vCenter / ESXi through the vSphere API (pyVmomi): pNIC, switch and vmknic facts.
+
+``collect_vsphere(targets, progress, cancel)`` audits one or more vCenters (or ESXi hosts) at once,
+each on its own worker thread with its own session, and returns one
+:class:`~nicadvisor.collect.assemble.HostInputs` per HostSystem plus the problems met.
+
+Per vCenter (nic-data-sources.md §1.1, performance-baselines.md §1):
+
+1. TLS trust (:mod:`nicadvisor.collect.tls_pinning`): system CA store by default; a self-signed server
+   only with a pinned SHA-256 thumbprint; ``insecure`` is an explicit opt-in that is logged and marked
+   in the result (``VcenterSession.trust`` and every Capture's notes).
+2. API version negotiated from ``/sdk/vimServiceVersions.xml``; login with ``SessionManager.Login``.
+3. One PropertyCollector retrieval for the VDSs and portgroups of the scope (``config.maxMtu``,
+   ``config.ipfixConfig``, ``summary.hostMember``, ``config.host``, portgroups'
+   ``config.defaultPortConfig``), then one over a ContainerView of the HostSystems with the explicit
+   :data:`HOST_PATHS` (``RetrievePropertiesEx`` + ``ContinueRetrievePropertiesEx`` paging; no lazy
+   attribute walks: one host costs no extra round trip). ``hardware.pciDevice`` is kept for network-class
+   devices and the pNICs' addresses only.
+4. Per connected host (``modules=True``): ``HostKernelModuleSystem.QueryModules`` and
+   ``QueryConfiguredModuleOptionString`` for the pNIC drivers.
+
+Every SOAP call has a socket timeout (``timeout_s``). Failures never raise out of
+:func:`collect_vsphere`: a vCenter that cannot be reached, refuses the login or the certificate, or
+dies mid-audit becomes an :class:`~nicadvisor.model.InputProblem` naming it (hosts read before it died
+are kept), and the other vCenters' hosts are still returned. Disconnected / not responding hosts and
+hosts in maintenance mode are reported as problems of that host. Only cancellation raises
+(:class:`nicadvisor.cancel.Cancelled`, checked between pages and hosts).
+"""
+from __future__ import annotations
+
+import base64
+import concurrent.futures
+import datetime as _dt
+import http.client
+import logging
+import socket
+import ssl
+import threading
+import time
+import urllib.parse
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from pyVmomi import SoapStubAdapter, vim, vmodl
+from pyVmomi.VmomiSupport import DataObject, GetServiceVersions, ManagedObject, versionIdMap
+
+from nicadvisor.cancel import Cancelled, check
+from nicadvisor.collect.assemble import HostInputs
+from nicadvisor.collect.capture_file import Capture
+from nicadvisor.collect.tls_pinning import TlsTrustError, TrustDecision, ssl_context_for
+from nicadvisor.collect import vsphere_facts as vf
+from nicadvisor.model import InputProblem
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[float, str], None]
+
+HOST_PATHS: tuple[str, ...] = (
+    "name",
+    "summary.config.product.version",
+    "summary.config.product.build",
+    "runtime.connectionState",
+    "runtime.inMaintenanceMode",
+    "config.network.pnic",
+    "hardware.pciDevice",
+    "config.network.vswitch",
+    "config.network.proxySwitch",
+    "config.network.opaqueSwitch",
+    "config.network.vnic",
+    "configManager.kernelModuleSystem",
+)
+"""HostSystem property paths read in the one PropertyCollector retrieval (§1.1)."""
+
+DVS_PATHS: tuple[str, ...] = ("name", "uuid", "summary.hostMember", "config.host")
+VMWARE_DVS_PATHS: tuple[str, ...] = ("config.maxMtu", "config.ipfixConfig")
+PORTGROUP_PATHS: tuple[str, ...] = ("name", "key", "config.distributedVirtualSwitch", "config.defaultPortConfig")
+
+INVENTORY_COMMAND = ("vSphere API: PropertyCollector.RetrievePropertiesEx HostSystem " + " ".join(HOST_PATHS)
+                     + " ; VmwareDistributedVirtualSwitch " + " ".join(DVS_PATHS + VMWARE_DVS_PATHS)
+                     + " ; DistributedVirtualPortgroup " + " ".join(PORTGROUP_PATHS))
+MODULES_COMMAND = "vSphere API: HostKernelModuleSystem.QueryModules ; QueryConfiguredModuleOptionString"
+
+# Faults meaning "this server cannot answer that call at all" (vcsim has no HostKernelModuleSystem).
+_UNSUPPORTED_FAULTS = (vmodl.fault.ManagedObjectNotFound, vmodl.fault.NotSupported,
+                       vmodl.fault.MethodNotFound, vim.fault.NotFound)
+_CONNECTION_ERRORS = (OSError, http.client.HTTPException)
+
+
+@dataclass(frozen=True, kw_only=True)
+class VsphereTarget:
+    """One vCenter (or ESXi host) to audit.
+
+    ``host``/``port`` of the SDK endpoint; ``user``/``password`` (the password is never logged nor
+    shown in ``repr``); ``thumbprint``: pinned SHA-256 of the server certificate (``"AA:BB:…"``), needed
+    for a self-signed server; ``insecure``: accept any certificate for this session (explicit, logged,
+    marked in the result); ``timeout_s``: socket timeout of every call, seconds. Scope filters:
+    ``datacenter`` / ``cluster`` names, ``host_names`` (HostSystem names as vCenter shows them).
+    ``modules``: also query driver modules per host (2 calls per host); ``page_size``: objects per
+    ``RetrievePropertiesEx`` page.
+    """
+
+    host: str
+    port: int = 443
+    user: str
+    password: str = field(repr=False)
+    thumbprint: str | None = None
+    insecure: bool = False
+    timeout_s: float = 30.0
+    datacenter: str | None = None
+    cluster: str | None = None
+    host_names: tuple[str, ...] = ()
+    modules: bool = True
+    page_size: int = 100
+
+    @property
+    def label(self) -> str:
+        """``host:port`` as shown in messages."""
+        return f"{self.host}:{self.port}"
+
+    @property
+    def source(self) -> str:
+        """``vcenter://host:port``: the source of this target's captures and problems."""
+        return f"vcenter://{self.label}"
+
+    @classmethod
+    def from_url(cls, url: str, user: str, password: str, **kwargs: Any) -> "VsphereTarget":
+        """Target from ``https://vc.example.com[:443][/sdk]``, ``vc.example.com:8443`` or ``vc.example.com``.
+
+        Other keyword arguments are the fields above. Raises ValueError for a URL without a host or with
+        a scheme other than https.
+        """
+        text = url.strip()
+        parsed = urllib.parse.urlsplit(text if "://" in text else "https://" + text)
+        if parsed.scheme != "https":
+            raise ValueError(f"{url!r}: only https:// vCenter URLs are supported")
+        if not parsed.hostname:
+            raise ValueError(f"{url!r}: no host name in the vCenter URL")
+        return cls(host=parsed.hostname, port=parsed.port or 443, user=user, password=password, **kwargs)
+
+
+@dataclass
+class VcenterSession:
+    """What happened with one target: ``trust`` (how TLS was trusted; None when it failed before),
+    ``about`` (``AboutInfo.fullName``), ``api_version`` (negotiated, e.g. ``"8.0.3.0"``), ``hosts``
+    (number of HostInputs returned), ``elapsed_s`` (wall seconds), ``error`` (the vCenter-level
+    problem message when the audit of this target failed or stopped early)."""
+
+    target: str
+    trust: TrustDecision | None = None
+    about: str | None = None
+    api_version: str | None = None
+    hosts: int = 0
+    elapsed_s: float = 0.0
+    error: str | None = None
+
+
+@dataclass
+class VsphereCollection:
+    """The result of :func:`collect_vsphere`: ``hosts`` (one HostInputs per HostSystem, kind ``esxi``,
+    ``parsed`` holding (recorded API response, facts) pairs), ``problems`` (vCenter-level problems;
+    host-level ones are in each HostInputs), ``sessions`` (one per target, in target order)."""
+
+    hosts: list[HostInputs] = field(default_factory=list)
+    problems: list[InputProblem] = field(default_factory=list)
+    sessions: list[VcenterSession] = field(default_factory=list)
+
+
+class _ScopeError(Exception):
+    """A datacenter / cluster / host named in the target's scope does not exist."""
+
+
+# --- pyVmomi values → plain values ---------------------------------------------------------------
+
+def ref_string(obj: ManagedObject) -> str:
+    """``"HostSystem:host-21"`` for a managed-object reference (the form govc prints)."""
+    return f"{obj._wsdlName}:{obj._moId}"
+
+
+def to_plain(value: Any) -> Any:
+    """A pyVmomi value as JSON-able plain data: data objects → dicts of their set properties (by vSphere
+    property name), references → :func:`ref_string`, enums → str, binary → base64 text, datetimes → ISO."""
+    if value is None or isinstance(value, (bool, str)):
+        return str(value) if isinstance(value, str) and type(value) is not str else value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, ManagedObject):
+        return ref_string(value)
+    if isinstance(value, DataObject):
+        out = {}
+        for prop in value._GetPropertyList():
+            if prop.name in ("dynamicType", "dynamicProperty"):
+                continue
+            v = getattr(value, prop.name, None)
+            if v is None or (isinstance(v, list) and not v):
+                continue
+            out[prop.name] = to_plain(v)
+        return out
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, (_dt.datetime, _dt.date)):
+        return value.isoformat()
+    return str(value)
+
+
+def _moid(ref: Any) -> str:
+    return ref.split(":", 1)[-1] if isinstance(ref, str) else ""
+
+
+# --- connection ----------------------------------------------------------------------------------
+
+def negotiate_version(host: str, port: int, ctx: ssl.SSLContext, timeout: float) -> str:
+    """The newest pyVmomi ``vim.version.*`` the server supports, from ``/sdk/vimServiceVersions.xml``.
+
+    Raises ConnectionError when the endpoint does not describe a vim25 API, OSError when unreachable.
+    """
+    conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=ctx)
+    try:
+        conn.request("GET", "/sdk/vimServiceVersions.xml")
+        resp = conn.getresponse()
+        body = resp.read(1 << 20)
+        status = resp.status
+    finally:
+        conn.close()
+    if status != 200:
+        raise ConnectionError(f"not a vSphere API endpoint (GET /sdk/vimServiceVersions.xml answered {status})")
+    try:
+        root = ET.fromstring(body)
+    except ET.ParseError as exc:
+        raise ConnectionError(f"not a vSphere API endpoint (vimServiceVersions.xml unreadable: {exc})") from exc
+    supported: set[str] = set()
+    for ns in root.iter("namespace"):
+        if (ns.findtext("name") or "").strip() == "urn:vim25":
+            supported.add((ns.findtext("version") or "").strip())
+            supported.update((v.text or "").strip() for v in ns.findall("priorVersions/version"))
+    for version in GetServiceVersions("vim25"):
+        if versionIdMap.get(version) in supported:
+            return version
+    raise ConnectionError(f"no API version in common with the server (server offers {sorted(supported)})")
+
+
+def describe_error(exc: BaseException, target: VsphereTarget) -> str:
+    """A one-line, user-facing reason for ``exc`` (never containing the password)."""
+    if isinstance(exc, vim.fault.InvalidLogin):
+        return f"login refused for user {target.user!r}: wrong user name or password"
+    if isinstance(exc, TlsTrustError):
+        return str(exc)
+    if isinstance(exc, vmodl.MethodFault):
+        return f"{type(exc).__name__.rsplit('.', 1)[-1]}: {getattr(exc, 'msg', '') or exc.__class__.__name__}"
+    if isinstance(exc, (socket.timeout, TimeoutError)):
+        return f"no answer within {target.timeout_s:g} s ({exc or 'timed out'})"
+    if isinstance(exc, (ssl.SSLEOFError, ssl.SSLZeroReturnError, ConnectionResetError, BrokenPipeError,
+                        http.client.RemoteDisconnected, http.client.IncompleteRead)):
+        return f"the server closed the connection: it stopped answering or restarted ({type(exc).__name__}: {exc})"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused (is the vCenter up and the port right?)"
+    if isinstance(exc, ssl.SSLError):
+        return f"TLS failure: {exc}"
+    if isinstance(exc, ConnectionError) and type(exc) is ConnectionError:
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+class _ProgressHub:
+    """Aggregates per-target progress into one ``progress(fraction, message)`` stream; calls are
+    serialized with a lock (they come from the worker threads)."""
+
+    def __init__(self, progress: Progress | None, n: int) -> None:
+        self._progress = progress
+        self._fractions = [0.0] * max(n, 1)
+        self._lock = threading.Lock()
+
+    def report(self, index: int, fraction: float, message: str) -> None:
+        if self._progress is None:
+            return
+        with self._lock:
+            self._fractions[index] = max(0.0, min(1.0, fraction))
+            total = sum(self._fractions) / len(self._fractions)
+            self._progress(total, message)
+
+
+# --- one vCenter ---------------------------------------------------------------------------------
+
+class _VcenterAudit:
+    """The audit of one target, run on its own worker thread (one session, one stub)."""
+
+    def __init__(self, target: VsphereTarget, index: int, hub: _ProgressHub, cancel: threading.Event | None) -> None:
+        self.t = target
+        self.index = index
+        self.hub = hub
+        self.cancel = cancel
+        self.session = VcenterSession(target=target.label)
+        self.hosts: list[HostInputs] = []
+        self.problems: list[InputProblem] = []
+        self.stage = "connecting"
+        self.content: Any = None
+        self.stub: Any = None
+        self.pc: Any = None
+        self.views: list[Any] = []
+
+    def say(self, fraction: float, message: str) -> None:
+        self.hub.report(self.index, fraction, f"{self.t.label}: {message}")
+
+    # -- driver ------------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        start = time.monotonic()
+        try:
+            self._connect()
+            self._audit()
+        except Cancelled:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one failing vCenter must never end the others' audit
+            reason = describe_error(exc, self.t)
+            kept = f"; {len(self.hosts)} host(s) read before that are kept" if self.hosts else ""
+            msg = f"vCenter {self.t.label}: {self.stage} failed: {reason}{kept}"
+            log.warning("%s", msg, exc_info=not isinstance(exc, (vmodl.MethodFault, *_CONNECTION_ERRORS)))
+            self.problems.append(InputProblem(self.t.source, msg, "vSphere API"))
+            self.session.error = msg
+        finally:
+            self._close()
+            self.session.hosts = len(self.hosts)
+            self.session.elapsed_s = round(time.monotonic() - start, 3)
+
+    def _connect(self) -> None:
+        t = self.t
+        self.stage = "checking the TLS certificate"
+        self.say(0.01, "checking the TLS certificate")
+        ctx, trust = ssl_context_for(t.host, t.port, t.thumbprint, t.insecure, t.timeout_s)
+        self.session.trust = trust
+        if trust.mode == "insecure":
+            log.warning("vSphere %s: %s", t.label, trust.describe())
+        else:
+            log.info("vSphere %s: %s", t.label, trust.describe())
+        self.stage = "negotiating the API version"
+        version = negotiate_version(t.host, t.port, ctx, t.timeout_s)
+        self.session.api_version = versionIdMap.get(version)
+        self.stage = "logging in"
+        self.say(0.03, f"logging in as {t.user}")
+        stub = SoapStubAdapter(host=t.host, port=t.port, version=version, sslContext=ctx,
+                               httpConnectionTimeout=t.timeout_s)
+        self.stub = stub
+        si = vim.ServiceInstance("ServiceInstance", stub)
+        self.content = si.RetrieveContent()
+        self.session.about = self.content.about.fullName
+        self.content.sessionManager.Login(t.user, t.password)
+        self.pc = self.content.propertyCollector
+        log.info("vSphere %s: logged in as %s (%s, API %s)", t.label, t.user, self.session.about,
+                 self.session.api_version)
+
+    def _close(self) -> None:
+        if self.content is None or self.stub is None:
+            if self.stub is not None:
+                self.stub.DropConnections()
+            return
+        try:
+            for view in self.views:
+                view.DestroyView()
+            self.content.sessionManager.Logout()
+        except (vmodl.MethodFault, *_CONNECTION_ERRORS) as exc:
+            log.debug("vSphere %s: logout/cleanup failed: %s", self.t.label, exc)
+        finally:
+            self.stub.DropConnections()
+
+    # -- PropertyCollector -------------------------------------------------------------------------
+
+    def _view(self, root: Any, types: list[type]) -> Any:
+        view = self.content.viewManager.CreateContainerView(root, types, True)
+        self.views.append(view)
+        return view
+
+    def _retrieve(self, object_specs: list[Any], prop_specs: list[Any], what: str) -> Iterator[Any]:
+        """ObjectContents of one RetrievePropertiesEx, following ``token`` pages; cancel checked between pages."""
+        pcq = vmodl.query.PropertyCollector
+        spec = pcq.FilterSpec(objectSet=object_specs, propSet=prop_specs)
+        options = pcq.RetrieveOptions(maxObjects=self.t.page_size)
+        page = 1
+        self.stage = f"reading {what} (page {page})"
+        result = self.pc.RetrievePropertiesEx([spec], options)
+        while result is not None:
+            yield from result.objects
+            token = result.token
+            if not token:
+                return
+            if self.cancel is not None and self.cancel.is_set():
+                self.pc.CancelRetrievePropertiesEx(token)
+                check(self.cancel)
+            page += 1
+            self.stage = f"reading {what} (page {page})"
+            result = self.pc.ContinueRetrievePropertiesEx(token)
+
+    def _view_specs(self, roots: list[Any], types: list[type]) -> list[Any]:
+        pcq = vmodl.query.PropertyCollector
+        traverse = pcq.TraversalSpec(name="traverseView", type=vim.view.ContainerView, path="view", skip=False)
+        return [pcq.ObjectSpec(obj=self._view(r, types), skip=True, selectSet=[traverse]) for r in roots]
+
+    def _names(self, roots: list[Any], vimtype: type, what: str) -> list[tuple[Any, str]]:
+        pcq = vmodl.query.PropertyCollector
+        out = []
+        for oc in self._retrieve(self._view_specs(roots, [vimtype]), [pcq.PropertySpec(type=vimtype, pathSet=["name"])], what):
+            name = next((p.val for p in oc.propSet if p.name == "name"), None)
+            out.append((oc.obj, str(name)))
+        return out
+
+    def _scope(self) -> tuple[list[Any], list[Any]]:
+        """(datacenter roots, host roots) of the target's scope. Raises _ScopeError."""
+        t = self.t
+        dc_roots = [self.content.rootFolder]
+        if t.datacenter:
+            found = self._names(dc_roots, vim.Datacenter, "datacenters")
+            dc_roots = [ref for ref, name in found if name == t.datacenter]
+            if not dc_roots:
+                raise _ScopeError(f"datacenter {t.datacenter!r} not found (there are: {sorted(n for _, n in found)})")
+        host_roots = dc_roots
+        if t.cluster:
+            found = self._names(dc_roots, vim.ClusterComputeResource, "clusters")
+            host_roots = [ref for ref, name in found if name == t.cluster]
+            if not host_roots:
+                raise _ScopeError(f"cluster {t.cluster!r} not found (there are: {sorted(n for _, n in found)})")
+        return dc_roots, host_roots
+
+    def _dvs_inventory(self, dc_roots: list[Any]) -> list[dict]:
+        """VDSs of the scope as plain dicts (:mod:`vsphere_facts` DVS shape) with their portgroups."""
+        pcq = vmodl.query.PropertyCollector
+        specs = [pcq.PropertySpec(type=vim.DistributedVirtualSwitch, pathSet=list(DVS_PATHS)),
+                 pcq.PropertySpec(type=vim.dvs.VmwareDistributedVirtualSwitch, pathSet=list(VMWARE_DVS_PATHS)),
+                 pcq.PropertySpec(type=vim.dvs.DistributedVirtualPortgroup, pathSet=list(PORTGROUP_PATHS))]
+        types = [vim.DistributedVirtualSwitch, vim.dvs.DistributedVirtualPortgroup]
+        switches: dict[str, dict] = {}
+        portgroups: list[dict] = []
+        for oc in self._retrieve(self._view_specs(dc_roots, types), specs, "distributed switches"):
+            props = {p.name: to_plain(p.val) for p in oc.propSet}
+            if isinstance(oc.obj, vim.dvs.DistributedVirtualPortgroup):
+                portgroups.append(props)
+            else:
+                props["obj"] = ref_string(oc.obj)
+                switches[oc.obj._moId] = props
+        for pg in portgroups:
+            dvs = switches.get(_moid(pg.get("config.distributedVirtualSwitch")))
+            if dvs is not None:
+                dvs.setdefault("portgroups", []).append(pg)
+        return list(switches.values())
+
+    def _host_contents(self, host_roots: list[Any]) -> list[Any]:
+        pcq = vmodl.query.PropertyCollector
+        prop_specs = [pcq.PropertySpec(type=vim.HostSystem, pathSet=list(HOST_PATHS))]
+        if self.t.host_names:
+            wanted = {n.lower() for n in self.t.host_names}
+            found = self._names(host_roots, vim.HostSystem, "host names")
+            refs = [ref for ref, name in found if name.lower() in wanted]
+            missing = wanted - {name.lower() for _, name in found}
+            for name in sorted(missing):
+                self.problems.append(InputProblem(self.t.source, f"vCenter {self.t.label}: host {name!r} not found in the scope"))
+            if not refs:
+                return []
+            object_specs = [pcq.ObjectSpec(obj=ref, skip=False) for ref in refs]
+        else:
+            object_specs = self._view_specs(host_roots, [vim.HostSystem])
+        out = []
+        for oc in self._retrieve(object_specs, prop_specs, "the host inventory"):
+            out.append(oc)
+            self.say(0.1 + 0.3 * min(len(out) / 512, 1.0), f"read {len(out)} hosts")
+        return out
+
+    # -- audit -------------------------------------------------------------------------------------
+
+    def _audit(self) -> None:
+        t = self.t
+        self.stage = "resolving the scope"
+        try:
+            dc_roots, host_roots = self._scope()
+        except _ScopeError as exc:
+            msg = f"vCenter {t.label}: {exc}"
+            self.problems.append(InputProblem(t.source, msg, "vSphere API"))
+            self.session.error = msg
+            return
+        check(self.cancel)
+        self.say(0.06, "reading distributed switches")
+        dvs_list = self._dvs_inventory(dc_roots)
+        check(self.cancel)
+        self.say(0.1, "reading the host inventory")
+        contents = self._host_contents(host_roots)
+        notes = (self.session.trust.describe(),) if self.session.trust else ()
+        work: list[tuple[HostInputs, str, Any, list[str]]] = []
+        for oc in contents:
+            hi, kms, drivers = self._host_inputs(oc, dvs_list, notes)
+            self.hosts.append(hi)
+            work.append((hi, oc.obj._moId, kms, drivers))
+        unsupported: dict[str, int] = {}
+        n = len(work)
+        for i, (hi, moid, kms, drivers) in enumerate(work, 1):
+            check(self.cancel)
+            if t.modules and kms is not None:
+                self.stage = f"reading the driver modules of host {hi.name} ({i} of {n})"
+                self._modules(hi, moid, kms, drivers, notes, unsupported)
+            self.say(0.4 + 0.6 * i / n, f"{hi.name} ({i}/{n})")
+        for reason, count in unsupported.items():
+            self.problems.append(InputProblem(
+                t.source, f"vCenter {t.label}: driver modules could not be read on {count} host(s): {reason}",
+                MODULES_COMMAND))
+        self.say(1.0, f"{n} hosts read")
+
+    def _host_inputs(self, oc: Any, dvs_list: list[dict], notes: tuple[str, ...]) -> tuple[HostInputs, Any, list[str]]:
+        t = self.t
+        ref = ref_string(oc.obj)
+        raw = {p.name: p.val for p in oc.propSet}
+        kms = raw.pop("configManager.kernelModuleSystem", None)
+        pnics = raw.get("config.network.pnic") or []
+        addrs = {getattr(p, "pci", None) for p in pnics}
+        pci = [d for d in (raw.get("hardware.pciDevice") or [])
+               if d.id in addrs or ((d.classId or 0) & 0xFFFF) >> 8 == 0x02]
+        if "hardware.pciDevice" in raw:
+            raw["hardware.pciDevice"] = pci
+        props = {k: to_plain(v) for k, v in raw.items()}
+        missing = [{"path": m.path, "fault": describe_error(m.fault, t) if m.fault else ""} for m in (oc.missingSet or [])]
+        name = str(props.get("name") or oc.obj._moId)
+        source = f"{t.source}/{oc.obj._moId}"
+        host_dvs = [self._trim_dvs(d, ref) for d in dvs_list if vf.dvs_has_host(d, ref)]
+        text = vf.inventory_recording(ref, props, host_dvs, missing, t.label)
+        cap = Capture(source=source, command=INVENTORY_COMMAND, text=text, host=name,
+                      notes=notes, origin=t.source)
+        hi = HostInputs(name=name, kind="esxi", parsed=[(cap, vf.host_facts(props, host_dvs, ref))])
+        state = props.get("runtime.connectionState")
+        if state is not None and state != "connected":
+            hi.problems.append(InputProblem(source, f"host {name} is {state} in vCenter {t.label}: its configuration "
+                                                    "could not be read or may be stale", INVENTORY_COMMAND))
+        if props.get("runtime.inMaintenanceMode") is True:
+            hi.problems.append(InputProblem(source, f"host {name} is in maintenance mode in vCenter {t.label}",
+                                            INVENTORY_COMMAND))
+        for m in missing:
+            hi.problems.append(InputProblem(source, f"host {name}: property {m['path']} not returned: {m['fault']}",
+                                            INVENTORY_COMMAND))
+        drivers = sorted({p.driver for p in pnics if getattr(p, "driver", None)})
+        usable = kms is not None and state in (None, "connected") and bool(drivers)
+        return hi, (kms if usable else None), drivers
+
+    @staticmethod
+    def _trim_dvs(dvs: dict, host_ref: str) -> dict:
+        """The DVS dict with only this host's ``config.host`` member (the full list repeats per host)."""
+        out = dict(dvs)
+        out["config.host"] = [m for m in dvs.get("config.host") or []
+                              if isinstance(m, dict) and (m.get("config") or {}).get("host") == host_ref]
+        out["summary.hostMember"] = [h for h in dvs.get("summary.hostMember") or [] if h == host_ref]
+        return out
+
+    def _modules(self, hi: HostInputs, moid: str, kms: Any, drivers: list[str], notes: tuple[str, ...],
+                 unsupported: dict[str, int]) -> None:
+        """QueryModules + QueryConfiguredModuleOptionString of the pNIC drivers. A fault is counted per
+        reason (one problem per vCenter); a connection error propagates (the vCenter is gone)."""
+        wanted = set(drivers) | {d.removesuffix("_ens") for d in drivers}
+        try:
+            infos = [to_plain(m) for m in kms.QueryModules()]
+            mods = [m for m in infos if m.get("name") in wanted]
+            configured = {m["name"]: str(kms.QueryConfiguredModuleOptionString(m["name"])) for m in mods}
+        except _UNSUPPORTED_FAULTS as exc:
+            reason = describe_error(exc, self.t)
+            unsupported[reason] = unsupported.get(reason, 0) + 1
+            return
+        except vmodl.MethodFault as exc:
+            hi.problems.append(InputProblem(f"{self.t.source}/{moid}/kernelModuleSystem",
+                                            f"host {hi.name}: driver modules not read: {describe_error(exc, self.t)}",
+                                            MODULES_COMMAND))
+            return
+        text = vf.modules_recording(f"HostSystem:{moid}", mods, configured, self.t.label)
+        cap = Capture(source=f"{self.t.source}/{moid}/kernelModuleSystem", command=MODULES_COMMAND, text=text,
+                      host=hi.name, notes=notes, origin=self.t.source)
+        result = vf.facts_from_recording(text)
+        hi.parsed.append((cap, result))
+
+
+def collect_vsphere(targets: list[VsphereTarget], progress: Progress | None = None,
+                    cancel: threading.Event | None = None) -> VsphereCollection:
+    """Audit every target concurrently (one worker thread and session per target) and gather the results.
+
+    ``progress(fraction 0..1, message)`` is called from the worker threads (serialized by a lock);
+    ``cancel`` is checked between pages and hosts. Host names seen in more than one target are
+    qualified as ``name@host:port``. Returns a :class:`VsphereCollection` (hosts in target order, then
+    inventory order). Raises :class:`nicadvisor.cancel.Cancelled` when cancelled; nothing else: every
+    failure is a problem naming its vCenter.
+    """
+    hub = _ProgressHub(progress, len(targets))
+    audits = [_VcenterAudit(t, i, hub, cancel) for i, t in enumerate(targets)]
+    out = VsphereCollection()
+    if not audits:
+        return out
+    cancelled = False
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(audits), thread_name_prefix="vsphere") as pool:
+        futures = [pool.submit(a.run) for a in audits]
+        for fut in futures:
+            try:
+                fut.result()
+            except Cancelled:
+                cancelled = True
+    check(cancel)
+    if cancelled:
+        raise Cancelled("cancelled by the user")
+    for a in audits:
+        out.hosts.extend(a.hosts)
+        out.problems.extend(a.problems)
+        out.sessions.append(a.session)
+    counts: dict[str, int] = {}
+    for h in out.hosts:
+        counts[h.name] = counts.get(h.name, 0) + 1
+    for a in audits:
+        for h in a.hosts:
+            if counts[h.name] > 1:
+                h.name = f"{h.name}@{a.t.label}"
+    return out

@@ -1,0 +1,129 @@
+"""Fixtures of the SSH tests: a real OpenSSH sshd with the ESXi personality, a throw-away test user,
+client keys, a Linux sshd inside a network namespace, an in-memory keyring.
+
+How passwords are tested (documented choice): sshd runs with ``UsePAM yes``,
+``KbdInteractiveAuthentication yes`` and ``PasswordAuthentication no`` — keyboard-interactive is the
+only password method, as on ESXi — and logs in a local account created for the session with
+``useradd`` + ``chpasswd`` (removed at teardown). The zero-prompt keyboard-interactive round some servers
+send, and the ``password``-method fallback, are tested against a paramiko ServerInterface on loopback
+(``test_ssh_auth_paramiko_server.py``) because OpenSSH+PAM cannot be made to send them.
+Everything is skipped when not root (sshd must switch to the test user; namespaces need root).
+"""
+from __future__ import annotations
+
+import json
+import secrets
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import sshd_harness as H  # noqa: E402
+
+from capturetools import CAPTURES  # noqa: E402
+
+from nicadvisor.collect.known_hosts import KnownHosts  # noqa: E402
+from nicadvisor.collect.ssh import SshTarget  # noqa: E402
+
+
+class Lab:
+    """The session's SSH lab: ``user``, ``client_key`` (authorised), ``wrong_key`` (not authorised),
+    ``esxi`` (sshd with the ESXi personality), ``behaviour`` (its fault-injection file)."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.user = H.TestUser(base)
+        self.client_key = H.keygen(base / "client_key")
+        self.wrong_key = H.keygen(base / "wrong_key")
+        self.authorized_keys = base / "authorized_keys"
+        self.authorized_keys.write_text(Path(str(self.client_key) + ".pub").read_text())
+        self.authorized_keys.chmod(0o644)
+        self.behaviour = base / "behaviour.json"
+        self.set_behaviour()
+        self.esxi = H.Sshd(base, self.user.name, self.authorized_keys,
+                           force_command=H.personality_command(CAPTURES, self.behaviour))
+
+    def set_behaviour(self, **faults) -> None:
+        """Fault injection for the personality: ``sleep={cmd: s}``, ``die=[cmd]``, ``garbage=[cmd]``."""
+        self.behaviour.write_text(json.dumps(faults))
+        self.behaviour.chmod(0o644)
+
+    def target(self, sshd: "H.Sshd | None" = None, **kw) -> SshTarget:
+        sshd = sshd or self.esxi
+        args = dict(host=sshd.listen, port=sshd.port, user=self.user.name, kind="esxi",
+                    key_filename=str(self.client_key), trusted_fingerprint=sshd.fingerprint,
+                    connect_timeout_s=5.0, command_timeout_s=10.0)
+        args.update(kw)
+        return SshTarget(**args)
+
+    def new_sshd(self, **kw) -> "H.Sshd":
+        kw.setdefault("force_command", H.personality_command(CAPTURES, self.behaviour))
+        return H.Sshd(self.base, self.user.name, self.authorized_keys, **kw)
+
+
+@pytest.fixture(scope="session")
+def lab():
+    why = H.available()
+    if why:
+        pytest.skip(f"real-sshd tests skipped: {why}")
+    base = H.make_base()
+    lab = None
+    try:
+        lab = Lab(base)
+        lab.esxi.start()
+        yield lab
+    finally:
+        if lab is not None:
+            lab.esxi.stop()
+            lab.user.remove()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def no_faults(lab):
+    lab.set_behaviour()
+    yield lab
+    lab.set_behaviour()
+
+
+@pytest.fixture
+def known_hosts(tmp_path) -> KnownHosts:
+    return KnownHosts(tmp_path / "config" / "known_hosts")
+
+
+def _run(*argv: str) -> None:
+    subprocess.run(list(argv), check=True, timeout=20, capture_output=True)
+
+
+@pytest.fixture
+def linux_netns(lab):
+    """A network namespace with a veth pair to the root namespace (10.213.N.1/30 here, .2/30 inside,
+    the inside end with MTU 9000 and a fixed MAC) and a plain sshd (no ForceCommand) inside it.
+    Yields (sshd, inside interface name, its MAC); deletes everything afterwards."""
+    tag = secrets.token_hex(3)
+    ns, outside, inside = f"nicadv-ssh-{tag}", f"nsh{tag}", f"nse{tag}"
+    used = subprocess.run(["ip", "-4", "-o", "addr"], capture_output=True, text=True, timeout=10).stdout
+    net = next(f"10.213.{n}" for n in range(8, 250, 4) if f"10.213.{n}." not in used)
+    mac = "02:00:5e:00:53:" + tag[:2]
+    sshd = None
+    try:
+        _run("ip", "netns", "add", ns)
+        _run("ip", "link", "add", outside, "type", "veth", "peer", "name", inside, "netns", ns)
+        _run("ip", "addr", "add", f"{net}.1/30", "dev", outside)
+        _run("ip", "link", "set", outside, "up")
+        _run("ip", "-n", ns, "link", "set", inside, "address", mac, "mtu", "9000")
+        _run("ip", "-n", ns, "addr", "add", f"{net}.2/30", "dev", inside)
+        _run("ip", "-n", ns, "link", "set", inside, "up")
+        _run("ip", "-n", ns, "link", "set", "lo", "up")
+        sshd = H.Sshd(lab.base, lab.user.name, lab.authorized_keys, listen=f"{net}.2", port=2222, netns=ns).start()
+        yield sshd, inside, mac
+    finally:
+        if sshd is not None:
+            sshd.stop()
+        subprocess.run(["ip", "netns", "del", ns], check=False, timeout=20, capture_output=True)
+        subprocess.run(["ip", "link", "del", outside], check=False, timeout=20, capture_output=True)
