@@ -71,11 +71,17 @@ def cmd_audit(args) -> int:
     request = AuditRequest(demo=args.demo, capture_paths=tuple(args.capture or ()), local=args.local,
                            ask_host_key=ask_host_key_on_terminal, save_captures=args.save_captures, **live)
     store = None if args.no_history else _open_store()
-    audit = run_audit(request, progress=None if args.quiet else _stderr_progress, store=store)
-    if store is not None and audit.history_id is not None:
-        print(f"saved as audit #{audit.history_id} in {store.path}", file=sys.stderr)
-    if args.bench:
-        audit.benchmarks.extend(_run_bench(args).results)
+    try:
+        audit = run_audit(request, progress=None if args.quiet else _stderr_progress, store=store)
+        if args.bench:
+            audit.benchmarks.extend(_run_bench(args).results)
+        if store is not None and audit.history_id is not None:
+            if audit.benchmarks:
+                store.set_benchmarks(audit.history_id, audit.benchmarks)
+            print(f"saved as audit #{audit.history_id} in {store.path}", file=sys.stderr)
+    finally:
+        if store is not None:
+            store.close()
     _print_audit(audit)
     _export(audit, args)
     return EXIT_INPUT if missing and not audit.hosts else _exit_code(audit)
@@ -98,6 +104,13 @@ def cmd_history(args) -> int:
     store = _open_store()
     if store is None:
         return EXIT_INPUT
+    try:
+        return _history(store, args, AuditNotFound)
+    finally:
+        store.close()
+
+
+def _history(store, args, AuditNotFound) -> int:
     if args.id is None:
         for a in store.list_audits():
             print(f"#{a.id:<5} {a.created_at}  {a.status:<11} {a.hosts} hosts, {a.pnics} pNICs, "

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -41,7 +42,8 @@ class AuditRequest:
     @property
     def live_targets(self) -> list[str]:
         """The live targets as shown in reports (never with a secret)."""
-        return [t.source for t in self.vsphere] + [t.source for t in self.ssh] + [t.url for t in self.nsx]
+        nsx = [f"nsx://{urllib.parse.urlsplit(t.url).netloc}" for t in self.nsx]
+        return [t.source for t in self.vsphere] + [t.source for t in self.ssh] + nsx
 
 
 def _local_inputs(problems: list[InputProblem], cancel: threading.Event | None) -> list[HostInputs]:

@@ -6,6 +6,7 @@ transport nodes are joined with the hosts of the other sources by name (:func:`j
 """
 from __future__ import annotations
 
+import ipaddress
 import threading
 from typing import Callable
 
@@ -45,8 +46,13 @@ def collect_live(request, progress: Progress, cancel: threading.Event | None,
 
 
 def _names(name: str) -> set[str]:
+    """A host name and its short form (``esx1.example.com`` → ``esx1``); an IP address only as itself."""
     low = name.lower()
-    return {low, low.split(".")[0]}
+    try:
+        ipaddress.ip_address(low.strip("[]"))
+        return {low}
+    except ValueError:
+        return {low, low.split(".")[0]}
 
 
 def join_nsx(groups: list[HostInputs], nsx_hosts: list[HostInputs], aliases: dict[str, list[str]]) -> None:
