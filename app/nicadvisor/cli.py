@@ -169,6 +169,7 @@ def cmd_demo(args) -> int:
     args.vcenter = args.ssh = args.nsx = args.user = args.ssh_key = args.save_captures = None
     args.thumbprint, args.trust_host_key, args.remember_password, args.kind = [], [], False, "esxi"
     args.datacenter = args.cluster = None
+    args.esxcli_over_api = False
     args.timeout = 30.0
     args.pdf, args.json, args.csv = out / "nic-advisor-demo.pdf", out / "nic-advisor-demo.json", out / "nic-advisor-demo.csv"
     return cmd_audit(args)

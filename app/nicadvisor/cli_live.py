@@ -30,6 +30,8 @@ def add_arguments(parser) -> None:
     src.add_argument("--save-captures", metavar="DIR", help="also save every SSH output as a capture file (replayable)")
     src.add_argument("--datacenter", help="limit --vcenter to this datacenter")
     src.add_argument("--cluster", help="limit --vcenter to this cluster")
+    src.add_argument("--esxcli-over-api", action="store_true",
+                     help="for --vcenter: also run allowlisted esxcli commands through the vSphere API (no SSH needed)")
     src.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per call (default 30)")
 
 
@@ -102,7 +104,7 @@ def build_targets(args, passwords: PasswordSource | None = None) -> dict:
             try:
                 targets.append(VsphereTarget.from_url(url, args.user, pw, thumbprint=_pin_for(pins, host, port),
                                                       timeout_s=args.timeout, datacenter=args.datacenter,
-                                                      cluster=args.cluster))
+                                                      cluster=args.cluster, esxcli=args.esxcli_over_api))
             except ValueError as exc:
                 raise LiveArgsError(str(exc)) from None
         out["vsphere"] = tuple(targets)

@@ -18,6 +18,9 @@ Per vCenter (nic-data-sources.md §1.1, performance-baselines.md §1):
    devices and the pNICs' addresses only.
 4. Per connected host (``modules=True``): ``HostKernelModuleSystem.QueryModules`` and
    ``QueryConfiguredModuleOptionString`` for the pNIC drivers.
+5. Per connected host (:mod:`nicadvisor.collect.vsphere_esxcli`): LLDP/CDP with
+   ``HostNetworkSystem.QueryNetworkHint`` (``network_hints=True``) and, opt-in (``esxcli=True``, for hosts
+   whose SSH is off), allowlisted esxcli commands through ``RetrieveManagedMethodExecuter`` + ``ExecuteSoap``.
 
 Every SOAP call has a socket timeout (``timeout_s``). Failures never raise out of
 :func:`collect_vsphere`: a vCenter that cannot be reached, refuses the login or the certificate, or
@@ -49,6 +52,7 @@ from nicadvisor.cancel import Cancelled, check
 from nicadvisor.collect.assemble import HostInputs
 from nicadvisor.collect.capture_file import Capture
 from nicadvisor.collect.tls_pinning import TlsTrustError, TrustDecision, ssl_context_for
+from nicadvisor.collect import vsphere_esxcli as vx
 from nicadvisor.collect import vsphere_facts as vf
 from nicadvisor.model import InputProblem
 
@@ -69,6 +73,7 @@ HOST_PATHS: tuple[str, ...] = (
     "config.network.opaqueSwitch",
     "config.network.vnic",
     "configManager.kernelModuleSystem",
+    "configManager.networkSystem",
 )
 """HostSystem property paths read in the one PropertyCollector retrieval (§1.1)."""
 
@@ -97,7 +102,8 @@ class VsphereTarget:
     marked in the result); ``timeout_s``: socket timeout of every call, seconds. Scope filters:
     ``datacenter`` / ``cluster`` names, ``host_names`` (HostSystem names as vCenter shows them).
     ``modules``: also query driver modules per host (2 calls per host); ``page_size``: objects per
-    ``RetrievePropertiesEx`` page.
+    ``RetrievePropertiesEx`` page. ``network_hints``: LLDP/CDP per host (1 call per host); ``esxcli``: also
+    run esxcli over the API per host (nic list, coalesce, nic get per pNIC, module parameters per driver).
     """
 
     host: str
@@ -112,6 +118,8 @@ class VsphereTarget:
     host_names: tuple[str, ...] = ()
     modules: bool = True
     page_size: int = 100
+    network_hints: bool = True
+    esxcli: bool = False
 
     @property
     def label(self) -> str:
@@ -301,6 +309,7 @@ class _VcenterAudit:
         self.stub: Any = None
         self.pc: Any = None
         self.views: list[Any] = []
+        self.extras: dict[str, tuple[Any, list[str]]] = {}  # host moid → (networkSystem ref, pNIC names)
 
     def say(self, fraction: float, message: str) -> None:
         self.hub.report(self.index, fraction, f"{self.t.label}: {message}")
@@ -491,17 +500,22 @@ class _VcenterAudit:
             self.hosts.append(hi)
             work.append((hi, oc.obj._moId, kms, drivers))
         unsupported: dict[str, int] = {}
+        esxcli_unsupported: dict[str, int] = {}
         n = len(work)
         for i, (hi, moid, kms, drivers) in enumerate(work, 1):
             check(self.cancel)
             if t.modules and kms is not None:
                 self.stage = f"reading the driver modules of host {hi.name} ({i} of {n})"
                 self._modules(hi, moid, kms, drivers, notes, unsupported)
+            if (t.esxcli or t.network_hints) and moid in self.extras:
+                self.stage = f"reading LLDP/CDP{' and esxcli' if t.esxcli else ''} of host {hi.name} ({i} of {n})"
+                self._extras(hi, moid, drivers, notes, esxcli_unsupported)
             self.say(0.4 + 0.6 * i / n, f"{hi.name} ({i}/{n})")
         for reason, count in unsupported.items():
             self.problems.append(InputProblem(
                 t.source, f"vCenter {t.label}: driver modules could not be read on {count} host(s): {reason}",
                 MODULES_COMMAND))
+        self.problems.extend(vx.unsupported_problems(t.source, t.label, esxcli_unsupported))
         self.say(1.0, f"{n} hosts read")
 
     def _host_inputs(self, oc: Any, dvs_list: list[dict], notes: tuple[str, ...]) -> tuple[HostInputs, Any, list[str]]:
@@ -509,6 +523,7 @@ class _VcenterAudit:
         ref = ref_string(oc.obj)
         raw = {p.name: p.val for p in oc.propSet}
         kms = raw.pop("configManager.kernelModuleSystem", None)
+        netsys = raw.pop("configManager.networkSystem", None)
         pnics = raw.get("config.network.pnic") or []
         addrs = {getattr(p, "pci", None) for p in pnics}
         pci = [d for d in (raw.get("hardware.pciDevice") or [])
@@ -535,6 +550,8 @@ class _VcenterAudit:
             hi.problems.append(InputProblem(source, f"host {name}: property {m['path']} not returned: {m['fault']}",
                                             INVENTORY_COMMAND))
         drivers = sorted({p.driver for p in pnics if getattr(p, "driver", None)})
+        if state in (None, "connected"):
+            self.extras[oc.obj._moId] = (netsys, [p.device for p in pnics if getattr(p, "device", None)])
         usable = kms is not None and state in (None, "connected") and bool(drivers)
         return hi, (kms if usable else None), drivers
 
@@ -546,6 +563,19 @@ class _VcenterAudit:
                               if isinstance(m, dict) and (m.get("config") or {}).get("host") == host_ref]
         out["summary.hostMember"] = [h for h in dvs.get("summary.hostMember") or [] if h == host_ref]
         return out
+
+    def _extras(self, hi: HostInputs, moid: str, drivers: list[str], notes: tuple[str, ...],
+                unsupported: dict[str, int]) -> None:
+        """LLDP/CDP and (opt-in) esxcli over the API for one host (:func:`vx.collect_host_extras`); esxcli being
+        unavailable on the server is counted per reason (one problem per vCenter)."""
+        netsys, devices = self.extras[moid]
+        got = vx.collect_host_extras(self.stub, moid, hi.name, pnics=devices, drivers=drivers, network_system=netsys,
+                                     esxcli=self.t.esxcli, hints=self.t.network_hints, timeout=self.t.timeout_s,
+                                     source=f"{self.t.source}/{moid}", origin=self.t.source, notes=notes)
+        hi.parsed.extend(got.parsed)
+        hi.problems.extend(got.problems)
+        if got.unsupported:
+            unsupported[got.unsupported] = unsupported.get(got.unsupported, 0) + 1
 
     def _modules(self, hi: HostInputs, moid: str, kms: Any, drivers: list[str], notes: tuple[str, ...],
                  unsupported: dict[str, int]) -> None:
