@@ -164,7 +164,7 @@ def test_bad_capture_path_shows_not_understood(make_wizard, qtbot, tmp_path, scr
     assert wizard.state.capture_paths == (str(missing),)
     audit = blocker.args[0]
     assert audit.inputs_not_understood
-    items = [discover.problems.item(i).text() for i in range(discover.problems.count())]
+    items = discover.problem_texts()
     assert any(missing.name in text for text in items), items
     assert "not understood (" in discover.problems_box.title()
     screenshot(wizard, "discover-bad-input")

@@ -486,3 +486,23 @@ def _note(problems: list[InputProblem], source: str, notes: list[str]) -> None:
     for n in notes:
         problems.append(InputProblem(source, f"partly understood: {n}"))
 
+
+
+def check_login(target: NsxTarget, cancel: threading.Event | None = None) -> None:
+    """Set up TLS (pinning as configured) and log in once, read-only ("Test connection").
+
+    Raises :class:`nicadvisor.collect.ConnectionCheckError` with the reason.
+    """
+    from nicadvisor.collect import ConnectionCheckError
+
+    try:
+        client = _Client(target, cancel)
+    except NsxError as exc:
+        raise ConnectionCheckError(str(exc)) from exc
+    try:
+        client.setup_tls()
+        client.login()
+    except NsxError as exc:
+        raise ConnectionCheckError(str(exc)) from exc
+    finally:
+        client.close()

@@ -721,3 +721,25 @@ def save_captures(host_inputs: list[HostInputs], folder: Path | str) -> list[Pat
             path.write_text("\n".join(head) + "\n" + cap.text, encoding="utf-8")
             written.append(path)
     return written
+
+
+def check_connection(target: SshTarget, known_hosts: KnownHosts, ask: AskFn | None = None,
+                     cancel: threading.Event | None = None) -> None:
+    """Connect, verify the host key (first contact decided by ``ask`` or ``target.trusted_fingerprint``)
+    and authenticate, then close without running a command ("Test connection").
+
+    Raises :class:`nicadvisor.collect.ConnectionCheckError` with a message naming the host.
+    """
+    from nicadvisor.collect import ConnectionCheckError
+
+    stop = cancel if cancel is not None else threading.Event()
+    session = _Session(target, stop, _OpenSessions())
+    try:
+        session.connect(known_hosts, ask)
+    except (OSError, EOFError, ValueError, paramiko.SSHException, _KeyFileError) as exc:
+        raise ConnectionCheckError(_connect_problem(target, exc)) from exc
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a message for the user
+        why = "cancelled while connecting" if stop.is_set() else f"{type(exc).__name__}: {exc}"
+        raise ConnectionCheckError(f"{target.name}: {why}") from exc
+    finally:
+        session.close()

@@ -640,3 +640,21 @@ def collect_vsphere(targets: list[VsphereTarget], progress: Progress | None = No
             if counts[h.name] > 1:
                 h.name = f"{h.name}@{a.t.label}"
     return out
+
+
+def check_login(target: VsphereTarget, cancel: threading.Event | None = None) -> VcenterSession:
+    """Log in to ``target`` and out again without reading the inventory ("Test connection").
+
+    Returns the :class:`VcenterSession` (API version, product, how the certificate was trusted).
+    Raises :class:`nicadvisor.collect.ConnectionCheckError` with a message naming the target and stage.
+    """
+    from nicadvisor.collect import ConnectionCheckError
+
+    audit = _VcenterAudit(target, 0, _ProgressHub(None, 1), cancel)
+    try:
+        audit._connect()
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a message for the user
+        raise ConnectionCheckError(f"{target.label}: {audit.stage} failed: {describe_error(exc, target)}") from exc
+    finally:
+        audit._close()
+    return audit.session

@@ -2,14 +2,18 @@
 
 :meth:`Backend.real` binds the real services (imported lazily, so the GUI modules import even when a
 service is being reworked); tests may pass a Backend of their own. Every callable here is blocking and
-is only ever called from a worker thread (:mod:`nicadvisor.gui.tasks`).
+is only ever called from a worker thread (:mod:`nicadvisor.gui.tasks`), except ``open_store``, called
+once at start-up.
 """
 from __future__ import annotations
 
+import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
+
+from nicadvisor.gui import probes
 
 ProgressFn = Callable[[float, str], None]
 
@@ -19,17 +23,27 @@ class Backend:
     """Callables of the service layer.
 
     Attributes:
-        audit(demo, capture_paths, local, progress, cancel) -> nicadvisor.model.Audit
-            (``nicadvisor.services.audit.run_audit``; raises a ``Cancelled`` when cancel is set).
+        audit(demo, capture_paths, local, progress, cancel, vsphere=(), ssh=(), nsx=(), known_hosts=None,
+              ask_host_key=None, store=None) -> nicadvisor.model.Audit
+            (``nicadvisor.services.audit.run_audit``; raises a ``Cancelled`` when cancel is set; with a
+            ``store`` the audit is written to the history as it runs and ``audit.history_id`` is set).
         bench(path, duration_s, progress, cancel) -> BenchReport(results, problems)
             (``nicadvisor.services.bench.run_quick_bench``; path "loopback" or "netns"; seconds).
         export(audit, pdf, json, csv) -> list[Path]
             (``nicadvisor.services.export.export_audit``; paths may be None).
+        open_store() -> (AuditStore | None, problem: str)
+            (``nicadvisor.store.AuditStore`` at its default path; on failure None and why).
+        probe_vcenter(spec, cancel) / probe_nsx(spec, cancel) / probe_ssh(spec, known_hosts, ask, cancel)
+            -> :class:`nicadvisor.gui.probes.ProbeResult` (Test connection; never raise).
     """
 
     audit: Callable[..., Any]
     bench: Callable[..., Any]
     export: Callable[..., list[Path]]
+    open_store: Callable[[], tuple[Any, str]] = lambda: _real_open_store()
+    probe_vcenter: Callable[..., Any] = probes.probe_vcenter
+    probe_ssh: Callable[..., Any] = probes.probe_ssh
+    probe_nsx: Callable[..., Any] = probes.probe_nsx
 
     @classmethod
     def real(cls) -> "Backend":
@@ -37,12 +51,15 @@ class Backend:
         return cls(audit=_real_audit, bench=_real_bench, export=_real_export)
 
 
-def _real_audit(demo: bool, capture_paths: tuple[str, ...], local: bool,
-                progress: ProgressFn, cancel: threading.Event) -> Any:
+def _real_audit(demo: bool, capture_paths: tuple[str, ...], local: bool, progress: ProgressFn,
+                cancel: threading.Event, vsphere: tuple = (), ssh: tuple = (), nsx: tuple = (),
+                known_hosts: Any = None, ask_host_key: Callable[[str, int, str, str], bool] | None = None,
+                store: Any = None) -> Any:
     from nicadvisor.services.audit import AuditRequest, run_audit
 
-    request = AuditRequest(demo=demo, capture_paths=tuple(capture_paths), local=local)
-    return run_audit(request, progress=progress, cancel=cancel)
+    request = AuditRequest(demo=demo, capture_paths=tuple(capture_paths), local=local, vsphere=tuple(vsphere),
+                           ssh=tuple(ssh), nsx=tuple(nsx), known_hosts=known_hosts, ask_host_key=ask_host_key)
+    return run_audit(request, progress=progress, cancel=cancel, store=store)
 
 
 def _real_bench(path: str, duration_s: float, progress: ProgressFn, cancel: threading.Event) -> Any:
@@ -56,3 +73,19 @@ def _real_export(audit: Any, pdf: Path | None, json: Path | None, csv: Path | No
     from nicadvisor.services.export import export_audit
 
     return export_audit(audit, pdf=pdf, json=json, csv=csv)
+
+
+def _real_open_store(path: Path | str | None = None) -> tuple[Any, str]:
+    """(AuditStore, "") or (None, why it could not be opened): a newer or foreign history file
+    (``HistoryError``), a folder that cannot be written (OSError), a file that is not a database."""
+    from nicadvisor.store import AuditStore, HistoryError
+
+    try:
+        return AuditStore(path), ""
+    except HistoryError as exc:
+        return None, str(exc)
+    except sqlite3.Error as exc:
+        return None, f"the history file cannot be used: {type(exc).__name__}: {exc}"
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        return None, f"the history file cannot be created: {exc.strerror or exc}{where}"

@@ -1,7 +1,9 @@
-"""What the wizard pages share: the chosen input, the audit, the benchmark and the export results."""
+"""What the wizard pages share: the chosen input, the live targets, the audit, the benchmark and the export
+results, and the audit history store."""
 from __future__ import annotations
 
 import enum
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -9,11 +11,181 @@ from typing import Any
 
 class Source(str, enum.Enum):
     """Where the audit reads its facts: the bundled demo lab, capture files/folders/vm-support
-    bundles, or this machine (local Linux commands)."""
+    bundles, this machine (local Linux commands), or live targets (vCenter, SSH hosts, NSX Manager)."""
 
     DEMO = "demo"
     CAPTURES = "captures"
     LOCAL = "local"
+    LIVE = "live"
+
+
+def split_https_url(url: str) -> tuple[str, int]:
+    """``"https://vc.example.com:8443/sdk"`` → ``("vc.example.com", 8443)``; a URL without scheme is taken
+    as https; the port defaults to 443. Raises ValueError for another scheme or a URL without a host
+    (pure: no name resolution)."""
+    text = url.strip()
+    parts = urllib.parse.urlsplit(text if "://" in text else "https://" + text)
+    if parts.scheme.lower() != "https":
+        raise ValueError(f"{url!r}: only https:// URLs are supported (the credentials would travel in clear text)")
+    try:
+        port = parts.port or 443
+    except ValueError:
+        raise ValueError(f"{url!r}: the port is not a number between 1 and 65535") from None
+    if not parts.hostname:
+        raise ValueError(f"{url!r}: no host name in the URL")
+    return parts.hostname, port
+
+
+@dataclass(eq=False)
+class VcenterSpec:
+    """A vCenter (or ESXi SDK endpoint) entered on the Connect page (GUI thread only).
+
+    Attributes:
+        url: ``https://host[:port][/sdk]`` as typed.
+        user: vCenter user (``administrator@vsphere.local``).
+        password: kept in memory only (never logged, never in ``repr``); empty means "use the password
+            saved in the OS keyring" (looked up on a worker thread).
+        remember: save ``password`` in the OS keyring (service ``vcenter:<host>:<port>``).
+        datacenter, cluster: optional scope (names as vCenter shows them), empty for all.
+        thumbprint: pinned SHA-256 thumbprint of a self-signed certificate (``"AA:BB:…"``), set when the
+            user accepts the trust dialog of Test connection; empty: the system CA store must trust it.
+        status: the last Test connection / audit outcome shown in the list.
+    """
+
+    url: str
+    user: str
+    password: str = field(default="", repr=False)
+    remember: bool = False
+    datacenter: str = ""
+    cluster: str = ""
+    thumbprint: str = ""
+    status: str = "not tested"
+
+    kind_label = "vCenter"
+
+    @property
+    def host_port(self) -> tuple[str, int]:
+        """(host, port) of :attr:`url`; raises ValueError as :func:`split_https_url`."""
+        return split_https_url(self.url)
+
+    @property
+    def label(self) -> str:
+        """``host:port`` — the prefix of this vCenter's progress messages (``nicadvisor.collect.vsphere``)."""
+        host, port = self.host_port
+        return f"{host}:{port}"
+
+    @property
+    def source(self) -> str:
+        """``vcenter://host:port``: the ``source`` of this vCenter's input problems."""
+        return f"vcenter://{self.label}"
+
+    @property
+    def service_id(self) -> str:
+        """Keyring service id ``vcenter:<host>:<port>`` (same as the CLI, ``nicadvisor.cli_live``)."""
+        return f"vcenter:{self.label}"
+
+    def key(self) -> tuple:
+        """Identity for "did the input change" (no secret)."""
+        return ("vcenter", self.url, self.user, self.datacenter, self.cluster, self.thumbprint)
+
+
+@dataclass(eq=False)
+class SshSpec:
+    """An ESXi or Linux host reached over SSH (GUI thread only).
+
+    Attributes:
+        spec: ``user@host[:port]`` as typed (``user@[v6addr]:port`` for IPv6).
+        kind: ``"esxi"`` or ``"linux"``.
+        password: in memory only; empty with no key file means "use the password saved in the OS keyring".
+        key_file: an unencrypted private key file (then no password is needed).
+        remember: save ``password`` in the OS keyring (service ``ssh:<host>:<port>``).
+        trusted_fingerprint: ``SHA256:…`` host key to trust on first contact (optional; otherwise the
+            host-key dialog asks on first contact).
+        status: last Test connection / audit outcome.
+    """
+
+    spec: str
+    kind: str = "esxi"
+    password: str = field(default="", repr=False)
+    key_file: str = ""
+    remember: bool = False
+    trusted_fingerprint: str = ""
+    status: str = "not tested"
+
+    kind_label = "SSH host"
+
+    def parts(self) -> tuple[str, str, int]:
+        """(user, host, port); raises ValueError for a malformed :attr:`spec`."""
+        from nicadvisor.collect.ssh import parse_ssh_spec
+
+        return parse_ssh_spec(self.spec)
+
+    @property
+    def label(self) -> str:
+        """The host's name in the audit and its progress messages: ``host``, or ``host:port`` when the
+        port is not 22 (``SshTarget.name``)."""
+        _user, host, port = self.parts()
+        return host if port == 22 else f"{host}:{port}"
+
+    @property
+    def source(self) -> str:
+        """``ssh://user@host:port`` (``SshTarget.source``)."""
+        user, host, port = self.parts()
+        shown = f"[{host}]" if ":" in host else host
+        return f"ssh://{user}@{shown}:{port}"
+
+    @property
+    def service_id(self) -> str:
+        """Keyring service id ``ssh:<host>:<port>`` (``nicadvisor.secrets.ssh_service_id``)."""
+        _user, host, port = self.parts()
+        return f"ssh:{host}:{port}"
+
+    @property
+    def user(self) -> str:
+        return self.parts()[0]
+
+    def key(self) -> tuple:
+        return ("ssh", self.spec, self.kind, self.key_file, self.trusted_fingerprint)
+
+
+@dataclass(eq=False)
+class NsxSpec:
+    """An NSX Manager (GUI thread only): ``url`` (``https://host[:port]``), ``user``, ``password`` (in memory
+    only; empty: from the OS keyring), ``remember``, ``thumbprint`` (pinned SHA-256 of a self-signed
+    certificate, set by the trust dialog), ``status``."""
+
+    url: str
+    user: str
+    password: str = field(default="", repr=False)
+    remember: bool = False
+    thumbprint: str = ""
+    status: str = "not tested"
+
+    kind_label = "NSX Manager"
+
+    @property
+    def host_port(self) -> tuple[str, int]:
+        return split_https_url(self.url)
+
+    @property
+    def label(self) -> str:
+        """``host`` (port 443) or ``host:port``: how NSX progress messages name the manager."""
+        host, port = self.host_port
+        return host if port == 443 else f"{host}:{port}"
+
+    @property
+    def source(self) -> str:
+        """``nsx://host[:port]``: the ``source`` of this manager's input problems."""
+        return f"nsx://{self.label}"
+
+    @property
+    def service_id(self) -> str:
+        """Keyring service id ``nsx:<host>:<port>`` (as the CLI)."""
+        host, port = self.host_port
+        return f"nsx:{host}:{port}"
+
+    def key(self) -> tuple:
+        return ("nsx", self.url, self.user, self.thumbprint)
 
 
 @dataclass
@@ -23,18 +195,35 @@ class WizardState:
     Attributes:
         source: the input chosen on the Connect page.
         capture_paths: files, folders or vm-support bundles (used when ``source`` is CAPTURES).
-        audit: the ``nicadvisor.model.Audit`` once Discover finished, else None.
+        vcenters, ssh_hosts, nsx_managers: live targets (used when ``source`` is LIVE).
+        audit: the ``nicadvisor.model.Audit`` once Discover finished (or a past audit was opened), else None.
+        opened_history_id: id of the past audit shown (opened from the history), else None.
         bench_report: the ``BenchReport`` of the last benchmark run, else None.
         exported: paths written by the last export.
+        store: the ``nicadvisor.store.AuditStore`` (audit history), None when it could not be opened.
+        store_problem: why the history could not be opened (shown on the Connect page), else "".
+        known_hosts: the ``KnownHosts`` SSH host-key store (None: the app's default file).
     """
 
     source: Source = Source.DEMO
     capture_paths: tuple[str, ...] = ()
+    vcenters: list[VcenterSpec] = field(default_factory=list)
+    ssh_hosts: list[SshSpec] = field(default_factory=list)
+    nsx_managers: list[NsxSpec] = field(default_factory=list)
     audit: Any = None
+    opened_history_id: int | None = None
     bench_report: Any = None
     exported: list[Path] = field(default_factory=list)
+    store: Any = None
+    store_problem: str = ""
+    known_hosts: Any = None
 
-    def input_key(self) -> tuple[str, tuple[str, ...]]:
+    def live_specs(self) -> list[VcenterSpec | SshSpec | NsxSpec]:
+        """Every live target, vCenters first, then SSH hosts, then NSX Managers."""
+        return [*self.vcenters, *self.ssh_hosts, *self.nsx_managers]
+
+    def input_key(self) -> tuple:
         """Identity of the chosen input: Discover re-runs the audit only when it changed."""
         paths = self.capture_paths if self.source is Source.CAPTURES else ()
-        return (self.source.value, paths)
+        live = tuple(s.key() for s in self.live_specs()) if self.source is Source.LIVE else ()
+        return (self.source.value, paths, live)

@@ -16,6 +16,10 @@ from nicadvisor.gui.pages.findings import FindingsPage
 from nicadvisor.gui.pages.inspect import InspectPage
 from nicadvisor.gui.state import Source, WizardState
 from nicadvisor.gui.tasks import TaskRunner
+from nicadvisor.gui.trust import HostKeyAsker
+
+DEFAULT_STORE = object()
+"""Sentinel of ``NicAdvisorWizard(store=...)``: open the audit history at its default path."""
 
 
 class PageId(enum.IntEnum):
@@ -33,19 +37,34 @@ class NicAdvisorWizard(QWizard):
     """The main window: a QWizard whose pages share a :class:`WizardState`, a :class:`TaskRunner`
     and a :class:`Backend`.
 
+    The audit history (``nicadvisor.store.AuditStore``) is opened once here: ``store`` is an open store,
+    None (run without history), or :data:`DEFAULT_STORE` (``backend.open_store()``: the default file; when
+    it cannot be opened the wizard runs without history and the Connect page says why). A store the
+    wizard opened itself is closed by :meth:`shutdown`. ``known_hosts`` is the SSH host-key store
+    (``nicadvisor.collect.known_hosts.KnownHosts``; None: the app's default file).
+
     Attributes:
         state: the shared wizard state.
         runner: the task runner every page submits its blocking work to.
         backend: the service callables (the real services unless one is injected).
+        asker: answers first-contact SSH host-key questions of worker threads with a dialog.
         pages: page objects by :class:`PageId`.
     """
 
     def __init__(self, backend: Backend | None = None, source: Source = Source.DEMO,
-                 capture_paths: tuple[str, ...] = (), parent: QWidget | None = None) -> None:
+                 capture_paths: tuple[str, ...] = (), parent: QWidget | None = None,
+                 store: object = DEFAULT_STORE, known_hosts: object = None) -> None:
         super().__init__(parent)
-        self.state = WizardState(source=source, capture_paths=tuple(capture_paths))
+        self.state = WizardState(source=source, capture_paths=tuple(capture_paths), known_hosts=known_hosts)
         self.backend = backend or Backend.real()
+        self._owns_store = store is DEFAULT_STORE
+        if store is DEFAULT_STORE:
+            self.state.store, self.state.store_problem = self.backend.open_store()
+        else:
+            self.state.store = store
+            self.state.store_problem = "" if store is not None else "no history file was given"
         self.runner = TaskRunner(self)
+        self.asker = HostKeyAsker(self, self)
         self.setWindowTitle("NIC Advisor — NSX Geneve overlay readiness")
         self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
         self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
@@ -53,8 +72,8 @@ class NicAdvisorWizard(QWizard):
         # "Cancel" is the task button on the Discover/Benchmark/Export pages; the wizard's own is "Quit".
         self.setButtonText(QWizard.WizardButton.CancelButton, "Quit")
         self.pages = {
-            PageId.CONNECT: ConnectPage(self.state),
-            PageId.DISCOVER: DiscoverPage(self.state, self.runner, self.backend),
+            PageId.CONNECT: ConnectPage(self.state, self.runner, self.backend, self.asker),
+            PageId.DISCOVER: DiscoverPage(self.state, self.runner, self.backend, self.asker),
             PageId.INSPECT: InspectPage(self.state),
             PageId.BENCHMARK: BenchmarkPage(self.state, self.runner, self.backend),
             PageId.FINDINGS: FindingsPage(self.state),
@@ -63,14 +82,30 @@ class NicAdvisorWizard(QWizard):
         for pid, page in self.pages.items():
             self.setPage(int(pid), page)
         self.setStartId(int(PageId.CONNECT))
+        connect = self.pages[PageId.CONNECT]
+        connect.open_target_id = int(PageId.INSPECT)
+        discover = self.pages[PageId.DISCOVER]
+        discover.sig_audit_done.connect(self._on_audit_done)
         self.resize(1200, 800)
+
+    def _on_audit_done(self, _audit: object) -> None:
+        connect = self.pages[PageId.CONNECT]
+        connect.refresh_targets()
+        connect.history.refresh()
 
     def sizeHint(self) -> QSize:  # Qt override
         return QSize(1200, 800)
 
     def shutdown(self, deadline_ms: int = 5000) -> bool:
-        """Cancel running tasks and wait for their workers (up to ``deadline_ms``)."""
-        return self.runner.shutdown(deadline_ms)
+        """Answer pending host-key questions with No, cancel running tasks and wait for their workers (up to
+        ``deadline_ms``); then close the history store the wizard opened. True if every worker ended."""
+        self.asker.close()
+        ended = self.runner.shutdown(deadline_ms)
+        if ended and self._owns_store and self.state.store is not None:
+            self.state.store.close()
+            self.state.store = None
+            self.state.store_problem = "the wizard was closed"
+        return ended
 
     def done(self, result: int) -> None:  # Qt override: Finish, Cancel, Escape
         self.shutdown()

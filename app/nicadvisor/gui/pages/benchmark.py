@@ -61,6 +61,7 @@ class BenchmarkPage(QWizardPage):
         self.runner = runner
         self.backend = backend
         self._handle: TaskHandle | None = None
+        self.save_handle: TaskHandle | None = None
         self.outcome = "idle"
         self.setTitle("Benchmark (optional)")
         self.setSubTitle("A quick TCP_STREAM throughput and TCP_RR latency test on this machine, compared with "
@@ -188,10 +189,28 @@ class BenchmarkPage(QWizardPage):
         self.state.bench_report = report
         if self.state.audit is not None:
             self.state.audit.benchmarks = list(report.results)
+            self._save_to_history(self.state.audit)
         self.progress.end(f"Benchmark finished: {len(report.results)} result(s).", 1.0)
         self._show(report)
         self._ended("done")
         self.sig_bench_done.emit(report)
+
+    def _save_to_history(self, audit: Any) -> None:
+        """Store the results with the audit in the history (``AuditStore.set_benchmarks``, on a worker);
+        :attr:`save_handle` is the task, None when there is no history or the audit is not in it."""
+        store = self.state.store
+        self.save_handle = None
+        if store is None or getattr(audit, "history_id", None) is None:
+            return
+        history_id, results = audit.history_id, list(audit.benchmarks)
+        handle = self.runner.prepare("history-bench", lambda _p, _c: store.set_benchmarks(history_id, results))
+        handle.sig_failed.connect(self._on_save_failed)
+        self.save_handle = handle
+        self.runner.start(handle)
+
+    @Slot(str)
+    def _on_save_failed(self, message: str) -> None:
+        self.problems.setText(f"<b>The results could not be saved in the audit history:</b> {esc(message)}")
 
     @Slot()
     def _on_cancelled(self) -> None:

@@ -1,13 +1,22 @@
-"""Connect page: choose what to audit (demo lab, capture files/folders/vm-support bundles, this machine)."""
+"""Connect page: choose what to audit (demo lab, capture files/folders/vm-support bundles, this machine, or
+live targets: vCenters, ESXi/Linux hosts over SSH, NSX Managers), test live connections, reopen past audits."""
 from __future__ import annotations
 
-from PySide6.QtCore import Slot
+from typing import Any
+
+from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
-    QButtonGroup, QFileDialog, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
-    QPushButton, QRadioButton, QVBoxLayout, QWidget, QWizardPage,
+    QButtonGroup, QFileDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
+    QTabWidget, QVBoxLayout, QWidget, QWizardPage,
 )
 
-from nicadvisor.gui.state import Source, WizardState
+from nicadvisor.gui import probes
+from nicadvisor.gui.backend import Backend
+from nicadvisor.gui.state import Source, SshSpec, VcenterSpec, WizardState
+from nicadvisor.gui.tasks import TaskHandle, TaskRunner
+from nicadvisor.gui.trust import CertificateTrustDialog, HostKeyAsker
+from nicadvisor.gui.widgets.history_panel import PastAuditsPanel
+from nicadvisor.gui.widgets.target_editor import NsxEditor, SshEditor, TargetEditor, VcenterEditor
 
 PATH_SEPARATOR = ";"
 
@@ -25,31 +34,63 @@ CHECKS_HTML = (
     "<tr><td><b>Driver / VCG</b></td><td>driver and firmware versions against the compatibility data</td></tr>"
     "</table>")
 
+LIVE_NOTE = ("Live audits are read-only: vCenter through the vSphere API, ESXi and Linux hosts over SSH (only "
+             "esxcli / esxcfg / vsish / ethtool queries), NSX Manager through GET requests. Certificates must be "
+             "trusted or pinned, SSH host keys are confirmed on first contact.")
+
 
 def split_paths(text: str) -> tuple[str, ...]:
     """Split the capture line edit into paths: ``;``-separated, blanks dropped, order kept."""
     return tuple(p.strip() for p in text.split(PATH_SEPARATOR) if p.strip())
 
 
-class ConnectPage(QWizardPage):
-    """First page. Writes ``state.source`` and ``state.capture_paths`` in :meth:`validatePage`.
+def _keyring_problem() -> str | None:
+    """Why the OS keyring cannot hold passwords (``nicadvisor.secrets.backend_problem``), or None."""
+    from nicadvisor.secrets import backend_problem
 
-    The live sources (vCenter, ESXi over SSH, NSX Manager) are shown disabled: they come in a
-    later release.
+    return backend_problem()
+
+
+class ConnectPage(QWizardPage):
+    """First page. Writes ``state.source`` and ``state.capture_paths`` in :meth:`validatePage`; the live
+    target editors edit ``state.vcenters`` / ``state.ssh_hosts`` / ``state.nsx_managers`` in place.
+
+    Test connection runs ``backend.probe_*`` on a worker; an untrusted certificate opens a
+    :class:`CertificateTrustDialog` (Accept pins its thumbprint on the target and tests again; Reject
+    stops), a first-contact SSH host key opens the asker's host-key dialog. Opening a past audit loads it
+    and goes straight to Inspect (:attr:`open_target_id`).
+
+    Signals:
+        sig_test_done(object, object): (spec, ProbeResult) of a finished Test connection.
+        sig_trust_dialog(object): a CertificateTrustDialog was opened.
+        sig_history_opened(object): a past audit was loaded into ``state.audit``.
     """
 
-    def __init__(self, state: WizardState, parent: QWidget | None = None) -> None:
+    sig_test_done = Signal(object, object)
+    sig_trust_dialog = Signal(object)
+    sig_history_opened = Signal(object)
+
+    def __init__(self, state: WizardState, runner: TaskRunner | None = None, backend: Backend | None = None,
+                 asker: HostKeyAsker | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
+        self.runner = runner or TaskRunner(self)
+        self.backend = backend or Backend.real()
+        self.asker = asker or HostKeyAsker(self, self)
+        self.open_target_id: int | None = None  # set by the wizard: the Inspect page id
+        self._jump = False
+        self._tests: dict[int, Any] = {}
+        self.trust_dialog: CertificateTrustDialog | None = None
         self.setTitle("Connect")
-        self.setSubTitle("Choose what to audit. The demo lab needs nothing else; capture files are "
-                         "saved command outputs (esxcli, esxcfg-*, vsish, ethtool, lspci ...).")
+        self.setSubTitle("Choose what to audit: the demo lab, saved command outputs (esxcli, esxcfg-*, vsish, "
+                         "ethtool, lspci …), this machine, or live vCenters, ESXi/Linux hosts and NSX Managers.")
 
         self.demo_radio = QRadioButton("Demo lab — the bundled sample hosts (no connection needed)")
         self.capture_radio = QRadioButton("Capture files, a capture folder or a vm-support bundle")
         self.local_radio = QRadioButton("This machine — run ethtool, lspci and ip locally (Linux)")
+        self.live_radio = QRadioButton("Live targets — the vCenters, SSH hosts and NSX Managers of the tabs below")
         self.group = QButtonGroup(self)
-        for i, radio in enumerate((self.demo_radio, self.capture_radio, self.local_radio)):
+        for i, radio in enumerate((self.demo_radio, self.capture_radio, self.local_radio, self.live_radio)):
             self.group.addButton(radio, i)
 
         self.capture_edit = QLineEdit()
@@ -62,49 +103,53 @@ class ConnectPage(QWizardPage):
 
         source_box = QGroupBox("Input")
         grid = QGridLayout(source_box)
+        grid.setVerticalSpacing(4)
         grid.addWidget(self.demo_radio, 0, 0, 1, 2)
         grid.addWidget(self.capture_radio, 1, 0, 1, 2)
-        grid.addWidget(self.capture_edit, 2, 1)
-        buttons = QHBoxLayout()
+        capture_row = QHBoxLayout()
+        capture_row.addWidget(self.capture_edit, 1)
         for b in (self.file_button, self.folder_button, self.bundle_button, self.clear_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
-        grid.addLayout(buttons, 3, 1)
-        grid.addWidget(self.local_radio, 4, 0, 1, 2)
+            capture_row.addWidget(b)
+        grid.addLayout(capture_row, 2, 1)
+        grid.addWidget(self.local_radio, 3, 0, 1, 2)
+        grid.addWidget(self.live_radio, 4, 0, 1, 2)
         grid.setColumnMinimumWidth(0, 24)
         grid.setColumnStretch(1, 1)
 
-        live_box = QGroupBox("Live connections")
-        live = QFormLayout(live_box)
-        note = QLabel("<i>Coming in a later release:</i> reading hosts live from vCenter, from ESXi over "
-                      "SSH and the host-switch configuration from NSX Manager. Until then, capture the "
-                      "commands on the host and open the files above.")
-        note.setWordWrap(True)
-        live.addRow(note)
-        self.live_fields: list[QLineEdit] = []
-        for label, hint in (("vCenter", "vcenter.example.com — user@vsphere.local"),
-                            ("ESXi over SSH", "esxi-01.example.com — root"),
-                            ("NSX Manager", "nsx.example.com — admin")):
-            edit = QLineEdit()
-            edit.setPlaceholderText(hint)
-            edit.setEnabled(False)
-            edit.setToolTip("Coming in a later release")
-            self.live_fields.append(edit)
-            live.addRow(label + ":", edit)
+        keyring_problem = _keyring_problem()
+        self.keyring_problem = keyring_problem
+        self.vcenter_editor = VcenterEditor(state.vcenters, keyring_problem)
+        self.ssh_editor = SshEditor(state.ssh_hosts, keyring_problem)
+        self.nsx_editor = NsxEditor(state.nsx_managers, keyring_problem)
+        self.editors: tuple[TargetEditor, ...] = (self.vcenter_editor, self.ssh_editor, self.nsx_editor)
+        self.history = PastAuditsPanel(state, self.runner)
 
-        checks_box = QGroupBox("What the audit checks on every physical NIC (pNIC)")
         checks = QLabel(CHECKS_HTML)
         checks.setWordWrap(True)
-        QVBoxLayout(checks_box).addWidget(checks)
+        checks_page = QWidget()
+        checks_layout = QVBoxLayout(checks_page)
+        checks_layout.addWidget(QLabel("<b>What the audit checks on every physical NIC (pNIC)</b>"))
+        checks_layout.addWidget(checks)
+        live_note = QLabel(f"<i>{LIVE_NOTE}</i>")
+        live_note.setWordWrap(True)
+        checks_layout.addWidget(live_note)
+        checks_layout.addStretch(1)
+
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(False)
+        self.tabs.addTab(self.vcenter_editor, "")
+        self.tabs.addTab(self.ssh_editor, "")
+        self.tabs.addTab(self.nsx_editor, "")
+        self.tabs.addTab(self.history, "")
+        self.tabs.addTab(checks_page, "What is checked")
+        self.history_tab = self.tabs.indexOf(self.history)
 
         layout = QVBoxLayout(self)
         layout.addWidget(source_box)
-        layout.addWidget(live_box)
-        layout.addWidget(checks_box)
-        layout.addStretch(1)
+        layout.addWidget(self.tabs, 1)
 
-        {Source.DEMO: self.demo_radio, Source.CAPTURES: self.capture_radio,
-         Source.LOCAL: self.local_radio}[state.source].setChecked(True)
+        {Source.DEMO: self.demo_radio, Source.CAPTURES: self.capture_radio, Source.LOCAL: self.local_radio,
+         Source.LIVE: self.live_radio}[state.source].setChecked(True)
         self.capture_edit.setText(f" {PATH_SEPARATOR} ".join(state.capture_paths))
 
         self.group.idToggled.connect(self._on_source_toggled)
@@ -113,7 +158,14 @@ class ConnectPage(QWizardPage):
         self.folder_button.clicked.connect(self._on_add_folder)
         self.bundle_button.clicked.connect(self._on_add_bundle)
         self.clear_button.clicked.connect(self.capture_edit.clear)
+        for editor in self.editors:
+            editor.sig_changed.connect(self._on_targets_changed)
+            editor.sig_test_requested.connect(self.test_target)
+        self.history.sig_listed.connect(self._update_tab_titles)
+        self.history.sig_loaded.connect(self._on_history_loaded)
         self._update_enabled()
+        self._update_tab_titles()
+        self.history.refresh()
 
     # --- state ---------------------------------------------------------------------------------
     def selected_source(self) -> Source:
@@ -122,17 +174,28 @@ class ConnectPage(QWizardPage):
             return Source.CAPTURES
         if self.local_radio.isChecked():
             return Source.LOCAL
+        if self.live_radio.isChecked():
+            return Source.LIVE
         return Source.DEMO
 
     def isComplete(self) -> bool:  # Qt override
-        if self.selected_source() is Source.CAPTURES:
+        source = self.selected_source()
+        if source is Source.CAPTURES:
             return bool(split_paths(self.capture_edit.text()))
+        if source is Source.LIVE:
+            return bool(self.state.live_specs())
         return True
 
-    def validatePage(self) -> bool:  # Qt override: fast, no I/O (Discover reports unreadable paths)
-        self.state.source = self.selected_source()
-        self.state.capture_paths = split_paths(self.capture_edit.text())
+    def validatePage(self) -> bool:  # Qt override: fast, no I/O (Discover reports unreadable inputs)
+        if not self._jump:
+            self.state.source = self.selected_source()
+            self.state.capture_paths = split_paths(self.capture_edit.text())
         return True
+
+    def nextId(self) -> int:  # Qt override: Open of a past audit goes straight to Inspect
+        if self._jump and self.open_target_id is not None:
+            return self.open_target_id
+        return super().nextId()
 
     # --- slots ---------------------------------------------------------------------------------
     @Slot(int, bool)
@@ -144,10 +207,32 @@ class ConnectPage(QWizardPage):
     def _on_capture_text_changed(self, _text: str) -> None:
         self.completeChanged.emit()
 
+    @Slot()
+    def _on_targets_changed(self) -> None:
+        if self.state.live_specs():
+            self.live_radio.setChecked(True)
+        self._update_tab_titles()
+        self.completeChanged.emit()
+
     def _update_enabled(self) -> None:
         on = self.capture_radio.isChecked()
         for w in (self.capture_edit, self.file_button, self.folder_button, self.bundle_button, self.clear_button):
             w.setEnabled(on)
+
+    def _update_tab_titles(self, *_args: Any) -> None:
+        titles = (f"vCenter ({len(self.state.vcenters)})", f"ESXi / Linux over SSH ({len(self.state.ssh_hosts)})",
+                  f"NSX Manager ({len(self.state.nsx_managers)})")
+        for i, title in enumerate(titles):
+            self.tabs.setTabText(i, title)
+        if self.state.store is None:
+            self.tabs.setTabText(self.history_tab, "Past audits (unavailable)")
+        else:
+            self.tabs.setTabText(self.history_tab, f"Past audits ({len(self.history.summaries)})")
+
+    def refresh_targets(self) -> None:
+        """Redraw the target lists (statuses changed by an audit)."""
+        for editor in self.editors:
+            editor.refresh()
 
     def add_paths(self, paths: list[str]) -> None:
         """Append ``paths`` to the capture line edit (duplicates skipped) and select Capture."""
@@ -171,3 +256,106 @@ class ConnectPage(QWizardPage):
         bundle, _ = QFileDialog.getOpenFileName(
             self, "vm-support bundle", "", "vm-support bundles (*.tgz *.tar.gz *.tar);;All files (*)")
         self.add_paths([bundle])
+
+    # --- Test connection -----------------------------------------------------------------------
+    def editor_for(self, spec: Any) -> TargetEditor:
+        """The editor listing ``spec``."""
+        if isinstance(spec, VcenterSpec):
+            return self.vcenter_editor
+        if isinstance(spec, SshSpec):
+            return self.ssh_editor
+        return self.nsx_editor
+
+    @Slot(object)
+    def test_target(self, spec: Any) -> TaskHandle | None:
+        """Run Test connection for ``spec`` on a worker; returns the task handle (None if one runs already)."""
+        if any(s is spec for s in self._tests.values()):
+            return None
+        snap = probes.snapshot(spec)
+        backend, asker, known_hosts = self.backend, self.asker, self.state.known_hosts
+        if isinstance(spec, VcenterSpec):
+            def task(_progress, cancel):
+                return backend.probe_vcenter(snap, cancel)
+        elif isinstance(spec, SshSpec):
+            def task(_progress, cancel):
+                return backend.probe_ssh(snap, known_hosts, asker.bound(cancel), cancel)
+        else:
+            def task(_progress, cancel):
+                return backend.probe_nsx(snap, cancel)
+        handle = self.runner.prepare("test", task)
+        self._tests[id(handle)] = spec
+        handle.sig_finished.connect(self._on_test_finished)
+        handle.sig_failed.connect(self._on_test_failed)
+        handle.sig_cancelled.connect(self._on_test_cancelled)
+        self.editor_for(spec).set_status(spec, "⏳ testing the connection…", busy=True)
+        self.runner.start(handle)
+        return handle
+
+    def _take_test(self) -> Any:
+        return self._tests.pop(id(self.sender()), None)
+
+    @Slot(object)
+    def _on_test_finished(self, result: Any) -> None:
+        spec = self._take_test()
+        if spec is None:
+            return
+        editor = self.editor_for(spec)
+        notes = "".join(f" ({n})" for n in result.notes)
+        if result.ok:
+            editor.set_status(spec, f"✔ {result.message}{notes}")
+        elif result.untrusted_thumbprint:
+            editor.set_status(spec, "▲ certificate not trusted by this system: check its thumbprint in the dialog")
+            self._ask_trust(spec, result)
+        else:
+            editor.set_status(spec, f"✖ {result.message}{notes}")
+        self.sig_test_done.emit(spec, result)
+
+    @Slot(str)
+    def _on_test_failed(self, message: str) -> None:
+        spec = self._take_test()
+        if spec is not None:
+            self.editor_for(spec).set_status(spec, f"✖ test failed: {message}")
+
+    @Slot()
+    def _on_test_cancelled(self) -> None:
+        spec = self._take_test()
+        if spec is not None:
+            self.editor_for(spec).set_status(spec, "✖ test cancelled")
+
+    def _ask_trust(self, spec: Any, result: Any) -> None:
+        host, port = spec.host_port
+        dialog = CertificateTrustDialog(spec.kind_label, host, port, result.untrusted_thumbprint, result.reason, self)
+        self.trust_dialog = dialog
+        dialog.finished.connect(lambda code, s=spec, d=dialog: self._on_trust_answer(s, d, code))
+        dialog.open()
+        self.sig_trust_dialog.emit(dialog)
+
+    def _on_trust_answer(self, spec: Any, dialog: CertificateTrustDialog, code: int) -> None:
+        self.trust_dialog = None
+        dialog.deleteLater()
+        editor = self.editor_for(spec)
+        if code != int(CertificateTrustDialog.DialogCode.Accepted):
+            editor.set_status(spec, "✖ certificate rejected: not pinned, so this target cannot be audited")
+            return
+        spec.thumbprint = dialog.thumbprint
+        editor.sync_form(spec)
+        editor.set_status(spec, "⏳ certificate pinned; testing again…")
+        self._on_targets_changed()
+        self.test_target(spec)
+
+    # --- past audits ---------------------------------------------------------------------------
+    @Slot(object)
+    def _on_history_loaded(self, audit: Any) -> None:
+        """A past audit was loaded: show it (Inspect) without running Discover."""
+        self.state.audit = audit
+        self.state.opened_history_id = audit.history_id
+        self.state.bench_report = None
+        self.sig_history_opened.emit(audit)
+        wizard = self.wizard()
+        if wizard is None or wizard.currentPage() is not self or self.open_target_id is None:
+            return
+        self._jump = True
+        try:
+            wizard.next()
+        finally:
+            self._jump = False

@@ -1,19 +1,24 @@
-"""Discover page: runs the audit on a worker thread and shows hosts, pNICs and unreadable inputs."""
+"""Discover page: runs the audit on a worker thread and shows per-host progress, then hosts, pNICs and the
+inputs not understood (grouped by source)."""
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
-    QGroupBox, QHBoxLayout, QHeaderView, QLabel, QListWidget, QListWidgetItem, QPushButton, QSplitter,
-    QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget, QWizardPage,
+    QGroupBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTreeWidget, QTreeWidgetItem,
+    QVBoxLayout, QWidget, QWizardPage,
 )
 
+from nicadvisor.gui import probes
 from nicadvisor.gui.backend import Backend
-from nicadvisor.gui.state import Source, WizardState
+from nicadvisor.gui.state import Source, SshSpec, VcenterSpec, WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
+from nicadvisor.gui.trust import HostKeyAsker
 from nicadvisor.gui.widgets.formatting import driver_text, esc, pci_ids_text, speed_text
+from nicadvisor.gui.widgets.host_progress import HostProgressTree, TargetRow
 from nicadvisor.gui.widgets.progress_panel import ProgressPanel
 
 TREE_COLUMNS = ("Host / pNIC", "Driver", "Link speed", "MTU", "PCI address", "PCI IDs (ven:dev  subven:subdev)",
@@ -36,11 +41,43 @@ def audit_summary(audit: Any) -> str:
     return " · ".join(parts)
 
 
+def group_problems(problems: list[Any]) -> list[tuple[str, list[Any]]]:
+    """``audit.inputs_not_understood`` grouped by ``source``, sources in first-seen order."""
+    groups: dict[str, list[Any]] = {}
+    for p in problems:
+        groups.setdefault(p.source or "(source not recorded)", []).append(p)
+    return list(groups.items())
+
+
+def target_rows(state: WizardState) -> list[TargetRow]:
+    """The progress rows of the live targets of ``state`` (none unless the source is LIVE)."""
+    if state.source is not Source.LIVE:
+        return []
+    rows = []
+    for spec in state.live_specs():
+        try:
+            label, source = spec.label, spec.source
+        except ValueError:
+            continue
+        kind = "vcenter" if isinstance(spec, VcenterSpec) else "ssh" if isinstance(spec, SshSpec) else "nsx"
+        title = {"vcenter": f"vCenter {label}", "ssh": f"{'ESXi' if getattr(spec, 'kind', '') == 'esxi' else 'Linux'} "
+                 f"{label} (SSH)", "nsx": f"NSX Manager {label}"}[kind]
+        rows.append(TargetRow(label, kind, source, title))
+    return rows
+
+
 class DiscoverPage(QWizardPage):
     """Runs ``backend.audit`` for the input chosen on Connect; complete once the audit finished.
 
-    The audit starts when the page is entered (and again when the input changed, or on Run again).
-    Cancel sets the task's ``threading.Event``; the page then says so and offers Run again.
+    The audit starts when the page is entered (and again when the input changed, after a past audit was
+    opened, or on Run again). Live targets are built on the worker (passwords from the keyring when none
+    was typed); first-contact SSH host keys are asked through :class:`HostKeyAsker`; with a history store
+    the audit is saved as it runs. Cancel sets the task's ``threading.Event``; the page then says so and
+    offers Run again.
+
+    Widgets: :attr:`progress` (overall bar, status, Cancel), :attr:`hosts_progress` (a row per live target
+    and per host: current step and status), :attr:`tree` (hosts and pNICs), :attr:`problems` (inputs not
+    understood, grouped by source).
 
     Signals:
         sig_audit_done(object): the audit finished; carries the ``nicadvisor.model.Audit``.
@@ -53,15 +90,19 @@ class DiscoverPage(QWizardPage):
     sig_audit_failed = Signal(str)
 
     def __init__(self, state: WizardState, runner: TaskRunner, backend: Backend,
-                 parent: QWidget | None = None) -> None:
+                 asker: HostKeyAsker | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
         self.runner = runner
         self.backend = backend
+        self.asker = asker
         self.setTitle("Discover")
         self.setSubTitle("Reading the hosts and their physical NICs (pNICs) and running the NSX readiness rules.")
         self._handle: TaskHandle | None = None
         self._audit_key: tuple | None = None
+        self._live = False
+        self._shown_fraction = 0.0
+        self._phase2 = False
         self.outcome = "idle"  # idle | running | done | cancelled | failed
 
         self.progress = ProgressPanel()
@@ -75,6 +116,12 @@ class DiscoverPage(QWizardPage):
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
+        self.hosts_progress = HostProgressTree()
+        self.hosts_box = QGroupBox("Progress per target and host")
+        hb = QVBoxLayout(self.hosts_box)
+        hb.setContentsMargins(4, 4, 4, 4)
+        hb.addWidget(self.hosts_progress)
+
         self.tree = QTreeWidget()
         self.tree.setColumnCount(len(TREE_COLUMNS))
         self.tree.setHeaderLabels(list(TREE_COLUMNS))
@@ -82,30 +129,39 @@ class DiscoverPage(QWizardPage):
         self.tree.setUniformRowHeights(True)
         self.tree.header().setStretchLastSection(True)
 
-        self.problems = QListWidget()
-        self.problems.setWordWrap(True)
+        self.problems = QTreeWidget()
+        self.problems.setHeaderLabels(["Source / message", "Command"])
+        self.problems.setUniformRowHeights(False)
         self.problems.setAlternatingRowColors(True)
+        self.problems.header().setStretchLastSection(False)
+        self.problems.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.problems.header().setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        self.problems.header().resizeSection(1, 260)
         self.problems_box = QGroupBox("Inputs not understood")
         pb = QVBoxLayout(self.problems_box)
+        pb.setContentsMargins(4, 4, 4, 4)
         pb.addWidget(self.problems)
 
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.tree)
-        splitter.addWidget(self.problems_box)
-        splitter.setStretchFactor(0, 4)
-        splitter.setStretchFactor(1, 1)
-        splitter.setChildrenCollapsible(False)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.hosts_box)
+        self.splitter.addWidget(self.tree)
+        self.splitter.addWidget(self.problems_box)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 4)
+        self.splitter.setStretchFactor(2, 2)
+        self.splitter.setChildrenCollapsible(False)
 
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.summary)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.splitter, 1)
 
         self.rerun_button.clicked.connect(self.start_audit)
 
     # --- wizard hooks ----------------------------------------------------------------------------
     def initializePage(self) -> None:  # Qt override
-        if self.state.audit is None or self._audit_key != self.state.input_key():
+        if (self.state.audit is None or self.state.opened_history_id is not None
+                or self._audit_key != self.state.input_key()):
             self.start_audit()
 
     def cleanupPage(self) -> None:  # Qt override: Back pressed
@@ -122,32 +178,72 @@ class DiscoverPage(QWizardPage):
         if self._handle is not None and not self._handle.done:
             self._handle.cancel()
         self.state.audit = None
+        self.state.opened_history_id = None
         self._audit_key = self.state.input_key()
         self.outcome = "running"
         self.tree.clear()
         self._placeholder("Reading the inputs… hosts and pNICs appear here when the audit has finished.")
         self.problems.clear()
+        self.problems_box.setTitle("Inputs not understood")
         self.summary.setText("")
         self.rerun_button.setEnabled(False)
         self.completeChanged.emit()
 
-        source = self.state.source
-        paths = self.state.capture_paths if source is Source.CAPTURES else ()
-        audit_fn = self.backend.audit
+        state = self.state
+        source = state.source
+        self._live = live = source is Source.LIVE
+        self._shown_fraction, self._phase2 = 0.0, False
+        paths = state.capture_paths if source is Source.CAPTURES else ()
+        vcenters = [probes.snapshot(s) for s in state.vcenters] if live else []
+        ssh_hosts = [probes.snapshot(s) for s in state.ssh_hosts] if live else []
+        nsx = [probes.snapshot(s) for s in state.nsx_managers] if live else []
+        rows = target_rows(state)
+        self.hosts_progress.start(rows)
+        self._fit_progress_box()
+        for spec in state.live_specs() if live else []:
+            spec.status = "⏳ auditing…"
+        audit_fn, store, known_hosts, asker = self.backend.audit, state.store, state.known_hosts, self.asker
 
         def task(progress, cancel):
-            return audit_fn(demo=source is Source.DEMO, capture_paths=paths, local=source is Source.LOCAL,
-                            progress=progress, cancel=cancel)
+            built = probes.build_targets(vcenters, ssh_hosts, nsx) if live else probes.LiveTargets()
+            audit = audit_fn(demo=source is Source.DEMO, capture_paths=paths, local=source is Source.LOCAL,
+                             progress=progress, cancel=cancel, vsphere=built.vsphere, ssh=built.ssh, nsx=built.nsx,
+                             known_hosts=known_hosts, ask_host_key=asker.bound(cancel) if asker else None,
+                             store=store)
+            if built.problems:
+                audit.inputs_not_understood[:0] = built.problems
+                if store is not None and audit.history_id is not None:
+                    store.add_problems(audit.history_id, built.problems)
+            return audit
 
         handle = self.runner.prepare("audit", task)
         self._handle = handle
         handle.sig_finished.connect(self._on_finished)
         handle.sig_cancelled.connect(self._on_cancelled)
         handle.sig_failed.connect(self._on_failed)
+        handle.sig_progress.connect(self._on_progress)
+        n = len(rows)
         what = {Source.DEMO: "the demo lab", Source.LOCAL: "this machine",
-                Source.CAPTURES: f"{len(paths)} capture path(s)"}[source]
-        self.progress.bind(handle, f"Auditing {what}…")
+                Source.CAPTURES: f"{len(paths)} capture path(s)",
+                Source.LIVE: f"{n} live target{'s' if n != 1 else ''}"}[source]
+        self.progress.bind(handle, f"Auditing {what}…", follow=False)
         self.runner.start(handle)
+
+    @Slot(float, str)
+    def _on_progress(self, fraction: float, status: str) -> None:
+        if self.sender() is not self._handle:
+            return
+        self.hosts_progress.on_progress(status)
+        # Live collectors report their own 0..1 (vSphere) or a fixed step (SSH, NSX) before the hosts are
+        # inspected: map that phase to the first half of the bar, the inspection to the second half.
+        if self._live:
+            if status.startswith(("Inspecting ", "Checking rules", "Audited ")):
+                self._phase2 = True
+            shown = 0.5 + 0.5 * fraction if self._phase2 else 0.5 * fraction
+        else:
+            shown = fraction
+        self._shown_fraction = max(self._shown_fraction, shown)
+        self.progress.show_progress(self._shown_fraction, status)
 
     @Slot(object)
     def _on_finished(self, audit: Any) -> None:
@@ -155,24 +251,42 @@ class DiscoverPage(QWizardPage):
             return
         if self.state.bench_report is not None and not audit.benchmarks:
             audit.benchmarks = list(self.state.bench_report.results)  # the benchmark is of this machine
+            self._save_benchmarks(audit)
         self.state.audit = audit
         self.outcome = "done"
+        statuses = self.hosts_progress.finish(audit)
+        for spec in self.state.live_specs() if self._live else []:
+            try:
+                spec.status = statuses.get(spec.label, spec.status)
+            except ValueError:
+                continue
         self.progress.end("Audit finished." if audit.hosts else "Audit finished: no host found.", 1.0)
         self.rerun_button.setEnabled(True)
         self._show(audit)
         self.completeChanged.emit()
         self.sig_audit_done.emit(audit)
 
+    def _save_benchmarks(self, audit: Any) -> None:
+        store = self.state.store
+        if store is None or audit.history_id is None:
+            return
+        history_id, results = audit.history_id, list(audit.benchmarks)
+        self.runner.submit("history-bench", lambda _p, _c: store.set_benchmarks(history_id, results))
+
     @Slot()
     def _on_cancelled(self) -> None:
         if self.sender() is not self._handle:
             return
         self.outcome = "cancelled"
-        self.progress.end("Audit cancelled — nothing was kept. Click Run again to restart it, or Back to "
-                          "choose another input.")
+        kept = (" (the hosts read before the cancel are kept in Past audits as a cancelled audit)"
+                if self.state.store is not None else " — nothing was kept")
+        self.progress.end(f"Audit cancelled{kept}. Click Run again to restart it, or Back to choose another "
+                          "input.")
+        self.hosts_progress.stop("■ cancelled")
+        self._reset_live_status("■ audit cancelled")
         self.summary.setText("<b>Cancelled.</b>")
         self.tree.clear()
-        self._placeholder("The audit was cancelled: nothing was kept. Click Run again to restart it.")
+        self._placeholder("The audit was cancelled. Click Run again to restart it.")
         self.rerun_button.setEnabled(True)
         self.completeChanged.emit()
         self.sig_audit_cancelled.emit()
@@ -183,12 +297,19 @@ class DiscoverPage(QWizardPage):
             return
         self.outcome = "failed"
         self.progress.end(f"Audit failed: {message}")
+        self.hosts_progress.stop("✖ audit failed")
+        self._reset_live_status(f"✖ audit failed: {message}")
         self.summary.setText(f"<b style='color:#b00020'>The audit failed:</b> {esc(message)}")
         self.tree.clear()
         self._placeholder("The audit failed (see above). Click Run again, or Back to choose another input.")
         self.rerun_button.setEnabled(True)
         self.completeChanged.emit()
         self.sig_audit_failed.emit(message)
+
+    def _reset_live_status(self, status: str) -> None:
+        for spec in self.state.live_specs() if self._live else []:
+            if spec.status.startswith("⏳"):
+                spec.status = status
 
     # --- display ---------------------------------------------------------------------------------
     def _placeholder(self, text: str) -> None:
@@ -200,9 +321,38 @@ class DiscoverPage(QWizardPage):
         self.tree.addTopLevelItem(item)
         item.setFirstColumnSpanned(True)
 
+    def _fit_progress_box(self) -> None:
+        """Give the per-host progress rows the height they need (at most a third of the splitter)."""
+        rows = max(3, len(self.hosts_progress.rows()) + 1)
+        line = self.hosts_progress.fontMetrics().height() + 6
+        wanted = rows * line + self.hosts_progress.header().height() + 36
+        total = sum(self.splitter.sizes()) or self.splitter.height()
+        if total <= 0:
+            return
+        top = min(wanted, total // 3)
+        rest = total - top
+        self.splitter.setSizes([top, rest * 2 // 3, rest - rest * 2 // 3])
+
+    def problem_texts(self) -> list[str]:
+        """Every problem line shown (``"<source>: <message>"``), in display order."""
+        out = []
+        for i in range(self.problems.topLevelItemCount()):
+            group = self.problems.topLevelItem(i)
+            for j in range(group.childCount()):
+                out.append(f"{group.data(0, Qt.ItemDataRole.UserRole)}: "
+                           f"{group.child(j).data(0, Qt.ItemDataRole.UserRole)}")
+        return out
+
     def _show(self, audit: Any) -> None:
         self.tree.clear()
-        self.summary.setText(esc(audit_summary(audit)))
+        saved = ""
+        if audit.history_id is not None:
+            saved = f" · saved in the history as audit #{audit.history_id}"
+        elif self.state.store is None:
+            saved = " · not saved (the audit history is not available)"
+        self.summary.setText(esc(audit_summary(audit) + saved))
+        self.hosts_progress.resize_name_column()
+        self._fit_progress_box()
         bold = QFont(self.tree.font())
         bold.setBold(True)
         grey = QBrush(QColor("#777777"))
@@ -235,21 +385,39 @@ class DiscoverPage(QWizardPage):
             item.setExpanded(True)
         if not audit.hosts:
             self._placeholder("No host was found in the inputs: see the inputs not understood below, "
-                              "then go Back to choose other files.")
+                              "then go Back to choose other inputs.")
         header = self.tree.header()
         for col in range(len(TREE_COLUMNS) - 1):
             self.tree.resizeColumnToContents(col)
         header.setSectionResizeMode(len(TREE_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
 
-        for problem in audit.inputs_not_understood:
-            text = problem.message
-            if problem.source and problem.source not in text:
-                text = f"{problem.source}: {text}"
-            entry = QListWidgetItem(text)
-            entry.setToolTip(f"{problem.source}\n{problem.command}".strip())
-            self.problems.addItem(entry)
+        self.problems.clear()
+        bold_font = QFont(self.problems.font())
+        bold_font.setBold(True)
+        red = QBrush(QColor("#8a5a00"))
+        # Messages are wrapped by hand (QTreeView does not re-wrap rows to the column width).
+        avail = max(self.problems.viewport().width(), self.width() - 60) - self.problems.header().sectionSize(1) - 60
+        width = max(60, avail // max(1, self.problems.fontMetrics().averageCharWidth()))
+        for source, items in group_problems(audit.inputs_not_understood):
+            group = QTreeWidgetItem([f"{source}  ({len(items)})", ""])
+            group.setData(0, Qt.ItemDataRole.UserRole, source)
+            group.setFont(0, bold_font)
+            group.setForeground(0, red)
+            group.setToolTip(0, source)
+            for problem in items:
+                text = problem.message
+                child = QTreeWidgetItem([textwrap.fill(text, width, break_long_words=False), problem.command or ""])
+                child.setData(0, Qt.ItemDataRole.UserRole, text)
+                child.setToolTip(0, text)
+                child.setToolTip(1, problem.command or "")
+                group.addChild(child)
+            self.problems.addTopLevelItem(group)
+            group.setExpanded(True)
+            group.setFirstColumnSpanned(True)
         if not audit.inputs_not_understood:
-            entry = QListWidgetItem("Every input was understood.")
+            entry = QTreeWidgetItem(["Every input was understood."])
             entry.setFlags(Qt.ItemFlag.NoItemFlags)
-            self.problems.addItem(entry)
-        self.problems_box.setTitle(f"Inputs not understood ({len(audit.inputs_not_understood)})")
+            self.problems.addTopLevelItem(entry)
+        n_sources = len(group_problems(audit.inputs_not_understood))
+        self.problems_box.setTitle(f"Inputs not understood ({len(audit.inputs_not_understood)}"
+                                   + (f" from {n_sources} source{'s' if n_sources != 1 else ''})" if n_sources else ")"))

@@ -36,13 +36,21 @@ class ProgressPanel(QWidget):
         self._handle: TaskHandle | None = None
         self.cancel_button.clicked.connect(self._on_cancel_clicked)
 
-    def bind(self, handle: TaskHandle, status: str) -> None:
-        """Follow ``handle`` (a newly started task): reset the bar, enable Cancel."""
+    def bind(self, handle: TaskHandle, status: str, follow: bool = True) -> None:
+        """Follow ``handle`` (a newly started task): reset the bar, enable Cancel. With ``follow`` False the
+        owner shows the progress itself (:meth:`show_progress`)."""
         self._handle = handle
         self.bar.setValue(0)
         self.status.setText(status)
         self.cancel_button.setEnabled(True)
-        handle.sig_progress.connect(self._on_progress)
+        if follow:
+            handle.sig_progress.connect(self._on_progress)
+
+    def show_progress(self, fraction: float, status: str) -> None:
+        """Set the bar (0..1) and, when not empty, the status line."""
+        self.bar.setValue(int(min(1.0, max(0.0, fraction)) * 1000))
+        if status:
+            self.status.setText(status)
 
     def end(self, status: str, fraction: float | None = None) -> None:
         """The bound task ended: show ``status``, disable Cancel, optionally set the bar."""

@@ -1,0 +1,269 @@
+"""The "Past audits" panel: the audit history (``nicadvisor.store.AuditStore``) as a table, with Open, Delete
+and Refresh. Reading, loading and deleting run on worker threads (SQLite file I/O)."""
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import PurePath
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QAbstractButton, QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QMessageBox, QPushButton, QTableWidget,
+    QTableWidgetItem, QVBoxLayout, QWidget,
+)
+
+from nicadvisor.gui.state import WizardState
+from nicadvisor.gui.tasks import TaskHandle, TaskRunner
+from nicadvisor.gui.widgets.formatting import esc
+
+COLUMNS = ("Date", "Status", "Hosts", "pNICs", "Errors", "Warnings", "Inputs")
+STATUS_TEXT = {"done": "✔ done", "cancelled": "■ cancelled", "failed": "✖ failed", "interrupted": "▲ interrupted",
+               "running": "⏳ running"}
+IdRole = Qt.ItemDataRole.UserRole + 1
+
+
+def local_time(iso: str) -> str:
+    """``"2025-05-01T08:15:00+00:00"`` → ``"2025-05-01 10:15"`` in the local time zone; the text itself
+    when it is not ISO 8601."""
+    try:
+        when = _dt.datetime.fromisoformat(iso)
+    except (TypeError, ValueError):
+        return str(iso)
+    if when.tzinfo is not None:
+        when = when.astimezone()
+    return when.strftime("%Y-%m-%d %H:%M")
+
+
+def inputs_text(inputs: tuple[str, ...], demo_dir: str | None = None) -> str:
+    """Short text of an audit's inputs: ``"demo lab"`` for the bundled demo folder, a file or folder's
+    name for paths, live targets (``vcenter://…``, ``ssh://…``, ``https://…``) and ``local`` as they are."""
+    out = []
+    for text in inputs:
+        if demo_dir and text == demo_dir:
+            out.append("demo lab")
+        elif "://" in text or text == "local":
+            out.append("this machine" if text == "local" else text)
+        else:
+            out.append(PurePath(text).name or text)
+    return ", ".join(out)
+
+
+def _demo_dir() -> str | None:
+    try:
+        from nicadvisor.paths import demo_lab_dir
+    except ImportError:
+        return None
+    return str(demo_lab_dir())
+
+
+class PastAuditsPanel(QWidget):
+    """Lists ``state.store.list_audits()`` newest first: date, status, hosts, pNICs, errors, warnings, inputs.
+
+    Open loads the selected audit (worker) and emits :attr:`sig_loaded`; Delete asks for confirmation
+    (:attr:`confirm_box`, opened non-blocking), then removes it. When the history could not be opened
+    (``state.store`` None) the panel says why and that audits run without history.
+
+    Signals:
+        sig_listed(int): the list was (re)read; carries the number of audits.
+        sig_loaded(object): an audit was loaded (``nicadvisor.model.Audit`` with ``history_id`` set).
+        sig_deleted(int): the audit with this id was deleted.
+        sig_failed(str): reading, loading or deleting failed; the message is also shown in :attr:`status`.
+    """
+
+    sig_listed = Signal(int)
+    sig_loaded = Signal(object)
+    sig_deleted = Signal(int)
+    sig_failed = Signal(str)
+
+    def __init__(self, state: WizardState, runner: TaskRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.runner = runner
+        self.summaries: list[Any] = []
+        self.confirm_box: QMessageBox | None = None
+        self._handles: dict[str, TaskHandle] = {}
+        self._demo = _demo_dir()
+
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        for col in range(len(COLUMNS) - 1):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+
+        self.open_button = QPushButton("Open")
+        self.open_button.setToolTip("Show this audit (matrix, findings, export) without running it again")
+        self.delete_button = QPushButton("Delete…")
+        self.refresh_button = QPushButton("Refresh")
+        for b in (self.open_button, self.delete_button, self.refresh_button):
+            b.setAutoDefault(False)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.open_button)
+        buttons.addWidget(self.delete_button)
+        buttons.addWidget(self.refresh_button)
+        buttons.addWidget(self.status, 1)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(buttons)
+        layout.addWidget(self.table, 1)
+
+        self.open_button.clicked.connect(self.open_selected)
+        self.delete_button.clicked.connect(self.delete_selected)
+        self.refresh_button.clicked.connect(self.refresh)
+        self.table.itemSelectionChanged.connect(self._update_buttons)
+        self.table.cellDoubleClicked.connect(lambda _r, _c: self.open_selected())
+        if state.store is None:
+            self.status.setText(f"<b style='color:#b00020'>The audit history is not available:</b> "
+                                f"{esc(state.store_problem or 'it could not be opened')}. Audits run without "
+                                "history (nothing is kept after the wizard closes).")
+            self.refresh_button.setEnabled(False)
+        self._update_buttons()
+
+    # --- helpers -----------------------------------------------------------------------------------
+    def available(self) -> bool:
+        """True when the history store is open."""
+        return self.state.store is not None
+
+    def selected_id(self) -> int | None:
+        """The audit id of the selected row, or None."""
+        rows = {i.row() for i in self.table.selectedIndexes()}
+        if not rows:
+            return None
+        item = self.table.item(min(rows), 0)
+        return int(item.data(IdRole)) if item is not None else None
+
+    def select_id(self, audit_id: int) -> bool:
+        """Select the row of ``audit_id``; False when it is not listed."""
+        for row in range(self.table.rowCount()):
+            if self.table.item(row, 0).data(IdRole) == audit_id:
+                self.table.selectRow(row)
+                return True
+        return False
+
+    def _busy(self) -> bool:
+        return any(not h.done for h in self._handles.values())
+
+    @Slot()
+    def _update_buttons(self) -> None:
+        chosen = self.available() and self.selected_id() is not None and not self._busy()
+        self.open_button.setEnabled(chosen)
+        self.delete_button.setEnabled(chosen)
+
+    def _run(self, name: str, fn, on_done) -> TaskHandle:
+        handle = self.runner.prepare(f"history-{name}", fn)
+        self._handles[name] = handle
+        handle.sig_finished.connect(on_done)
+        handle.sig_failed.connect(self._on_failed)
+        handle.sig_cancelled.connect(self._update_buttons)
+        self.runner.start(handle)
+        self._update_buttons()
+        return handle
+
+    # --- list --------------------------------------------------------------------------------------
+    @Slot()
+    def refresh(self) -> None:
+        """Re-read the list of past audits (worker)."""
+        store = self.state.store
+        if store is None:
+            return
+        self._run("list", lambda _p, _c: store.list_audits(), self._on_listed)
+
+    @Slot(object)
+    def _on_listed(self, summaries: Any) -> None:
+        keep = self.selected_id()
+        self.summaries = list(summaries or [])
+        self.table.setRowCount(len(self.summaries))
+        for row, s in enumerate(self.summaries):
+            values = (local_time(s.created_at), STATUS_TEXT.get(s.status, s.status), str(s.hosts), str(s.pnics),
+                      "—" if s.errors is None else str(s.errors), "—" if s.warnings is None else str(s.warnings),
+                      inputs_text(s.inputs, self._demo))
+            for col, text in enumerate(values):
+                item = QTableWidgetItem(text)
+                if col in (2, 3, 4, 5):
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                item.setToolTip("\n".join(s.inputs) if col == len(values) - 1 else text)
+                if col == 0:
+                    item.setData(IdRole, s.id)
+                    item.setToolTip(f"audit #{s.id}, started {s.created_at}"
+                                    + (f", finished {s.finished_at}" if s.finished_at else ""))
+                self.table.setItem(row, col, item)
+        if keep is not None:
+            self.select_id(keep)
+        if self.table.rowCount() and self.selected_id() is None:
+            self.table.selectRow(0)
+        if not self.summaries:
+            self.status.setText("No past audit yet: every audit you run is kept here.")
+        else:
+            self.status.setText(f"{len(self.summaries)} past audit{'s' if len(self.summaries) != 1 else ''}. "
+                                "Open shows one again without reading the hosts.")
+        self._update_buttons()
+        self.sig_listed.emit(len(self.summaries))
+
+    # --- open --------------------------------------------------------------------------------------
+    @Slot()
+    def open_selected(self) -> None:
+        """Load the selected audit (worker); :attr:`sig_loaded` carries it."""
+        audit_id, store = self.selected_id(), self.state.store
+        if audit_id is None or store is None or self._busy():
+            return
+        self.status.setText(f"Opening audit #{audit_id}…")
+        self._run("load", lambda _p, _c: store.load(audit_id), self._on_loaded)
+
+    @Slot(object)
+    def _on_loaded(self, audit: Any) -> None:
+        self.status.setText(f"Opened audit #{audit.history_id}: {len(audit.hosts)} host(s).")
+        self._update_buttons()
+        self.sig_loaded.emit(audit)
+
+    # --- delete ------------------------------------------------------------------------------------
+    @Slot()
+    def delete_selected(self) -> None:
+        """Ask for confirmation (non-blocking message box), then delete the selected audit."""
+        audit_id = self.selected_id()
+        if audit_id is None or self.state.store is None:
+            return
+        s = next((x for x in self.summaries if x.id == audit_id), None)
+        what = f"the audit of {local_time(s.created_at)} ({s.hosts} host(s))" if s else f"audit #{audit_id}"
+        box = QMessageBox(QMessageBox.Icon.Question, "Delete past audit",
+                          f"Delete {what} from the history? This cannot be undone.",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        box.buttonClicked.connect(lambda button, i=audit_id, b=box: self._on_confirm(b, button, i))
+        self.confirm_box = box
+        box.open()
+
+    def _on_confirm(self, box: QMessageBox, button: QAbstractButton, audit_id: int) -> None:
+        self.confirm_box = None
+        if box.standardButton(button) != QMessageBox.StandardButton.Yes:
+            return
+        store = self.state.store
+
+        def task(_p, _c):
+            store.delete(audit_id)
+            return audit_id
+
+        self._run("delete", task, self._on_deleted)
+
+    @Slot(object)
+    def _on_deleted(self, audit_id: Any) -> None:
+        self.status.setText(f"Deleted audit #{audit_id}.")
+        self.sig_deleted.emit(int(audit_id))
+        self.refresh()
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self.status.setText(f"<b style='color:#b00020'>History:</b> {esc(message)}")
+        self._update_buttons()
+        self.sig_failed.emit(message)

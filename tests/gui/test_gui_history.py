@@ -1,0 +1,120 @@
+"""The "Past audits" panel of the Connect page: an audit run earlier is listed, reopened (straight to
+Inspect) and deleted; a benchmark is stored with it; a history that cannot be opened is said so and the
+wizard runs without it. Screenshot: wizard-connect-past-audits."""
+from __future__ import annotations
+
+import dataclasses
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox, QWizard
+
+from nicadvisor.gui.backend import Backend, _real_open_store
+from nicadvisor.gui.wizard import PageId
+from nicadvisor.store import AuditStore
+
+LEFT = Qt.MouseButton.LeftButton
+AUDIT_TIMEOUT_MS = 60_000
+
+
+def next_enabled(wizard) -> bool:
+    return wizard.button(QWizard.WizardButton.NextButton).isEnabled()
+
+
+def run_demo_audit(wizard, qtbot):
+    discover = wizard.pages[PageId.DISCOVER]
+    with qtbot.waitSignal(discover.sig_audit_done, timeout=AUDIT_TIMEOUT_MS) as blocker:
+        wizard.next()
+    qtbot.waitUntil(lambda: next_enabled(wizard))
+    return blocker.args[0]
+
+
+def test_past_audit_listed_reopened_deleted(make_wizard, qtbot, tmp_path, screenshot):
+    store = AuditStore(tmp_path / "history.sqlite3")
+    wizard = make_wizard(store=store)
+    connect = wizard.pages[PageId.CONNECT]
+    panel = connect.history
+    qtbot.waitUntil(lambda: panel.status.text() != "")
+    assert panel.table.rowCount() == 0 and "No past audit yet" in panel.status.text()
+
+    first = run_demo_audit(wizard, qtbot)
+    assert first.history_id is not None
+    physical = sum(1 for h in first.hosts for p in h.pnics if p.is_physical is not False)
+    errors = sum(1 for f in first.findings if f.severity.value == "error")
+    warnings = sum(1 for f in first.findings if f.severity.value == "warning")
+
+    wizard.back()
+    assert wizard.currentId() == PageId.CONNECT
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 1)  # refreshed when the audit finished
+    row = [panel.table.item(0, c).text() for c in range(panel.table.columnCount())]
+    assert row[1:] == ["✔ done", str(len(first.hosts)), str(physical), str(errors), str(warnings), "demo lab"]
+    assert connect.tabs.tabText(connect.history_tab) == "Past audits (1)"
+    connect.tabs.setCurrentIndex(connect.history_tab)
+    screenshot(wizard, "connect-past-audits")
+
+    # Open: loads it from the history and skips Discover.
+    panel.table.selectRow(0)
+    with qtbot.waitSignal(connect.sig_history_opened, timeout=10_000) as blocker:
+        qtbot.mouseClick(panel.open_button, LEFT)
+    opened = blocker.args[0]
+    assert wizard.currentId() == PageId.INSPECT
+    assert opened is wizard.state.audit and opened.history_id == first.history_id
+    assert [h.name for h in opened.hosts] == [h.name for h in first.hosts]
+    assert len(opened.findings) == len(first.findings)
+    inspect = wizard.pages[PageId.INSPECT]
+    assert inspect.model.rowCount() == physical
+    assert inspect.model.index(0, 0).data().startswith(first.hosts[0].name)
+
+    # A benchmark run now is stored with that audit (AuditStore.set_benchmarks).
+    wizard.next()
+    bench = wizard.pages[PageId.BENCHMARK]
+    bench.duration.setValue(1)
+    with qtbot.waitSignal(bench.sig_bench_done, timeout=120_000) as blocker:
+        qtbot.mouseClick(bench.run_button, LEFT)
+    report = blocker.args[0]
+    assert report.results, report.problems
+    qtbot.waitUntil(lambda: bench.save_handle is not None and bench.save_handle.done, timeout=10_000)
+    stored = store.load(first.history_id).benchmarks
+    assert [(r.test, r.tool, r.path) for r in stored] == [(r.test, r.tool, r.path) for r in report.results]
+
+    # Back to Connect, then Next: a reopened audit is not reused; Discover audits again (#2).
+    wizard.back()
+    wizard.back()
+    assert wizard.currentId() == PageId.CONNECT
+    second = run_demo_audit(wizard, qtbot)
+    assert second.history_id == first.history_id + 1 and wizard.state.opened_history_id is None
+    wizard.back()
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 2)
+    assert [s.id for s in panel.summaries] == [second.history_id, first.history_id]  # newest first
+
+    # Delete (after confirmation) removes it from the list and the file.
+    assert panel.select_id(first.history_id)
+    qtbot.mouseClick(panel.delete_button, LEFT)
+    box = panel.confirm_box
+    assert box is not None and box.isVisible() and "cannot be undone" in box.text()
+    with qtbot.waitSignal(panel.sig_deleted, timeout=10_000) as blocker:
+        qtbot.mouseClick(box.button(QMessageBox.StandardButton.Yes), LEFT)
+    assert blocker.args == [first.history_id]
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 1)
+    assert [s.id for s in store.list_audits()] == [second.history_id]
+
+    # Cancel in the confirmation keeps it.
+    panel.table.selectRow(0)
+    qtbot.mouseClick(panel.delete_button, LEFT)
+    qtbot.mouseClick(panel.confirm_box.button(QMessageBox.StandardButton.Cancel), LEFT)
+    assert [s.id for s in store.list_audits()] == [second.history_id]
+
+
+def test_history_that_cannot_be_opened(make_wizard, qtbot, tmp_path, screenshot):
+    bad = tmp_path / "history.sqlite3"
+    bad.write_bytes(b"this is not an SQLite database, but some other file " * 40)
+    backend = dataclasses.replace(Backend.real(), open_store=lambda: _real_open_store(bad))
+    wizard = make_wizard(backend=backend)
+    connect = wizard.pages[PageId.CONNECT]
+    assert wizard.state.store is None and "not a database" in wizard.state.store_problem
+    assert connect.tabs.tabText(connect.history_tab) == "Past audits (unavailable)"
+    text = connect.history.status.text()
+    assert "not available" in text and "not a database" in text and "without history" in text
+    assert not connect.history.open_button.isEnabled() and not connect.history.refresh_button.isEnabled()
+    audit = run_demo_audit(wizard, qtbot)  # the audit still runs, without history
+    assert audit.history_id is None and audit.hosts
+    assert "not saved (the audit history is not available)" in wizard.pages[PageId.DISCOVER].summary.text()
