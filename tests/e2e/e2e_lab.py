@@ -17,8 +17,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import keyring.errors
-from keyring.backend import KeyringBackend
 
 TESTS = Path(__file__).resolve().parents[1]
 for _sub in ("live", "ssh", "nsx"):
@@ -28,6 +26,7 @@ for _sub in ("live", "ssh", "nsx"):
 import sshd_harness as H  # noqa: E402
 from nsx_responder import NsxResponder  # noqa: E402
 from vcsimtools import USER, ToolMissing, Vcsim, start_vcsim  # noqa: E402
+from testkeyring import MemoryKeyring
 
 __all__ = ["H", "NSX30_ROUTES", "ORIGINAL_XDG", "PASSWORDS", "PW_NSX", "PW_SSH", "PW_VC", "USER", "EsxiSsh",
            "MemoryKeyring", "Nsx", "NsxResponder", "ToolMissing", "Vcsim", "cert_thumbprint", "nsx_certs",
@@ -73,24 +72,6 @@ def cert_thumbprint(host: str, port: int) -> str:
     return ":".join(h[i:i + 2] for i in range(0, 64, 2))
 
 
-class MemoryKeyring(KeyringBackend):
-    """An in-memory keyring backend (never a file): ``data[(service, user)] = password``."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[tuple[str, str], str] = {}
-
-    def set_password(self, service, username, password):
-        self.data[(service, username)] = password
-
-    def get_password(self, service, username):
-        return self.data.get((service, username))
-
-    def delete_password(self, service, username):
-        if self.data.pop((service, username), None) is None:
-            raise keyring.errors.PasswordDeleteError("not found")
 
 
 @dataclass

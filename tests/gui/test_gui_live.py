@@ -19,7 +19,6 @@ import keyring.backends.fail
 import keyring.errors
 import pytest
 import shiboken6
-from keyring.backend import KeyringBackend
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWizard
 
@@ -39,29 +38,12 @@ from nicadvisor.gui.state import Source  # noqa: E402
 from nicadvisor.gui.trust import HostKeyAsker  # noqa: E402
 from nicadvisor.gui.wizard import PageId  # noqa: E402
 from nicadvisor.store import AuditStore  # noqa: E402
+from testkeyring import MemoryKeyring
 
 LEFT = Qt.MouseButton.LeftButton
 AUDIT_TIMEOUT_MS = 60_000
 
 
-class MemoryKeyring(KeyringBackend):
-    """An in-memory keyring backend (never a file), as in tests/ssh."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[tuple[str, str], str] = {}
-
-    def set_password(self, service, username, password):
-        self.data[(service, username)] = password
-
-    def get_password(self, service, username):
-        return self.data.get((service, username))
-
-    def delete_password(self, service, username):
-        if self.data.pop((service, username), None) is None:
-            raise keyring.errors.PasswordDeleteError("not found")
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ import keyring.backends.fail
 import keyring.errors
 import paramiko
 import pytest
-from keyring.backend import KeyringBackend
+
+from testkeyring import MemoryKeyring
 
 from nicadvisor import secrets as S
 from nicadvisor.collect.known_hosts import (
@@ -136,24 +137,6 @@ def test_unreadable_lines_are_skipped(tmp_path, keys):
 
 # --- secrets ------------------------------------------------------------------------------------------
 
-class MemoryKeyring(KeyringBackend):
-    """An in-memory keyring backend for the tests (never a file)."""
-
-    priority = 1  # type: ignore[assignment]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.data: dict[tuple[str, str], str] = {}
-
-    def set_password(self, service, username, password):
-        self.data[(service, username)] = password
-
-    def get_password(self, service, username):
-        return self.data.get((service, username))
-
-    def delete_password(self, service, username):
-        if self.data.pop((service, username), None) is None:
-            raise keyring.errors.PasswordDeleteError("not found")
 
 
 class LockedKeyring(MemoryKeyring):

@@ -30,11 +30,12 @@ process died (shown as ``interrupted``).
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from nicadvisor.sqlite_backup import backup_file
 
 FORMAT = "nicadvisor-history"
 
@@ -155,27 +156,6 @@ def _is_ours(conn: sqlite3.Connection) -> bool:
         return False
     row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
     return bool(row and row[0] == FORMAT)
-
-
-def backup_file(conn: sqlite3.Connection, path: Path, old: int) -> Path:
-    """Copy the open database to ``<path>.v<old>.bak`` (or ``.v<old>-<n>.bak``), owner-only (0600).
-
-    Uses the SQLite backup API, so the copy is consistent even in WAL mode. Returns the backup path;
-    raises OSError/sqlite3.Error if it cannot be written.
-    """
-    target = path.with_name(f"{path.name}.v{old}.bak")
-    n = 1
-    while target.exists():
-        target = path.with_name(f"{path.name}.v{old}-{n}.bak")
-        n += 1
-    fd = os.open(target, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600)
-    os.close(fd)
-    dest = sqlite3.connect(target)
-    try:
-        conn.backup(dest)
-    finally:
-        dest.close()
-    return target
 
 
 def check_version(conn: sqlite3.Connection, where: str, migrations: Sequence[Migration] = MIGRATIONS) -> int:

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from nicadvisor.sqlite_backup import backup_file
+
 FORMAT = "nicadvisor-vcg"
 APP_DIR_NAME = "nic-advisor"
 DEFAULT_FILE_NAME = "vcg.sqlite3"
@@ -112,22 +114,6 @@ def user_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
-def _backup(conn: sqlite3.Connection, path: Path, old: int) -> Path:
-    target = path.with_name(f"{path.name}.v{old}.bak")
-    n = 1
-    while target.exists():
-        target = path.with_name(f"{path.name}.v{old}-{n}.bak")
-        n += 1
-    fd = os.open(target, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600)
-    os.close(fd)
-    dest = sqlite3.connect(target)
-    try:
-        conn.backup(dest)
-    finally:
-        dest.close()
-    return target
-
-
 def _is_ours(conn: sqlite3.Connection) -> bool:
     has_meta = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").fetchone()
     if not has_meta:
@@ -162,7 +148,7 @@ def migrate(conn: sqlite3.Connection, path: str | os.PathLike[str] | None = None
     if path is not None and os.fspath(path) != ":memory:":
         pages = int(conn.execute("PRAGMA page_count").fetchone()[0])
         if pages > 0:
-            backup = _backup(conn, Path(path), current)
+            backup = backup_file(conn, Path(path), current)
     for step in pending:
         conn.execute("BEGIN IMMEDIATE")
         try:
