@@ -5,8 +5,11 @@ Starts govmomi's vcsim with ``-cluster 16 -host 32`` (512 HostSystems; ``--smoke
 on 127.0.0.1 and a free port, then times, round-robin, in one run:
 
 * ``collect_vsphere``: :func:`nicadvisor.collect.vsphere.collect_vsphere` (TLS pin check, version
-  negotiation, login, VDS retrieval, one paged ``RetrievePropertiesEx`` of the host paths, fact
-  conversion); driver-module queries off unless ``--modules`` (vcsim has no HostKernelModuleSystem);
+  negotiation, login, VDS retrieval, one paged ``RetrievePropertiesEx`` of the host paths parsed by the
+  raw-XML reader :mod:`nicadvisor.collect.vsphere_rawxml`, fact conversion); driver-module queries and
+  LLDP/CDP hints off unless ``--modules`` (vcsim has no HostKernelModuleSystem, its hints are empty);
+* ``collect_vsphere pyVmomi``: the same with ``raw_xml=False`` (pyVmomi's SOAP deserializer, the
+  fallback path); both must find the same hosts/pNICs;
 * ``govc object.collect``: ``govc object.collect -json -type h / <the same host paths>`` as a whole
   process (peer anchor; its session is persisted in a temporary GOVMOMI_HOME, as in
   shared/design/research/performance-baselines.md §1);
@@ -87,9 +90,10 @@ def count_round_trips() -> Iterator[list[int]]:
         http.client.HTTPConnection.request = original  # type: ignore[method-assign]
 
 
-def run_collect(port: int, thumbprint: str, modules: bool) -> tuple[int, int]:
+def run_collect(port: int, thumbprint: str, modules: bool, raw_xml: bool = True) -> tuple[int, int]:
     col = collect_vsphere([VsphereTarget(host="127.0.0.1", port=port, user=USER, password=PASSWORD,
-                                         thumbprint=thumbprint, modules=modules, timeout_s=120)])
+                                         thumbprint=thumbprint, modules=modules, network_hints=modules,
+                                         raw_xml=raw_xml, timeout_s=120)])
     errors = [p.message for p in col.problems if "driver modules could not be read" not in p.message]
     if errors:
         raise RuntimeError(f"collect_vsphere reported problems: {errors}")
@@ -150,7 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hosts-per-cluster", type=int, default=None)
     ap.add_argument("--rounds", type=int, default=None)
     ap.add_argument("--skip-naive", action="store_true", help="leave out the (slow) naive attribute walk")
-    ap.add_argument("--modules", action="store_true", help="also time collect_vsphere with driver-module queries")
+    ap.add_argument("--modules", action="store_true",
+                    help="also time collect_vsphere with driver-module queries and LLDP/CDP hints")
+    ap.add_argument("--skip-pyvmomi", action="store_true", help="leave out collect_vsphere with raw_xml=False")
     args = ap.parse_args(argv)
     clusters = args.clusters or (2 if args.smoke else 16)
     per = args.hosts_per_cluster or (4 if args.smoke else 32)
@@ -168,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
                 ("collect_vsphere", lambda: run_collect(port, thumb, False), True),
                 ("govc object.collect", lambda: run_govc(govc, port, work / "govmomi"), False),
             ]
+            if not args.skip_pyvmomi:
+                methods.append(("collect_vsphere pyVmomi", lambda: run_collect(port, thumb, False, False), True))
             if args.modules:
                 methods.append(("collect_vsphere +modules", lambda: run_collect(port, thumb, True), True))
             if not args.skip_naive:

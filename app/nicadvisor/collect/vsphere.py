@@ -15,7 +15,10 @@ Per vCenter (nic-data-sources.md §1.1, performance-baselines.md §1):
    ``config.defaultPortConfig``), then one over a ContainerView of the HostSystems with the explicit
    :data:`HOST_PATHS` (``RetrievePropertiesEx`` + ``ContinueRetrievePropertiesEx`` paging; no lazy
    attribute walks: one host costs no extra round trip). ``hardware.pciDevice`` is kept for network-class
-   devices and the pNICs' addresses only.
+   devices and the pNICs' addresses only. These two bulk reads skip pyVmomi's deserializer by default
+   (``raw_xml``): the answers are parsed with ElementTree by :mod:`nicadvisor.collect.vsphere_rawxml`
+   straight into the :func:`to_plain` shapes (same data, about 8× less client CPU, §1.4), and the next
+   page is requested as soon as its token is known, while the current page is converted.
 4. Per connected host (``modules=True``): ``HostKernelModuleSystem.QueryModules`` and
    ``QueryConfiguredModuleOptionString`` for the pNIC drivers.
 5. Per connected host (:mod:`nicadvisor.collect.vsphere_esxcli`): LLDP/CDP with
@@ -46,7 +49,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from pyVmomi import SoapStubAdapter, vim, vmodl
-from pyVmomi.VmomiSupport import DataObject, GetServiceVersions, ManagedObject, versionIdMap
+from pyVmomi.VmomiSupport import (XMLNS_VMODL_BASE, DataObject, GetServiceVersions, GetWsdlType, ManagedObject,
+                                   versionIdMap)
 
 from nicadvisor.cancel import Cancelled, check
 from nicadvisor.collect.assemble import HostInputs
@@ -54,6 +58,7 @@ from nicadvisor.collect.capture_file import Capture
 from nicadvisor.collect.tls_pinning import TlsTrustError, TrustDecision, ssl_context_for
 from nicadvisor.collect import vsphere_esxcli as vx
 from nicadvisor.collect import vsphere_facts as vf
+from nicadvisor.collect.vsphere_rawxml import RawObjectContent, RawPropertyCollector
 from nicadvisor.model import InputProblem
 
 log = logging.getLogger(__name__)
@@ -104,6 +109,8 @@ class VsphereTarget:
     ``modules``: also query driver modules per host (2 calls per host); ``page_size``: objects per
     ``RetrievePropertiesEx`` page. ``network_hints``: LLDP/CDP per host (1 call per host); ``esxcli``: also
     run esxcli over the API per host (nic list, coalesce, nic get per pNIC, module parameters per driver).
+    ``raw_xml``: parse the bulk PropertyCollector answers (VDSs, hosts) with ElementTree
+    (:mod:`~nicadvisor.collect.vsphere_rawxml`) instead of pyVmomi's deserializer; same facts, faster.
     """
 
     host: str
@@ -120,6 +127,7 @@ class VsphereTarget:
     page_size: int = 100
     network_hints: bool = True
     esxcli: bool = False
+    raw_xml: bool = True
 
     @property
     def label(self) -> str:
@@ -219,6 +227,66 @@ def _moid(ref: Any) -> str:
     return ref.split(":", 1)[-1] if isinstance(ref, str) else ""
 
 
+def _is_type(wsdl_name: str, cls: type) -> bool:
+    """True when the vim type named ``wsdl_name`` (``"DistributedVirtualPortgroup"``) is ``cls`` or a subclass."""
+    try:
+        return issubclass(GetWsdlType(XMLNS_VMODL_BASE, wsdl_name), cls)
+    except KeyError:
+        return wsdl_name == getattr(cls, "_wsdlName", None)
+
+
+def _network_pci(dev_id: Any, class_id: Any, addrs: set) -> bool:
+    """Whether a ``hardware.pciDevice`` entry is kept: a pNIC's address or PCI class 0x02xx (network)."""
+    return dev_id in addrs or ((class_id or 0) & 0xFFFF) >> 8 == 0x02
+
+
+def _int_or_none(text: str | None) -> int | None:
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+@dataclass
+class _Content:
+    """One ``ObjectContent`` as plain data, whichever reader produced it: ``type`` (wsdl name,
+    ``"HostSystem"``), ``moid``, ``props`` (``{path: to_plain value}`` in answer order) and ``missing``
+    (``[(path, pyVmomi fault or None)]`` of the ``missingSet``)."""
+
+    type: str
+    moid: str
+    props: dict[str, Any]
+    missing: list[tuple[str, Any]]
+
+    @property
+    def ref(self) -> str:
+        """``"HostSystem:host-21"`` (:func:`ref_string` form)."""
+        return f"{self.type}:{self.moid}"
+
+    @classmethod
+    def from_pyvmomi(cls, oc: Any, network_pci: bool) -> "_Content":
+        """From a pyVmomi ObjectContent; ``network_pci``: keep only network ``hardware.pciDevice`` entries."""
+        raw = {p.name: p.val for p in oc.propSet}
+        if network_pci and "hardware.pciDevice" in raw:
+            addrs = {getattr(p, "pci", None) for p in raw.get("config.network.pnic") or []}
+            raw["hardware.pciDevice"] = [d for d in raw["hardware.pciDevice"] or []
+                                         if _network_pci(d.id, d.classId, addrs)]
+        return cls(oc.obj._wsdlName, oc.obj._moId, {k: to_plain(v) for k, v in raw.items()},
+                   [(m.path, m.fault) for m in oc.missingSet or []])
+
+    @classmethod
+    def from_raw(cls, rc: RawObjectContent, network_pci: bool) -> "_Content":
+        """From a raw-XML ObjectContent (same values as :meth:`from_pyvmomi`; unwanted PCI devices are not
+        even converted)."""
+        pci_path = "hardware.pciDevice"
+        props = {path: (None if network_pci and path == pci_path else rc.plain(path)) for path in rc.vals}
+        if network_pci and pci_path in props:
+            addrs = {p.get("pci") for p in props.get("config.network.pnic") or [] if isinstance(p, dict)}
+            props[pci_path] = rc.plain_items(
+                pci_path, lambda get: _network_pci(get("id"), _int_or_none(get("classId")), addrs))
+        return cls(rc.obj_type, rc.moid, props, list(rc.missing))
+
+
 # --- connection ----------------------------------------------------------------------------------
 
 def negotiate_version(host: str, port: int, ctx: ssl.SSLContext, timeout: float) -> str:
@@ -308,6 +376,8 @@ class _VcenterAudit:
         self.content: Any = None
         self.stub: Any = None
         self.pc: Any = None
+        self.raw: RawPropertyCollector | None = None
+        self.prefetch: concurrent.futures.ThreadPoolExecutor | None = None
         self.views: list[Any] = []
         self.extras: dict[str, tuple[Any, list[str]]] = {}  # host moid → (networkSystem ref, pNIC names)
 
@@ -358,10 +428,15 @@ class _VcenterAudit:
         self.session.about = self.content.about.fullName
         self.content.sessionManager.Login(t.user, t.password)
         self.pc = self.content.propertyCollector
+        if t.raw_xml:
+            self.raw = RawPropertyCollector(stub, self.pc)
         log.info("vSphere %s: logged in as %s (%s, API %s)", t.label, t.user, self.session.about,
                  self.session.api_version)
 
     def _close(self) -> None:
+        if self.prefetch is not None:  # a page still in flight ends within the socket timeout
+            self.prefetch.shutdown(wait=True, cancel_futures=True)
+            self.prefetch = None
         if self.content is None or self.stub is None:
             if self.stub is not None:
                 self.stub.DropConnections()
@@ -382,25 +457,89 @@ class _VcenterAudit:
         self.views.append(view)
         return view
 
-    def _retrieve(self, object_specs: list[Any], prop_specs: list[Any], what: str) -> Iterator[Any]:
-        """ObjectContents of one RetrievePropertiesEx, following ``token`` pages; cancel checked between pages."""
-        pcq = vmodl.query.PropertyCollector
-        spec = pcq.FilterSpec(objectSet=object_specs, propSet=prop_specs)
-        options = pcq.RetrieveOptions(maxObjects=self.t.page_size)
+    def _pages(self, first: Callable[[], Any], follow: Callable[[str], Any], what: str,
+               finish: Callable[[Any], Any] | None = None) -> Iterator[Any]:
+        """The pages (``.objects``, ``.token``) of one retrieval: ``first()`` then ``follow(token)`` while a
+        token comes back; cancel checked between pages (the server-side result is cancelled then).
+
+        With ``finish``, ``follow(token)`` only fetches (network + XML parse) and runs on the prefetch
+        thread as soon as the token is known, so the server prepares page n+1 while page n is converted
+        here; ``finish(answer)`` then gives the page (and raises its SOAP fault) on this thread. A
+        cancel waits for the page in flight (bounded by the socket timeout), then cancels its token.
+        """
         page = 1
         self.stage = f"reading {what} (page {page})"
-        result = self.pc.RetrievePropertiesEx([spec], options)
+        result = first()
         while result is not None:
-            yield from result.objects
             token = result.token
+            ahead = None
+            if token and finish is not None and not self._cancelled():
+                ahead = self._prefetcher().submit(follow, token)
+            yield result
             if not token:
                 return
-            if self.cancel is not None and self.cancel.is_set():
+            page += 1
+            if ahead is not None:
+                self.stage = f"reading {what} (page {page})"
+                result = finish(ahead.result())
+                if self._cancelled():
+                    if result.token:
+                        self.pc.CancelRetrievePropertiesEx(result.token)
+                    check(self.cancel)
+                continue
+            if self._cancelled():
                 self.pc.CancelRetrievePropertiesEx(token)
                 check(self.cancel)
-            page += 1
             self.stage = f"reading {what} (page {page})"
-            result = self.pc.ContinueRetrievePropertiesEx(token)
+            result = follow(token) if finish is None else finish(follow(token))
+
+    def _cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
+
+    def _prefetcher(self) -> concurrent.futures.ThreadPoolExecutor:
+        """The one worker thread that fetches the next raw page ahead (shut down in :meth:`_close`)."""
+        if self.prefetch is None:
+            self.prefetch = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="vsphere-page")
+        return self.prefetch
+
+    def _filter(self, object_specs: list[Any], prop_specs: list[Any]) -> tuple[Any, Any]:
+        pcq = vmodl.query.PropertyCollector
+        return (pcq.FilterSpec(objectSet=object_specs, propSet=prop_specs),
+                pcq.RetrieveOptions(maxObjects=self.t.page_size))
+
+    def _retrieve(self, object_specs: list[Any], prop_specs: list[Any], what: str) -> Iterator[Any]:
+        """pyVmomi ObjectContents of one RetrievePropertiesEx, following ``token`` pages."""
+        spec, options = self._filter(object_specs, prop_specs)
+        for result in self._pages(lambda: self.pc.RetrievePropertiesEx([spec], options),
+                                  self.pc.ContinueRetrievePropertiesEx, what):
+            yield from result.objects
+
+    def _retrieve_plain(self, object_specs: list[Any], prop_specs: list[Any], what: str,
+                        network_pci: bool = False) -> Iterator[_Content]:
+        """The same retrieval as plain :class:`_Content` (raw-XML reader unless ``raw_xml`` is off)."""
+        if self.raw is None:
+            for oc in self._retrieve(object_specs, prop_specs, what):
+                yield _Content.from_pyvmomi(oc, network_pci)
+            return
+        raw = self.raw
+        spec, options = self._filter(object_specs, prop_specs)
+        for result in self._pages(lambda: raw.retrieve([spec], options), raw.fetch_continue, what, finish=raw.read):
+            for rc in result.objects:
+                yield _Content.from_raw(rc, network_pci)
+            if raw.converter.notes:
+                log.warning("vSphere %s: %s: %d value(s) not converted: %s", self.t.label, what,
+                            len(raw.converter.notes), "; ".join(raw.converter.notes[:5]))
+                raw.converter.notes = []
+
+    def _managed_object(self, ref: Any) -> Any:
+        """A pyVmomi managed object on this session for a ``"Type:moid"`` ref (None when unreadable)."""
+        if not isinstance(ref, str) or ":" not in ref:
+            return None
+        type_name, moid = ref.split(":", 1)
+        try:
+            return GetWsdlType(XMLNS_VMODL_BASE, type_name)(moid, self.stub)
+        except (KeyError, TypeError):
+            return None
 
     def _view_specs(self, roots: list[Any], types: list[type]) -> list[Any]:
         pcq = vmodl.query.PropertyCollector
@@ -441,20 +580,20 @@ class _VcenterAudit:
         types = [vim.DistributedVirtualSwitch, vim.dvs.DistributedVirtualPortgroup]
         switches: dict[str, dict] = {}
         portgroups: list[dict] = []
-        for oc in self._retrieve(self._view_specs(dc_roots, types), specs, "distributed switches"):
-            props = {p.name: to_plain(p.val) for p in oc.propSet}
-            if isinstance(oc.obj, vim.dvs.DistributedVirtualPortgroup):
+        for c in self._retrieve_plain(self._view_specs(dc_roots, types), specs, "distributed switches"):
+            props = dict(c.props)
+            if _is_type(c.type, vim.dvs.DistributedVirtualPortgroup):
                 portgroups.append(props)
             else:
-                props["obj"] = ref_string(oc.obj)
-                switches[oc.obj._moId] = props
+                props["obj"] = c.ref
+                switches[c.moid] = props
         for pg in portgroups:
             dvs = switches.get(_moid(pg.get("config.distributedVirtualSwitch")))
             if dvs is not None:
                 dvs.setdefault("portgroups", []).append(pg)
         return list(switches.values())
 
-    def _host_contents(self, host_roots: list[Any]) -> list[Any]:
+    def _host_contents(self, host_roots: list[Any]) -> list[_Content]:
         pcq = vmodl.query.PropertyCollector
         prop_specs = [pcq.PropertySpec(type=vim.HostSystem, pathSet=list(HOST_PATHS))]
         if self.t.host_names:
@@ -470,8 +609,8 @@ class _VcenterAudit:
         else:
             object_specs = self._view_specs(host_roots, [vim.HostSystem])
         out = []
-        for oc in self._retrieve(object_specs, prop_specs, "the host inventory"):
-            out.append(oc)
+        for c in self._retrieve_plain(object_specs, prop_specs, "the host inventory", network_pci=True):
+            out.append(c)
             self.say(0.1 + 0.3 * min(len(out) / 512, 1.0), f"read {len(out)} hosts")
         return out
 
@@ -495,10 +634,10 @@ class _VcenterAudit:
         contents = self._host_contents(host_roots)
         notes = (self.session.trust.describe(),) if self.session.trust else ()
         work: list[tuple[HostInputs, str, Any, list[str]]] = []
-        for oc in contents:
-            hi, kms, drivers = self._host_inputs(oc, dvs_list, notes)
+        for c in contents:
+            hi, kms, drivers = self._host_inputs(c, dvs_list, notes)
             self.hosts.append(hi)
-            work.append((hi, oc.obj._moId, kms, drivers))
+            work.append((hi, c.moid, kms, drivers))
         unsupported: dict[str, int] = {}
         esxcli_unsupported: dict[str, int] = {}
         n = len(work)
@@ -518,22 +657,16 @@ class _VcenterAudit:
         self.problems.extend(vx.unsupported_problems(t.source, t.label, esxcli_unsupported))
         self.say(1.0, f"{n} hosts read")
 
-    def _host_inputs(self, oc: Any, dvs_list: list[dict], notes: tuple[str, ...]) -> tuple[HostInputs, Any, list[str]]:
+    def _host_inputs(self, c: _Content, dvs_list: list[dict], notes: tuple[str, ...]) -> tuple[HostInputs, Any, list[str]]:
         t = self.t
-        ref = ref_string(oc.obj)
-        raw = {p.name: p.val for p in oc.propSet}
-        kms = raw.pop("configManager.kernelModuleSystem", None)
-        netsys = raw.pop("configManager.networkSystem", None)
-        pnics = raw.get("config.network.pnic") or []
-        addrs = {getattr(p, "pci", None) for p in pnics}
-        pci = [d for d in (raw.get("hardware.pciDevice") or [])
-               if d.id in addrs or ((d.classId or 0) & 0xFFFF) >> 8 == 0x02]
-        if "hardware.pciDevice" in raw:
-            raw["hardware.pciDevice"] = pci
-        props = {k: to_plain(v) for k, v in raw.items()}
-        missing = [{"path": m.path, "fault": describe_error(m.fault, t) if m.fault else ""} for m in (oc.missingSet or [])]
-        name = str(props.get("name") or oc.obj._moId)
-        source = f"{t.source}/{oc.obj._moId}"
+        ref = c.ref
+        props = dict(c.props)
+        kms = props.pop("configManager.kernelModuleSystem", None)
+        netsys = props.pop("configManager.networkSystem", None)
+        pnics = [p for p in props.get("config.network.pnic") or [] if isinstance(p, dict)]
+        missing = [{"path": path, "fault": describe_error(fault, t) if fault else ""} for path, fault in c.missing]
+        name = str(props.get("name") or c.moid)
+        source = f"{t.source}/{c.moid}"
         host_dvs = [self._trim_dvs(d, ref) for d in dvs_list if vf.dvs_has_host(d, ref)]
         text = vf.inventory_recording(ref, props, host_dvs, missing, t.label)
         cap = Capture(source=source, command=INVENTORY_COMMAND, text=text, host=name,
@@ -549,11 +682,11 @@ class _VcenterAudit:
         for m in missing:
             hi.problems.append(InputProblem(source, f"host {name}: property {m['path']} not returned: {m['fault']}",
                                             INVENTORY_COMMAND))
-        drivers = sorted({p.driver for p in pnics if getattr(p, "driver", None)})
+        drivers = sorted({p["driver"] for p in pnics if p.get("driver")})
         if state in (None, "connected"):
-            self.extras[oc.obj._moId] = (netsys, [p.device for p in pnics if getattr(p, "device", None)])
+            self.extras[c.moid] = (netsys, [p["device"] for p in pnics if p.get("device")])
         usable = kms is not None and state in (None, "connected") and bool(drivers)
-        return hi, (kms if usable else None), drivers
+        return hi, (self._managed_object(kms) if usable else None), drivers
 
     @staticmethod
     def _trim_dvs(dvs: dict, host_ref: str) -> dict:
