@@ -123,3 +123,20 @@ def test_bundle_fragments_are_joined(tmp_path):
     (bundle / "commands" / "vmware_-vl.txt.FRAG-00001").write_bytes(body[half:])
     captures, _ = read_bundle(bundle)
     assert captures[0].text.encode() == body
+
+
+def test_old_bundle_with_nic_data_only_in_nicinfo(tmp_path):
+    """ESXi 5.x bundles carry pNIC data only in commands/nicinfo.sh.txt (vm-support-bundles.md §1.3)."""
+    root = "esx-lab01-2013-01-02--10.00/"
+    bundle = tmp_path / (root.rstrip("/") + ".tgz")
+    with tarfile.open(bundle, "w:gz") as tar:
+        _member(tar, root + "commands/nicinfo.sh.txt",
+                _body(FIXTURES / "vm-support" / "bundle_commands_nicinfo.sh.txt_head11_be2net_esxi5x_elatov.txt"))
+    groups, problems = gather([bundle])
+    assert problems == []
+    host, host_problems, _ = assemble_host(groups[0])
+    assert host.name == "lab01" and host.kind == "esxi"
+    vmnic2 = host.pnic("vmnic2")
+    assert vmnic2.driver == "be2net" and vmnic2.link_speed_mbps == 4000 and vmnic2.mtu == 1500
+    assert vmnic2.evidence["driver"].source.endswith(".tgz:commands/nicinfo.sh.txt")
+    assert vmnic2.evidence["driver"].command == "nicinfo.sh"
