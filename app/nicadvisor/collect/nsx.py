@@ -247,8 +247,7 @@ class _Client:
             raise NsxAuthError(f"{self.netloc}: GET {path}: not authenticated (HTTP {r.status_code}"
                                f"{_error_text(r)}) for user {self.target.user!r}", r.status_code)
         if r.status_code == 403:
-            raise NsxError(f"{self.netloc}: GET {path}: access denied for user {self.target.user!r} "
-                           f"(HTTP 403{_error_text(r)})", 403)
+            raise NsxError(denied_message(self.netloc, path, self.target.user, _error_text(r)), 403)
         raise NsxError(f"{self.netloc}: GET {path}: HTTP {r.status_code}{_error_text(r)}", r.status_code)
 
     def get_pages(self, path: str, params: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
@@ -316,13 +315,29 @@ def _reason(exc: BaseException) -> str:
     return str(e) or type(e).__name__
 
 
+def denied_message(netloc: str, path: str, user: str, error_text: str = "") -> str:
+    """The problem for an HTTP 403 that is not an expired session (``error_code`` other than 98): the user
+    logged in but its NSX role does not allow reading ``path``.
+
+    ``error_text`` is :func:`_error_text` of the answer (``", error_code N: message"`` or ``""``). The advice
+    follows Broadcom KB 390631 / 435871: Manager API features (``/api/v1/...``, e.g. transport nodes: feature
+    ``nodes_transport_nodes``) can only be granted by the built-in system roles, not by custom roles.
+    """
+    return (f"{netloc}: no permission to read GET {path} as user {user!r} (HTTP 403{error_text}): the account "
+            "needs an NSX role with read access to it, e.g. the built-in Auditor role (read-only); custom roles "
+            "cannot grant Manager API access")
+
+
 def _error_code(r: requests.Response) -> int | None:
+    """``error_code`` of an NSX ApiError body (an integer, also when sent as a string such as ``"269"``)."""
     try:
         body = r.json()
     except ValueError:
         return None
     code = body.get("error_code") if isinstance(body, dict) else None
-    return code if isinstance(code, int) else None
+    if isinstance(code, str) and code.strip().isdigit():
+        return int(code.strip())
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
 
 
 def _error_text(r: requests.Response) -> str:

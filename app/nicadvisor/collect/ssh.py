@@ -24,8 +24,9 @@
   Passwords are never stored in a capture, a problem message, a log line or a ``repr``.
 
 Errors of one host (unreachable, refused, timeout, host key unknown or changed, wrong password or key,
-connection closed mid-command, binary output) become :class:`~nicadvisor.model.InputProblem` entries
-with a clear message; the other hosts continue.
+connection closed mid-command, binary output, a command refused or partly refused to an account without
+the privilege: ``Permission denied`` / ``Operation not permitted``) become
+:class:`~nicadvisor.model.InputProblem` entries with a clear message; the other hosts continue.
 """
 from __future__ import annotations
 
@@ -402,7 +403,13 @@ class _HostAudit:
             raise _SessionLost(command, str(exc)) from None
 
     def record(self, command: str, res: _Result, optional: bool) -> str | None:
-        """Turn a command's result into a Capture; returns the output text when one was recorded."""
+        """Turn a command's result into a Capture; returns the output text when one was recorded.
+
+        A command the account is not allowed to run (``Permission denied`` / ``Operation not permitted``,
+        :data:`_DENIED_RE`) is a problem even when optional, with the real error text; output printed
+        despite such an error on stderr (non-root ``ethtool IF``: ``netlink error: Operation not
+        permitted`` for the Wake-on-LAN query, exit status 0) is kept, noted, and reported as partly refused.
+        """
         if b"\x00" in res.stdout:
             self.problem(f"'{command}' returned binary data, not command output; ignored", command)
             return None
@@ -412,7 +419,11 @@ class _HostAudit:
         rc_text = "no exit status" if res.rc is None else f"exit status {res.rc}"
         if res.rc != 0 and len(lines) <= 1:
             why = " ".join(lines + [stderr]).strip() or rc_text
-            if optional:
+            if _DENIED_RE.search(why):
+                self.problem(f"'{command}' was refused to user {self.t.user!r} on {self.t.name} ({rc_text}): "
+                             f"{_one_line(why)}; the account lacks the privilege to read this (audit with root, "
+                             "or an account allowed to run it)", command)
+            elif optional:
                 self.skip(f"{command}: {why}")
             else:
                 self.problem(f"'{command}' failed ({rc_text}): {_one_line(why)}", command)
@@ -423,6 +434,13 @@ class _HostAudit:
         notes: list[str] = []
         if res.rc != 0:
             notes.append(f"{rc_text}" + (f": {_one_line(stderr)}" if stderr else ""))
+        elif stderr and _DENIED_RE.search(stderr):
+            notes.append(f"stderr: {_one_line(stderr)}")
+        if stderr and _DENIED_RE.search(stderr):
+            who = ": root on Linux" if self.t.kind == "linux" else ""
+            self.problem(f"'{command}' was partly refused to user {self.t.user!r} on {self.t.name}: "
+                         f"{_one_line(stderr)}; the rest of its output was read (part of this query needs more "
+                         f"privileges than the account has{who})", command)
         if res.truncated:
             notes.append(f"output truncated at {MAX_CAPTURE_BYTES} bytes")
             self.problem(f"'{command}' printed more than {MAX_CAPTURE_BYTES} bytes; the rest was not read", command)
@@ -516,6 +534,11 @@ class _HostAudit:
                 got = self.tool("ethtool", [opt, name] if opt else [name])
                 if got is not None:
                     self.record(*got, optional=True)
+
+
+_DENIED_RE = re.compile(r"\b(?:Permission denied|Operation not permitted)\b", re.IGNORECASE)
+"""The OS's wording of EACCES / EPERM (strerror), as printed by ``cat``, ``readlink`` and ``ethtool``
+(``netlink error: Operation not permitted`` for a non-root account; seen for real in tests/faults)."""
 
 
 def _one_line(text: str, limit: int = 300) -> str:
