@@ -156,6 +156,10 @@ def test_vcenter_trust_dialog_then_audit(make_wizard, qtbot, tmp_path, vcsim, us
     assert "password saved in the OS keyring" in result.notes
     assert mem.data == {(f"nic-advisor/vcenter:127.0.0.1:{vcsim.port}", vcsimtools.USER): vcsimtools.PASSWORD}
     assert editor.table.item(0, 4).text().startswith("pinned " + expected[:11])
+    # a successful test also lists the vCenter's hosts (the tree beside the table: every host checked)
+    qtbot.waitUntil(lambda: spec.inventory is not None, timeout=30_000)
+    assert editor.table.item(0, 2).text() == "all hosts (2)"
+    assert [r[0] for r in editor.hosts.rows() if r[3] == "checked"] == ["DC0", "DC0_C0", "DC0_C0_H0", "DC0_C0_H1"]
     screenshot(wizard, "connect-vcenter")
 
     # The audit runs on the live target and the hosts appear.

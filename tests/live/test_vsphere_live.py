@@ -184,3 +184,13 @@ def test_target_from_url():
     assert VsphereTarget.from_url("vc.example.com:8443", "u", "p").port == 8443
     with pytest.raises(ValueError, match="only https"):
         VsphereTarget.from_url("http://vc.example.com", "u", "p")
+
+
+def test_no_visible_host_is_a_clear_problem(vcsim_factory):
+    """What a user without the Read-only role sees (vcsim does not enforce privileges, so an inventory
+    without hosts stands in): a problem naming the user and the role, not an empty, silent audit."""
+    empty = vcsim_factory("-cluster", "0", "-host", "0", "-standalone-host", "0", "-vm", "0")
+    col = collect_vsphere([target(empty, modules=False)])
+    assert col.hosts == []
+    (p,) = col.problems
+    assert f"no host is visible to user '{USER}'" in p.message and "Read-only role" in p.message

@@ -325,6 +325,11 @@ def describe_error(exc: BaseException, target: VsphereTarget) -> str:
         return f"login refused for user {target.user!r}: wrong user name or password"
     if isinstance(exc, TlsTrustError):
         return str(exc)
+    if isinstance(exc, vim.fault.NoPermission):
+        obj = getattr(exc, "object", None)
+        what = _moid(obj) if obj is not None else "an object"
+        return (f"no permission to read {what} (missing privilege {getattr(exc, 'privilegeId', '') or 'unknown'}) "
+                f"as user {target.user!r}: the account needs the Read-only role on it")
     if isinstance(exc, vmodl.MethodFault):
         return f"{type(exc).__name__.rsplit('.', 1)[-1]}: {getattr(exc, 'msg', '') or exc.__class__.__name__}"
     if isinstance(exc, (socket.timeout, TimeoutError)):
@@ -632,6 +637,10 @@ class _VcenterAudit:
         check(self.cancel)
         self.say(0.1, "reading the host inventory")
         contents = self._host_contents(host_roots)
+        if not contents and not (t.host_names or t.cluster or t.datacenter):
+            self.problems.append(InputProblem(
+                t.source, f"vCenter {t.label}: no host is visible to user {t.user!r}: the account needs the Read-only "
+                          "role on the vCenter root (propagated), or the vCenter manages no host", INVENTORY_COMMAND))
         notes = (self.session.trust.describe(),) if self.session.trust else ()
         work: list[tuple[HostInputs, str, Any, list[str]]] = []
         for c in contents:
@@ -791,3 +800,148 @@ def check_login(target: VsphereTarget, cancel: threading.Event | None = None) ->
     finally:
         audit._close()
     return audit.session
+
+
+# --- inventory tree (Connect page: host tree with cluster scoping) --------------------------------
+
+INVENTORY_TREE_COMMAND = ("vSphere API: PropertyCollector.RetrievePropertiesEx ContainerView HostSystem name parent "
+                          "runtime.connectionState runtime.inMaintenanceMode ; parent chain ComputeResource / "
+                          "Folder / Datacenter name parent")
+
+
+@dataclass
+class InventoryNode:
+    """One node of the tree :func:`list_inventory` returns: datacenter → cluster (or standalone compute
+    resource) → host.
+
+    Attributes:
+        kind: ``"datacenter"``, ``"cluster"`` (a ClusterComputeResource), ``"standalone"`` (the
+            ComputeResource of a host that is in no cluster; named like its host) or ``"host"``.
+        name: the name vCenter shows (``"DC0"``, ``"DC0_C0"``, ``"DC0_C0_H0"``): what
+            :class:`VsphereTarget`'s ``datacenter`` / ``cluster`` / ``host_names`` take.
+        ref: ``"Datacenter:datacenter-2"`` (:func:`ref_string` form).
+        children: clusters / standalone resources of a datacenter, hosts of a cluster; sorted by name.
+        connection_state: hosts only: ``runtime.connectionState`` (``"connected"``, ``"disconnected"``,
+            ``"notResponding"``); None when not returned.
+        in_maintenance: hosts only: ``runtime.inMaintenanceMode``; None when not returned.
+    """
+
+    kind: str
+    name: str
+    ref: str
+    children: list["InventoryNode"] = field(default_factory=list)
+    connection_state: str | None = None
+    in_maintenance: bool | None = None
+
+    def hosts(self) -> list["InventoryNode"]:
+        """The host nodes at or below this node, in tree order."""
+        if self.kind == "host":
+            return [self]
+        return [h for c in self.children for h in c.hosts()]
+
+
+def _inventory_specs(audit: "_VcenterAudit") -> tuple[list[Any], list[Any]]:
+    """(object specs, property specs) of the one retrieval of :func:`list_inventory`: a ContainerView of
+    every HostSystem, then each host's ``parent`` chain (compute resource → folders → datacenter)."""
+    pcq = vmodl.query.PropertyCollector
+    to_dc = pcq.TraversalSpec(name="folderParent", type=vim.Folder, path="parent", skip=False,
+                              selectSet=[pcq.SelectionSpec(name="folderParent")])
+    to_folder = pcq.TraversalSpec(name="computeParent", type=vim.ComputeResource, path="parent", skip=False,
+                                  selectSet=[to_dc])
+    to_compute = pcq.TraversalSpec(name="hostParent", type=vim.HostSystem, path="parent", skip=False,
+                                   selectSet=[to_folder])
+    view = pcq.TraversalSpec(name="traverseView", type=vim.view.ContainerView, path="view", skip=False,
+                             selectSet=[to_compute])
+    objects = [pcq.ObjectSpec(obj=audit._view(audit.content.rootFolder, [vim.HostSystem]), skip=True,
+                              selectSet=[view])]
+    props = [pcq.PropertySpec(type=vim.HostSystem,
+                              pathSet=["name", "parent", "runtime.connectionState", "runtime.inMaintenanceMode"]),
+             pcq.PropertySpec(type=vim.ComputeResource, pathSet=["name", "parent"]),
+             pcq.PropertySpec(type=vim.Folder, pathSet=["name", "parent"]),
+             pcq.PropertySpec(type=vim.Datacenter, pathSet=["name"])]
+    return objects, props
+
+
+def _inventory_tree(objects: dict[str, tuple[str, dict[str, Any]]]) -> list[InventoryNode]:
+    """The tree from ``{ref: (wsdl type, {path: plain value})}`` of the retrieval. A host whose parent chain
+    reaches no datacenter (not returned) is left out."""
+    def name_of(ref: str) -> str:
+        return str(objects[ref][1].get("name") or _moid(ref))
+
+    def datacenter_of(ref: Any) -> str | None:
+        seen: set[str] = set()
+        while isinstance(ref, str) and ref in objects and ref not in seen:
+            seen.add(ref)
+            wsdl, props = objects[ref]
+            if _is_type(wsdl, vim.Datacenter):
+                return ref
+            ref = props.get("parent")
+        return None
+
+    dcs: dict[str, InventoryNode] = {}
+    computes: dict[str, InventoryNode] = {}
+    for ref, (wsdl, props) in objects.items():
+        if not _is_type(wsdl, vim.HostSystem):
+            continue
+        parent = props.get("parent")
+        dc_ref = datacenter_of(parent)
+        if dc_ref is None or not isinstance(parent, str) or parent not in objects:
+            log.warning("vSphere inventory: host %s has no datacenter in the answer; left out", ref)
+            continue
+        dc = dcs.setdefault(dc_ref, InventoryNode("datacenter", name_of(dc_ref), dc_ref))
+        compute = computes.get(parent)
+        if compute is None:
+            kind = "cluster" if _is_type(objects[parent][0], vim.ClusterComputeResource) else "standalone"
+            compute = computes[parent] = InventoryNode(kind, name_of(parent), parent)
+            dc.children.append(compute)
+        state = props.get("runtime.connectionState")
+        maint = props.get("runtime.inMaintenanceMode")
+        compute.children.append(InventoryNode("host", name_of(ref), ref,
+                                              connection_state=str(state) if state is not None else None,
+                                              in_maintenance=maint if isinstance(maint, bool) else None))
+    out = sorted(dcs.values(), key=lambda n: n.name.lower())
+    for dc in out:
+        dc.children.sort(key=lambda n: (n.kind != "cluster", n.name.lower()))
+        for compute in dc.children:
+            compute.children.sort(key=lambda n: n.name.lower())
+    return out
+
+
+def list_inventory(target: VsphereTarget, cancel: threading.Event | None = None) -> list[InventoryNode]:
+    """The datacenter → cluster (or standalone compute resource) → host tree of ``target`` ("Browse hosts").
+
+    Logs in as :func:`check_login` and :func:`collect_vsphere` do (TLS trust: system CA store, pinned
+    ``thumbprint`` or explicit ``insecure``; negotiated API version; socket timeout ``timeout_s`` on every
+    call), reads the tree with ONE PropertyCollector retrieval (a ContainerView over the HostSystems and
+    each host's ``parent`` chain: ComputeResource / ClusterComputeResource, Folders, Datacenter; paged
+    with ``page_size``), then logs out. The target's scope fields (``datacenter``, ``cluster``,
+    ``host_names``) are ignored: the whole inventory is listed so that a scope can be chosen from it.
+    Folders are not shown (a host folder's clusters appear under their datacenter). Datacenters, their
+    children and hosts are sorted by name (clusters before standalone hosts).
+
+    Returns the datacenter nodes (:class:`InventoryNode`). Raises
+    :class:`nicadvisor.collect.ConnectionCheckError` (message naming the target and the failed stage, never
+    the password) when the server cannot be reached, the certificate is not trusted, the login is refused
+    or the retrieval fails; :class:`nicadvisor.cancel.Cancelled` when ``cancel`` is set.
+    """
+    from nicadvisor.collect import ConnectionCheckError
+
+    audit = _VcenterAudit(target, 0, _ProgressHub(None, 1), cancel)
+    try:
+        audit._connect()
+        check(cancel)
+        audit.stage = "reading the inventory tree"
+        objects: dict[str, tuple[str, dict[str, Any]]] = {}
+        for oc in audit._retrieve(*_inventory_specs(audit), "the inventory tree"):
+            objects[ref_string(oc.obj)] = (oc.obj._wsdlName, {p.name: to_plain(p.val) for p in oc.propSet})
+        check(cancel)
+    except Cancelled:
+        raise
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a message for the user
+        raise ConnectionCheckError(f"{target.label}: {audit.stage} failed: {describe_error(exc, target)}") from exc
+    finally:
+        audit._close()
+    tree = _inventory_tree(objects)
+    log.info("vSphere %s: inventory tree: %d datacenter(s), %d host(s)", target.label, len(tree),
+             sum(len(dc.hosts()) for dc in tree))
+    return tree

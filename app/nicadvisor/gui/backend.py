@@ -35,6 +35,8 @@ class Backend:
             (``nicadvisor.store.AuditStore`` at its default path; on failure None and why).
         probe_vcenter(spec, cancel) / probe_nsx(spec, cancel) / probe_ssh(spec, known_hosts, ask, cancel)
             -> :class:`nicadvisor.gui.probes.ProbeResult` (Test connection; never raise).
+        browse_vcenter(spec, cancel) -> :class:`nicadvisor.gui.probes.InventoryResult` (Browse hosts: the
+            datacenter → cluster → host tree; never raises but ``Cancelled``).
     """
 
     audit: Callable[..., Any]
@@ -44,6 +46,7 @@ class Backend:
     probe_vcenter: Callable[..., Any] = probes.probe_vcenter
     probe_ssh: Callable[..., Any] = probes.probe_ssh
     probe_nsx: Callable[..., Any] = probes.probe_nsx
+    browse_vcenter: Callable[..., Any] = probes.browse_vcenter
 
     @classmethod
     def real(cls) -> "Backend":

@@ -6,7 +6,8 @@ targets, and "Test connection" probes. Worker threads only (no Qt here).
   ``ssh:<host>:<port>``, ``nsx:<host>:<port>``). A typed password with "remember" ticked is saved in the
   keyring; nowhere else. No password ever appears in a message.
 * Probes (:func:`probe_vcenter`, :func:`probe_ssh`, :func:`probe_nsx`) return a :class:`ProbeResult`
-  and never raise for a target that fails. For https targets the certificate is checked first
+  and never raise for a target that fails; "Browse hosts" (:func:`browse_vcenter`) returns an
+  :class:`InventoryResult` likewise. For https targets the certificate is checked first
   (:func:`nicadvisor.collect.tls_pinning.ssl_context_for`): a certificate the system CA store does not
   trust comes back with its SHA-256 thumbprint in :attr:`ProbeResult.untrusted_thumbprint`, for the
   trust dialog. SSH: connects (host key checked against the app's known_hosts, first contact decided
@@ -88,7 +89,8 @@ def vsphere_target(spec: VcenterSpec, password: str) -> Any:
     from nicadvisor.collect.vsphere import VsphereTarget
 
     return VsphereTarget.from_url(spec.url, spec.user, password, thumbprint=spec.thumbprint or None,
-                                  datacenter=spec.datacenter or None, cluster=spec.cluster or None)
+                                  datacenter=spec.datacenter or None, cluster=spec.cluster or None,
+                                  host_names=tuple(spec.host_names))
 
 
 def ssh_target(spec: SshSpec, password: str | None) -> Any:
@@ -122,29 +124,28 @@ def build_targets(vcenters: list[VcenterSpec], ssh_hosts: list[SshSpec], nsx_man
     """Collector targets of spec snapshots, passwords resolved from the keyring where none was typed
     (worker thread: the keyring may block). Never raises: a target that cannot be built is a problem."""
     out = LiveTargets()
-    vs, ss, ns = [], [], []
-    for spec in vcenters:
-        try:
-            password, _notes = resolve_password(spec, spec.user)
-            vs.append(vsphere_target(spec, password))
-        except ValueError as exc:
-            out.problems.append(InputProblem(_source(spec), str(exc)))
-    for spec in ssh_hosts:
-        try:
-            password = None
-            if not spec.key_file or spec.password:
-                password, _notes = resolve_password(spec, spec.user)
-            ss.append(ssh_target(spec, password))
-        except ValueError as exc:
-            out.problems.append(InputProblem(_source(spec), str(exc)))
-    for spec in nsx_managers:
-        try:
-            password, _notes = resolve_password(spec, spec.user)
-            ns.append(nsx_target(spec, password))
-        except ValueError as exc:
-            out.problems.append(InputProblem(_source(spec), str(exc)))
-    out.vsphere, out.ssh, out.nsx = tuple(vs), tuple(ss), tuple(ns)
+
+    def built(specs: list[Any], make: Callable[[Any], Any]) -> tuple:
+        targets = []
+        for spec in specs:
+            try:
+                targets.append(make(spec))
+            except ValueError as exc:
+                out.problems.append(InputProblem(_source(spec), str(exc)))
+        return tuple(targets)
+
+    out.vsphere = built(vcenters, lambda s: vsphere_target(s, resolve_password(s, s.user)[0]))
+    out.ssh = built(ssh_hosts, lambda s: ssh_target(s, ssh_password(s)[0]))
+    out.nsx = built(nsx_managers, lambda s: nsx_target(s, resolve_password(s, s.user)[0]))
     return out
+
+
+def ssh_password(spec: SshSpec) -> tuple[str | None, list[str]]:
+    """(password, notes) of an SSH host: None (no note) when a key file is given without a password, else
+    :func:`resolve_password`'s. Raises :class:`PasswordMissing`."""
+    if spec.key_file and not spec.password:
+        return None, []
+    return resolve_password(spec, spec.user)
 
 
 def _source(spec: Any) -> str:
@@ -182,8 +183,20 @@ def probe_tls(host: str, port: int, thumbprint: str | None, timeout: float = 10.
     return ProbeResult(True, f"{where}: {trust.describe()}"), trust
 
 
-def probe_vcenter(spec: VcenterSpec, cancel: threading.Event | None = None, timeout: float = 15.0) -> ProbeResult:
-    """Test connection of a vCenter: certificate, API version, login, logout. Never raises."""
+@dataclass
+class _Checked:
+    """A https target whose certificate passed :func:`probe_tls`: the collector ``target``, password
+    ``notes``, the TLS ``tls`` result and ``trust`` decision."""
+
+    target: Any
+    notes: list[str]
+    tls: ProbeResult
+    trust: Any
+
+
+def _check_https(spec: VcenterSpec | NsxSpec, build: Callable[[str], Any], timeout: float) -> _Checked | ProbeResult:
+    """The certificate check then the target (``build(password)``) of a vCenter / NSX spec; the failing
+    :class:`ProbeResult` when the URL is bad, the certificate not trusted or no password is known."""
     try:
         host, port = spec.host_port
     except ValueError as exc:
@@ -193,19 +206,65 @@ def probe_vcenter(spec: VcenterSpec, cancel: threading.Event | None = None, time
         return tls
     try:
         password, notes = resolve_password(spec, spec.user)
-        target = dataclasses.replace(vsphere_target(spec, password), timeout_s=timeout, modules=False)
+        return _Checked(build(password), notes, tls, trust)
     except ValueError as exc:
         return ProbeResult(False, str(exc))
+
+
+def _vsphere_probe_target(spec: VcenterSpec, timeout: float) -> Callable[[str], Any]:
+    return lambda password: dataclasses.replace(vsphere_target(spec, password), timeout_s=timeout, modules=False)
+
+
+def probe_vcenter(spec: VcenterSpec, cancel: threading.Event | None = None, timeout: float = 15.0) -> ProbeResult:
+    """Test connection of a vCenter: certificate, API version, login, logout. Never raises."""
+    got = _check_https(spec, _vsphere_probe_target(spec, timeout), timeout)
+    if isinstance(got, ProbeResult):
+        return got
     from nicadvisor.collect import ConnectionCheckError
     from nicadvisor.collect.vsphere import check_login
 
     try:
-        s = check_login(target, cancel)
+        s = check_login(got.target, cancel)
     except ConnectionCheckError as exc:
-        return ProbeResult(False, str(exc), notes=tuple(notes))
-    shown = s.trust.describe() if s.trust else (trust.describe() if trust else "")
+        return ProbeResult(False, str(exc), notes=tuple(got.notes))
+    shown = s.trust.describe() if s.trust else (got.trust.describe() if got.trust else "")
     return ProbeResult(True, f"connected as {spec.user} to {s.about or 'the vSphere API'} (API {s.api_version}); "
-                             f"{shown}", notes=tuple(notes))
+                             f"{shown}", notes=tuple(got.notes))
+
+
+@dataclass(frozen=True)
+class InventoryResult:
+    """Outcome of "Browse hosts" (:func:`browse_vcenter`).
+
+    Attributes:
+        ok: the tree was read.
+        message: one line for the user: ``"3 hosts in 1 datacenter"`` or why it failed (never a password).
+        tree: the datacenter nodes (``nicadvisor.collect.vsphere.InventoryNode``), () on failure.
+    """
+
+    ok: bool
+    message: str
+    tree: tuple = ()
+
+
+def browse_vcenter(spec: VcenterSpec, cancel: threading.Event | None = None, timeout: float = 15.0) -> InventoryResult:
+    """Read the datacenter → cluster → host tree of a vCenter (``nicadvisor.collect.vsphere.list_inventory``:
+    certificate, login, one PropertyCollector retrieval, logout; socket timeout ``timeout`` seconds). The
+    spec's scope is ignored (the whole inventory is listed). Never raises, except ``Cancelled`` when
+    ``cancel`` is set."""
+    got = _check_https(spec, _vsphere_probe_target(spec, timeout), timeout)
+    if isinstance(got, ProbeResult):
+        return InventoryResult(False, got.message)
+    from nicadvisor.collect import ConnectionCheckError
+    from nicadvisor.collect.vsphere import list_inventory
+
+    try:
+        tree = list_inventory(got.target, cancel)
+    except ConnectionCheckError as exc:
+        return InventoryResult(False, str(exc))
+    n_hosts = sum(len(dc.hosts()) for dc in tree)
+    return InventoryResult(True, f"{n_hosts} host{'s' if n_hosts != 1 else ''} in {len(tree)} "
+                                 f"datacenter{'s' if len(tree) != 1 else ''}", tuple(tree))
 
 
 def probe_ssh(spec: SshSpec, known_hosts: Any, ask: AskFn | None, cancel: threading.Event | None = None,
@@ -216,11 +275,8 @@ def probe_ssh(spec: SshSpec, known_hosts: Any, ask: AskFn | None, cancel: thread
     from nicadvisor.collect import ssh as S
     from nicadvisor.collect.known_hosts import KnownHosts
 
-    notes: list[str] = []
     try:
-        password = None
-        if not spec.key_file or spec.password:
-            password, notes = resolve_password(spec, spec.user)
+        password, notes = ssh_password(spec)
         target = dataclasses.replace(ssh_target(spec, password), connect_timeout_s=timeout)
     except ValueError as exc:
         return ProbeResult(False, str(exc))
@@ -241,23 +297,15 @@ def probe_ssh(spec: SshSpec, known_hosts: Any, ask: AskFn | None, cancel: thread
 
 def probe_nsx(spec: NsxSpec, cancel: threading.Event | None = None, timeout: float = 15.0) -> ProbeResult:
     """Test connection of an NSX Manager: certificate, then a session login (read-only). Never raises."""
-    try:
-        host, port = spec.host_port
-    except ValueError as exc:
-        return ProbeResult(False, str(exc))
-    tls, _trust = probe_tls(host, port, spec.thumbprint, timeout)
-    if not tls.ok:
-        return tls
-    try:
-        password, notes = resolve_password(spec, spec.user)
-        target = dataclasses.replace(nsx_target(spec, password), timeout_s=timeout)
-    except ValueError as exc:
-        return ProbeResult(False, str(exc))
+    got = _check_https(spec, lambda password: dataclasses.replace(nsx_target(spec, password), timeout_s=timeout),
+                       timeout)
+    if isinstance(got, ProbeResult):
+        return got
     from nicadvisor.collect import ConnectionCheckError
     from nicadvisor.collect.nsx import check_login
 
     try:
-        check_login(target, cancel)
+        check_login(got.target, cancel)
     except ConnectionCheckError as exc:
-        return ProbeResult(False, str(exc), notes=tuple(notes))
-    return ProbeResult(True, f"logged in as {spec.user}; {tls.message.split(': ', 1)[-1]}", notes=tuple(notes))
+        return ProbeResult(False, str(exc), notes=tuple(got.notes))
+    return ProbeResult(True, f"logged in as {spec.user}; {got.tls.message.split(': ', 1)[-1]}", notes=tuple(got.notes))

@@ -37,31 +37,33 @@ def split_https_url(url: str) -> tuple[str, int]:
 
 
 @dataclass(eq=False)
-class VcenterSpec:
-    """A vCenter (or ESXi SDK endpoint) entered on the Connect page (GUI thread only).
+class HttpsSpec:
+    """Base of the targets reached over https (vCenter, NSX Manager; GUI thread only).
 
     Attributes:
-        url: ``https://host[:port][/sdk]`` as typed.
-        user: vCenter user (``administrator@vsphere.local``).
+        url: ``https://host[:port][/path]`` as typed.
+        user: the login user.
         password: kept in memory only (never logged, never in ``repr``); empty means "use the password
             saved in the OS keyring" (looked up on a worker thread).
-        remember: save ``password`` in the OS keyring (service ``vcenter:<host>:<port>``).
-        datacenter, cluster: optional scope (names as vCenter shows them), empty for all.
+        remember: save ``password`` in the OS keyring (service :attr:`service_id`).
         thumbprint: pinned SHA-256 thumbprint of a self-signed certificate (``"AA:BB:…"``), set when the
             user accepts the trust dialog of Test connection; empty: the system CA store must trust it.
         status: the last Test connection / audit outcome shown in the list.
+
+    Class attributes of the subclasses: ``kind_label`` (``"vCenter"``), ``scheme`` (of :attr:`source` and
+    :attr:`service_id`: ``"vcenter"``), ``port_in_label`` (False: :attr:`label` omits port 443).
     """
 
     url: str
     user: str
     password: str = field(default="", repr=False)
     remember: bool = False
-    datacenter: str = ""
-    cluster: str = ""
     thumbprint: str = ""
     status: str = "not tested"
 
-    kind_label = "vCenter"
+    kind_label = ""
+    scheme = ""
+    port_in_label = True
 
     @property
     def host_port(self) -> tuple[str, int]:
@@ -70,23 +72,47 @@ class VcenterSpec:
 
     @property
     def label(self) -> str:
-        """``host:port`` — the prefix of this vCenter's progress messages (``nicadvisor.collect.vsphere``)."""
+        """``host:port`` (or ``host`` for port 443 when ``port_in_label`` is False): how the collector's progress
+        messages name this target (``nicadvisor.collect.vsphere`` / ``nicadvisor.collect.nsx``)."""
         host, port = self.host_port
-        return f"{host}:{port}"
+        return host if port == 443 and not self.port_in_label else f"{host}:{port}"
 
     @property
     def source(self) -> str:
-        """``vcenter://host:port``: the ``source`` of this vCenter's input problems."""
-        return f"vcenter://{self.label}"
+        """``<scheme>://<label>``: the ``source`` of this target's input problems."""
+        return f"{self.scheme}://{self.label}"
 
     @property
     def service_id(self) -> str:
-        """Keyring service id ``vcenter:<host>:<port>`` (same as the CLI, ``nicadvisor.cli_live``)."""
-        return f"vcenter:{self.label}"
+        """Keyring service id ``<scheme>:<host>:<port>`` (same as the CLI, ``nicadvisor.cli_live``)."""
+        host, port = self.host_port
+        return f"{self.scheme}:{host}:{port}"
+
+
+@dataclass(eq=False)
+class VcenterSpec(HttpsSpec):
+    """A vCenter (or ESXi SDK endpoint) entered on the Connect page (fields of :class:`HttpsSpec`, keyring
+    service ``vcenter:<host>:<port>``, source ``vcenter://host:port``), plus its audit scope.
+
+    Attributes:
+        datacenter, cluster: optional scope (names as vCenter shows them), empty for all.
+        host_names: optional scope: HostSystem names (``VsphereTarget.host_names``), empty for all.
+        inventory: the datacenter → cluster → host tree read by "Browse hosts"
+            (``nicadvisor.collect.vsphere.InventoryNode`` list), None until read. Not part of :meth:`key`.
+    """
+
+    datacenter: str = ""
+    cluster: str = ""
+    host_names: tuple[str, ...] = ()
+    inventory: list | None = field(default=None, repr=False)
+
+    kind_label = "vCenter"
+    scheme = "vcenter"
+    port_in_label = True
 
     def key(self) -> tuple:
         """Identity for "did the input change" (no secret)."""
-        return ("vcenter", self.url, self.user, self.datacenter, self.cluster, self.thumbprint)
+        return ("vcenter", self.url, self.user, self.datacenter, self.cluster, self.thumbprint, self.host_names)
 
 
 @dataclass(eq=False)
@@ -149,40 +175,14 @@ class SshSpec:
 
 
 @dataclass(eq=False)
-class NsxSpec:
-    """An NSX Manager (GUI thread only): ``url`` (``https://host[:port]``), ``user``, ``password`` (in memory
-    only; empty: from the OS keyring), ``remember``, ``thumbprint`` (pinned SHA-256 of a self-signed
-    certificate, set by the trust dialog), ``status``."""
-
-    url: str
-    user: str
-    password: str = field(default="", repr=False)
-    remember: bool = False
-    thumbprint: str = ""
-    status: str = "not tested"
+class NsxSpec(HttpsSpec):
+    """An NSX Manager (GUI thread only): the fields of :class:`HttpsSpec`; :attr:`label` is ``host`` (port
+    443) or ``host:port`` (how NSX progress messages name the manager), source ``nsx://<label>``, keyring
+    service ``nsx:<host>:<port>``."""
 
     kind_label = "NSX Manager"
-
-    @property
-    def host_port(self) -> tuple[str, int]:
-        return split_https_url(self.url)
-
-    @property
-    def label(self) -> str:
-        """``host`` (port 443) or ``host:port``: how NSX progress messages name the manager."""
-        host, port = self.host_port
-        return host if port == 443 else f"{host}:{port}"
-
-    @property
-    def source(self) -> str:
-        """``nsx://host[:port]``: the ``source`` of this manager's input problems."""
-        return f"nsx://{self.label}"
-
-    @property
-    def service_id(self) -> str:
-        """Keyring service id ``nsx:<host>:<port>`` (as the CLI)."""
-        host, port = self.host_port
-        return f"nsx:{host}:{port}"
+    scheme = "nsx"
+    port_in_label = False
 
     def key(self) -> tuple:
         return ("nsx", self.url, self.user, self.thumbprint)

@@ -5,16 +5,17 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
-    QAbstractItemView, QButtonGroup, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
-    QRadioButton, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget, QWizardPage,
+    QButtonGroup, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QRadioButton, QTableWidgetItem,
+    QVBoxLayout, QWidget,
 )
 
 from nicadvisor.gui.backend import Backend
+from nicadvisor.gui.pages.task_page import TaskPage
 from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.widgets.bench_chart import MeasuredVsExpectedChart
+from nicadvisor.gui.widgets.common import message_label, readonly_table, splitter
 from nicadvisor.gui.widgets.formatting import esc
-from nicadvisor.gui.widgets.progress_panel import ProgressPanel
 
 TABLE_COLUMNS = ("Test", "Tool", "Path", "Measured", "Expected", "Basis of expectation", "Duration", "Command")
 
@@ -39,7 +40,7 @@ def expected_text(result: Any) -> tuple[str, str]:
     return f"≈ {exp.value:.3g} {exp.unit}", exp.basis or ""
 
 
-class BenchmarkPage(QWizardPage):
+class BenchmarkPage(TaskPage):
     """Runs ``backend.bench`` (netperf/iperf3 TCP_STREAM and TCP_RR) on a worker; optional page.
 
     Charts: measured vs expected throughput (TCP_STREAM, Gbit/s) and latency (TCP_RR, µs).
@@ -54,15 +55,14 @@ class BenchmarkPage(QWizardPage):
     sig_bench_cancelled = Signal()
     sig_bench_failed = Signal(str)
 
+    TASK_NAME = "bench"
+    TASK_TITLE = "Benchmark"
+
     def __init__(self, state: WizardState, runner: TaskRunner, backend: Backend,
                  parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.state = state
-        self.runner = runner
-        self.backend = backend
-        self._handle: TaskHandle | None = None
+        super().__init__(state, runner, backend, parent)
+        self.end_signals = (self.sig_bench_done, self.sig_bench_cancelled, self.sig_bench_failed)
         self.save_handle: TaskHandle | None = None
-        self.outcome = "idle"
         self.setTitle("Benchmark (optional)")
         self.setSubTitle("A quick TCP_STREAM throughput and TCP_RR latency test on this machine, compared with "
                          "what the path should reach. Skip it with Next.")
@@ -82,6 +82,7 @@ class BenchmarkPage(QWizardPage):
         self.run_button = QPushButton("Run quick benchmark")
         self.run_button.setDefault(False)
         self.run_button.setAutoDefault(False)
+        self.action_button = self.run_button
 
         options = QHBoxLayout()
         options.addWidget(self.loopback_radio)
@@ -91,10 +92,7 @@ class BenchmarkPage(QWizardPage):
         options.addWidget(self.duration)
         options.addWidget(self.run_button)
 
-        self.progress = ProgressPanel()
-        self.problems = QLabel("")
-        self.problems.setWordWrap(True)
-        self.problems.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.problems = message_label(selectable=True)
 
         self.throughput_chart = MeasuredVsExpectedChart("TCP_STREAM throughput", "Gbit/s")
         self.latency_chart = MeasuredVsExpectedChart("TCP_RR latency (lower is better)", "µs")
@@ -104,16 +102,9 @@ class BenchmarkPage(QWizardPage):
         charts_layout.addWidget(self.throughput_chart)
         charts_layout.addWidget(self.latency_chart)
 
-        self.table = QTableWidget(0, len(TABLE_COLUMNS))
-        self.table.setHorizontalHeaderLabels(list(TABLE_COLUMNS))
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table = readonly_table(TABLE_COLUMNS, single=False)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.setWordWrap(False)
-        self.result_detail = QLabel("")
-        self.result_detail.setWordWrap(True)
-        self.result_detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result_detail = message_label(selectable=True)
         self.result_detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         results = QWidget()
         results_layout = QVBoxLayout(results)
@@ -121,18 +112,11 @@ class BenchmarkPage(QWizardPage):
         results_layout.addWidget(self.table, 1)
         results_layout.addWidget(self.result_detail)
 
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(charts)
-        splitter.addWidget(results)
-        splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 1)
-        splitter.setChildrenCollapsible(False)
-
         layout = QVBoxLayout(self)
         layout.addLayout(options)
         layout.addWidget(self.progress)
         layout.addWidget(self.problems)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(splitter(Qt.Orientation.Vertical, (charts, 1), (results, 1)), 1)
         self.run_button.clicked.connect(self.start_bench)
         self.table.currentCellChanged.connect(self._on_current_row_changed)
         self._results: list[Any] = []
@@ -140,10 +124,6 @@ class BenchmarkPage(QWizardPage):
     # --- wizard hooks ----------------------------------------------------------------------------
     def isComplete(self) -> bool:  # Qt override: optional page, but wait for (or cancel) a running test
         return self.outcome != "running"
-
-    def cleanupPage(self) -> None:  # Qt override: Back pressed
-        if self._handle is not None and not self._handle.done:
-            self._handle.cancel()
 
     def initializePage(self) -> None:  # Qt override
         if self.state.bench_report is not None:
@@ -157,7 +137,7 @@ class BenchmarkPage(QWizardPage):
     @Slot()
     def start_bench(self) -> None:
         """Start the quick benchmark with the chosen path and duration (seconds per test)."""
-        if self._handle is not None and not self._handle.done:
+        if self.task_running():
             return
         path, duration = self.selected_path(), float(self.duration.value())
         bench_fn = self.backend.bench
@@ -165,35 +145,17 @@ class BenchmarkPage(QWizardPage):
         def task(progress, cancel):
             return bench_fn(path=path, duration_s=duration, progress=progress, cancel=cancel)
 
-        self.outcome = "running"
-        self.run_button.setEnabled(False)
         self.problems.setText("")
-        handle = self.runner.prepare("bench", task)
-        self._handle = handle
-        handle.sig_finished.connect(self._on_finished)
-        handle.sig_cancelled.connect(self._on_cancelled)
-        handle.sig_failed.connect(self._on_failed)
-        self.progress.bind(handle, f"Running TCP_STREAM and TCP_RR on {path}, {duration:g} s each…")
-        self.runner.start(handle)
-        self.completeChanged.emit()
+        self.run_task(task, f"Running TCP_STREAM and TCP_RR on {path}, {duration:g} s each…")
 
-    def _ended(self, outcome: str) -> None:
-        self.outcome = outcome
-        self.run_button.setEnabled(True)
-        self.completeChanged.emit()
-
-    @Slot(object)
-    def _on_finished(self, report: Any) -> None:
-        if self.sender() is not self._handle:
-            return
+    def task_finished(self, report: Any) -> Any:  # TaskPage hook
         self.state.bench_report = report
         if self.state.audit is not None:
             self.state.audit.benchmarks = list(report.results)
             self._save_to_history(self.state.audit)
         self.progress.end(f"Benchmark finished: {len(report.results)} result(s).", 1.0)
         self._show(report)
-        self._ended("done")
-        self.sig_bench_done.emit(report)
+        return report
 
     def _save_to_history(self, audit: Any) -> None:
         """Store the results with the audit in the history (``AuditStore.set_benchmarks``, on a worker);
@@ -211,22 +173,6 @@ class BenchmarkPage(QWizardPage):
     @Slot(str)
     def _on_save_failed(self, message: str) -> None:
         self.problems.setText(f"<b>The results could not be saved in the audit history:</b> {esc(message)}")
-
-    @Slot()
-    def _on_cancelled(self) -> None:
-        if self.sender() is not self._handle:
-            return
-        self.progress.end("Benchmark cancelled.")
-        self._ended("cancelled")
-        self.sig_bench_cancelled.emit()
-
-    @Slot(str)
-    def _on_failed(self, message: str) -> None:
-        if self.sender() is not self._handle:
-            return
-        self.progress.end(f"Benchmark failed: {message}")
-        self._ended("failed")
-        self.sig_bench_failed.emit(message)
 
     # --- display ---------------------------------------------------------------------------------
     def _show(self, report: Any) -> None:

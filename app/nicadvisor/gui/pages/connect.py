@@ -57,16 +57,20 @@ class ConnectPage(QWizardPage):
 
     Test connection runs ``backend.probe_*`` on a worker; an untrusted certificate opens a
     :class:`CertificateTrustDialog` (Accept pins its thumbprint on the target and tests again; Reject
-    stops), a first-contact SSH host key opens the asker's host-key dialog. Opening a past audit loads it
-    and goes straight to Inspect (:attr:`open_target_id`).
+    stops), a first-contact SSH host key opens the asker's host-key dialog. A vCenter that passed its test,
+    or whose "Browse hosts" is clicked, has its datacenter → cluster → host tree read on a worker
+    (``backend.browse_vcenter``) and shown with check boxes in the vCenter tab (:meth:`browse_hosts`).
+    Opening a past audit loads it and goes straight to Inspect (:attr:`open_target_id`).
 
     Signals:
         sig_test_done(object, object): (spec, ProbeResult) of a finished Test connection.
+        sig_hosts_listed(object, object): (VcenterSpec, InventoryResult) of a finished Browse hosts.
         sig_trust_dialog(object): a CertificateTrustDialog was opened.
         sig_history_opened(object): a past audit was loaded into ``state.audit``.
     """
 
     sig_test_done = Signal(object, object)
+    sig_hosts_listed = Signal(object, object)
     sig_trust_dialog = Signal(object)
     sig_history_opened = Signal(object)
 
@@ -79,7 +83,8 @@ class ConnectPage(QWizardPage):
         self.asker = asker or HostKeyAsker(self, self)
         self.open_target_id: int | None = None  # set by the wizard: the Inspect page id
         self._jump = False
-        self._tests: dict[int, Any] = {}
+        self._tests: dict[int, Any] = {}  # task handle id → spec, per kind of task
+        self._browses: dict[int, Any] = {}
         self.trust_dialog: CertificateTrustDialog | None = None
         self.setTitle("Connect")
         self.setSubTitle("Choose what to audit: the demo lab, saved command outputs (esxcli, esxcfg-*, vsish, "
@@ -161,6 +166,7 @@ class ConnectPage(QWizardPage):
         for editor in self.editors:
             editor.sig_changed.connect(self._on_targets_changed)
             editor.sig_test_requested.connect(self.test_target)
+        self.vcenter_editor.sig_browse_requested.connect(self.browse_hosts)
         self.history.sig_listed.connect(self._update_tab_titles)
         self.history.sig_loaded.connect(self._on_history_loaded)
         self._update_enabled()
@@ -291,8 +297,12 @@ class ConnectPage(QWizardPage):
         self.runner.start(handle)
         return handle
 
+    def _take(self, jobs: dict[int, Any]) -> Any:
+        """The spec of the task that sent the current signal (removed from ``jobs``), None if unknown."""
+        return jobs.pop(id(self.sender()), None)
+
     def _take_test(self) -> Any:
-        return self._tests.pop(id(self.sender()), None)
+        return self._take(self._tests)
 
     @Slot(object)
     def _on_test_finished(self, result: Any) -> None:
@@ -303,6 +313,8 @@ class ConnectPage(QWizardPage):
         notes = "".join(f" ({n})" for n in result.notes)
         if result.ok:
             editor.set_status(spec, f"✔ {result.message}{notes}")
+            if isinstance(spec, VcenterSpec):
+                self.browse_hosts(spec)
         elif result.untrusted_thumbprint:
             editor.set_status(spec, "▲ certificate not trusted by this system: check its thumbprint in the dialog")
             self._ask_trust(spec, result)
@@ -342,6 +354,42 @@ class ConnectPage(QWizardPage):
         editor.set_status(spec, "⏳ certificate pinned; testing again…")
         self._on_targets_changed()
         self.test_target(spec)
+
+    # --- Browse hosts (vCenter host tree) ------------------------------------------------------
+    @Slot(object)
+    def browse_hosts(self, spec: VcenterSpec) -> TaskHandle | None:
+        """Read the datacenter → cluster → host tree of ``spec`` on a worker and show it in the vCenter tab;
+        returns the task handle (None if one runs already for ``spec``)."""
+        if any(s is spec for s in self._browses.values()):
+            return None
+        snap, browse = probes.snapshot(spec), self.backend.browse_vcenter
+        handle = self.runner.prepare("browse", lambda _progress, cancel: browse(snap, cancel))
+        self._browses[id(handle)] = spec
+        handle.sig_finished.connect(self._on_browse_finished)
+        handle.sig_failed.connect(self._on_browse_failed)
+        handle.sig_cancelled.connect(self._on_browse_cancelled)
+        self.vcenter_editor.set_browsing(spec)
+        self.runner.start(handle)
+        return handle
+
+    @Slot(object)
+    def _on_browse_finished(self, result: Any) -> None:
+        spec = self._take(self._browses)
+        if spec is not None:
+            self.vcenter_editor.set_inventory(spec, result.ok, result.message, result.tree)
+            self.sig_hosts_listed.emit(spec, result)
+
+    @Slot(str)
+    def _on_browse_failed(self, message: str) -> None:
+        spec = self._take(self._browses)
+        if spec is not None:
+            self.vcenter_editor.set_inventory(spec, False, message)
+
+    @Slot()
+    def _on_browse_cancelled(self) -> None:
+        spec = self._take(self._browses)
+        if spec is not None:
+            self.vcenter_editor.set_inventory(spec, False, "cancelled")
 
     # --- past audits ---------------------------------------------------------------------------
     @Slot(object)

@@ -8,18 +8,18 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
-    QGroupBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter, QTreeWidget, QTreeWidgetItem,
-    QVBoxLayout, QWidget, QWizardPage,
+    QGroupBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
 from nicadvisor.gui import probes
 from nicadvisor.gui.backend import Backend
 from nicadvisor.gui.state import Source, SshSpec, VcenterSpec, WizardState
-from nicadvisor.gui.tasks import TaskHandle, TaskRunner
+from nicadvisor.gui.pages.task_page import TaskPage
+from nicadvisor.gui.tasks import TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
+from nicadvisor.gui.widgets.common import splitter
 from nicadvisor.gui.widgets.formatting import driver_text, esc, pci_ids_text, speed_text
 from nicadvisor.gui.widgets.host_progress import HostProgressTree, TargetRow
-from nicadvisor.gui.widgets.progress_panel import ProgressPanel
 
 TREE_COLUMNS = ("Host / pNIC", "Driver", "Link speed", "MTU", "PCI address", "PCI IDs (ven:dev  subven:subdev)",
                 "Description")
@@ -66,7 +66,7 @@ def target_rows(state: WizardState) -> list[TargetRow]:
     return rows
 
 
-class DiscoverPage(QWizardPage):
+class DiscoverPage(TaskPage):
     """Runs ``backend.audit`` for the input chosen on Connect; complete once the audit finished.
 
     The audit starts when the page is entered (and again when the input changed, after a past audit was
@@ -89,25 +89,24 @@ class DiscoverPage(QWizardPage):
     sig_audit_cancelled = Signal()
     sig_audit_failed = Signal(str)
 
+    TASK_NAME = "audit"
+    TASK_TITLE = "Audit"
+
     def __init__(self, state: WizardState, runner: TaskRunner, backend: Backend,
                  asker: HostKeyAsker | None = None, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.state = state
-        self.runner = runner
-        self.backend = backend
+        super().__init__(state, runner, backend, parent)
         self.asker = asker
         self.setTitle("Discover")
         self.setSubTitle("Reading the hosts and their physical NICs (pNICs) and running the NSX readiness rules.")
-        self._handle: TaskHandle | None = None
         self._audit_key: tuple | None = None
         self._live = False
         self._shown_fraction = 0.0
         self._phase2 = False
-        self.outcome = "idle"  # idle | running | done | cancelled | failed
+        self.end_signals = (self.sig_audit_done, self.sig_audit_cancelled, self.sig_audit_failed)
 
-        self.progress = ProgressPanel()
         self.rerun_button = QPushButton("Run again")
         self.rerun_button.setEnabled(False)
+        self.action_button = self.rerun_button
         top = QHBoxLayout()
         top.addWidget(self.progress, 1)
         top.addWidget(self.rerun_button)
@@ -142,14 +141,7 @@ class DiscoverPage(QWizardPage):
         pb.setContentsMargins(4, 4, 4, 4)
         pb.addWidget(self.problems)
 
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(self.hosts_box)
-        self.splitter.addWidget(self.tree)
-        self.splitter.addWidget(self.problems_box)
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 4)
-        self.splitter.setStretchFactor(2, 2)
-        self.splitter.setChildrenCollapsible(False)
+        self.splitter = splitter(Qt.Orientation.Vertical, (self.hosts_box, 2), (self.tree, 4), (self.problems_box, 2))
 
         layout = QVBoxLayout(self)
         layout.addLayout(top)
@@ -164,10 +156,6 @@ class DiscoverPage(QWizardPage):
                 or self._audit_key != self.state.input_key()):
             self.start_audit()
 
-    def cleanupPage(self) -> None:  # Qt override: Back pressed
-        if self._handle is not None and not self._handle.done:
-            self._handle.cancel()
-
     def isComplete(self) -> bool:  # Qt override
         return self.outcome == "done" and self.state.audit is not None
 
@@ -175,19 +163,15 @@ class DiscoverPage(QWizardPage):
     @Slot()
     def start_audit(self) -> None:
         """Start (or restart) the audit for the current input; the previous task is cancelled."""
-        if self._handle is not None and not self._handle.done:
-            self._handle.cancel()
+        self.cancel_task()
         self.state.audit = None
         self.state.opened_history_id = None
         self._audit_key = self.state.input_key()
-        self.outcome = "running"
         self.tree.clear()
         self._placeholder("Reading the inputs… hosts and pNICs appear here when the audit has finished.")
         self.problems.clear()
         self.problems_box.setTitle("Inputs not understood")
         self.summary.setText("")
-        self.rerun_button.setEnabled(False)
-        self.completeChanged.emit()
 
         state = self.state
         source = state.source
@@ -216,23 +200,13 @@ class DiscoverPage(QWizardPage):
                     store.add_problems(audit.history_id, built.problems)
             return audit
 
-        handle = self.runner.prepare("audit", task)
-        self._handle = handle
-        handle.sig_finished.connect(self._on_finished)
-        handle.sig_cancelled.connect(self._on_cancelled)
-        handle.sig_failed.connect(self._on_failed)
-        handle.sig_progress.connect(self._on_progress)
         n = len(rows)
         what = {Source.DEMO: "the demo lab", Source.LOCAL: "this machine",
                 Source.CAPTURES: f"{len(paths)} capture path(s)",
                 Source.LIVE: f"{n} live target{'s' if n != 1 else ''}"}[source]
-        self.progress.bind(handle, f"Auditing {what}…", follow=False)
-        self.runner.start(handle)
+        self.run_task(task, f"Auditing {what}…", follow=False)
 
-    @Slot(float, str)
-    def _on_progress(self, fraction: float, status: str) -> None:
-        if self.sender() is not self._handle:
-            return
+    def task_progress(self, fraction: float, status: str) -> None:  # TaskPage hook
         self.hosts_progress.on_progress(status)
         # Live collectors report their own 0..1 (vSphere) or a fixed step (SSH, NSX) before the hosts are
         # inspected: map that phase to the first half of the bar, the inspection to the second half.
@@ -245,15 +219,11 @@ class DiscoverPage(QWizardPage):
         self._shown_fraction = max(self._shown_fraction, shown)
         self.progress.show_progress(self._shown_fraction, status)
 
-    @Slot(object)
-    def _on_finished(self, audit: Any) -> None:
-        if self.sender() is not self._handle:
-            return
+    def task_finished(self, audit: Any) -> Any:  # TaskPage hook
         if self.state.bench_report is not None and not audit.benchmarks:
             audit.benchmarks = list(self.state.bench_report.results)  # the benchmark is of this machine
             self._save_benchmarks(audit)
         self.state.audit = audit
-        self.outcome = "done"
         statuses = self.hosts_progress.finish(audit)
         for spec in self.state.live_specs() if self._live else []:
             try:
@@ -261,10 +231,8 @@ class DiscoverPage(QWizardPage):
             except ValueError:
                 continue
         self.progress.end("Audit finished." if audit.hosts else "Audit finished: no host found.", 1.0)
-        self.rerun_button.setEnabled(True)
         self._show(audit)
-        self.completeChanged.emit()
-        self.sig_audit_done.emit(audit)
+        return audit
 
     def _save_benchmarks(self, audit: Any) -> None:
         store = self.state.store
@@ -273,11 +241,7 @@ class DiscoverPage(QWizardPage):
         history_id, results = audit.history_id, list(audit.benchmarks)
         self.runner.submit("history-bench", lambda _p, _c: store.set_benchmarks(history_id, results))
 
-    @Slot()
-    def _on_cancelled(self) -> None:
-        if self.sender() is not self._handle:
-            return
-        self.outcome = "cancelled"
+    def task_cancelled(self) -> None:  # TaskPage hook
         kept = (" (the hosts read before the cancel are kept in Past audits as a cancelled audit)"
                 if self.state.store is not None else " — nothing was kept")
         self.progress.end(f"Audit cancelled{kept}. Click Run again to restart it, or Back to choose another "
@@ -287,24 +251,14 @@ class DiscoverPage(QWizardPage):
         self.summary.setText("<b>Cancelled.</b>")
         self.tree.clear()
         self._placeholder("The audit was cancelled. Click Run again to restart it.")
-        self.rerun_button.setEnabled(True)
-        self.completeChanged.emit()
-        self.sig_audit_cancelled.emit()
 
-    @Slot(str)
-    def _on_failed(self, message: str) -> None:
-        if self.sender() is not self._handle:
-            return
-        self.outcome = "failed"
-        self.progress.end(f"Audit failed: {message}")
+    def task_failed(self, message: str) -> None:  # TaskPage hook
+        super().task_failed(message)
         self.hosts_progress.stop("✖ audit failed")
         self._reset_live_status(f"✖ audit failed: {message}")
         self.summary.setText(f"<b style='color:#b00020'>The audit failed:</b> {esc(message)}")
         self.tree.clear()
         self._placeholder("The audit failed (see above). Click Run again, or Back to choose another input.")
-        self.rerun_button.setEnabled(True)
-        self.completeChanged.emit()
-        self.sig_audit_failed.emit(message)
 
     def _reset_live_status(self, status: str) -> None:
         for spec in self.state.live_specs() if self._live else []:

@@ -9,15 +9,15 @@ from typing import Any
 from PySide6.QtCore import QStandardPaths, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QCheckBox, QFileDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPushButton,
-    QVBoxLayout, QWidget, QWizardPage,
+    QVBoxLayout, QWidget,
 )
 
 from nicadvisor.gui.backend import Backend
-from nicadvisor.gui.state import WizardState
-from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.pages.discover import audit_summary
+from nicadvisor.gui.pages.task_page import TaskPage
+from nicadvisor.gui.state import WizardState
+from nicadvisor.gui.tasks import TaskRunner
 from nicadvisor.gui.widgets.formatting import esc
-from nicadvisor.gui.widgets.progress_panel import ProgressPanel
 
 FORMATS = (("pdf", "PDF report", "PDF (*.pdf)"), ("json", "JSON (machine-readable)", "JSON (*.json)"),
            ("csv", "CSV (capability matrix and findings)", "CSV (*.csv)"))
@@ -44,7 +44,7 @@ def contents_text(state: WizardState) -> str:
             f"that were not understood. JSON and CSV carry the same facts for other tools.")
 
 
-class ExportPage(QWizardPage):
+class ExportPage(TaskPage):
     """Chooses output paths and runs ``backend.export(audit, pdf=, json=, csv=)`` in a worker.
 
     Parent folders are created by the worker. The written paths are listed in :attr:`written`.
@@ -57,13 +57,14 @@ class ExportPage(QWizardPage):
     sig_export_done = Signal(object)
     sig_export_failed = Signal(str)
 
+    TASK_NAME = "export"
+    TASK_TITLE = "Export"
+    CANCEL_ON_BACK = False  # the files are written in a few seconds; Back leaves the export running
+
     def __init__(self, state: WizardState, runner: TaskRunner, backend: Backend,
                  parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.state = state
-        self.runner = runner
-        self.backend = backend
-        self._handle: TaskHandle | None = None
+        super().__init__(state, runner, backend, parent)
+        self.end_signals = (self.sig_export_done, None, self.sig_export_failed)
         self.setTitle("Export")
         self.setSubTitle("Save the audit: a PDF report with the tuning checklist, JSON for tools, CSV for "
                          "spreadsheets.")
@@ -94,7 +95,7 @@ class ExportPage(QWizardPage):
 
         self.export_button = QPushButton("Export")
         self.export_button.setAutoDefault(False)
-        self.progress = ProgressPanel()
+        self.action_button = self.export_button
         row_layout = QHBoxLayout()
         row_layout.addWidget(self.export_button)
         row_layout.addWidget(self.progress, 1)
@@ -138,7 +139,7 @@ class ExportPage(QWizardPage):
     @Slot()
     def start_export(self) -> None:
         """Run the export of ``state.audit`` to the chosen paths on a worker thread."""
-        if self.state.audit is None or (self._handle is not None and not self._handle.done):
+        if self.state.audit is None or self.task_running():
             return
         paths = self.chosen_paths()
         if not any(paths.values()):
@@ -153,19 +154,9 @@ class ExportPage(QWizardPage):
             progress(0.1, "Writing files…")
             return export_fn(audit, pdf=paths["pdf"], json=paths["json"], csv=paths["csv"])
 
-        self.export_button.setEnabled(False)
-        handle = self.runner.prepare("export", task)
-        self._handle = handle
-        handle.sig_finished.connect(self._on_finished)
-        handle.sig_failed.connect(self._on_failed)
-        handle.sig_cancelled.connect(self._on_cancelled)
-        self.progress.bind(handle, "Exporting…")
-        self.runner.start(handle)
+        self.run_task(task, "Exporting…")
 
-    @Slot(object)
-    def _on_finished(self, written: Any) -> None:
-        if self.sender() is not self._handle:
-            return
+    def task_finished(self, written: Any) -> Any:  # TaskPage hook: the done signal carries the paths
         paths = [Path(p) for p in (written or [])]
         self.state.exported = paths
         self.written.clear()
@@ -173,23 +164,7 @@ class ExportPage(QWizardPage):
             self.written.addItem(str(p))
         self.progress.end(f"Exported {len(paths)} file(s).", 1.0)
         self.hint.setText("Done. Click Finish to close the wizard, or export again elsewhere.")
-        self.export_button.setEnabled(True)
-        self.sig_export_done.emit(paths)
-
-    @Slot(str)
-    def _on_failed(self, message: str) -> None:
-        if self.sender() is not self._handle:
-            return
-        self.progress.end(f"Export failed: {message}")
-        self.export_button.setEnabled(True)
-        self.sig_export_failed.emit(message)
-
-    @Slot()
-    def _on_cancelled(self) -> None:
-        if self.sender() is not self._handle:
-            return
-        self.progress.end("Export cancelled.")
-        self.export_button.setEnabled(True)
+        return paths
 
     def _on_browse(self, fmt: str) -> None:
         label, name_filter = next((lbl, flt) for f, lbl, flt in FORMATS if f == fmt)

@@ -6,11 +6,12 @@ from typing import Any
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
-    QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QSplitter, QTextBrowser, QTreeWidget,
-    QTreeWidgetItem, QVBoxLayout, QWidget, QWizardPage,
+    QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
+    QWizardPage,
 )
 
 from nicadvisor.gui.state import WizardState
+from nicadvisor.gui.widgets.common import detail_browser, splitter
 from nicadvisor.gui.widgets.formatting import SEVERITY_COLOURS, finding_html
 
 SEVERITIES = (("error", "✖ Errors"), ("warning", "▲ Warnings"), ("info", "ℹ Info"))
@@ -57,21 +58,11 @@ class FindingsPage(QWizardPage):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
 
-        self.detail = QTextBrowser()
-        self.detail.setOpenLinks(False)
-        self.detail.setPlaceholderText("Select a finding to see its message, recommendation, references "
-                                       "and evidence.")
-
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.tree)
-        splitter.addWidget(self.detail)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        splitter.setChildrenCollapsible(False)
+        self.detail = detail_browser("Select a finding to see its message, recommendation, references and evidence.")
 
         layout = QVBoxLayout(self)
         layout.addLayout(filters)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(splitter(Qt.Orientation.Horizontal, (self.tree, 3), (self.detail, 2)), 1)
         self.tree.currentItemChanged.connect(self._on_current_changed)
         self._groups: dict[str, QTreeWidgetItem] = {}
 

@@ -2,13 +2,11 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelection, QModelIndex, Qt, Slot
-from PySide6.QtWidgets import (
-    QAbstractItemView, QHeaderView, QLabel, QSplitter, QTableView, QTextBrowser, QVBoxLayout, QWidget,
-    QWizardPage,
-)
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget, QWizardPage
 
 from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.widgets.capability_model import FIXED_COLUMNS, CapabilityTableModel
+from nicadvisor.gui.widgets.common import detail_browser, splitter
 from nicadvisor.gui.widgets.formatting import esc, evidence_html, finding_html
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT
 
@@ -45,20 +43,11 @@ class InspectPage(QWizardPage):
         self.legend = QLabel(LEGEND)
         self.legend.setWordWrap(True)
 
-        self.detail = QTextBrowser()
-        self.detail.setOpenLinks(False)
-        self.detail.setPlaceholderText("Select a cell of the matrix to see its evidence and findings.")
-
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.detail)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        splitter.setChildrenCollapsible(False)
+        self.detail = detail_browser("Select a cell of the matrix to see its evidence and findings.")
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.legend)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(splitter(Qt.Orientation.Vertical, (self.table, 3), (self.detail, 2)), 1)
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
 
     def initializePage(self) -> None:  # Qt override

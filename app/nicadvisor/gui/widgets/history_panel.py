@@ -8,12 +8,12 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
-    QAbstractButton, QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QMessageBox, QPushButton, QTableWidget,
-    QTableWidgetItem, QVBoxLayout, QWidget,
+    QAbstractButton, QHBoxLayout, QLabel, QMessageBox, QPushButton, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
 from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
+from nicadvisor.gui.widgets.common import readonly_table
 from nicadvisor.gui.widgets.formatting import esc
 
 COLUMNS = ("Date", "Status", "Hosts", "pNICs", "Errors", "Warnings", "Inputs")
@@ -84,18 +84,7 @@ class PastAuditsPanel(QWidget):
         self._handles: dict[str, TaskHandle] = {}
         self._demo = _demo_dir()
 
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(list(COLUMNS))
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        header = self.table.horizontalHeader()
-        for col in range(len(COLUMNS) - 1):
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.table = readonly_table(COLUMNS, alternating=True, fit=len(COLUMNS) - 1)
 
         self.open_button = QPushButton("Open")
         self.open_button.setToolTip("Show this audit (matrix, findings, export) without running it again")

@@ -6,6 +6,9 @@ last status and a "Test connection" button. The editors edit the spec lists of
 threads). Passwords typed here stay in memory (the spec) and are shown nowhere; "Remember in OS keyring"
 saves them in the keyring only, and is disabled — with a visible note — when the keyring is not a
 secure store (:func:`nicadvisor.secrets.backend_problem`).
+
+The vCenter editor also shows the selected vCenter's hosts as a tree with check boxes
+(:class:`~nicadvisor.gui.widgets.host_tree.HostScopePanel`): the checked hosts become its audit scope.
 """
 from __future__ import annotations
 
@@ -14,12 +17,15 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QComboBox, QFileDialog, QGridLayout, QHBoxLayout, QHeaderView, QLabel,
-    QLineEdit, QPushButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QFileDialog, QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
+    QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from nicadvisor.gui.state import NsxSpec, SshSpec, VcenterSpec, split_https_url
+from nicadvisor.gui.scope import Scope, scope_text
+from nicadvisor.gui.state import HttpsSpec, NsxSpec, SshSpec, VcenterSpec, split_https_url
+from nicadvisor.gui.widgets.common import button, message_label, readonly_table, splitter
 from nicadvisor.gui.widgets.formatting import esc
+from nicadvisor.gui.widgets.host_tree import HostScopePanel
 
 KEYRING_NOTE = ("⚠ The OS keyring is not usable here ({why}): passwords will be asked every time — type them "
                 "in this session; they are kept in memory only and never written to disk.")
@@ -77,9 +83,7 @@ class TargetEditor(QWidget):
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
         self.password.setPlaceholderText("empty: use the password saved in the OS keyring")
         self.remember = QCheckBox("Remember in OS keyring")
-        self.keyring_note = QLabel("")
-        self.keyring_note.setWordWrap(True)
-        self.keyring_note.setStyleSheet("QLabel { color: #8a5a00; }")
+        self.keyring_note = message_label(STATUS_COLOURS["warn"])
         if keyring_problem:
             self.remember.setEnabled(False)
             self.remember.setToolTip(f"Not available: {keyring_problem}")
@@ -94,43 +98,27 @@ class TargetEditor(QWidget):
         form.setColumnStretch(1, 3)
         form.setColumnStretch(3, 2)
 
-        self.add_button = QPushButton(self.ADD_TEXT)
-        self.update_button = QPushButton("Update selected")
-        self.remove_button = QPushButton("Remove selected")
-        self.clear_button = QPushButton("Clear form")
-        for b in (self.add_button, self.update_button, self.remove_button, self.clear_button):
-            b.setAutoDefault(False)
+        self.add_button = button(self.ADD_TEXT)
+        self.update_button = button("Update selected")
+        self.remove_button = button("Remove selected")
+        self.clear_button = button("Clear form")
         buttons = QHBoxLayout()
         for b in (self.add_button, self.update_button, self.remove_button, self.clear_button):
             buttons.addWidget(b)
-        self.error = QLabel("")
-        self.error.setWordWrap(True)
-        self.error.setStyleSheet("QLabel { color: #b00020; }")
+        self.error = message_label(STATUS_COLOURS["fail"])
         buttons.addWidget(self.error, 1)
 
         columns = (*self.COLUMNS, "Status", "")
-        self.table = QTableWidget(0, len(columns))
-        self.table.setHorizontalHeaderLabels(list(columns))
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setWordWrap(False)
-        header = self.table.horizontalHeader()
-        for col in range(len(self.COLUMNS)):
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(len(self.COLUMNS), QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(len(columns) - 1, QHeaderView.ResizeMode.ResizeToContents)
+        self.table = readonly_table(columns, fit=len(self.COLUMNS))
+        self.table.horizontalHeader().setSectionResizeMode(len(columns) - 1, QHeaderView.ResizeMode.ResizeToContents)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(form)
         layout.addWidget(self.keyring_note)
         layout.addLayout(buttons)
-        layout.addWidget(self.table, 1)
-        self.detail = QLabel("")
-        self.detail.setWordWrap(True)
-        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self._body(), 1)
+        self.detail = message_label(selectable=True)
         layout.addWidget(self.detail)
 
         self.add_button.clicked.connect(self.add_from_form)
@@ -154,7 +142,29 @@ class TargetEditor(QWidget):
     def _row(self, spec: Any) -> list[str]:
         raise NotImplementedError
 
+    def _body(self) -> QWidget:
+        """What stands between the buttons and the detail line: the table (the vCenter editor adds its
+        host tree)."""
+        return self.table
+
     # --- helpers for subclasses --------------------------------------------------------------------
+    def _form_row(self, grid: QGridLayout, row: int, left: tuple[str, QWidget],
+                  right: tuple[str, QWidget] | None = None) -> None:
+        """``label: widget`` on the left of ``row`` and, when given, on its right; a single one spans the row."""
+        grid.addWidget(QLabel(left[0]), row, 0)
+        if right is None:
+            grid.addWidget(left[1], row, 1, 1, 3)
+            return
+        grid.addWidget(left[1], row, 1)
+        grid.addWidget(QLabel(right[0]), row, 2)
+        grid.addWidget(right[1], row, 3)
+
+    def _password_row(self, grid: QGridLayout, row: int = 1) -> None:
+        """The password field and the "Remember in OS keyring" box on ``row``."""
+        grid.addWidget(QLabel("Password:"), row, 0)
+        grid.addWidget(self.password, row, 1)
+        grid.addWidget(self.remember, row, 2, 1, 2)
+
     @staticmethod
     def _edit(placeholder: str) -> QLineEdit:
         edit = QLineEdit()
@@ -289,13 +299,18 @@ class TargetEditor(QWidget):
             self._busy.add(id(spec))
         else:
             self._busy.discard(id(spec))
+        self.update_row(spec)
+
+    def update_row(self, spec: Any) -> None:
+        """Redraw ``spec``'s row (texts, status, Test button) and, when it is selected, the detail line."""
         for row, s in enumerate(self.specs):
             if s is spec:
                 values = self._row(s)
                 for col, text in enumerate(values):
                     self.table.item(row, col).setText(text)
-                self._set_status_item(row, status)
-                self.test_buttons[row].setEnabled(not busy)
+                    self.table.item(row, col).setToolTip(text)
+                self._set_status_item(row, spec.status)
+                self.test_buttons[row].setEnabled(id(spec) not in self._busy)
         if self.selected_row() < 0 or self.specs[self.selected_row()] is spec:
             self._show_detail(spec)
 
@@ -313,56 +328,199 @@ class TargetEditor(QWidget):
         raise KeyError(spec)
 
 
-class VcenterEditor(TargetEditor):
-    """vCenter (or ESXi SDK) targets: URL, user, password, remember, datacenter / cluster scope, pinned
-    thumbprint."""
+class HttpsTargetEditor(TargetEditor):
+    """Base of the editors of https targets (:class:`~nicadvisor.gui.state.HttpsSpec`): URL, user, password,
+    remember and SHA-256 pin rows; a pin accepted in the trust dialog is kept when the target is updated.
 
-    COLUMNS = ("vCenter", "User", "Scope", "Password", "Certificate")
-    ADD_TEXT = "Add vCenter"
+    Class attributes: ``URL_PLACEHOLDER``, ``USER_PLACEHOLDER`` (form hints), ``URL_MISSING``,
+    ``USER_MISSING`` (the error of an empty field).
+    """
 
-    def _build_form(self, grid: QGridLayout) -> None:
-        self.url = self._edit("https://vcenter.example.com")
-        self.user = self._edit("administrator@vsphere.local")
-        self.datacenter = self._edit("optional: all datacenters")
-        self.cluster = self._edit("optional: all clusters")
+    URL_PLACEHOLDER = ""
+    USER_PLACEHOLDER = ""
+    URL_MISSING = ""
+    USER_MISSING = ""
+
+    def _https_form(self, grid: QGridLayout, pin_row: int) -> None:
+        """URL and user (row 0), password and remember (row 1), the pin on ``pin_row``."""
+        self.url = self._edit(self.URL_PLACEHOLDER)
+        self.user = self._edit(self.USER_PLACEHOLDER)
         self.thumbprint = self._edit("optional: set when you accept a self-signed certificate on Test connection")
-        grid.addWidget(QLabel("URL:"), 0, 0)
-        grid.addWidget(self.url, 0, 1)
-        grid.addWidget(QLabel("User:"), 0, 2)
-        grid.addWidget(self.user, 0, 3)
-        grid.addWidget(QLabel("Password:"), 1, 0)
-        grid.addWidget(self.password, 1, 1)
-        grid.addWidget(self.remember, 1, 2, 1, 2)
-        grid.addWidget(QLabel("Datacenter:"), 2, 0)
-        grid.addWidget(self.datacenter, 2, 1)
-        grid.addWidget(QLabel("Cluster:"), 2, 2)
-        grid.addWidget(self.cluster, 2, 3)
-        grid.addWidget(QLabel("SHA-256 pin:"), 3, 0)
-        grid.addWidget(self.thumbprint, 3, 1, 1, 3)
+        self._form_row(grid, 0, ("URL:", self.url), ("User:", self.user))
+        self._password_row(grid)
+        self._form_row(grid, pin_row, ("SHA-256 pin:", self.thumbprint))
 
-    def _spec_from_form(self, old: VcenterSpec | None) -> VcenterSpec:
+    def _https_fields(self, old: HttpsSpec | None) -> dict[str, Any]:
+        """``url``, ``user``, ``password``, ``remember``, ``thumbprint`` of the form (an empty password keeps
+        ``old``'s). Raises ValueError (empty URL or user, not https, malformed pin)."""
         url, user = self.url.text().strip(), self.user.text().strip()
         if not url:
-            raise ValueError("Enter the vCenter URL (https://vcenter.example.com).")
+            raise ValueError(self.URL_MISSING)
         split_https_url(url)
         if not user:
-            raise ValueError("Enter the vCenter user (e.g. administrator@vsphere.local).")
-        thumb = _keep_pin(_norm_thumbprint(self.thumbprint.text()), old, url)
-        return VcenterSpec(url=url, user=user, password=self.password.text() or (old.password if old else ""),
-                           remember=self.remember.isChecked(), datacenter=self.datacenter.text().strip(),
-                           cluster=self.cluster.text().strip(), thumbprint=thumb)
+            raise ValueError(self.USER_MISSING)
+        return dict(url=url, user=user, password=self.password.text() or (old.password if old else ""),
+                    remember=self.remember.isChecked(),
+                    thumbprint=_keep_pin(_norm_thumbprint(self.thumbprint.text()), old, url))
 
-    def _fill_form(self, spec: VcenterSpec) -> None:
+    def _fill_form(self, spec: HttpsSpec) -> None:
         self.url.setText(spec.url)
         self.user.setText(spec.user)
         self.remember.setChecked(spec.remember)
-        self.datacenter.setText(spec.datacenter)
-        self.cluster.setText(spec.cluster)
         self.thumbprint.setText(spec.thumbprint)
 
+
+class VcenterEditor(HttpsTargetEditor):
+    """vCenter (or ESXi SDK) targets: URL, user, password, remember, datacenter / cluster scope, pinned
+    thumbprint; and :attr:`hosts`, the host tree of the vCenter shown (the selected one, else the only
+    one, else the last one browsed).
+
+    "Browse hosts" (or a successful Test connection, through the page) reads the tree; its check boxes set
+    the vCenter's scope (:func:`nicadvisor.gui.scope.scope_of_selection`: no filter, a datacenter, a cluster or
+    host names) and the Scope column counts the hosts ("3 of 10 hosts").
+
+    Signals (besides :class:`TargetEditor`'s):
+        sig_browse_requested(object): Browse hosts clicked for a VcenterSpec.
+        sig_scope_changed(object): the host tree changed the scope of a VcenterSpec.
+    """
+
+    COLUMNS = ("vCenter", "User", "Scope", "Password", "Certificate")
+    ADD_TEXT = "Add vCenter"
+    URL_PLACEHOLDER = "https://vcenter.example.com"
+    USER_PLACEHOLDER = "administrator@vsphere.local"
+    URL_MISSING = "Enter the vCenter URL (https://vcenter.example.com)."
+    USER_MISSING = "Enter the vCenter user (e.g. administrator@vsphere.local)."
+
+    sig_browse_requested = Signal(object)
+    sig_scope_changed = Signal(object)
+
+    def _build_form(self, grid: QGridLayout) -> None:
+        self._https_form(grid, pin_row=3)
+        self.datacenter = self._edit("optional: all datacenters")
+        self.cluster = self._edit("optional: all clusters")
+        self._form_row(grid, 2, ("Datacenter:", self.datacenter), ("Cluster:", self.cluster))
+
+    def _body(self) -> QWidget:
+        self._browsing: set[int] = set()
+        self._messages: dict[int, str] = {}
+        self._browsed: VcenterSpec | None = None
+        self.hosts = HostScopePanel()
+        self.hosts.sig_browse_requested.connect(self._on_browse_clicked)
+        self.hosts.sig_selection_changed.connect(self._on_hosts_selection)
+        split = splitter(Qt.Orientation.Horizontal, (self.table, 2), (self.hosts, 1))
+        split.setSizes([820, 360])  # the table keeps room for its Status and Test connection columns
+        return split
+
+    def _spec_from_form(self, old: VcenterSpec | None) -> VcenterSpec:
+        fields = self._https_fields(old)
+        datacenter, cluster = self.datacenter.text().strip(), self.cluster.text().strip()
+        same = old is not None and old.url == fields["url"]
+        # the host tree's names stay while the datacenter / cluster typed above do not change
+        keep_names = same and (old.datacenter, old.cluster) == (datacenter, cluster)
+        return VcenterSpec(**fields, datacenter=datacenter, cluster=cluster,
+                           host_names=old.host_names if keep_names else (), inventory=old.inventory if same else None)
+
+    def _fill_form(self, spec: VcenterSpec) -> None:
+        super()._fill_form(spec)
+        self.datacenter.setText(spec.datacenter)
+        self.cluster.setText(spec.cluster)
+
     def _row(self, spec: VcenterSpec) -> list[str]:
-        scope = " / ".join(p for p in (spec.datacenter, spec.cluster) if p) or "all hosts"
+        scope = scope_text(spec.datacenter, spec.cluster, spec.host_names, spec.inventory)
         return [spec.url, spec.user, scope, self._password_text(spec), _pin_text(spec.thumbprint)]
+
+    # --- host tree -----------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        super().refresh()
+        self._show_hosts()
+
+    @Slot()
+    def _on_selection(self) -> None:
+        super()._on_selection()
+        self._show_hosts()
+
+    def hosts_spec(self) -> VcenterSpec | None:
+        """The vCenter whose hosts the tree shows: the selected one, else the only one, else the last one
+        browsed (while listed); None when there is none."""
+        row = self.selected_row()
+        if 0 <= row < len(self.specs):
+            return self.specs[row]
+        if len(self.specs) == 1:
+            return self.specs[0]
+        return self._browsed if any(s is self._browsed for s in self.specs) else None
+
+    def _show_hosts(self) -> None:
+        spec = self.hosts_spec()
+        self.hosts.browse_button.setEnabled(spec is not None and id(spec) not in self._browsing)
+        if spec is None:
+            self.hosts.show_tree(None, Scope(), "Hosts", "Add a vCenter, then click Browse hosts (or Test "
+                                                         "connection) to choose the hosts to audit.")
+            self.hosts.status.setText("")
+            return
+        try:
+            name = spec.label
+        except ValueError:
+            name = spec.url
+        scope = Scope(spec.datacenter, spec.cluster, tuple(spec.host_names))
+        self.hosts.show_tree(spec.inventory, scope, self._hosts_title(spec, name),
+                             f"Click Browse hosts (or Test connection) to list the hosts of {name} and choose "
+                             "which are audited; until then the scope on the left applies.")
+        self.hosts.status.setText(self._messages.get(id(spec), ""))
+
+    @staticmethod
+    def _hosts_title(spec: VcenterSpec, name: str) -> str:
+        if spec.inventory is None:
+            return f"Hosts of {esc(name)}"
+        scope = scope_text(spec.datacenter, spec.cluster, spec.host_names, spec.inventory)
+        return f"Hosts of {esc(name)} — audit scope: {esc(scope)}"
+
+    @Slot()
+    def _on_browse_clicked(self) -> None:
+        spec = self.hosts_spec()
+        if spec is not None:
+            self.sig_browse_requested.emit(spec)
+
+    def set_browsing(self, spec: VcenterSpec) -> None:
+        """Reading ``spec``'s hosts has started (its Browse button is disabled meanwhile)."""
+        self._browsing.add(id(spec))
+        self._messages[id(spec)] = "⏳ reading the datacenters, clusters and hosts…"
+        self._browsed = spec
+        self._show_hosts()
+
+    def set_inventory(self, spec: VcenterSpec, ok: bool, message: str, tree: Any = None) -> None:
+        """Reading ``spec``'s hosts ended: ``ok`` with ``tree`` (datacenter nodes; kept on the spec and shown,
+        checked as its current scope) or failed with ``message``."""
+        self._browsing.discard(id(spec))
+        if ok:
+            spec.inventory = list(tree or [])
+            self._messages[id(spec)] = (f"✔ {message}. Uncheck the datacenters, clusters or hosts that are not to "
+                                        "be audited.")
+        else:
+            self._messages[id(spec)] = f"✖ the hosts could not be listed: {message}"
+        self._browsed = spec
+        self.update_row(spec)
+        self._show_hosts()
+
+    @Slot(object)
+    def _on_hosts_selection(self, scope: Scope | None) -> None:
+        spec = self.hosts_spec()
+        if spec is None or spec.inventory is None:
+            return
+        if scope is None:
+            now = scope_text(spec.datacenter, spec.cluster, spec.host_names, spec.inventory)
+            self.hosts.status.setText(f"▲ No host is checked: check at least one. The audit keeps the scope it had "
+                                      f"({now}).")
+            return
+        self.hosts.status.setText(self._messages.get(id(spec), ""))
+        if (spec.datacenter, spec.cluster, tuple(spec.host_names)) == (scope.datacenter, scope.cluster,
+                                                                         scope.host_names):
+            return
+        spec.datacenter, spec.cluster, spec.host_names = scope.datacenter, scope.cluster, scope.host_names
+        self.update_row(spec)
+        self.sync_form(spec)
+        self.hosts.title.setText(f"<b>{self._hosts_title(spec, spec.label)}</b>")
+        self.sig_changed.emit()
+        self.sig_scope_changed.emit(spec)
 
 
 class SshEditor(TargetEditor):
@@ -378,23 +536,16 @@ class SshEditor(TargetEditor):
         self.kind.addItem("ESXi", "esxi")
         self.kind.addItem("Linux", "linux")
         self.key_file = self._edit("optional: private key file (unencrypted) instead of a password")
-        self.key_button = QPushButton("Browse…")
-        self.key_button.setAutoDefault(False)
+        self.key_button = button("Browse…")
         self.fingerprint = self._edit("optional: SHA256:… — otherwise you are asked on first contact")
-        grid.addWidget(QLabel("Host:"), 0, 0)
-        grid.addWidget(self.target_edit, 0, 1)
-        grid.addWidget(QLabel("Kind:"), 0, 2)
-        grid.addWidget(self.kind, 0, 3)
-        grid.addWidget(QLabel("Password:"), 1, 0)
-        grid.addWidget(self.password, 1, 1)
-        grid.addWidget(self.remember, 1, 2, 1, 2)
-        grid.addWidget(QLabel("Key file:"), 2, 0)
-        keys = QHBoxLayout()
-        keys.addWidget(self.key_file, 1)
-        keys.addWidget(self.key_button)
-        grid.addLayout(keys, 2, 1)
-        grid.addWidget(QLabel("Host key:"), 2, 2)
-        grid.addWidget(self.fingerprint, 2, 3)
+        keys = QWidget()
+        keys_layout = QHBoxLayout(keys)
+        keys_layout.setContentsMargins(0, 0, 0, 0)
+        keys_layout.addWidget(self.key_file, 1)
+        keys_layout.addWidget(self.key_button)
+        self._form_row(grid, 0, ("Host:", self.target_edit), ("Kind:", self.kind))
+        self._password_row(grid)
+        self._form_row(grid, 2, ("Key file:", keys), ("Host key:", self.fingerprint))
         self.key_button.clicked.connect(self._on_browse_key)
 
     def _spec_from_form(self, old: SshSpec | None) -> SshSpec:
@@ -436,42 +587,21 @@ class SshEditor(TargetEditor):
             self.key_file.setText(path)
 
 
-class NsxEditor(TargetEditor):
+class NsxEditor(HttpsTargetEditor):
     """NSX Managers: URL, user, password, remember, pinned thumbprint."""
 
     COLUMNS = ("NSX Manager", "User", "Password", "Certificate")
     ADD_TEXT = "Add NSX Manager"
+    URL_PLACEHOLDER = "https://nsx.example.com"
+    USER_PLACEHOLDER = "admin (read-only role is enough)"
+    URL_MISSING = "Enter the NSX Manager URL (https://nsx.example.com)."
+    USER_MISSING = "Enter the NSX Manager user."
 
     def _build_form(self, grid: QGridLayout) -> None:
-        self.url = self._edit("https://nsx.example.com")
-        self.user = self._edit("admin (read-only role is enough)")
-        self.thumbprint = self._edit("optional: set when you accept a self-signed certificate on Test connection")
-        grid.addWidget(QLabel("URL:"), 0, 0)
-        grid.addWidget(self.url, 0, 1)
-        grid.addWidget(QLabel("User:"), 0, 2)
-        grid.addWidget(self.user, 0, 3)
-        grid.addWidget(QLabel("Password:"), 1, 0)
-        grid.addWidget(self.password, 1, 1)
-        grid.addWidget(self.remember, 1, 2, 1, 2)
-        grid.addWidget(QLabel("SHA-256 pin:"), 2, 0)
-        grid.addWidget(self.thumbprint, 2, 1, 1, 3)
+        self._https_form(grid, pin_row=2)
 
     def _spec_from_form(self, old: NsxSpec | None) -> NsxSpec:
-        url, user = self.url.text().strip(), self.user.text().strip()
-        if not url:
-            raise ValueError("Enter the NSX Manager URL (https://nsx.example.com).")
-        split_https_url(url)
-        if not user:
-            raise ValueError("Enter the NSX Manager user.")
-        return NsxSpec(url=url, user=user, password=self.password.text() or (old.password if old else ""),
-                       remember=self.remember.isChecked(),
-                       thumbprint=_keep_pin(_norm_thumbprint(self.thumbprint.text()), old, url))
-
-    def _fill_form(self, spec: NsxSpec) -> None:
-        self.url.setText(spec.url)
-        self.user.setText(spec.user)
-        self.remember.setChecked(spec.remember)
-        self.thumbprint.setText(spec.thumbprint)
+        return NsxSpec(**self._https_fields(old))
 
     def _row(self, spec: NsxSpec) -> list[str]:
         return [spec.url, spec.user, self._password_text(spec), _pin_text(spec.thumbprint)]

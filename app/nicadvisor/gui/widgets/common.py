@@ -1,0 +1,70 @@
+"""Widget factories the pages and panels share: a read-only table, a detail pane, a splitter, a button."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView, QHeaderView, QLabel, QPushButton, QSplitter, QTableWidget, QTextBrowser, QWidget,
+)
+
+
+def readonly_table(columns: Sequence[str], single: bool = True, alternating: bool = False,
+                   fit: int | None = None) -> QTableWidget:
+    """A QTableWidget with ``columns``, no rows, not editable, whole-row selection (one row when
+    ``single``), no row numbers, no word wrap. ``fit``: the columns before it resize to their contents, that
+    one stretches (None: leave the header alone)."""
+    table = QTableWidget(0, len(columns))
+    table.setHorizontalHeaderLabels(list(columns))
+    table.verticalHeader().setVisible(False)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    if single:
+        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    if alternating:
+        table.setAlternatingRowColors(True)
+    table.setWordWrap(False)
+    if fit is not None:
+        header = table.horizontalHeader()
+        for col in range(fit):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(fit, QHeaderView.ResizeMode.Stretch)
+    return table
+
+
+def detail_browser(placeholder: str) -> QTextBrowser:
+    """A read-only rich-text pane (links are not followed) showing ``placeholder`` while empty."""
+    browser = QTextBrowser()
+    browser.setOpenLinks(False)
+    browser.setPlaceholderText(placeholder)
+    return browser
+
+
+def splitter(orientation: Qt.Orientation, *parts: tuple[QWidget, int]) -> QSplitter:
+    """A QSplitter of ``(widget, stretch factor)`` parts whose children cannot be collapsed."""
+    split = QSplitter(orientation)
+    for i, (widget, stretch) in enumerate(parts):
+        split.addWidget(widget)
+        split.setStretchFactor(i, stretch)
+    split.setChildrenCollapsible(False)
+    return split
+
+
+def button(text: str, tooltip: str = "") -> QPushButton:
+    """A push button that is not a default button (Return in a form must not click it)."""
+    b = QPushButton(text)
+    b.setAutoDefault(False)
+    if tooltip:
+        b.setToolTip(tooltip)
+    return b
+
+
+def message_label(colour: str = "", selectable: bool = False) -> QLabel:
+    """An empty word-wrapped QLabel for status / error lines, in ``colour`` (``"#b00020"``) when given."""
+    label = QLabel("")
+    label.setWordWrap(True)
+    if colour:
+        label.setStyleSheet(f"QLabel {{ color: {colour}; }}")
+    if selectable:
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
