@@ -52,6 +52,7 @@ def _export(audit, args) -> None:
 
 
 def cmd_audit(args) -> int:
+    """``nic-advisor audit``: audit the given inputs, print a summary, write the reports. Returns the exit code."""
     from nicadvisor.services.audit import AuditRequest, run_audit
 
     from nicadvisor.cli_live import LiveArgsError, ask_host_key_on_terminal, build_targets
@@ -99,6 +100,7 @@ def _open_store():
 
 
 def cmd_history(args) -> int:
+    """``nic-advisor history [ID]``: list past audits, or reopen one and export it again. Returns the exit code."""
     from nicadvisor.store import AuditNotFound
 
     store = _open_store()
@@ -140,6 +142,7 @@ def _run_bench(args):
 
 
 def cmd_bench(args) -> int:
+    """``nic-advisor bench``: the quick benchmark; prints Gbit/s, µs and transactions/s. Returns the exit code."""
     report = _run_bench(args)
     for r in report.results:
         measured = (f"{r.throughput_gbps:.2f} Gbit/s" if r.throughput_gbps is not None
@@ -176,6 +179,7 @@ def cmd_demo(args) -> int:
 
 
 def cmd_gui(args) -> int:
+    """``nic-advisor gui``: open the wizard (blocks until it is closed). Returns its exit code."""
     from nicadvisor.gui.app import main as gui_main
 
     argv = []
@@ -185,6 +189,7 @@ def cmd_gui(args) -> int:
 
 
 def cmd_rules(args) -> int:
+    """``nic-advisor rules``: load, validate and list the rules. Returns 2 when a rule file is invalid."""
     from nicadvisor.rules_engine import RuleError, load_rules
 
     try:
@@ -198,6 +203,7 @@ def cmd_rules(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser of every sub-command."""
     parser = argparse.ArgumentParser(prog="nic-advisor", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -253,6 +259,7 @@ def _bench_args(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Console entry point ``nic-advisor``; returns the exit code (argparse exits 2 on a usage error)."""
     args = build_parser().parse_args(argv)
     return args.func(args)
 

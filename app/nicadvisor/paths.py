@@ -22,10 +22,12 @@ def project_root() -> Path:
 
 
 def rules_dir() -> Path:
+    """The shipped rule files (``rules/``)."""
     return project_root() / "rules"
 
 
 def resources_dir() -> Path:
+    """The shipped data (``resources/``: demo lab, VCG seed)."""
     return project_root() / "resources"
 
 

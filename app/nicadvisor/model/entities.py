@@ -27,6 +27,7 @@ class Evidence:
     source: str = ""
 
     def to_dict(self) -> dict[str, str]:
+        """``{"command", "line", "source"}`` as in the JSON report."""
         return {"command": self.command, "line": self.line, "source": self.source}
 
 
@@ -173,6 +174,7 @@ class Host(_WithEvidence):
     evidence: dict[str, Evidence] = field(default_factory=dict)
 
     def pnic(self, name: str) -> PhysicalNic | None:
+        """The pNIC called ``name``, or None."""
         return next((p for p in self.pnics if p.name == name), None)
 
     def switch_of(self, pnic_name: str) -> Switch | None:
@@ -180,6 +182,7 @@ class Host(_WithEvidence):
         return next((s for s in self.switches if s.uplinks and pnic_name in s.uplinks), None)
 
     def module(self, name: str | None) -> KernelModule | None:
+        """The kernel module of driver ``name`` (an ENS ``_ens`` suffix is ignored), or None."""
         if not name:
             return None
         base = name.removesuffix("_ens")
@@ -195,6 +198,7 @@ class Severity(str, enum.Enum):
 
     @property
     def rank(self) -> int:
+        """0 for error, 1 for warning, 2 for info (sort key, most severe first)."""
         return {"error": 0, "warning": 1, "info": 2}[self.value]
 
 
@@ -218,6 +222,7 @@ class Finding:
     category: str = ""
 
     def to_dict(self) -> dict[str, Any]:
+        """The finding as in the JSON report (severity as its string, evidence as dicts)."""
         return {
             "rule_id": self.rule_id, "title": self.title, "severity": self.severity.value,
             "host": self.host, "target": self.target, "message": self.message,
@@ -235,6 +240,7 @@ class InputProblem:
     command: str = ""
 
     def to_dict(self) -> dict[str, str]:
+        """``{"source", "message", "command"}`` as in the JSON report."""
         return {"source": self.source, "message": self.message, "command": self.command}
 
 
@@ -252,6 +258,7 @@ class Audit:
 
     @property
     def worst_severity(self) -> Severity | None:
+        """The most severe finding's severity, or None without findings."""
         if not self.findings:
             return None
         return min((f.severity for f in self.findings), key=lambda s: s.rank)

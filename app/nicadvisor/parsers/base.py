@@ -51,15 +51,19 @@ class ParseResult:
         _put(self.pnics, key, name, value, line)
 
     def vmknic(self, key: str, name: str, value: Any, line: str) -> None:
+        """Like :meth:`pnic`, for a vmknic fact."""
         _put(self.vmknics, key, name, value, line)
 
     def switch(self, key: str, name: str, value: Any, line: str) -> None:
+        """Like :meth:`pnic`, for a switch fact."""
         _put(self.switches, key, name, value, line)
 
     def module(self, key: str, name: str, value: Any, line: str) -> None:
+        """Like :meth:`pnic`, for a module fact."""
         _put(self.modules, key, name, value, line)
 
     def host_fact(self, name: str, value: Any, line: str) -> None:
+        """Record host fact ``name`` (first value wins; None is not recorded)."""
         if value is not None and name not in self.host:
             self.host[name] = Fact(value, line)
 
@@ -87,6 +91,7 @@ class CommandLine:
 
     @property
     def text(self) -> str:
+        """The normalised command (argv joined by spaces) that parser patterns match."""
         return " ".join(self.argv)
 
     @classmethod

@@ -41,6 +41,7 @@ def _device_of(pci: str | None) -> str | None:
 
 
 def host_context(host: Host) -> dict[str, Any]:
+    """``host_name``, ``host_kind`` and ``host_version`` of ``host``, shared by every rule context."""
     return {"host_name": host.name, "host_kind": host.kind, "host_version": host.product_version}
 
 
