@@ -9,7 +9,8 @@ import pytest
 
 from capturetools import REPO, SHARED
 from nicadvisor.vcg import VcgDataError, build_database, open_database, shipped_csv_path
-from nicadvisor.vcg.normalize import (firmware_matches, hex4, normalise_driver, parse_host_version, parse_release,
+from nicadvisor.parsers.base import hex4
+from nicadvisor.vcg.normalize import (firmware_matches, normalise_driver, parse_host_version, parse_release,
                                       release_matches, version_at_least, version_key)
 from nicadvisor.vcg.seed import FEATURE_COLUMNS, classify_trust
 

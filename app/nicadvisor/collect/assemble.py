@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from nicadvisor.collect.capture_file import Capture
 from nicadvisor.model import Evidence, Host, InputProblem, KernelModule, PhysicalNic, Switch, VmkernelNic
-from nicadvisor.parsers.base import Fact, ParseResult
+from nicadvisor.parsers.base import Fact, ParseResult, natural_key
 from nicadvisor.parsers.registry import parse_output
 
 _ESXI_COMMANDS = ("esxcli", "esxcfg-", "vsish", "vmkping", "vmware", "nsxdp-cli", "vmkchdev", "nicinfo.sh", "govc")
@@ -74,16 +74,9 @@ def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tu
             problems.append(InputProblem(cap.source, f"note: {note}", cap.command))
         _apply(host, r, cap, by_pci)
     _join_pci_facts(host, by_pci)
-    host.pnics.sort(key=lambda p: _natural_key(p.name))
-    host.vmknics.sort(key=lambda v: _natural_key(v.name))
+    host.pnics.sort(key=lambda p: natural_key(p.name))
+    host.vmknics.sort(key=lambda v: natural_key(v.name))
     return host, problems, parsed
-
-
-def _natural_key(name: str) -> tuple:
-    """``vmnic2`` < ``vmnic10`` (not lexical order, §14 of nic-data-sources.md)."""
-    import re
-
-    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name))
 
 
 def _get(items: list, cls, name: str):

@@ -55,6 +55,7 @@ from nicadvisor.collect.ssh_commands import (
     check, esxi_command, esxi_templates,
 )
 from nicadvisor.model import InputProblem
+from nicadvisor.parsers.base import natural_key
 from nicadvisor.parsers.registry import parse_output
 
 ProgressFn = Callable[[str], None]
@@ -546,10 +547,6 @@ def _one_line(text: str, limit: int = 300) -> str:
     return t if len(t) <= limit else t[:limit] + "…"
 
 
-def _natural(name: str) -> tuple:
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
-
-
 def _esxi_discover(text: str) -> tuple[list[str], list[str]]:
     """NIC names and driver modules read by the registry's ``esxcli network nic list`` parser."""
     nics: set[str] = set()
@@ -562,7 +559,7 @@ def _esxi_discover(text: str) -> tuple[list[str], list[str]]:
             drv = facts.get("driver")
             if drv is not None and isinstance(drv.value, str) and MODULE_RE.match(drv.value):
                 modules.add(drv.value)
-    return sorted(nics, key=_natural), sorted(modules)
+    return sorted(nics, key=natural_key), sorted(modules)
 
 
 def _esxi_bad_names(text: str) -> list[str]:

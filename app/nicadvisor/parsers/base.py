@@ -166,17 +166,27 @@ def speed_mbps(text: str | None) -> int | None:
 
 
 def hex4(text: str | int | None) -> str | None:
-    """A PCI ID as 4 lower-case hex digits: ``"0x8086"``, ``"8086"``, ``-32634`` → ``"8086"``."""
-    if text is None:
+    """A PCI ID as 4 lower-case hex digits: ``"0x8086"``, ``"8086"``, ``"8086h"``, ``-32634`` → ``"8086"``.
+
+    An int is masked to 16 bits (pyVmomi returns IDs as signed 16-bit ints, nic-data-sources.md §14
+    item 1); empty or non-hex text (and bools) → None.
+    """
+    if text is None or isinstance(text, bool):
         return None
     if isinstance(text, int):
         return f"{text & 0xFFFF:04x}"
     t = text.strip().lower()
     if t.startswith("0x"):
         t = t[2:]
+    t = t.removesuffix("h")
     if not re.fullmatch(r"[0-9a-f]{1,4}", t):
         return None
     return t.rjust(4, "0")
+
+
+def natural_key(name: str) -> tuple:
+    """Sort key that orders ``vmnic2`` before ``vmnic10`` (not lexical order, nic-data-sources.md §14)."""
+    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", name))
 
 
 _PCI_RE = re.compile(r"^(?:([0-9a-fA-F]{1,4}):)?([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})[.:]([0-7])$")

@@ -29,7 +29,8 @@ from typing import Any
 
 from nicadvisor.vcg import db as _db
 from nicadvisor.vcg import seed as _seed
-from nicadvisor.vcg.normalize import (firmware_matches, hex4, normalise_driver, parse_host_version,
+from nicadvisor.parsers.base import hex4
+from nicadvisor.vcg.normalize import (firmware_matches, normalise_driver, parse_host_version,
                                       release_matches, version_at_least)
 
 ENTRY_KINDS = ("device", "driver", "firmware", "feature", "note")

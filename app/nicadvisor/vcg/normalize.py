@@ -6,30 +6,10 @@ from __future__ import annotations
 
 import re
 
-_HEX4_RE = re.compile(r"[0-9a-f]{1,4}")
 _DIGITS_RE = re.compile(r"\d+")
 _RELEASE_RE = re.compile(r"^(?:ESXi?\s*)?(\d+)\.(x|\d+)(?:\s*U(?:pdate)?\s*(\d+))?$", re.I)
 _HOST_VERSION_RE = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 _HOST_UPDATE_RE = re.compile(r"\bU(?:pdate)?\s*(\d+)", re.I)
-
-
-def hex4(value: str | int | None) -> str | None:
-    """A PCI ID as 4 lower-case hex digits.
-
-    ``"0x8086"``, ``"8086"``, ``"8086h"`` → ``"8086"``; an int is masked to 16 bits (pyVmomi's signed
-    ``-32634`` → ``"8086"``); empty or non-hex text → None.
-    """
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return f"{value & 0xFFFF:04x}"
-    text = value.strip().lower()
-    if text.startswith("0x"):
-        text = text[2:]
-    text = text.removesuffix("h")
-    if not _HEX4_RE.fullmatch(text):
-        return None
-    return text.rjust(4, "0")
 
 
 def driver_module(text: str | None) -> str | None:

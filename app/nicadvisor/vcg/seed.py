@@ -28,7 +28,8 @@ from importlib import resources
 from pathlib import Path
 
 from nicadvisor.vcg import db as _db
-from nicadvisor.vcg.normalize import (driver_module, hex4, is_ens_driver, normalise_driver, parse_release,
+from nicadvisor.parsers.base import hex4
+from nicadvisor.vcg.normalize import (driver_module, is_ens_driver, normalise_driver, parse_release,
                                       release_label, version_key)
 
 SEED_FILE_NAME = "nic_facts.csv"
