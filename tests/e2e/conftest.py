@@ -23,8 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from e2e_lab import (  # noqa: E402
     NSX30_ROUTES, PW_NSX, PW_SSH, PW_VC, USER, EsxiSsh, H, MemoryKeyring, Nsx, NsxResponder, ToolMissing, Vcsim,
-    nsx_certs, start_vcsim,
+    start_vcsim,
 )
+import nsx_certs  # noqa: E402  (e2e_lab put tests/nsx on sys.path)
+from nsx_responder import server_context  # noqa: E402
 
 from capturetools import CAPTURES  # noqa: E402
 
@@ -91,12 +93,12 @@ def esxi_ssh():
 @pytest.fixture(scope="session")
 def nsx(tmp_path_factory) -> Nsx:
     """The NSX Manager stand-in (NSX 3.0 lab fixtures), self-signed certificate for ``nsxmgr.lab``."""
-    cert_pem, key_pem, der = nsx_certs._self_signed("nsxmgr.lab")
-    ctx = nsx_certs.server_context(cert_pem, key_pem, tmp_path_factory.mktemp("e2e-nsx-cert"))
+    cert_pem, key_pem, der = nsx_certs.self_signed("nsxmgr.lab")
+    ctx = server_context(cert_pem, key_pem, tmp_path_factory.mktemp("e2e-nsx-cert"))
     srv = NsxResponder(NSX30_ROUTES, ctx, user=USER, password=PW_NSX)
     srv.start()
     try:
-        yield Nsx(srv, nsx_certs._thumb(der))
+        yield Nsx(srv, nsx_certs.thumb(der))
     finally:
         srv.stop()
 

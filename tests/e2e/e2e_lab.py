@@ -4,13 +4,11 @@ an in-memory keyring backend, certificate thumbprints, and handles of the three 
 The stand-ins are the existing harnesses, reused by putting ``tests/live``, ``tests/ssh`` and
 ``tests/nsx`` on ``sys.path``: ``vcsimtools`` (govmomi's vcsim), ``sshd_harness`` (real OpenSSH sshd
 with the ESXi personality answering with real captures), ``nsx_responder`` (HTTPS responder of the real
-``shared/fixtures/nsx-api`` responses); the self-signed NSX certificate is made by ``tests/nsx/conftest.py``'s
-``_self_signed`` (loaded here under the name ``e2e_nsx_certs``).
+``shared/fixtures/nsx-api`` responses); the self-signed NSX certificate is made by ``tests/nsx/nsx_certs.py``.
 """
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import ssl
 import sys
@@ -29,7 +27,7 @@ from vcsimtools import USER, ToolMissing, Vcsim, start_vcsim  # noqa: E402
 from testkeyring import MemoryKeyring
 
 __all__ = ["H", "NSX30_ROUTES", "ORIGINAL_XDG", "PASSWORDS", "PW_NSX", "PW_SSH", "PW_VC", "USER", "EsxiSsh",
-           "MemoryKeyring", "Nsx", "NsxResponder", "ToolMissing", "Vcsim", "cert_thumbprint", "nsx_certs",
+           "MemoryKeyring", "Nsx", "NsxResponder", "ToolMissing", "Vcsim", "cert_thumbprint",
            "start_vcsim"]
 
 #: The passwords of the three targets: distinctive, so the secret scan cannot match anything else.
@@ -53,15 +51,6 @@ NSX30_ROUTES = {
 }
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-nsx_certs = sys.modules.get("e2e_nsx_certs") or _load("e2e_nsx_certs", TESTS / "nsx" / "conftest.py")
 
 
 def cert_thumbprint(host: str, port: int) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import secrets
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -22,15 +21,17 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from faultlab import H, NsxCert, SshLab, nsx_certs  # noqa: E402
+from faultlab import H, NsxCert, SshLab  # noqa: E402  (puts tests/ssh, tests/nsx, tests/live on sys.path)
+import nsx_certs  # noqa: E402
+from nsx_responder import server_context  # noqa: E402
 from vcsimtools import ToolMissing, Vcsim, start_vcsim  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def nsx_cert(tmp_path_factory) -> NsxCert:
-    cert_pem, key_pem, der = nsx_certs._self_signed("nsxmgr.lab")
-    ctx = nsx_certs.server_context(cert_pem, key_pem, tmp_path_factory.mktemp("faults-nsx-cert"))
-    return NsxCert(ctx, nsx_certs._thumb(der))
+    cert_pem, key_pem, der = nsx_certs.self_signed("nsxmgr.lab")
+    ctx = server_context(cert_pem, key_pem, tmp_path_factory.mktemp("faults-nsx-cert"))
+    return NsxCert(ctx, nsx_certs.thumb(der))
 
 
 # --- SSH fixtures ---------------------------------------------------------------------------------
@@ -65,37 +66,14 @@ def esxi_lab(ssh_lab):
         ssh_lab.behaviour(sshd)
 
 
-def _run(*argv: str) -> None:
-    subprocess.run(list(argv), check=True, timeout=20, capture_output=True)
-
 
 @pytest.fixture
 def linux_netns(ssh_lab):
-    """A namespace with a veth pair (10.213.N.1/30 outside, .2/30 inside, inside MTU 9000, fixed MAC) and a
-    plain sshd (no ForceCommand) inside. Yields (sshd, inside interface name, its MAC); deletes all after."""
-    tag = secrets.token_hex(3)
-    ns, outside, inside = f"nicadv-flt-{tag}", f"nfo{tag}", f"nfi{tag}"
-    used = subprocess.run(["ip", "-4", "-o", "addr"], capture_output=True, text=True, timeout=10).stdout
-    net = next(f"10.213.{n}" for n in range(130, 250, 4) if f"10.213.{n}." not in used)
-    mac = "02:00:5e:00:53:" + tag[:2]
-    sshd = None
-    try:
-        _run("ip", "netns", "add", ns)
-        _run("ip", "link", "add", outside, "type", "veth", "peer", "name", inside, "netns", ns)
-        _run("ip", "addr", "add", f"{net}.1/30", "dev", outside)
-        _run("ip", "link", "set", outside, "up")
-        _run("ip", "-n", ns, "link", "set", inside, "address", mac, "mtu", "9000")
-        _run("ip", "-n", ns, "addr", "add", f"{net}.2/30", "dev", inside)
-        _run("ip", "-n", ns, "link", "set", inside, "up")
-        _run("ip", "-n", ns, "link", "set", "lo", "up")
-        sshd = H.Sshd(ssh_lab.base, ssh_lab.user.name, ssh_lab.authorized_keys, listen=f"{net}.2", port=2222,
-                      netns=ns, tag=f"netns-{tag}").start()
-        yield sshd, inside, mac
-    finally:
-        if sshd is not None:
-            sshd.stop()
-        subprocess.run(["ip", "netns", "del", ns], check=False, timeout=20, capture_output=True)
-        subprocess.run(["ip", "link", "del", outside], check=False, timeout=20, capture_output=True)
+    """A namespace with a plain sshd inside, reached over a veth pair (see H.sshd_in_netns).
+    Yields (sshd, inside interface name, its MAC)."""
+    with H.sshd_in_netns(ssh_lab.base, ssh_lab.user.name, ssh_lab.authorized_keys, "flt", 130,
+                         tag=f"netns-{secrets.token_hex(3)}") as found:
+        yield found
 
 
 # --- vcsim ---------------------------------------------------------------------------------------------

@@ -4,13 +4,11 @@ folders, reused by putting ``tests/live``, ``tests/ssh`` and ``tests/nsx`` on ``
 * :class:`ForbiddingNsx`: the NSX Manager stand-in of ``tests/nsx/nsx_responder.py`` (real example responses
   of ``shared/fixtures/nsx-api``) whose user logs in but lacks the role for some endpoints: those answer
   ``403`` with an NSX ``ApiError`` body (:data:`FORBIDDEN_BODY`);
-* ``nsx_certs``: ``tests/nsx/conftest.py`` loaded under the name ``faults_nsx_certs`` (self-signed certificates);
 * :class:`SshLab`: a throw-away local (non-root) account, a client key, and two real OpenSSH sshd with the ESXi
   personality (answers are real captures), each with its own fault-injection file (``tests/ssh/sshd_harness.py``).
 """
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from dataclasses import dataclass
@@ -29,15 +27,6 @@ from capturetools import CAPTURES  # noqa: E402
 from nicadvisor.collect.ssh import SshTarget  # noqa: E402
 
 
-def _load(name: str, path: Path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-nsx_certs = sys.modules.get("faults_nsx_certs") or _load("faults_nsx_certs", TESTS / "nsx" / "conftest.py")
 
 NSX_USER, NSX_PASSWORD = "nsx-auditor", "Pw-nsx-3e91d0"
 

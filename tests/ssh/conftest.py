@@ -12,9 +12,7 @@ Everything is skipped when not root (sshd must switch to the test user; namespac
 from __future__ import annotations
 
 import json
-import secrets
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -96,34 +94,10 @@ def known_hosts(tmp_path) -> KnownHosts:
     return KnownHosts(tmp_path / "config" / "known_hosts")
 
 
-def _run(*argv: str) -> None:
-    subprocess.run(list(argv), check=True, timeout=20, capture_output=True)
-
 
 @pytest.fixture
 def linux_netns(lab):
-    """A network namespace with a veth pair to the root namespace (10.213.N.1/30 here, .2/30 inside,
-    the inside end with MTU 9000 and a fixed MAC) and a plain sshd (no ForceCommand) inside it.
-    Yields (sshd, inside interface name, its MAC); deletes everything afterwards."""
-    tag = secrets.token_hex(3)
-    ns, outside, inside = f"nicadv-ssh-{tag}", f"nsh{tag}", f"nse{tag}"
-    used = subprocess.run(["ip", "-4", "-o", "addr"], capture_output=True, text=True, timeout=10).stdout
-    net = next(f"10.213.{n}" for n in range(8, 250, 4) if f"10.213.{n}." not in used)
-    mac = "02:00:5e:00:53:" + tag[:2]
-    sshd = None
-    try:
-        _run("ip", "netns", "add", ns)
-        _run("ip", "link", "add", outside, "type", "veth", "peer", "name", inside, "netns", ns)
-        _run("ip", "addr", "add", f"{net}.1/30", "dev", outside)
-        _run("ip", "link", "set", outside, "up")
-        _run("ip", "-n", ns, "link", "set", inside, "address", mac, "mtu", "9000")
-        _run("ip", "-n", ns, "addr", "add", f"{net}.2/30", "dev", inside)
-        _run("ip", "-n", ns, "link", "set", inside, "up")
-        _run("ip", "-n", ns, "link", "set", "lo", "up")
-        sshd = H.Sshd(lab.base, lab.user.name, lab.authorized_keys, listen=f"{net}.2", port=2222, netns=ns).start()
-        yield sshd, inside, mac
-    finally:
-        if sshd is not None:
-            sshd.stop()
-        subprocess.run(["ip", "netns", "del", ns], check=False, timeout=20, capture_output=True)
-        subprocess.run(["ip", "link", "del", outside], check=False, timeout=20, capture_output=True)
+    """A namespace with a plain sshd inside, reached over a veth pair (see H.sshd_in_netns).
+    Yields (sshd, inside interface name, its MAC)."""
+    with H.sshd_in_netns(lab.base, lab.user.name, lab.authorized_keys, "ssh", 8) as found:
+        yield found

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import contextlib
 import secrets
 import shutil
 import signal
@@ -204,3 +205,37 @@ def personality_command(captures: Path, behaviour: Path | None = None, latency_m
     if latency_ms:
         cmd += f" --latency-ms {latency_ms:g}"
     return cmd
+
+
+@contextlib.contextmanager
+def sshd_in_netns(base: Path, user: str, authorized_keys: Path, prefix: str, first_subnet: int, **sshd_kw):
+    """A network namespace joined to this one by a veth pair (10.213.N.1/30 outside, .2/30 inside; the
+    inside end with MTU 9000 and a fixed MAC) with a plain sshd (no ForceCommand) listening inside on
+    port 2222. Yields (sshd, inside interface name, its MAC); deletes everything afterwards.
+    ``prefix`` names the namespace (``nicadv-<prefix>-<tag>``); ``first_subnet`` is the first N tried."""
+    tag = secrets.token_hex(3)
+    ns, outside, inside = f"nicadv-{prefix}-{tag}", f"n{prefix[:2]}o{tag}", f"n{prefix[:2]}i{tag}"
+    used = subprocess.run(["ip", "-4", "-o", "addr"], capture_output=True, text=True, timeout=10).stdout
+    net = next(f"10.213.{n}" for n in range(first_subnet, 250, 4) if f"10.213.{n}." not in used)
+    mac = "02:00:5e:00:53:" + tag[:2]
+
+    def run(*argv: str) -> None:
+        subprocess.run(list(argv), check=True, timeout=20, capture_output=True)
+
+    sshd = None
+    try:
+        run("ip", "netns", "add", ns)
+        run("ip", "link", "add", outside, "type", "veth", "peer", "name", inside, "netns", ns)
+        run("ip", "addr", "add", f"{net}.1/30", "dev", outside)
+        run("ip", "link", "set", outside, "up")
+        run("ip", "-n", ns, "link", "set", inside, "address", mac, "mtu", "9000")
+        run("ip", "-n", ns, "addr", "add", f"{net}.2/30", "dev", inside)
+        run("ip", "-n", ns, "link", "set", inside, "up")
+        run("ip", "-n", ns, "link", "set", "lo", "up")
+        sshd = Sshd(base, user, authorized_keys, listen=f"{net}.2", port=2222, netns=ns, **sshd_kw).start()
+        yield sshd, inside, mac
+    finally:
+        if sshd is not None:
+            sshd.stop()
+        subprocess.run(["ip", "netns", "del", ns], check=False, timeout=20, capture_output=True)
+        subprocess.run(["ip", "link", "del", outside], check=False, timeout=20, capture_output=True)
