@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 for b in benchmarks/*.py; do
   echo "== $b --smoke"
-  python3 "$b" --smoke
+  "${PY:-python3}" "$b" --smoke
 done

@@ -5,11 +5,16 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 bash packaging/setup-debian.sh
+py=python3
+if [ -x "$here/.venv/bin/python" ]; then   # Debian's externally managed python3: see setup-debian.sh
+  export PATH="$here/.venv/bin:$PATH"
+  py="$here/.venv/bin/python"
+fi
 export QT_QPA_PLATFORM=offscreen
 export PATH="$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin:$PATH"
 lint-imports --config pyproject.toml
 status=0
-python3 -m pytest -p no:cacheprovider "$@" || status=$?
+"$py" -m pytest -p no:cacheprovider "$@" || status=$?
 if [ "$status" -eq 5 ]; then echo "no tests collected" >&2; exit 1; fi
 if [ "$status" -ne 0 ]; then exit "$status"; fi
-if [ -x benchmarks/smoke.sh ]; then bash benchmarks/smoke.sh; fi
+if [ -x benchmarks/smoke.sh ]; then PY="$py" bash benchmarks/smoke.sh; fi
