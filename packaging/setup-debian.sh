@@ -51,6 +51,11 @@ if [ "$py" != python3 ]; then
   done
 fi
 
+# A menu entry for the wizard on desktops.
+if [ -d /usr/share/applications ]; then
+  $SUDO install -m 0644 "$here/packaging/nic-advisor.desktop" /usr/share/applications/nic-advisor.desktop
+fi
+
 # govmomi's vCenter simulator and govc, for the live-vCenter tests and benchmarks/inventory
 # (built from the Go module proxy; needs Go >= 1.21: Debian 12's golang-go is older, use its backports).
 command -v go >/dev/null 2>&1 || $SUDO apt-get install -y -q --no-install-recommends golang-go || true
