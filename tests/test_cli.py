@@ -110,3 +110,27 @@ def demo_host(name):
     from nicadvisor.paths import demo_lab_dir
 
     return demo_lab_dir() / name
+
+
+def test_nothing_readable_is_not_rated_and_exits_2(tmp_path, capsys):
+    from capturetools import CAPTURES
+
+    host = tmp_path / "bad2" / "h"
+    host.mkdir(parents=True)
+    text = (CAPTURES / "esxi_esxcli_nic_list_x550_ixgben_e810_icen_100g.txt").read_text()
+    (host / "cut.txt").write_text(text[: text.index("vmnic0") + 3])  # cut inside the first row
+    code = main(["audit", "--quiet", "--no-history", "--capture", str(host.parent), "--json", str(tmp_path / "a.json"),
+                 "--pdf", str(tmp_path / "a.pdf")])
+    assert code == 2
+    assert "not rated" in capsys.readouterr().err
+    assert json.loads((tmp_path / "a.json").read_text())["summary"]["ready"] is False
+    assert "NOT RATED" in PdfReader(tmp_path / "a.pdf").pages[0].extract_text()
+
+
+def test_unwritable_report_is_an_input_error(tmp_path, capsys):
+    from nicadvisor.paths import demo_lab_dir
+
+    code = main(["audit", "--quiet", "--no-history", "--capture", str(demo_lab_dir() / "linux-igb-mfd"),
+                 "--json", "/proc/nope/x.json"])
+    assert code == 2
+    assert "nic-advisor: cannot write /proc/nope" in capsys.readouterr().err

@@ -1,8 +1,8 @@
 """``nic-advisor``: the command line. Everything the wizard does also runs headless here.
 
 Exit codes of ``audit`` (and ``demo``): 0 = ready (no finding of error severity), 1 = at least one
-finding of error severity, 2 = input or usage error (nothing could be audited, a path does not exist,
-bad arguments). ``bench`` exits 0 when every test ran, 2 when none could.
+finding of error severity, 2 = input or usage error (no physical NIC could be read from the inputs,
+bad arguments, a report that cannot be written). ``bench`` exits 0 when every test ran, 2 when none could.
 """
 from __future__ import annotations
 
@@ -39,16 +39,22 @@ def _print_audit(audit, out=None) -> None:
 def _exit_code(audit) -> int:
     from nicadvisor.model import Severity
 
-    if not audit.hosts:
+    if not audit.rated:  # nothing readable: neither ready nor not ready
         return EXIT_INPUT
     return EXIT_FINDINGS if any(f.severity is Severity.ERROR for f in audit.findings) else EXIT_READY
 
 
-def _export(audit, args) -> None:
+def _export(audit, args) -> bool:
+    """Write the requested reports; False (with the reason on stderr) when one cannot be written."""
     from nicadvisor.services.export import export_audit
 
-    for path in export_audit(audit, pdf=args.pdf, json=args.json, csv=args.csv):
-        print(f"wrote {path}")
+    try:
+        for path in export_audit(audit, pdf=args.pdf, json=args.json, csv=args.csv):
+            print(f"wrote {path}")
+    except OSError as exc:
+        print(f"nic-advisor: cannot write {exc.filename or 'the report'}: {exc.strerror or exc}", file=sys.stderr)
+        return False
+    return True
 
 
 def cmd_audit(args) -> int:
@@ -66,9 +72,6 @@ def cmd_audit(args) -> int:
     except LiveArgsError as exc:
         print(f"nic-advisor audit: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    missing = [p for p in args.capture or [] if not Path(p).exists()]
-    for p in missing:
-        print(f"nic-advisor audit: {p}: no such file or folder", file=sys.stderr)
     request = AuditRequest(demo=args.demo, capture_paths=tuple(args.capture or ()), local=args.local,
                            ask_host_key=ask_host_key_on_terminal, save_captures=args.save_captures, **live)
     store = None if args.no_history else _open_store()
@@ -84,8 +87,11 @@ def cmd_audit(args) -> int:
         if store is not None:
             store.close()
     _print_audit(audit)
-    _export(audit, args)
-    return EXIT_INPUT if missing and not audit.hosts else _exit_code(audit)
+    if not _export(audit, args):
+        return EXIT_INPUT
+    if not audit.rated:
+        print("nic-advisor audit: no physical NIC could be read from the inputs (not rated)", file=sys.stderr)
+    return _exit_code(audit)
 
 
 def _open_store():
@@ -125,7 +131,8 @@ def _history(store, args, AuditNotFound) -> int:
         print(exc, file=sys.stderr)
         return EXIT_INPUT
     _print_audit(audit)
-    _export(audit, args)
+    if not _export(audit, args):
+        return EXIT_INPUT
     return _exit_code(audit)
 
 

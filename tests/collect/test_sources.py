@@ -3,6 +3,7 @@ problems that name the file, and never stops the rest of the audit."""
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import tarfile
 from pathlib import Path
@@ -140,3 +141,41 @@ def test_old_bundle_with_nic_data_only_in_nicinfo(tmp_path):
     assert vmnic2.driver == "be2net" and vmnic2.link_speed_mbps == 4000 and vmnic2.mtu == 1500
     assert vmnic2.evidence["driver"].source.endswith(".tgz:commands/nicinfo.sh.txt")
     assert vmnic2.evidence["driver"].command == "nicinfo.sh"
+
+
+def test_truncated_bundle_keeps_what_was_readable_and_the_rest_of_the_audit(tmp_path):
+    vs = FIXTURES / "vm-support"
+    full = tmp_path / "full.tgz"
+    with tarfile.open(full, "w:gz") as tar:
+        root = "esx-h2-2020-01-01--10.00/"
+        _member(tar, root + "commands/vmware_-vl.txt", _body(vs / "bundle_commands_vmware_-vl.txt_esxi510_elatov.txt"))
+        # incompressible filler after it, so that cutting the file leaves the first member intact
+        _member(tar, root + "commands/zz-filler.txt", os.urandom(100_000))
+    data = full.read_bytes()
+    bundle = tmp_path / "esx-h2-2020-01-01--10.00.tgz"
+    bundle.write_bytes(data[: len(data) // 2])
+    good = tmp_path / "esx-good"
+    good.mkdir()
+    shutil.copy(CAPTURES / VSWITCH, good)
+    groups, problems = gather([bundle, good])
+    names = {g.name for g in groups}
+    assert names == {"h2", "esx-good"}
+    h2 = next(g for g in groups if g.name == "h2")
+    assert [c.command for c in h2.captures] == ["vmware -vl"]
+    assert any("truncated or corrupt" in p.message for p in h2.problems)
+    (tmp_path / "junk.tgz").write_bytes(data[:40])
+    _, problems = gather([tmp_path / "junk.tgz"])
+    assert "truncated or corrupt" in problems[0].message or "not a readable .tgz" in problems[0].message
+
+
+def test_powershell_encodings_are_read(tmp_path):
+    """PowerShell 5.1 redirects as UTF-16 with a BOM, PowerShell 7 / Notepad may add a UTF-8 BOM."""
+    text = (CAPTURES / "esxi_powercli_esxcli_nic_list_bnx2x_qlogic57810.txt").read_text()
+    (tmp_path / "h").mkdir()
+    (tmp_path / "h" / "utf16.txt").write_bytes(text.encode("utf-16"))
+    (tmp_path / "h" / "bom8.txt").write_bytes(text.encode("utf-8-sig"))
+    groups, problems = gather([tmp_path / "h"])
+    assert problems == [] and len(groups[0].captures) == 2
+    assert groups[0].captures[0].text == groups[0].captures[1].text
+    host, _, _ = assemble_host(groups[0])
+    assert host.pnics and all(p.driver for p in host.pnics)

@@ -114,7 +114,7 @@ def test_pdf_without_benchmarks_or_problems_and_ready(tmp_path):
 
 def test_pdf_of_an_empty_audit(tmp_path):
     text, pages = _text(write_pdf(Audit(created_at="2026-11-21T10:00:00+00:00"), tmp_path / "e.pdf"))
-    assert "NOT READY" in text and "no host was audited" in text
+    assert "NOT RATED" in text and "no physical NIC could be read" in text
     assert "No inputs were recorded." in text
     assert "page 1 of" in pages[0]
 

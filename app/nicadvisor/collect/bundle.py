@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import tarfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,6 +98,7 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
     Returns (captures, skipped) where ``skipped`` lists members that could not be read.
     Raises BundleError naming ``path`` when it is not a tar/gzip archive or holds no ``commands/``.
     """
+    truncated = ""
     if path.is_dir():
         files = {str(p.relative_to(path)): p for p in path.rglob("*") if p.is_file()}
         rel = _strip_root(list(files))
@@ -106,9 +108,18 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
     else:
         try:
             tar = tarfile.open(path, "r:*")
-        except (tarfile.TarError, OSError) as exc:
+        except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
             raise BundleError(f"{path}: not a vm-support bundle (not a readable .tgz archive: {exc})") from exc
-        infos = {m.name: m for m in tar.getmembers() if m.isfile()}
+        infos: dict[str, tarfile.TarInfo] = {}
+        try:
+            for m in tar:
+                if m.isfile():
+                    infos[m.name] = m
+        except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+            if not infos:
+                raise BundleError(f"{path}: truncated or corrupt vm-support bundle: {exc}") from exc
+            truncated = (f"{path}: the archive is truncated or corrupt after {len(infos)} files ({exc}); "
+                         "the files before that point were read")
         rel = _strip_root(list(infos))
         def read(member: str) -> bytes:
             f = tar.extractfile(infos[member])
@@ -125,14 +136,14 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
         base = re.sub(r"\.FRAG-\d{5}$", "", r)
         groups.setdefault(base, []).append(m)
     captures: list[Capture] = []
-    skipped: list[str] = []
+    skipped: list[str] = [truncated] if truncated else []
     for base, parts in sorted(groups.items()):
         command = command_for(base)
         if command is None:
             continue
         try:
             data = b"".join(read(p) for p in sorted(parts))
-        except (OSError, tarfile.TarError, EOFError) as exc:
+        except (OSError, tarfile.TarError, EOFError, zlib.error) as exc:
             skipped.append(f"{path}:{base}: unreadable ({exc})")
             continue
         captures.append(Capture(source=f"{path}:{base}", command=command,

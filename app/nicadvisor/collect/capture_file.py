@@ -26,13 +26,16 @@ class Capture:
 
 
 def parse_capture_text(source: str, data: bytes) -> Capture:
-    """Split a capture's bytes into header and output.
+    """Split a capture's bytes into header and output (UTF-8, UTF-8 with BOM, or UTF-16 with BOM).
 
     Raises CaptureError naming ``source`` for binary data or a missing ``# command:`` header.
     """
-    if b"\x00" in data[:8192]:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with BOM: PowerShell 5.1's default redirection
+        text = data.decode("utf-16", errors="replace")
+    elif b"\x00" in data[:8192]:
         raise CaptureError(f"{source}: binary data, not a command capture")
-    text = data.decode("utf-8", errors="replace")
+    else:
+        text = data.decode("utf-8-sig", errors="replace")
     headers: dict[str, list[str]] = {}
     lines = text.splitlines(keepends=True)
     body_start = 0

@@ -257,6 +257,12 @@ class Audit:
     created_at: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
 
     @property
+    def rated(self) -> bool:
+        """True when at least one physical (or not known to be pseudo) pNIC was read: only then can the
+        audit call the hosts ready or not; an audit that understood nothing is "not rated"."""
+        return any(p.is_physical is not False for h in self.hosts for p in h.pnics)
+
+    @property
     def worst_severity(self) -> Severity | None:
         """The most severe finding's severity, or None without findings."""
         if not self.findings:

@@ -97,8 +97,8 @@ def summarize(audit: Audit) -> dict[str, Any]:
     """Counts for the cover page and the JSON ``summary``.
 
     ``pnics`` counts ports that are physical or of unknown kind, ``pseudo_devices`` those with
-    ``is_physical`` False (``vusb0``, bonds, VLAN devices). ``ready`` is True when at least one host was
-    audited and no finding has severity ``error``.
+    ``is_physical`` False (``vusb0``, bonds, VLAN devices). ``ready`` is True when at least one physical
+    pNIC was read (:attr:`Audit.rated`) and no finding has severity ``error``.
     """
     all_pnics = [p for h in audit.hosts for p in h.pnics]
     pseudo = sum(1 for p in all_pnics if p.is_physical is False)
@@ -110,7 +110,7 @@ def summarize(audit: Audit) -> dict[str, Any]:
         "errors": counts[Severity.ERROR],
         "warnings": counts[Severity.WARNING],
         "infos": counts[Severity.INFO],
-        "ready": bool(audit.hosts) and counts[Severity.ERROR] == 0,
+        "ready": audit.rated and counts[Severity.ERROR] == 0,
     }
 
 

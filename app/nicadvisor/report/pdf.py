@@ -292,16 +292,17 @@ def _cover(audit: Audit, title: str, fonts: _Fonts, st: _Styles) -> list[Any]:
                            f"{_clean(__version__, fonts)}", st.body))
     story.append(Spacer(1, 4 * mm))
     ready = summary["ready"]
-    verdict_status = "pass" if ready else "fail"
+    verdict_status = "pass" if ready else ("fail" if audit.rated else "unknown")
     ink = STATUS_INK[verdict_status].hexval()[2:]
     if ready:
         why = "no error findings"
-    elif not audit.hosts:
-        why = "no host was audited"
+    elif not audit.rated:
+        why = "no physical NIC could be read from the inputs: see the inputs not understood"
     else:
         why = f"{summary['errors']} error finding(s) to fix first"
+    word = "READY" if ready else ("NOT READY" if audit.rated else "NOT RATED")
     verdict = (f'<font color="#{ink}">{fonts.sym(STATUS_SYMBOL[verdict_status])} '
-               f'{"READY" if ready else "NOT READY"}</font> for the NSX Geneve overlay '
+               f'{word}</font> for the NSX Geneve overlay '
                f'<font name="{fonts.regular}" size="10">({_clean(why, fonts)})</font>')
     story.append(Paragraph(verdict, st.verdict))
     story.append(Spacer(1, 3 * mm))
