@@ -138,3 +138,14 @@ def test_pcie_bandwidth():
     assert pcie_bandwidth_gbps(2.5, 1) == 2.0
     assert pcie_bandwidth_gbps(None, 8) is None
     assert pcie_bandwidth_gbps(7.0, 8) is None
+
+
+def test_a_typo_in_a_fact_name_is_refused_with_its_line(tmp_path):
+    with pytest.raises(RuleError, match=r"bad\.yaml:7: rule x: condition names unknown fact\(s\) mtux for pnic"):
+        load_rule_file(_write(tmp_path, GOOD.replace("mtu != null and mtu < 1600", "mtux != null and mtux < 1600")))
+    with pytest.raises(RuleError, match=r"bad\.yaml:8: rule x: message names unknown fact\(s\) mtuu"):
+        load_rule_file(_write(tmp_path, GOOD.replace('"mtu ${mtu}"', '"mtu ${mtuu}"')))
+    # derived facts of the context are known too
+    ok = load_rule_file(_write(tmp_path, GOOD.replace("mtu != null and mtu < 1600",
+                                                      "switch_mtu != null and module_options['RSS'] == null")))
+    assert ok[0].id == "x"

@@ -13,9 +13,30 @@ Every field of the object (``PhysicalNic``, ``VmkernelNic``, ``Switch``, ``Host`
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from nicadvisor.model import Host, PhysicalNic
+from nicadvisor.model import Host, PhysicalNic, Switch, VmkernelNic
+
+HOST_FACTS = ("host_name", "host_kind", "host_version")
+# The derived facts each kind of object adds to its own fields (keep in step with the functions below):
+# a rule that names anything else is refused when it loads (a typo would otherwise never match).
+EXTRA_FACTS: dict[str, tuple[str, ...]] = {
+    "pnic": HOST_FACTS + ("switch_name", "switch_kind", "switch_mtu", "switch_ens_mode", "module_version",
+                          "module_options", "link_speed_gbps", "pcie_bandwidth_gbps", "pcie_bandwidth_capable_gbps",
+                          "ports_line_rate_gbps", "has_tep"),
+    "vmknic": HOST_FACTS,
+    "switch": HOST_FACTS,
+    "host": HOST_FACTS,
+}
+_OBJECTS = {"pnic": PhysicalNic, "vmknic": VmkernelNic, "switch": Switch, "host": Host}
+
+
+def known_facts(applies_to: str) -> frozenset[str]:
+    """Every name a condition or message of a rule on ``applies_to`` objects may use."""
+    fields = {f.name for f in dataclasses.fields(_OBJECTS[applies_to])} - {"evidence", "pnics", "vmknics",
+                                                                          "switches", "modules", "inputs"}
+    return frozenset(fields | set(EXTRA_FACTS[applies_to]))
 
 # Usable data rate per PCIe lane in Gbit/s after line encoding: Gen1/2 use 8b/10b, Gen3-5 128b/130b
 # (PCI Express Base Specification; the NSX-T reference rounds Gen3 x8 to "64Gbps":

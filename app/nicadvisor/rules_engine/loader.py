@@ -9,6 +9,7 @@ compiled at load time so a syntax error is reported with its file and line, neve
 from __future__ import annotations
 
 import json
+import string
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import yaml
 
 from nicadvisor.model import Severity
 from nicadvisor.paths import rules_dir
+from nicadvisor.rules_engine.context import known_facts
 
 _SCHEMA = json.loads((Path(__file__).with_name("rule.schema.json")).read_text(encoding="utf-8"))
 CONTEXT = rule_engine.Context(default_value=None)
@@ -65,6 +67,27 @@ def _line_of(node: yaml.Node, path: list) -> int:
     return node.start_mark.line + 1
 
 
+def _condition_names(compiled: rule_engine.Rule) -> set[str]:
+    """The top-level symbols a compiled condition reads (``mtu``, ``module_options`` …)."""
+    names: set[str] = set()
+
+    def walk(node: object) -> None:
+        if isinstance(node, rule_engine.ast.SymbolExpression):
+            if node.scope is None:
+                names.add(node.name)
+            return
+        children = list(getattr(node, "__dict__", {}).values())
+        for cls in type(node).__mro__:  # most expression classes keep their operands in __slots__
+            children += [getattr(node, slot) for slot in getattr(cls, "__slots__", ()) if hasattr(node, slot)]
+        for value in children:
+            for v in value if isinstance(value, (list, tuple)) else (value,):
+                if isinstance(v, (rule_engine.ast.ExpressionBase, rule_engine.ast.Statement)):
+                    walk(v)
+
+    walk(compiled.statement)
+    return names
+
+
 def load_rule_file(path: Path) -> list[Rule]:
     """Load, validate and compile one rule file. Raises RuleError (``path:line: message``)."""
     text = path.read_text(encoding="utf-8")
@@ -85,11 +108,21 @@ def load_rule_file(path: Path) -> list[Rule]:
     rules = []
     for i, item in enumerate(data["rules"]):
         line = _line_of(node, ["rules", i])
+        known = known_facts(item["applies_to"])
         try:
             compiled = rule_engine.Rule(item["condition"], context=CONTEXT)
         except rule_engine.errors.EngineError as exc:
             cline = _line_of(node, ["rules", i, "condition"])
             raise RuleError(f"{path}:{cline}: rule {item['id']}: bad condition {item['condition']!r}: {exc}") from exc
+        for key, names in (("condition", _condition_names(compiled)),
+                           ("message", string.Template(item["message"]).get_identifiers()),
+                           ("recommendation", string.Template(item["recommendation"]).get_identifiers()),
+                           ("evidence", item.get("evidence", []))):
+            unknown = sorted(set(names) - known)
+            if unknown:
+                kline = _line_of(node, ["rules", i, key])
+                raise RuleError(f"{path}:{kline}: rule {item['id']}: {key} names unknown fact(s) "
+                                f"{', '.join(unknown)} for {item['applies_to']} (see rules/README.md)")
         rules.append(Rule(
             id=item["id"], title=item["title"], severity=Severity(item["severity"]),
             applies_to=item["applies_to"], category=item["category"], condition=item["condition"],
