@@ -179,3 +179,14 @@ def test_powershell_encodings_are_read(tmp_path):
     assert groups[0].captures[0].text == groups[0].captures[1].text
     host, _, _ = assemble_host(groups[0])
     assert host.pnics and all(p.driver for p in host.pnics)
+
+
+def test_facts_of_another_pci_function_under_the_same_name_are_kept_apart():
+    """Real capture whose 'esxcli hardware pci list' record names vmnic1 at 0000:03:00.0 (a Pensando PF) while
+    the esxcfg-nics table above it has vmnic1 at 0000:65:00.1 (an X550T): the IDs must not be mixed."""
+    groups, _ = gather([CAPTURES / "esxi_g_esxcfg-nics_-l_and_esxcli_hardware_pci_list_ionic_en_esxi67_pensando-guide.txt"])
+    host, problems, _ = assemble_host(groups[0])
+    vmnic1 = host.pnic("vmnic1")
+    assert vmnic1.pci_address == "0000:65:00.1" and vmnic1.driver == "ixgbe"
+    assert vmnic1.vid is None and vmnic1.did is None, "the Pensando IDs belong to 0000:03:00.0"
+    assert any(p.message.startswith("conflict: vmnic1 pci_address is '0000:65:00.1'") for p in problems)

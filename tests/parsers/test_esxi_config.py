@@ -286,7 +286,9 @@ def test_vmkping_message_too_long():
     assert r.records == [{"kind": "vmkping", "size": 1500, "df": True, "target": "192.168.6.1", "sent": 3,
                           "received": 0, "loss_pct": 100.0, "error": "Message too long",
                           "interface": None, "netstack": None}]
-    assert not r.vmknics and not r.host
+    assert not r.vmknics
+    assert r.host["mtu_path_ok"].value is False  # -d and "sendto() failed (Message too long)"
+    assert r.host["mtu_path_ok"].line == "PING 192.168.6.1 (192.168.6.1): 1500 data bytes\nsendto() failed (Message too long)"
 
 
 # --- robustness: never raise on cut or foreign text -----------------------------------------------

@@ -59,6 +59,28 @@ def test_ethtool_i_esxi41_indented_with_prompt():
     }}
 
 
+def test_ethtool_i_real_physical_ports_get_no_software_device_note():
+    for name in ("linux_ethtool-i_ice_e810_fw4.51.txt", "linux_ethtool-i_igb_enp2s0.txt"):
+        assert not any("bond/VLAN" in n for r in parse_capture(name) for n in r.notes)
+
+
+@pytest.mark.parametrize("driver", ["bonding", "802.1Q VLAN Support", "bridge", "veth", "team", "macvlan"])
+def test_ethtool_i_software_devices_are_not_physical_format_only(driver):
+    # FORMAT-ONLY: there is no real `ethtool -i bond0` / VLAN capture in shared/fixtures. The text is the
+    # real igb capture with its `driver:` value replaced and `bus-info:` emptied (as bonds print it).
+    from capturetools import capture_path
+    lines = capture_path("linux_ethtool-i_igb_enp2s0.txt").read_text(encoding="utf-8").splitlines()
+    body = [ln for ln in lines if not ln.startswith("#")]
+    body = [f"driver: {driver}" if ln.startswith("driver:") else "bus-info:" if ln.startswith("bus-info:") else ln
+            for ln in body]
+    r = PARSERS["-i"]("\n".join(body), CommandLine.parse("ethtool -i bond0"))
+    f = r.pnics["bond0"]
+    assert f["is_physical"].value is False and f["is_physical"].line == f"driver: {driver}"
+    assert f["driver"].value == driver and "pci_address" not in f
+    stacked = driver in ("bonding", "802.1Q VLAN Support", "team", "macvlan")
+    assert any("features read on a bond/VLAN: audit its member ports" in n for n in r.notes) is stacked
+
+
 # --- ethtool -k ------------------------------------------------------------------------------------
 
 def test_ethtool_k_ice_flattened_geneve_keys():

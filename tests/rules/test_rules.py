@@ -149,3 +149,84 @@ def test_a_typo_in_a_fact_name_is_refused_with_its_line(tmp_path):
     ok = load_rule_file(_write(tmp_path, GOOD.replace("mtu != null and mtu < 1600",
                                                       "switch_mtu != null and module_options['RSS'] == null")))
     assert ok[0].id == "x"
+
+
+# --- review fixes: Linux twins, paravirtual wording, TEP-aware switch MTU, MTU path test --------------------
+
+def _linux_host():
+    h = Host(name="lnx", kind="linux")
+    n = PhysicalNic(name="em1")
+    for k, v in dict(mtu=1500, coalesce_adaptive_rx=False, coalesce_rx_usecs=12, is_physical=True,
+                     driver="virtio_net", is_virtual_uplink=True).items():
+        n.set_fact(k, v, Evidence("ethtool -c em1", f"line for {k}", "test"))
+    h.pnics.append(n)
+    return h
+
+
+def test_linux_hosts_get_linux_advice_not_esxi_advice():
+    by = {f.rule_id: f for f in evaluate(load_rules(), [_linux_host()])}
+    assert "coalescing-on" not in by and "pnic-mtu-below-1600" not in by
+    coal = by["linux-coalescing-on"]
+    assert "ethtool -C em1 adaptive-rx off rx-usecs 0" in coal.recommendation and "esxcli" not in coal.recommendation
+    mtu = by["linux-pnic-mtu-below-1600"]
+    assert mtu.severity is Severity.ERROR
+    assert "ip link set em1 mtu 9000" in mtu.recommendation and "ping -M do -s 8972" in mtu.recommendation
+    assert "vmkping" not in mtu.recommendation and "vSwitch" not in mtu.recommendation
+    virt = by["virtual-uplink-offload"]
+    assert "paravirtual NIC (virtio_net)" in virt.message and "vmxnet3" not in virt.message
+
+
+def test_esxi_hosts_keep_esxi_advice():
+    by = {f.rule_id: f for f in evaluate(load_rules(), [_host()])}
+    assert "linux-pnic-mtu-below-1600" not in by
+    assert "vmkping -d -s 8972" in by["pnic-mtu-below-1600"].recommendation
+
+
+def _tep_host(tep_switch):
+    h = _host()
+    sw1 = Switch(name="vDS-Transport")
+    sw1.set_fact("mtu", 1500, _ev("vDS-Transport 1500"))
+    h.switches.append(sw1)
+    tep = h.vmknics[0]
+    if tep_switch:
+        tep.set_fact("switch", tep_switch, _ev(f"vmk10 {tep_switch}"))
+    return h
+
+
+def test_switch_mtu_error_only_on_the_tep_switch_when_the_tep_switch_is_known():
+    by = {(f.rule_id, f.target): f for f in evaluate(load_rules(), [_tep_host("vDS-Transport")])}
+    assert ("switch-mtu-below-1600", "esx1/vDS-Transport") in by
+    assert ("switch-mtu-below-1600", "esx1/vSwitch0") not in by
+    info = by[("switch-mtu-below-1700-no-tep", "esx1/vSwitch0")]
+    assert info.severity is Severity.INFO and "carries no TEP" in info.message
+    # TEP switch unknown: every switch stays strict
+    by = {(f.rule_id, f.target) for f in evaluate(load_rules(), [_tep_host(None)])}
+    assert {("switch-mtu-below-1600", "esx1/vDS-Transport"), ("switch-mtu-below-1600", "esx1/vSwitch0")} <= by
+    assert not any(r == "switch-mtu-below-1700-no-tep" for r, _ in by)
+
+
+def _demo_audit(host_dir):
+    from nicadvisor.services.audit import DEMO_LAB, AuditRequest, run_audit
+    return run_audit(AuditRequest(capture_paths=(str(DEMO_LAB / host_dir),)))
+
+
+def test_demo_sio4_nsxv_only_the_transport_vds_is_held_to_the_overlay_mtu():
+    # esxi-sio4-nsxv: TEP vmk2 (netstack vxlan) is on vDS-C-Transport (MTU 1600); vSwitch0, dvSwitch and
+    # DSwitch have MTU 1500 and carry management/iSCSI/VM traffic only.
+    found = {(f.rule_id, f.target.split("/")[-1]): f.severity for f in _demo_audit("esxi-sio4-nsxv").findings}
+    assert found[("switch-mtu-below-1700", "vDS-C-Transport")] is Severity.WARNING
+    for sw in ("vSwitch0", "dvSwitch", "DSwitch"):
+        assert ("switch-mtu-below-1600", sw) not in found
+        assert found[("switch-mtu-below-1700-no-tep", sw)] is Severity.INFO
+
+
+def test_demo_vcf9_nested_reports_the_failed_mtu_path_test():
+    # esxi_vmkping-d_message_too_long_mtu_mismatch.txt: vmkping -d -s 1500 → sendto() failed (Message too long)
+    audit = _demo_audit("esxi-vcf9-nested")
+    host = audit.hosts[0]
+    assert host.mtu_path_ok is False
+    f = next(f for f in audit.findings if f.rule_id == "mtu-path-test-failed")
+    assert f.severity is Severity.ERROR and f.target == "esxi-vcf9-nested"
+    assert "sendto() failed (Message too long)" in f.message and "1500 data bytes" in f.message
+    assert f.evidence[0].line == "PING 192.168.6.1 (192.168.6.1): 1500 data bytes\nsendto() failed (Message too long)"
+    assert f.references == ("nsx-t-performance-on-intel.txt §1.5 Checking MTU on an ESXi Host",)

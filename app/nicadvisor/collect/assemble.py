@@ -66,13 +66,13 @@ def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tu
             parsed.append((cap, r))
             for note in r.notes:
                 problems.append(InputProblem(cap.source, f"partly understood: {note}", cap.command))
-            _apply(host, r, cap, by_pci)
+            _apply(host, r, cap, by_pci, problems)
     for cap, r in inputs.parsed:
         host.inputs.append(cap.source)
         parsed.append((cap, r))
         for note in r.notes:
             problems.append(InputProblem(cap.source, f"note: {note}", cap.command))
-        _apply(host, r, cap, by_pci)
+        _apply(host, r, cap, by_pci, problems)
     _join_pci_facts(host, by_pci)
     host.pnics.sort(key=lambda p: natural_key(p.name))
     host.vmknics.sort(key=lambda v: natural_key(v.name))
@@ -87,9 +87,16 @@ def _get(items: list, cls, name: str):
     return obj
 
 
-def _apply(host: Host, r: ParseResult, cap: Capture, by_pci: dict) -> None:
+def _apply(host: Host, r: ParseResult, cap: Capture, by_pci: dict, problems: list[InputProblem]) -> None:
     def ev(f: Fact) -> Evidence:
         return Evidence(command=cap.command, line=f.line, source=cap.source)
+
+    def conflict(obj, name: str, new, f: Fact) -> None:
+        old = obj.evidence.get(name)
+        problems.append(InputProblem(
+            cap.source, f"conflict: {getattr(obj, 'name', '')} {name} is {getattr(obj, name)!r} in "
+                        f"{old.source if old else 'an earlier output'} but {new!r} here ({f.line.strip()[:120]}); "
+                        "the first value is kept", cap.command))
 
     for key, facts in r.pnics.items():
         if key.startswith("pci:"):
@@ -98,24 +105,38 @@ def _apply(host: Host, r: ParseResult, cap: Capture, by_pci: dict) -> None:
                 slot.setdefault(name, (f, ev(f)))
             continue
         pnic = _get(host.pnics, PhysicalNic, key)
+        addr = facts.get("pci_address")
+        if addr is not None and pnic.pci_address is not None and addr.value != pnic.pci_address:
+            # the output describes another PCI function under this name (different capture moments or
+            # hosts): its facts belong to that address, not to this pNIC
+            conflict(pnic, "pci_address", addr.value, addr)
+            slot = by_pci.setdefault(addr.value, {})
+            for name, f in facts.items():
+                if name != "pci_address":
+                    slot.setdefault(name, (f, ev(f)))
+            continue
         for name, f in facts.items():
-            _set(pnic, name, f.value, ev(f))
+            _set(pnic, name, f.value, ev(f), lambda n, v, f=f: conflict(pnic, n, v, f))
     for table, items, cls in ((r.vmknics, host.vmknics, VmkernelNic), (r.switches, host.switches, Switch),
                               (r.modules, host.modules, KernelModule)):
         for key, facts in table.items():
             obj = _get(items, cls, key)
             for name, f in facts.items():
-                _set(obj, name, f.value, ev(f))
+                _set(obj, name, f.value, ev(f), lambda n, v, f=f, obj=obj: conflict(obj, n, v, f))
     for name, f in r.host.items():
         if name != "name":
-            _set(host, name, f.value, ev(f))
+            _set(host, name, f.value, ev(f), lambda n, v, f=f: conflict(host, n, v, f))
 
 
-def _set(obj, name: str, value, evidence: Evidence) -> None:
-    """set_fact, ignoring field names the model does not have (a parser may read more than the model holds)."""
+def _set(obj, name: str, value, evidence: Evidence, on_conflict=None) -> None:
+    """set_fact, ignoring field names the model does not have (a parser may read more than the model holds);
+    ``on_conflict(name, value)`` is called when a known fact gets a different value from a later output."""
     if name in _FIELDS.setdefault(type(obj), {f.name for f in dataclasses.fields(obj)}):
         if name == "duplex" and isinstance(value, str):
             value = value.lower()  # "Full" (esxcli) and "full" (sysfs) are one value
+        known = getattr(obj, name)
+        if known is not None and value is not None and known != value and on_conflict is not None:
+            on_conflict(name, value)
         obj.set_fact(name, value, evidence)
 
 

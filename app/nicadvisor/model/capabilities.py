@@ -14,11 +14,14 @@ from nicadvisor.model.entities import Evidence, Finding, Host, PhysicalNic, Seve
 
 @dataclass(frozen=True)
 class Capability:
-    """A matrix column: ``key`` (= rule ``category``), header ``title``, pNIC ``facts`` it shows."""
+    """A matrix column: ``key`` (= rule ``category``), header ``title``, pNIC ``facts`` it shows.
+    ``confirmed_by``: a finding id that must be present for the cell to pass (else it is ``unknown``),
+    for columns whose facts alone prove nothing (a driver name is no compatibility statement)."""
 
     key: str
     title: str
     facts: tuple[str, ...]
+    confirmed_by: str | None = None
 
 
 CAPABILITIES: tuple[Capability, ...] = (
@@ -30,7 +33,7 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability("ens", "ENS / EDP", ("ens_capable", "ens_enabled", "ens_mode")),
     Capability("pcie", "PCIe link", ("pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable")),
     Capability("coalescing", "Coalescing", ("coalesce_adaptive_rx", "coalesce_rx_usecs")),
-    Capability("driver", "Driver / VCG", ("driver", "driver_version", "firmware_version")),
+    Capability("driver", "Driver / VCG", ("driver", "driver_version", "firmware_version"), confirmed_by="vcg-entries"),
 )
 
 PASS, WARN, FAIL, UNKNOWN = "pass", "warn", "fail", "unknown"
@@ -82,10 +85,12 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
         status = FAIL
     elif Severity.WARNING in severities:
         status = WARN
-    elif known:
+    elif known and (cap.confirmed_by is None or any(f.rule_id == cap.confirmed_by for f in mine)):
         status = PASS
     else:
         status = UNKNOWN
+        if known and cap.confirmed_by:
+            text += " · not in the compatibility database"
     return Cell(status=status, text=text, evidence=evidence, findings=mine)
 
 

@@ -160,7 +160,9 @@ class KernelModule(_WithEvidence):
 
 @dataclass
 class Host(_WithEvidence):
-    """An audited host. ``kind`` is ``esxi`` or ``linux``; ``inputs`` lists the sources read."""
+    """An audited host. ``kind`` is ``esxi`` or ``linux``; ``inputs`` lists the sources read.
+    ``mtu_path_ok`` is False when a ``vmkping -d`` MTU path test failed (its evidence is the error line),
+    True when one passed, None when none was read."""
 
     name: str
     kind: str | None = None
@@ -171,6 +173,7 @@ class Host(_WithEvidence):
     switches: list[Switch] = field(default_factory=list)
     modules: list[KernelModule] = field(default_factory=list)
     inputs: list[str] = field(default_factory=list)
+    mtu_path_ok: bool | None = None
     evidence: dict[str, Evidence] = field(default_factory=dict)
 
     def pnic(self, name: str) -> PhysicalNic | None:

@@ -54,8 +54,13 @@ def parse_vmkping(text: str, cmd: CommandLine) -> ParseResult:
     line), "df": bool (-d given), "target": host, "sent": int, "received": int, "loss_pct": float,
     "error": "Message too long" (from ``sendto() failed (…)``) or None, "interface": vmkN from -I or
     None, "netstack": from ``++netstack=`` or None}``. ``sent``/``received``/``loss_pct`` are None when
-    the statistics line is missing. No vmknic or host fact is recorded: the output names neither
-    (the interface named by ``-I`` is kept in the record). Never raises.
+    the statistics line is missing. No vmknic fact is recorded: the output names none (the interface
+    named by ``-I`` is kept in the record). Host fact ``mtu_path_ok`` (nic-data-sources.md §5):
+    False when ``-d`` was given and a ``sendto() failed (…)`` error was printed, evidence = the ``PING``
+    line and the first error line (``esxi_vmkping-d_message_too_long_mtu_mismatch.txt``); True when
+    ``-d`` was given, the payload is at least 1572 bytes (a 1600-byte frame) and replies came back
+    without error. A plain timeout (100 % loss, no error) leaves it unknown: it may be a path MTU drop
+    or an unreachable peer. Never raises.
     """
     result = ParseResult(family="vmkping")
     facts = _argv_facts(cmd.argv)
@@ -80,6 +85,12 @@ def parse_vmkping(text: str, cmd: CommandLine) -> ParseResult:
         "interface": facts["interface"],
         "netstack": facts["netstack"],
     })
+    if facts["df"] and err:
+        raw = "\n".join(m.group(0).strip() for m in (ping, err) if m)
+        result.host_fact("mtu_path_ok", False, raw)
+    elif (facts["df"] and stats and int(stats.group("recv")) > 0 and isinstance(facts["size"], int)
+          and facts["size"] >= 1572):
+        result.host_fact("mtu_path_ok", True, "\n".join(m.group(0).strip() for m in (ping, stats) if m))
     if not stats:
         result.notes.append("vmkping: no 'packets transmitted' statistics line (output truncated?)")
     return result

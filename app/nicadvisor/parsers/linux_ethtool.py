@@ -14,8 +14,8 @@ Facts (fields of :class:`nicadvisor.model.PhysicalNic`), sources in nic-data-sou
 
 * ``-i``: ``driver``, ``driver_version`` (``version:`` as printed — for in-tree drivers this is the
   kernel release, §14 item 22), ``firmware_version``, ``pci_address`` (``bus-info`` normalised to
-  ``0000:bb:dd.f``) and ``is_physical`` True when ``bus-info`` is a PCI address;
-  ``is_virtual_uplink`` True for the paravirtual drivers ``virtio_net``, ``vmxnet3``, ``hv_netvsc``.
+  ``0000:bb:dd.f``) and ``is_physical`` True when ``bus-info`` is a PCI address, False for bonds,
+  VLAN devices, bridges, veth & co. (§14 item 12); ``is_virtual_uplink`` True for the paravirtual drivers ``virtio_net``, ``vmxnet3``, ``hv_netvsc``.
 * ``-k``: ``tso`` (tcp-segmentation-offload), ``lro`` (large-receive-offload), ``geneve_offload`` and
   ``vxlan_offload`` (tx-udp_tnl-segmentation, else tx-udp_tnl-csum-segmentation: UDP-tunnel TSO covers
   both encapsulations), ``geneve_rx_filter`` (rx-udp_tunnel-port-offload). The value is the feature's
@@ -55,6 +55,13 @@ _PROMPT_RE = re.compile(r"^\s*(?:\[[^\]]*\]|~\s*#|[\w.@:~/-]*[#$])(?:\s+(?P<cmd>
 _ECHO_ETHTOOL_RE = re.compile(r"(?:^|/)ethtool\s+(?P<args>.*)$")
 
 _PARAVIRTUAL_DRIVERS = {"virtio_net", "vmxnet3", "hv_netvsc"}
+# ``driver:`` of software (non-PCI) net devices in ``ethtool -i``: bonds, VLAN devices, bridges, veth, …
+# Their offload flags are propagated from (or unrelated to) the member ports (nic-data-sources.md §14 item 12).
+_SOFTWARE_DRIVERS = {"bonding", "802.1q vlan support", "bridge", "veth", "team", "macvlan", "ipvlan", "tun",
+                     "dummy", "ifb", "vxlan", "geneve"}
+# Devices stacked on physical ports: their features must be read on the member ports instead.
+_STACKED_DRIVERS = {"bonding", "802.1q vlan support", "team", "macvlan", "ipvlan"}
+SOFTWARE_DEVICE_NOTE = "features read on a bond/VLAN: audit its member ports"
 
 Segment = tuple[str | None, str, list[str]]  # (key, header line, block lines incl. the rest of the header line)
 
@@ -163,6 +170,10 @@ def parse_ethtool_i(text: str, cmd: CommandLine) -> ParseResult:
     Records ``driver``, ``driver_version`` (the ``version:`` line as printed), ``firmware_version``
     (``N/A``/empty → unset), ``pci_address`` and ``is_physical`` True when ``bus-info`` is a PCI address
     (``0000:63:00.0``), and ``is_virtual_uplink`` True for virtio_net/vmxnet3/hv_netvsc.
+    ``is_physical`` is False for software devices (driver ``bonding``, ``802.1Q VLAN Support``, bridge, veth,
+    team, macvlan, ipvlan, tun, dummy, ifb, vxlan, geneve: nic-data-sources.md §14 item 12), with the note
+    :data:`SOFTWARE_DEVICE_NOTE` for devices stacked on physical ports (bond, VLAN, team, macvlan, ipvlan); the
+    driver line is the evidence.
     Captures: ``linux_ethtool-i_ice_e810_fw4.51.txt``, ``linux_ethtool-i_igb_enp2s0.txt``,
     ``esxi_g_ethtool_-i_ixgbe_esxi41_elatov.txt`` (ESXi 4.1, indented, with prompt). Never raises.
     """
@@ -180,6 +191,10 @@ def parse_ethtool_i(text: str, cmd: CommandLine) -> ParseResult:
                 result.pnic(key, "driver", v, raw.strip())
                 if v in _PARAVIRTUAL_DRIVERS:
                     result.pnic(key, "is_virtual_uplink", True, raw.strip())
+                if v.lower() in _SOFTWARE_DRIVERS:
+                    result.pnic(key, "is_physical", False, raw.strip())
+                if v.lower() in _STACKED_DRIVERS:
+                    result.notes.append(f"{key}: driver {v!r} is a software device, not a pNIC; {SOFTWARE_DEVICE_NOTE}")
             elif k == "version":
                 result.pnic(key, "driver_version", v, raw.strip())
             elif k == "firmware-version":

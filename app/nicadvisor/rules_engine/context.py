@@ -9,7 +9,10 @@ Every field of the object (``PhysicalNic``, ``VmkernelNic``, ``Switch``, ``Host`
   (usable PCIe bandwidth of the negotiated / capable link in Gbit/s, see :func:`pcie_bandwidth_gbps`),
   ``ports_line_rate_gbps`` (sum of the link speeds of all ports of the same PCIe device, Gbit/s),
   ``has_tep`` (the host has an NSX TEP vmknic);
-* vmknics: ``is_tep`` is already a field.
+* vmknics: ``is_tep`` is already a field;
+* switches: ``has_tep`` (the host has an NSX TEP vmknic) and ``carries_tep`` (see :func:`carries_tep`);
+* host: ``mtu_path_error`` (the raw lines of a failed vmkping MTU path test, the evidence of
+  ``mtu_path_ok == false``, joined with `` / ``; None otherwise).
 """
 from __future__ import annotations
 
@@ -26,8 +29,8 @@ EXTRA_FACTS: dict[str, tuple[str, ...]] = {
                           "module_options", "link_speed_gbps", "pcie_bandwidth_gbps", "pcie_bandwidth_capable_gbps",
                           "ports_line_rate_gbps", "has_tep"),
     "vmknic": HOST_FACTS,
-    "switch": HOST_FACTS,
-    "host": HOST_FACTS,
+    "switch": HOST_FACTS + ("carries_tep", "has_tep"),
+    "host": HOST_FACTS + ("mtu_path_error",),
 }
 _OBJECTS = {"pnic": PhysicalNic, "vmknic": VmkernelNic, "switch": Switch, "host": Host}
 
@@ -86,10 +89,32 @@ def pnic_context(host: Host, pnic: PhysicalNic) -> dict[str, Any]:
     return ctx
 
 
+def carries_tep(host: Host, switch: Switch) -> bool | None:
+    """Whether ``switch`` carries an NSX TEP vmknic of ``host``.
+
+    True when a vmknic with ``is_tep`` names this switch; False when the host has TEP vmknics and every
+    one of them names another switch (the switch only carries management, storage or VM traffic);
+    None when the host has no known TEP or a TEP's switch is unknown (topology unknown: rules stay strict).
+    """
+    teps = [v for v in host.vmknics if v.is_tep]
+    if any(v.switch == switch.name for v in teps):
+        return True
+    if teps and all(v.switch for v in teps):
+        return False
+    return None
+
+
 def object_context(host: Host, obj: Any) -> dict[str, Any]:
-    """Context for a vmknic, switch or the host itself."""
+    """Context for a vmknic, switch or the host itself (switch and host facts as in the module docstring)."""
     ctx = dict(obj.facts())
     for k in ("pnics", "vmknics", "switches", "modules", "inputs"):
         ctx.pop(k, None)
     ctx.update(host_context(host))
+    if isinstance(obj, Switch):
+        ctx["has_tep"] = any(v.is_tep for v in host.vmknics)
+        ctx["carries_tep"] = carries_tep(host, obj)
+    elif isinstance(obj, Host):
+        ev = obj.evidence.get("mtu_path_ok")
+        failed = ev is not None and getattr(obj, "mtu_path_ok", None) is False
+        ctx["mtu_path_error"] = " / ".join(ev.line.splitlines()) if failed else None
     return ctx
