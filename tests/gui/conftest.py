@@ -26,18 +26,25 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture
 def make_wizard(qtbot):
-    """Factory: ``make_wizard(**kwargs)`` -> a shown NicAdvisorWizard (1200x800), shut down at teardown."""
-    from nicadvisor.gui.wizard import NicAdvisorWizard
+    """Factory: ``make_wizard(ready=True, **kwargs)`` -> a shown NicAdvisorWizard (1200x800), shut down at
+    teardown. With ``ready`` it waits for the start-up work of the workers (the keyring check, the history
+    opened), so that a test starts from a settled Connect page."""
+    from nicadvisor.gui.pages.connect import KEYRING_PENDING
+    from nicadvisor.gui.wizard import NicAdvisorWizard, PageId
 
     made = []
 
-    def factory(**kwargs):
+    def factory(ready: bool = True, **kwargs):
         wizard = NicAdvisorWizard(**kwargs)
         qtbot.addWidget(wizard)
         wizard.resize(1200, 800)
         wizard.show()
         qtbot.waitExposed(wizard)
         made.append(wizard)
+        if ready:
+            connect = wizard.pages[PageId.CONNECT]
+            qtbot.waitUntil(lambda: connect.keyring_problem != KEYRING_PENDING and not wizard.state.store_loading,
+                            timeout=10_000)
         return wizard
 
     yield factory

@@ -110,6 +110,7 @@ def test_history_that_cannot_be_opened(make_wizard, qtbot, tmp_path, screenshot)
     backend = dataclasses.replace(Backend.real(), open_store=lambda: _real_open_store(bad))
     wizard = make_wizard(backend=backend)
     connect = wizard.pages[PageId.CONNECT]
+    qtbot.waitUntil(lambda: not wizard.state.store_loading, timeout=10_000)  # opened on a worker
     assert wizard.state.store is None and "not a database" in wizard.state.store_problem
     assert connect.tabs.tabText(connect.history_tab) == "Past audits (unavailable)"
     text = connect.history.status.text()

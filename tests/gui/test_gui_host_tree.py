@@ -12,7 +12,7 @@ from pathlib import Path
 
 import keyring
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 
 HERE = Path(__file__).resolve().parent
 if str(HERE.parent / "live") not in sys.path:
@@ -186,6 +186,51 @@ def test_browse_refused_login_is_shown(make_wizard, qtbot, vcsim):
     assert editor.hosts.status.text() == f"✖ the hosts could not be listed: {result.message}"
     assert "not-the-password" not in editor.hosts.status.text()
     assert editor.hosts.browse_button.isEnabled()
+
+
+def test_esxcli_over_api_checkbox_reaches_the_collector(make_wizard, qtbot, vcsim):
+    """"also run esxcli through the vSphere API" → VcenterSpec.esxcli → VsphereTarget(esxcli=True): vcsim
+    implements no esxcli namespace, so the audit reports it per vCenter (the message checked against vcsim in
+    tests/live/test_vsphere_esxcli.py)."""
+    from nicadvisor.gui import probes
+    from nicadvisor.gui.widgets.target_editor import ESXCLI_TEXT
+
+    wizard = make_wizard(store=None)
+    connect = wizard.pages[PageId.CONNECT]
+    editor = connect.vcenter_editor
+    assert editor.esxcli.text() == ESXCLI_TEXT == "also run esxcli through the vSphere API (locked-down hosts)"
+    assert not editor.esxcli.isChecked()
+    editor.url.setText(f"https://127.0.0.1:{vcsim.port}")
+    editor.user.setText(vcsimtools.USER)
+    editor.password.setText(vcsimtools.PASSWORD)
+    editor.thumbprint.setText(fetch_thumbprint("127.0.0.1", vcsim.port, 10))
+    editor.cluster.setText("DC0_C0")
+    qtbot.mouseClick(editor.esxcli, LEFT, pos=QPoint(6, editor.esxcli.height() // 2))  # on the box itself
+    spec = editor.add_from_form()
+    assert spec is not None and spec.esxcli is True
+    assert not editor.esxcli.isChecked()  # the form was cleared
+    assert editor.table.item(0, editor.COLUMNS.index("esxcli")).text() == "via API"
+    assert probes.vsphere_target(spec, "pw").esxcli is True
+    editor.table.selectRow(0)
+    assert editor.esxcli.isChecked()  # the form follows the selected target
+    key = spec.key()
+    editor.esxcli.setChecked(False)
+    editor.update_selected()
+    assert wizard.state.vcenters[0].esxcli is False and wizard.state.vcenters[0].key() != key  # audited again
+    assert editor.table.item(0, editor.COLUMNS.index("esxcli")).text() == "no"
+    editor.esxcli.setChecked(True)
+    editor.update_selected()
+
+    discover = wizard.pages[PageId.DISCOVER]
+    with qtbot.waitSignal(discover.sig_audit_done, timeout=60_000) as blocker:
+        wizard.next()
+    audit = blocker.args[0]
+    assert sorted(h.name for h in audit.hosts) == ["DC0_C0_H0", "DC0_C0_H1"]
+    label = f"127.0.0.1:{vcsim.port}"
+    expected = (f"vCenter {label}: esxcli over the vSphere API (esxcli network nic list, esxcli network nic get, "
+                "esxcli network nic coalesce get, esxcli system module parameters list) not available on 2 "
+                "host(s): MethodNotFound (RetrieveManagedMethodExecuter)")
+    assert any(text.endswith(expected) for text in discover.problem_texts()), discover.problem_texts()
 
 
 # --- the scope mapping, on a hand-made tree ------------------------------------------------------------

@@ -128,7 +128,7 @@ def test_vcenter_trust_dialog_then_audit(make_wizard, qtbot, tmp_path, vcsim, us
     assert connect.live_radio.isChecked() and next_enabled(wizard)  # adding a target selects Live
     assert editor.password.text() == ""  # the form is cleared; the password is nowhere on screen
     shown = [editor.table.item(0, c).text() for c in range(len(editor.COLUMNS))]
-    assert shown == [url, vcsimtools.USER, "all hosts", "entered, saved in keyring", "system CA store"]
+    assert shown == [url, vcsimtools.USER, "all hosts", "no", "entered, saved in keyring", "system CA store"]
     assert vcsimtools.PASSWORD not in repr(spec)
 
     # Test connection: vcsim's certificate is self-signed → the trust dialog shows its SHA-256 thumbprint.
@@ -155,7 +155,7 @@ def test_vcenter_trust_dialog_then_audit(make_wizard, qtbot, tmp_path, vcsim, us
     assert f"pinned (SHA-256 {expected})" in spec.status
     assert "password saved in the OS keyring" in result.notes
     assert mem.data == {(f"nic-advisor/vcenter:127.0.0.1:{vcsim.port}", vcsimtools.USER): vcsimtools.PASSWORD}
-    assert editor.table.item(0, 4).text().startswith("pinned " + expected[:11])
+    assert editor.table.item(0, editor.COLUMNS.index("Certificate")).text().startswith("pinned " + expected[:11])
     # a successful test also lists the vCenter's hosts (the tree beside the table: every host checked)
     qtbot.waitUntil(lambda: spec.inventory is not None, timeout=30_000)
     assert editor.table.item(0, 2).text() == "all hosts (2)"
@@ -199,7 +199,7 @@ def test_vcenter_trust_dialog_then_audit(make_wizard, qtbot, tmp_path, vcsim, us
     assert wizard.state.vcenters[0].password == vcsimtools.PASSWORD  # kept in memory when the field is empty
 
 
-def test_keyring_not_secure_disables_remember(make_wizard, use_keyring):
+def test_keyring_not_secure_disables_remember(make_wizard, qtbot, use_keyring):
     use_keyring(keyring.backends.fail.Keyring())
     wizard = make_wizard(store=None)
     connect = wizard.pages[PageId.CONNECT]

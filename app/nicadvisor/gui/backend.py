@@ -2,8 +2,8 @@
 
 :meth:`Backend.real` binds the real services (imported lazily, so the GUI modules import even when a
 service is being reworked); tests may pass a Backend of their own. Every callable here is blocking and
-is only ever called from a worker thread (:mod:`nicadvisor.gui.tasks`), except ``open_store``, called
-once at start-up.
+is only ever called from a worker thread (:mod:`nicadvisor.gui.tasks`), ``open_store`` included (the
+wizard opens the history on a worker at start-up).
 """
 from __future__ import annotations
 
@@ -27,8 +27,9 @@ class Backend:
               ask_host_key=None, store=None) -> nicadvisor.model.Audit
             (``nicadvisor.services.audit.run_audit``; raises a ``Cancelled`` when cancel is set; with a
             ``store`` the audit is written to the history as it runs and ``audit.history_id`` is set).
-        bench(path, duration_s, progress, cancel) -> BenchReport(results, problems)
-            (``nicadvisor.services.bench.run_quick_bench``; path "loopback" or "netns"; seconds).
+        bench(path, duration_s, progress, cancel, rate_mbit=None) -> BenchReport(results, problems)
+            (``nicadvisor.services.bench.run_quick_bench``; path "loopback" or "netns"; seconds; ``rate_mbit``:
+            shape the netns veth with tc tbf to this many Mbit/s, which gives TCP_STREAM its expected value).
         export(audit, pdf, json, csv) -> list[Path]
             (``nicadvisor.services.export.export_audit``; paths may be None).
         open_store() -> (AuditStore | None, problem: str)
@@ -65,10 +66,11 @@ def _real_audit(demo: bool, capture_paths: tuple[str, ...], local: bool, progres
     return run_audit(request, progress=progress, cancel=cancel, store=store)
 
 
-def _real_bench(path: str, duration_s: float, progress: ProgressFn, cancel: threading.Event) -> Any:
+def _real_bench(path: str, duration_s: float, progress: ProgressFn, cancel: threading.Event,
+                rate_mbit: int | None = None) -> Any:
     from nicadvisor.services.bench import BenchRequest, run_quick_bench
 
-    request = BenchRequest(path=path, duration_s=duration_s)
+    request = BenchRequest(path=path, duration_s=duration_s, rate_mbit=rate_mbit)
     return run_quick_bench(request, progress, cancel)
 
 

@@ -85,12 +85,13 @@ def resolve_password(spec: VcenterSpec | SshSpec | NsxSpec, user: str) -> tuple[
 # --- collector targets ---------------------------------------------------------------------------
 
 def vsphere_target(spec: VcenterSpec, password: str) -> Any:
-    """The ``VsphereTarget`` of ``spec``. Raises ValueError for a bad URL."""
+    """The ``VsphereTarget`` of ``spec`` (``esxcli=spec.esxcli``: esxcli through the vSphere API too).
+    Raises ValueError for a bad URL."""
     from nicadvisor.collect.vsphere import VsphereTarget
 
     return VsphereTarget.from_url(spec.url, spec.user, password, thumbprint=spec.thumbprint or None,
                                   datacenter=spec.datacenter or None, cluster=spec.cluster or None,
-                                  host_names=tuple(spec.host_names))
+                                  host_names=tuple(spec.host_names), esxcli=bool(spec.esxcli))
 
 
 def ssh_target(spec: SshSpec, password: str | None) -> Any:

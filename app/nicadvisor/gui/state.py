@@ -97,6 +97,8 @@ class VcenterSpec(HttpsSpec):
     Attributes:
         datacenter, cluster: optional scope (names as vCenter shows them), empty for all.
         host_names: optional scope: HostSystem names (``VsphereTarget.host_names``), empty for all.
+        esxcli: also run esxcli through the vSphere API on every host (``VsphereTarget.esxcli``: nic list,
+            coalesce, nic get per pNIC, module parameters per driver), for locked-down hosts without SSH.
         inventory: the datacenter → cluster → host tree read by "Browse hosts"
             (``nicadvisor.collect.vsphere.InventoryNode`` list), None until read. Not part of :meth:`key`.
     """
@@ -104,6 +106,7 @@ class VcenterSpec(HttpsSpec):
     datacenter: str = ""
     cluster: str = ""
     host_names: tuple[str, ...] = ()
+    esxcli: bool = False
     inventory: list | None = field(default=None, repr=False)
 
     kind_label = "vCenter"
@@ -112,7 +115,8 @@ class VcenterSpec(HttpsSpec):
 
     def key(self) -> tuple:
         """Identity for "did the input change" (no secret)."""
-        return ("vcenter", self.url, self.user, self.datacenter, self.cluster, self.thumbprint, self.host_names)
+        return ("vcenter", self.url, self.user, self.datacenter, self.cluster, self.thumbprint, self.host_names,
+                self.esxcli)
 
 
 @dataclass(eq=False)
@@ -202,6 +206,7 @@ class WizardState:
         exported: paths written by the last export.
         store: the ``nicadvisor.store.AuditStore`` (audit history), None when it could not be opened.
         store_problem: why the history could not be opened (shown on the Connect page), else "".
+        store_loading: True while the wizard opens the history on a worker (``store`` is None meanwhile).
         known_hosts: the ``KnownHosts`` SSH host-key store (None: the app's default file).
     """
 
@@ -216,6 +221,7 @@ class WizardState:
     exported: list[Path] = field(default_factory=list)
     store: Any = None
     store_problem: str = ""
+    store_loading: bool = False
     known_hosts: Any = None
 
     def live_specs(self) -> list[VcenterSpec | SshSpec | NsxSpec]:

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import enum
+from typing import Any
 
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QSize, Signal, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QWidget, QWizard
 
@@ -15,7 +16,7 @@ from nicadvisor.gui.pages.export import ExportPage
 from nicadvisor.gui.pages.findings import FindingsPage
 from nicadvisor.gui.pages.inspect import InspectPage
 from nicadvisor.gui.state import Source, WizardState
-from nicadvisor.gui.tasks import TaskRunner
+from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
 
 DEFAULT_STORE = object()
@@ -38,10 +39,13 @@ class NicAdvisorWizard(QWizard):
     and a :class:`Backend`.
 
     The audit history (``nicadvisor.store.AuditStore``) is opened once here: ``store`` is an open store,
-    None (run without history), or :data:`DEFAULT_STORE` (``backend.open_store()``: the default file; when
-    it cannot be opened the wizard runs without history and the Connect page says why). A store the
-    wizard opened itself is closed by :meth:`shutdown`. ``known_hosts`` is the SSH host-key store
-    (``nicadvisor.collect.known_hosts.KnownHosts``; None: the app's default file).
+    None (run without history), or :data:`DEFAULT_STORE` (``backend.open_store()``: the default file, opened
+    and migrated on a worker thread — never on the GUI thread; ``state.store_loading`` is True and the Past
+    audits tab says "History loading…" until it returns, then :attr:`sig_store_ready` is emitted; when it
+    cannot be opened the wizard runs without history and the Connect page says why). An audit started
+    before the history is open is not saved in it. A store the wizard opened itself is closed by
+    :meth:`shutdown`. ``known_hosts`` is the SSH host-key store (``nicadvisor.collect.known_hosts.KnownHosts``;
+    None: the app's default file).
 
     Attributes:
         state: the shared wizard state.
@@ -49,7 +53,14 @@ class NicAdvisorWizard(QWizard):
         backend: the service callables (the real services unless one is injected).
         asker: answers first-contact SSH host-key questions of worker threads with a dialog.
         pages: page objects by :class:`PageId`.
+        store_handle: the task opening the default history (None when ``store`` was given).
+
+    Signals:
+        sig_store_ready(): the default history was opened on its worker (``state.store`` set) or could not be
+            (``state.store`` None, ``state.store_problem`` says why).
     """
+
+    sig_store_ready = Signal()
 
     def __init__(self, backend: Backend | None = None, source: Source = Source.DEMO,
                  capture_paths: tuple[str, ...] = (), parent: QWidget | None = None,
@@ -58,8 +69,11 @@ class NicAdvisorWizard(QWizard):
         self.state = WizardState(source=source, capture_paths=tuple(capture_paths), known_hosts=known_hosts)
         self.backend = backend or Backend.real()
         self._owns_store = store is DEFAULT_STORE
+        self._closed = False
+        self._opened: list[tuple[Any, str]] = []  # what the store worker returned, until the GUI thread takes it
+        self.store_handle: TaskHandle | None = None
         if store is DEFAULT_STORE:
-            self.state.store, self.state.store_problem = self.backend.open_store()
+            self.state.store, self.state.store_problem, self.state.store_loading = None, "", True
         else:
             self.state.store = store
             self.state.store_problem = "" if store is not None else "no history file was given"
@@ -87,6 +101,45 @@ class NicAdvisorWizard(QWizard):
         discover = self.pages[PageId.DISCOVER]
         discover.sig_audit_done.connect(self._on_audit_done)
         self.resize(1200, 800)
+        if self._owns_store:
+            self.store_handle = self._open_store()
+
+    # --- the audit history, opened on a worker ----------------------------------------------------------
+    def _open_store(self) -> TaskHandle:
+        """Open (and migrate) the default history with ``backend.open_store`` on a worker."""
+        open_store, opened = self.backend.open_store, self._opened
+
+        def task(_progress, _cancel):
+            result = open_store()
+            opened.append(result)  # so that shutdown can close it if the answer never reaches the GUI thread
+            return result
+
+        handle = self.runner.prepare("history-open", task)
+        handle.sig_finished.connect(self._on_store_opened)
+        handle.sig_failed.connect(self._on_store_failed)
+        self.runner.start(handle)
+        return handle
+
+    @Slot(object)
+    def _on_store_opened(self, result: Any) -> None:
+        self._opened.clear()
+        store, problem = result
+        if self._closed:  # the wizard was shut down meanwhile: nobody will close it later
+            if store is not None:
+                store.close()
+            return
+        self._store_ready(store, problem)
+
+    @Slot(str)
+    def _on_store_failed(self, message: str) -> None:
+        self._opened.clear()
+        if not self._closed:
+            self._store_ready(None, f"the history could not be opened: {message}")
+
+    def _store_ready(self, store: Any, problem: str) -> None:
+        self.state.store, self.state.store_problem, self.state.store_loading = store, problem, False
+        self.pages[PageId.CONNECT].store_ready()
+        self.sig_store_ready.emit()
 
     def _on_audit_done(self, _audit: object) -> None:
         connect = self.pages[PageId.CONNECT]
@@ -101,9 +154,15 @@ class NicAdvisorWizard(QWizard):
         ``deadline_ms``); then close the history store the wizard opened. True if every worker ended."""
         self.asker.close()
         ended = self.runner.shutdown(deadline_ms)
-        if ended and self._owns_store and self.state.store is not None:
-            self.state.store.close()
-            self.state.store = None
+        if ended and self._owns_store and not self._closed:
+            self._closed = True
+            for store, _problem in self._opened:  # opened, but its answer is still queued for the GUI thread
+                if store is not None:
+                    store.close()
+            self._opened.clear()
+            if self.state.store is not None:
+                self.state.store.close()
+            self.state.store, self.state.store_loading = None, False
             self.state.store_problem = "the wizard was closed"
         return ended
 

@@ -5,8 +5,8 @@ from typing import Any
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
-    QButtonGroup, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QRadioButton, QTableWidgetItem,
-    QVBoxLayout, QWidget,
+    QButtonGroup, QCheckBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QRadioButton, QSpinBox,
+    QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
 from nicadvisor.gui.backend import Backend
@@ -43,7 +43,11 @@ def expected_text(result: Any) -> tuple[str, str]:
 class BenchmarkPage(TaskPage):
     """Runs ``backend.bench`` (netperf/iperf3 TCP_STREAM and TCP_RR) on a worker; optional page.
 
-    Charts: measured vs expected throughput (TCP_STREAM, Gbit/s) and latency (TCP_RR, µs).
+    Charts: measured vs expected throughput (TCP_STREAM, Gbit/s) and latency (TCP_RR, µs). TCP_STREAM has an
+    expected value only on a shaped namespace path: on the netns path, "shape the namespace link to N Mbit/s"
+    (:attr:`shape_box`, :attr:`rate`) passes ``rate_mbit=N`` (``BenchRequest.rate_mbit``, a tc tbf on the
+    veth), and the expectation follows from N (``nicadvisor.bench.expected``); loopback and an unshaped veth
+    have no line rate, hence no expected throughput.
 
     Signals:
         sig_bench_done(object): the benchmark finished; carries the BenchReport.
@@ -79,6 +83,14 @@ class BenchmarkPage(TaskPage):
         self.duration.setSingleStep(1.0)
         self.duration.setValue(2.0)
         self.duration.setSuffix(" s per test")
+        self.shape_box = QCheckBox("shape the namespace link to")
+        self.shape_box.setToolTip("tc tbf on the veth pair (BenchRequest.rate_mbit): TCP_STREAM then has an "
+                                  "expected value to compare with; netns path only")
+        self.rate = QSpinBox()
+        self.rate.setRange(1, 100_000)
+        self.rate.setSingleStep(100)
+        self.rate.setValue(1000)
+        self.rate.setSuffix(" Mbit/s (tc tbf)")
         self.run_button = QPushButton("Run quick benchmark")
         self.run_button.setDefault(False)
         self.run_button.setAutoDefault(False)
@@ -91,6 +103,13 @@ class BenchmarkPage(TaskPage):
         options.addWidget(QLabel("Duration:"))
         options.addWidget(self.duration)
         options.addWidget(self.run_button)
+        shaping = QHBoxLayout()
+        shaping.addSpacing(24)  # under the namespace path it belongs to
+        shaping.addWidget(self.shape_box)
+        shaping.addWidget(self.rate)
+        shaping.addWidget(QLabel("<i>gives TCP_STREAM an expected value (loopback and an unshaped veth have no "
+                                 "line rate)</i>"))
+        shaping.addStretch(1)
 
         self.problems = message_label(selectable=True)
 
@@ -114,12 +133,16 @@ class BenchmarkPage(TaskPage):
 
         layout = QVBoxLayout(self)
         layout.addLayout(options)
+        layout.addLayout(shaping)
         layout.addWidget(self.progress)
         layout.addWidget(self.problems)
         layout.addWidget(splitter(Qt.Orientation.Vertical, (charts, 1), (results, 1)), 1)
         self.run_button.clicked.connect(self.start_bench)
         self.table.currentCellChanged.connect(self._on_current_row_changed)
+        self.netns_radio.toggled.connect(self._update_shaping)
+        self.shape_box.toggled.connect(self._update_shaping)
         self._results: list[Any] = []
+        self._update_shaping()
 
     # --- wizard hooks ----------------------------------------------------------------------------
     def isComplete(self) -> bool:  # Qt override: optional page, but wait for (or cancel) a running test
@@ -133,20 +156,35 @@ class BenchmarkPage(TaskPage):
         """``"netns"`` or ``"loopback"``, as the radio buttons say."""
         return "netns" if self.netns_radio.isChecked() else "loopback"
 
+    def selected_rate(self) -> int | None:
+        """The tc tbf rate in Mbit/s for the netns path when shaping is ticked, else None (unshaped)."""
+        if self.netns_radio.isChecked() and self.shape_box.isChecked():
+            return int(self.rate.value())
+        return None
+
+    @Slot()
+    def _update_shaping(self) -> None:
+        """Shaping applies to the netns path only; the rate only when shaping is ticked."""
+        netns = self.netns_radio.isChecked()
+        self.shape_box.setEnabled(netns)
+        self.rate.setEnabled(netns and self.shape_box.isChecked())
+
     # --- task ------------------------------------------------------------------------------------
     @Slot()
     def start_bench(self) -> None:
         """Start the quick benchmark with the chosen path and duration (seconds per test)."""
         if self.task_running():
             return
-        path, duration = self.selected_path(), float(self.duration.value())
+        path, duration, rate = self.selected_path(), float(self.duration.value()), self.selected_rate()
         bench_fn = self.backend.bench
+        shaping = {"rate_mbit": rate} if rate is not None else {}
 
         def task(progress, cancel):
-            return bench_fn(path=path, duration_s=duration, progress=progress, cancel=cancel)
+            return bench_fn(path=path, duration_s=duration, progress=progress, cancel=cancel, **shaping)
 
         self.problems.setText("")
-        self.run_task(task, f"Running TCP_STREAM and TCP_RR on {path}, {duration:g} s each…")
+        where = f"{path} shaped to {rate} Mbit/s" if rate is not None else path
+        self.run_task(task, f"Running TCP_STREAM and TCP_RR on {where}, {duration:g} s each…")
 
     def task_finished(self, report: Any) -> Any:  # TaskPage hook
         self.state.bench_report = report

@@ -16,7 +16,7 @@ from nicadvisor.gui.state import Source, SshSpec, VcenterSpec, WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import CertificateTrustDialog, HostKeyAsker
 from nicadvisor.gui.widgets.history_panel import PastAuditsPanel
-from nicadvisor.gui.widgets.target_editor import NsxEditor, SshEditor, TargetEditor, VcenterEditor
+from nicadvisor.gui.widgets.target_editor import KEYRING_PENDING, NsxEditor, SshEditor, TargetEditor, VcenterEditor
 
 PATH_SEPARATOR = ";"
 
@@ -45,7 +45,8 @@ def split_paths(text: str) -> tuple[str, ...]:
 
 
 def _keyring_problem() -> str | None:
-    """Why the OS keyring cannot hold passwords (``nicadvisor.secrets.backend_problem``), or None."""
+    """Why the OS keyring cannot hold passwords (``nicadvisor.secrets.backend_problem``), or None. Blocking
+    (backend discovery may talk to D-Bus): worker thread only."""
     from nicadvisor.secrets import backend_problem
 
     return backend_problem()
@@ -62,17 +63,24 @@ class ConnectPage(QWizardPage):
     (``backend.browse_vcenter``) and shown with check boxes in the vCenter tab (:meth:`browse_hosts`).
     Opening a past audit loads it and goes straight to Inspect (:attr:`open_target_id`).
 
+    Nothing blocks the GUI thread at start-up: the keyring backend is discovered on a worker
+    (:meth:`check_keyring`; "Remember in OS keyring" stays disabled until it answers), and the audit history
+    is opened by the wizard on a worker (the Past audits tab says "History loading…" until
+    :meth:`store_ready`).
+
     Signals:
         sig_test_done(object, object): (spec, ProbeResult) of a finished Test connection.
         sig_hosts_listed(object, object): (VcenterSpec, InventoryResult) of a finished Browse hosts.
         sig_trust_dialog(object): a CertificateTrustDialog was opened.
         sig_history_opened(object): a past audit was loaded into ``state.audit``.
+        sig_keyring_checked(object): the keyring check ended; carries the problem (str) or None.
     """
 
     sig_test_done = Signal(object, object)
     sig_hosts_listed = Signal(object, object)
     sig_trust_dialog = Signal(object)
     sig_history_opened = Signal(object)
+    sig_keyring_checked = Signal(object)
 
     def __init__(self, state: WizardState, runner: TaskRunner | None = None, backend: Backend | None = None,
                  asker: HostKeyAsker | None = None, parent: QWidget | None = None) -> None:
@@ -121,11 +129,10 @@ class ConnectPage(QWizardPage):
         grid.setColumnMinimumWidth(0, 24)
         grid.setColumnStretch(1, 1)
 
-        keyring_problem = _keyring_problem()
-        self.keyring_problem = keyring_problem
-        self.vcenter_editor = VcenterEditor(state.vcenters, keyring_problem)
-        self.ssh_editor = SshEditor(state.ssh_hosts, keyring_problem)
-        self.nsx_editor = NsxEditor(state.nsx_managers, keyring_problem)
+        self.keyring_problem: str | None = KEYRING_PENDING
+        self.vcenter_editor = VcenterEditor(state.vcenters, KEYRING_PENDING)
+        self.ssh_editor = SshEditor(state.ssh_hosts, KEYRING_PENDING)
+        self.nsx_editor = NsxEditor(state.nsx_managers, KEYRING_PENDING)
         self.editors: tuple[TargetEditor, ...] = (self.vcenter_editor, self.ssh_editor, self.nsx_editor)
         self.history = PastAuditsPanel(state, self.runner)
 
@@ -172,6 +179,7 @@ class ConnectPage(QWizardPage):
         self._update_enabled()
         self._update_tab_titles()
         self.history.refresh()
+        self.keyring_handle = self.check_keyring()
 
     # --- state ---------------------------------------------------------------------------------
     def selected_source(self) -> Source:
@@ -230,10 +238,44 @@ class ConnectPage(QWizardPage):
                   f"NSX Manager ({len(self.state.nsx_managers)})")
         for i, title in enumerate(titles):
             self.tabs.setTabText(i, title)
-        if self.state.store is None:
+        if self.state.store_loading:
+            self.tabs.setTabText(self.history_tab, "Past audits (loading…)")
+        elif self.state.store is None:
             self.tabs.setTabText(self.history_tab, "Past audits (unavailable)")
         else:
             self.tabs.setTabText(self.history_tab, f"Past audits ({len(self.history.summaries)})")
+
+    def store_ready(self) -> None:
+        """The wizard finished opening the history (``state.store`` / ``store_problem`` set): list the past
+        audits, or say why there is no history."""
+        self.history.show_store_state()
+        self._update_tab_titles()
+
+    # --- keyring -------------------------------------------------------------------------------
+    def check_keyring(self) -> TaskHandle:
+        """Find out on a worker whether the OS keyring can hold passwords (``keyring.get_keyring()`` may
+        talk to D-Bus); the editors' "Remember in OS keyring" box and note follow when it answers."""
+        handle = self.runner.prepare("keyring", lambda _progress, _cancel: _keyring_problem())
+        handle.sig_finished.connect(self._on_keyring_checked)
+        handle.sig_failed.connect(self._on_keyring_failed)
+        handle.sig_cancelled.connect(self._on_keyring_cancelled)
+        self.runner.start(handle)
+        return handle
+
+    @Slot(object)
+    def _on_keyring_checked(self, problem: Any) -> None:
+        self.keyring_problem = problem if problem is None else str(problem)
+        for editor in self.editors:
+            editor.set_keyring_problem(self.keyring_problem)
+        self.sig_keyring_checked.emit(self.keyring_problem)
+
+    @Slot(str)
+    def _on_keyring_failed(self, message: str) -> None:
+        self._on_keyring_checked(f"the keyring check failed: {message}")
+
+    @Slot()
+    def _on_keyring_cancelled(self) -> None:
+        self._on_keyring_checked("the keyring check was cancelled")
 
     def refresh_targets(self) -> None:
         """Redraw the target lists (statuses changed by an audit)."""

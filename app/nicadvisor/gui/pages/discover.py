@@ -304,6 +304,8 @@ class DiscoverPage(TaskPage):
             saved = f" · saved in the history as audit #{audit.history_id}"
         elif self.state.store is None:
             saved = " · not saved (the audit history is not available)"
+        else:
+            saved = " · not saved (the audit history was still loading when the audit started)"
         self.summary.setText(esc(audit_summary(audit) + saved))
         self.hosts_progress.resize_name_column()
         self._fit_progress_box()

@@ -22,6 +22,7 @@ class MeasuredVsExpectedChart(pg.PlotWidget):
         self.unit = unit
         self.setTitle(title, color="#222222", size="10pt")
         self.setLabel("left", unit, color="#222222")
+        self.getAxis("left").enableAutoSIPrefix(False)  # the unit is fixed: no "Gbit/s (x0.001)" below 1 Gbit/s
         self.setMouseEnabled(x=False, y=False)
         self.hideButtons()
         self.setMenuEnabled(False)

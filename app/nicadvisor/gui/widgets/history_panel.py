@@ -60,8 +60,10 @@ class PastAuditsPanel(QWidget):
     """Lists ``state.store.list_audits()`` newest first: date, status, hosts, pNICs, errors, warnings, inputs.
 
     Open loads the selected audit (worker) and emits :attr:`sig_loaded`; Delete asks for confirmation
-    (:attr:`confirm_box`, opened non-blocking), then removes it. When the history could not be opened
-    (``state.store`` None) the panel says why and that audits run without history.
+    (:attr:`confirm_box`, opened non-blocking), then removes it. While the wizard opens the history on a
+    worker (``state.store_loading``) the panel says "History loading…"; when it could not be opened
+    (``state.store`` None) the panel says why and that audits run without history. :meth:`show_store_state`
+    redraws this once the store is known.
 
     Signals:
         sig_listed(int): the list was (re)read; carries the number of audits.
@@ -111,12 +113,28 @@ class PastAuditsPanel(QWidget):
         self.refresh_button.clicked.connect(self.refresh)
         self.table.itemSelectionChanged.connect(self._update_buttons)
         self.table.cellDoubleClicked.connect(lambda _r, _c: self.open_selected())
-        if state.store is None:
+        self._show_unavailable()
+        self._update_buttons()
+
+    def _show_unavailable(self) -> None:
+        """"History loading…" or why there is no history, while ``state.store`` is None; Refresh follows."""
+        state = self.state
+        self.refresh_button.setEnabled(state.store is not None)
+        if state.store is not None:
+            return
+        if state.store_loading:
+            self.status.setText("History loading…")
+        else:
             self.status.setText(f"<b style='color:#b00020'>The audit history is not available:</b> "
                                 f"{esc(state.store_problem or 'it could not be opened')}. Audits run without "
                                 "history (nothing is kept after the wizard closes).")
-            self.refresh_button.setEnabled(False)
+
+    def show_store_state(self) -> None:
+        """The history store is known now (opened, or not with ``state.store_problem``): list the past
+        audits (worker) or say why there are none."""
+        self._show_unavailable()
         self._update_buttons()
+        self.refresh()
 
     # --- helpers -----------------------------------------------------------------------------------
     def available(self) -> bool:

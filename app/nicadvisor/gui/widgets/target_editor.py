@@ -29,6 +29,10 @@ from nicadvisor.gui.widgets.host_tree import HostScopePanel
 
 KEYRING_NOTE = ("⚠ The OS keyring is not usable here ({why}): passwords will be asked every time — type them "
                 "in this session; they are kept in memory only and never written to disk.")
+KEYRING_PENDING = "checking the OS keyring…"
+"""``keyring_problem`` of an editor while the keyring backend is still being discovered on a worker: the
+"Remember in OS keyring" box stays disabled until :meth:`TargetEditor.set_keyring_problem` says."""
+ESXCLI_TEXT = "also run esxcli through the vSphere API (locked-down hosts)"
 STATUS_COLOURS = {"ok": "#1b5e20", "warn": "#8a5a00", "fail": "#b00020", "busy": "#1d4f91", "idle": "#444444"}
 
 
@@ -58,8 +62,11 @@ class TargetEditor(QWidget):
         specs: the state's list of specs, edited in place.
         table: one row per spec; the last column holds the row's Test connection button.
         error: red line for a form that cannot be added (bad URL, missing user…).
-        remember: the "Remember in OS keyring" check box (disabled when the keyring is not secure).
+        remember: the "Remember in OS keyring" check box (disabled when the keyring is not secure, and while
+            it is being checked: ``keyring_problem`` is :data:`KEYRING_PENDING`).
         keyring_note: visible note when the keyring is not secure.
+        keyring_problem: why the keyring cannot hold passwords, None when it can, :data:`KEYRING_PENDING` until
+            :meth:`set_keyring_problem` is called.
 
     Signals:
         sig_changed(): the list changed (added, updated, removed).
@@ -72,10 +79,10 @@ class TargetEditor(QWidget):
     COLUMNS: tuple[str, ...] = ()
     ADD_TEXT = "Add"
 
-    def __init__(self, specs: list, keyring_problem: str | None, parent: QWidget | None = None) -> None:
+    def __init__(self, specs: list, keyring_problem: str | None = KEYRING_PENDING,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.specs = specs
-        self.keyring_problem = keyring_problem
         self.test_buttons: list[QPushButton] = []
         self._busy: set[int] = set()
 
@@ -84,13 +91,7 @@ class TargetEditor(QWidget):
         self.password.setPlaceholderText("empty: use the password saved in the OS keyring")
         self.remember = QCheckBox("Remember in OS keyring")
         self.keyring_note = message_label(STATUS_COLOURS["warn"])
-        if keyring_problem:
-            self.remember.setEnabled(False)
-            self.remember.setToolTip(f"Not available: {keyring_problem}")
-            self.keyring_note.setText(KEYRING_NOTE.format(why=keyring_problem))
-        else:
-            self.remember.setToolTip("Save the password in the operating system's keyring (nowhere else)")
-            self.keyring_note.hide()
+        self.set_keyring_problem(keyring_problem)
 
         form = QGridLayout()
         form.setHorizontalSpacing(8)
@@ -127,6 +128,25 @@ class TargetEditor(QWidget):
         self.clear_button.clicked.connect(self.clear_form)
         self.table.itemSelectionChanged.connect(self._on_selection)
         self.refresh()
+
+    def set_keyring_problem(self, problem: str | None) -> None:
+        """Show what the keyring check found: None enables "Remember in OS keyring"; a reason disables it and
+        shows the note; :data:`KEYRING_PENDING` disables it until the check ends (no note)."""
+        self.keyring_problem = problem
+        if problem is None:
+            self.remember.setEnabled(True)
+            self.remember.setToolTip("Save the password in the operating system's keyring (nowhere else)")
+            self.keyring_note.hide()
+        elif problem == KEYRING_PENDING:
+            self.remember.setEnabled(False)
+            self.remember.setToolTip(f"Not available yet: {KEYRING_PENDING}")
+            self.keyring_note.hide()
+        else:
+            self.remember.setChecked(False)
+            self.remember.setEnabled(False)
+            self.remember.setToolTip(f"Not available: {problem}")
+            self.keyring_note.setText(KEYRING_NOTE.format(why=problem))
+            self.keyring_note.show()
 
     # --- subclass hooks ----------------------------------------------------------------------------
     def _build_form(self, grid: QGridLayout) -> None:
@@ -384,7 +404,7 @@ class VcenterEditor(HttpsTargetEditor):
         sig_scope_changed(object): the host tree changed the scope of a VcenterSpec.
     """
 
-    COLUMNS = ("vCenter", "User", "Scope", "Password", "Certificate")
+    COLUMNS = ("vCenter", "User", "Scope", "esxcli", "Password", "Certificate")
     ADD_TEXT = "Add vCenter"
     URL_PLACEHOLDER = "https://vcenter.example.com"
     USER_PLACEHOLDER = "administrator@vsphere.local"
@@ -399,6 +419,11 @@ class VcenterEditor(HttpsTargetEditor):
         self.datacenter = self._edit("optional: all datacenters")
         self.cluster = self._edit("optional: all clusters")
         self._form_row(grid, 2, ("Datacenter:", self.datacenter), ("Cluster:", self.cluster))
+        self.esxcli = QCheckBox(ESXCLI_TEXT)
+        self.esxcli.setToolTip("VsphereTarget(esxcli=True): per host, esxcli network nic list / coalesce / nic get "
+                               "and the driver module parameters through the vSphere API — for hosts in lockdown "
+                               "mode or without SSH. Slower: several calls per host.")
+        grid.addWidget(self.esxcli, 4, 1, 1, 3)
 
     def _body(self) -> QWidget:
         self._browsing: set[int] = set()
@@ -417,17 +442,25 @@ class VcenterEditor(HttpsTargetEditor):
         same = old is not None and old.url == fields["url"]
         # the host tree's names stay while the datacenter / cluster typed above do not change
         keep_names = same and (old.datacenter, old.cluster) == (datacenter, cluster)
-        return VcenterSpec(**fields, datacenter=datacenter, cluster=cluster,
+        return VcenterSpec(**fields, datacenter=datacenter, cluster=cluster, esxcli=self.esxcli.isChecked(),
                            host_names=old.host_names if keep_names else (), inventory=old.inventory if same else None)
 
     def _fill_form(self, spec: VcenterSpec) -> None:
         super()._fill_form(spec)
         self.datacenter.setText(spec.datacenter)
         self.cluster.setText(spec.cluster)
+        self.esxcli.setChecked(spec.esxcli)
+
+    @Slot()
+    def clear_form(self) -> None:
+        """Empty the form fields and untick esxcli."""
+        super().clear_form()
+        self.esxcli.setChecked(False)
 
     def _row(self, spec: VcenterSpec) -> list[str]:
         scope = scope_text(spec.datacenter, spec.cluster, spec.host_names, spec.inventory)
-        return [spec.url, spec.user, scope, self._password_text(spec), _pin_text(spec.thumbprint)]
+        return [spec.url, spec.user, scope, "via API" if spec.esxcli else "no", self._password_text(spec),
+                _pin_text(spec.thumbprint)]
 
     # --- host tree -----------------------------------------------------------------------------------
     def refresh(self) -> None:
