@@ -9,9 +9,10 @@ with the body of the same REAL capture (``shared/fixtures/captures``) after a fi
 others, as the test personality does. Each host runs the full ESXi command set of
 :func:`nicadvisor.collect.ssh.collect_ssh` (NIC discovery, host, per-NIC and per-module commands).
 
-Prints the wall time of ``max_workers=1`` and of ``max_workers=--workers`` (default 16) and their
-ratio (target ≥ 8x), and checks that both runs read the same outputs. Needs root: sshd must switch
-to a throw-away local account (created with useradd, removed at the end).
+Prints the wall time of ``max_workers=1`` and of the pooled run — by default with the app's own default
+pool size (:data:`nicadvisor.collect.ssh.DEFAULT_SSH_WORKERS`, what a real audit uses; ``--workers`` to
+try another) — and their ratio (target ≥ 8x), and checks that both runs read the same outputs. Needs
+root: sshd must switch to a throw-away local account (created with useradd, removed at the end).
 
 Usage:
     python benchmarks/fanout.py                  # 64 hosts
@@ -36,7 +37,7 @@ import sshd_harness as H  # noqa: E402
 from capturetools import CAPTURES  # noqa: E402
 
 from nicadvisor.collect.known_hosts import KnownHosts  # noqa: E402
-from nicadvisor.collect.ssh import SshCollection, SshTarget, collect_ssh  # noqa: E402
+from nicadvisor.collect.ssh import DEFAULT_SSH_WORKERS, SshCollection, SshTarget, collect_ssh  # noqa: E402
 
 TARGET_RATIO = 8.0
 
@@ -69,10 +70,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--smoke", action="store_true", help="8 hosts instead of 64")
     ap.add_argument("--hosts", type=int, default=None, help="number of simulated hosts (default 64)")
-    ap.add_argument("--workers", type=int, default=16, help="pool size of the parallel run (default 16)")
+    ap.add_argument("--workers", type=int, default=None,
+                    help=f"pool size of the parallel run (default: the app's default, {DEFAULT_SSH_WORKERS})")
     ap.add_argument("--latency-ms", type=float, default=25.0, help="simulated per-command latency (default 25)")
     args = ap.parse_args(argv)
     n = args.hosts or (8 if args.smoke else 64)
+    if args.workers is not None and args.workers < 1:
+        ap.error("--workers must be at least 1")
     if not 1 <= n <= 250:
         ap.error("--hosts must be between 1 and 250")
     why = H.available()
@@ -103,18 +107,25 @@ def main(argv: list[str] | None = None) -> int:
                         for a in group]
         print(f"{n} simulated ESXi hosts on {len(daemons)} sshd(s), port {port}, "
               f"{args.latency_ms:g} ms per command")
+        workers = DEFAULT_SSH_WORKERS if args.workers is None else args.workers
+        print(f"pool size          : {workers}" + (" (collect_ssh's default)" if args.workers is None else
+                                                    f" (--workers; collect_ssh's default is {DEFAULT_SSH_WORKERS})"))
         collect_ssh(targets[:1], known_hosts=KnownHosts(base / "warmup_known_hosts"))  # warm-up
 
         t0 = time.perf_counter()
         serial = collect_ssh(targets, known_hosts=KnownHosts(base / "serial_known_hosts"), max_workers=1)
         t_serial = time.perf_counter() - t0
         t0 = time.perf_counter()
-        pooled = collect_ssh(targets, known_hosts=KnownHosts(base / "pool_known_hosts"), max_workers=args.workers)
+        pool_kh = KnownHosts(base / "pool_known_hosts")
+        if args.workers is None:  # exactly what an audit with the app's defaults does
+            pooled = collect_ssh(targets, known_hosts=pool_kh)
+        else:
+            pooled = collect_ssh(targets, known_hosts=pool_kh, max_workers=workers)
         t_pool = time.perf_counter() - t0
 
         commands = sum(len(h.captures) for h in pooled.hosts)
         print(f"one at a time      : {t_serial:8.2f} s")
-        print(f"pool of {args.workers:<3d}        : {t_pool:8.2f} s")
+        print(f"pool of {workers:<3d}        : {t_pool:8.2f} s")
         ratio = t_serial / t_pool if t_pool > 0 else float("inf")
         print(f"ratio              : {ratio:8.1f}x  (target >= {TARGET_RATIO:g}x: "
               f"{'met' if ratio >= TARGET_RATIO else 'NOT met'})")

@@ -22,12 +22,13 @@ def add_arguments(parser) -> None:
     src.add_argument("--user", help="user for --vcenter and --nsx")
     src.add_argument("--kind", choices=("esxi", "linux"), default="esxi", help="what the --ssh hosts are (default esxi)")
     src.add_argument("--ssh-key", metavar="FILE", help="private key for --ssh (else a password)")
-    src.add_argument("--thumbprint", action="append", default=[], metavar="HOST[:PORT]=SHA256",
-                     help="trust a self-signed vCenter/NSX certificate by its SHA-256 thumbprint")
+    src.add_argument("--thumbprint", action="append", default=[], metavar="[HOST[:PORT]=]SHA256",
+                     help="trust a self-signed vCenter/NSX certificate by its SHA-256 thumbprint; saved after a "
+                          "successful connection, so later runs need it only when the certificate changes")
     src.add_argument("--trust-host-key", action="append", default=[], metavar="[HOST[:PORT]=]SHA256:...",
                      help="trust this SSH host key on first contact (else you are asked)")
     src.add_argument("--remember-password", action="store_true", help="save prompted passwords in the OS keyring")
-    src.add_argument("--save-captures", metavar="DIR", help="also save every SSH output as a capture file (replayable)")
+    src.add_argument("--save-captures", metavar="DIR", help="also save every live output and API recording as capture files (replayable with --capture)")
     src.add_argument("--datacenter", help="limit --vcenter to this datacenter")
     src.add_argument("--cluster", help="limit --vcenter to this cluster")
     src.add_argument("--esxcli-over-api", action="store_true",
@@ -67,17 +68,34 @@ class PasswordSource:
 
 
 def _pins(values: list[str]) -> dict[str, str]:
+    """``--thumbprint`` values → ``{"host:port" or "host": thumbprint}``; a bare thumbprint is kept
+    under ``"*"`` (valid only with a single --vcenter/--nsx target). Raises LiveArgsError."""
+    from nicadvisor.collect.tls_pinning import normalize_thumbprint
+
     pins = {}
     for v in values:
-        key, sep, thumb = v.partition("=")
-        if not sep or not key or not thumb:
-            raise LiveArgsError(f"--thumbprint expects HOST[:PORT]=SHA256, not {v!r}")
-        pins[key.lower()] = thumb
+        key, sep, thumb = v.rpartition("=")
+        if not sep:
+            key, thumb = "*", v
+        if not key or not thumb:
+            raise LiveArgsError(f"--thumbprint expects [HOST[:PORT]=]SHA256, not {v!r}")
+        try:
+            pins[key.lower()] = normalize_thumbprint(thumb)
+        except ValueError as exc:
+            raise LiveArgsError(f"--thumbprint {v!r}: {exc}") from None
     return pins
 
 
-def _pin_for(pins: dict[str, str], host: str, port: int) -> str | None:
-    return pins.get(f"{host}:{port}".lower()) or pins.get(host.lower())
+def _pin_for(pins: dict[str, str], host: str, port: int, single: bool = False) -> str | None:
+    return pins.get(f"{host}:{port}".lower()) or pins.get(host.lower()) or (pins.get("*") if single else None)
+
+
+def _pin_store(store):
+    """The TLS pin store of the CLI: ``store`` if given (tests), else the app's
+    (:class:`~nicadvisor.collect.tls_pins.TlsPins` under the user config folder)."""
+    from nicadvisor.collect.tls_pins import TlsPins
+
+    return store if store is not None else TlsPins()
 
 
 def _host_port(url: str, default_port: int = 443) -> tuple[str, int]:
@@ -87,10 +105,38 @@ def _host_port(url: str, default_port: int = 443) -> tuple[str, int]:
     return p.hostname, p.port or default_port
 
 
-def build_targets(args, passwords: PasswordSource | None = None) -> dict:
-    """``{"vsphere": (...), "ssh": (...), "nsx": (...)}`` for an AuditRequest. Raises LiveArgsError."""
+def check_save_folder(folder: str) -> None:
+    """Check the ``--save-captures`` folder before anything is collected: it is created if missing (with
+    its parents) and must accept a file. Raises LiveArgsError naming the folder and the reason."""
+    import tempfile
+    from pathlib import Path
+
+    path = Path(folder)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        why = "it is a file, not a folder" if path.exists() and not path.is_dir() else (exc.strerror or str(exc))
+        raise LiveArgsError(f"--save-captures {folder}: cannot write capture files there: {why}") from None
+
+
+def build_targets(args, passwords: PasswordSource | None = None, pin_store=None) -> dict:
+    """``{"vsphere": (...), "ssh": (...), "nsx": (...)}`` for an AuditRequest. Raises LiveArgsError.
+
+    TLS pins (vCenter, NSX): a ``--thumbprint`` for the server is used and, once the connection and login
+    succeeded, saved in ``pin_store`` (default: the app's :class:`~nicadvisor.collect.tls_pins.TlsPins`);
+    without one the stored pin is used; without either the system CA store decides. A certificate that
+    differs from its stored pin is refused (message: both thumbprints, how to re-pin).
+    """
+    if getattr(args, "save_captures", None):
+        check_save_folder(args.save_captures)
     passwords = passwords or PasswordSource(remember=args.remember_password)
     pins = _pins(args.thumbprint)
+    single = len(args.vcenter or ()) + len(args.nsx or ()) == 1
+    if "*" in pins and not single:
+        raise LiveArgsError("--thumbprint without HOST[:PORT]= needs exactly one --vcenter or --nsx target")
+    store = _pin_store(pin_store) if (args.vcenter or args.nsx) else None
     out: dict = {"vsphere": (), "ssh": (), "nsx": ()}
     if (args.vcenter or args.nsx) and not args.user:
         raise LiveArgsError("--vcenter and --nsx need --user")
@@ -102,8 +148,8 @@ def build_targets(args, passwords: PasswordSource | None = None) -> dict:
             host, port = _host_port(url)
             pw = passwords.get(f"vcenter:{host}:{port}", args.user, f"vCenter {host}:{port}")
             try:
-                targets.append(VsphereTarget.from_url(url, args.user, pw, thumbprint=_pin_for(pins, host, port),
-                                                      timeout_s=args.timeout, datacenter=args.datacenter,
+                targets.append(VsphereTarget.from_url(url, args.user, pw, thumbprint=_pin_for(pins, host, port, single),
+                                                      pins=store, timeout_s=args.timeout, datacenter=args.datacenter,
                                                       cluster=args.cluster, esxcli=args.esxcli_over_api))
             except ValueError as exc:
                 raise LiveArgsError(str(exc)) from None
@@ -135,8 +181,8 @@ def build_targets(args, passwords: PasswordSource | None = None) -> dict:
         for url in args.nsx:
             host, port = _host_port(url)
             pw = passwords.get(f"nsx:{host}:{port}", args.user, f"NSX Manager {host}:{port}")
-            targets.append(NsxTarget(url=url, user=args.user, password=pw, thumbprint=_pin_for(pins, host, port),
-                                     timeout_s=min(args.timeout, 60.0)))
+            targets.append(NsxTarget(url=url, user=args.user, password=pw, thumbprint=_pin_for(pins, host, port, single),
+                                     pins=store, timeout_s=min(args.timeout, 60.0)))
         out["nsx"] = tuple(targets)
     return out
 

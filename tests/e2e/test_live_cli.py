@@ -157,12 +157,13 @@ def test_audit_vcenter_ssh_and_nsx_in_one_call(vc, esxi_ssh, nsx, memory_keyring
     assert f"{esxi_ssh.name}/vmnic0,pnic-mtu-below-1600" in csv_text
 
     # the saved SSH outputs replay through --capture to the same facts
-    (folder,) = [p for p in caps.iterdir()]
-    assert folder.name == f"127.0.0.1_{esxi_ssh.port}"
+    folder = caps / f"127.0.0.1_{esxi_ssh.port}"
+    # every live source is saved: the SSH host, the vCenter hosts and the NSX recordings
+    assert {p.name for p in caps.iterdir()} == {folder.name, "DC0_C0_H0", "DC0_C0_H1", "~nsx1"}
     first = sorted(folder.iterdir())[0].read_text(encoding="utf-8")
     assert first.startswith(f"# source: {esxi_ssh.source}\n"
                             f"# command: esxcli network nic list\n# host: {esxi_ssh.name}\n")
-    code = main(["audit", "--capture", str(caps), "--json", str(out / "replay.json"), "--no-history", "--quiet"])
+    code = main(["audit", "--capture", str(folder), "--json", str(out / "replay.json"), "--no-history", "--quiet"])
     replay = _load(out / "replay.json")
     assert code == 1 and [h["name"] for h in replay["hosts"]] == [esxi_ssh.name]
     again = replay["hosts"][0]

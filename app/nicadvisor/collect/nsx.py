@@ -42,12 +42,15 @@ from nicadvisor.collect.assemble import HostInputs
 from nicadvisor.collect.capture_file import Capture
 from nicadvisor.collect.tls_pinning import (
     ThumbprintMismatchError,
+    TlsTrustError,
     TrustDecision,
     UntrustedCertificateError,
     fetch_thumbprint,
     normalize_thumbprint,
     ssl_context_for,
+    stored_pin,
 )
+from nicadvisor.collect.tls_pins import TlsPins
 from nicadvisor.model import InputProblem
 from nicadvisor.parsers.nsx_api import (
     NsxInventory,
@@ -72,7 +75,10 @@ class NsxTarget:
     ``password`` (never logged, hidden from ``repr``); ``thumbprint`` pins a self-signed certificate by
     its SHA-256 (``"AA:BB:…"``, any case/separator); ``ca_bundle`` is a PEM file of CAs to trust instead
     of the system store; ``timeout_s`` bounds each request (connect and read), in seconds; ``auth`` is
-    ``"session"`` (default) or ``"basic"``.
+    ``"session"`` (default) or ``"basic"``. ``pins`` is the TLS pin store
+    (:class:`~nicadvisor.collect.tls_pins.TlsPins`): its pin for this manager is used when ``thumbprint``
+    is not given, and an explicit ``thumbprint`` is saved in it after the login succeeded; None (default)
+    reads and writes no store.
     """
 
     url: str
@@ -82,6 +88,7 @@ class NsxTarget:
     ca_bundle: str | None = None
     timeout_s: float = 15.0
     auth: str = "session"
+    pins: TlsPins | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -157,18 +164,24 @@ class _Client:
     def setup_tls(self) -> None:
         """Decide how the certificate is trusted; raises NsxError (with the thumbprint when untrusted)."""
         t = self.target
-        if t.thumbprint:
+        try:  # explicit pin > pin stored for this server (t.pins) > CA
+            saved = None if t.thumbprint else stored_pin(t.pins, self.host, self.port)
+        except TlsTrustError as exc:
+            raise NsxError(str(exc)) from exc
+        if t.thumbprint or saved:
             try:
-                fingerprint = normalize_thumbprint(t.thumbprint)
-                ctx, self.trust = ssl_context_for(self.host, self.port, thumbprint=fingerprint, timeout=t.timeout_s)
+                fingerprint = normalize_thumbprint(t.thumbprint) if t.thumbprint else None
+                ctx, self.trust = ssl_context_for(self.host, self.port, thumbprint=fingerprint, timeout=t.timeout_s,
+                                                  pins=t.pins)
             except ValueError as exc:
                 raise NsxError(f"{self.netloc}: bad thumbprint: {exc}") from exc
             except ThumbprintMismatchError as exc:
                 raise NsxError(str(exc)) from exc
             except (OSError, ssl.SSLError) as exc:
                 raise NsxError(f"{self.netloc}: cannot read the TLS certificate: {_reason(exc)}") from exc
-            self.session.mount(f"https://{self.host}:{self.port}", _PinnedAdapter(ctx, fingerprint))
-            return
+            if self.trust.mode == "pinned" and self.trust.thumbprint:
+                self.session.mount(f"https://{self.host}:{self.port}", _PinnedAdapter(ctx, self.trust.thumbprint))
+                return
         self.session.mount("https://", _CaAdapter(t.ca_bundle))
         self.trust = TrustDecision("ca", None)
 
@@ -394,6 +407,8 @@ def collect_nsx(target: NsxTarget, progress: Callable[[str], None] | None = None
         client.setup_tls()
         out.trust = client.trust
         client.login()
+        if target.pins is not None:  # the explicit pin worked: stored for the next runs
+            target.pins.remember(client.host, client.port, client.trust)
         _collect(client, out, say)
     except NsxError as exc:
         out.problems.append(InputProblem(source, str(exc)))
@@ -517,6 +532,8 @@ def check_login(target: NsxTarget, cancel: threading.Event | None = None) -> Non
     try:
         client.setup_tls()
         client.login()
+        if target.pins is not None:  # the explicit pin worked: stored for the next runs
+            target.pins.remember(client.host, client.port, client.trust)
     except NsxError as exc:
         raise ConnectionCheckError(str(exc)) from exc
     finally:

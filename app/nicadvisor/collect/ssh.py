@@ -11,8 +11,10 @@
   keyboard-interactive (a refused password is not tried twice: ESXi locks accounts after failures).
   No agent, no ``~/.ssh`` keys are used.
 * Timeouts: TCP connect, SSH banner and authentication (``connect_timeout_s``); each command has a
-  deadline (``command_timeout_s``) enforced by the receive loop (channel open timeout, ``select`` on the
-  channel, deadline check). Setting ``cancel`` closes every open transport, so a blocked read returns.
+  deadline (``command_timeout_s``): channel open timeout, a timer closing the channel when the server
+  never acknowledges the exec request, then the receive loop (``select`` on the channel, deadline check).
+  A command past its deadline is a problem of that command; the host's other commands still run.
+  Setting ``cancel`` closes every open transport, so a blocked read returns.
 * Only commands of :mod:`nicadvisor.collect.ssh_commands` are sent (checked again just before sending).
   ESXi: the NIC names and driver modules come from ``esxcli network nic list`` (run first), then the
   host, per-NIC and per-module commands run. Linux: the same read-only queries as the local collector
@@ -31,13 +33,14 @@ the privilege: ``Permission denied`` / ``Operation not permitted``) become
 from __future__ import annotations
 
 import errno
+import logging
 import re
 import select
 import shlex
 import socket
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -59,6 +62,8 @@ from nicadvisor.parsers.base import natural_key
 from nicadvisor.parsers.registry import parse_output
 
 ProgressFn = Callable[[str], None]
+
+log = logging.getLogger(__name__)
 
 _HOST_RE = re.compile(r"^[A-Za-z0-9_.:%-]{1,253}\Z")
 _USER_RE = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.@-]{0,63}\Z")
@@ -323,8 +328,28 @@ class _Session:
             raise _SessionLost(f"the server refused a new channel: {exc}") from None
         out, err = bytearray(), bytearray()
         truncated = False
+        # paramiko waits for the server's exec acknowledgement with no timeout (Channel._wait_for_event): a
+        # server that never answers would block here forever. At the deadline this timer closes the channel,
+        # which wakes that wait (SSHException "Channel closed."), reported as this command's timeout.
+        expired = threading.Event()
+
+        def expire() -> None:
+            expired.set()
+            try:  # sends the channel's EOF/close: fails when the worker closed the session meanwhile
+                chan.close()
+            except (paramiko.SSHException, OSError, EOFError) as exc:
+                log.debug("%s: closing the timed-out channel of %r failed: %r", self.target.name, command, exc)
+
+        timer = threading.Timer(max(deadline - time.monotonic(), 0.0), expire)
+        timer.daemon = True
         try:
-            chan.exec_command(command)
+            timer.start()
+            try:
+                chan.exec_command(command)
+            finally:
+                timer.cancel()
+            if expired.is_set():
+                raise _CommandTimeout()
             while True:
                 got = False
                 while chan.recv_ready():
@@ -357,6 +382,8 @@ class _Session:
         except (paramiko.SSHException, OSError, EOFError) as exc:
             if self.cancel.is_set():
                 raise _Cancelled() from None
+            if expired.is_set():
+                raise _CommandTimeout() from None
             raise _SessionLost(str(exc)) from None
         finally:
             chan.close()
@@ -661,10 +688,18 @@ def _audit_host(target: SshTarget, known_hosts: KnownHosts, ask: AskFn | None, c
         session.close()
 
 
+DEFAULT_SSH_WORKERS = 16
+"""Hosts audited at once by :func:`collect_ssh` by default: a host's audit waits on the network almost all
+the time (I/O bound), so 16 connections in flight keep one client CPU busy without flooding the network;
+``benchmarks/fanout.py`` measures it (≥ 8x faster than one at a time)."""
+
+
 def collect_ssh(targets: list[SshTarget], progress: ProgressFn | None = None, cancel: threading.Event | None = None,
-                known_hosts: KnownHosts | None = None, max_workers: int = 8,
-                ask: AskFn | None = None) -> SshCollection:
-    """Audit ``targets`` over SSH, ``max_workers`` hosts at a time; see the module docstring.
+                known_hosts: KnownHosts | None = None, max_workers: int = DEFAULT_SSH_WORKERS,
+                ask: AskFn | None = None,
+                on_host: Callable[[HostInputs], None] | None = None) -> SshCollection:
+    """Audit ``targets`` over SSH, ``max_workers`` hosts at a time (default :data:`DEFAULT_SSH_WORKERS`);
+    see the module docstring.
 
     ``progress`` receives short messages (``"esxi-a: esxcli network nic list"``) from worker threads;
     ``cancel`` (set from any thread) closes open connections and skips hosts not started yet;
@@ -672,6 +707,11 @@ def collect_ssh(targets: list[SshTarget], progress: ProgressFn | None = None, ca
     decides first-contact keys that no ``trusted_fingerprint`` covers (called one at a time). Returns
     hosts in the order of ``targets``. Never raises for a host's failure (see :class:`SshCollection`);
     raises ValueError for ``max_workers`` < 1.
+
+    ``on_host(host_inputs)``, when given, receives each host as soon as its audit finishes (in completion
+    order, from the calling thread), including a host cut short by a lost session or a cancel (with the
+    outputs read so far), so a caller can store it at once. An exception from ``on_host`` propagates
+    (the other hosts' audits are stopped first).
     """
     if max_workers < 1:
         raise ValueError("max_workers must be at least 1")
@@ -696,12 +736,26 @@ def collect_ssh(targets: list[SshTarget], progress: ProgressFn | None = None, ca
     try:
         with ThreadPoolExecutor(max_workers=min(max_workers, len(targets)), thread_name_prefix="ssh-audit") as pool:
             futures = [pool.submit(_audit_host, t, store, ask, stop, opened, say, skipped) for t in targets]
-            for t, fut in zip(targets, futures):
-                try:
-                    res = fut.result()
-                except Exception as exc:  # noqa: BLE001 - a bug on one host must not lose the others
-                    res = InputProblem(t.source, f"{t.name}: internal error during the SSH audit: "
-                                                 f"{type(exc).__name__}: {exc}")
+            done: dict[int, HostInputs | InputProblem] = {}
+            index = {fut: i for i, fut in enumerate(futures)}
+            try:
+                for fut in as_completed(futures):
+                    t = targets[index[fut]]
+                    try:
+                        res = fut.result()
+                    except Exception as exc:  # noqa: BLE001 - a bug on one host must not lose the others
+                        res = InputProblem(t.source, f"{t.name}: internal error during the SSH audit: "
+                                                     f"{type(exc).__name__}: {exc}")
+                    done[index[fut]] = res
+                    if on_host is not None and isinstance(res, HostInputs):
+                        on_host(res)
+            except BaseException:
+                for fut in futures:  # on_host failed: end the other hosts' audits before the pool is joined
+                    fut.cancel()
+                opened.abort_all()
+                raise
+            for i in range(len(targets)):
+                res = done[i]
                 if isinstance(res, HostInputs):
                     out.hosts.append(res)
                 else:

@@ -13,6 +13,11 @@ Policy:
   different certificate raises :class:`ThumbprintMismatchError` showing expected and actual
   thumbprints. Because the context trusts only the pinned certificate, a server that swaps its
   certificate between the check and the connection fails the handshake.
+* **Stored pin** (``pins``, a :class:`~nicadvisor.collect.tls_pins.TlsPins` store): without an explicit
+  thumbprint, the pin saved for ``host:port`` after an earlier successful connection is applied the same
+  way. A certificate that differs from it raises :class:`PinChangedError`, whose message shows the stored
+  and the presented thumbprints and how to re-pin (``--thumbprint host:port=<new>`` after checking it).
+  Precedence: explicit thumbprint > stored pin > insecure opt-in > system CA store.
 * **Insecure** (explicit opt-in): whatever certificate the server presents is pinned for this
   session only (trust on first use); the caller must log and mark the result. Verification is never
   switched off in this module.
@@ -27,6 +32,10 @@ import re
 import socket
 import ssl
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nicadvisor.collect.tls_pins import TlsPins
 
 
 class TlsTrustError(ssl.SSLError):
@@ -55,27 +64,43 @@ class UntrustedCertificateError(TlsTrustError):
 class ThumbprintMismatchError(TlsTrustError):
     """The certificate presented does not match the pinned SHA-256 thumbprint (``expected``/``actual``)."""
 
-    def __init__(self, host: str, port: int, expected: str, actual: str) -> None:
+    def __init__(self, host: str, port: int, expected: str, actual: str, message: str | None = None) -> None:
         self.host, self.port, self.expected, self.actual = host, port, expected, actual
-        super().__init__(
+        super().__init__(message or (
             f"{host}:{port}: certificate thumbprint mismatch: expected SHA-256 {expected}, the server "
-            f"presented {actual}. The certificate changed or another server answers; connection refused.")
+            f"presented {actual}. The certificate changed or another server answers; connection refused."))
+
+
+class PinChangedError(ThumbprintMismatchError):
+    """The certificate differs from the pin STORED for this server (``expected`` = stored thumbprint,
+    ``actual`` = presented, ``store_path`` = the pin file): refused; the message says how to re-pin."""
+
+    def __init__(self, host: str, port: int, stored: str, actual: str, store_path: str) -> None:
+        self.store_path = store_path
+        super().__init__(host, port, stored, actual, (
+            f"{host}:{port}: the TLS certificate has CHANGED since it was pinned: stored SHA-256 {stored} "
+            f"(in {store_path}), the server now presents {actual}. The connection was refused (a replaced "
+            f"certificate, or another server answering in its place). If the certificate was replaced on "
+            f"purpose, check the new thumbprint against the server console or vCenter, then re-pin it with "
+            f"--thumbprint {host}:{port}={actual} (or accept it again in the app)."))
 
 
 @dataclass(frozen=True)
 class TrustDecision:
     """How a connection's certificate was trusted: ``mode`` is ``"ca"`` (system CA store),
     ``"pinned"`` (matches the caller's thumbprint) or ``"insecure"`` (accepted unverified, pinned for
-    this session only); ``thumbprint`` is the SHA-256 of the certificate when it was read."""
+    this session only); ``thumbprint`` is the SHA-256 of the certificate when it was read; ``stored`` is
+    True when the pin came from the pin store (:mod:`nicadvisor.collect.tls_pins`), not from the caller."""
 
     mode: str
     thumbprint: str | None = None
+    stored: bool = False
 
     def describe(self) -> str:
         if self.mode == "ca":
             return "TLS verified against the system CA store"
         if self.mode == "pinned":
-            return f"TLS certificate pinned (SHA-256 {self.thumbprint})"
+            return f"TLS certificate pinned (SHA-256 {self.thumbprint}{', stored pin' if self.stored else ''})"
         return f"TLS certificate NOT verified (insecure mode): accepted SHA-256 {self.thumbprint} for this session"
 
 
@@ -141,21 +166,42 @@ def _probe(host: str, port: int, ctx: ssl.SSLContext, timeout: float) -> None:
             return
 
 
+def stored_pin(pins: "TlsPins | None", host: str, port: int) -> str | None:
+    """The pin stored for ``host:port`` in ``pins`` (None without a store or a pin). Raises
+    :class:`TlsTrustError` when the store file exists but cannot be read (fail closed: the connection
+    is not made rather than made without the pin)."""
+    if pins is None:
+        return None
+    try:
+        return pins.get(host, port)
+    except OSError as exc:
+        raise TlsTrustError(f"{host}:{port}: cannot read the pinned certificates in {pins.path}: "
+                            f"{exc.strerror or exc}") from exc
+
+
 def ssl_context_for(host: str, port: int = 443, thumbprint: str | None = None, insecure: bool = False,
-                    timeout: float = 30.0) -> tuple[ssl.SSLContext, TrustDecision]:
+                    timeout: float = 30.0, pins: "TlsPins | None" = None) -> tuple[ssl.SSLContext, TrustDecision]:
     """The SSLContext to reach ``host:port`` under the policy of this module, and how it was trusted.
 
-    Raises ThumbprintMismatchError (pin given, different certificate), UntrustedCertificateError
-    (no pin, certificate does not verify; message shows its thumbprint), ValueError (malformed pin),
-    OSError (unreachable, timeout) or ssl.SSLError (TLS failure).
+    ``pins`` is the pin store (:class:`~nicadvisor.collect.tls_pins.TlsPins`); it is only read here (the
+    caller saves an explicit pin after its connection succeeded, :meth:`TlsPins.remember`). Precedence:
+    ``thumbprint`` > the stored pin > ``insecure`` > system CA store.
+
+    Raises ThumbprintMismatchError (pin given, different certificate), PinChangedError (its subclass:
+    certificate differs from the stored pin), UntrustedCertificateError (no pin, certificate does not
+    verify; message shows its thumbprint), TlsTrustError (pin store unreadable), ValueError (malformed
+    pin), OSError (unreachable, timeout) or ssl.SSLError (TLS failure).
     """
-    if thumbprint:
-        expected = normalize_thumbprint(thumbprint)
+    saved = None if thumbprint else stored_pin(pins, host, port)
+    if thumbprint or saved:
+        expected = normalize_thumbprint(thumbprint or saved or "")
         der = fetch_certificate(host, port, timeout)
         actual = thumbprint_of(der)
         if not hmac.compare_digest(expected.encode(), actual.encode()):
+            if saved and pins is not None:
+                raise PinChangedError(host, port, expected, actual, str(pins.path))
             raise ThumbprintMismatchError(host, port, expected, actual)
-        return pinned_context(der), TrustDecision("pinned", actual)
+        return pinned_context(der), TrustDecision("pinned", actual, stored=bool(saved))
     if insecure:
         der = fetch_certificate(host, port, timeout)
         return pinned_context(der), TrustDecision("insecure", thumbprint_of(der))

@@ -17,8 +17,8 @@ Per vCenter (nic-data-sources.md §1.1, performance-baselines.md §1):
    attribute walks: one host costs no extra round trip). ``hardware.pciDevice`` is kept for network-class
    devices and the pNICs' addresses only. These two bulk reads skip pyVmomi's deserializer by default
    (``raw_xml``): the answers are parsed with ElementTree by :mod:`nicadvisor.collect.vsphere_rawxml`
-   straight into the :func:`to_plain` shapes (same data, about 8× less client CPU, §1.4), and the next
-   page is requested as soon as its token is known, while the current page is converted.
+   straight into the :func:`to_plain` shapes (same data, about 8× less client CPU, §1.4). Every call of a
+   session, pages included, is sent from the target's worker thread (no prefetch thread).
 4. Per connected host (``modules=True``): ``HostKernelModuleSystem.QueryModules`` and
    ``QueryConfiguredModuleOptionString`` for the pNIC drivers.
 5. Per connected host (:mod:`nicadvisor.collect.vsphere_esxcli`): LLDP/CDP with
@@ -30,12 +30,15 @@ Every SOAP call has a socket timeout (``timeout_s``). Failures never raise out o
 dies mid-audit becomes an :class:`~nicadvisor.model.InputProblem` naming it (hosts read before it died
 are kept), and the other vCenters' hosts are still returned. Disconnected / not responding hosts and
 hosts in maintenance mode are reported as problems of that host. Only cancellation raises
-(:class:`nicadvisor.cancel.Cancelled`, checked between pages and hosts).
+(:class:`nicadvisor.cancel.Cancelled`, checked between pages and hosts; a watcher thread also shuts down the
+session's sockets as soon as ``cancel`` is set, so a call blocked on a hung server fails at once, and
+``DestroyView``/``Logout`` are skipped after a cancel or a connection error).
 """
 from __future__ import annotations
 
 import base64
 import concurrent.futures
+import contextlib
 import datetime as _dt
 import http.client
 import logging
@@ -44,6 +47,7 @@ import ssl
 import threading
 import time
 import urllib.parse
+import weakref
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
@@ -56,6 +60,7 @@ from nicadvisor.cancel import Cancelled, check
 from nicadvisor.collect.assemble import HostInputs
 from nicadvisor.collect.capture_file import Capture
 from nicadvisor.collect.tls_pinning import TlsTrustError, TrustDecision, ssl_context_for
+from nicadvisor.collect.tls_pins import TlsPins
 from nicadvisor.collect import vsphere_esxcli as vx
 from nicadvisor.collect import vsphere_facts as vf
 from nicadvisor.collect.vsphere_rawxml import RawObjectContent, RawPropertyCollector
@@ -111,6 +116,9 @@ class VsphereTarget:
     run esxcli over the API per host (nic list, coalesce, nic get per pNIC, module parameters per driver).
     ``raw_xml``: parse the bulk PropertyCollector answers (VDSs, hosts) with ElementTree
     (:mod:`~nicadvisor.collect.vsphere_rawxml`) instead of pyVmomi's deserializer; same facts, faster.
+    ``pins``: the TLS pin store (:class:`~nicadvisor.collect.tls_pins.TlsPins`): its pin for this server is
+    used when ``thumbprint`` is not given, and an explicit ``thumbprint`` is saved in it after the login
+    succeeded; None (default) reads and writes no store.
     """
 
     host: str
@@ -128,6 +136,7 @@ class VsphereTarget:
     network_hints: bool = True
     esxcli: bool = False
     raw_xml: bool = True
+    pins: TlsPins | None = field(default=None, repr=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -180,6 +189,11 @@ class VsphereCollection:
     hosts: list[HostInputs] = field(default_factory=list)
     problems: list[InputProblem] = field(default_factory=list)
     sessions: list[VcenterSession] = field(default_factory=list)
+
+
+class _HostCallbackError(RuntimeError):
+    """The ``on_host`` callback of :func:`collect_vsphere` failed (e.g. the audit history could not be
+    written); raised out of :func:`collect_vsphere` with the original exception as ``__cause__``."""
 
 
 class _ScopeError(Exception):
@@ -346,6 +360,44 @@ def describe_error(exc: BaseException, target: VsphereTarget) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+class _AbortableStub(SoapStubAdapter):
+    """pyVmomi's ``SoapStubAdapter`` whose HTTP connections — pooled AND in use — can be shut down from another
+    thread (:meth:`abort`). ``DropConnections`` alone closes only the idle pooled connections, not the one a
+    blocked call is reading. Every connection :meth:`GetConnection` hands out (pyVmomi's calls and the raw-XML
+    reader both take theirs there) is tracked weakly; after :meth:`abort`, :meth:`GetConnection` raises
+    ConnectionAbortedError."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._handed_out: weakref.WeakSet = weakref.WeakSet()
+        self._handed_lock = threading.Lock()
+        self.aborted = False
+
+    def GetConnection(self) -> Any:  # noqa: N802 - pyVmomi's method name
+        if self.aborted:
+            raise ConnectionAbortedError("the vSphere session was closed (audit cancelled)")
+        conn = super().GetConnection()
+        with self._handed_lock:
+            self._handed_out.add(conn)
+        return conn
+
+    def abort(self) -> None:
+        """Shut down the socket of every connection (from any thread): a blocked send, receive or TLS handshake
+        ends at once with an error (OSError / http.client.HTTPException); then drop the pool."""
+        self.aborted = True
+        with self._handed_lock:
+            conns = list(self._handed_out)
+        for conn in conns:
+            sock = getattr(conn, "sock", None)
+            if sock is None:
+                continue
+            try:  # the plain socket call: shuts the TCP connection under a TLS socket too, wakes a blocked read
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
+            except OSError as exc:
+                log.debug("vSphere %s: socket already closed: %s", self.host, exc)
+        self.DropConnections()
+
+
 class _ProgressHub:
     """Aggregates per-target progress into one ``progress(fraction, message)`` stream; calls are
     serialized with a lock (they come from the worker threads)."""
@@ -369,7 +421,10 @@ class _ProgressHub:
 class _VcenterAudit:
     """The audit of one target, run on its own worker thread (one session, one stub)."""
 
-    def __init__(self, target: VsphereTarget, index: int, hub: _ProgressHub, cancel: threading.Event | None) -> None:
+    def __init__(self, target: VsphereTarget, index: int, hub: _ProgressHub, cancel: threading.Event | None,
+                 on_host: Callable[[HostInputs], None] | None = None) -> None:
+        self.on_host = on_host
+        self.inventory_read: Callable[[], None] | None = None  # set by collect_vsphere with on_host
         self.t = target
         self.index = index
         self.hub = hub
@@ -382,7 +437,8 @@ class _VcenterAudit:
         self.stub: Any = None
         self.pc: Any = None
         self.raw: RawPropertyCollector | None = None
-        self.prefetch: concurrent.futures.ThreadPoolExecutor | None = None
+        self.aborted = False  # the cancel watcher shut the session's connections down
+        self.broken = False  # a connection error (timeout, reset, refused) ended the audit
         self.views: list[Any] = []
         self.extras: dict[str, tuple[Any, list[str]]] = {}  # host moid → (networkSystem ref, pNIC names)
 
@@ -394,11 +450,15 @@ class _VcenterAudit:
     def run(self) -> None:
         start = time.monotonic()
         try:
-            self._connect()
-            self._audit()
-        except Cancelled:
+            with self._cancel_watch():
+                self._connect()
+                self._audit()
+        except (Cancelled, _HostCallbackError):
             raise
         except Exception as exc:  # noqa: BLE001 - one failing vCenter must never end the others' audit
+            if self._cancelled():  # the call in flight failed because the cancel watcher closed its socket
+                raise Cancelled("cancelled by the user") from None
+            self.broken = isinstance(exc, _CONNECTION_ERRORS)
             reason = describe_error(exc, self.t)
             kept = f"; {len(self.hosts)} host(s) read before that are kept" if self.hosts else ""
             msg = f"vCenter {self.t.label}: {self.stage} failed: {reason}{kept}"
@@ -414,7 +474,7 @@ class _VcenterAudit:
         t = self.t
         self.stage = "checking the TLS certificate"
         self.say(0.01, "checking the TLS certificate")
-        ctx, trust = ssl_context_for(t.host, t.port, t.thumbprint, t.insecure, t.timeout_s)
+        ctx, trust = ssl_context_for(t.host, t.port, t.thumbprint, t.insecure, t.timeout_s, pins=t.pins)
         self.session.trust = trust
         if trust.mode == "insecure":
             log.warning("vSphere %s: %s", t.label, trust.describe())
@@ -425,13 +485,15 @@ class _VcenterAudit:
         self.session.api_version = versionIdMap.get(version)
         self.stage = "logging in"
         self.say(0.03, f"logging in as {t.user}")
-        stub = SoapStubAdapter(host=t.host, port=t.port, version=version, sslContext=ctx,
-                               httpConnectionTimeout=t.timeout_s)
+        stub = _AbortableStub(host=t.host, port=t.port, version=version, sslContext=ctx,
+                              httpConnectionTimeout=t.timeout_s)
         self.stub = stub
         si = vim.ServiceInstance("ServiceInstance", stub)
         self.content = si.RetrieveContent()
         self.session.about = self.content.about.fullName
         self.content.sessionManager.Login(t.user, t.password)
+        if t.pins is not None:  # the explicit pin worked: stored for the next runs
+            t.pins.remember(t.host, t.port, trust)
         self.pc = self.content.propertyCollector
         if t.raw_xml:
             self.raw = RawPropertyCollector(stub, self.pc)
@@ -439,10 +501,9 @@ class _VcenterAudit:
                  self.session.api_version)
 
     def _close(self) -> None:
-        if self.prefetch is not None:  # a page still in flight ends within the socket timeout
-            self.prefetch.shutdown(wait=True, cancel_futures=True)
-            self.prefetch = None
-        if self.content is None or self.stub is None:
+        """Destroy the views and log out, then drop the connections. After a cancel or a connection error
+        only the connections are dropped: the server may hang, and each cleanup call would wait ``timeout_s``."""
+        if self.content is None or self.stub is None or self.aborted or self.broken or self._cancelled():
             if self.stub is not None:
                 self.stub.DropConnections()
             return
@@ -462,50 +523,71 @@ class _VcenterAudit:
         self.views.append(view)
         return view
 
-    def _pages(self, first: Callable[[], Any], follow: Callable[[str], Any], what: str,
-               finish: Callable[[Any], Any] | None = None) -> Iterator[Any]:
+    def _pages(self, first: Callable[[], Any], follow: Callable[[str], Any], what: str) -> Iterator[Any]:
         """The pages (``.objects``, ``.token``) of one retrieval: ``first()`` then ``follow(token)`` while a
-        token comes back; cancel checked between pages (the server-side result is cancelled then).
-
-        With ``finish``, ``follow(token)`` only fetches (network + XML parse) and runs on the prefetch
-        thread as soon as the token is known, so the server prepares page n+1 while page n is converted
-        here; ``finish(answer)`` then gives the page (and raises its SOAP fault) on this thread. A
-        cancel waits for the page in flight (bounded by the socket timeout), then cancels its token.
+        token comes back, all on this thread (the session's own). Cancel is checked between pages (the
+        server-side result is cancelled then, unless the cancel watcher already closed the connections);
+        a page in flight is interrupted by the watcher.
         """
         page = 1
         self.stage = f"reading {what} (page {page})"
         result = first()
         while result is not None:
             token = result.token
-            ahead = None
-            if token and finish is not None and not self._cancelled():
-                ahead = self._prefetcher().submit(follow, token)
             yield result
             if not token:
                 return
             page += 1
-            if ahead is not None:
-                self.stage = f"reading {what} (page {page})"
-                result = finish(ahead.result())
-                if self._cancelled():
-                    if result.token:
-                        self.pc.CancelRetrievePropertiesEx(result.token)
-                    check(self.cancel)
-                continue
             if self._cancelled():
-                self.pc.CancelRetrievePropertiesEx(token)
+                self._cancel_token(token)
                 check(self.cancel)
             self.stage = f"reading {what} (page {page})"
-            result = follow(token) if finish is None else finish(follow(token))
+            result = follow(token)
+
+    def _cancel_token(self, token: str) -> None:
+        """``CancelRetrievePropertiesEx(token)`` when the connection is still usable; failures are only logged."""
+        if self.aborted or self.broken:
+            return
+        try:
+            self.pc.CancelRetrievePropertiesEx(token)
+        except (vmodl.MethodFault, *_CONNECTION_ERRORS) as exc:
+            log.debug("vSphere %s: CancelRetrievePropertiesEx failed: %s", self.t.label, exc)
 
     def _cancelled(self) -> bool:
         return self.cancel is not None and self.cancel.is_set()
 
-    def _prefetcher(self) -> concurrent.futures.ThreadPoolExecutor:
-        """The one worker thread that fetches the next raw page ahead (shut down in :meth:`_close`)."""
-        if self.prefetch is None:
-            self.prefetch = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="vsphere-page")
-        return self.prefetch
+    def _abort(self) -> None:
+        """Shut the session's connections down (cancel watcher thread): the call in flight fails at once."""
+        self.aborted = True
+        stub = self.stub
+        if isinstance(stub, _AbortableStub):
+            stub.abort()
+
+    @contextlib.contextmanager
+    def _cancel_watch(self) -> Iterator[None]:
+        """While the block runs, a watcher thread calls :meth:`_abort` as soon as ``cancel`` is set, and again
+        every 0.1 s (a stub or connection created meanwhile), so a call blocked on a hung server ends at once
+        instead of after ``timeout_s``. The watcher only closes sockets: no call is sent from it. (The TLS
+        probe and the API version request, before the stub exists, still end within ``timeout_s``.)"""
+        cancel = self.cancel
+        if cancel is None:
+            yield
+            return
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.is_set():
+                if cancel.wait(0.1):
+                    self._abort()
+                    done.wait(0.1)
+
+        watcher = threading.Thread(target=watch, name=f"vsphere-cancel-{self.t.label}", daemon=True)
+        watcher.start()
+        try:
+            yield
+        finally:
+            done.set()
+            watcher.join()
 
     def _filter(self, object_specs: list[Any], prop_specs: list[Any]) -> tuple[Any, Any]:
         pcq = vmodl.query.PropertyCollector
@@ -528,7 +610,7 @@ class _VcenterAudit:
             return
         raw = self.raw
         spec, options = self._filter(object_specs, prop_specs)
-        for result in self._pages(lambda: raw.retrieve([spec], options), raw.fetch_continue, what, finish=raw.read):
+        for result in self._pages(lambda: raw.retrieve([spec], options), raw.continue_retrieve, what):
             for rc in result.objects:
                 yield _Content.from_raw(rc, network_pci)
             if raw.converter.notes:
@@ -647,6 +729,8 @@ class _VcenterAudit:
             hi, kms, drivers = self._host_inputs(c, dvs_list, notes)
             self.hosts.append(hi)
             work.append((hi, c.moid, kms, drivers))
+        if self.inventory_read is not None:
+            self.inventory_read()
         unsupported: dict[str, int] = {}
         esxcli_unsupported: dict[str, int] = {}
         n = len(work)
@@ -658,6 +742,8 @@ class _VcenterAudit:
             if (t.esxcli or t.network_hints) and moid in self.extras:
                 self.stage = f"reading LLDP/CDP{' and esxcli' if t.esxcli else ''} of host {hi.name} ({i} of {n})"
                 self._extras(hi, moid, drivers, notes, esxcli_unsupported)
+            if self.on_host is not None:
+                self._host_done(hi)
             self.say(0.4 + 0.6 * i / n, f"{hi.name} ({i}/{n})")
         for reason, count in unsupported.items():
             self.problems.append(InputProblem(
@@ -696,6 +782,16 @@ class _VcenterAudit:
             self.extras[c.moid] = (netsys, [p["device"] for p in pnics if p.get("device")])
         usable = kms is not None and state in (None, "connected") and bool(drivers)
         return hi, (self._managed_object(kms) if usable else None), drivers
+
+    def _host_done(self, hi: HostInputs) -> None:
+        """Hand a complete host to ``on_host`` (this vCenter's worker thread). A failure of the callback is
+        not this vCenter's: it ends the collection (:class:`_HostCallbackError` wrapping it)."""
+        try:
+            self.on_host(hi)
+        except Cancelled:
+            raise
+        except Exception as exc:
+            raise _HostCallbackError(f"storing host {hi.name} failed: {type(exc).__name__}: {exc}") from exc
 
     @staticmethod
     def _trim_dvs(dvs: dict, host_ref: str) -> dict:
@@ -745,7 +841,8 @@ class _VcenterAudit:
 
 
 def collect_vsphere(targets: list[VsphereTarget], progress: Progress | None = None,
-                    cancel: threading.Event | None = None) -> VsphereCollection:
+                    cancel: threading.Event | None = None,
+                    on_host: Callable[[HostInputs], None] | None = None) -> VsphereCollection:
     """Audit every target concurrently (one worker thread and session per target) and gather the results.
 
     ``progress(fraction 0..1, message)`` is called from the worker threads (serialized by a lock);
@@ -753,15 +850,61 @@ def collect_vsphere(targets: list[VsphereTarget], progress: Progress | None = No
     qualified as ``name@host:port``. Returns a :class:`VsphereCollection` (hosts in target order, then
     inventory order). Raises :class:`nicadvisor.cancel.Cancelled` when cancelled; nothing else: every
     failure is a problem naming its vCenter.
+
+    ``on_host(host_inputs)``, when given, receives each host as soon as it is complete (inventory, driver
+    modules, LLDP/CDP and esxcli extras), from that vCenter's worker thread (calls are serialized by a
+    lock), so a caller can store hosts while the others are read (issue "Audit live estates" §5). A host
+    read before its vCenter failed is handed over when the collection ends (calling thread); each returned
+    host is handed over exactly once, cancelled collections hand over only the hosts completed before.
+    Names are qualified by the same rule: with several targets, the first host is handed over once every
+    target has read its host inventory (or failed), so the names seen twice are known.
+    An exception raised by ``on_host`` ends the collection (RuntimeError naming the host, the original
+    as ``__cause__``).
     """
     hub = _ProgressHub(progress, len(targets))
-    audits = [_VcenterAudit(t, i, hub, cancel) for i, t in enumerate(targets)]
+    ready = threading.Condition()
+    inventories: set[int] = set()  # targets whose host inventory is read (or that ended)
+    emitted: set[int] = set()
+    counts: dict[str, int] = {}
+
+    def inventory_read(index: int) -> None:
+        with ready:
+            inventories.add(index)
+            ready.notify_all()
+
+    def emitter(index: int, label: str) -> Callable[[HostInputs], None]:
+        def emit(hi: HostInputs) -> None:
+            with ready:
+                while len(inventories) < len(audits):
+                    check(cancel)
+                    ready.wait(0.2)
+                if id(hi) in emitted:
+                    return
+                if not counts:  # every inventory read, nothing renamed yet: the names as vCenter gave them
+                    for h in (h for a in audits for h in a.hosts):
+                        counts[h.name] = counts.get(h.name, 0) + 1
+                emitted.add(id(hi))
+                if counts.get(hi.name, 0) > 1:
+                    hi.name = f"{hi.name}@{label}"
+                on_host(hi)
+        return emit
+
+    def run(a: _VcenterAudit) -> None:
+        try:
+            a.run()
+        finally:
+            inventory_read(a.index)
+
+    audits = [_VcenterAudit(t, i, hub, cancel, emitter(i, t.label) if on_host is not None else None)
+              for i, t in enumerate(targets)]
+    for a in audits:
+        a.inventory_read = (lambda i=a.index: inventory_read(i)) if on_host is not None else None
     out = VsphereCollection()
     if not audits:
         return out
     cancelled = False
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(audits), thread_name_prefix="vsphere") as pool:
-        futures = [pool.submit(a.run) for a in audits]
+        futures = [pool.submit(run, a) for a in audits]
         for fut in futures:
             try:
                 fut.result()
@@ -774,7 +917,11 @@ def collect_vsphere(targets: list[VsphereTarget], progress: Progress | None = No
         out.hosts.extend(a.hosts)
         out.problems.extend(a.problems)
         out.sessions.append(a.session)
-    counts: dict[str, int] = {}
+        if a.on_host is not None:
+            for hi in a.hosts:  # hosts read before their vCenter failed
+                a._host_done(hi)
+    if on_host is not None:
+        return out
     for h in out.hosts:
         counts[h.name] = counts.get(h.name, 0) + 1
     for a in audits:
@@ -788,14 +935,19 @@ def check_login(target: VsphereTarget, cancel: threading.Event | None = None) ->
     """Log in to ``target`` and out again without reading the inventory ("Test connection").
 
     Returns the :class:`VcenterSession` (API version, product, how the certificate was trusted).
-    Raises :class:`nicadvisor.collect.ConnectionCheckError` with a message naming the target and stage.
+    Raises :class:`nicadvisor.collect.ConnectionCheckError` with a message naming the target and stage
+    (``"… cancelled while logging in"`` when ``cancel`` was set: the call in flight is interrupted).
     """
     from nicadvisor.collect import ConnectionCheckError
 
     audit = _VcenterAudit(target, 0, _ProgressHub(None, 1), cancel)
     try:
-        audit._connect()
+        with audit._cancel_watch():
+            audit._connect()
     except Exception as exc:  # noqa: BLE001 - every failure becomes a message for the user
+        if audit._cancelled():
+            raise ConnectionCheckError(f"{target.label}: cancelled while {audit.stage}") from exc
+        audit.broken = isinstance(exc, _CONNECTION_ERRORS)
         raise ConnectionCheckError(f"{target.label}: {audit.stage} failed: {describe_error(exc, target)}") from exc
     finally:
         audit._close()
@@ -928,16 +1080,20 @@ def list_inventory(target: VsphereTarget, cancel: threading.Event | None = None)
 
     audit = _VcenterAudit(target, 0, _ProgressHub(None, 1), cancel)
     try:
-        audit._connect()
-        check(cancel)
-        audit.stage = "reading the inventory tree"
-        objects: dict[str, tuple[str, dict[str, Any]]] = {}
-        for oc in audit._retrieve(*_inventory_specs(audit), "the inventory tree"):
-            objects[ref_string(oc.obj)] = (oc.obj._wsdlName, {p.name: to_plain(p.val) for p in oc.propSet})
-        check(cancel)
+        with audit._cancel_watch():
+            audit._connect()
+            check(cancel)
+            audit.stage = "reading the inventory tree"
+            objects: dict[str, tuple[str, dict[str, Any]]] = {}
+            for oc in audit._retrieve(*_inventory_specs(audit), "the inventory tree"):
+                objects[ref_string(oc.obj)] = (oc.obj._wsdlName, {p.name: to_plain(p.val) for p in oc.propSet})
+            check(cancel)
     except Cancelled:
         raise
     except Exception as exc:  # noqa: BLE001 - every failure becomes a message for the user
+        if audit._cancelled():  # the call in flight failed because the cancel watcher closed its socket
+            raise Cancelled("cancelled by the user") from None
+        audit.broken = isinstance(exc, _CONNECTION_ERRORS)
         raise ConnectionCheckError(f"{target.label}: {audit.stage} failed: {describe_error(exc, target)}") from exc
     finally:
         audit._close()

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from nicadvisor.cancel import Cancelled, check
-from nicadvisor.collect.assemble import HostInputs, assemble_host
+from nicadvisor.collect.assemble import HostInputs
 from nicadvisor.collect.sources import gather
 from nicadvisor.model import Audit, Finding, InputProblem
 from nicadvisor.paths import demo_lab_dir
@@ -37,12 +37,15 @@ class AuditRequest:
     nsx: tuple = ()
     known_hosts: object | None = field(default=None, compare=False)
     ask_host_key: Callable[[str, int, str, str], bool] | None = field(default=None, compare=False)
-    save_captures: str | None = None  # folder for the SSH outputs as capture files (replayable)
+    save_captures: str | None = None  # folder for every live output and API recording as capture files (replayable)
 
     @property
     def live_targets(self) -> list[str]:
         """The live targets as shown in reports (never with a secret)."""
-        nsx = [f"nsx://{urllib.parse.urlsplit(t.url).netloc}" for t in self.nsx]
+        nsx = []
+        for t in self.nsx:  # host and port only: a user or password written into the URL never shows
+            u = urllib.parse.urlsplit(t.url)
+            nsx.append(f"nsx://{u.hostname}:{u.port or 443}")
         return [t.source for t in self.vsphere] + [t.source for t in self.ssh] + nsx
 
 
@@ -109,21 +112,23 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
         local_problems: list[InputProblem] = []
         groups.extend(_local_inputs(local_problems, cancel))
         problems(local_problems)
-    if request.vsphere or request.ssh or request.nsx:
-        from nicadvisor.services.live import collect_live
+    from nicadvisor.services.live import HostSink, collect_live
 
-        live_problems: list[InputProblem] = []
-        collect_live(request, report, cancel, groups, live_problems)
-        problems(live_problems)
+    sink = HostSink(audit, store, defer=bool(request.nsx), save_folder=request.save_captures, problems=problems)
     rules = load_rules()
-    for i, group in enumerate(groups):
-        check(cancel)
-        report(0.1 + 0.8 * i / max(len(groups), 1), f"Inspecting {group.name} ({len(group.captures)} outputs)")
-        host, host_problems, _parsed = assemble_host(group)
-        audit.hosts.append(host)
-        audit.inputs_not_understood.extend(host_problems)
-        if store is not None:
-            store.add_host(audit.history_id, host, host_problems)
+    try:
+        for i, group in enumerate(groups):
+            check(cancel)
+            report(0.1 + 0.8 * i / max(len(groups), 1), f"Inspecting {group.name} ({len(group.captures)} outputs)")
+            sink.add(group)
+        if request.vsphere or request.ssh or request.nsx:
+            live_problems: list[InputProblem] = []
+            try:
+                collect_live(request, report, cancel, sink, live_problems)
+            finally:
+                problems(live_problems)
+    finally:
+        sink.flush()  # hosts held for an NSX join: stored even when cancelled
     check(cancel)
     report(0.9, "Checking rules and the compatibility database")
     audit.findings = evaluate(rules, audit.hosts) + vcg_findings(audit.hosts)
