@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +29,8 @@ from typing import Callable
 
 import paramiko
 from paramiko.pkey import UnknownKeyType
+
+from nicadvisor.atomic_file import write_private_lines
 
 AskFn = Callable[[str, int, str, str], bool]
 """``ask(host, port, key_type, fingerprint) -> bool``: may the first-contact key be trusted?"""
@@ -153,16 +153,7 @@ class KnownHosts:
             return len(lines) - len(keep)
 
     def _write(self, lines: list[str]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".known_hosts.", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write("".join(ln + "\n" for ln in lines))
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_private_lines(self.path, lines)
 
     # --- the decision --------------------------------------------------------------------------
     def verify(self, host: str, port: int, key: paramiko.PKey, trusted_fingerprint: str | None = None,

@@ -24,11 +24,10 @@ CA-trusted server needs no pin and none is stored for it.
 from __future__ import annotations
 
 import logging
-import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
+from nicadvisor.atomic_file import write_private_lines
 
 if TYPE_CHECKING:
     from nicadvisor.collect.tls_pinning import TrustDecision
@@ -144,13 +143,4 @@ class TlsPins:
         return saved
 
     def _write(self, lines: list[str]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tls_pins.", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write("".join(ln + "\n" for ln in lines))
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_private_lines(self.path, lines)
