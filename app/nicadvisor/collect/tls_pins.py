@@ -27,6 +27,7 @@ import logging
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
+
 from nicadvisor.atomic_file import write_private_lines
 
 if TYPE_CHECKING:
