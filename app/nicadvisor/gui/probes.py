@@ -84,6 +84,14 @@ def resolve_password(spec: VcenterSpec | SshSpec | NsxSpec, user: str) -> tuple[
 
 # --- collector targets ---------------------------------------------------------------------------
 
+def _pins() -> Any:
+    """The app's TLS pin store: a pin accepted in the trust dialog is saved after its first successful login
+    and used on later runs; a server whose certificate then differs is refused (collect.tls_pins)."""
+    from nicadvisor.collect.tls_pins import TlsPins
+
+    return TlsPins()
+
+
 def vsphere_target(spec: VcenterSpec, password: str) -> Any:
     """The ``VsphereTarget`` of ``spec`` (``esxcli=spec.esxcli``: esxcli through the vSphere API too).
     Raises ValueError for a bad URL."""
@@ -91,7 +99,7 @@ def vsphere_target(spec: VcenterSpec, password: str) -> Any:
 
     return VsphereTarget.from_url(spec.url, spec.user, password, thumbprint=spec.thumbprint or None,
                                   datacenter=spec.datacenter or None, cluster=spec.cluster or None,
-                                  host_names=tuple(spec.host_names), esxcli=bool(spec.esxcli))
+                                  host_names=tuple(spec.host_names), esxcli=bool(spec.esxcli), pins=_pins())
 
 
 def ssh_target(spec: SshSpec, password: str | None) -> Any:
@@ -106,7 +114,8 @@ def nsx_target(spec: NsxSpec, password: str) -> Any:
     """The ``NsxTarget`` of ``spec``."""
     from nicadvisor.collect.nsx import NsxTarget
 
-    return NsxTarget(url=spec.url, user=spec.user, password=password, thumbprint=spec.thumbprint or None)
+    return NsxTarget(url=spec.url, user=spec.user, password=password, thumbprint=spec.thumbprint or None,
+                     pins=_pins())
 
 
 @dataclass
@@ -166,7 +175,7 @@ def probe_tls(host: str, port: int, thumbprint: str | None, timeout: float = 10.
 
     where = f"{host}:{port}"
     try:
-        _ctx, trust = ssl_context_for(host, port, thumbprint=thumbprint or None, timeout=timeout)
+        _ctx, trust = ssl_context_for(host, port, thumbprint=thumbprint or None, timeout=timeout, pins=_pins())
     except UntrustedCertificateError as exc:
         if exc.thumbprint is None:
             return ProbeResult(False, f"{where}: the certificate is not trusted ({exc.reason}) and could not be "
