@@ -5,21 +5,16 @@ The server answers ``esxcli network nic list`` with the body of a real capture; 
 from __future__ import annotations
 
 import socket
-import contextlib
 import threading
-import time
 
 import paramiko
 import pytest
 
-from capturetools import capture_path
+from paramiko_answers import PASSWORD, answer_exec
 from nicadvisor.collect.assemble import assemble_host
-from nicadvisor.collect.capture_file import read_capture
 from nicadvisor.collect.known_hosts import KnownHosts, fingerprint
 from nicadvisor.collect.ssh import SshTarget, collect_ssh
 
-NIC_LIST = read_capture(capture_path("esxi_g_esxcli_network_nic_list_igbn_esxi702_skyao.txt")).text
-PASSWORD = "Esx-test-pw-1"
 
 
 class FakeEsxiServer(paramiko.ServerInterface):
@@ -59,23 +54,9 @@ class FakeEsxiServer(paramiko.ServerInterface):
     def check_channel_exec_request(self, channel, command):
         cmd = command.decode() if isinstance(command, bytes) else command
         self.commands.append(cmd)
-        threading.Thread(target=self._answer, args=(channel, cmd), daemon=True).start()
+        threading.Thread(target=answer_exec, args=(channel, cmd), daemon=True).start()
         return True
 
-    def _answer(self, channel, cmd):
-        # paramiko's server acknowledges the exec request only after this callback returns; answering
-        # before the acknowledgement would make the client see "Channel closed" (OpenSSH acknowledges first)
-        time.sleep(0.05)
-        # The client may already have read what it needs and closed the connection (it does so after
-        # the exit status): a write to the closed transport then fails, which is not a test failure.
-        with contextlib.suppress(EOFError, OSError):
-            if cmd == "esxcli network nic list":
-                channel.sendall(NIC_LIST.encode())
-                channel.send_exit_status(0)
-            else:
-                channel.sendall_stderr(f"no capture for {cmd}\n".encode())
-                channel.send_exit_status(1)
-            channel.close()
 
 
 @pytest.fixture(scope="module")

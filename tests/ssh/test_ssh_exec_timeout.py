@@ -9,7 +9,6 @@ of a real capture and fails other commands.
 """
 from __future__ import annotations
 
-import contextlib
 import socket
 import threading
 import time
@@ -17,13 +16,10 @@ import time
 import paramiko
 import pytest
 
-from capturetools import capture_path
-from nicadvisor.collect.capture_file import read_capture
+from paramiko_answers import PASSWORD, answer_exec
 from nicadvisor.collect.known_hosts import KnownHosts, fingerprint
 from nicadvisor.collect.ssh import DEFAULT_SSH_WORKERS, SshTarget, collect_ssh
 
-NIC_LIST = read_capture(capture_path("esxi_g_esxcli_network_nic_list_igbn_esxi702_skyao.txt")).text
-PASSWORD = "Esx-test-pw-1"
 TIMEOUT_S = 3.0
 
 
@@ -50,20 +46,9 @@ class _Server(paramiko.ServerInterface):
         if self.hang:
             self.release.wait(60)
             return False
-        threading.Thread(target=self._answer, args=(channel, cmd), daemon=True).start()
+        threading.Thread(target=answer_exec, args=(channel, cmd), daemon=True).start()
         return True
 
-    @staticmethod
-    def _answer(channel, cmd):
-        time.sleep(0.05)  # after paramiko's acknowledgement of the exec request
-        with contextlib.suppress(EOFError, OSError):  # the client may have closed the connection already
-            if cmd == "esxcli network nic list":
-                channel.sendall(NIC_LIST.encode())
-                channel.send_exit_status(0)
-            else:
-                channel.sendall_stderr(f"no capture for {cmd}\n".encode())
-                channel.send_exit_status(1)
-            channel.close()
 
 
 @pytest.fixture(scope="module")
