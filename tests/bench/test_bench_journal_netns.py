@@ -18,7 +18,7 @@ from benchtools import my_children, needs_root, nicadv_namespaces
 from nicadvisor.bench import Cancelled
 from nicadvisor.bench.journal import JOURNAL_NAME, Journal, read_entries, restore_from_journal
 from nicadvisor.bench.netns import NetnsError, create_pair, destroy_pair, tbf_burst_bytes
-from nicadvisor.bench.sysutil import process_start_ticks
+from nicadvisor.procinfo import process_start_ticks
 from nicadvisor.services.bench import BenchRequest, run_quick_bench
 
 needs_netperf = pytest.mark.skipif(shutil.which("netperf") is None, reason="netperf not installed")

@@ -37,7 +37,9 @@ from typing import Any, Iterator
 
 import platformdirs
 
-from .sysutil import IP, process_start_ticks, run_cmd, same_process_alive, stop_pid
+from nicadvisor.procinfo import process_start_ticks
+
+from .sysutil import IP, run_cmd, same_process_alive, stop_pid
 
 JOURNAL_NAME = "bench-journal.jsonl"
 LOCK_NAME = "bench-journal.lock"

@@ -16,7 +16,9 @@ from typing import Callable
 
 from . import BenchError, Cancelled
 from .journal import Journal
-from .sysutil import listening_tcp_ports, process_start_ticks
+from nicadvisor.procinfo import process_start_ticks
+
+from .sysutil import listening_tcp_ports
 
 POLL_S = 0.1
 

@@ -12,6 +12,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from nicadvisor.procinfo import process_start_ticks
 
 IP = "ip"
 TC = "tc"
@@ -48,23 +49,6 @@ def run_cmd(argv: list[str], timeout_s: float = 10.0) -> CmdResult:
         return CmdResult(tuple(argv), -1, "", f"timed out after {timeout_s} s")
     return CmdResult(tuple(argv), cp.returncode, cp.stdout, cp.stderr)
 
-
-def process_start_ticks(pid: int) -> int | None:
-    """Start time of ``pid`` in clock ticks since boot (field 22 of ``/proc/<pid>/stat``), or None
-    when the process does not exist or is a zombie. Together with the pid it identifies a process
-    across pid reuse."""
-    try:
-        data = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    # comm (field 2) may contain spaces and parentheses: split after the last ')'.
-    tail = data.rsplit(")", 1)[-1].split()
-    if len(tail) < 20 or tail[0] == "Z":
-        return None
-    try:
-        return int(tail[19])
-    except ValueError:
-        return None
 
 
 def same_process_alive(pid: int, start_ticks: int | None) -> bool:

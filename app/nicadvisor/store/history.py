@@ -34,6 +34,7 @@ from typing import Any
 
 from nicadvisor import __version__
 from nicadvisor.model.entities import Audit, Finding, Host, InputProblem
+from nicadvisor.procinfo import process_start_ticks
 from nicadvisor.store.codec import (
     CodecError,
     benchmark_from_dict,
@@ -109,21 +110,6 @@ def default_history_path() -> Path:
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
-
-def process_start_ticks(pid: int) -> int | None:
-    """Start time of ``pid`` in clock ticks since boot (field 22 of ``/proc/<pid>/stat``), or None when the
-    process does not exist, is a zombie, or ``/proc`` is not available (not Linux)."""
-    try:
-        data = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    tail = data.rsplit(")", 1)[-1].split()  # comm (field 2) may hold spaces and parentheses
-    if len(tail) < 20 or tail[0] == "Z":
-        return None
-    try:
-        return int(tail[19])
-    except ValueError:
-        return None
 
 
 def _owner_gone(pid: int | None, start: int | None) -> bool:
