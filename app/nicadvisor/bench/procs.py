@@ -14,10 +14,10 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from . import BenchError, Cancelled
-from .journal import Journal
 from nicadvisor.procinfo import process_start_ticks
 
+from . import BenchError, Cancelled
+from .journal import Journal
 from .sysutil import listening_tcp_ports
 
 POLL_S = 0.1
