@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import jsonschema
+import pytest
 from pypdf import PdfReader
 
 from nicadvisor.cli import main
@@ -93,16 +94,23 @@ def test_bench_local_runs_real_tests(tmp_path, capsys):
     assert "TCP_RR" in capsys.readouterr().out
 
 
-def test_audit_is_saved_in_history_and_can_be_exported_again(tmp_path, capsys):
-    assert main(["audit", "--quiet", "--capture", str(demo_host("esxi-nsx-perf-xl710"))]) == 0
-    err = capsys.readouterr().err
-    audit_id = int(err.split("saved as audit #")[1].split()[0])
+@pytest.mark.parametrize("host, code, label", [
+    ("esxi-sio4-nsxv", 0, "READY"),  # vmnic1's MTU is its vSwitch's (1600): rated, warnings only
+    ("esxi-nsx-perf-xl710", 2, "NOT RATED"),  # vmnic0/vmnic3 have no MTU in the inputs: no all-clear
+])
+def test_audit_is_saved_in_history_and_can_be_exported_again(tmp_path, capsys, host, code, label):
+    assert main(["audit", "--quiet", "--capture", str(demo_host(host))]) == code
+    captured = capsys.readouterr()
+    assert f"Verdict: {'✔' if code == 0 else '?'} {label}:" in captured.out
+    audit_id = int(captured.err.split("saved as audit #")[1].split()[0])
     assert main(["history"]) == 0
-    assert f"#{audit_id}" in capsys.readouterr().out
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith(f"#{audit_id} "))
+    assert f" {label}: " in line  # the history list shows the same verdict
     out = tmp_path / "again.json"
-    assert main(["history", str(audit_id), "--json", str(out)]) == 0
+    assert main(["history", str(audit_id), "--json", str(out)]) == code
     doc = json.loads(out.read_text())
-    assert [h["name"] for h in doc["hosts"]] == ["esxi-nsx-perf-xl710"]
+    assert [h["name"] for h in doc["hosts"]] == [host]
+    assert doc["verdict"]["label"] == label and doc["summary"]["ready"] is (code == 0)
     assert main(["history", "999999"]) == 2
 
 
@@ -122,7 +130,7 @@ def test_nothing_readable_is_not_rated_and_exits_2(tmp_path, capsys):
     code = main(["audit", "--quiet", "--no-history", "--capture", str(host.parent), "--json", str(tmp_path / "a.json"),
                  "--pdf", str(tmp_path / "a.pdf")])
     assert code == 2
-    assert "not rated" in capsys.readouterr().err
+    assert "NOT RATED: no physical NIC could be read from the inputs" in capsys.readouterr().err
     assert json.loads((tmp_path / "a.json").read_text())["summary"]["ready"] is False
     assert "NOT RATED" in PdfReader(tmp_path / "a.pdf").pages[0].extract_text()
 

@@ -1,8 +1,9 @@
 """``nic-advisor``: the command line. Everything the wizard does also runs headless here.
 
-Exit codes of ``audit`` (and ``demo``): 0 = ready (no finding of error severity), 1 = at least one
-finding of error severity, 2 = input or usage error (no physical NIC could be read from the inputs,
-bad arguments, a report that cannot be written). ``bench`` exits 0 when every test ran, 2 when none could.
+Exit codes of ``audit``, ``demo`` and ``history ID`` follow the verdict (:mod:`nicadvisor.model.verdict`):
+0 = READY, 1 = NOT READY (at least one finding of error severity), 2 = NOT RATED (nothing or not enough could
+be read, an input yielded no host, the audit was interrupted) or an input/usage error (bad arguments, a report
+that cannot be written). ``bench`` exits 0 when every test ran, 2 when none could.
 """
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ def _print_audit(audit, out=None) -> None:
     from nicadvisor.model import Severity
 
     out = out or sys.stdout
+    verdict = audit.verdict
+    print(f"Verdict: {verdict.symbol} {verdict.headline}", file=out)
+    for cause in verdict.causes:
+        print(f"  cause: {cause}", file=out)
     for host in audit.hosts:
         phys = [p for p in host.pnics if p.is_physical is not False]
         print(f"{host.name} ({host.kind or 'unknown kind'}{', ' + host.product_version if host.product_version else ''}): "
@@ -37,11 +42,8 @@ def _print_audit(audit, out=None) -> None:
 
 
 def _exit_code(audit) -> int:
-    from nicadvisor.model import Severity
-
-    if not audit.rated:  # nothing readable: neither ready nor not ready
-        return EXIT_INPUT
-    return EXIT_FINDINGS if any(f.severity is Severity.ERROR for f in audit.findings) else EXIT_READY
+    """The exit code of the audit's verdict: 0 READY, 1 NOT READY, 2 NOT RATED."""
+    return audit.verdict.exit_code
 
 
 def _export(audit, args) -> bool:
@@ -89,8 +91,8 @@ def cmd_audit(args) -> int:
     _print_audit(audit)
     if not _export(audit, args):
         return EXIT_INPUT
-    if not audit.rated:
-        print("nic-advisor audit: no physical NIC could be read from the inputs (not rated)", file=sys.stderr)
+    if audit.verdict.status != "ready":
+        print(f"nic-advisor audit: {audit.verdict.headline}", file=sys.stderr)
     return _exit_code(audit)
 
 
@@ -121,12 +123,15 @@ def cmd_history(args) -> int:
 def _history(store, args, AuditNotFound) -> int:
     if args.id is None:
         for a in store.list_audits():
-            print(f"#{a.id:<5} {a.created_at}  {a.status:<11} {a.hosts} hosts, {a.pnics} pNICs, "
+            v = a.verdict_of()
+            print(f"#{a.id:<5} {a.created_at}  {a.display_status:<12} {v.symbol} {v.headline}  ·  {a.hosts} hosts, {a.pnics} pNICs, "
                   f"{a.errors if a.errors is not None else '?'} errors, {a.warnings if a.warnings is not None else '?'} warnings"
                   f"  {', '.join(a.inputs)}")
         return EXIT_READY
+    from nicadvisor.services.audit import reopen_audit
+
     try:
-        audit = store.load(args.id)
+        audit = reopen_audit(store, args.id)
     except AuditNotFound as exc:
         print(exc, file=sys.stderr)
         return EXIT_INPUT

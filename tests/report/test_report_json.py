@@ -41,7 +41,8 @@ def test_document_validates_and_carries_the_facts(audit):
     assert vmnic2["geneve_offload"] is None  # unknown stays null, never false/0
     assert vmnic2["evidence"]["mtu"] == {"command": NIC_LIST_CMD, "line": VMNIC2, "source": NIC_LIST}
     assert vmnic2["capabilities"]["mtu"] == {"status": "fail", "symbol": "✖", "text": "mtu 1500",
-                                             "rule_ids": ["MTU-PNIC-001"]}
+                                             "rule_ids": ["MTU-PNIC-001"],
+                                             "reason": "pNIC MTU below the Geneve minimum"}
     assert vmnic2["capabilities"]["geneve_offload"]["status"] == "unknown"
     assert set(vmnic2["capabilities"]) == {c.key for c in CAPABILITIES}
     assert _pnic(doc, "esxi-a", "vmnic3")["capabilities"]["geneve_offload"]["status"] == "pass"
@@ -84,14 +85,23 @@ def test_write_json_round_trip(audit, tmp_path):
 def test_ready_without_errors_and_empty_audit():
     a = build_audit()
     a.findings = [f for f in a.findings if f.severity.value != "error"]
+    doc = audit_to_dict(a)  # lnx-1's pNICs have no MTU in the inputs: no all-clear
+    assert doc["summary"]["ready"] is False and doc["verdict"]["label"] == "NOT RATED"
+    assert doc["verdict"]["hosts"][1] == {"host": "lnx-1", "status": "not_rated", "label": "NOT RATED",
+                                          "reason": doc["verdict"]["hosts"][1]["reason"]}
+    assert "MTU of enp2s0" in doc["verdict"]["hosts"][1]["reason"]
+    validate_document(doc)
+    a.hosts = a.hosts[:1]
+    a.inputs = [i for i in a.inputs if not i.startswith("captures/linux_")]
     doc = audit_to_dict(a)
-    assert doc["summary"]["ready"] is True
+    assert doc["summary"]["ready"] is True and doc["verdict"]["label"] == "READY"
     validate_document(doc)
     empty = audit_to_dict(Audit(created_at="2026-11-21T10:00:00+00:00"))
     validate_document(empty)
     assert empty["benchmarks"] == [] and empty["hosts"] == []
     assert empty["summary"] == {"hosts": 0, "pnics": 0, "pseudo_devices": 0, "errors": 0, "warnings": 0,
                                 "infos": 0, "ready": False}
+    assert empty["verdict"]["label"] == "NOT RATED"
 
 
 def test_benchmarks_accept_dicts_reject_unknown_objects_and_drop_nan():

@@ -42,7 +42,7 @@ def test_pdf_holds_hosts_matrix_checklist_benchmarks_and_appendix(audit, pdf):
     assert reader.metadata.title == DEFAULT_TITLE
     # cover
     assert DEFAULT_TITLE in pages[0]
-    assert "NOT READY" in pages[0] and "1 error finding(s) to fix first" in pages[0]
+    assert "NOT READY" in pages[0] and "1 error finding on 1 host to fix first" in pages[0]
     assert "2026-11-21T10:00:00+00:00" in pages[0]
     assert "2 host(s)" in pages[0] and "Inputs read (8)" in pages[0]
     for host in ("esxi-a", "lnx-1"):

@@ -1,6 +1,8 @@
 """Versioned schema of the history file: forward migration with a backup, refusal of newer/foreign files."""
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import sqlite3
 from contextlib import closing
@@ -38,7 +40,7 @@ def _write_v1_file(path, audit) -> int:
 
 
 def test_schema_is_at_the_last_migration():
-    assert SCHEMA_VERSION == MIGRATIONS[-1].version == 2
+    assert SCHEMA_VERSION == MIGRATIONS[-1].version == 3
     assert [m.version for m in MIGRATIONS] == list(range(1, len(MIGRATIONS) + 1))
 
 
@@ -50,8 +52,11 @@ def test_older_file_is_backed_up_then_migrated(tmp_path, audit):
         assert store.backup_path == tmp_path / "history.sqlite3.v1.bak"
         line = store.summary(audit_id)
         assert (line.hosts, line.pnics, line.errors, line.warnings) == (10, 24, 15, 8)  # backfilled by step 2
-        assert store.load(audit_id) == audit
-    assert _version(path) == 2
+        # a v1 audit has no stored verdict: the list says NOT READY from its backfilled errors, never READY
+        assert line.verdict is None and line.verdict_of().label == "NOT READY"
+        assert store.load(audit_id) == dataclasses.replace(audit, hosts_expected=None)  # not recorded in v1
+        assert store.load(audit_id).verdict == audit.verdict
+    assert _version(path) == SCHEMA_VERSION
     backup = tmp_path / "history.sqlite3.v1.bak"
     assert stat.S_IMODE(backup.stat().st_mode) == 0o600
     assert _version(backup) == 1
@@ -92,7 +97,7 @@ def test_newer_file_is_refused_and_left_unchanged(tmp_path):
         conn.execute("PRAGMA user_version = 99")
     before = path.read_bytes()
     with pytest.raises(HistorySchemaError, match=r"schema version 99, but this NIC Advisor knows only up to "
-                                                 r"version 2: it was written by a newer NIC Advisor"):
+                                                 rf"version {SCHEMA_VERSION}: it was written by a newer NIC Advisor"):
         AuditStore(path)
     assert path.read_bytes() == before
     assert list(tmp_path.glob("*.bak")) == []

@@ -18,6 +18,7 @@ from nicadvisor.report.json_export import summarize
 from nicadvisor.store import (
     INTERRUPTED,
     RUNNING,
+    SCHEMA_VERSION,
     AuditNotFound,
     AuditStore,
     AuditSummary,
@@ -57,7 +58,7 @@ def test_file_and_folder_are_owner_only_and_wal(tmp_path):
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     with closing(sqlite3.connect(path, isolation_level=None)) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 def test_default_path_is_under_user_data_dir(monkeypatch, tmp_path):

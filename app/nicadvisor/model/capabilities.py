@@ -1,9 +1,19 @@
 """The capability matrix: one row per pNIC, one column per NSX-readiness capability.
 
-A cell's status comes from the findings of the rules in that column (``category`` of the rule):
-an ``error`` finding makes it ``fail``, a ``warning`` makes it ``warn``, no finding with the
-column's facts known makes it ``pass``, and no finding with the facts unknown makes it ``unknown``
-(``info`` findings do not downgrade a cell). Pure: used by the GUI, the PDF and the JSON alike.
+A cell's status is the worst of the findings about that pNIC in that column **and** about its path: the switch
+it uplinks, the TEP vmknics on that switch and the host's path tests (for the MTU column: categories ``mtu`` and
+``tep``). A finding belongs to a pNIC's column when its ``category`` is the column, or when it read one of the
+column's capability facts as "no" (``no-rx-filter-no-rss`` decides both the RSS and the Rx filter column).
+
+* ``fail`` with an ``error`` finding, ``warn`` with a ``warning`` (``info`` findings never downgrade a cell);
+* ``n/a`` ("not judged") when no finding decided the cell and a capability was read as "no" (a "no" never
+  passes), when the pNIC is known to carry no overlay (the host's switches were read and none uplinks it), or for
+  ENS on Linux (an ESXi datapath);
+* ``pass`` when the column's facts were read and no finding objects (for the Driver column: only when the
+  compatibility database has the device);
+* ``unknown`` otherwise, with :attr:`Cell.reason` saying why and how to learn it.
+
+Pure: used by the GUI, the PDF and the JSON alike.
 """
 from __future__ import annotations
 
@@ -14,42 +24,77 @@ from nicadvisor.model.entities import Evidence, Finding, Host, PhysicalNic, Seve
 
 @dataclass(frozen=True)
 class Capability:
-    """A matrix column: ``key`` (= rule ``category``), header ``title``, pNIC ``facts`` it shows.
-    ``confirmed_by``: a finding id that must be present for the cell to pass (else it is ``unknown``),
-    for columns whose facts alone prove nothing (a driver name is no compatibility statement)."""
+    """A matrix column.
+
+    Attributes:
+        key: the column id (= rule ``category``).
+        title: the header.
+        facts: the pNIC facts it shows.
+        confirmed_by: a finding id that must be present for the cell to pass (else it is ``unknown``), for
+            columns whose facts alone prove nothing (a driver name is no compatibility statement).
+        negative: boolean facts whose ``False`` is a "no" (a cell never passes on one).
+        path_categories: finding categories on the pNIC's switch, that switch's TEP vmknics and the host that
+            also decide this column.
+        overlay: True when the column matters only for a pNIC that carries overlay traffic.
+        learn_esxi, learn_linux: the read-only command that reports the column's facts (``{pnic}`` is the pNIC
+            name), shown in an unknown cell's reason; empty when the column does not apply to that kind.
+    """
 
     key: str
     title: str
     facts: tuple[str, ...]
     confirmed_by: str | None = None
+    negative: tuple[str, ...] = ()
+    path_categories: tuple[str, ...] = ()
+    overlay: bool = True
+    learn_esxi: str = ""
+    learn_linux: str = ""
 
 
 CAPABILITIES: tuple[Capability, ...] = (
-    Capability("link", "Link", ("link_up", "link_speed_mbps")),
-    Capability("mtu", "MTU", ("mtu",)),
-    Capability("geneve_offload", "Geneve offload", ("geneve_offload",)),
-    Capability("rx_filter", "Geneve Rx filter", ("geneve_rx_filter",)),
-    Capability("rss", "RSS / queues", ("rss", "rx_queues")),
-    Capability("ens", "ENS / EDP", ("ens_capable", "ens_enabled", "ens_mode")),
-    Capability("pcie", "PCIe link", ("pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable")),
-    Capability("coalescing", "Coalescing", ("coalesce_adaptive_rx", "coalesce_rx_usecs")),
-    Capability("driver", "Driver / VCG", ("driver", "driver_version", "firmware_version"), confirmed_by="vcg-entries"),
+    Capability("link", "Link", ("link_up", "link_speed_mbps"), negative=("link_up",), overlay=False,
+               learn_esxi="esxcli network nic list", learn_linux="ethtool {pnic}"),
+    Capability("mtu", "MTU", ("mtu",), path_categories=("mtu", "tep"),
+               learn_esxi="esxcfg-nics -l", learn_linux="ip link show {pnic}"),
+    Capability("geneve_offload", "Geneve offload", ("geneve_offload",), negative=("geneve_offload",),
+               learn_esxi="vsish -e get /net/pNics/{pnic}/properties", learn_linux="ethtool -k {pnic}"),
+    Capability("rx_filter", "Geneve Rx filter", ("geneve_rx_filter",), negative=("geneve_rx_filter",),
+               learn_esxi="vsish -e get /net/pNics/{pnic}/rxqueues/info", learn_linux="ethtool -k {pnic}"),
+    Capability("rss", "RSS / queues", ("rss", "rx_queues"), negative=("rss",),
+               learn_esxi="vsish -e get /net/pNics/{pnic}/rxqueues/info",
+               learn_linux="ethtool -l {pnic} and ethtool -x {pnic}"),
+    Capability("ens", "ENS / EDP", ("ens_capable", "ens_enabled", "ens_mode"), negative=("ens_capable",),
+               learn_esxi="esxcfg-nics -e"),
+    Capability("pcie", "PCIe link", ("pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable"),
+               overlay=False, learn_esxi="lspci -v (ESXi shell)", learn_linux="lspci -vv -s <PCI address of {pnic}>"),
+    Capability("coalescing", "Coalescing", ("coalesce_adaptive_rx", "coalesce_rx_usecs"), overlay=False,
+               learn_esxi="esxcli network nic coalesce get", learn_linux="ethtool -c {pnic}"),
+    Capability("driver", "Driver / VCG", ("driver", "driver_version", "firmware_version"), confirmed_by="vcg-entries",
+               overlay=False, learn_esxi="esxcli network nic get -n {pnic}", learn_linux="ethtool -i {pnic}"),
 )
 
-PASS, WARN, FAIL, UNKNOWN = "pass", "warn", "fail", "unknown"
-STATUS_SYMBOL = {PASS: "✔", WARN: "▲", FAIL: "✖", UNKNOWN: "?"}
-STATUS_TEXT = {PASS: "pass", WARN: "warn", FAIL: "fail", UNKNOWN: "unknown"}
+#: Columns whose facts the vSphere API does not report (a vCenter-only audit leaves them unknown).
+NOT_IN_VSPHERE_API = ("geneve_offload", "rx_filter", "rss", "ens", "pcie", "coalescing")
+
+PASS, WARN, FAIL, UNKNOWN, NOT_JUDGED = "pass", "warn", "fail", "unknown", "n/a"
+#: Statuses from worst to best (sort order of the matrix).
+STATUS_ORDER = (FAIL, WARN, UNKNOWN, NOT_JUDGED, PASS)
+STATUS_SYMBOL = {PASS: "✔", WARN: "▲", FAIL: "✖", UNKNOWN: "?", NOT_JUDGED: "–"}
+STATUS_TEXT = {PASS: "pass", WARN: "warn", FAIL: "fail", UNKNOWN: "unknown", NOT_JUDGED: "n/a"}
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One matrix cell: ``status`` (pass/warn/fail/unknown), a short ``text`` of the values,
-    the ``evidence`` of those values and the ``findings`` that decided the status."""
+    """One matrix cell: ``status`` (pass/warn/fail/unknown/n/a), a short ``text`` of the values, the
+    ``evidence`` of those values, the ``findings`` that decided the status (the pNIC's own first, then those
+    of its switch, TEP vmknics and host), and ``reason``: why the status, in one sentence (for ``unknown``
+    also how to learn the facts)."""
 
     status: str
     text: str
     evidence: tuple[Evidence, ...] = ()
     findings: tuple[Finding, ...] = ()
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -73,25 +118,78 @@ def _fmt(name: str, value: object) -> str:
     return f"{name.replace('_', ' ')} {value}"
 
 
+def _path_targets(host: Host, pnic: PhysicalNic) -> set[str]:
+    """Finding targets on the pNIC's path: its switch, the TEP vmknics on that switch, and the host itself (its
+    path tests) when the pNIC may carry the overlay (:meth:`Host.overlay_candidates`)."""
+    targets = {host.name} if pnic in host.overlay_candidates() else set()
+    sw = host.switch_of(pnic.name)
+    if sw is not None:
+        targets.add(f"{host.name}/{sw.name}")
+        targets |= {f"{host.name}/{v.name}" for v in host.vmknics if v.is_tep and v.switch == sw.name}
+    return targets
+
+
+def _decides(f: Finding, pnic: PhysicalNic, cap: Capability) -> bool:
+    return f.category == cap.key or any(n in cap.negative and getattr(pnic, n) is False for n in f.facts)
+
+
+def _source_kind(host: Host) -> str:
+    if host.inputs and all(s.startswith("vcenter://") for s in host.inputs):
+        return "vcenter"
+    return "other"
+
+
+def _learn(host: Host, pnic: PhysicalNic, cap: Capability) -> str:
+    command = (cap.learn_linux if host.kind == "linux" else cap.learn_esxi).replace("{pnic}", pnic.name)
+    if _source_kind(host) == "vcenter" and cap.key in NOT_IN_VSPHERE_API:
+        return ("not readable through the vSphere API: audit this host with --esxcli-over-api or over SSH"
+                + (f" ({command})" if command else ""))
+    return f"not in the inputs: run {command}" if command else "not in the inputs"
+
+
 def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Finding]) -> Cell:
-    """The cell of ``pnic`` in column ``cap`` given all ``findings`` of the audit."""
+    """The cell of ``pnic`` in column ``cap`` given all ``findings`` of the audit (see the module docstring)."""
     target = f"{host.name}/{pnic.name}"
-    mine = tuple(f for f in findings if f.target == target and f.category == cap.key)
+    path = _path_targets(host, pnic) if cap.path_categories else set()
+    own = [f for f in findings if f.target == target and _decides(f, pnic, cap)]
+    around = [f for f in findings if f.target in path and f.category in cap.path_categories]
+    mine = tuple(own + [f for f in around if f not in own])
     known = [(n, getattr(pnic, n)) for n in cap.facts if getattr(pnic, n) is not None]
     evidence = tuple(pnic.evidence[n] for n, _ in known if n in pnic.evidence)
     text = ", ".join(_fmt(n, v) for n, v in known) or "not reported"
     severities = {f.severity for f in mine}
-    if Severity.ERROR in severities:
-        status = FAIL
-    elif Severity.WARNING in severities:
-        status = WARN
+    noes = [n for n in cap.negative if getattr(pnic, n) is False]
+    no_overlay = cap.overlay and bool(host.switches) and host.switch_of(pnic.name) is None
+    if Severity.ERROR in severities or Severity.WARNING in severities:
+        status = FAIL if Severity.ERROR in severities else WARN
+        worst = Severity.ERROR if status == FAIL else Severity.WARNING
+        titles = list(dict.fromkeys(f.title for f in mine if f.severity is worst))
+        reason = "; ".join(titles)
+    elif cap.key == "ens" and host.kind == "linux":
+        status, reason = NOT_JUDGED, "ENS / Enhanced Data Path is an ESXi datapath: it does not apply to Linux hosts"
+    elif noes:
+        status = NOT_JUDGED
+        infos = [f.title for f in mine if f.severity is Severity.INFO]
+        why = ("; ".join(infos) if infos else
+               "it carries no overlay traffic (not an uplink of any virtual switch)" if no_overlay else
+               "no rule judged it on this pNIC")
+        reason = f"read as “no” ({', '.join(n.replace('_', ' ') for n in noes)}), not judged: {why}"
+    elif no_overlay and known:
+        status = NOT_JUDGED
+        reason = "not an uplink of any virtual switch of this host: it carries no overlay traffic now"
     elif known and (cap.confirmed_by is None or any(f.rule_id == cap.confirmed_by for f in mine)):
-        status = PASS
+        status, reason = PASS, "the values read pass every rule of this column"
+    elif known:  # confirmed_by: the facts alone prove nothing
+        status = UNKNOWN
+        text += " · not in the compatibility database"
+        reason = ("the device is not in the compatibility database: import the compatibility guide for it "
+                  "(nic-advisor vcg import) or check it in the VMware (Broadcom) Compatibility Guide")
     else:
         status = UNKNOWN
-        if known and cap.confirmed_by:
-            text += " · not in the compatibility database"
-    return Cell(status=status, text=text, evidence=evidence, findings=mine)
+        reason = f"none of this column's facts was reported — {_learn(host, pnic, cap)}"
+        if no_overlay:
+            reason += " (it is an uplink of no virtual switch now)"
+    return Cell(status=status, text=text, evidence=evidence, findings=mine, reason=reason)
 
 
 def capability_matrix(host: Host, findings: list[Finding]) -> list[Row]:

@@ -10,7 +10,10 @@ import dataclasses
 import datetime as _dt
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nicadvisor.model.verdict import Verdict
 
 
 @dataclass(frozen=True)
@@ -184,6 +187,17 @@ class Host(_WithEvidence):
         """The switch that has ``pnic_name`` among its uplinks, or None."""
         return next((s for s in self.switches if s.uplinks and pnic_name in s.uplinks), None)
 
+    def overlay_candidates(self) -> list[PhysicalNic]:
+        """The physical pNICs that may carry the overlay: the uplinks of a switch holding a TEP vmknic when one
+        is known; else the uplinks of any switch; else (no switch read) every physical pNIC."""
+        phys = [p for p in self.pnics if p.is_physical is not False]
+        tep_switches = {v.switch for v in self.vmknics if v.is_tep and v.switch}
+        on_tep = [p for p in phys if (sw := self.switch_of(p.name)) is not None and sw.name in tep_switches]
+        if on_tep:
+            return on_tep
+        on_switch = [p for p in phys if self.switch_of(p.name) is not None]
+        return on_switch or phys
+
     def module(self, name: str | None) -> KernelModule | None:
         """The kernel module of driver ``name`` (an ENS ``_ens`` suffix is ignored), or None."""
         if not name:
@@ -210,7 +224,9 @@ class Finding:
     """One rule hit (or a compatibility-database note) on one object.
 
     ``target`` names the object (``esxi-a/vmnic2``), ``evidence`` the facts the rule read,
-    ``references`` the source documents (``nsx-t-performance-on-intel.txt §3``).
+    ``references`` the source documents (``nsx-t-performance-on-intel.txt §3``), ``category`` the
+    capability-matrix column it decides, ``facts`` the names of the known facts its condition read (a
+    finding that read a pNIC's ``geneve_rx_filter == false`` also decides the Rx filter column).
     """
 
     rule_id: str
@@ -223,6 +239,7 @@ class Finding:
     references: tuple[str, ...] = ()
     evidence: tuple[Evidence, ...] = ()
     category: str = ""
+    facts: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """The finding as in the JSON report (severity as its string, evidence as dicts)."""
@@ -231,6 +248,7 @@ class Finding:
             "host": self.host, "target": self.target, "message": self.message,
             "recommendation": self.recommendation, "references": list(self.references),
             "evidence": [e.to_dict() for e in self.evidence], "category": self.category,
+            "facts": list(self.facts),
         }
 
 
@@ -249,7 +267,13 @@ class InputProblem:
 
 @dataclass
 class Audit:
-    """The result of one audit: hosts, findings, problems with inputs, optional benchmark results."""
+    """The result of one audit: hosts, findings, problems with inputs, optional benchmark results.
+
+    ``completion`` is ``complete`` once every input was read and the rules ran; ``running``, ``interrupted``
+    (its process died), ``cancelled`` or ``failed`` for an audit reopened from the history that never got there.
+    ``hosts_expected`` is how many hosts the inputs named when that was known before reading them (capture
+    folders), else None. :attr:`verdict` is the one verdict every view shows.
+    """
 
     hosts: list[Host] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
@@ -257,6 +281,8 @@ class Audit:
     inputs_not_understood: list[InputProblem] = field(default_factory=list)
     benchmarks: list[Any] = field(default_factory=list)
     history_id: int | None = field(default=None, compare=False)  # row id in the audit history store
+    completion: str = "complete"
+    hosts_expected: int | None = None
     created_at: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
 
     @property
@@ -264,6 +290,13 @@ class Audit:
         """True when at least one physical (or not known to be pseudo) pNIC was read: only then can the
         audit call the hosts ready or not; an audit that understood nothing is "not rated"."""
         return any(p.is_physical is not False for h in self.hosts for p in h.pnics)
+
+    @property
+    def verdict(self) -> "Verdict":
+        """READY / NOT READY / NOT RATED with the reason (:func:`nicadvisor.model.verdict.verdict_of`)."""
+        from nicadvisor.model.verdict import verdict_of
+
+        return verdict_of(self)
 
     @property
     def worst_severity(self) -> Severity | None:

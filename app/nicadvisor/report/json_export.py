@@ -15,7 +15,9 @@ Shape (documented field by field in ``docs/json-output.md``)::
      "findings": [Finding.to_dict(), ...],
      "inputs_not_understood": [InputProblem.to_dict(), ...],
      "benchmarks": [BenchResult.to_dict(), ...],
-     "summary": {"hosts", "pnics", "pseudo_devices", "errors", "warnings", "infos", "ready"}}
+     "summary": {"hosts", "pnics", "pseudo_devices", "errors", "warnings", "infos", "ready"},
+     "verdict": {"status", "label", "reason", "causes", "hosts": [{"host", "status", "label", "reason"}],
+                 "completion", "hosts_expected"}}
 
 Field lists come from :func:`dataclasses.fields` of the model classes, so a new model field appears in
 the export without a change here (the schema test then asks for it to be added to ``audit.schema.json``).
@@ -97,8 +99,8 @@ def summarize(audit: Audit) -> dict[str, Any]:
     """Counts for the cover page and the JSON ``summary``.
 
     ``pnics`` counts ports that are physical or of unknown kind, ``pseudo_devices`` those with
-    ``is_physical`` False (``vusb0``, bonds, VLAN devices). ``ready`` is True when at least one physical
-    pNIC was read (:attr:`Audit.rated`) and no finding has severity ``error``.
+    ``is_physical`` False (``vusb0``, bonds, VLAN devices). ``ready`` is True only when the verdict is READY
+    (:attr:`Audit.verdict`).
     """
     all_pnics = [p for h in audit.hosts for p in h.pnics]
     pseudo = sum(1 for p in all_pnics if p.is_physical is False)
@@ -110,7 +112,7 @@ def summarize(audit: Audit) -> dict[str, Any]:
         "errors": counts[Severity.ERROR],
         "warnings": counts[Severity.WARNING],
         "infos": counts[Severity.INFO],
-        "ready": audit.rated and counts[Severity.ERROR] == 0,
+        "ready": audit.verdict.ready,
     }
 
 
@@ -124,7 +126,7 @@ def host_to_dict(host: Host, findings: list) -> dict[str, Any]:
         row = rows.get(pnic.name) if pnic.is_physical is not False else None
         d["capabilities"] = {} if row is None else {
             key: {"status": cell.status, "symbol": STATUS_SYMBOL[cell.status], "text": cell.text,
-                  "rule_ids": sorted({f.rule_id for f in cell.findings})}
+                  "rule_ids": sorted({f.rule_id for f in cell.findings}), "reason": cell.reason}
             for key, cell in row.cells.items()
         }
         pnics.append(d)
@@ -151,6 +153,7 @@ def audit_to_dict(audit: Audit) -> dict[str, Any]:
         "inputs_not_understood": [p.to_dict() for p in audit.inputs_not_understood],
         "benchmarks": [benchmark_to_dict(b) for b in (audit.benchmarks or [])],
         "summary": summarize(audit),
+        "verdict": {**audit.verdict.to_dict(), "completion": audit.completion, "hosts_expected": audit.hosts_expected},
     }
 
 

@@ -56,6 +56,12 @@ def _evidence(rule: Rule, obj: Any, ctx: dict[str, Any], host: Host) -> tuple[Ev
     return tuple(out)
 
 
+def _known_condition_facts(rule: Rule, ctx: dict[str, Any]) -> tuple[str, ...]:
+    """The facts named in ``rule.condition`` that have a value on the object (guards such as
+    ``geneve_rx_filter == null`` are left out): what the finding is about, for the capability matrix."""
+    return tuple(dict.fromkeys(n for n in _IDENT.findall(rule.condition) if ctx.get(n) is not None))
+
+
 def evaluate(rules: list[Rule], hosts: list[Host]) -> list[Finding]:
     """Run every rule on every applicable object of every host.
 
@@ -80,6 +86,7 @@ def evaluate(rules: list[Rule], hosts: list[Host]) -> list[Finding]:
                     message=string.Template(rule.message).safe_substitute(values),
                     recommendation=string.Template(rule.recommendation).safe_substitute(values),
                     references=rule.references, evidence=_evidence(rule, obj, ctx, host), category=rule.category,
+                    facts=_known_condition_facts(rule, ctx),
                 ))
     findings.sort(key=lambda f: (f.severity.rank, f.host, f.target, f.rule_id))
     return findings

@@ -12,6 +12,7 @@ from nicadvisor.cancel import Cancelled, check
 from nicadvisor.collect.assemble import HostInputs
 from nicadvisor.collect.sources import gather
 from nicadvisor.model import Audit, Finding, InputProblem
+from nicadvisor.model.verdict import CANCELLED, COMPLETE, FAILED
 from nicadvisor.paths import demo_lab_dir
 from nicadvisor.rules_engine import evaluate, load_rules
 
@@ -83,16 +84,30 @@ def run_audit(request: AuditRequest, progress: Progress | None = None,
         audit.history_id = store.begin(audit.inputs, audit.created_at)
     try:
         _run(request, paths, audit, report, cancel, store)
-    except Cancelled:
-        if store is not None:
-            store.finish(audit.history_id, [], status="cancelled")
-        raise
-    except Exception:
-        if store is not None:
-            store.finish(audit.history_id, [], status="failed")
+    except BaseException as exc:
+        audit.completion = CANCELLED if isinstance(exc, Cancelled) else FAILED
+        if store is not None and isinstance(exc, Exception):
+            store.finish(audit.history_id, [], status=audit.completion, verdict=audit.verdict)
         raise
     if store is not None:
-        store.finish(audit.history_id, audit.findings)
+        store.finish(audit.history_id, audit.findings, verdict=audit.verdict)
+    return audit
+
+
+def evaluate_findings(hosts: list, rules: list | None = None) -> list[Finding]:
+    """``rules`` (default: those of ``rules/``) and the compatibility database on ``hosts``: every finding of
+    an audit. Raises :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken."""
+    return evaluate(load_rules() if rules is None else rules, hosts) + vcg_findings(hosts)
+
+
+def reopen_audit(store: "AuditStore", audit_id: int) -> Audit:
+    """A past audit from the history, ready to show and export: as stored when it finished; an audit that never
+    finished (interrupted, cancelled, failed, still running) gets the rules evaluated on the hosts it holds, so its
+    findings are shown, and keeps its ``completion``: its verdict is NOT RATED "interrupted after N of M hosts",
+    never READY. Raises :class:`nicadvisor.store.AuditNotFound` for an unknown id."""
+    audit = store.load(audit_id)
+    if audit.completion != COMPLETE:
+        audit.findings = evaluate_findings(audit.hosts)
     return audit
 
 
@@ -106,6 +121,10 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
     report(0.0, "Reading inputs")
     groups, found = gather([Path(p) for p in paths]) if paths else ([], [])
     problems(found)
+    if not (request.local or request.vsphere or request.ssh or request.nsx):
+        audit.hosts_expected = len(groups)  # known before reading: "interrupted after N of M hosts"
+        if store is not None:
+            store.set_hosts_expected(audit.history_id, len(groups))
     if request.local:
         check(cancel)
         report(0.05, "Reading this machine's interfaces")
@@ -131,5 +150,5 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
         sink.flush()  # hosts held for an NSX join: stored even when cancelled
     check(cancel)
     report(0.9, "Checking rules and the compatibility database")
-    audit.findings = evaluate(rules, audit.hosts) + vcg_findings(audit.hosts)
+    audit.findings = evaluate_findings(audit.hosts, rules)
     report(1.0, f"Audited {len(audit.hosts)} hosts, {sum(len(h.pnics) for h in audit.hosts)} pNICs")

@@ -38,6 +38,7 @@ from nicadvisor.model.entities import (
     Switch,
     VmkernelNic,
 )
+from nicadvisor.model.verdict import COMPLETIONS
 from nicadvisor.report.json_export import SCHEMA_VERSION, benchmark_to_dict, object_to_dict
 
 #: Host fields that are nested collections, and the class of their items.
@@ -194,6 +195,7 @@ def finding_from_dict(doc: Any, where: str = "finding") -> Finding:
         evidence=tuple(evidence_from_dict(e, f"{where}.evidence[{i}]")
                        for i, e in enumerate(_list(d, "evidence", where))),
         category=_text(d, "category", where, ""),
+        facts=tuple(str(n) for n in _list(d, "facts", where)),
     )
 
 
@@ -254,4 +256,12 @@ def audit_from_dict(doc: Any) -> Audit:
     created = d.get("created_at")
     if isinstance(created, str) and created:
         audit.created_at = created
+    verdict = d.get("verdict")
+    if isinstance(verdict, Mapping):  # how far the audit got: an interrupted one stays "not rated" when reopened
+        completion = verdict.get("completion")
+        if completion in COMPLETIONS:
+            audit.completion = completion
+        expected = verdict.get("hosts_expected")
+        if isinstance(expected, int) and not isinstance(expected, bool) and expected >= 0:
+            audit.hosts_expected = expected
     return audit

@@ -21,7 +21,6 @@ timeout).
 """
 from __future__ import annotations
 
-import dataclasses
 import datetime as _dt
 import json
 import os
@@ -34,6 +33,7 @@ from typing import Any
 
 from nicadvisor import __version__
 from nicadvisor.model.entities import Audit, Finding, Host, InputProblem
+from nicadvisor.model.verdict import COMPLETE, LABEL, NOT_RATED, NOT_READY, Verdict, incomplete_verdict
 from nicadvisor.procinfo import process_start_ticks
 from nicadvisor.store.codec import (
     CodecError,
@@ -59,6 +59,7 @@ DEFAULT_FILE_NAME = "history.sqlite3"
 FINAL_STATUSES = ("done", "cancelled", "failed")
 RUNNING = "running"
 INTERRUPTED = "interrupted"
+NOTHING_READ = "nothing read"
 
 
 class AuditNotFound(HistoryError, KeyError):
@@ -83,6 +84,9 @@ class AuditSummary:
         warnings: ``warning`` findings, None until finished.
         inputs: the inputs named at ``begin`` (paths, ``local``, live targets; passwords removed).
         finished_at: ISO 8601 UTC time of ``finish``, None before.
+        verdict, verdict_reason: the verdict stored by ``finish`` (``ready``/``not_ready``/``not_rated``), None
+            before (or for an audit finished by a NIC Advisor older than verdicts).
+        hosts_expected: how many hosts the inputs named, when known before reading them.
     """
 
     id: int
@@ -94,10 +98,32 @@ class AuditSummary:
     warnings: int | None
     inputs: tuple[str, ...] = field(default_factory=tuple)
     finished_at: str | None = None
+    verdict: str | None = None
+    verdict_reason: str | None = None
+    hosts_expected: int | None = None
 
+    @property
+    def display_status(self) -> str:
+        """The status as the history list shows it: ``nothing read`` for a finished audit in which no physical
+        pNIC could be read (a failed audit, whatever ran to its end), else :attr:`status`."""
+        return NOTHING_READ if self.status == "done" and self.pnics == 0 else self.status
 
-#: Set ``Audit.history_id`` on load once the model has that field (proposed: ``field(default=None, compare=False)``).
-_AUDIT_HAS_HISTORY_ID = any(f.name == "history_id" for f in dataclasses.fields(Audit))
+    @property
+    def completion(self) -> str:
+        """The ``Audit.completion`` of this row: ``complete`` for ``done``, else the status itself."""
+        return COMPLETE if self.status == "done" else self.status
+
+    def verdict_of(self) -> Verdict:
+        """The verdict shown in the history list: the one stored at ``finish``; for an audit that never finished,
+        NOT RATED "interrupted after N of M hosts" (:func:`~nicadvisor.model.verdict.incomplete_verdict`); for a
+        finished audit of an older NIC Advisor, NOT READY with errors, else NOT RATED until it is reopened."""
+        if self.completion != COMPLETE:
+            return incomplete_verdict(self.completion, self.hosts, self.hosts_expected, self.errors)
+        if self.verdict in LABEL:
+            return Verdict(self.verdict, self.verdict_reason or "")
+        if self.errors:
+            return Verdict(NOT_READY, f"{self.errors} error finding(s)")
+        return Verdict(NOT_RATED, "saved by an older NIC Advisor: open it to compute its verdict")
 
 
 def default_history_path() -> Path:
@@ -180,8 +206,8 @@ class AuditStore:
 
     def _row(self, audit_id: int) -> tuple[Any, ...]:
         row = self._conn.execute(
-            "SELECT id, created_at, status, inputs, findings, benchmarks, finished_at, errors, warnings "
-            "FROM audits WHERE id = ?", (int(audit_id),)).fetchone()
+            "SELECT id, created_at, status, inputs, findings, benchmarks, finished_at, errors, warnings, "
+            "hosts_expected FROM audits WHERE id = ?", (int(audit_id),)).fetchone()
         if row is None:
             raise AuditNotFound(f"audit {audit_id} is not in the history {self.path}")
         return row
@@ -268,9 +294,10 @@ class AuditStore:
             self._conn.execute("COMMIT")
 
     def finish(self, audit_id: int, findings: Iterable[Finding], benchmarks: Iterable[Any] = (),
-               status: str = "done") -> None:
-        """Store the findings and benchmark results and the final ``status`` (``done``, ``cancelled``,
-        ``failed``); committed at once. May be called again (e.g. after a benchmark) to replace them.
+               status: str = "done", verdict: Verdict | None = None) -> None:
+        """Store the findings and benchmark results, the final ``status`` (``done``, ``cancelled``, ``failed``)
+        and the audit's ``verdict`` (``Audit.verdict``: shown as it is in the history list); committed at once.
+        May be called again (e.g. after a benchmark) to replace them.
 
         Raises ValueError for another status, AuditNotFound for an unknown id, TypeError for a benchmark
         result that cannot be converted (``report.json_export.benchmark_to_dict``).
@@ -284,8 +311,17 @@ class AuditStore:
             self._row(audit_id)
             self._write([(
                 "UPDATE audits SET findings = ?, benchmarks = ?, status = ?, finished_at = ?, errors = ?, "
-                "warnings = ? WHERE id = ?",
-                (findings_json, bench_json, status, _now(), errors, warnings, int(audit_id)))])
+                "warnings = ?, verdict = ?, verdict_reason = ? WHERE id = ?",
+                (findings_json, bench_json, status, _now(), errors, warnings,
+                 verdict.status if verdict else None, redact_secrets(verdict.reason) if verdict else None,
+                 int(audit_id)))])
+
+    def set_hosts_expected(self, audit_id: int, count: int) -> None:
+        """Record how many hosts the inputs name (known before they are read), for "interrupted after N of M
+        hosts". Raises AuditNotFound."""
+        with self._lock:
+            self._row(audit_id)
+            self._write([("UPDATE audits SET hosts_expected = ? WHERE id = ?", (int(count), int(audit_id)))])
 
     def set_benchmarks(self, audit_id: int, benchmarks: Iterable[Any]) -> None:
         """Replace the audit's benchmark results (run after the audit, e.g. from the Benchmark page).
@@ -300,10 +336,12 @@ class AuditStore:
     def save(self, audit: Audit, status: str = "done") -> int:
         """Store a complete audit in one go (begin, problems, hosts, finish); returns its id."""
         audit_id = self.begin(audit.inputs, audit.created_at)
+        if audit.hosts_expected is not None:
+            self.set_hosts_expected(audit_id, audit.hosts_expected)
         self.add_problems(audit_id, audit.inputs_not_understood)
         for host in audit.hosts:
             self.add_host(audit_id, host, ())
-        self.finish(audit_id, audit.findings, audit.benchmarks or (), status=status)
+        self.finish(audit_id, audit.findings, audit.benchmarks or (), status=status, verdict=audit.verdict)
         return audit_id
 
     def delete(self, audit_id: int) -> None:
@@ -326,7 +364,7 @@ class AuditStore:
         with self._lock:
             rows = self._conn.execute(
                 "SELECT a.id, a.created_at, a.status, a.inputs, a.errors, a.warnings, a.finished_at, "
-                "COUNT(h.id), COALESCE(SUM(h.pnics), 0) "
+                "COUNT(h.id), COALESCE(SUM(h.pnics), 0), a.verdict, a.verdict_reason, a.hosts_expected "
                 "FROM audits a LEFT JOIN hosts h ON h.audit_id = a.id GROUP BY a.id ORDER BY a.id DESC").fetchall()
             return [self._summary(r) for r in rows]
 
@@ -338,7 +376,8 @@ class AuditStore:
         return AuditSummary(
             id=int(r[0]), created_at=r[1], status=self._status(r[2], int(r[0])), hosts=int(r[7]),
             pnics=int(r[8]), errors=r[4], warnings=r[5],
-            inputs=tuple(str(s) for s in inputs) if isinstance(inputs, list) else (), finished_at=r[6])
+            inputs=tuple(str(s) for s in inputs) if isinstance(inputs, list) else (), finished_at=r[6],
+            verdict=r[9], verdict_reason=r[10], hosts_expected=r[11])
 
     def summary(self, audit_id: int) -> AuditSummary:
         """The history line of one audit. Raises AuditNotFound."""
@@ -346,7 +385,7 @@ class AuditStore:
             self._row(audit_id)
             row = self._conn.execute(
                 "SELECT a.id, a.created_at, a.status, a.inputs, a.errors, a.warnings, a.finished_at, "
-                "COUNT(h.id), COALESCE(SUM(h.pnics), 0) "
+                "COUNT(h.id), COALESCE(SUM(h.pnics), 0), a.verdict, a.verdict_reason, a.hosts_expected "
                 "FROM audits a LEFT JOIN hosts h ON h.audit_id = a.id WHERE a.id = ? GROUP BY a.id",
                 (int(audit_id),)).fetchone()
             return self._summary(row)
@@ -355,8 +394,10 @@ class AuditStore:
         """Rebuild the stored audit: hosts in the order they were added (with their evidence), input problems,
         findings and benchmarks (``BenchResult`` objects), ``created_at`` as given to ``begin``.
 
-        ``audit.history_id`` is set to ``audit_id`` when the model has that field.
-        A running or interrupted audit loads with the hosts it has and no findings. A stored part that cannot be
+        ``audit.history_id`` is set to ``audit_id``; ``audit.completion`` is ``complete`` for a finished audit,
+        else its status (``running``, ``interrupted``, ``cancelled``, ``failed``), ``audit.hosts_expected`` as
+        recorded. A running or interrupted audit loads with the hosts it has and no findings (see
+        ``nicadvisor.services.audit.reopen_audit``, which evaluates the rules on them). A stored part that cannot be
         read back is left out and named in ``inputs_not_understood`` (source ``history:<id>``). Raises
         AuditNotFound for an unknown id.
         """
@@ -368,9 +409,10 @@ class AuditStore:
                 "SELECT source, message, command FROM problems WHERE audit_id = ? ORDER BY seq",
                 (int(audit_id),)).fetchall()
         source = f"history:{int(audit_id)}"
-        audit = Audit(created_at=row[1])
-        if _AUDIT_HAS_HISTORY_ID:
-            audit.history_id = int(audit_id)  # type: ignore[attr-defined]
+        audit = Audit(created_at=row[1], hosts_expected=row[9])
+        audit.history_id = int(audit_id)
+        status = self._status(row[2], int(audit_id))
+        audit.completion = COMPLETE if status == "done" else status
         audit.inputs_not_understood = [InputProblem(source=s, message=m, command=c) for s, m, c in problems]
         audit.inputs = [str(s) for s in self._json_list(row[3], "inputs", source, audit)]
         for seq, name, doc in hosts:

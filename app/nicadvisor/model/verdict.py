@@ -1,0 +1,218 @@
+"""The audit's verdict: READY, NOT READY or NOT RATED, with the reason, computed in one place.
+
+Every view (the wizard's banner, the CLI summary and exit code, the JSON ``verdict``, the PDF cover, the CSV and
+the history list) shows what :func:`verdict_of` returns and nothing else, so they can never disagree.
+
+The verdict never reassures without data:
+
+* **NOT RATED** when the audit did not run to its end (interrupted, cancelled or failed: "interrupted after N of M
+  hosts"), when no physical pNIC could be read, when an input or live target yielded no host, or when a host
+  could not be rated (no physical pNIC read, or the MTU of a pNIC that may carry the overlay unknown: without it
+  nobody can say whether a Geneve frame fits — ``nsx-t-performance-on-intel.txt`` §Jumbo MTU for Higher
+  Throughput: NSX needs at least 1600 bytes).
+* **NOT READY** when at least one finding has severity ``error`` (on a complete audit; an incomplete one is
+  never more than NOT RATED, its errors are listed in the reason).
+* **READY** only when the audit is complete, every input yielded hosts, every host was rated, and no finding is
+  an error.
+
+Exit codes (``nic-advisor audit``/``demo``/``history ID``): READY 0, NOT READY 1, NOT RATED 2.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from nicadvisor.model.entities import Audit, Host, Severity
+
+READY, NOT_READY, NOT_RATED = "ready", "not_ready", "not_rated"
+#: How each verdict is written in every view.
+LABEL = {READY: "READY", NOT_READY: "NOT READY", NOT_RATED: "NOT RATED"}
+#: The glyph shown beside the label (all in DejaVu Sans, the PDF font).
+SYMBOL = {READY: "✔", NOT_READY: "✖", NOT_RATED: "?"}
+#: ``nic-advisor`` exit code per verdict.
+EXIT_CODE = {READY: 0, NOT_READY: 1, NOT_RATED: 2}
+#: Audit completion states (``Audit.completion``); only ``complete`` can be READY or NOT READY.
+COMPLETE, RUNNING, INTERRUPTED, CANCELLED, FAILED = "complete", "running", "interrupted", "cancelled", "failed"
+COMPLETIONS = (COMPLETE, RUNNING, INTERRUPTED, CANCELLED, FAILED)
+#: At most this many causes are named in a reason line (all are in ``Verdict.causes``).
+REASON_NAMES = 3
+
+
+@dataclass(frozen=True)
+class HostVerdict:
+    """One host's verdict: ``status`` (``ready``/``not_ready``/``not_rated``) and why, in one sentence."""
+
+    host: str
+    status: str
+    reason: str
+
+    @property
+    def label(self) -> str:
+        """``"READY"``, ``"NOT READY"`` or ``"NOT RATED"``."""
+        return LABEL[self.status]
+
+    def to_dict(self) -> dict[str, str]:
+        """``{"host", "status", "label", "reason"}`` as in the JSON report."""
+        return {"host": self.host, "status": self.status, "label": self.label, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The audit's verdict.
+
+    Attributes:
+        status: ``ready``, ``not_ready`` or ``not_rated``.
+        reason: why, in one sentence (``"3 error findings on 2 hosts"``, ``"interrupted after 4 of 10 hosts"``).
+        causes: what kept the audit from being rated, most important first (inputs that yielded nothing with
+            their messages, hosts that could not be rated); empty when READY or NOT READY on a complete audit.
+        hosts: one :class:`HostVerdict` per host, in audit order.
+    """
+
+    status: str
+    reason: str
+    causes: tuple[str, ...] = ()
+    hosts: tuple[HostVerdict, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """``"READY"``, ``"NOT READY"`` or ``"NOT RATED"``."""
+        return LABEL[self.status]
+
+    @property
+    def symbol(self) -> str:
+        """``✔``, ``✖`` or ``?``."""
+        return SYMBOL[self.status]
+
+    @property
+    def headline(self) -> str:
+        """``"NOT RATED: no physical NIC could be read from the inputs"``: the line every view shows."""
+        return f"{self.label}: {self.reason}"
+
+    @property
+    def exit_code(self) -> int:
+        """0 READY, 1 NOT READY, 2 NOT RATED."""
+        return EXIT_CODE[self.status]
+
+    @property
+    def ready(self) -> bool:
+        """True only for READY (the JSON ``summary.ready``)."""
+        return self.status == READY
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"status", "label", "reason", "causes", "hosts": [HostVerdict.to_dict()]}`` as in the JSON report."""
+        return {"status": self.status, "label": self.label, "reason": self.reason, "causes": list(self.causes),
+                "hosts": [h.to_dict() for h in self.hosts]}
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _names(items: list[str]) -> str:
+    shown = ", ".join(items[:REASON_NAMES])
+    return shown + (f" and {len(items) - REASON_NAMES} more" if len(items) > REASON_NAMES else "")
+
+
+def incomplete_verdict(completion: str, hosts_read: int, hosts_expected: int | None = None,
+                       errors: int | None = None) -> Verdict:
+    """The verdict of an audit that did not run to its end (``completion`` other than ``complete``):
+    always NOT RATED, ``"interrupted after 4 of 10 hosts"`` (``"… after 4 hosts"`` when the total is not
+    known), plus the error findings seen on what was read when ``errors`` is given. Used by :func:`verdict_of`
+    and by the history list, which has the counts but not the audit."""
+    word = {RUNNING: "still running", INTERRUPTED: "interrupted", CANCELLED: "cancelled", FAILED: "failed"}.get(
+        completion, completion)
+    if completion == RUNNING:
+        reason = f"still running: {_plural(hosts_read, 'host')} read so far"
+    else:
+        total = f" of {hosts_expected}" if hosts_expected is not None and hosts_expected >= hosts_read else ""
+        reason = f"{word} after {hosts_read}{total} host{'' if hosts_read == 1 and not total else 's'}"
+    if errors:
+        reason += f" ({_plural(errors, 'error finding')} on what was read)"
+    return Verdict(NOT_RATED, reason, (f"the audit was {word} before every input was read",))
+
+
+def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
+    """The verdict of one host given the audit's ``findings``: NOT READY with any error finding on it; NOT
+    RATED with no physical pNIC, or with an overlay candidate (:meth:`Host.overlay_candidates`) whose MTU is unknown
+    (neither its own nor that of the switch it uplinks, whose MTU an ESXi uplink follows) and no passed
+    ``vmkping -d`` path test; READY otherwise."""
+    errors = [f for f in findings if f.host == host.name and f.severity is Severity.ERROR]
+    if errors:
+        targets = list(dict.fromkeys(f.target.partition("/")[2] or f.target for f in errors))
+        return HostVerdict(host.name, NOT_READY, f"{_plural(len(errors), 'error finding')} ({_names(targets)})")
+    phys = [p for p in host.pnics if p.is_physical is not False]
+    if not phys:
+        return HostVerdict(host.name, NOT_RATED, "no physical NIC was read on this host")
+    if host.mtu_path_ok is not True:
+        unknown = [p.name for p in host.overlay_candidates()
+                   if p.mtu is None and getattr(host.switch_of(p.name), "mtu", None) is None]
+        if unknown:
+            how = "ip link show" if host.kind == "linux" else "esxcfg-nics -l"
+            return HostVerdict(host.name, NOT_RATED,
+                               f"the MTU of {_names(unknown)} was not read (run {how}): nobody can say whether "
+                               "a Geneve frame fits")
+    return HostVerdict(host.name, READY, f"no error finding on {_plural(len(phys), 'physical pNIC')}")
+
+
+def _norm(text: str) -> str:
+    return text.rstrip("/") if "://" in text else os.path.normpath(text)
+
+
+def inputs_without_host(audit: Audit) -> list[str]:
+    """Inputs of ``audit.inputs`` from which no host was read: a capture path that no host's
+    ``Host.inputs`` lies under, a live target (``vcenter://``, ``ssh://``) no host came from. NSX Managers are
+    left out (they add facts to hosts read elsewhere; their own problems are in ``inputs_not_understood``)."""
+    read = [_norm(s) for h in audit.hosts for s in h.inputs]
+    missing = []
+    for given in audit.inputs:
+        if given.startswith("nsx://"):
+            continue
+        base = _norm(given)
+        if not any(s == base or s.startswith(base + "/") or s.startswith(base + ":") for s in read):
+            missing.append(given)
+    return missing
+
+
+def _problem_of(audit: Audit, given: str) -> str:
+    base = _norm(given)
+    for p in audit.inputs_not_understood:
+        if p.source == base or p.source.startswith(base + "/") or p.source.startswith(base + ":"):
+            return p.message
+    return "nothing could be read from it"
+
+
+def verdict_of(audit: Audit) -> Verdict:
+    """The verdict of ``audit`` (see the module docstring for the rules). Pure; never raises."""
+    findings = list(audit.findings)
+    hosts = tuple(host_verdict(h, findings) for h in audit.hosts)
+    errors = [f for f in findings if f.severity is Severity.ERROR]
+    completion = getattr(audit, "completion", COMPLETE)
+    if completion != COMPLETE:
+        v = incomplete_verdict(completion, len(audit.hosts), getattr(audit, "hosts_expected", None), len(errors))
+        return Verdict(v.status, v.reason, v.causes, hosts)
+    failed = inputs_without_host(audit)
+    causes = [f"{given}: {_problem_of(audit, given)}" for given in failed]
+    if not audit.rated:
+        if not causes:
+            causes = [f"{p.source}: {p.message}" for p in audit.inputs_not_understood]
+        return Verdict(NOT_RATED, "no physical NIC could be read from the inputs", tuple(causes), hosts)
+    unrated = [h for h in hosts if h.status == NOT_RATED]
+    causes += [f"{h.host}: {h.reason}" for h in unrated]
+    if errors:
+        on = len({f.host for f in errors})
+        reason = f"{_plural(len(errors), 'error finding')} on {_plural(on, 'host')} to fix first"
+        if failed:
+            reason += f"; {_plural(len(failed), 'input')} could not be read"
+        if unrated:
+            reason += f"; {_plural(len(unrated), 'host')} could not be rated"
+        return Verdict(NOT_READY, reason, tuple(causes), hosts)
+    if failed:
+        return Verdict(NOT_RATED, f"{len(failed)} of {len(audit.inputs)} inputs could not be read: {_names(failed)}",
+                       tuple(causes), hosts)
+    if unrated:
+        return Verdict(NOT_RATED, f"{len(unrated)} of {_plural(len(hosts), 'host')} could not be rated: "
+                                  f"{_names([h.host for h in unrated])}", tuple(causes), hosts)
+    pnics = sum(1 for h in audit.hosts for p in h.pnics if p.is_physical is not False)
+    return Verdict(READY, f"no error finding on {_plural(len(hosts), 'host')} and {_plural(pnics, 'physical pNIC')}",
+                   (), hosts)

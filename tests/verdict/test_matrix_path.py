@@ -1,0 +1,85 @@
+"""Issue "Verdicts an admin can trust" §2: a capability cell shows every finding on the pNIC's path (its switch,
+the TEP vmknics on that switch, the host's MTU path test), a "no" never passes, and an unknown cell says why."""
+from __future__ import annotations
+
+import pytest
+
+from nicadvisor.model import Host, PhysicalNic
+from nicadvisor.model.capabilities import (
+    CAPABILITIES, FAIL, NOT_JUDGED, PASS, UNKNOWN, WARN, capability_matrix,
+)
+from nicadvisor.rules_engine import evaluate, load_rules
+from nicadvisor.services.audit import AuditRequest, run_audit
+
+
+@pytest.fixture(scope="module")
+def demo():
+    audit = run_audit(AuditRequest(demo=True))
+    return audit, {h.name: {r.pnic: r for r in capability_matrix(h, audit.findings)} for h in audit.hosts}
+
+
+def test_host_path_test_failure_shows_in_every_overlay_pnic_mtu_cell(demo):
+    _audit, rows = demo
+    cell = rows["esxi-vcf9-nested"]["vmnic0"].cells["mtu"]  # MTU 9000 itself, but vmkping -d failed on the host
+    assert cell.text == "mtu 9000"
+    assert cell.status == FAIL
+    assert [(f.rule_id, f.target) for f in cell.findings] == [("mtu-path-test-failed", "esxi-vcf9-nested")]
+
+
+def test_switch_and_tep_findings_show_in_the_uplink_mtu_cell(demo):
+    _audit, rows = demo
+    cell = rows["esxi-sio4-nsxv"]["vmnic1"].cells["mtu"]  # vmnic1 uplinks vDS-C-Transport (1600), TEP vmk2 (1600)
+    assert cell.text == "not reported" and cell.status == WARN
+    assert {(f.rule_id, f.target) for f in cell.findings} == {
+        ("switch-mtu-below-1700", "esxi-sio4-nsxv/vDS-C-Transport"), ("tep-mtu-below-1700", "esxi-sio4-nsxv/vmk2")}
+
+
+def test_a_no_never_passes(demo):
+    audit, rows = demo
+    cell = rows["esxi-nsx-perf-xl710"]["vmnic5"].cells["rss"]  # RSS off (Geneve Rx filter on): no rule fires
+    assert cell.text.startswith("rss no") and cell.status == NOT_JUDGED
+    assert "not judged" in cell.reason
+    for host in audit.hosts:
+        for row in rows[host.name].values():
+            pnic = host.pnic(row.pnic)
+            for cap in CAPABILITIES:
+                if any(getattr(pnic, n) is False for n in cap.negative):
+                    assert row.cells[cap.key].status != PASS, (host.name, row.pnic, cap.key)
+
+
+def _pnic_from_vsish(name: str, rx_filter: bool, rss: bool) -> PhysicalNic:
+    # model facts only (no device output): the combination vsish rxqueues/info reports for an old NIC
+    return PhysicalNic(name=name, mtu=9000, geneve_rx_filter=rx_filter, rss=rss)
+
+
+def test_a_finding_that_read_a_no_decides_that_column_too():
+    host = Host(name="h", kind="esxi", pnics=[_pnic_from_vsish("vmnic0", False, False),
+                                              _pnic_from_vsish("vmnic1", False, True)])
+    findings = evaluate(load_rules(), [host])
+    rows = {r.pnic: r for r in capability_matrix(host, findings)}
+    both_no = rows["vmnic0"]
+    assert both_no.cells["rss"].status == FAIL
+    assert both_no.cells["rx_filter"].status == FAIL  # was "✔ pass": the error read geneve_rx_filter == false
+    assert "no-rx-filter-no-rss" in {f.rule_id for f in both_no.cells["rx_filter"].findings}
+    # the same "no" is never a pass on another pNIC either
+    assert rows["vmnic1"].cells["rx_filter"].status == WARN
+
+
+def test_unknown_cells_say_why_and_how(demo):
+    _audit, rows = demo
+    driver = rows["linux-igb-mfd"]["enp2s0"].cells["driver"]
+    assert driver.status == UNKNOWN and "not in the compatibility database" in driver.text
+    assert "none of this column's facts" not in driver.reason  # the facts were read; the database lacks them
+    assert "compatibility guide" in driver.reason
+    mtu = rows["linux-igb-mfd"]["enp2s0"].cells["mtu"]
+    assert mtu.status == UNKNOWN and "ip link show enp2s0" in mtu.reason
+    ens = rows["linux-igb-mfd"]["enp2s0"].cells["ens"]
+    assert ens.status == NOT_JUDGED and "ESXi" in ens.reason
+
+
+def test_vcenter_only_hosts_are_told_how_to_learn_what_the_api_does_not_report():
+    pnic = PhysicalNic(name="vmnic2", mtu=9000, evidence={})
+    host = Host(name="esx-01", kind="esxi", pnics=[pnic], inputs=["vcenter://vc.lab:443/host-12"])
+    cell = capability_matrix(host, [])[0].cells["geneve_offload"]
+    assert cell.status == UNKNOWN
+    assert "not readable through the vSphere API" in cell.reason and "--esxcli-over-api" in cell.reason

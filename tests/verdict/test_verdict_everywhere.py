@@ -1,0 +1,152 @@
+"""Issue "Verdicts an admin can trust" §1: one verdict (READY / NOT READY / NOT RATED with the reason), never an
+all-clear without data, shown the same in the CLI and its exit code, the JSON, the PDF and the history list."""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from capturetools import CAPTURES
+from nicadvisor.cli import main
+from nicadvisor.model import Audit
+from nicadvisor.model.verdict import NOT_RATED, READY, incomplete_verdict
+from nicadvisor.paths import demo_lab_dir
+from nicadvisor.services.audit import AuditRequest, run_audit
+from nicadvisor.store import AuditStore
+
+HERE = Path(__file__).resolve().parent
+
+
+def _bad_input(kind: str, tmp_path: Path) -> Path:
+    if kind == "empty folder":
+        (tmp_path / "empty").mkdir()
+        return tmp_path / "empty"
+    if kind == "binary file":
+        path = tmp_path / "blob.bin"
+        path.write_bytes(bytes(range(256)) * 64)
+        return path
+    if kind == "fake tgz":
+        path = tmp_path / "esx-fake-2026-01-01--00.00-1.tgz"
+        path.write_bytes(b"this is not a gzip archive\n" * 10)
+        return path
+    if kind == "truncated gzip":
+        path = tmp_path / "esx-cut-2026-01-01--00.00-2.tgz"
+        path.write_bytes(gzip.compress(b"x" * 100_000)[:40])
+        return path
+    return tmp_path / "does-not-exist"
+
+
+def _history_line(capsys, audit_id: int) -> str:
+    assert main(["history"]) == 0
+    return next(x for x in capsys.readouterr().out.splitlines() if x.startswith(f"#{audit_id} "))
+
+
+@pytest.mark.parametrize("kind", ["empty folder", "binary file", "fake tgz", "truncated gzip", "missing path"])
+def test_nothing_read_is_not_rated_in_every_view(kind, tmp_path, capsys):
+    bad = _bad_input(kind, tmp_path)
+    code = main(["audit", "--quiet", "--capture", str(bad), "--json", str(tmp_path / "a.json"),
+                 "--pdf", str(tmp_path / "a.pdf")])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert "Verdict: ? NOT RATED: no physical NIC could be read from the inputs" in out
+    assert f"  cause: {bad}: " in out  # the cause is listed first, naming the input
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert doc["summary"]["ready"] is False
+    assert (doc["verdict"]["status"], doc["verdict"]["label"]) == ("not_rated", "NOT RATED")
+    assert doc["verdict"]["causes"] and doc["verdict"]["causes"][0].startswith(str(bad))
+    cover = PdfReader(tmp_path / "a.pdf").pages[0].extract_text()
+    assert "NOT RATED" in cover and "READY for" not in cover.replace("NOT RATED", "")
+    audit_id = int(err.split("saved as audit #")[1].split()[0])
+    line = _history_line(capsys, audit_id)
+    assert "NOT RATED" in line and "✔ done" not in line
+    assert " nothing read " in line  # the status column says so too
+
+
+def test_an_input_that_yields_no_host_keeps_the_rest_from_being_ready(tmp_path, capsys):
+    good = demo_lab_dir() / "esxi-sio4-nsxv"
+    assert main(["audit", "--quiet", "--no-history", "--capture", str(good)]) == 0  # READY on its own
+    capsys.readouterr()
+    missing = tmp_path / "esx-02"
+    code = main(["audit", "--quiet", "--no-history", "--capture", str(good), str(missing),
+                 "--json", str(tmp_path / "a.json")])
+    out = capsys.readouterr().out
+    assert code == 2
+    assert f"NOT RATED: 1 of 2 inputs could not be read: {missing}" in out
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert [h["label"] for h in doc["verdict"]["hosts"]] == ["READY"]  # the host read is still rated
+    assert doc["verdict"]["causes"][0].startswith(f"{missing}: ")
+
+
+def test_errors_stay_not_ready_and_name_the_unread_input(tmp_path, capsys):
+    bad = demo_lab_dir() / "esxi-hpe-connectx5"
+    code = main(["audit", "--quiet", "--no-history", "--capture", str(bad), str(tmp_path / "gone")])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "NOT READY: 2 error findings on 1 host to fix first; 1 input could not be read" in out
+
+
+def test_interrupted_audit_reopened_is_never_ready(tmp_path, capsys):
+    child = subprocess.run([sys.executable, str(HERE / "audit_kill_child.py")], capture_output=True, text=True,
+                           timeout=120, check=False, env=dict(os.environ))
+    assert child.returncode == 9, child.stderr
+    audit_id = int(child.stdout.split()[0])
+    line = _history_line(capsys, audit_id)
+    assert "interrupted" in line and "NOT RATED: interrupted after 3 of 10 hosts" in line
+    out_json, out_pdf = tmp_path / "again.json", tmp_path / "again.pdf"
+    code = main(["history", str(audit_id), "--json", str(out_json), "--pdf", str(out_pdf)])
+    out = capsys.readouterr().out
+    assert code == 2
+    doc = json.loads(out_json.read_text())
+    assert doc["summary"]["ready"] is False and doc["verdict"]["label"] == "NOT RATED"
+    assert doc["verdict"]["completion"] == "interrupted" and doc["verdict"]["hosts_expected"] == 10
+    assert len(doc["hosts"]) == 3
+    # the rules ran on what it holds: its errors are shown, and the verdict names them
+    errors = [f for f in doc["findings"] if f["severity"] == "error"]
+    assert errors and {f["host"] for f in errors} <= {h["name"] for h in doc["hosts"]}
+    assert doc["verdict"]["reason"] == f"interrupted after 3 of 10 hosts ({len(errors)} error finding" + \
+        ("" if len(errors) == 1 else "s") + " on what was read)"
+    assert "Verdict: ? NOT RATED: interrupted after 3 of 10 hosts" in out
+    assert "NOT RATED" in PdfReader(out_pdf).pages[0].extract_text()
+
+
+def test_incomplete_verdict_wording():
+    assert incomplete_verdict("interrupted", 4, 10).headline == "NOT RATED: interrupted after 4 of 10 hosts"
+    assert incomplete_verdict("cancelled", 1, None).reason == "cancelled after 1 host"
+    assert incomplete_verdict("running", 2).reason == "still running: 2 hosts read so far"
+    v = incomplete_verdict("interrupted", 3, 10, errors=5)
+    assert v.status == NOT_RATED and v.exit_code == 2 and "(5 error findings on what was read)" in v.reason
+
+
+def test_demo_lab_verdicts_are_computed_from_its_facts():
+    audit = run_audit(AuditRequest(demo=True))
+    v = audit.verdict
+    assert v.label == "NOT READY" and v.exit_code == 1
+    by_host = {h.host: h for h in v.hosts}
+    # a Linux host whose MTU no input reports is not rated: nobody can say whether a Geneve frame fits
+    assert by_host["linux-igb-mfd"].status == NOT_RATED and "MTU of enp2s0" in by_host["linux-igb-mfd"].reason
+    # vmnic1 has no MTU of its own, but its vSwitch has 1600 (an ESXi uplink follows it): rated, READY
+    assert by_host["esxi-sio4-nsxv"].status == READY
+    assert all(h.status != READY for h in v.hosts if any(f.host == h.host and f.severity.value == "error"
+                                                         for f in audit.findings))
+
+
+def test_cancelled_and_empty_audits_are_not_ready():
+    assert Audit().verdict.status == NOT_RATED
+    audit = run_audit(AuditRequest(capture_paths=(str(CAPTURES / "linux_ethtool-k_igb_enp2s0.txt"),)))
+    assert audit.verdict.status == NOT_RATED  # features only: no MTU
+    audit.completion = "cancelled"
+    assert audit.verdict.reason == "cancelled after 1 of 1 hosts"
+
+
+def test_history_summary_of_a_finished_audit_is_the_stored_verdict(tmp_path):
+    audit = run_audit(AuditRequest(capture_paths=(str(demo_lab_dir() / "esxi-sio4-nsxv"),)))
+    with AuditStore(tmp_path / "h.sqlite3") as store:
+        audit_id = store.save(audit)
+        line = store.summary(audit_id)
+        assert (line.verdict, line.verdict_of().headline) == ("ready", audit.verdict.headline)
