@@ -20,6 +20,7 @@ from nicadvisor.gui.trust import HostKeyAsker
 from nicadvisor.gui.widgets.common import splitter
 from nicadvisor.gui.widgets.formatting import driver_text, esc, pci_ids_text, speed_text
 from nicadvisor.gui.widgets.host_progress import HostProgressTree, TargetRow
+from nicadvisor.gui.widgets.verdict_banner import VerdictBanner
 
 TREE_COLUMNS = ("Host / pNIC", "Driver", "Link speed", "MTU", "PCI address", "PCI IDs (ven:dev  subven:subdev)",
                 "Description")
@@ -111,6 +112,7 @@ class DiscoverPage(TaskPage):
         top.addWidget(self.progress, 1)
         top.addWidget(self.rerun_button)
 
+        self.banner = VerdictBanner()
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -145,6 +147,7 @@ class DiscoverPage(TaskPage):
 
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.banner)
         layout.addWidget(self.summary)
         layout.addWidget(self.splitter, 1)
 
@@ -172,6 +175,7 @@ class DiscoverPage(TaskPage):
         self.problems.clear()
         self.problems_box.setTitle("Inputs not understood")
         self.summary.setText("")
+        self.banner.show_verdict(None)
 
         state = self.state
         source = state.source
@@ -230,7 +234,14 @@ class DiscoverPage(TaskPage):
                 spec.status = statuses.get(spec.label, spec.status)
             except ValueError:
                 continue
-        self.progress.end("Audit finished." if audit.hosts else "Audit finished: no host found.", 1.0)
+        verdict = audit.verdict
+        if audit.rated:
+            self.progress.end("Audit finished.", 1.0)
+        else:  # nothing could be read: a failed audit, whatever ran to its end
+            self.progress.end(f"Audit failed: {verdict.reason}. The causes are listed above; go Back to choose "
+                              "other inputs, or Run again.", 1.0)
+            self.progress.set_failed(True)
+        self.banner.show_verdict(verdict)
         self._show(audit)
         return audit
 
@@ -254,6 +265,7 @@ class DiscoverPage(TaskPage):
 
     def task_failed(self, message: str) -> None:  # TaskPage hook
         super().task_failed(message)
+        self.progress.set_failed(True)
         self.hosts_progress.stop("✖ audit failed")
         self._reset_live_status(f"✖ audit failed: {message}")
         self.summary.setText(f"<b style='color:#b00020'>The audit failed:</b> {esc(message)}")

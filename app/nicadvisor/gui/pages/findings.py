@@ -12,7 +12,8 @@ from PySide6.QtWidgets import (
 
 from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.widgets.common import detail_browser, splitter
-from nicadvisor.gui.widgets.formatting import SEVERITY_COLOURS, finding_html
+from nicadvisor.gui.widgets.formatting import SEVERITY_COLOURS, esc, finding_html
+from nicadvisor.gui.widgets.verdict_banner import VerdictBanner
 
 SEVERITIES = (("error", "✖ Errors"), ("warning", "▲ Warnings"), ("info", "ℹ Info"))
 FindingRole = Qt.ItemDataRole.UserRole + 1
@@ -60,17 +61,23 @@ class FindingsPage(QWizardPage):
 
         self.detail = detail_browser("Select a finding to see its message, recommendation, references and evidence.")
 
+        self.banner = VerdictBanner()
+
         layout = QVBoxLayout(self)
+        layout.addWidget(self.banner)
         layout.addLayout(filters)
         layout.addWidget(splitter(Qt.Orientation.Horizontal, (self.tree, 3), (self.detail, 2)), 1)
         self.tree.currentItemChanged.connect(self._on_current_changed)
         self._groups: dict[str, QTreeWidgetItem] = {}
 
     def initializePage(self) -> None:  # Qt override
-        self.populate(self.state.audit.findings if self.state.audit is not None else [])
+        audit = self.state.audit
+        self.banner.show_verdict(audit.verdict if audit is not None else None)
+        self.populate(audit.findings if audit is not None else [], audit.verdict if audit is not None else None)
 
-    def populate(self, findings: list[Any]) -> None:
-        """Rebuild the tree from ``findings`` (sorted by severity, host, target, rule)."""
+    def populate(self, findings: list[Any], verdict: Any = None) -> None:
+        """Rebuild the tree from ``findings`` (sorted by severity, host, target, rule). ``verdict`` (the audit's)
+        words the empty case: "every rule passed" only when the audit is rated."""
         self.tree.clear()
         self.detail.clear()
         self._groups = {}
@@ -96,6 +103,9 @@ class FindingsPage(QWizardPage):
         self._apply_filter()
         if first is not None:
             self.tree.setCurrentItem(first)
+        elif verdict is not None and verdict.status == "not_rated":
+            self.detail.setHtml(f"<p><b>No findings — and no conclusion:</b> the audit is {esc(verdict.headline)}. "
+                                "The rules had too little to judge; see the causes above.</p>")
         else:
             self.detail.setHtml("<p><i>No findings: every rule passed on the facts that were read.</i></p>")
 

@@ -2,17 +2,25 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelection, QModelIndex, Qt, Slot
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget, QWizardPage
+from PySide6.QtWidgets import (
+    QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget,
+    QWizardPage,
+)
 
 from nicadvisor.gui.state import WizardState
-from nicadvisor.gui.widgets.capability_model import FIXED_COLUMNS, CapabilityTableModel
+from nicadvisor.gui.widgets.capability_model import (
+    FIXED_COLUMNS, ROW_FILTERS, CapabilityFilterProxy, CapabilityTableModel,
+)
 from nicadvisor.gui.widgets.common import detail_browser, splitter
 from nicadvisor.gui.widgets.formatting import esc, evidence_html, finding_html
+from nicadvisor.gui.widgets.verdict_banner import VerdictBanner
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT
 
 LEGEND = ("Each cell: status symbol and word, then the values read. "
-          + " &nbsp; ".join(f"<b>{STATUS_SYMBOL[s]}</b> {STATUS_TEXT[s]}" for s in ("pass", "warn", "fail", "unknown"))
-          + " &nbsp;— select a cell to see the evidence and the findings that decided it.")
+          + " &nbsp; ".join(f"<b>{STATUS_SYMBOL[s]}</b> {STATUS_TEXT[s]}"
+                            for s in ("pass", "warn", "fail", "unknown", "n/a"))
+          + " (not judged) &nbsp;— a cell takes the worst finding on the pNIC and its path (switch, TEP, host MTU "
+          "test); select one to see the evidence, the findings and why. Click a column title to sort.")
 
 
 class InspectPage(QWizardPage):
@@ -28,8 +36,12 @@ class InspectPage(QWizardPage):
         self.setTitle("Inspect")
         self.setSubTitle("Capability matrix: what each physical NIC offers for NSX Geneve overlay traffic.")
         self.model = CapabilityTableModel(self)
+        self.proxy = CapabilityFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
         self.table = QTableView()
-        self.table.setModel(self.model)
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
         # Two lines per cell ("✔ pass" / values), each elided; the full text is in the tooltip and the
@@ -42,20 +54,67 @@ class InspectPage(QWizardPage):
 
         self.legend = QLabel(LEGEND)
         self.legend.setWordWrap(True)
+        self.banner = VerdictBanner()
+
+        self.row_filter = QComboBox()
+        for key, label in ROW_FILTERS:
+            self.row_filter.addItem(label, key)
+        self.host_filter = QComboBox()
+        self.group_box = QCheckBox("Group by host")
+        self.group_box.setChecked(True)
+        self.group_box.setToolTip("Keep the rows of one host together whatever column is sorted")
+        self.count = QLabel("")
+        tools = QHBoxLayout()
+        tools.addWidget(QLabel("Show:"))
+        tools.addWidget(self.row_filter)
+        tools.addWidget(QLabel("Host:"))
+        tools.addWidget(self.host_filter, 1)
+        tools.addWidget(self.group_box)
+        tools.addWidget(self.count)
 
         self.detail = detail_browser("Select a cell of the matrix to see its evidence and findings.")
 
         layout = QVBoxLayout(self)
+        layout.addWidget(self.banner)
         layout.addWidget(self.legend)
+        layout.addLayout(tools)
         layout.addWidget(splitter(Qt.Orientation.Vertical, (self.table, 3), (self.detail, 2)), 1)
         self.table.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self.row_filter.currentIndexChanged.connect(self._on_filter_changed)
+        self.host_filter.currentIndexChanged.connect(self._on_filter_changed)
+        self.group_box.toggled.connect(self.proxy.set_group_by_host)
 
     def initializePage(self) -> None:  # Qt override
-        self.model.set_audit(self.state.audit)
+        audit = self.state.audit
+        self.banner.show_verdict(audit.verdict if audit is not None else None)
+        self.model.set_audit(audit)
+        self.host_filter.blockSignals(True)
+        self.host_filter.clear()
+        self.host_filter.addItem("All hosts", "")
+        for host in dict.fromkeys(r.host for r in self.model.rows):
+            self.host_filter.addItem(host, host)
+        self.host_filter.blockSignals(False)
+        self._on_filter_changed()
         self._size_columns()
         self.detail.clear()
-        if self.model.rowCount():
-            self.select_cell(0, len(FIXED_COLUMNS))
+        if self.proxy.rowCount():
+            self.select_cell(self.proxy.mapToSource(self.proxy.index(0, 0)).row(), len(FIXED_COLUMNS))
+
+    @Slot()
+    def _on_filter_changed(self) -> None:
+        self.proxy.set_row_filter(self.row_filter.currentData() or "all")
+        self.proxy.set_host(self.host_filter.currentData() or "")
+        self.count.setText(f"{self.proxy.rowCount()} of {self.model.rowCount()} pNICs")
+        # the detail pane follows the current cell: cleared when the filter hid it
+        self.show_detail(self.proxy.mapToSource(self.table.currentIndex()))
+
+    def visible_rows(self) -> list[tuple[str, str]]:
+        """(host, pNIC) of the rows shown, in display order."""
+        out = []
+        for r in range(self.proxy.rowCount()):
+            row = self.model.rows[self.proxy.mapToSource(self.proxy.index(r, 0)).row()]
+            out.append((row.host, row.pnic))
+        return out
 
     def _size_columns(self) -> None:
         header = self.table.horizontalHeader()
@@ -70,18 +129,21 @@ class InspectPage(QWizardPage):
         rows.setDefaultSectionSize(2 * fm.lineSpacing() + 10)
 
     def select_cell(self, row: int, column: int) -> None:
-        """Select the cell at (``row``, ``column``) of the matrix (also updates the detail pane)."""
-        index = self.model.index(row, column)
+        """Select the cell at (``row``, ``column``) of the matrix model (``self.model`` coordinates, whatever the
+        sorting and filtering; also updates the detail pane). A row hidden by the filters is not selected."""
+        index = self.proxy.mapFromSource(self.model.index(row, column))
         self.table.setCurrentIndex(index)
-        self.table.scrollTo(index)
+        if index.isValid():
+            self.table.scrollTo(index)
 
     @Slot(QItemSelection, QItemSelection)
     def _on_selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
         indexes = selected.indexes()
-        self.show_detail(indexes[0] if indexes else QModelIndex())
+        self.show_detail(self.proxy.mapToSource(indexes[0]) if indexes else QModelIndex())
 
     def show_detail(self, index: QModelIndex) -> None:
-        """Fill the detail pane for ``index``: a capability cell, or a pNIC summary for column 0."""
+        """Fill the detail pane for ``index`` (of ``self.model``): a capability cell, or a pNIC summary for
+        column 0."""
         if not index.isValid():
             self.detail.clear()
             return
@@ -100,13 +162,14 @@ class InspectPage(QWizardPage):
         parts = [f"<h3>{esc(row.host)} / {esc(row.pnic)} — {esc(cap.title)}: "
                  f"{STATUS_SYMBOL[cell.status]} {STATUS_TEXT[cell.status]}</h3>",
                  f"<p><b>Values:</b> {esc(cell.text)}</p>",
-                 "<h4>Findings that decided it</h4>"]
+                 f"<p><b>Why:</b> {esc(cell.reason)}</p>",
+                 "<h4>Findings that decided it (on the pNIC and its path)</h4>"]
         if cell.findings:
-            parts += [finding_html(f, with_evidence=False) for f in cell.findings]
-        elif cell.status == "unknown":
-            parts.append("<p><i>No finding, and none of this column's facts was reported: unknown.</i></p>")
+            for f in cell.findings:
+                where = "" if f.target == f"{row.host}/{row.pnic}" else f"<p><i>on {esc(f.target)}</i></p>"
+                parts.append(where + finding_html(f, with_evidence=False))
         else:
-            parts.append("<p><i>No finding: the facts below pass the rules of this column.</i></p>")
+            parts.append("<p><i>No finding.</i></p>")
         evidence = list(cell.evidence)
         for f in cell.findings:
             evidence += [e for e in f.evidence if e not in evidence]

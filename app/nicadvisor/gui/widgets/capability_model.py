@@ -3,20 +3,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from nicadvisor.model.capabilities import (
-    CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, Capability, Cell, Row, capability_matrix,
+    CAPABILITIES, FAIL, STATUS_ORDER, STATUS_SYMBOL, STATUS_TEXT, UNKNOWN, WARN, Capability, Cell, Row,
+    capability_matrix,
 )
+from nicadvisor.parsers.base import natural_key
 
 FIXED_COLUMNS = ("Host / pNIC",)
 
 # Colour is an extra: the symbol and the word carry the status on their own.
-STATUS_BACKGROUND = {"pass": "#e3f4e1", "warn": "#fff1cc", "fail": "#fbdcdc", "unknown": "#eeeeee"}
-STATUS_FOREGROUND = {"pass": "#1b5e20", "warn": "#6d4c00", "fail": "#8e0000", "unknown": "#444444"}
+STATUS_BACKGROUND = {"pass": "#e3f4e1", "warn": "#fff1cc", "fail": "#fbdcdc", "unknown": "#eeeeee",
+                     "n/a": "#f7f7f7"}
+STATUS_FOREGROUND = {"pass": "#1b5e20", "warn": "#6d4c00", "fail": "#8e0000", "unknown": "#444444",
+                     "n/a": "#555555"}
 
 CellRole = Qt.ItemDataRole.UserRole + 1
+SortRole = Qt.ItemDataRole.UserRole + 2
+
+#: Row filters of :class:`CapabilityFilterProxy`: (key, label).
+ROW_FILTERS = (("all", "All pNICs"), ("problems", "pNICs with a warning or error"),
+               ("unknown", "pNICs with unknown cells"))
 
 
 _BOOL_WORDS = {
@@ -128,6 +137,8 @@ class CapabilityTableModel(QAbstractTableModel):
                 return f"{row.host}\n{row.pnic}"
             if role == Qt.ItemDataRole.ToolTipRole:
                 return f"{row.host}/{row.pnic}"
+            if role == SortRole:
+                return (natural_key(row.host), natural_key(row.pnic))
             return None
         cell = self.cell(QModelIndex(index) if isinstance(index, QPersistentModelIndex) else index)
         if cell is None:
@@ -136,9 +147,11 @@ class CapabilityTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return cell_display(cell, compact_text(self.pnics[index.row()], cap))
         if role == Qt.ItemDataRole.ToolTipRole:
-            lines = [f"{cap.title}: {STATUS_TEXT[cell.status]}", cell.text]
-            lines += [f"{f.severity.value}: {f.title}" for f in cell.findings]
+            lines = [f"{cap.title}: {STATUS_TEXT[cell.status]}", cell.text, cell.reason]
+            lines += [f"{f.severity.value}: {f.title} ({f.target})" for f in cell.findings]
             return "\n".join(lines)
+        if role == SortRole:
+            return STATUS_ORDER.index(cell.status)
         if role == Qt.ItemDataRole.BackgroundRole:
             return QBrush(QColor(STATUS_BACKGROUND[cell.status]))
         if role == Qt.ItemDataRole.ForegroundRole:
@@ -146,3 +159,65 @@ class CapabilityTableModel(QAbstractTableModel):
         if role == CellRole:
             return cell
         return None
+
+
+class CapabilityFilterProxy(QSortFilterProxyModel):
+    """Sorting and filtering of a :class:`CapabilityTableModel`.
+
+    Sorting: the Host / pNIC column by host then pNIC (natural order: vmnic2 before vmnic10), a capability
+    column by status, worst first (fail, warn, unknown, n/a, pass; ``STATUS_ORDER``). With :attr:`group_by_host`
+    the host stays the first key, so rows stay grouped by host whatever column is sorted.
+    Filtering: :meth:`set_row_filter` (``all``, ``problems``: a warn or fail cell, ``unknown``: an unknown cell)
+    and :meth:`set_host` (a host name, or ``""`` for all hosts).
+    """
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.row_filter = "all"
+        self.host = ""
+        self.group_by_host = True
+
+    def set_row_filter(self, key: str) -> None:
+        """Show ``all`` rows, only rows with a warn/fail cell (``problems``) or with an unknown cell (``unknown``)."""
+        self.beginFilterChange()
+        self.row_filter = key
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def set_host(self, host: str) -> None:
+        """Show only the pNICs of ``host`` (``""``: every host)."""
+        self.beginFilterChange()
+        self.host = host
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def set_group_by_host(self, on: bool) -> None:
+        """Keep rows grouped by host whatever column is sorted (on), or sort by the column alone (off)."""
+        self.group_by_host = on
+        self.invalidate()
+        self.sort(self.sortColumn(), self.sortOrder())
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:  # Qt
+        model = self.sourceModel()
+        row = model.rows[source_row]
+        if self.host and row.host != self.host:
+            return False
+        statuses = {c.status for c in row.cells.values()}
+        if self.row_filter == "problems":
+            return bool(statuses & {WARN, FAIL})
+        if self.row_filter == "unknown":
+            return UNKNOWN in statuses
+        return True
+
+    def lessThan(self, left: QModelIndex | QPersistentModelIndex,
+                 right: QModelIndex | QPersistentModelIndex) -> bool:  # Qt override
+        model = self.sourceModel()
+        lrow, rrow = model.rows[left.row()], model.rows[right.row()]
+        lname = (natural_key(lrow.host), natural_key(lrow.pnic))
+        rname = (natural_key(rrow.host), natural_key(rrow.pnic))
+        if left.column() < len(FIXED_COLUMNS):
+            return lname < rname
+        lkey, rkey = (model.data(left, SortRole), lname), (model.data(right, SortRole), rname)
+        if self.group_by_host and lname[0] != rname[0]:
+            # the host order stays ascending whichever way the column is sorted
+            ascending = self.sortOrder() == Qt.SortOrder.AscendingOrder
+            return (lname[0] < rname[0]) == ascending
+        return lkey < rkey

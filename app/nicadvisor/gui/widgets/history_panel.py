@@ -7,6 +7,7 @@ from pathlib import PurePath
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractButton, QHBoxLayout, QLabel, QMessageBox, QPushButton, QTableWidgetItem, QVBoxLayout, QWidget,
 )
@@ -15,10 +16,13 @@ from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.widgets.common import readonly_table
 from nicadvisor.gui.widgets.formatting import esc
+from nicadvisor.services.audit import reopen_audit
 
-COLUMNS = ("Date", "Status", "Hosts", "pNICs", "Errors", "Warnings", "Inputs")
+COLUMNS = ("Date", "Status", "Verdict", "Hosts", "pNICs", "Errors", "Warnings", "Inputs")
 STATUS_TEXT = {"done": "✔ done", "cancelled": "■ cancelled", "failed": "✖ failed", "interrupted": "▲ interrupted",
-               "running": "⏳ running"}
+               "running": "⏳ running", "nothing read": "✖ nothing read"}
+#: Colour of the verdict column's text per verdict status.
+VERDICT_INK = {"ready": "#1b5e20", "not_ready": "#8e0000", "not_rated": "#444444"}
 IdRole = Qt.ItemDataRole.UserRole + 1
 
 
@@ -57,9 +61,11 @@ def _demo_dir() -> str | None:
 
 
 class PastAuditsPanel(QWidget):
-    """Lists ``state.store.list_audits()`` newest first: date, status, hosts, pNICs, errors, warnings, inputs.
+    """Lists ``state.store.list_audits()`` newest first: date, status, verdict, hosts, pNICs, errors, warnings,
+    inputs.
 
-    Open loads the selected audit (worker) and emits :attr:`sig_loaded`; Delete asks for confirmation
+    Open loads the selected audit (worker, ``services.audit.reopen_audit``: an unfinished one gets its rules
+    evaluated and stays NOT RATED) and emits :attr:`sig_loaded`; Delete asks for confirmation
     (:attr:`confirm_box`, opened non-blocking), then removes it. While the wizard opens the history on a
     worker (``state.store_loading``) the panel says "History loading…"; when it could not be opened
     (``state.store`` None) the panel says why and that audits run without history. :meth:`show_store_state`
@@ -191,13 +197,17 @@ class PastAuditsPanel(QWidget):
         self.summaries = list(summaries or [])
         self.table.setRowCount(len(self.summaries))
         for row, s in enumerate(self.summaries):
-            values = (local_time(s.created_at), STATUS_TEXT.get(s.status, s.status), str(s.hosts), str(s.pnics),
+            verdict = s.verdict_of()
+            values = (local_time(s.created_at), STATUS_TEXT.get(s.display_status, s.display_status),
+                      f"{verdict.symbol} {verdict.headline}", str(s.hosts), str(s.pnics),
                       "—" if s.errors is None else str(s.errors), "—" if s.warnings is None else str(s.warnings),
                       inputs_text(s.inputs, self._demo))
             for col, text in enumerate(values):
                 item = QTableWidgetItem(text)
-                if col in (2, 3, 4, 5):
+                if col in (3, 4, 5, 6):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if col == 2:
+                    item.setForeground(QBrush(QColor(VERDICT_INK[verdict.status])))
                 item.setToolTip("\n".join(s.inputs) if col == len(values) - 1 else text)
                 if col == 0:
                     item.setData(IdRole, s.id)
@@ -224,7 +234,7 @@ class PastAuditsPanel(QWidget):
         if audit_id is None or store is None or self._busy():
             return
         self.status.setText(f"Opening audit #{audit_id}…")
-        self._run("load", lambda _p, _c: store.load(audit_id), self._on_loaded)
+        self._run("load", lambda _p, _c: reopen_audit(store, audit_id), self._on_loaded)
 
     @Slot(object)
     def _on_loaded(self, audit: Any) -> None:

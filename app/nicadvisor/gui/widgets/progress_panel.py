@@ -34,12 +34,14 @@ class ProgressPanel(QWidget):
         layout.addWidget(self.status, 3)
         layout.addWidget(self.cancel_button)
         self._handle: TaskHandle | None = None
+        self.failed = False
         self.cancel_button.clicked.connect(self._on_cancel_clicked)
 
     def bind(self, handle: TaskHandle, status: str, follow: bool = True) -> None:
         """Follow ``handle`` (a newly started task): reset the bar, enable Cancel. With ``follow`` False the
         owner shows the progress itself (:meth:`show_progress`)."""
         self._handle = handle
+        self.set_failed(False)
         self.bar.setValue(0)
         self.status.setText(status)
         self.cancel_button.setEnabled(True)
@@ -51,6 +53,12 @@ class ProgressPanel(QWidget):
         self.bar.setValue(int(min(1.0, max(0.0, fraction)) * 1000))
         if status:
             self.status.setText(status)
+
+    def set_failed(self, failed: bool) -> None:
+        """Show the bar in red (the task failed or read nothing) or in the style's normal colour."""
+        self.failed = failed
+        self.bar.setStyleSheet("QProgressBar::chunk { background-color: #c62828; }" if failed else "")
+        self.bar.setFormat("failed" if failed else "%p %")
 
     def end(self, status: str, fraction: float | None = None) -> None:
         """The bound task ended: show ``status``, disable Cancel, optionally set the bar."""

@@ -1,0 +1,56 @@
+"""The verdict banner: READY / NOT READY / NOT RATED with the reason and the first causes, the same line the CLI,
+the JSON, the PDF and the history list show (``nicadvisor.model.verdict``). Shown on Discover, Inspect and
+Findings."""
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QWidget
+
+from nicadvisor.gui.widgets.formatting import esc
+
+#: (background, border/ink) per verdict status; the symbol and the words carry the verdict on their own.
+COLOURS = {"ready": ("#e3f4e1", "#1b5e20"), "not_ready": ("#fbdcdc", "#8e0000"), "not_rated": ("#eeeeee", "#444444")}
+#: Causes listed in the banner (all of them are in the export and the tooltip).
+SHOWN_CAUSES = 3
+
+
+class VerdictBanner(QLabel):
+    """A word-wrapped label showing one ``Verdict`` (:meth:`show_verdict`); hidden while there is none."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.verdict: Any = None
+        self.hide()
+
+    def show_verdict(self, verdict: Any) -> None:
+        """Show ``verdict`` (a :class:`nicadvisor.model.verdict.Verdict`), or hide the banner for None."""
+        self.verdict = verdict
+        if verdict is None:
+            self.clear()
+            self.hide()
+            return
+        background, ink = COLOURS[verdict.status]
+        self.setStyleSheet(f"QLabel {{ background: {background}; border: 1px solid {ink}; border-radius: 3px; "
+                           "padding: 4px 8px; }")
+        lines = [f"<span style='color:{ink}; font-size:large'><b>{esc(verdict.symbol)} {esc(verdict.label)}</b></span>"
+                 f" for the NSX Geneve overlay — {esc(verdict.reason)}"]
+        for cause in verdict.causes[:SHOWN_CAUSES]:
+            lines.append(f"&nbsp;&nbsp;• {esc(cause)}")
+        if len(verdict.causes) > SHOWN_CAUSES:
+            lines.append(f"&nbsp;&nbsp;… and {len(verdict.causes) - SHOWN_CAUSES} more (listed in the export)")
+        self.setText("<br/>".join(lines))
+        self.setToolTip("\n".join([verdict.headline, *verdict.causes]))
+        self.show()
+
+    def plain_text(self) -> str:
+        """The banner's headline and shown causes as plain text (``""`` when hidden), for tests and messages."""
+        if self.verdict is None:
+            return ""
+        v = self.verdict
+        more = [f"… and {len(v.causes) - SHOWN_CAUSES} more"] if len(v.causes) > SHOWN_CAUSES else []
+        return "\n".join([f"{v.symbol} {v.headline}", *v.causes[:SHOWN_CAUSES], *more])
