@@ -71,6 +71,9 @@ def test_bad_input_is_not_rated_on_every_page_and_in_the_history(kind, make_wiza
     assert "every rule passed" not in detail and "no conclusion" in detail
     if kind == "missing path":
         screenshot(wizard, "findings-not-rated")
+    wizard.next()
+    assert wizard.currentId() == PageId.EXPORT  # exporting a not-rated audit is allowed, and labelled
+    assert wizard.pages[PageId.EXPORT].banner.plain_text().splitlines()[0] == headline
 
     while wizard.currentId() != PageId.CONNECT:
         wizard.back()

@@ -18,6 +18,7 @@ from nicadvisor.gui.pages.task_page import TaskPage
 from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.tasks import TaskRunner
 from nicadvisor.gui.widgets.formatting import esc
+from nicadvisor.gui.widgets.verdict_banner import VerdictBanner
 
 FORMATS = (("pdf", "PDF report", "PDF (*.pdf)"), ("json", "JSON (machine-readable)", "JSON (*.json)"),
            ("csv", "CSV (capability matrix and findings)", "CSV (*.csv)"))
@@ -39,7 +40,7 @@ def contents_text(state: WizardState) -> str:
              else "no benchmark results (the Benchmark page was skipped)")
     hosts = ", ".join(h.name for h in audit.hosts[:8]) + (" …" if len(audit.hosts) > 8 else "")
     return (f"<b>{audit_summary(audit)}</b><br>Hosts: {esc(hosts) or 'none'}<br>"
-            f"The PDF opens with the verdict (ready or not) and holds, per host, the capability matrix and every "
+            f"The PDF opens with this verdict and its reason, and holds, per host, the capability matrix and every "
             f"finding as a checklist item with its recommendation and evidence; then {bench}, and the inputs "
             f"that were not understood. JSON and CSV carry the same facts for other tools.")
 
@@ -116,7 +117,10 @@ class ExportPage(TaskPage):
         self.hint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         wl.addWidget(self.hint)
 
+        self.banner = VerdictBanner()
+
         layout = QVBoxLayout(self)
+        layout.addWidget(self.banner)
         layout.addWidget(contents_box)
         layout.addWidget(box)
         layout.addLayout(row_layout)
@@ -126,6 +130,7 @@ class ExportPage(TaskPage):
 
     def initializePage(self) -> None:  # Qt override
         self.export_button.setEnabled(self.state.audit is not None)
+        self.banner.show_verdict(self.state.audit.verdict if self.state.audit is not None else None)
         self.contents.setText(contents_text(self.state))
 
     def chosen_paths(self) -> dict[str, Path | None]:
