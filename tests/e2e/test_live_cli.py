@@ -261,7 +261,13 @@ def test_failing_targets_are_named_and_the_good_host_is_audited(esxi_ssh, nsx, m
     assert host["kind"] == "esxi"
     (v5,) = host["pnics"]
     assert (v5["name"], v5["driver"], v5["link_speed_mbps"], v5["mtu"]) == ("vmnic5", "i40en", 40000, 9000)
-    assert code == 0 and doc["summary"]["errors"] == 0
+    assert doc["summary"]["errors"] == 0
+    # ... but three of the four inputs were not read: no all-clear, each named as a cause
+    assert code == 2 and doc["summary"]["ready"] is False
+    assert doc["verdict"]["reason"].startswith("3 of 4 inputs could not be read: ")
+    assert [c.split(": ")[0] for c in doc["verdict"]["causes"]] == [
+        f"vcenter://127.0.0.1:{dead}", esxi_ssh.source, f"nsx://127.0.0.1:{nsx.port}"]
+    assert [h["label"] for h in doc["verdict"]["hosts"]] == ["READY"]  # the host read is rated on its own
 
     problems = {p["source"]: p["message"] for p in doc["inputs_not_understood"]}
     vc_msg = problems[f"vcenter://127.0.0.1:{dead}"]

@@ -156,18 +156,22 @@ def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
 
 
 def _norm(text: str) -> str:
-    return text.rstrip("/") if "://" in text else os.path.normpath(text)
+    if "://" not in text:
+        return os.path.normpath(text)
+    scheme, _, rest = text.rstrip("/").partition("://")
+    netloc, slash, path = rest.partition("/")
+    if netloc.endswith(":443"):  # an NSX Manager is named with and without its default port
+        netloc = netloc[:-4]
+    return f"{scheme}://{netloc}{slash}{path}"
 
 
 def inputs_without_host(audit: Audit) -> list[str]:
-    """Inputs of ``audit.inputs`` from which no host was read: a capture path that no host's
-    ``Host.inputs`` lies under, a live target (``vcenter://``, ``ssh://``) no host came from. NSX Managers are
-    left out (they add facts to hosts read elsewhere; their own problems are in ``inputs_not_understood``)."""
+    """Inputs of ``audit.inputs`` from which no host was read: a capture path that no host's ``Host.inputs`` lies
+    under, a live target (``vcenter://``, ``ssh://``) no host came from, an NSX Manager whose transport nodes
+    joined no audited host (the facts asked of it are missing)."""
     read = [_norm(s) for h in audit.hosts for s in h.inputs]
     missing = []
     for given in audit.inputs:
-        if given.startswith("nsx://"):
-            continue
         base = _norm(given)
         if not any(s == base or s.startswith(base + "/") or s.startswith(base + ":") for s in read):
             missing.append(given)
