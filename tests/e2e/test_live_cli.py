@@ -90,6 +90,8 @@ def test_audit_vcenter_ssh_and_nsx_in_one_call(vc, esxi_ssh, nsx, memory_keyring
     printed = capsys.readouterr()
     doc = _load(out / "audit.json")
     assert code == 1 and doc["summary"]["errors"] > 0 and doc["summary"]["ready"] is False  # MTU 1500 uplinks
+    assert doc["verdict"]["label"] == "NOT READY"
+    assert not any(c.split("://")[0] in ("vcenter", "ssh", "nsx") for c in doc["verdict"]["causes"])  # all read
     assert memory_keyring.data == saved  # read, never written (no --remember-password)
     assert doc["inputs"][:2] == [f"vcenter://127.0.0.1:{vc.port}", esxi_ssh.source]
     assert any(f"127.0.0.1:{nsx.port}" in i for i in doc["inputs"][2:])
