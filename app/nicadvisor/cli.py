@@ -120,11 +120,59 @@ def cmd_history(args) -> int:
         store.close()
 
 
+def _history_id(text: str) -> int | str:
+    """argparse type of ``history``'s first argument: an audit id, or the word ``diff``."""
+    if text == "diff":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is neither an audit id nor 'diff'") from None
+
+
+def _history_diff(store, args, AuditNotFound) -> int:
+    """``history diff BEFORE AFTER``: what changed between two stored audits (text, and JSON with --json)."""
+    from nicadvisor.model.diff import diff_audits, diff_lines
+    from nicadvisor.services.audit import reopen_audit
+
+    if len(args.ids) != 2:
+        print("nic-advisor history diff: give two audit ids, BEFORE and AFTER", file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        before, after = (reopen_audit(store, i) for i in args.ids)
+    except AuditNotFound as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_INPUT
+    diff = diff_audits(before, after)
+    print(f"Audit #{args.ids[0]} → #{args.ids[1]}")
+    for line in diff_lines(diff):
+        print(line)
+    if args.json:
+        from nicadvisor.report.json_export import atomic_write
+
+        text = json.dumps({"before_id": args.ids[0], "after_id": args.ids[1], **diff.to_dict()}, indent=2,
+                          ensure_ascii=False, default=str) + "\n"
+        try:
+            atomic_write(args.json, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        except OSError as exc:
+            print(f"nic-advisor: cannot write {exc.filename or args.json}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_INPUT
+        print(f"wrote {args.json}")
+    return EXIT_READY
+
+
 def _history(store, args, AuditNotFound) -> int:
+    if args.id == "diff":
+        return _history_diff(store, args, AuditNotFound)
+    if args.ids:
+        print("nic-advisor history: one audit id at a time (compare two with: history diff BEFORE AFTER)",
+              file=sys.stderr)
+        return EXIT_INPUT
     if args.id is None:
         for a in store.list_audits():
             v = a.verdict_of()
-            print(f"#{a.id:<5} {a.created_at}  {a.display_status:<12} {v.symbol} {v.headline}  ·  {a.hosts} hosts, {a.pnics} pNICs, "
+            name = f"“{a.name}”  " if a.name else ""
+            print(f"#{a.id:<5} {a.created_at}  {name}{a.display_status:<12} {v.symbol} {v.headline}  ·  {a.hosts} hosts, {a.pnics} pNICs, "
                   f"{a.errors if a.errors is not None else '?'} errors, {a.warnings if a.warnings is not None else '?'} warnings"
                   f"  {', '.join(a.inputs)}")
         return EXIT_READY
@@ -251,8 +299,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--capture", nargs="+", metavar="PATH")
     g.set_defaults(func=cmd_gui)
 
-    h = sub.add_parser("history", help="list past audits, or reopen one and export it again")
-    h.add_argument("id", nargs="?", type=int, help="the audit to reopen")
+    h = sub.add_parser("history", help="list past audits, reopen one and export it again, or compare two",
+                       usage="nic-advisor history [ID [--pdf FILE] [--json FILE] [--csv FILE]] | "
+                             "history diff BEFORE AFTER [--json FILE]")
+    h.add_argument("id", nargs="?", type=_history_id, help="the audit to reopen, or 'diff'")
+    h.add_argument("ids", nargs="*", type=int, metavar="ID", help="with 'diff': the audits before and after")
     for name in ("json", "pdf", "csv"):
         h.add_argument(f"--{name}", type=Path, metavar="FILE", help=f"write the {name.upper()} report")
     h.set_defaults(func=cmd_history)

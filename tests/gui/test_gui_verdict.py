@@ -80,7 +80,7 @@ def test_bad_input_is_not_rated_on_every_page_and_in_the_history(kind, make_wiza
     panel = connect.history
     qtbot.waitUntil(lambda: panel.table.rowCount() == 1)
     row = [panel.table.item(0, c).text() for c in range(panel.table.columnCount())]
-    assert row[1] == "✖ nothing read" and row[2] == headline
+    assert row[2] == "✖ nothing read" and row[3] == headline
 
 
 def test_failed_live_targets_say_failed_and_why(make_wizard, qtbot, tmp_path, screenshot):
@@ -155,3 +155,46 @@ def test_matrix_sorts_filters_and_groups(make_wizard, qtbot, screenshot):
     inspect.host_filter.setCurrentIndex(inspect.host_filter.findData("esxi-vcf9-nested"))
     # its cell is filtered out: the pane never shows a hidden cell, only the current visible one (or nothing)
     assert "esxi-sio4-nsxv" not in inspect.detail.toPlainText()
+
+
+def test_past_audits_compare_name_and_search(make_wizard, qtbot, tmp_path):
+    import shutil
+
+    from capturetools import CAPTURES
+    from nicadvisor.services.audit import AuditRequest
+    from nicadvisor.services.audit import run_audit as audit_now
+
+    store = AuditStore(tmp_path / "history.sqlite3")
+    ids = []
+    for name, capture in (("before", "esxi_esxcfg-nics-l_nvmxnet3_nested_mixed_mtu.txt"),
+                          ("after", "unattributed_esxi9_nested_nvmxnet3_nic_list_get.txt")):
+        folder = tmp_path / name / "esx-a"
+        folder.mkdir(parents=True)
+        shutil.copy(CAPTURES / capture, folder / capture)
+        ids.append(audit_now(AuditRequest(capture_paths=(str(folder),)), store=store).history_id)
+    wizard = make_wizard(store=store)
+    panel = wizard.pages[PageId.CONNECT].history
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 2)
+    assert not panel.compare_button.isEnabled()
+    panel.table.selectAll()
+    assert panel.compare_button.isEnabled() and not panel.open_button.isEnabled()
+    qtbot.mouseClick(panel.compare_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: panel.compare_dialog is not None, timeout=10_000)
+    text = panel.compare_dialog.findChild(type(wizard.pages[PageId.INSPECT].detail)).toPlainText()
+    assert f"#{ids[0]} → #{ids[1]}" in panel.compare_dialog.windowTitle()
+    assert "esx-a/vmnic0 (pNIC) mtu: 9000 → 1500" in text and "Findings new" in text
+    panel.compare_dialog.close()
+
+    panel.table.clearSelection()
+    panel.select_id(ids[0])
+    qtbot.mouseClick(panel.name_button, Qt.MouseButton.LeftButton)
+    assert panel.name_dialog is not None
+    panel.name_dialog.setTextValue("before the MTU change")
+    panel.name_dialog.accept()
+    qtbot.waitUntil(lambda: any(panel.table.item(r, 1).text() == "before the MTU change"
+                                for r in range(panel.table.rowCount())), timeout=10_000)
+    assert store.summary(ids[0]).name == "before the MTU change"
+    panel.search.setText("MTU change")
+    assert panel.visible_ids() == [ids[0]]
+    panel.search.clear()
+    assert sorted(panel.visible_ids()) == sorted(ids)

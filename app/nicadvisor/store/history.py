@@ -87,6 +87,7 @@ class AuditSummary:
         verdict, verdict_reason: the verdict stored by ``finish`` (``ready``/``not_ready``/``not_rated``), None
             before (or for an audit finished by a NIC Advisor older than verdicts).
         hosts_expected: how many hosts the inputs named, when known before reading them.
+        name: the name the user gave the audit (:meth:`AuditStore.set_name`), ``""`` when none.
     """
 
     id: int
@@ -101,6 +102,7 @@ class AuditSummary:
     verdict: str | None = None
     verdict_reason: str | None = None
     hosts_expected: int | None = None
+    name: str = ""
 
     @property
     def display_status(self) -> str:
@@ -316,6 +318,14 @@ class AuditStore:
                  verdict.status if verdict else None, redact_secrets(verdict.reason) if verdict else None,
                  int(audit_id)))])
 
+    def set_name(self, audit_id: int, name: str) -> None:
+        """Name the audit (``"before the i40en update"``; ``""`` removes the name; at most 200 characters, control
+        characters dropped). Raises AuditNotFound."""
+        clean = "".join(ch for ch in str(name) if ch.isprintable())[:200].strip()
+        with self._lock:
+            self._row(audit_id)
+            self._write([("UPDATE audits SET name = ? WHERE id = ?", (redact_secrets(clean) or None, int(audit_id)))])
+
     def set_hosts_expected(self, audit_id: int, count: int) -> None:
         """Record how many hosts the inputs name (known before they are read), for "interrupted after N of M
         hosts". Raises AuditNotFound."""
@@ -364,7 +374,7 @@ class AuditStore:
         with self._lock:
             rows = self._conn.execute(
                 "SELECT a.id, a.created_at, a.status, a.inputs, a.errors, a.warnings, a.finished_at, "
-                "COUNT(h.id), COALESCE(SUM(h.pnics), 0), a.verdict, a.verdict_reason, a.hosts_expected "
+                "COUNT(h.id), COALESCE(SUM(h.pnics), 0), a.verdict, a.verdict_reason, a.hosts_expected, a.name "
                 "FROM audits a LEFT JOIN hosts h ON h.audit_id = a.id GROUP BY a.id ORDER BY a.id DESC").fetchall()
             return [self._summary(r) for r in rows]
 
@@ -377,7 +387,7 @@ class AuditStore:
             id=int(r[0]), created_at=r[1], status=self._status(r[2], int(r[0])), hosts=int(r[7]),
             pnics=int(r[8]), errors=r[4], warnings=r[5],
             inputs=tuple(str(s) for s in inputs) if isinstance(inputs, list) else (), finished_at=r[6],
-            verdict=r[9], verdict_reason=r[10], hosts_expected=r[11])
+            verdict=r[9], verdict_reason=r[10], hosts_expected=r[11], name=r[12] or "")
 
     def summary(self, audit_id: int) -> AuditSummary:
         """The history line of one audit. Raises AuditNotFound."""
@@ -385,7 +395,7 @@ class AuditStore:
             self._row(audit_id)
             row = self._conn.execute(
                 "SELECT a.id, a.created_at, a.status, a.inputs, a.errors, a.warnings, a.finished_at, "
-                "COUNT(h.id), COALESCE(SUM(h.pnics), 0), a.verdict, a.verdict_reason, a.hosts_expected "
+                "COUNT(h.id), COALESCE(SUM(h.pnics), 0), a.verdict, a.verdict_reason, a.hosts_expected, a.name "
                 "FROM audits a LEFT JOIN hosts h ON h.audit_id = a.id WHERE a.id = ? GROUP BY a.id",
                 (int(audit_id),)).fetchone()
             return self._summary(row)

@@ -138,13 +138,15 @@ def _apply_v3(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE audits ADD COLUMN verdict TEXT")
     conn.execute("ALTER TABLE audits ADD COLUMN verdict_reason TEXT")
     conn.execute("ALTER TABLE audits ADD COLUMN hosts_expected INTEGER")
+    conn.execute("ALTER TABLE audits ADD COLUMN name TEXT")
 
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "audits, hosts (JSON documents) and input problems", _apply_v1),
     Migration(2, "summary columns for the history list: pNIC count per host, error/warning counts per audit",
               _apply_v2),
-    Migration(3, "the verdict (READY / NOT READY / NOT RATED and why) and the number of hosts expected", _apply_v3),
+    Migration(3, "the verdict (READY / NOT READY / NOT RATED and why), the number of hosts expected and a name",
+              _apply_v3),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

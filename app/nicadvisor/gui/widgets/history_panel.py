@@ -9,7 +9,8 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractButton, QHBoxLayout, QLabel, QMessageBox, QPushButton, QTableWidgetItem, QVBoxLayout, QWidget,
+    QAbstractButton, QAbstractItemView, QDialog, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QMessageBox,
+    QPushButton, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget,
 )
 
 from nicadvisor.gui.state import WizardState
@@ -18,7 +19,7 @@ from nicadvisor.gui.widgets.common import readonly_table
 from nicadvisor.gui.widgets.formatting import esc
 from nicadvisor.services.audit import reopen_audit
 
-COLUMNS = ("Date", "Status", "Verdict", "Hosts", "pNICs", "Errors", "Warnings", "Inputs")
+COLUMNS = ("Date", "Name", "Status", "Verdict", "Hosts", "pNICs", "Errors", "Warnings", "Inputs")
 STATUS_TEXT = {"done": "✔ done", "cancelled": "■ cancelled", "failed": "✖ failed", "interrupted": "▲ interrupted",
                "running": "⏳ running", "nothing read": "✖ nothing read"}
 #: Colour of the verdict column's text per verdict status.
@@ -92,21 +93,31 @@ class PastAuditsPanel(QWidget):
         self._handles: dict[str, TaskHandle] = {}
         self._demo = _demo_dir()
 
-        self.table = readonly_table(COLUMNS, alternating=True, fit=len(COLUMNS) - 1)
+        self.table = readonly_table(COLUMNS, single=False, alternating=True, fit=len(COLUMNS) - 1)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.compare_dialog: QDialog | None = None
+        self.name_dialog: QInputDialog | None = None
 
         self.open_button = QPushButton("Open")
         self.open_button.setToolTip("Show this audit (matrix, findings, export) without running it again")
+        self.compare_button = QPushButton("Compare")
+        self.compare_button.setToolTip("Select two audits (Ctrl+click): what changed from the older to the newer")
+        self.name_button = QPushButton("Name…")
+        self.name_button.setToolTip("Give the selected audit a name (\"before the driver update\")")
         self.delete_button = QPushButton("Delete…")
         self.refresh_button = QPushButton("Refresh")
-        for b in (self.open_button, self.delete_button, self.refresh_button):
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("Search (name, date, verdict, inputs)")
+        self.search.setClearButtonEnabled(True)
+        for b in (self.open_button, self.compare_button, self.name_button, self.delete_button, self.refresh_button):
             b.setAutoDefault(False)
         self.status = QLabel("")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         buttons = QHBoxLayout()
-        buttons.addWidget(self.open_button)
-        buttons.addWidget(self.delete_button)
-        buttons.addWidget(self.refresh_button)
+        for b in (self.open_button, self.compare_button, self.name_button, self.delete_button, self.refresh_button):
+            buttons.addWidget(b)
+        buttons.addWidget(self.search)
         buttons.addWidget(self.status, 1)
 
         layout = QVBoxLayout(self)
@@ -115,6 +126,9 @@ class PastAuditsPanel(QWidget):
         layout.addWidget(self.table, 1)
 
         self.open_button.clicked.connect(self.open_selected)
+        self.compare_button.clicked.connect(self.compare_selected)
+        self.name_button.clicked.connect(self.name_selected)
+        self.search.textChanged.connect(self._apply_search)
         self.delete_button.clicked.connect(self.delete_selected)
         self.refresh_button.clicked.connect(self.refresh)
         self.table.itemSelectionChanged.connect(self._update_buttons)
@@ -147,13 +161,15 @@ class PastAuditsPanel(QWidget):
         """True when the history store is open."""
         return self.state.store is not None
 
+    def selected_ids(self) -> list[int]:
+        """The audit ids of the selected rows, in display order (newest first)."""
+        rows = sorted({i.row() for i in self.table.selectedIndexes()})
+        return [int(self.table.item(r, 0).data(IdRole)) for r in rows if self.table.item(r, 0) is not None]
+
     def selected_id(self) -> int | None:
-        """The audit id of the selected row, or None."""
-        rows = {i.row() for i in self.table.selectedIndexes()}
-        if not rows:
-            return None
-        item = self.table.item(min(rows), 0)
-        return int(item.data(IdRole)) if item is not None else None
+        """The audit id of the (first) selected row, or None."""
+        ids = self.selected_ids()
+        return ids[0] if ids else None
 
     def select_id(self, audit_id: int) -> bool:
         """Select the row of ``audit_id``; False when it is not listed."""
@@ -168,9 +184,11 @@ class PastAuditsPanel(QWidget):
 
     @Slot()
     def _update_buttons(self) -> None:
-        chosen = self.available() and self.selected_id() is not None and not self._busy()
-        self.open_button.setEnabled(chosen)
-        self.delete_button.setEnabled(chosen)
+        ids = self.selected_ids() if self.available() and not self._busy() else []
+        self.open_button.setEnabled(len(ids) == 1)
+        self.name_button.setEnabled(len(ids) == 1)
+        self.delete_button.setEnabled(len(ids) == 1)
+        self.compare_button.setEnabled(len(ids) == 2)
 
     def _run(self, name: str, fn, on_done) -> TaskHandle:
         handle = self.runner.prepare(f"history-{name}", fn)
@@ -198,15 +216,15 @@ class PastAuditsPanel(QWidget):
         self.table.setRowCount(len(self.summaries))
         for row, s in enumerate(self.summaries):
             verdict = s.verdict_of()
-            values = (local_time(s.created_at), STATUS_TEXT.get(s.display_status, s.display_status),
+            values = (local_time(s.created_at), s.name, STATUS_TEXT.get(s.display_status, s.display_status),
                       f"{verdict.symbol} {verdict.headline}", str(s.hosts), str(s.pnics),
                       "—" if s.errors is None else str(s.errors), "—" if s.warnings is None else str(s.warnings),
                       inputs_text(s.inputs, self._demo))
             for col, text in enumerate(values):
                 item = QTableWidgetItem(text)
-                if col in (3, 4, 5, 6):
+                if col in (4, 5, 6, 7):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if col == 2:
+                if col == 3:
                     item.setForeground(QBrush(QColor(VERDICT_INK[verdict.status])))
                 item.setToolTip("\n".join(s.inputs) if col == len(values) - 1 else text)
                 if col == 0:
@@ -214,6 +232,7 @@ class PastAuditsPanel(QWidget):
                     item.setToolTip(f"audit #{s.id}, started {s.created_at}"
                                     + (f", finished {s.finished_at}" if s.finished_at else ""))
                 self.table.setItem(row, col, item)
+        self._apply_search()
         if keep is not None:
             self.select_id(keep)
         if self.table.rowCount() and self.selected_id() is None:
@@ -225,6 +244,80 @@ class PastAuditsPanel(QWidget):
                                 "Open shows one again without reading the hosts.")
         self._update_buttons()
         self.sig_listed.emit(len(self.summaries))
+
+    @Slot()
+    def _apply_search(self) -> None:
+        needle = self.search.text().strip().lower()
+        for row in range(self.table.rowCount()):
+            text = " ".join(self.table.item(row, c).text() for c in range(self.table.columnCount())).lower()
+            self.table.setRowHidden(row, bool(needle) and needle not in text)
+
+    def visible_ids(self) -> list[int]:
+        """The audit ids of the rows the search leaves shown, in display order."""
+        return [int(self.table.item(r, 0).data(IdRole)) for r in range(self.table.rowCount())
+                if not self.table.isRowHidden(r)]
+
+    # --- compare and name --------------------------------------------------------------------------
+    @Slot()
+    def compare_selected(self) -> None:
+        """Compare the two selected audits (older → newer) on a worker; the result opens in
+        :attr:`compare_dialog` (non-modal)."""
+        ids, store = self.selected_ids(), self.state.store
+        if len(ids) != 2 or store is None or self._busy():
+            return
+        before, after = sorted(ids)
+        self.status.setText(f"Comparing audit #{before} with #{after}…")
+
+        def task(_p, _c):
+            from nicadvisor.model.diff import diff_audits
+
+            return before, after, diff_audits(reopen_audit(store, before), reopen_audit(store, after))
+
+        self._run("compare", task, self._on_compared)
+
+    @Slot(object)
+    def _on_compared(self, result: Any) -> None:
+        from nicadvisor.model.diff import diff_lines
+
+        before, after, diff = result
+        dialog = QDialog(self)
+        dialog.setWindowTitle(f"Audit #{before} → #{after}")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        view = QTextBrowser(dialog)
+        view.setPlainText("\n".join(diff_lines(diff)))
+        close = QPushButton("Close", dialog)
+        close.setAutoDefault(False)
+        close.clicked.connect(dialog.close)
+        box = QVBoxLayout(dialog)
+        box.addWidget(view)
+        box.addWidget(close)
+        dialog.resize(900, 600)
+        self.compare_dialog = dialog
+        dialog.finished.connect(lambda _r: setattr(self, "compare_dialog", None))
+        self.status.setText(f"Compared audit #{before} with #{after}.")
+        self._update_buttons()
+        dialog.open()
+
+    @Slot()
+    def name_selected(self) -> None:
+        """Ask for a name for the selected audit (non-modal input dialog), then store it (worker)."""
+        audit_id = self.selected_id()
+        if audit_id is None or self.state.store is None:
+            return
+        current = next((x.name for x in self.summaries if x.id == audit_id), "")
+        dialog = QInputDialog(self)
+        dialog.setWindowTitle("Name past audit")
+        dialog.setLabelText(f"Name of audit #{audit_id}:")
+        dialog.setTextValue(current)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        dialog.textValueSelected.connect(lambda text, i=audit_id: self._store_name(i, text))
+        dialog.finished.connect(lambda _r: setattr(self, "name_dialog", None))
+        self.name_dialog = dialog
+        dialog.open()
+
+    def _store_name(self, audit_id: int, name: str) -> None:
+        store = self.state.store
+        self._run("name", lambda _p, _c: store.set_name(audit_id, name), lambda _r: self.refresh())
 
     # --- open --------------------------------------------------------------------------------------
     @Slot()
