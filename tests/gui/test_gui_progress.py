@@ -38,11 +38,11 @@ def test_tree_rows_and_final_status(qtbot):
                     "Inspecting esxi-a (9 outputs)"):
         tree.on_progress(message)
     rows = tree.rows()
-    assert rows[0] == ("vCenter vc1.lab:443", "read 2 of 2 hosts", "⏳ running", 0)
-    assert rows[1] == ("h1", "inspecting 1 output", "⏳ inspecting", 1)
-    assert rows[2] == ("h2", "read from vc1.lab:443", "⏳ read", 1)
-    assert rows[3] == ("ESXi esxi-a (SSH)", "inspecting 9 outputs", "⏳ inspecting", 0)
-    assert rows[5] == ("NSX Manager nsx.lab", "read 1 host(s) from NSX Manager nsx.lab", "⏳ read, inspecting", 0)
+    assert rows[0] == ("vCenter vc1.lab:443", "read 2 of 2 hosts", "◷ running", 0)
+    assert rows[1] == ("h1", "inspecting 1 output", "◷ inspecting", 1)
+    assert rows[2] == ("h2", "read from vc1.lab:443", "◷ read", 1)
+    assert rows[3] == ("ESXi esxi-a (SSH)", "inspecting 9 outputs", "◷ inspecting", 0)
+    assert rows[5] == ("NSX Manager nsx.lab", "read 1 host(s) from NSX Manager nsx.lab", "◷ read, inspecting", 0)
 
     audit = SimpleNamespace(
         hosts=[SimpleNamespace(name="h1", pnics=[_pnic(), _pnic()]), SimpleNamespace(name="h2", pnics=[_pnic()]),

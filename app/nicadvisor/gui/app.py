@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setApplicationName("NIC Advisor")
     app.setOrganizationName("nicadvisor")
     source, paths = source_of(args)
-    wizard = NicAdvisorWizard(source=source, capture_paths=paths)
+    wizard = NicAdvisorWizard(source=source, capture_paths=paths, remember=True)
     wizard.show()
     return int(app.exec())
 

@@ -74,7 +74,7 @@ def _real_bench(path: str, duration_s: float, progress: ProgressFn, cancel: thre
     return run_quick_bench(request, progress, cancel)
 
 
-def _real_export(audit: Any, pdf: Path | None, json: Path | None, csv: Path | None) -> list[Path]:
+def _real_export(audit: Any, pdf: Path | None = None, json: Path | None = None, csv: Path | None = None) -> list[Path]:
     from nicadvisor.services.export import export_audit
 
     return export_audit(audit, pdf=pdf, json=json, csv=csv)

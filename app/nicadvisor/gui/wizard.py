@@ -4,10 +4,13 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from PySide6.QtCore import QSize, Signal, Slot
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QWidget, QWizard
+from PySide6.QtCore import QSize, Qt, Signal, Slot
+from PySide6.QtGui import QCloseEvent, QKeyEvent
+from PySide6.QtWidgets import (
+    QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QMessageBox, QWidget, QWizard,
+)
 
+from nicadvisor.gui import settings as app_settings
 from nicadvisor.gui.backend import Backend
 from nicadvisor.gui.pages.benchmark import BenchmarkPage
 from nicadvisor.gui.pages.connect import ConnectPage
@@ -64,8 +67,12 @@ class NicAdvisorWizard(QWizard):
 
     def __init__(self, backend: Backend | None = None, source: Source = Source.DEMO,
                  capture_paths: tuple[str, ...] = (), parent: QWidget | None = None,
-                 store: object = DEFAULT_STORE, known_hosts: object = None) -> None:
+                 store: object = DEFAULT_STORE, known_hosts: object = None, remember: bool = False) -> None:
         super().__init__(parent)
+        self.remember = remember
+        if remember and source is Source.DEMO and not capture_paths:  # nothing asked on the command line
+            saved_source, saved_paths = app_settings.load_input()
+            source, capture_paths = Source(saved_source), saved_paths
         self.state = WizardState(source=source, capture_paths=tuple(capture_paths), known_hosts=known_hosts)
         self.backend = backend or Backend.real()
         self._owns_store = store is DEFAULT_STORE
@@ -83,6 +90,10 @@ class NicAdvisorWizard(QWizard):
         self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
         self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
         self.setOption(QWizard.WizardOption.HaveHelpButton, False)
+        # Enter in a text field never presses Next or Finish (a typed path or URL is not a decision to go on).
+        self.setOption(QWizard.WizardOption.NoDefaultButton, True)
+        self.quit_box: QMessageBox | None = None
+        self._quit_confirmed = False
         # "Cancel" is the task button on the Discover/Benchmark/Export pages; the wizard's own is "Quit".
         self.setButtonText(QWizard.WizardButton.CancelButton, "Quit")
         self.pages = {
@@ -101,6 +112,9 @@ class NicAdvisorWizard(QWizard):
         discover = self.pages[PageId.DISCOVER]
         discover.sig_audit_done.connect(self._on_audit_done)
         self.resize(1200, 800)
+        geometry = app_settings.load_geometry() if remember else None
+        if geometry is not None:
+            self.restoreGeometry(geometry)
         if self._owns_store:
             self.store_handle = self._open_store()
 
@@ -142,6 +156,8 @@ class NicAdvisorWizard(QWizard):
         self.sig_store_ready.emit()
 
     def _on_audit_done(self, _audit: object) -> None:
+        if self.remember and self.state.source is not Source.LIVE:
+            app_settings.save_input(self.state.source.value, self.state.capture_paths)
         connect = self.pages[PageId.CONNECT]
         connect.refresh_targets()
         connect.history.refresh()
@@ -166,10 +182,75 @@ class NicAdvisorWizard(QWizard):
             self.state.store_problem = "the wizard was closed"
         return ended
 
-    def done(self, result: int) -> None:  # Qt override: Finish, Cancel, Escape
+    # --- closing never loses work ------------------------------------------------------------------
+    def unsaved_work(self) -> list[str]:
+        """What closing now would lose or stop, one sentence each (empty: nothing)."""
+        out = []
+        names = {PageId.DISCOVER: "an audit is running", PageId.EXPORT: "the reports are being written",
+                 PageId.BENCHMARK: "a benchmark is running (what it changed is restored when it stops)"}
+        out += [text for pid, text in names.items() if self.pages[pid].task_running()]
+        connect = self.pages[PageId.CONNECT]
+        typed = [t for t in (e.pending_entry() for e in (connect.vcenter_editor, connect.ssh_editor,
+                                                         connect.nsx_editor)) if t]
+        if typed:
+            out.append(f"typed but not added: {', '.join(typed)}")
+        state = self.state
+        discover = self.pages[PageId.DISCOVER]
+        if state.source is Source.LIVE and state.live_specs() and (
+                state.audit is None or discover.audited_key() != state.input_key()):
+            out.append(f"{len(state.live_specs())} live target(s) entered but not audited")
+        if state.audit is not None and not state.exported and state.audit.history_id is None:
+            out.append("the audit is neither exported nor kept in Past audits")
+        return out
+
+    def _confirm_quit(self, proceed: Any) -> bool:
+        """True when the wizard may close now; otherwise asks (non-blocking :attr:`quit_box`) and calls
+        ``proceed()`` again once the user chose Quit."""
+        reasons = [] if self._quit_confirmed else self.unsaved_work()
+        if not reasons:
+            return True
+        if self.quit_box is None:
+            box = QMessageBox(QMessageBox.Icon.Warning, "Quit NIC Advisor?",
+                              "Quitting now would lose or stop work:\n\n" + "\n".join(f"• {r}" for r in reasons),
+                              QMessageBox.StandardButton.Cancel, self)
+            quit_button = box.addButton("Quit anyway", QMessageBox.ButtonRole.DestructiveRole)
+            box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+            box.setWindowModality(Qt.WindowModality.WindowModal)
+
+            def answered(button: Any) -> None:
+                self.quit_box = None
+                if button is quit_button:
+                    self._quit_confirmed = True
+                    proceed()
+
+            box.buttonClicked.connect(answered)
+            self.quit_box = box
+            box.open()
+        return False
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # Qt override
+        """Enter in a text field never presses Next or Finish: a typed path or URL is no decision to go on."""
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and isinstance(
+                QApplication.focusWidget(), (QLineEdit, QAbstractSpinBox, QComboBox)):
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def _remember_window(self) -> None:
+        if self.remember:
+            app_settings.save_geometry(self.saveGeometry())
+
+    def done(self, result: int) -> None:  # Qt override: Finish, Quit, Escape
+        if not self._confirm_quit(lambda: self.done(result)):
+            return
+        self._remember_window()
         self.shutdown()
         super().done(result)
 
-    def closeEvent(self, event: QCloseEvent) -> None:  # Qt override
+    def closeEvent(self, event: QCloseEvent) -> None:  # Qt override: the window's close button
+        if not self._confirm_quit(self.close):
+            event.ignore()
+            return
+        self._remember_window()
         self.shutdown()
         super().closeEvent(event)

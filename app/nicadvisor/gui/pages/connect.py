@@ -335,7 +335,7 @@ class ConnectPage(QWizardPage):
         handle.sig_finished.connect(self._on_test_finished)
         handle.sig_failed.connect(self._on_test_failed)
         handle.sig_cancelled.connect(self._on_test_cancelled)
-        self.editor_for(spec).set_status(spec, "⏳ testing the connection…", busy=True)
+        self.editor_for(spec).set_status(spec, "◷ testing the connection…", busy=True)
         self.runner.start(handle)
         return handle
 
@@ -393,7 +393,7 @@ class ConnectPage(QWizardPage):
             return
         spec.thumbprint = dialog.thumbprint
         editor.sync_form(spec)
-        editor.set_status(spec, "⏳ certificate pinned; testing again…")
+        editor.set_status(spec, "◷ certificate pinned; testing again…")
         self._on_targets_changed()
         self.test_target(spec)
 

@@ -159,6 +159,10 @@ class DiscoverPage(TaskPage):
                 or self._audit_key != self.state.input_key()):
             self.start_audit()
 
+    def audited_key(self) -> tuple | None:
+        """The input key (``WizardState.input_key()``) of the last audit started here, or None."""
+        return self._audit_key
+
     def isComplete(self) -> bool:  # Qt override
         return self.outcome == "done" and self.state.audit is not None
 
@@ -189,7 +193,7 @@ class DiscoverPage(TaskPage):
         self.hosts_progress.start(rows)
         self._fit_progress_box()
         for spec in state.live_specs() if live else []:
-            spec.status = "⏳ auditing…"
+            spec.status = "◷ auditing…"
         audit_fn, store, known_hosts, asker = self.backend.audit, state.store, state.known_hosts, self.asker
 
         def task(progress, cancel):
@@ -274,7 +278,7 @@ class DiscoverPage(TaskPage):
 
     def _reset_live_status(self, status: str) -> None:
         for spec in self.state.live_specs() if self._live else []:
-            if spec.status.startswith("⏳"):
+            if spec.status.startswith("◷"):
                 spec.status = status
 
     # --- display ---------------------------------------------------------------------------------

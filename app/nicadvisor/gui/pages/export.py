@@ -6,12 +6,14 @@ import os
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QStandardPaths, Qt, Signal, Slot
+from PySide6.QtCore import QStandardPaths, Qt, QUrl, Signal, Slot
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox, QFileDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPushButton,
     QVBoxLayout, QWidget,
 )
 
+from nicadvisor.gui import settings as app_settings
 from nicadvisor.gui.backend import Backend
 from nicadvisor.gui.pages.discover import audit_summary
 from nicadvisor.gui.pages.task_page import TaskPage
@@ -72,7 +74,7 @@ class ExportPage(TaskPage):
         self.setFinalPage(True)
 
         stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M")
-        base = Path(default_export_dir())
+        base = Path(app_settings.load_export_folder() or default_export_dir())
         self.checks: dict[str, QCheckBox] = {}
         self.edits: dict[str, QLineEdit] = {}
         box = QGroupBox("Files")
@@ -116,6 +118,17 @@ class ExportPage(TaskPage):
         self.hint.setWordWrap(True)
         self.hint.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         wl.addWidget(self.hint)
+        self.open_pdf_button = QPushButton("Open PDF")
+        self.show_folder_button = QPushButton("Show folder")
+        opened = QHBoxLayout()
+        for b in (self.open_pdf_button, self.show_folder_button):
+            b.setAutoDefault(False)
+            b.setEnabled(False)
+            opened.addWidget(b)
+        opened.addStretch(1)
+        wl.addLayout(opened)
+        self.open_pdf_button.clicked.connect(self.open_pdf)
+        self.show_folder_button.clicked.connect(self.show_folder)
 
         self.banner = VerdictBanner()
 
@@ -151,25 +164,60 @@ class ExportPage(TaskPage):
             self.hint.setText("Tick at least one format to export.")
             return
         audit, export_fn = self.state.audit, self.backend.export
+        chosen = [(fmt, p) for fmt, p in paths.items() if p is not None]
 
         def task(progress, cancel):
-            for p in paths.values():
-                if p is not None:
-                    p.parent.mkdir(parents=True, exist_ok=True)
-            progress(0.1, "Writing files…")
-            return export_fn(audit, pdf=paths["pdf"], json=paths["json"], csv=paths["csv"])
+            written: list[Path] = []
+            failed: list[str] = []
+            for i, (fmt, path) in enumerate(chosen):  # one format at a time: a failure loses none of the others
+                progress(0.1 + 0.9 * i / len(chosen), f"Writing {path.name}…")
+                try:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    written += [Path(p) for p in export_fn(audit, **{fmt: path})]
+                except OSError as exc:
+                    failed.append(f"{path}: {exc.strerror or exc}")
+            return written, failed
 
         self.run_task(task, "Exporting…")
 
-    def task_finished(self, written: Any) -> Any:  # TaskPage hook: the done signal carries the paths
-        paths = [Path(p) for p in (written or [])]
-        self.state.exported = paths
+    def task_finished(self, result: Any) -> Any:  # TaskPage hook: the done signal carries the written paths
+        written, failed = result
+        self.state.exported = list(written)
         self.written.clear()
-        for p in paths:
+        for p in written:
             self.written.addItem(str(p))
-        self.progress.end(f"Exported {len(paths)} file(s).", 1.0)
-        self.hint.setText("Done. Click Finish to close the wizard, or export again elsewhere.")
-        return paths
+        pdfs = [p for p in written if p.suffix.lower() == ".pdf"]
+        self.open_pdf_button.setEnabled(bool(pdfs))
+        self.show_folder_button.setEnabled(bool(written))
+        self.progress.set_failed(bool(failed))
+        if failed:
+            self.progress.end(f"Exported {len(written)} of {len(written) + len(failed)} file(s).", 1.0)
+            self.hint.setText("<b style='color:#b00020'>Not written:</b> " + "<br>".join(esc(f) for f in failed)
+                              + "<br>Choose another folder and click Export again.")
+        else:
+            self.progress.end(f"Exported {len(written)} file(s).", 1.0)
+            self.hint.setText("Done. Click Finish to close the wizard, or export again elsewhere.")
+        if written:
+            app_settings.save_export_folder(str(written[0].parent))
+        return written
+
+    def task_failed(self, message: str) -> None:  # TaskPage hook
+        super().task_failed(message)
+        self.progress.set_failed(True)
+        self.hint.setText(f"<b style='color:#b00020'>The export failed:</b> {esc(message)}")
+
+    @Slot()
+    def open_pdf(self) -> None:
+        """Open the PDF just written with the desktop's viewer."""
+        pdf = next((p for p in self.state.exported if p.suffix.lower() == ".pdf"), None)
+        if pdf is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(pdf)))
+
+    @Slot()
+    def show_folder(self) -> None:
+        """Open the folder of the files just written in the desktop's file manager."""
+        if self.state.exported:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.state.exported[0].parent)))
 
     def _on_browse(self, fmt: str) -> None:
         label, name_filter = next((lbl, flt) for f, lbl, flt in FORMATS if f == fmt)

@@ -21,7 +21,7 @@ from nicadvisor.services.audit import reopen_audit
 
 COLUMNS = ("Date", "Name", "Status", "Verdict", "Hosts", "pNICs", "Errors", "Warnings", "Inputs")
 STATUS_TEXT = {"done": "✔ done", "cancelled": "■ cancelled", "failed": "✖ failed", "interrupted": "▲ interrupted",
-               "running": "⏳ running", "nothing read": "✖ nothing read"}
+               "running": "◷ running", "nothing read": "✖ nothing read"}
 #: Colour of the verdict column's text per verdict status.
 VERDICT_INK = {"ready": "#1b5e20", "not_ready": "#8e0000", "not_rated": "#444444"}
 IdRole = Qt.ItemDataRole.UserRole + 1

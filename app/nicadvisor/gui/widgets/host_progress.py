@@ -54,7 +54,7 @@ class TargetRow:
 
 class HostProgressTree(QTreeWidget):
     """Rows: live targets first (ESXi hosts read from a vCenter as its children), then hosts found in
-    files / this machine. Columns: name, current step, status (``⏳`` running, ``✔`` done, ``✖`` failed)."""
+    files / this machine. Columns: name, current step, status (``◷`` running, ``✔`` done, ``✖`` failed)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -147,22 +147,22 @@ class HostProgressTree(QTreeWidget):
         m = _NSX_CONNECT.match(message)
         if m and m.group("netloc") in self._targets:
             self._current_nsx = m.group("netloc")
-            self._set(self._items[self._current_nsx], message, "⏳ running")
+            self._set(self._items[self._current_nsx], message, "◷ running")
             return
         m = _NSX_DONE.match(message)
         if m and m.group("netloc") in self._targets:
-            self._set(self._items[m.group("netloc")], message, "⏳ read, inspecting")
+            self._set(self._items[m.group("netloc")], message, "◷ read, inspecting")
             self._nsx_done.add(m.group("netloc"))
             self._current_nsx = None
             return
         name, step = route_message(message, list(self._items))
         if name is None:
             if self._current_nsx is not None and not message.startswith(("Inspecting ", "Checking rules", "Audited ")):
-                self._set(self._items[self._current_nsx], message, "⏳ running")
+                self._set(self._items[self._current_nsx], message, "◷ running")
             return
         if _INSPECTING.match(message):
             self._current_nsx = None
-            self._set(self._host_row(name), step, "⏳ inspecting")
+            self._set(self._host_row(name), step, "◷ inspecting")
             return
         target = self._targets.get(name)
         item = self._items[name]
@@ -170,9 +170,9 @@ class HostProgressTree(QTreeWidget):
             vm = _VC_HOST.match(step)
             if vm:
                 child = self._host_row(vm.group("name"), item)
-                self._set(child, f"read from {target.label}", "⏳ read")
+                self._set(child, f"read from {target.label}", "◷ read")
                 step = f"read {vm.group('i')} of {vm.group('n')} hosts"
-        self._set(item, step, "⏳ running")
+        self._set(item, step, "◷ running")
 
     # --- end ---------------------------------------------------------------------------------------
     def finish(self, audit: Any) -> dict[str, str]:

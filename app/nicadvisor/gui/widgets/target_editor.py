@@ -37,14 +37,14 @@ STATUS_COLOURS = {"ok": "#1b5e20", "warn": "#8a5a00", "fail": "#b00020", "busy":
 
 
 def status_kind(status: str) -> str:
-    """``ok``, ``warn``, ``fail``, ``busy`` or ``idle`` from a status text's leading symbol (✔ ▲ ✖ ⏳)."""
+    """``ok``, ``warn``, ``fail``, ``busy`` or ``idle`` from a status text's leading symbol (✔ ▲ ✖ ◷)."""
     if status.startswith("✔"):
         return "ok"
     if status.startswith("▲"):
         return "warn"
     if status.startswith("✖"):
         return "fail"
-    if status.startswith("⏳"):
+    if status.startswith("◷"):
         return "busy"
     return "idle"
 
@@ -313,7 +313,7 @@ class TargetEditor(QWidget):
         self.table.setItem(row, len(self.COLUMNS), item)
 
     def set_status(self, spec: Any, status: str, busy: bool = False) -> None:
-        """Show ``status`` for ``spec`` (✔ ok, ✖ failed, ⏳ running); ``busy`` disables its Test button."""
+        """Show ``status`` for ``spec`` (✔ ok, ✖ failed, ◷ running); ``busy`` disables its Test button."""
         spec.status = status
         if busy:
             self._busy.add(id(spec))
@@ -355,6 +355,11 @@ class HttpsTargetEditor(TargetEditor):
     Class attributes: ``URL_PLACEHOLDER``, ``USER_PLACEHOLDER`` (form hints), ``URL_MISSING``,
     ``USER_MISSING`` (the error of an empty field).
     """
+
+    def pending_entry(self) -> str:
+        """The URL typed in the form but not added to the list (``""`` when none)."""
+        text = self.url.text().strip()
+        return "" if not text or any(spec.url == text for spec in self.specs) else text
 
     URL_PLACEHOLDER = ""
     USER_PLACEHOLDER = ""
@@ -516,7 +521,7 @@ class VcenterEditor(HttpsTargetEditor):
     def set_browsing(self, spec: VcenterSpec) -> None:
         """Reading ``spec``'s hosts has started (its Browse button is disabled meanwhile)."""
         self._browsing.add(id(spec))
-        self._messages[id(spec)] = "⏳ reading the datacenters, clusters and hosts…"
+        self._messages[id(spec)] = "◷ reading the datacenters, clusters and hosts…"
         self._browsed = spec
         self._show_hosts()
 
@@ -562,6 +567,11 @@ class SshEditor(TargetEditor):
 
     COLUMNS = ("SSH host", "Kind", "Authentication", "Host key")
     ADD_TEXT = "Add SSH host"
+
+    def pending_entry(self) -> str:
+        """The host typed in the form but not added to the list (``""`` when none)."""
+        text = self.target_edit.text().strip()
+        return "" if not text or any(spec.spec == text for spec in self.specs) else text
 
     def _build_form(self, grid: QGridLayout) -> None:
         self.target_edit = self._edit("root@esxi-01.example.com   or   user@host:2222")
