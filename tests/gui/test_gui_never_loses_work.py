@@ -126,3 +126,33 @@ def test_every_status_glyph_has_an_installed_font():
         fonts = subprocess.run(["fc-list", f":charset={ord(ch):x}", "family"], capture_output=True, text=True,
                                check=True).stdout.strip()
         assert fonts, f"no installed font has {ch} (U+{ord(ch):04X})"
+
+
+def test_findings_counts_follow_the_filter_groups_by_rule_and_clear_hidden_detail(make_wizard, qtbot):
+    wizard = make_wizard()
+    audit = _audit(wizard, qtbot)
+    while wizard.currentId() != PageId.FINDINGS:
+        wizard.next()
+    page = wizard.pages[PageId.FINDINGS]
+    errors = sum(1 for f in audit.findings if f.severity.value == "error")
+    assert page.group_labels()[0] == f"✖ Errors ({errors})"
+    page.search.setText("vmnic1")
+    shown = sum(1 for f in audit.findings if f.severity.value == "error" and "vmnic1" in
+                " ".join((f.title, f.target, f.rule_id, f.host, f.message, f.category)).lower())
+    assert page.group_labels()[0] == f"✖ Errors ({shown} of {errors})"
+    page.search.clear()
+    # the current finding's pane empties when a filter hides it
+    page.tree.setCurrentItem(page.tree.topLevelItem(0).child(0))
+    current = page.tree.currentItem().data(0, Qt.ItemDataRole.UserRole + 1)
+    assert current.message in page.detail.toPlainText()
+    page.severity_boxes[current.severity.value].setChecked(False)
+    assert page.detail.toPlainText() == ""
+    page.severity_boxes[current.severity.value].setChecked(True)
+    # grouped by rule: one group per rule id, each holding only that rule's findings
+    page.grouping.setCurrentIndex(page.grouping.findData("rule"))
+    rules = {f.rule_id for f in audit.findings}
+    assert page.tree.topLevelItemCount() == len(rules)
+    for i in range(page.tree.topLevelItemCount()):
+        group = page.tree.topLevelItem(i)
+        ids = {group.child(j).data(0, Qt.ItemDataRole.UserRole + 1).rule_id for j in range(group.childCount())}
+        assert len(ids) == 1 and group.text(0).startswith(ids.pop())

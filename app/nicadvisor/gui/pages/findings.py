@@ -6,8 +6,8 @@ from typing import Any
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (
-    QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
-    QWizardPage,
+    QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout,
+    QWidget, QWizardPage,
 )
 
 from nicadvisor.gui.state import WizardState
@@ -19,11 +19,15 @@ SEVERITIES = (("error", "✖ Errors"), ("warning", "▲ Warnings"), ("info", "�
 FindingRole = Qt.ItemDataRole.UserRole + 1
 
 
-class FindingsPage(QWizardPage):
-    """Tree of ``state.audit.findings`` under one group per severity (errors first).
+GROUPINGS = (("severity", "severity"), ("rule", "rule"), ("host", "host"))
 
-    The severity check boxes and the text filter hide rows; selecting a finding shows its message,
-    recommendation, references and evidence in :attr:`detail`.
+
+class FindingsPage(QWizardPage):
+    """Tree of ``state.audit.findings`` grouped by severity (errors first), by rule or by host.
+
+    The severity check boxes and the text filter hide rows; each group's count says how many of its findings
+    are shown. Selecting a finding shows its message, recommendation, references and evidence in
+    :attr:`detail`; the pane is cleared when the filters hide that finding.
     """
 
     def __init__(self, state: WizardState, parent: QWidget | None = None) -> None:
@@ -47,12 +51,19 @@ class FindingsPage(QWizardPage):
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._apply_filter)
         filters.addWidget(self.search, 1)
+        filters.addWidget(QLabel("Group by:"))
+        self.grouping = QComboBox()
+        for key, label in GROUPINGS:
+            self.grouping.addItem(label, key)
+        self.grouping.currentIndexChanged.connect(lambda _i: self.populate(self._findings, self._verdict))
+        filters.addWidget(self.grouping)
 
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["Finding", "Target", "Rule"])
         self.tree.setAlternatingRowColors(True)
         self.tree.setRootIsDecorated(True)
-        self.tree.setWordWrap(False)
+        self.tree.setWordWrap(True)
+        self.tree.setUniformRowHeights(False)
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -66,40 +77,62 @@ class FindingsPage(QWizardPage):
         layout = QVBoxLayout(self)
         layout.addWidget(self.banner)
         layout.addLayout(filters)
-        layout.addWidget(splitter(Qt.Orientation.Horizontal, (self.tree, 3), (self.detail, 2)), 1)
+        # the tree above the detail pane: finding titles get the whole width and are not cut
+        layout.addWidget(splitter(Qt.Orientation.Vertical, (self.tree, 3), (self.detail, 2)), 1)
         self.tree.currentItemChanged.connect(self._on_current_changed)
         self._groups: dict[str, QTreeWidgetItem] = {}
+        self._labels: dict[str, str] = {}
+        self._findings: list[Any] = []
+        self._verdict: Any = None
 
     def initializePage(self) -> None:  # Qt override
         audit = self.state.audit
         self.banner.show_verdict(audit.verdict if audit is not None else None)
         self.populate(audit.findings if audit is not None else [], audit.verdict if audit is not None else None)
 
+    def _group_keys(self, ordered: list[Any]) -> list[tuple[str, str, str]]:
+        """(key, label, colour severity) of each group, in display order."""
+        mode = self.grouping.currentData() or "severity"
+        if mode == "severity":
+            return [(sev, label, sev) for sev, label in SEVERITIES]
+        keys: dict[str, str] = {}
+        for f in ordered:
+            key = f.rule_id if mode == "rule" else f.host
+            keys.setdefault(key, f.severity.value)  # the worst first: findings are ordered by severity
+        return [(k, (f"{k} — {next(f.title for f in ordered if f.rule_id == k)}" if mode == "rule" else k), sev)
+                for k, sev in keys.items()]
+
+    def _key_of(self, f: Any) -> str:
+        mode = self.grouping.currentData() or "severity"
+        return f.severity.value if mode == "severity" else f.rule_id if mode == "rule" else f.host
+
     def populate(self, findings: list[Any], verdict: Any = None) -> None:
-        """Rebuild the tree from ``findings`` (sorted by severity, host, target, rule). ``verdict`` (the audit's)
-        words the empty case: "every rule passed" only when the audit is rated."""
+        """Rebuild the tree from ``findings`` (sorted by severity, host, target, rule) in the chosen grouping.
+        ``verdict`` (the audit's) words the empty case: "every rule passed" only when the audit is rated."""
+        self._findings, self._verdict = list(findings), verdict
         self.tree.clear()
         self.detail.clear()
-        self._groups = {}
+        self._groups, self._labels = {}, {}
         bold = QFont(self.tree.font())
         bold.setBold(True)
         ordered = sorted(findings, key=lambda f: (f.severity.rank, f.host, f.target, f.rule_id))
         first = None
-        for sev, label in SEVERITIES:
-            mine = [f for f in ordered if f.severity.value == sev]
-            group = QTreeWidgetItem([f"{label} ({len(mine)})", "", ""])
+        for key, label, sev in self._group_keys(ordered):
+            mine = [f for f in ordered if self._key_of(f) == key]
+            group = QTreeWidgetItem([label, "", ""])
             group.setFont(0, bold)
             group.setForeground(0, QBrush(QColor(SEVERITY_COLOURS[sev])))
             group.setFirstColumnSpanned(False)
             for f in mine:
                 item = QTreeWidgetItem([f.title, f.target, f.rule_id])
                 item.setData(0, FindingRole, f)
-                item.setToolTip(0, f.message)
+                item.setToolTip(0, f"{f.title}\n{f.message}")
                 group.addChild(item)
                 first = first or item
             self.tree.addTopLevelItem(group)
             group.setExpanded(True)
-            self._groups[sev] = group
+            self._groups[key] = group
+            self._labels[key] = label
         self._apply_filter()
         if first is not None:
             self.tree.setCurrentItem(first)
@@ -121,16 +154,32 @@ class FindingsPage(QWizardPage):
                     out.append(child.data(0, FindingRole))
         return out
 
+    def group_labels(self) -> list[str]:
+        """The text of every group row shown, in display order (with its "shown of total" count)."""
+        return [g.text(0) for g in self._groups.values() if not g.isHidden()]
+
     @Slot()
     def _apply_filter(self) -> None:
         needle = self.search.text().strip().lower()
-        for sev, group in self._groups.items():
-            group.setHidden(not self.severity_boxes[sev].isChecked())
+        for key, group in self._groups.items():
+            shown = 0
             for i in range(group.childCount()):
                 child = group.child(i)
                 f = child.data(0, FindingRole)
                 haystack = " ".join((f.title, f.target, f.rule_id, f.host, f.message, f.category)).lower()
-                child.setHidden(bool(needle) and needle not in haystack)
+                hide = not self.severity_boxes[f.severity.value].isChecked() or (bool(needle) and needle not in haystack)
+                child.setHidden(hide)
+                shown += not hide
+            total = group.childCount()
+            group.setText(0, f"{self._labels[key]} ({shown} of {total})" if shown != total
+                          else f"{self._labels[key]} ({total})")
+            mode = self.grouping.currentData() or "severity"
+            group.setHidden((mode == "severity" and not self.severity_boxes[key].isChecked())
+                            or (mode != "severity" and shown == 0))
+        current = self.tree.currentItem()
+        if current is not None and (current.isHidden() or (current.parent() is not None and current.parent().isHidden())):
+            self.tree.setCurrentItem(None)
+            self.detail.clear()
 
     @Slot(QTreeWidgetItem, QTreeWidgetItem)
     def _on_current_changed(self, current: QTreeWidgetItem | None, _previous: QTreeWidgetItem | None) -> None:
