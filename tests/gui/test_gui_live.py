@@ -208,6 +208,7 @@ def test_keyring_not_secure_disables_remember(make_wizard, qtbot, use_keyring):
         assert editor.keyring_note.isVisibleTo(editor)
         assert "passwords will be asked every time" in editor.keyring_note.text()
         assert "keyring.backends.fail" in editor.keyring_note.text()
+        assert editor.password.placeholderText().startswith("required: no usable OS keyring")
 
 
 def test_vcenter_form_refuses_bad_input(make_wizard, qtbot):

@@ -73,6 +73,9 @@ class TargetEditor(QWidget):
         sig_test_requested(object): Test connection clicked for a spec.
     """
 
+    #: Widest a target column gets before its text is elided (px).
+    MAX_COLUMN_WIDTH = 150
+
     sig_changed = Signal()
     sig_test_requested = Signal(object)
 
@@ -88,7 +91,7 @@ class TargetEditor(QWidget):
 
         self.password = QLineEdit()
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
-        self.password.setPlaceholderText("empty: use the password saved in the OS keyring")
+        self.password.setPlaceholderText(self._empty_password_hint())
         self.remember = QCheckBox("Remember in OS keyring")
         self.keyring_note = message_label(STATUS_COLOURS["warn"])
         self.set_keyring_problem(keyring_problem)
@@ -110,8 +113,17 @@ class TargetEditor(QWidget):
         buttons.addWidget(self.error, 1)
 
         columns = (*self.COLUMNS, "Status", "")
-        self.table = readonly_table(columns, fit=len(self.COLUMNS))
-        self.table.horizontalHeader().setSectionResizeMode(len(columns) - 1, QHeaderView.ResizeMode.ResizeToContents)
+        self.table = readonly_table(columns)
+        header = self.table.horizontalHeader()
+        # Target columns are sized to their contents but capped (long values are elided, full text in the
+        # tooltip), Status takes the rest, the Test connection button keeps its width: nothing is pushed out of
+        # sight at the default window size.
+        for col in range(len(self.COLUMNS)):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(len(self.COLUMNS), QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(len(columns) - 1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setMinimumSectionSize(40)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -129,10 +141,19 @@ class TargetEditor(QWidget):
         self.table.itemSelectionChanged.connect(self._on_selection)
         self.refresh()
 
+    def _empty_password_hint(self) -> str:
+        """What an empty password field means: the keyring's password, or (no usable keyring) nothing."""
+        if getattr(self, "keyring_problem", None) in (None, KEYRING_PENDING):
+            return "empty: use the password saved in the OS keyring"
+        return "required: no usable OS keyring here, so nothing is saved (kept in memory only)"
+
     def set_keyring_problem(self, problem: str | None) -> None:
         """Show what the keyring check found: None enables "Remember in OS keyring"; a reason disables it and
-        shows the note; :data:`KEYRING_PENDING` disables it until the check ends (no note)."""
+        shows the note; :data:`KEYRING_PENDING` disables it until the check ends (no note). The empty password
+        field's hint follows (it never promises a keyring that does not exist)."""
         self.keyring_problem = problem
+        if not self.password.text():
+            self.password.setPlaceholderText(self._empty_password_hint())
         if problem is None:
             self.remember.setEnabled(True)
             self.remember.setToolTip("Save the password in the operating system's keyring (nowhere else)")
@@ -268,7 +289,7 @@ class TargetEditor(QWidget):
             self._fill_form(self.specs[row])
             self.password.clear()
             self.password.setPlaceholderText("unchanged" if self.specs[row].password else
-                                             "empty: use the password saved in the OS keyring")
+                                             self._empty_password_hint())
             self.error.setText("")
             self._show_detail(self.specs[row])
 
@@ -300,6 +321,9 @@ class TargetEditor(QWidget):
             self.table.setCellWidget(row, len(values) + 1, button)
             self.test_buttons.append(button)
         self.table.resizeRowsToContents()
+        for col in range(len(self.COLUMNS)):
+            self.table.resizeColumnToContents(col)
+            self.table.setColumnWidth(col, min(self.table.columnWidth(col), self.MAX_COLUMN_WIDTH))
         row = self.selected_row()
         if 0 <= row < len(self.specs):
             self._show_detail(self.specs[row])
