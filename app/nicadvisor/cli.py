@@ -51,7 +51,7 @@ def _export(audit, args) -> bool:
     from nicadvisor.services.export import export_audit
 
     try:
-        for path in export_audit(audit, pdf=args.pdf, json=args.json, csv=args.csv):
+        for path in export_audit(audit, pdf=args.pdf, json=args.json, csv=args.csv, html=getattr(args, "html", None)):
             print(f"wrote {path}")
     except OSError as exc:
         print(f"nic-advisor: cannot write {exc.filename or 'the report'}: {exc.strerror or exc}", file=sys.stderr)
@@ -235,6 +235,7 @@ def cmd_demo(args) -> int:
     args.esxcli_over_api = False
     args.timeout = 30.0
     args.pdf, args.json, args.csv = out / "nic-advisor-demo.pdf", out / "nic-advisor-demo.json", out / "nic-advisor-demo.csv"
+    args.html = out / "nic-advisor-demo.html"
     return cmd_audit(args)
 
 
@@ -272,7 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--demo", action="store_true", help="the bundled demo lab")
     src.add_argument("--capture", nargs="+", metavar="PATH", help="capture folder(s), file(s) or vm-support bundle(s)")
     src.add_argument("--local", action="store_true", help="this machine's interfaces (read-only)")
-    for name in ("json", "pdf", "csv"):
+    for name in ("json", "pdf", "csv", "html"):
         a.add_argument(f"--{name}", type=Path, metavar="FILE", help=f"write the {name.upper()} report")
     a.add_argument("--bench", action="store_true", help="also run the quick benchmark on loopback")
     a.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -304,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "history diff BEFORE AFTER [--json FILE]")
     h.add_argument("id", nargs="?", type=_history_id, help="the audit to reopen, or 'diff'")
     h.add_argument("ids", nargs="*", type=int, metavar="ID", help="with 'diff': the audits before and after")
-    for name in ("json", "pdf", "csv"):
+    for name in ("json", "pdf", "csv", "html"):
         h.add_argument(f"--{name}", type=Path, metavar="FILE", help=f"write the {name.upper()} report")
     h.set_defaults(func=cmd_history)
 

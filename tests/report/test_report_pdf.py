@@ -35,16 +35,19 @@ def pdf(audit, tmp_path) -> Path:
     return write_pdf(audit, tmp_path / "checklist.pdf")
 
 
-def test_pdf_holds_hosts_matrix_checklist_benchmarks_and_appendix(audit, pdf):
+def test_pdf_holds_summary_plan_hosts_benchmarks_and_appendix(audit, pdf):
     text, pages = _text(pdf)
     assert sorted(p.name for p in pdf.parent.iterdir()) == ["checklist.pdf"]  # no temporary file left
     reader = PdfReader(str(pdf))
     assert reader.metadata.title == DEFAULT_TITLE
-    # cover
-    assert DEFAULT_TITLE in pages[0]
-    assert "NOT READY" in pages[0] and "1 error finding on 1 host to fix first" in pages[0]
-    assert "2026-11-21T10:00:00+00:00" in pages[0]
-    assert "2 host(s)" in pages[0] and "Inputs read (8)" in pages[0]
+    # page 1: the executive summary
+    first = _flat(pages[0])
+    assert DEFAULT_TITLE in first and "Executive summary" in first
+    assert "NOT READY" in first and "1 error finding on 1 host to fix first" in first
+    assert "2026-11-21T10:00:00+00:00" in first
+    assert "Scope: 2 host(s)" in first and "Inputs (8)" in first
+    assert "Verdict and scorecard per host" in first and "Top remediation actions" in first
+    assert "esxi-a ✖ NOT READY 1 error finding (vmnic2)" in first
     for host in ("esxi-a", "lnx-1"):
         assert f"Host {host}" in text
     # capability matrix: every column title, every physical pNIC, symbol AND word in cells
@@ -55,23 +58,23 @@ def test_pdf_holds_hosts_matrix_checklist_benchmarks_and_appendix(audit, pdf):
     assert "Not rated (pseudo devices): vusb0" in text
     for cell in ("✔ pass", "▲ warn", "✖ fail", "? unknown"):
         assert cell in text
-    # checklist items: one empty checkbox per finding, numbered, with severity word
-    assert text.count("☐") == len(audit.findings) == 5
-    assert "☐ 1. ✖ ERROR — pNIC MTU below the Geneve minimum (esxi-a/vmnic2 · MTU-PNIC-001)" in text
-    assert "☐ 4. ▲ WARNING — PCIe link of the ConnectX-6 Dx not reported" in text
+    # the remediation plan: one item per rule (errors first), information-only findings in the appendix only
+    assert "1. ✖ ERROR — pNIC MTU below the Geneve minimum (1 target(s) on 1 host; rule MTU-PNIC-001)" in text
+    plan = text[text.index("Remediation plan"):text.index("Host esxi-a")]
+    assert "Geneve offload active" not in plan and "No vSphere inventory" not in plan
+    info = text[text.index("Appendix: information only"):]
+    assert "Geneve offload active" in info and "No vSphere inventory" in info
     for f in audit.findings:
         assert _flat(f.title) in text
-        assert _flat(f.recommendation) in text
         assert _flat(f.message) in text
-        for r in f.references:
-            assert r in text
-    # evidence: command, source and raw line (escaped < > & survive), multi-line output kept
+        if f.severity is not Severity.INFO:
+            assert _flat(f.recommendation) in text
+            for r in f.references:
+                assert r.partition(" §")[2] in text  # the section, after the document's title
+    # evidence: command, source and raw line (escaped < > & survive)
     assert "$ esxcli network nic list" in text
     assert _flat(VMNIC2) in text
-    assert _flat(LNKCAP) in text and "L1 <4us" in text
-    assert "VMNET_CAP_ENCAP VMNET_CAP_Geneve_OFFLOAD" in text
     assert "& check the physical switch ports" in text
-    assert "Other findings" in text and "No vSphere inventory" in text
     # benchmarks: measured vs expected with units and basis
     assert "Benchmarks" in text
     assert "14.4 Gbit/s" in text and "17.8 Gbit/s" in text and "81 %" in text
@@ -84,6 +87,48 @@ def test_pdf_holds_hosts_matrix_checklist_benchmarks_and_appendix(audit, pdf):
     # footer with page numbers on every page
     for n, page in enumerate(pages, start=1):
         assert f"page {n} of {len(pages)}" in page
+
+
+def test_pdf_form_fields_and_bookmarks_read_back(audit, pdf):
+    reader = PdfReader(str(pdf))
+    fields = reader.get_fields()
+    plan_rules = {f.rule_id for f in audit.findings if f.severity is not Severity.INFO}
+    for n in range(1, len(plan_rules) + 1):  # per item: done, owner, change ticket, due date, one box per target
+        for key in ("done", "owner", "ticket", "due", "target1"):
+            assert f"item{n}.{key}" in fields, (n, key, sorted(fields))
+    assert f"item{len(plan_rules) + 1}.done" not in fields  # info findings are no checklist items
+    for i in range(1, len(audit.hosts) + 1):
+        assert f"signoff{i}.name" in fields and f"signoff{i}.date" in fields
+    assert fields["item1.done"]["/FT"] == "/Btn" and fields["item1.owner"]["/FT"] == "/Tx"
+    titles = [o.title for o in reader.outline if not isinstance(o, list)]
+    assert titles[0] == DEFAULT_TITLE
+    assert {"Remediation plan", "Host esxi-a", "Host lnx-1", "Benchmarks", "Appendix: inputs read"} <= set(titles)
+
+
+def test_pdf_text_is_at_least_8_points(pdf):
+    sizes = []
+
+    def visit(text, _cm, tm, _font, size):
+        if text.strip():
+            sizes.append(round(size * (tm[0] if tm[0] else 1), 2))
+
+    for page in PdfReader(str(pdf)).pages:
+        page.extract_text(visitor_text=visit)
+    assert sizes and min(sizes) >= 8, sorted(set(sizes))[:5]
+
+
+def test_evidence_sources_are_relative_to_the_inputs(tmp_path):
+    import shutil as sh
+
+    from nicadvisor.paths import demo_lab_dir
+    from nicadvisor.services.audit import AuditRequest, run_audit
+
+    lab = tmp_path / "home" / "auditor" / "lab"
+    sh.copytree(demo_lab_dir() / "esxi-hpe-connectx5", lab / "esxi-hpe-connectx5")
+    audit = run_audit(AuditRequest(capture_paths=(str(lab),)))
+    text, _ = _text(write_pdf(audit, tmp_path / "r.pdf"))
+    assert "[lab/esxi-hpe-connectx5/" in text
+    assert str(tmp_path) not in text  # the auditor's home folder is printed nowhere
 
 
 def test_pdf_pages_render(pdf):
@@ -115,7 +160,7 @@ def test_pdf_without_benchmarks_or_problems_and_ready(tmp_path):
 def test_pdf_of_an_empty_audit(tmp_path):
     text, pages = _text(write_pdf(Audit(created_at="2026-11-21T10:00:00+00:00"), tmp_path / "e.pdf"))
     assert "NOT RATED" in text and "no physical NIC could be read" in text
-    assert "No inputs were recorded." in text
+    assert "Inputs (0): none" in text
     assert "page 1 of" in pages[0]
 
 
@@ -144,7 +189,26 @@ def test_pdf_wraps_long_evidence_and_many_rows(tmp_path):
 
 def test_pdf_falls_back_to_builtin_fonts_with_ascii_symbols(audit, tmp_path):
     text, _ = _text(write_pdf(audit, tmp_path / "fb.pdf", font_dir=tmp_path / "no-fonts"))
-    assert "[ ] 1. X ERROR" in text
+    assert "1. X ERROR — pNIC MTU below the Geneve minimum" in text
     assert "OK pass" in text and "! warn" in text and "X fail" in text
     assert "56 µs" in text  # µ is in WinAnsi
     assert "pNIC MTU below the Geneve minimum" in text
+
+
+def test_demo_lab_summary_fits_page_one_and_the_plan_groups_by_rule(tmp_path):
+    from nicadvisor.report.remediation import remediation_plan
+    from nicadvisor.services.audit import AuditRequest, run_audit
+
+    audit = run_audit(AuditRequest(demo=True))
+    _text_all, pages = _text(write_pdf(audit, tmp_path / "demo.pdf"))
+    first = _flat(pages[0])
+    plan = remediation_plan(audit)
+    assert "Verdict and scorecard per host" in first and "Top remediation actions" in first
+    for host in audit.hosts:
+        assert host.name in first
+    for item in plan[:5]:
+        assert _flat(item.title) in first  # the top actions are on page 1, not spilled over
+    # the MTU fix is one item for all its targets, not one per pNIC
+    mtu = [i for i in plan if i.rule_id == "pnic-mtu-below-1600"]
+    assert len(mtu) == 1 and len(mtu[0].targets) == sum(
+        1 for f in audit.findings if f.rule_id == "pnic-mtu-below-1600")

@@ -74,10 +74,11 @@ def _real_bench(path: str, duration_s: float, progress: ProgressFn, cancel: thre
     return run_quick_bench(request, progress, cancel)
 
 
-def _real_export(audit: Any, pdf: Path | None = None, json: Path | None = None, csv: Path | None = None) -> list[Path]:
+def _real_export(audit: Any, pdf: Path | None = None, json: Path | None = None, csv: Path | None = None,
+                 html: Path | None = None) -> list[Path]:
     from nicadvisor.services.export import export_audit
 
-    return export_audit(audit, pdf=pdf, json=json, csv=csv)
+    return export_audit(audit, pdf=pdf, json=json, csv=csv, html=html)
 
 
 def _real_open_store(path: Path | str | None = None) -> tuple[Any, str]:

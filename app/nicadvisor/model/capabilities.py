@@ -194,9 +194,10 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
 
 def capability_matrix(host: Host, findings: list[Finding]) -> list[Row]:
     """Rows for the physical pNICs of ``host`` (pseudo devices such as ``vusb0`` are left out)."""
+    mine = [f for f in findings if f.host == host.name]  # once per host: cells then look at this host's only
     rows = []
     for pnic in host.pnics:
         if pnic.is_physical is False:
             continue
-        rows.append(Row(host.name, pnic.name, {c.key: cell_for(host, pnic, c, findings) for c in CAPABILITIES}))
+        rows.append(Row(host.name, pnic.name, {c.key: cell_for(host, pnic, c, mine) for c in CAPABILITIES}))
     return rows

@@ -1,21 +1,25 @@
-"""The PDF tuning checklist, drawn with reportlab platypus (A4 landscape).
+"""The PDF tuning checklist a change board signs, drawn with reportlab platypus (A4 landscape).
 
-Contents, in order:
+Contents, in order (each part a bookmark in the PDF outline):
 
-1. a cover: scope (hosts, pNIC counts), date, inputs read, findings by severity, READY / NOT READY;
-2. per host: the capability matrix (one row per physical pNIC, one column per
-   :data:`nicadvisor.model.capabilities.CAPABILITIES` entry; each cell shows the status symbol *and* word
-   plus a colour, then the values it judged), followed by that host's findings as checklist items: an
-   empty checkbox, severity, title, message, recommendation, evidence (command and raw line in monospace,
-   wrapped) and references;
-3. benchmarks (test, tool, path, measured vs expected with units and basis), when there are results;
-4. an appendix listing each input that was not understood (source, command, message), and one listing
-   every input read, per host (the cover shows the first :data:`COVER_INPUTS`).
+1. the executive summary: the verdict (READY / NOT READY / NOT RATED, :mod:`nicadvisor.model.verdict`) with its
+   causes, one row per host with its verdict and a scorecard (the worst cell of each capability column), the top
+   remediation actions with the hosts they touch, and the scope (inputs, date, tool version, findings);
+2. a capability summary chart (pNICs per status and column);
+3. the remediation plan: the ``error``/``warning`` findings grouped by rule
+   (:func:`nicadvisor.report.remediation.remediation_plan`), each item with a fillable checkbox, owner, change
+   ticket and due date fields, the recommendation, every target with its own checkbox and evidence, and the
+   reference documents by title and section (AcroForm fields: read them back with ``pypdf``'s ``get_fields()``);
+4. per host: the capability matrix (one row per physical pNIC; each cell the status symbol *and* word, a colour
+   and the values judged), the plan items that concern it, and sign-off fields (name, date);
+5. benchmarks, when there are results;
+6. appendices: information-only findings (nothing to change), inputs not understood, inputs read.
 
-Every page has a footer with the tool name, the audit date and "page N of M". Text comes out in
-DejaVu Sans / DejaVu Sans Mono (package ``fonts-dejavu-core``) so ✔ ▲ ✖ ☐ µ render; without those fonts
-Helvetica/Courier are used and the symbols become ASCII (``OK``, ``!``, ``X``, ``[ ]``, ``u``).
-All user and device text is escaped before it reaches reportlab's Paragraph markup.
+Evidence sources are shown relative to the audit's input folders, never with the auditor's absolute paths.
+Every page has a footer with the tool name, the audit date and "page N of M". Text comes out in DejaVu Sans /
+DejaVu Sans Mono (package ``fonts-dejavu-core``, oblique in ``fonts-dejavu-extra``) at 8 pt or more so ✔ ▲ ✖ µ
+render; without those fonts Helvetica/Courier are used and the symbols become ASCII. All user and device text is
+escaped before it reaches reportlab's Paragraph markup.
 """
 from __future__ import annotations
 
@@ -35,7 +39,11 @@ from reportlab.lib.units import mm
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFError, TTFont
 from reportlab.pdfgen import canvas as rl_canvas
+from reportlab.graphics.charts.barcharts import VerticalBarChart
+from reportlab.graphics.charts.legends import Legend
+from reportlab.graphics.shapes import Drawing
 from reportlab.platypus import (
+    Flowable,
     KeepTogether,
     PageBreak,
     Paragraph,
@@ -50,6 +58,13 @@ from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TE
 from nicadvisor.model.entities import Audit, Evidence, Finding, Host, Severity
 from nicadvisor.model.verdict import SYMBOL
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_to_dict, summarize
+from nicadvisor.report.remediation import (
+    TOP_ACTIONS, RemediationItem, display_source, info_items, input_roots, remediation_plan, scorecard,
+)
+from nicadvisor.report.remediation import (
+    TOP_ACTIONS, RemediationItem, display_source, info_items, input_roots, reference_title, remediation_plan,
+    scorecard,
+)
 
 DEFAULT_TITLE = "NIC Advisor — NSX pNIC tuning checklist"
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
@@ -137,25 +152,26 @@ class _Styles:
 
     def __init__(self, fonts: _Fonts) -> None:
         f = fonts
-        self.title = ParagraphStyle("title", fontName=f.bold, fontSize=20, leading=25, spaceAfter=4 * mm)
+        self.title = ParagraphStyle("title", fontName=f.bold, fontSize=18, leading=22, spaceAfter=2 * mm)
         self.h1 = ParagraphStyle("h1", fontName=f.bold, fontSize=15, leading=19, spaceBefore=2 * mm,
                                  spaceAfter=2.5 * mm)
         self.h2 = ParagraphStyle("h2", fontName=f.bold, fontSize=12, leading=15, spaceBefore=4 * mm,
                                  spaceAfter=2 * mm)
         self.body = ParagraphStyle("body", fontName=f.regular, fontSize=9, leading=11.5)
-        self.small = ParagraphStyle("small", parent=self.body, fontSize=7.5, leading=9.5)
+        self.small = ParagraphStyle("small", parent=self.body, fontSize=8, leading=10)
         self.cell = ParagraphStyle("cell", parent=self.body, fontSize=8, leading=10)
-        self.cell_small = ParagraphStyle("cell_small", parent=self.body, fontSize=7, leading=8.5)
+        self.cell_small = ParagraphStyle("cell_small", parent=self.body, fontSize=8, leading=9.5)
+        self.cell_center = ParagraphStyle("cell_center", parent=self.cell, alignment=TA_CENTER)
         self.cell_head = ParagraphStyle("cell_head", parent=self.body, fontName=f.bold, fontSize=8, leading=10,
                                         alignment=TA_CENTER)
         self.verdict = ParagraphStyle("verdict", fontName=f.bold, fontSize=16, leading=21)
         self.item_head = ParagraphStyle("item_head", parent=self.body, fontName=f.bold, fontSize=10, leading=13,
                                         leftIndent=7 * mm, firstLineIndent=-7 * mm, spaceBefore=3.5 * mm)
         self.item = ParagraphStyle("item", parent=self.body, leftIndent=7 * mm, spaceBefore=1 * mm)
-        self.evidence_cmd = ParagraphStyle("evidence_cmd", parent=self.body, fontName=f.mono, fontSize=7.5,
-                                           leading=9.5, leftIndent=10 * mm, spaceBefore=1 * mm,
+        self.evidence_cmd = ParagraphStyle("evidence_cmd", parent=self.body, fontName=f.mono, fontSize=8,
+                                           leading=10, leftIndent=10 * mm, spaceBefore=1 * mm,
                                            splitLongWords=1)
-        self.evidence_line = ParagraphStyle("evidence_line", parent=self.evidence_cmd, fontSize=7, leading=8.6,
+        self.evidence_line = ParagraphStyle("evidence_line", parent=self.evidence_cmd, fontSize=8, leading=9.6,
                                             leftIndent=13 * mm, spaceBefore=0.5 * mm, backColor=colors.HexColor(
                                                 "#f2f2f2"), borderPadding=(1, 2, 1, 2))
         self.bullet = ParagraphStyle("bullet", parent=self.small, leftIndent=4 * mm, bulletIndent=0.5 * mm,
@@ -191,7 +207,7 @@ class _NumberedCanvas(rl_canvas.Canvas):
         self.setStrokeColor(colors.HexColor("#999999"))
         self.setLineWidth(0.4)
         self.line(MARGIN, 10 * mm, width - MARGIN, 10 * mm)
-        self.setFont(self.footer_font, 7.5)
+        self.setFont(self.footer_font, 8)
         self.setFillColor(colors.HexColor("#444444"))
         self.drawString(MARGIN, 6.5 * mm, self.footer_left)
         self.drawRightString(width - MARGIN, 6.5 * mm, f"page {self._pageNumber} of {total}")
@@ -202,7 +218,7 @@ def _status_cell(status: str, detail: str, fonts: _Fonts, st: _Styles) -> Paragr
     """A matrix cell: coloured symbol + status word (bold), then the judged values in small text."""
     ink = STATUS_INK[status].hexval()[2:]
     text = (f'<font color="#{ink}"><b>{fonts.sym(STATUS_SYMBOL[status])} {STATUS_TEXT[status]}</b></font>'
-            f'<br/><font size="6.5">{_clean(detail, fonts)}</font>')
+            f'<br/>{_clean(detail, fonts)}')
     return Paragraph(text, st.cell_small)
 
 
@@ -229,7 +245,7 @@ def _matrix_table(host: Host, findings: list[Finding], fonts: _Fonts, st: _Style
         sub = " · ".join(x for x in (pnic.driver if pnic else None, pnic.pci_address if pnic else None) if x)
         name = f"<b>{_clean(row.pnic, fonts)}</b>"
         if sub:
-            name += f'<br/><font size="6.5">{_clean(sub, fonts)}</font>'
+            name += f'<br/>{_clean(sub, fonts)}'
         line: list[Any] = [Paragraph(name, st.cell)]
         for c, cap in enumerate(CAPABILITIES, start=1):
             cell = row.cells[cap.key]
@@ -252,139 +268,237 @@ def _legend(fonts: _Fonts, st: _Styles) -> Paragraph:
     return Paragraph("Legend: " + " &nbsp; ".join(parts) + f"<br/>{explain}", st.small)
 
 
-def _evidence_flowables(ev: Evidence, fonts: _Fonts, st: _Styles) -> list[Any]:
+def _evidence_flowables(ev: Evidence, fonts: _Fonts, st: _Styles, roots: list[str] | None = None) -> list[Any]:
+    """The command (with its source, relative to the input ``roots``) and the raw line of one evidence."""
     cmd = f"$ {_clean(ev.command, fonts)}" if ev.command else "(no command recorded)"
     if ev.source:
-        cmd += f'  <font name="{fonts.italic}" size="7">[{_clean(ev.source, fonts)}]</font>'
+        cmd += f'  <font name="{fonts.italic}">[{_clean(display_source(ev.source, roots or []), fonts)}]</font>'
     out: list[Any] = [Paragraph(cmd, st.evidence_cmd)]
     if ev.line:
         out.append(Paragraph(_mono(ev.line, fonts), st.evidence_line))
     return out
 
 
-def _finding_item(number: int, f: Finding, fonts: _Fonts, st: _Styles) -> list[Any]:
-    """One checklist item: ☐ number, severity, title, target; message, recommendation, evidence, references."""
-    status = SEVERITY_STATUS[f.severity]
-    ink = STATUS_INK[status].hexval()[2:]
-    sev_sym = {Severity.ERROR: "✖", Severity.WARNING: "▲", Severity.INFO: "ℹ"}[f.severity]
-    where = " · ".join(_clean(x, fonts) for x in (f.target or f.host, f.rule_id) if x)
-    head = (f'<font size="12">{fonts.sym("☐")}</font>&nbsp; {number}. '
-            f'<font color="#{ink}">{fonts.sym(sev_sym)} {SEVERITY_WORD[f.severity]}</font> — '
-            f'{_clean(f.title, fonts)}' + (f' <font name="{fonts.regular}" size="8">({where})</font>' if where else ""))
-    parts: list[Any] = [Paragraph(head, st.item_head)]
-    if f.message:
-        parts.append(Paragraph(f"<b>Finding:</b> {_clean(f.message, fonts)}", st.item))
-    if f.recommendation:
-        parts.append(Paragraph(f"<b>Recommendation:</b> {_clean(f.recommendation, fonts)}", st.item))
-    if f.evidence:
-        parts.append(Paragraph("<b>Evidence:</b>", st.item))
-        for ev in f.evidence:
-            parts.extend(_evidence_flowables(ev, fonts, st))
-    if f.references:
-        refs = "; ".join(_clean(r, fonts) for r in f.references)
-        parts.append(Paragraph(f"<b>References:</b> {refs}", st.item))
-    # keep the head with the first lines; KeepTogether splits by itself when an item is longer than a page
-    return [KeepTogether(parts)]
+_GRID = [("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#888888")),
+         ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#d9e1ea")), ("VALIGN", (0, 0), (-1, -1), "TOP")]
+_SEVERITY_SYMBOL = {Severity.ERROR: "✖", Severity.WARNING: "▲", Severity.INFO: "ℹ"}
+#: One-line column titles of the scorecard.
+_SHORT_TITLE = {"geneve_offload": "Geneve", "rx_filter": "Rx filter", "rss": "RSS", "ens": "ENS",
+                "pcie": "PCIe", "coalescing": "Coalesc.", "driver": "Driver"}
 
 
-def _ordered(findings: Iterable[Finding]) -> list[Finding]:
-    return sorted(findings, key=lambda f: (f.severity.rank, f.target))
+class _FormField(Flowable):
+    """An AcroForm field drawn where the flowable lands: a checkbox (``width`` None) or a one-line text field."""
+
+    def __init__(self, name: str, tooltip: str, width: float | None = None, height: float = 11) -> None:
+        super().__init__()
+        self.name, self.tooltip, self.field_width, self.height = name, tooltip, width, height
+        self.width = width if width is not None else height
+
+    def wrap(self, _available_width: float, _available_height: float) -> tuple[float, float]:  # reportlab API
+        return self.width, self.height
+
+    def draw(self) -> None:  # reportlab API
+        form = self.canv.acroForm
+        if self.field_width is None:
+            form.checkbox(name=self.name, tooltip=self.tooltip, x=0, y=0, size=self.height, relative=True,
+                          buttonStyle="check", borderWidth=0.8, borderColor=colors.HexColor("#444444"),
+                          fillColor=colors.white, forceBorder=True)
+        else:
+            form.textfield(name=self.name, tooltip=self.tooltip, x=0, y=0, width=self.field_width,
+                           height=self.height, relative=True, fontSize=8, borderWidth=0.6,
+                           borderColor=colors.HexColor("#666666"), fillColor=colors.HexColor("#fbfbfb"),
+                           forceBorder=True)
+
+
+def _fields_row(prefix: str, labels: tuple[tuple[str, str, float], ...], st: _Styles) -> Table:
+    """A row of labelled text fields: ``(key, label, width in mm)`` each, named ``<prefix>.<key>``."""
+    cells: list[Any] = []
+    widths: list[float] = []
+    for key, label, width in labels:
+        cells += [Paragraph(f"<b>{label}</b>", st.cell), _FormField(f"{prefix}.{key}", label, width * mm)]
+        widths += [len(label) * 1.9 * mm + 4 * mm, width * mm + 4 * mm]
+    table = Table([cells], colWidths=widths, hAlign="LEFT")
+    table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("LEFTPADDING", (0, 0), (-1, -1), 2)]))
+    return table
+
+
+def _some(names: Iterable[str], shown: int = 8) -> str:
+    """``"a, b, c and 12 more"``: a list that fits in a table cell."""
+    names = list(names)
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
 def _verdict_cell(v: Any, fonts: _Fonts, st: _Styles) -> Paragraph:
     """A Verdict or HostVerdict as a table cell: coloured symbol and label, then the reason."""
     ink = STATUS_INK[VERDICT_STATUS[v.status]].hexval()[2:]
     return Paragraph(f'<font color="#{ink}"><b>{fonts.sym(SYMBOL[v.status])} {v.label}</b></font> '
-                     f'<font size="7">{_clean(v.reason, fonts)}</font>', st.cell)
+                     f'{_clean(v.reason, fonts)}', st.cell_small)
 
 
-def _cover(audit: Audit, title: str, fonts: _Fonts, st: _Styles) -> list[Any]:
+def _exec_summary(audit: Audit, title: str, plan: list[RemediationItem], fonts: _Fonts, st: _Styles) -> list[Any]:
+    """Page 1: verdict and causes, verdict and scorecard per host, top actions, scope."""
     summary = summarize(audit)
-    story: list[Any] = [Paragraph(_clean(title, fonts), st.title)]
-    story.append(Paragraph(f"Audit of {_clean(audit.created_at, fonts)} · generated by {TOOL_NAME} "
-                           f"{_clean(__version__, fonts)}", st.body))
-    story.append(Spacer(1, 4 * mm))
     v = audit.verdict
+    story: list[Any] = [Paragraph(_clean(title, fonts), st.title),
+                        Paragraph(f"Executive summary · audit of {_clean(audit.created_at, fonts)} · generated by "
+                                  f"{TOOL_NAME} {_clean(__version__, fonts)}", st.body), Spacer(1, 2 * mm)]
     ink = STATUS_INK[VERDICT_STATUS[v.status]].hexval()[2:]
-    verdict = (f'<font color="#{ink}">{fonts.sym(v.symbol)} {v.label}</font> for the NSX Geneve overlay '
-               f'<font name="{fonts.regular}" size="10">({_clean(v.reason, fonts)})</font>')
-    story.append(Paragraph(verdict, st.verdict))
-    if v.causes:
+    story.append(Paragraph(f'<font color="#{ink}">{fonts.sym(v.symbol)} {v.label}</font> for the NSX Geneve overlay '
+                           f'<font name="{fonts.regular}" size="10">({_clean(v.reason, fonts)})</font>', st.verdict))
+    # causes that are a host's own reason are in the table below; list here only the others (unread inputs)
+    causes = [c for c in v.causes if not any(c.startswith(f"{h.host}: ") for h in v.hosts)]
+    if causes:
         story.append(Paragraph("Why it could not be rated in full:", st.body))
-        story.extend(_bullets(list(v.causes[:COVER_INPUTS]), fonts, st))
-        if len(v.causes) > COVER_INPUTS:
-            story.append(Paragraph(f"… and {len(v.causes) - COVER_INPUTS} more (JSON “verdict.causes”).", st.small))
-    story.append(Spacer(1, 3 * mm))
+        story.extend(_bullets(causes[:COVER_INPUTS], fonts, st))
+        if len(causes) > COVER_INPUTS:
+            story.append(Paragraph(f"… and {len(causes) - COVER_INPUTS} more (JSON “verdict.causes”).", st.small))
 
-    story.append(Paragraph("Findings by severity", st.h2))
-    sev_rows: list[list[Any]] = [[Paragraph("<b>Severity</b>", st.cell), Paragraph("<b>Count</b>", st.cell),
-                                  Paragraph("<b>Meaning</b>", st.cell)]]
-    meaning = {Severity.ERROR: "blocks or breaks the overlay; fix before deploying NSX",
-               Severity.WARNING: "costs performance or resilience; tune when possible",
-               Severity.INFO: "for information; nothing to change"}
-    counts = {Severity.ERROR: summary["errors"], Severity.WARNING: summary["warnings"],
-              Severity.INFO: summary["infos"]}
-    style = [("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#888888")),
-             ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#d9e1ea")), ("VALIGN", (0, 0), (-1, -1), "TOP")]
-    for i, sev in enumerate((Severity.ERROR, Severity.WARNING, Severity.INFO), start=1):
-        status = SEVERITY_STATUS[sev]
-        sym = {Severity.ERROR: "✖", Severity.WARNING: "▲", Severity.INFO: "ℹ"}[sev]
-        sev_rows.append([Paragraph(f"{fonts.sym(sym)} {SEVERITY_WORD[sev]}", st.cell),
-                         Paragraph(str(counts[sev]), st.cell), Paragraph(meaning[sev], st.cell)])
-        if counts[sev]:
-            style.append(("BACKGROUND", (0, i), (1, i), STATUS_FILL[status]))
-    sev_table = Table(sev_rows, colWidths=[35 * mm, 20 * mm, 110 * mm], hAlign="LEFT")
-    sev_table.setStyle(TableStyle(style))
-    story.append(sev_table)
-
-    story.append(Paragraph("Scope", st.h2))
-    scope_rows: list[list[Any]] = [[Paragraph(f"<b>{h}</b>", st.cell) for h in
-                                    ("Host", "Kind", "Version / build", "pNICs", "Pseudo devices", "Findings",
-                                     "Verdict")]]
-    host_verdicts = {hv.host: hv for hv in v.hosts}
-    for host in audit.hosts:
-        physical = sum(1 for p in host.pnics if p.is_physical is not False)
-        pseudo = [p.name for p in host.pnics if p.is_physical is False]
-        mine = [f for f in audit.findings if f.host == host.name]
-        version = " build ".join(x for x in (host.product_version, host.build) if x) or "not reported"
-        nfind = ", ".join(f"{sum(1 for f in mine if f.severity is s)} {s.value}" for s in Severity)
-        scope_rows.append([Paragraph(_clean(host.name, fonts), st.cell), Paragraph(_clean(host.kind or "?", fonts),
-                                                                                    st.cell),
-                           Paragraph(_clean(version, fonts), st.cell), Paragraph(str(physical), st.cell),
-                           Paragraph(_clean(", ".join(pseudo) or "—", fonts), st.cell),
-                           Paragraph(nfind, st.cell), _verdict_cell(host_verdicts[host.name], fonts, st)])
-    scope_rows.append([Paragraph("<b>Total</b>", st.cell), Paragraph(f"{summary['hosts']} host(s)", st.cell), "",
-                       Paragraph(f"<b>{summary['pnics']}</b>", st.cell),
-                       Paragraph(str(summary["pseudo_devices"]), st.cell),
-                       Paragraph(f"{len(audit.findings)} finding(s)", st.cell), _verdict_cell(v, fonts, st)])
-    scope = Table(scope_rows, colWidths=[46 * mm, 20 * mm, 36 * mm, 14 * mm, 30 * mm, 44 * mm, 79 * mm],
-                  hAlign="LEFT", repeatRows=1)
-    scope.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#888888")),
-                               ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#d9e1ea")),
-                               ("VALIGN", (0, 0), (-1, -1), "TOP")]))
-    story.append(scope)
-
-    story.append(Paragraph(f"Inputs read ({len(audit.inputs)})", st.h2))
-    if audit.inputs:
-        story.extend(_bullets(audit.inputs[:COVER_INPUTS], fonts, st))
-        if len(audit.inputs) > COVER_INPUTS:
-            story.append(Paragraph(f"… and {len(audit.inputs) - COVER_INPUTS} more: every input is listed in the "
-                                   "appendix “Inputs read”.", st.small))
-    else:
-        story.append(Paragraph("No inputs were recorded.", st.small))
+    shown = ", ".join(display_source(i, input_roots(audit)) for i in audit.inputs[:3])
+    more = f" and {len(audit.inputs) - 3} more" if len(audit.inputs) > 3 else ""
+    story.append(Paragraph(
+        f"<b>Scope:</b> {summary['hosts']} host(s), {summary['pnics']} physical pNIC(s) ({summary['pseudo_devices']} pseudo "
+        f"device(s) not rated); {summary['errors']} error, {summary['warnings']} warning and {summary['infos']} "
+        f"information finding(s). Inputs ({len(audit.inputs)}): {_clean(shown or 'none', fonts)}{more} — every "
+        f"input is listed in the appendix. Compatibility data: the database shipped with {TOOL_NAME} "
+        f"{_clean(__version__, fonts)} (cited public sources; no compatibility guide imported).", st.body))
     if audit.inputs_not_understood:
-        story.append(Spacer(1, 2 * mm))
         story.append(Paragraph(f"{len(audit.inputs_not_understood)} input(s) were not understood: see the appendix "
                                "“Inputs not understood”.", st.body))
+    story.append(Paragraph("Verdict and scorecard per host", st.h2))
+    head = ["Host", "Verdict"] + [_SHORT_TITLE.get(c.key, c.title) for c in CAPABILITIES]
+    rows: list[list[Any]] = [[Paragraph(f"<b>{_clean(h, fonts)}</b>", st.cell_small) for h in head]]
+    style = list(_GRID)
+    host_verdicts = {hv.host: hv for hv in v.hosts}
+    for r, (host, worst) in enumerate(scorecard(audit), start=1):
+        line: list[Any] = [Paragraph(_clean(host, fonts), st.cell_small),
+                           _verdict_cell(host_verdicts[host], fonts, st)]
+        for c, cap in enumerate(CAPABILITIES, start=2):
+            status = worst[cap.key]
+            line.append(Paragraph(f'<font color="#{STATUS_INK[status].hexval()[2:]}"><b>'
+                                  f'{fonts.sym(STATUS_SYMBOL[status])}</b></font>', st.cell_center))
+            style.append(("BACKGROUND", (c, r), (c, r), STATUS_FILL[status]))
+        rows.append(line)
+    caps_w = (FRAME_WIDTH - 40 * mm - 95 * mm) / len(CAPABILITIES)
+    table = Table(rows, colWidths=[40 * mm, 95 * mm] + [caps_w] * len(CAPABILITIES), repeatRows=1, hAlign="LEFT")
+    table.setStyle(TableStyle(style + [("LEFTPADDING", (0, 0), (-1, -1), 2.5), ("RIGHTPADDING", (0, 0), (-1, -1), 2.5),
+                                       ("TOPPADDING", (0, 0), (-1, -1), 1.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 2)]))
+    story.append(table)
+    story.append(Paragraph("Each capability cell is the worst of that host's pNICs (✖ fail, ▲ warn, ? unknown, – n/a, "
+                           "✔ pass); the host pages show every pNIC.", st.small))
+
+    shown_of = f" ({TOP_ACTIONS} of {len(plan)}: all are in the remediation plan)" if len(plan) > TOP_ACTIONS else ""
+    story.append(Paragraph(f"Top remediation actions{shown_of}", st.h2))
+    if plan:
+        rows = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("#", "Severity", "Action", "Targets", "Hosts")]]
+        for n, item in enumerate(plan[:TOP_ACTIONS], start=1):
+            rows.append([Paragraph(str(n), st.cell),
+                         Paragraph(f"{fonts.sym(_SEVERITY_SYMBOL[item.severity])} {SEVERITY_WORD[item.severity]}",
+                                   st.cell),
+                         Paragraph(_clean(item.title, fonts), st.cell), Paragraph(str(len(item.targets)), st.cell),
+                         Paragraph(_clean(_some(item.hosts), fonts), st.cell_small)])
+        table = Table(rows, colWidths=[8 * mm, 24 * mm, 95 * mm, 18 * mm, FRAME_WIDTH - 145 * mm], hAlign="LEFT")
+        table.setStyle(TableStyle(_GRID))
+        story.append(table)
+    else:
+        story.append(Paragraph("No error or warning finding: nothing to change"
+                               + ("" if v.status == "ready" else " on what could be read") + ".", st.body))
+
     return story
 
 
-def _host_section(host: Host, audit: Audit, fonts: _Fonts, st: _Styles, first_number: int) -> tuple[list[Any], int]:
+def _capability_chart(audit: Audit, fonts: _Fonts) -> Drawing:
+    """Stacked bars: per capability column, how many physical pNICs are fail / warn / unknown / n/a / pass."""
+    order = ("fail", "warn", "unknown", "n/a", "pass")
+    counts = {s: [0] * len(CAPABILITIES) for s in order}
+    for host in audit.hosts:
+        for row in capability_matrix(host, audit.findings):
+            for i, cap in enumerate(CAPABILITIES):
+                counts[row.cells[cap.key].status][i] += 1
+    drawing = Drawing(FRAME_WIDTH, 66 * mm)
+    chart = VerticalBarChart()
+    chart.x, chart.y, chart.width, chart.height = 12 * mm, 14 * mm, FRAME_WIDTH - 70 * mm, 48 * mm
+    chart.data = [counts[s] for s in order]
+    chart.categoryAxis.categoryNames = [c.title.replace(" ", "\n", 1) for c in CAPABILITIES]
+    chart.categoryAxis.style = "stacked"
+    chart.categoryAxis.labels.fontName = fonts.regular
+    chart.categoryAxis.labels.fontSize = 8
+    chart.valueAxis.labels.fontName = fonts.regular
+    chart.valueAxis.labels.fontSize = 8
+    chart.valueAxis.valueMin = 0
+    for i, status in enumerate(order):
+        chart.bars[i].fillColor = STATUS_INK[status] if status in ("fail", "pass") else STATUS_FILL[status]
+        chart.bars[i].strokeColor = colors.HexColor("#666666")
+    drawing.add(chart)
+    legend = Legend()
+    legend.x, legend.y = FRAME_WIDTH - 50 * mm, 55 * mm
+    legend.fontName, legend.fontSize = fonts.regular, 8
+    legend.columnMaximum = len(order)
+    legend.alignment = "right"
+    legend.deltay = 12
+    legend.colorNamePairs = [(chart.bars[i].fillColor, f"{STATUS_TEXT[s]} ({sum(counts[s])})")
+                             for i, s in enumerate(order)]
+    drawing.add(legend)
+    return drawing
+
+
+def _plan_item(n: int, item: RemediationItem, fonts: _Fonts, st: _Styles, roots: list[str]) -> list[Any]:
+    """One remediation-plan item: checkbox and title, owner/ticket/due fields, recommendation, targets, references."""
+    status = SEVERITY_STATUS[item.severity]
+    ink = STATUS_INK[status].hexval()[2:]
+    hosts = f"{len(item.hosts)} host{'s' if len(item.hosts) != 1 else ''}"
+    head = Paragraph(f'{n}. <font color="#{ink}">{fonts.sym(_SEVERITY_SYMBOL[item.severity])} '
+                     f'{SEVERITY_WORD[item.severity]}</font> — {_clean(item.title, fonts)} '
+                     f'<font name="{fonts.regular}">({len(item.targets)} target(s) on {hosts}; rule '
+                     f'{_clean(item.rule_id, fonts)})</font>', st.item_head)
+    top = Table([[_FormField(f"item{n}.done", f"Item {n} done"), head]], colWidths=[7 * mm, FRAME_WIDTH - 7 * mm],
+                hAlign="LEFT")
+    top.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                             ("TOPPADDING", (0, 0), (0, 0), 5)]))
+    parts: list[Any] = [top, _fields_row(f"item{n}", (("owner", "Owner", 55), ("ticket", "Change ticket", 45),
+                                                     ("due", "Due date", 30)), st)]
+    where = (f" (as written for {_clean(item.recommendation_for, fonts)}; the same for each target, with its own "
+             f"names)") if item.varies else ""
+    parts.append(Paragraph(f"<b>Recommendation{where}:</b> {_clean(item.recommendation, fonts)}", st.item))
+    rows: list[list[Any]] = []
+    for k, f in enumerate(item.findings):
+        ev = f.evidence[0] if f.evidence else None
+        evidence = (f"$ {_clean(ev.command, fonts)} [{_clean(display_source(ev.source, roots), fonts)}]<br/>"
+                    f"{_clean(ev.line, fonts)}" if ev else "—")
+        rows.append([_FormField(f"item{n}.target{k + 1}", f"Item {n}: {f.target} done", height=9),
+                     Paragraph(_clean(f.target, fonts), st.cell), Paragraph(_clean(f.message, fonts), st.cell_small),
+                     Paragraph(evidence, st.mono_cell)])
+    targets = Table(rows, colWidths=[7 * mm, 50 * mm, 100 * mm, FRAME_WIDTH - 164 * mm], hAlign="RIGHT")
+    targets.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
+                                 ("LINEBELOW", (0, 0), (-1, -1), 0.3, colors.HexColor("#bbbbbb"))]))
+    parts.append(targets)
+    if item.references:
+        parts.append(Paragraph("<b>References:</b> " + "; ".join(_clean(r, fonts) for r in item.references), st.item))
+    return [KeepTogether(parts[:3]), *parts[3:], Spacer(1, 2 * mm)]
+
+
+def _plan_section(plan: list[RemediationItem], fonts: _Fonts, st: _Styles, roots: list[str]) -> list[Any]:
+    story: list[Any] = [PageBreak(), Paragraph("Remediation plan", st.h1),
+                        Paragraph("One item per rule, errors first. Tick an item and each target when done; fill in "
+                                  "the owner, change ticket and due date (the fields can be filled in and saved in a "
+                                  "PDF reader). Information-only findings are in the appendix.", st.body)]
+    if not plan:
+        story.append(Paragraph("No error or warning finding: nothing to change on what could be read.", st.body))
+    for n, item in enumerate(plan, start=1):
+        story.extend(_plan_item(n, item, fonts, st, roots))
+    return story
+
+
+def _host_section(index: int, host: Host, audit: Audit, plan: list[RemediationItem], host_verdicts: dict[str, Any],
+                  fonts: _Fonts, st: _Styles) -> list[Any]:
+    """A host's page: facts, capability matrix, the plan items that concern it, sign-off fields."""
     findings = list(audit.findings)
-    head = f"Host {_clean(host.name, fonts)}"
     kind = {"esxi": "ESXi", "linux": "Linux"}.get(host.kind or "", host.kind)
     facts = [x for x in (kind, host.product_version, f"build {host.build}" if host.build else None) if x]
-    story: list[Any] = [PageBreak(), Paragraph(head, st.h1)]
+    story: list[Any] = [PageBreak(), Paragraph(f"Host {_clean(host.name, fonts)}", st.h1)]
+    verdict = host_verdicts.get(host.name)
+    if verdict is not None:
+        story.append(_verdict_cell(verdict, fonts, st))
     if facts:
         story.append(Paragraph(_clean(" · ".join(facts), fonts), st.body))
     story.append(Paragraph("Capability matrix", st.h2))
@@ -396,15 +510,17 @@ def _host_section(host: Host, audit: Audit, fonts: _Fonts, st: _Styles, first_nu
     pseudo = [p.name for p in host.pnics if p.is_physical is False]
     if pseudo:
         story.append(Paragraph(f"Not rated (pseudo devices): {_clean(', '.join(pseudo), fonts)}", st.small))
-    mine = _ordered(f for f in findings if f.host == host.name)
-    story.append(Paragraph(f"Checklist for {_clean(host.name, fonts)} ({len(mine)} item(s))", st.h2))
+    mine = [(n, item) for n, item in enumerate(plan, start=1) if host.name in item.hosts]
+    story.append(Paragraph(f"Plan items for {_clean(host.name, fonts)} ({len(mine)})", st.h2))
     if not mine:
-        story.append(Paragraph("No findings for this host.", st.body))
-    number = first_number
-    for f in mine:
-        story.extend(_finding_item(number, f, fonts, st))
-        number += 1
-    return story, number
+        story.append(Paragraph("No error or warning finding on this host.", st.body))
+    for n, item in mine:
+        targets = [t for t in item.targets if t == host.name or t.startswith(host.name + "/")]
+        story.append(Paragraph(f"{n}. {fonts.sym(_SEVERITY_SYMBOL[item.severity])} {_clean(item.title, fonts)}: "
+                               f"{_clean(', '.join(t.partition('/')[2] or t for t in targets), fonts)}", st.item))
+    story.append(Paragraph("Sign-off", st.h2))
+    story.append(_fields_row(f"signoff{index}", (("name", "Signed off by", 70), ("date", "Date", 35)), st))
+    return story
 
 
 def _fmt_num(value: Any, digits: int = 2) -> str:
@@ -476,16 +592,19 @@ def _bullets(items: Iterable[str], fonts: _Fonts, st: _Styles) -> list[Paragraph
 
 def _inputs_appendix(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
     """Appendix "Inputs read": each host's inputs, then audit inputs that no host lists."""
-    story: list[Any] = [PageBreak(), Paragraph("Appendix: inputs read", st.h1)]
+    roots = input_roots(audit)
+    story: list[Any] = [PageBreak(), Paragraph("Appendix: inputs read", st.h1),
+                        Paragraph("Paths are relative to the folders given as inputs.", st.small)]
     per_host = set()
     for host in audit.hosts:
         story.append(Paragraph(f"{_clean(host.name, fonts)} ({len(host.inputs)})", st.h2))
-        story.extend(_bullets(host.inputs, fonts, st) or [Paragraph("No inputs recorded for this host.", st.small)])
+        story.extend(_bullets([display_source(i, roots) for i in host.inputs], fonts, st)
+                     or [Paragraph("No inputs recorded for this host.", st.small)])
         per_host.update(host.inputs)
     rest = [i for i in audit.inputs if i not in per_host]
     if rest:
-        story.append(Paragraph(f"Not attributed to a host ({len(rest)})", st.h2))
-        story.extend(_bullets(rest, fonts, st))
+        story.append(Paragraph(f"Given as inputs ({len(rest)})", st.h2))
+        story.extend(_bullets([display_source(i, roots) for i in rest], fonts, st))
     return story
 
 
@@ -500,7 +619,7 @@ def _appendix(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
     story.append(Spacer(1, 2 * mm))
     rows: list[list[Any]] = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("Source", "Command", "Message")]]
     for p in problems:
-        rows.append([Paragraph(_clean(p.source, fonts), st.mono_cell),
+        rows.append([Paragraph(_clean(display_source(p.source, input_roots(audit)), fonts), st.mono_cell),
                      Paragraph(_clean(p.command or "—", fonts), st.mono_cell),
                      Paragraph(_clean(p.message, fonts), st.cell)])
     table = Table(rows, colWidths=[85 * mm, 70 * mm, FRAME_WIDTH - 155 * mm], repeatRows=1, hAlign="LEFT")
@@ -511,27 +630,55 @@ def _appendix(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
     return story
 
 
+def _info_appendix(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
+    items = info_items(audit)
+    story: list[Any] = [PageBreak(), Paragraph("Appendix: information only (nothing to change)", st.h1)]
+    if not items:
+        story.append(Paragraph("No information-only finding.", st.body))
+    for item in items:
+        story.append(Paragraph(f"{fonts.sym('ℹ')} <b>{_clean(item.title, fonts)}</b> — "
+                               f"{_clean(', '.join(item.targets), fonts)}", st.item))
+        story.append(Paragraph(_clean(item.findings[0].message, fonts), st.small))
+    return story
+
+
 def build_story(audit: Audit, title: str = DEFAULT_TITLE, fonts: _Fonts | None = None) -> list[Any]:
-    """The platypus flowables of the whole document (cover, hosts, benchmarks, appendix)."""
+    """The platypus flowables of the whole document (see the module docstring for the order)."""
     fonts = fonts or _register_fonts()
     st = _Styles(fonts)
-    story = _cover(audit, title, fonts, st)
-    number = 1
-    for host in audit.hosts:
-        part, number = _host_section(host, audit, fonts, st, number)
-        story.extend(part)
-    known = {h.name for h in audit.hosts}
-    other = _ordered(f for f in audit.findings if f.host not in known)
-    if other:
-        story.extend([PageBreak(), Paragraph("Other findings", st.h1),
-                      Paragraph("Findings that concern no audited host (for example a whole input set).", st.body)])
-        for f in other:
-            story.extend(_finding_item(number, f, fonts, st))
-            number += 1
+    plan = remediation_plan(audit)
+    roots = input_roots(audit)
+    story = _exec_summary(audit, title, plan, fonts, st)
+    plan_part = _plan_section(plan, fonts, st, roots)
+    if any(h.pnics for h in audit.hosts):
+        story += [PageBreak(), Paragraph("Capability summary", st.h1),
+                  Paragraph("How many physical pNICs have each status, per capability column.", st.body),
+                  _capability_chart(audit, fonts)]
+        plan_part = plan_part[1:]  # the plan follows the chart on its page
+    story.extend(plan_part)
+    host_verdicts = {hv.host: hv for hv in audit.verdict.hosts}  # computed once: it reads every finding
+    for index, host in enumerate(audit.hosts, start=1):
+        story.extend(_host_section(index, host, audit, plan, host_verdicts, fonts, st))
     story.extend(_benchmark_section(audit, fonts, st))
+    story.extend(_info_appendix(audit, fonts, st))
     story.extend(_appendix(audit, fonts, st))
     story.extend(_inputs_appendix(audit, fonts, st))
     return story
+
+
+class _OutlinedDoc(SimpleDocTemplate):
+    """A document whose title and h1/h2 headings become PDF bookmarks (the outline a reader shows)."""
+
+    def afterFlowable(self, flowable: Any) -> None:  # reportlab API name
+        if not isinstance(flowable, Paragraph):
+            return
+        level = {"title": 0, "h1": 0, "h2": 1}.get(flowable.style.name)
+        if level is None:
+            return
+        self._marks = getattr(self, "_marks", 0) + 1
+        key = f"mark{self._marks}"
+        self.canv.bookmarkPage(key)
+        self.canv.addOutlineEntry(flowable.getPlainText()[:120], key, level=level, closed=level > 0)
 
 
 def write_pdf(audit: Audit, path: str | os.PathLike[str], title: str = DEFAULT_TITLE, *,
@@ -554,7 +701,7 @@ def write_pdf(audit: Audit, path: str | os.PathLike[str], title: str = DEFAULT_T
         footer_font = fonts.regular
 
     def _write(tmp: Path) -> None:
-        doc = SimpleDocTemplate(str(tmp), pagesize=PAGE, leftMargin=MARGIN, rightMargin=MARGIN,
+        doc = _OutlinedDoc(str(tmp), pagesize=PAGE, leftMargin=MARGIN, rightMargin=MARGIN,
                                 topMargin=MARGIN, bottomMargin=16 * mm, title=title, author=TOOL_NAME,
                                 subject="NSX Geneve overlay pNIC readiness", creator=f"{TOOL_NAME} {__version__}")
         doc.build(story, canvasmaker=_Canvas)

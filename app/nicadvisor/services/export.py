@@ -1,4 +1,4 @@
-"""The export use-case: write the audit as PDF tuning checklist, JSON and CSV."""
+"""The export use-case: write the audit as PDF tuning checklist, JSON, CSV and HTML."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,15 +7,16 @@ from nicadvisor.model import Audit
 
 
 def export_audit(audit: Audit, pdf: Path | None = None, json: Path | None = None,
-                 csv: Path | None = None) -> list[Path]:
+                 csv: Path | None = None, html: Path | None = None) -> list[Path]:
     """Write the requested files (parent folders are created) and return their paths in order
-    PDF, JSON, CSV. Raises OSError when a file cannot be written."""
+    PDF, JSON, CSV, HTML. Raises OSError when a file cannot be written."""
     from nicadvisor.report.csv_export import write_csv
+    from nicadvisor.report.html_export import write_html
     from nicadvisor.report.json_export import write_json
     from nicadvisor.report.pdf import write_pdf
 
     written: list[Path] = []
-    for path, writer in ((pdf, write_pdf), (json, write_json), (csv, write_csv)):
+    for path, writer in ((pdf, write_pdf), (json, write_json), (csv, write_csv), (html, write_html)):
         if path is None:
             continue
         path = Path(path)

@@ -23,7 +23,8 @@ from nicadvisor.gui.widgets.formatting import esc
 from nicadvisor.gui.widgets.verdict_banner import VerdictBanner
 
 FORMATS = (("pdf", "PDF report", "PDF (*.pdf)"), ("json", "JSON (machine-readable)", "JSON (*.json)"),
-           ("csv", "CSV (capability matrix and findings)", "CSV (*.csv)"))
+           ("csv", "CSV (capability matrix and findings)", "CSV (*.csv)"),
+           ("html", "HTML page (for mail and wikis)", "HTML (*.html)"))
 
 
 def default_export_dir() -> str:

@@ -1,0 +1,51 @@
+"""The audit as one self-contained HTML page (for mail and wikis): the same content as the PDF checklist —
+the verdict with its causes, the verdict and scorecard per host, the remediation plan grouped by rule with the
+evidence of every target, each host's capability matrix, benchmarks and the appendices — without form fields.
+
+Rendered with Jinja2 from ``templates/report.html.j2`` with autoescaping on: device text never becomes markup.
+Evidence sources are shown relative to the input folders (:func:`nicadvisor.report.remediation.display_source`).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import jinja2
+
+from nicadvisor import __version__
+from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
+from nicadvisor.model.entities import Audit
+from nicadvisor.model.verdict import SYMBOL
+from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_to_dict, summarize
+from nicadvisor.report.pdf import DEFAULT_TITLE
+from nicadvisor.report.remediation import display_source, info_items, input_roots, remediation_plan, scorecard
+
+_ENV = jinja2.Environment(loader=jinja2.PackageLoader("nicadvisor.report", "templates"),
+                          autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+_CSS = {"pass": "pass", "warn": "warn", "fail": "fail", "unknown": "unknown", "n/a": "na"}
+_SEVERITY_SYMBOL = {"error": "✖", "warning": "▲", "info": "ℹ"}
+
+
+def to_html(audit: Audit, title: str = DEFAULT_TITLE) -> str:
+    """The HTML document of ``audit`` (UTF-8 text). Raises TypeError for a benchmark without ``to_dict()``."""
+    roots = input_roots(audit)
+    verdict = audit.verdict
+    return _ENV.get_template("report.html.j2").render(
+        title=title, tool=TOOL_NAME, version=__version__, audit=audit, verdict=verdict, summary=summarize(audit),
+        capabilities=CAPABILITIES, scorecard=scorecard(audit), host_verdicts={h.host: h for h in verdict.hosts},
+        symbols=SYMBOL, status_symbol=STATUS_SYMBOL, status_text=STATUS_TEXT, css=_CSS,
+        severity_symbol=_SEVERITY_SYMBOL, plan=remediation_plan(audit), info=info_items(audit), hosts=audit.hosts,
+        matrices={h.name: capability_matrix(h, audit.findings) for h in audit.hosts},
+        benchmarks=[benchmark_to_dict(b) for b in audit.benchmarks or []],
+        source=lambda s: display_source(s, roots))
+
+
+def write_html(audit: Audit, path: str | os.PathLike[str], title: str = DEFAULT_TITLE) -> Path:
+    """Write :func:`to_html` to ``path`` (UTF-8), replaced atomically; returns the path. Raises OSError."""
+    text = to_html(audit, title)
+
+    def _write(tmp: Path) -> None:
+        with open(tmp, "x", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+
+    return atomic_write(path, _write)
