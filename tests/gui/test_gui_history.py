@@ -6,26 +6,14 @@ from __future__ import annotations
 import dataclasses
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox, QWizard
+from PySide6.QtWidgets import QMessageBox
 
+from guitools import next_enabled, run_audit
 from nicadvisor.gui.backend import Backend, _real_open_store
 from nicadvisor.gui.wizard import PageId
 from nicadvisor.store import AuditStore
 
 LEFT = Qt.MouseButton.LeftButton
-AUDIT_TIMEOUT_MS = 60_000
-
-
-def next_enabled(wizard) -> bool:
-    return wizard.button(QWizard.WizardButton.NextButton).isEnabled()
-
-
-def run_demo_audit(wizard, qtbot):
-    discover = wizard.pages[PageId.DISCOVER]
-    with qtbot.waitSignal(discover.sig_audit_done, timeout=AUDIT_TIMEOUT_MS) as blocker:
-        wizard.next()
-    qtbot.waitUntil(lambda: next_enabled(wizard))
-    return blocker.args[0]
 
 
 def test_past_audit_listed_reopened_deleted(make_wizard, qtbot, tmp_path, screenshot):
@@ -36,7 +24,7 @@ def test_past_audit_listed_reopened_deleted(make_wizard, qtbot, tmp_path, screen
     qtbot.waitUntil(lambda: panel.status.text() != "")
     assert panel.table.rowCount() == 0 and "No past audit yet" in panel.status.text()
 
-    first = run_demo_audit(wizard, qtbot)
+    first = run_audit(wizard, qtbot)
     assert first.history_id is not None
     physical = sum(1 for h in first.hosts for p in h.pnics if p.is_physical is not False)
     errors = sum(1 for f in first.findings if f.severity.value == "error")
@@ -81,7 +69,7 @@ def test_past_audit_listed_reopened_deleted(make_wizard, qtbot, tmp_path, screen
     wizard.back()
     wizard.back()
     assert wizard.currentId() == PageId.CONNECT
-    second = run_demo_audit(wizard, qtbot)
+    second = run_audit(wizard, qtbot)
     assert second.history_id == first.history_id + 1 and wizard.state.opened_history_id is None
     wizard.back()
     qtbot.waitUntil(lambda: panel.table.rowCount() == 2)
@@ -117,6 +105,6 @@ def test_history_that_cannot_be_opened(make_wizard, qtbot, tmp_path, screenshot)
     text = connect.history.status.text()
     assert "not available" in text and "not a database" in text and "without history" in text
     assert not connect.history.open_button.isEnabled() and not connect.history.refresh_button.isEnabled()
-    audit = run_demo_audit(wizard, qtbot)  # the audit still runs, without history
+    audit = run_audit(wizard, qtbot)  # the audit still runs, without history
     assert audit.history_id is None and audit.hosts
     assert "not saved (the audit history is not available)" in wizard.pages[PageId.DISCOVER].summary.text()

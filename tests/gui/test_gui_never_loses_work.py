@@ -8,21 +8,13 @@ import subprocess
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox, QWizard
+from PySide6.QtWidgets import QMessageBox
 
+from guitools import AUDIT_TIMEOUT_MS, run_audit
 from nicadvisor.gui.state import Source
 from nicadvisor.gui.wizard import NicAdvisorWizard, PageId
 
-AUDIT_TIMEOUT_MS = 60_000
 APP = Path(__file__).resolve().parents[2] / "app" / "nicadvisor"
-
-
-def _audit(wizard, qtbot):
-    discover = wizard.pages[PageId.DISCOVER]
-    with qtbot.waitSignal(discover.sig_audit_done, timeout=AUDIT_TIMEOUT_MS) as blocker:
-        wizard.next()
-    qtbot.waitUntil(lambda: wizard.button(QWizard.WizardButton.NextButton).isEnabled())
-    return blocker.args[0]
 
 
 def _quit_button(box: QMessageBox):
@@ -31,7 +23,7 @@ def _quit_button(box: QMessageBox):
 
 def test_closing_with_an_unsaved_audit_asks_first(make_wizard, qtbot):
     wizard = make_wizard(store=None)  # no history: the audit exists only in the window
-    _audit(wizard, qtbot)
+    run_audit(wizard, qtbot)
     assert wizard.unsaved_work() == ["the audit is neither exported nor kept in Past audits"]
     wizard.close()
     assert wizard.isVisible() and wizard.quit_box is not None  # not closed: asked
@@ -60,7 +52,7 @@ def test_typed_target_and_running_audit_are_named(make_wizard, qtbot):
 
 def test_enter_in_a_text_field_never_finishes(make_wizard, qtbot, tmp_path):
     wizard = make_wizard()
-    _audit(wizard, qtbot)
+    run_audit(wizard, qtbot)
     while wizard.currentId() != PageId.EXPORT:
         wizard.next()
     export = wizard.pages[PageId.EXPORT]
@@ -73,7 +65,7 @@ def test_enter_in_a_text_field_never_finishes(make_wizard, qtbot, tmp_path):
 
 def test_a_failed_export_says_so_and_lists_only_what_was_written(make_wizard, qtbot, tmp_path):
     wizard = make_wizard()
-    _audit(wizard, qtbot)
+    run_audit(wizard, qtbot)
     while wizard.currentId() != PageId.EXPORT:
         wizard.next()
     export = wizard.pages[PageId.EXPORT]
@@ -103,7 +95,7 @@ def test_window_input_and_export_folder_are_remembered(qtbot, tmp_path):
     qtbot.wait(20)
     size = (first.width(), first.height())
     assert size != (1200, 800)  # not the default
-    _audit(first, qtbot)
+    run_audit(first, qtbot)
     first.state.exported = [tmp_path / "x.pdf"]  # nothing unsaved: closes without asking
     app_settings.save_export_folder(str(tmp_path))
     first.close()
@@ -130,7 +122,7 @@ def test_every_status_glyph_has_an_installed_font():
 
 def test_findings_counts_follow_the_filter_groups_by_rule_and_clear_hidden_detail(make_wizard, qtbot):
     wizard = make_wizard()
-    audit = _audit(wizard, qtbot)
+    audit = run_audit(wizard, qtbot)
     while wizard.currentId() != PageId.FINDINGS:
         wizard.next()
     page = wizard.pages[PageId.FINDINGS]

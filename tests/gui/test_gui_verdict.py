@@ -9,25 +9,18 @@ import socket
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWizard
 
+from guitools import next_enabled
+from guitools import run_audit as _run
 from nicadvisor.gui.state import SshSpec, VcenterSpec
 from nicadvisor.gui.wizard import PageId
 from nicadvisor.model.capabilities import CAPABILITIES, FAIL, STATUS_ORDER, WARN
 from nicadvisor.store import AuditStore
 
-AUDIT_TIMEOUT_MS = 60_000
-
-
-def next_enabled(wizard) -> bool:
-    return wizard.button(QWizard.WizardButton.NextButton).isEnabled()
 
 
 def run_audit(wizard, qtbot):
-    discover = wizard.pages[PageId.DISCOVER]
-    with qtbot.waitSignal(discover.sig_audit_done, timeout=AUDIT_TIMEOUT_MS) as blocker:
-        wizard.next()
-    return blocker.args[0]
+    return _run(wizard, qtbot, wait_next=False)
 
 
 def closed_port() -> int:

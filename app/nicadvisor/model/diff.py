@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nicadvisor.model.entities import Audit, Finding, Host
+from nicadvisor.model.text import fact_text
 from nicadvisor.model.verdict import Verdict
 
 #: Host collections compared object by object: (attribute, object kind as shown).
@@ -147,13 +148,7 @@ def diff_audits(before: Audit, after: Audit) -> AuditDiff:
 
 
 def _value(v: Any) -> str:
-    if v is None:
-        return "not known"
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    if isinstance(v, float):
-        return f"{v:g}"
-    return str(v)
+    return fact_text(v, unknown="not known")
 
 
 def diff_lines(diff: AuditDiff) -> list[str]:

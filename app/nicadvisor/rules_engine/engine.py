@@ -8,6 +8,7 @@ from typing import Any, Iterable
 import rule_engine
 
 from nicadvisor.model import Evidence, Finding, Host
+from nicadvisor.model.text import fact_text
 from nicadvisor.rules_engine.context import object_context, pnic_context
 from nicadvisor.rules_engine.loader import Rule
 
@@ -27,18 +28,6 @@ def _targets(host: Host, applies_to: str) -> Iterable[tuple[Any, dict[str, Any]]
             yield s, object_context(host, s)
     elif applies_to == "host":
         yield host, object_context(host, host)
-
-
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "unknown"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:g}"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(map(str, value))
-    return str(value)
 
 
 def _evidence(rule: Rule, obj: Any, ctx: dict[str, Any], host: Host) -> tuple[Evidence, ...]:
@@ -79,7 +68,7 @@ def evaluate(rules: list[Rule], hosts: list[Host]) -> list[Finding]:
                     hit = False
                 if not hit:
                     continue
-                values = {k: _fmt(v) for k, v in ctx.items()}
+                values = {k: fact_text(v) for k, v in ctx.items()}
                 target = host.name if obj is host else f"{host.name}/{obj.name}"
                 findings.append(Finding(
                     rule_id=rule.id, title=rule.title, severity=rule.severity, host=host.name, target=target,

@@ -1,0 +1,23 @@
+"""Helpers the wizard tests share: is Next enabled, and run the audit of the chosen input to its end."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QWizard
+
+AUDIT_TIMEOUT_MS = 60_000
+
+
+def next_enabled(wizard) -> bool:
+    """True when the wizard's Next button can be clicked."""
+    return wizard.button(QWizard.WizardButton.NextButton).isEnabled()
+
+
+def run_audit(wizard, qtbot, wait_next: bool = True):
+    """Go Next from Connect and wait for the audit to end (and for Next to be enabled); returns the Audit."""
+    from nicadvisor.gui.wizard import PageId
+
+    discover = wizard.pages[PageId.DISCOVER]
+    with qtbot.waitSignal(discover.sig_audit_done, timeout=AUDIT_TIMEOUT_MS) as blocker:
+        wizard.next()
+    if wait_next:
+        qtbot.waitUntil(lambda: next_enabled(wizard))
+    return blocker.args[0]
