@@ -1,7 +1,9 @@
-"""Where the shipped data lives: the top-level ``rules/`` and ``resources/`` folders of the project.
+"""Where the shipped data lives: the ``rules/`` and ``resources/`` folders.
 
-The package is installed in editable mode from the repository (see packaging/setup-debian.sh), so
-the data folders are found beside ``app/``; ``NICADVISOR_HOME`` overrides the project folder.
+In the repository (an editable install, see packaging/setup-debian.sh) they are the top-level folders beside
+``app/``; an installed wheel (``pip install .``, ``pipx install``) carries them inside the package as
+``nicadvisor/data/rules`` and ``nicadvisor/data/resources`` (in the repository these are links to the top-level
+folders). ``NICADVISOR_HOME`` overrides the folder holding both.
 """
 from __future__ import annotations
 
@@ -18,7 +20,10 @@ def project_root() -> Path:
     for parent in here.parents:
         if (parent / "rules").is_dir() and (parent / "resources").is_dir():
             return parent
-    raise FileNotFoundError(f"NIC Advisor data folders (rules/, resources/) not found above {here}")
+    packaged = Path(__file__).parent / "data"  # an installed wheel: the data travels inside the package
+    if (packaged / "rules").is_dir() and (packaged / "resources").is_dir():
+        return packaged
+    raise FileNotFoundError(f"NIC Advisor data folders (rules/, resources/) not found above {here} nor in {packaged}")
 
 
 def rules_dir() -> Path:

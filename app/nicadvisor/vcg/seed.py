@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from nicadvisor.paths import resources_dir
 from nicadvisor.vcg import db as _db
 from nicadvisor.parsers.base import hex4
 from nicadvisor.vcg.normalize import (driver_module, is_ens_driver, normalise_driver, parse_release,
@@ -88,15 +89,19 @@ class SeedRow:
 def shipped_csv_path() -> Path:
     """The ``nic_facts.csv`` the application ships.
 
-    Looked up in order: a frozen bundle (``sys._MEIPASS/resources/vcg``), the source tree
-    (``<repo>/resources/vcg``), package data (``nicadvisor/vcg/nic_facts.csv``). Raises FileNotFoundError
+    Looked up in order: a frozen bundle (``sys._MEIPASS/resources/vcg``), the shipped data folder
+    (:func:`nicadvisor.paths.resources_dir`: the repository's ``resources/vcg`` or an installed wheel's
+    ``nicadvisor/data/resources/vcg``), package data (``nicadvisor/vcg/nic_facts.csv``). Raises FileNotFoundError
     naming every place tried.
     """
     tried: list[Path] = []
     bundle = getattr(sys, "_MEIPASS", None)
     if bundle:
         tried.append(Path(bundle) / "resources" / "vcg" / SEED_FILE_NAME)
-    tried.append(Path(__file__).resolve().parents[3] / "resources" / "vcg" / SEED_FILE_NAME)
+    try:
+        tried.append(resources_dir() / "vcg" / SEED_FILE_NAME)  # the repository, or an installed wheel's data
+    except FileNotFoundError:
+        pass
     packaged = resources.files("nicadvisor.vcg").joinpath(SEED_FILE_NAME)
     for candidate in tried:
         if candidate.is_file():
