@@ -13,7 +13,7 @@ The verdict never reassures without data:
 * **NOT READY** when at least one finding has severity ``error`` (on a complete audit; an incomplete one is
   never more than NOT RATED, its errors are listed in the reason).
 * **READY** only when the audit is complete, every input yielded hosts, every host was rated, and no finding is
-  an error.
+  an error; its reason says how many capability cells stayed unknown (what the verdict could not see).
 
 Exit codes (``nic-advisor audit``/``demo``/``history ID``): READY 0, NOT READY 1, NOT RATED 2.
 """
@@ -152,7 +152,17 @@ def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
             return HostVerdict(host.name, NOT_RATED,
                                f"the MTU of {_names(unknown)} was not read (run {how}): nobody can say whether "
                                "a Geneve frame fits")
-    return HostVerdict(host.name, READY, f"no error finding on {_plural(len(phys), 'physical pNIC')}")
+    unknown = _unknown_cells(host, findings)
+    also = f"; {unknown[0]} of {unknown[1]} capability cells unknown" if unknown[0] else ""
+    return HostVerdict(host.name, READY, f"no error finding on {_plural(len(phys), 'physical pNIC')}{also}")
+
+
+def _unknown_cells(host: Host, findings: list[Any]) -> tuple[int, int]:
+    """(unknown cells, all cells) of the host's capability matrix: READY says how much it could not see."""
+    from nicadvisor.model.capabilities import UNKNOWN, capability_matrix
+
+    cells = [c for row in capability_matrix(host, findings) for c in row.cells.values()]
+    return sum(1 for c in cells if c.status == UNKNOWN), len(cells)
 
 
 def _norm(text: str) -> str:
@@ -218,5 +228,9 @@ def verdict_of(audit: Audit) -> Verdict:
         return Verdict(NOT_RATED, f"{len(unrated)} of {_plural(len(hosts), 'host')} could not be rated: "
                                   f"{_names([h.host for h in unrated])}", tuple(causes), hosts)
     pnics = sum(1 for h in audit.hosts for p in h.pnics if p.is_physical is not False)
-    return Verdict(READY, f"no error finding on {_plural(len(hosts), 'host')} and {_plural(pnics, 'physical pNIC')}",
+    unknown = [_unknown_cells(h, findings) for h in audit.hosts]
+    blind, cells = sum(u for u, _ in unknown), sum(c for _, c in unknown)
+    also = f"; {blind} of {cells} capability cells unknown (see the matrix)" if blind else ""
+    return Verdict(READY, f"no error finding on {_plural(len(hosts), 'host')} and {_plural(pnics, 'physical pNIC')}"
+                          f"{also}",
                    (), hosts)

@@ -365,6 +365,23 @@ def _exec_summary(audit: Audit, title: str, plan: list[RemediationItem], fonts: 
     if audit.inputs_not_understood:
         story.append(Paragraph(f"{len(audit.inputs_not_understood)} input(s) were not understood: see the appendix "
                                "“Inputs not understood”.", st.body))
+    shown_of = f" ({TOP_ACTIONS} of {len(plan)}: all are in the remediation plan)" if len(plan) > TOP_ACTIONS else ""
+    story.append(Paragraph(f"Top remediation actions{shown_of}", st.h2))
+    if plan:
+        rows = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("#", "Severity", "Action", "Targets", "Hosts")]]
+        for n, item in enumerate(plan[:TOP_ACTIONS], start=1):
+            rows.append([Paragraph(str(n), st.cell),
+                         Paragraph(f"{fonts.sym(_SEVERITY_SYMBOL[item.severity])} {SEVERITY_WORD[item.severity]}",
+                                   st.cell),
+                         Paragraph(_clean(item.title, fonts), st.cell), Paragraph(str(len(item.targets)), st.cell),
+                         Paragraph(_clean(_some(item.hosts), fonts), st.cell_small)])
+        table = Table(rows, colWidths=[8 * mm, 24 * mm, 95 * mm, 18 * mm, FRAME_WIDTH - 145 * mm], hAlign="LEFT")
+        table.setStyle(TableStyle(_GRID))
+        story.append(table)
+    else:
+        story.append(Paragraph("No error or warning finding: nothing to change"
+                               + ("" if v.status == "ready" else " on what could be read") + ".", st.body))
+
     story.append(Paragraph("Verdict and scorecard per host", st.h2))
     head = ["Host", "Verdict"] + [_SHORT_TITLE.get(c.key, c.title) for c in CAPABILITIES]
     rows: list[list[Any]] = [[Paragraph(f"<b>{_clean(h, fonts)}</b>", st.cell_small) for h in head]]
@@ -386,23 +403,6 @@ def _exec_summary(audit: Audit, title: str, plan: list[RemediationItem], fonts: 
     story.append(table)
     story.append(Paragraph("Each capability cell is the worst of that host's pNICs (✖ fail, ▲ warn, ? unknown, – n/a, "
                            "✔ pass); the host pages show every pNIC.", st.small))
-
-    shown_of = f" ({TOP_ACTIONS} of {len(plan)}: all are in the remediation plan)" if len(plan) > TOP_ACTIONS else ""
-    story.append(Paragraph(f"Top remediation actions{shown_of}", st.h2))
-    if plan:
-        rows = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("#", "Severity", "Action", "Targets", "Hosts")]]
-        for n, item in enumerate(plan[:TOP_ACTIONS], start=1):
-            rows.append([Paragraph(str(n), st.cell),
-                         Paragraph(f"{fonts.sym(_SEVERITY_SYMBOL[item.severity])} {SEVERITY_WORD[item.severity]}",
-                                   st.cell),
-                         Paragraph(_clean(item.title, fonts), st.cell), Paragraph(str(len(item.targets)), st.cell),
-                         Paragraph(_clean(_some(item.hosts), fonts), st.cell_small)])
-        table = Table(rows, colWidths=[8 * mm, 24 * mm, 95 * mm, 18 * mm, FRAME_WIDTH - 145 * mm], hAlign="LEFT")
-        table.setStyle(TableStyle(_GRID))
-        story.append(table)
-    else:
-        story.append(Paragraph("No error or warning finding: nothing to change"
-                               + ("" if v.status == "ready" else " on what could be read") + ".", st.body))
 
     return story
 
