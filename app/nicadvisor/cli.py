@@ -323,7 +323,15 @@ def _bench_args(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console entry point ``nic-advisor``; returns the exit code (argparse exits 2 on a usage error)."""
+    """Console entry point ``nic-advisor``; returns the exit code (argparse exits 2 on a usage error).
+
+    ``nic-advisor agent serve|client ...`` runs the built-in benchmark agent (:mod:`nicadvisor.bench.agent`): the
+    way a frozen build, which has no ``python -m``, starts it."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["agent"]:
+        from nicadvisor.bench.agent import main as agent_main
+
+        return agent_main(argv[1:])
     args = build_parser().parse_args(argv)
     return args.func(args)
 

@@ -49,7 +49,10 @@ log = logging.getLogger(__name__)
 
 
 def agent_command() -> list[str]:
-    """argv prefix that runs this module's CLI: ``[sys.executable, "-m", "nicadvisor.bench.agent"]``."""
+    """argv prefix that runs this module's CLI: ``[sys.executable, "-m", "nicadvisor.bench.agent"]``, or in a frozen
+    build (PyInstaller, no ``-m``) ``[sys.executable, "agent"]`` (``nic-advisor agent``, see :func:`nicadvisor.cli.main`)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "agent"]
     return [sys.executable, "-m", "nicadvisor.bench.agent"]
 
 
