@@ -131,7 +131,7 @@ def _history_id(text: str) -> int | str:
 
 
 def _history_diff(store, args, AuditNotFound) -> int:
-    """``history diff BEFORE AFTER``: what changed between two stored audits (text, and JSON with --json)."""
+    """``history diff BEFORE AFTER``: what changed between two stored audits (text; JSON with --json, PDF with --pdf)."""
     from nicadvisor.model.diff import diff_audits, diff_lines
     from nicadvisor.services.audit import reopen_audit
 
@@ -158,6 +158,15 @@ def _history_diff(store, args, AuditNotFound) -> int:
             print(f"nic-advisor: cannot write {exc.filename or args.json}: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_INPUT
         print(f"wrote {args.json}")
+    if args.pdf:
+        from nicadvisor.report.pdf import write_diff_pdf
+
+        try:
+            write_diff_pdf(diff, args.pdf)
+        except OSError as exc:
+            print(f"nic-advisor: cannot write {exc.filename or args.pdf}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_INPUT
+        print(f"wrote {args.pdf}")
     return EXIT_READY
 
 
@@ -302,7 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     h = sub.add_parser("history", help="list past audits, reopen one and export it again, or compare two",
                        usage="nic-advisor history [ID [--pdf FILE] [--json FILE] [--csv FILE]] | "
-                             "history diff BEFORE AFTER [--json FILE]")
+                             "history diff BEFORE AFTER [--json FILE] [--pdf FILE]")
     h.add_argument("id", nargs="?", type=_history_id, help="the audit to reopen, or 'diff'")
     h.add_argument("ids", nargs="*", type=int, metavar="ID", help="with 'diff': the audits before and after")
     for name in ("json", "pdf", "csv", "html"):

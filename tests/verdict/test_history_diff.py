@@ -30,8 +30,8 @@ def _audit_folder(tmp_path, name: str, capture: str, capsys) -> int:
 def test_history_diff_shows_mtu_and_driver_changes_between_two_real_audits(tmp_path, capsys):
     first = _audit_folder(tmp_path, "before", BEFORE, capsys)
     second = _audit_folder(tmp_path, "after", AFTER, capsys)
-    out = tmp_path / "diff.json"
-    assert main(["history", "diff", str(first), str(second), "--json", str(out)]) == 0
+    out, pdf = tmp_path / "diff.json", tmp_path / "diff.pdf"
+    assert main(["history", "diff", str(first), str(second), "--json", str(out), "--pdf", str(pdf)]) == 0
     text = capsys.readouterr().out
     assert f"Audit #{first} → #{second}" in text
     assert "esx-a/vmnic0 (pNIC) mtu: 9000 → 1500" in text
@@ -46,6 +46,11 @@ def test_history_diff_shows_mtu_and_driver_changes_between_two_real_audits(tmp_p
     assert ("pnic-mtu-below-1600", "esx-a/vmnic0") in {(f["rule_id"], f["target"]) for f in doc["findings_new"]}
     assert doc["after"]["verdict"]["label"] == "NOT READY"
     assert doc["before"]["verdict"]["label"] != doc["after"]["verdict"]["label"] or doc["findings_new"]
+    from pypdf import PdfReader
+
+    pdf_text = " ".join(p.extract_text() for p in PdfReader(pdf).pages)
+    assert "Facts changed" in pdf_text and "driver_version" in pdf_text and "2.0.0.31" in pdf_text
+    assert "Findings new" in pdf_text and "pNIC MTU below 1600" in pdf_text
 
 
 def test_history_diff_needs_two_known_ids(capsys):

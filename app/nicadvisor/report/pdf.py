@@ -707,3 +707,55 @@ def write_pdf(audit: Audit, path: str | os.PathLike[str], title: str = DEFAULT_T
         doc.build(story, canvasmaker=_Canvas)
 
     return atomic_write(path, _write)
+
+
+def write_diff_pdf(diff: Any, path: str | os.PathLike[str], title: str = "NIC Advisor — audit comparison", *,
+                   font_dir: str | os.PathLike[str] | None = None) -> Path:
+    """Write a :class:`nicadvisor.model.diff.AuditDiff` (before → after) as an A4-landscape PDF: both verdicts, then
+    every change (hosts and objects added/removed, facts changed, findings fixed/new, benchmarks) as tables.
+    Returns the path; raises OSError if it cannot be written."""
+    fonts = _register_fonts(None if font_dir is None else Path(font_dir))
+    st = _Styles(fonts)
+    story: list[Any] = [Paragraph(_clean(title, fonts), st.title)]
+    for word, when, v in (("Before", diff.before_created_at, diff.before_verdict),
+                          ("After", diff.after_created_at, diff.after_verdict)):
+        story.append(Paragraph(f"<b>{word}</b> (audit of {_clean(when, fonts)})", st.body))
+        story.append(_verdict_cell(v, fonts, st))
+    if diff.empty:
+        story.append(Paragraph("No change: the same hosts, facts, findings and benchmark results.", st.body))
+
+    def table(head: tuple[str, ...], rows: list[list[str]], widths: list[float]) -> Table:
+        data = [[Paragraph(f"<b>{h}</b>", st.cell) for h in head]]
+        data += [[Paragraph(_clean(c, fonts), st.cell) for c in r] for r in rows]
+        t = Table(data, colWidths=[w * mm for w in widths], repeatRows=1, hAlign="LEFT")
+        t.setStyle(TableStyle(_GRID))
+        return t
+
+    from nicadvisor.model.text import fact_text
+
+    for name, items in (("Hosts added", diff.hosts_added), ("Hosts removed", diff.hosts_removed),
+                        ("Added", diff.objects_added), ("Removed", diff.objects_removed)):
+        if items:
+            story += [Paragraph(f"{name} ({len(items)})", st.h2), *_bullets(items, fonts, st)]
+    if diff.facts_changed:
+        story.append(Paragraph(f"Facts changed ({len(diff.facts_changed)})", st.h2))
+        story.append(table(("Target", "Kind", "Fact", "Before", "After"),
+                           [[c.target, c.kind, c.fact, fact_text(c.before, "not known"), fact_text(c.after, "not known")]
+                            for c in diff.facts_changed], [70, 20, 45, 65, 65]))
+    for name, items in (("Findings fixed", diff.findings_fixed), ("Findings new", diff.findings_new)):
+        if items:
+            story.append(Paragraph(f"{name} ({len(items)})", st.h2))
+            story.append(table(("Severity", "Target", "Finding"), [[f.severity.value, f.target, f.title] for f in items],
+                               [25, 80, 160]))
+    if diff.benchmarks:
+        story.append(Paragraph("Benchmarks (before → after)", st.h2))
+        story.append(table(("Test", "Path", "Before", "After", "Unit"),
+                           [[b.test, b.path, fact_text(b.before, "—"), fact_text(b.after, "—"), b.unit]
+                            for b in diff.benchmarks], [40, 60, 40, 40, 30]))
+
+    def _write(tmp: Path) -> None:
+        doc = _OutlinedDoc(str(tmp), pagesize=PAGE, leftMargin=MARGIN, rightMargin=MARGIN, topMargin=MARGIN,
+                           bottomMargin=16 * mm, title=title, author=TOOL_NAME, creator=f"{TOOL_NAME} {__version__}")
+        doc.build(story)
+
+    return atomic_write(path, _write)
