@@ -4,7 +4,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
-bash packaging/setup-debian.sh
+bash packaging/setup-debian.sh --test
 py=python3
 if [ -x "$here/.venv/bin/python" ]; then   # Debian's externally managed python3: see setup-debian.sh
   export PATH="$here/.venv/bin:$PATH"
