@@ -1,12 +1,37 @@
-"""Command-line handling of live targets (``--vcenter``, ``--ssh``, ``--nsx``): building the targets,
-passwords from the OS keyring or an interactive prompt (never from the command line or a file), pins
-for self-signed certificates and SSH host keys."""
+"""Command-line handling of live targets (``--vcenter``, ``--ssh``, ``--nsx``): building the targets, their
+passwords, pins for self-signed certificates and SSH host keys.
+
+Passwords, first found wins (never from the command line; never echoed, logged or written):
+
+1. ``--password-stdin`` (the first line of standard input, as ``docker login``) or ``--password-file FILE`` (a
+   regular file owned by the user and readable by nobody else, as ssh requires of keys): one password for every
+   target that needs one;
+2. the environment: ``NIC_ADVISOR_VCENTER_PASSWORD``, ``NIC_ADVISOR_SSH_PASSWORD``, ``NIC_ADVISOR_NSX_PASSWORD``
+   for one kind of target, else ``NIC_ADVISOR_PASSWORD`` (as govc's ``GOVC_PASSWORD``); the variables are removed
+   from this process's environment once read, so no child process inherits them;
+3. the OS keyring (``--remember-password`` saves a prompted password there);
+4. a prompt, when standard input is a terminal.
+
+Without any of them a run stops with exit code 2 and a message naming these ways.
+"""
 from __future__ import annotations
 
 import getpass
+import os
+import stat
 import sys
 import urllib.parse
 from dataclasses import dataclass, field
+
+#: Environment variables read for a password: per kind of target, then for all.
+PASSWORD_ENV = {"vcenter": "NIC_ADVISOR_VCENTER_PASSWORD", "ssh": "NIC_ADVISOR_SSH_PASSWORD",
+                "nsx": "NIC_ADVISOR_NSX_PASSWORD"}
+PASSWORD_ENV_ALL = "NIC_ADVISOR_PASSWORD"
+#: The most a password file or standard input may hold (bytes).
+PASSWORD_MAX_BYTES = 4096
+WAYS = ("--password-stdin, --password-file FILE (readable only by you), the environment variable "
+        f"{PASSWORD_ENV_ALL} (or {', '.join(PASSWORD_ENV.values())}), or the OS keyring (run once interactively "
+        "with --remember-password)")
 
 
 class LiveArgsError(ValueError):
@@ -15,7 +40,8 @@ class LiveArgsError(ValueError):
 
 def add_arguments(parser) -> None:
     """The live-target options of ``nic-advisor audit``."""
-    src = parser.add_argument_group("live targets (read-only; passwords come from the OS keyring or a prompt)")
+    src = parser.add_argument_group("live targets (read-only; passwords from --password-stdin/--password-file, "
+                                    "NIC_ADVISOR_*PASSWORD, the OS keyring or a prompt)")
     src.add_argument("--vcenter", action="append", metavar="URL", help="vCenter or ESXi SDK, e.g. https://vc1.example.com")
     src.add_argument("--ssh", action="append", metavar="USER@HOST[:PORT]", help="ESXi or Linux host over SSH")
     src.add_argument("--nsx", action="append", metavar="URL", help="NSX Manager, e.g. https://nsx1.example.com")
@@ -28,6 +54,11 @@ def add_arguments(parser) -> None:
     src.add_argument("--trust-host-key", action="append", default=[], metavar="[HOST[:PORT]=]SHA256:...",
                      help="trust this SSH host key on first contact (else you are asked)")
     src.add_argument("--remember-password", action="store_true", help="save prompted passwords in the OS keyring")
+    way = src.add_mutually_exclusive_group()
+    way.add_argument("--password-stdin", action="store_true",
+                     help="read the password from the first line of standard input (for scripts)")
+    way.add_argument("--password-file", metavar="FILE",
+                     help="read the password from FILE (its first line; the file must be readable only by you)")
     src.add_argument("--save-captures", metavar="DIR", help="also save every live output and API recording as capture files (replayable with --capture)")
     src.add_argument("--datacenter", help="limit --vcenter to this datacenter")
     src.add_argument("--cluster", help="limit --vcenter to this cluster")
@@ -36,18 +67,94 @@ def add_arguments(parser) -> None:
     src.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per call (default 30)")
 
 
+def _first_line(data: bytes, what: str) -> str:
+    if len(data) > PASSWORD_MAX_BYTES:
+        raise LiveArgsError(f"{what} holds more than {PASSWORD_MAX_BYTES} bytes: not a password")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LiveArgsError(f"{what} is not UTF-8 text") from None
+    line = text.split("\n", 1)[0].removesuffix("\r")
+    if not line:
+        raise LiveArgsError(f"{what} holds no password (its first line is empty)")
+    return line
+
+
+def read_password_file(path: str) -> str:
+    """The first line of the password file ``path`` (one trailing newline removed). Raises LiveArgsError when it
+    is not a regular file (a link, FIFO or device is refused), is not owned by this user, can be read by the group or
+    others (mode must be 0600 or stricter), is larger than :data:`PASSWORD_MAX_BYTES`, or holds no password."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        raise LiveArgsError(f"--password-file {path}: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise LiveArgsError(f"--password-file {path} is not a regular file")
+        if st.st_uid != os.getuid():
+            raise LiveArgsError(f"--password-file {path} is not owned by you")
+        if st.st_mode & 0o077:
+            raise LiveArgsError(f"--password-file {path} can be read by others (mode {stat.S_IMODE(st.st_mode):04o}): "
+                                f"make it readable only by you (chmod 600 {path})")
+        data = os.read(fd, PASSWORD_MAX_BYTES + 1)
+    finally:
+        os.close(fd)
+    return _first_line(data, f"--password-file {path}")
+
+
+def read_password_stdin(stream=None) -> str:
+    """The first line of standard input (``--password-stdin``). Raises LiveArgsError when it is empty or huge."""
+    stream = stream if stream is not None else sys.stdin
+    data = stream.buffer.read(PASSWORD_MAX_BYTES + 1) if hasattr(stream, "buffer") else \
+        stream.read(PASSWORD_MAX_BYTES + 1).encode("utf-8")
+    return _first_line(data, "standard input")
+
+
+def _take_env(kind: str) -> str | None:
+    """The password of the environment for ``kind`` (its own variable, else the general one), removing both
+    variables from ``os.environ`` so that no child process inherits them."""
+    own = os.environ.pop(PASSWORD_ENV[kind], None)
+    general = os.environ.get(PASSWORD_ENV_ALL)
+    return own or general or None
+
+
 @dataclass
 class PasswordSource:
-    """Passwords from the keyring, else a prompt when stdin is a terminal. ``prompt`` is injectable."""
+    """Where live targets' passwords come from (see the module docstring for the order). ``given`` is the password
+    of ``--password-stdin``/``--password-file``; ``prompt`` is injectable."""
 
     remember: bool = False
     interactive: bool = field(default_factory=lambda: sys.stdin is not None and sys.stdin.isatty())
     prompt: object = getpass.getpass
+    given: str | None = field(default=None, repr=False)
+    environment: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_args(cls, args) -> "PasswordSource":
+        """The source for parsed CLI ``args``: reads ``--password-stdin``/``--password-file`` once and takes the
+        password variables out of the environment. Raises LiveArgsError (unusable file, empty input)."""
+        given = None
+        if getattr(args, "password_stdin", False):
+            given = read_password_stdin()
+        elif getattr(args, "password_file", None):
+            given = read_password_file(args.password_file)
+        env = {kind: _take_env(kind) for kind in PASSWORD_ENV}
+        os.environ.pop(PASSWORD_ENV_ALL, None)
+        interactive = not getattr(args, "password_stdin", False) and sys.stdin is not None and sys.stdin.isatty()
+        return cls(remember=getattr(args, "remember_password", False), interactive=interactive, given=given,
+                   environment=env)
 
     def get(self, service_id: str, user: str, label: str) -> str:
-        """The password of ``user`` for ``service_id``. Raises LiveArgsError when there is none."""
+        """The password of ``user`` for ``service_id`` (``vcenter:…``, ``ssh:…``, ``nsx:…``). Raises LiveArgsError
+        when there is none."""
         from nicadvisor.secrets import SecretStoreUnavailable, get_password, store_password
 
+        if self.given is not None:
+            return self.given
+        from_env = self.environment.get(service_id.split(":", 1)[0])
+        if from_env:
+            return from_env
         saved, why = None, ""
         try:
             saved = get_password(service_id, user)
@@ -56,8 +163,8 @@ class PasswordSource:
         if saved is not None:
             return saved
         if not self.interactive:
-            raise LiveArgsError(f"no password for {user} at {label} in the OS keyring{why}; run once interactively "
-                                f"with --remember-password to save it")
+            raise LiveArgsError(f"no password for {user} at {label} in the OS keyring{why}, and no terminal to ask "
+                                f"on; give it with {WAYS}")
         password = self.prompt(f"Password for {user} at {label}: ")
         if self.remember:
             try:
@@ -131,7 +238,7 @@ def build_targets(args, passwords: PasswordSource | None = None, pin_store=None)
     """
     if getattr(args, "save_captures", None):
         check_save_folder(args.save_captures)
-    passwords = passwords or PasswordSource(remember=args.remember_password)
+    passwords = passwords or PasswordSource.from_args(args)
     pins = _pins(args.thumbprint)
     single = len(args.vcenter or ()) + len(args.nsx or ()) == 1
     if "*" in pins and not single:

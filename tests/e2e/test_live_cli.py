@@ -316,3 +316,89 @@ def test_no_keyring_at_all_says_why(xdg, tmp_path, capsys, monkeypatch):
     assert code == 2
     assert "no password for root at esxi-a.lab.example:22 in the OS keyring" in err
     assert "no keyring backend is available" in err
+
+
+# --- 5. unattended: password from stdin, a file or the environment, no keyring backend at all -------
+
+@pytest.fixture
+def no_keyring():
+    previous = keyring.get_keyring()
+    keyring.set_keyring(keyring.backends.fail.Keyring())  # as on a server, in CI or an AWX job
+    yield
+    keyring.set_keyring(previous)
+
+
+def _scan(tmp_path: Path, printed, skip: tuple[str, ...] = ()) -> None:
+    """No password in any file under tmp_path (reports, history, known_hosts: the xdg folders are there too) nor
+    in what was printed."""
+    files = [p for p in tmp_path.rglob("*") if p.is_file() and p.name not in skip]
+    assert any(p.name == "history.sqlite3" for p in files)
+    assert {str(p): _leaks(p.read_bytes()) for p in files if _leaks(p.read_bytes())} == {}
+    assert not _leaks(printed.out) and not _leaks(printed.err)
+
+
+def test_unattended_with_per_kind_environment_variables(vc, esxi_ssh, nsx, no_keyring, xdg, tmp_path, capsys,
+                                                        monkeypatch):
+    import os
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # no terminal
+    for kind, pw in (("VCENTER", PW_VC), ("SSH", PW_SSH), ("NSX", PW_NSX)):
+        monkeypatch.setenv(f"NIC_ADVISOR_{kind}_PASSWORD", pw)
+    out = tmp_path / "out"
+    code = main(["audit", *_live_args(vc, esxi_ssh, nsx), *_outputs(out)])
+    printed = capsys.readouterr()
+    assert code == 1, printed.err
+    assert len(_load(out / "audit.json")["hosts"]) == 6
+    assert not [v for v in os.environ if v.startswith("NIC_ADVISOR_") and v.endswith("PASSWORD")]  # not inherited
+    _scan(tmp_path, printed)
+
+
+def test_unattended_with_password_stdin(vc, no_keyring, xdg, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(PW_VC + "\n"))
+    code = main(["audit", "--vcenter", f"https://127.0.0.1:{vc.port}", "--user", USER, "--thumbprint",
+                 f"127.0.0.1:{vc.port}={cert_thumbprint('127.0.0.1', vc.port)}", "--password-stdin",
+                 "--json", str(tmp_path / "audit.json")])
+    printed = capsys.readouterr()
+    assert code in (1, 2), printed.err  # audited: a verdict, not a password error
+    assert sorted(h["name"] for h in _load(tmp_path / "audit.json")["hosts"]) == ["DC0_C0_H0", "DC0_C0_H1"]
+    _scan(tmp_path, printed)
+
+
+def test_unattended_with_a_password_file_readable_only_by_its_owner(esxi_ssh, no_keyring, xdg, tmp_path, capsys,
+                                                                     monkeypatch):
+    import os
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    pw = tmp_path / "pw.txt"
+    pw.write_text(PW_SSH + "\n")
+    pw.chmod(0o600)
+    target = ["audit", "--ssh", f"{esxi_ssh.user}@127.0.0.1:{esxi_ssh.port}", "--trust-host-key",
+              f"127.0.0.1:{esxi_ssh.port}={esxi_ssh.fingerprint}", "--json", str(tmp_path / "audit.json")]
+    code = main([*target, "--password-file", str(pw)])
+    printed = capsys.readouterr()
+    assert code in (0, 1, 2) and len(_load(tmp_path / "audit.json")["hosts"]) == 1, printed.err
+    _scan(tmp_path, printed, skip=("pw.txt",))
+    # refused: readable by the group, a link, a FIFO (without hanging on it)
+    pw.chmod(0o640)
+    assert main([*target, "--password-file", str(pw)]) == 2
+    assert "can be read by others (mode 0640)" in capsys.readouterr().err
+    pw.chmod(0o600)
+    link = tmp_path / "link.txt"
+    link.symlink_to(pw)
+    assert main([*target, "--password-file", str(link)]) == 2
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert main([*target, "--password-file", str(fifo)]) == 2
+    assert "is not a regular file" in capsys.readouterr().err
+
+
+def test_no_way_in_names_every_way_and_no_password_option_exists(no_keyring, xdg, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert main(["audit", "--ssh", "root@esxi-a.lab.example", "--no-history"]) == 2
+    err = capsys.readouterr().err
+    for way in ("--password-stdin", "--password-file", "NIC_ADVISOR_PASSWORD", "--remember-password"):
+        assert way in err
+    for argv in (["--password", "x"], ["--password-stdin", "--password-file", "f"]):
+        with pytest.raises(SystemExit) as exc:
+            main(["audit", "--ssh", "root@h", *argv])
+        assert exc.value.code == 2  # never on the command line; one way at a time
