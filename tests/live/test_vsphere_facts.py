@@ -59,14 +59,18 @@ def test_pnic_facts_from_real_dumps(pnics, pci_devices):
     assert r.pnics["vmnic0"]["vid"].line == "pciDevice[0000:0b:00.0].vendorId = 5549 (0x15ad)"
 
 
-def test_unset_link_speed_stays_unknown(pnics):
-    """§14 item 2: a pNIC without linkSpeed keeps link_speed_mbps (and link_up) None, never 0."""
+def test_unset_link_speed_is_link_down(pnics):
+    """A pNIC without linkSpeed is link down, as the vSphere API documents; its speed stays None, never 0, and
+    the evidence says that a LAG move can show the same (§14 item 2)."""
     nic = copy.deepcopy(pnics[0])
     del nic["linkSpeed"]
     r = ParseResult(family=vf.FAMILY_HOST)
     vf.pnic_facts(r, [nic])
-    assert "link_speed_mbps" not in r.pnics["vmnic0"] and "link_up" not in r.pnics["vmnic0"]
-    assert r.pnics["vmnic0"]["driver"].value == "nvmxnet3"
+    facts = r.pnics["vmnic0"]
+    assert "link_speed_mbps" not in facts
+    assert facts["link_up"].value is False and "linkSpeed = unset" in facts["link_up"].line
+    assert "LAG" in facts["link_up"].line
+    assert facts["driver"].value == "nvmxnet3"
 
 
 def test_signed_pci_ids_are_masked(pnics, pci_devices):

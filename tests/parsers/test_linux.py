@@ -97,7 +97,8 @@ def test_ethtool_k_ice_flattened_geneve_keys():
 
 def test_ethtool_k_igb_tunnel_tso_via_gso_partial_but_no_rx_port_offload():
     p = pnics("linux_ethtool-k_igb_enp2s0.txt")["enp2s0"]
-    assert p == {"tso": True, "lro": False, "geneve_rx_filter": False, "geneve_offload": True, "vxlan_offload": True}
+    assert p == {"tso": True, "lro": False, "geneve_rx_filter": False, "geneve_offload": True, "vxlan_offload": True,
+                 "receive_hashing": True}
     assert facts("linux_ethtool-k_igb_enp2s0.txt", "enp2s0")["geneve_rx_filter"].line == "rx-udp_tunnel-port-offload: off [fixed]"
 
 
@@ -122,15 +123,18 @@ def test_features_helper_reads_suffixes_and_single_line_layout():
 # --- ethtool -l ------------------------------------------------------------------------------------
 
 def test_ethtool_l_ice_tabs_combined_64():
-    assert pnics("linux_ethtool-l_ice_e810_100g_tabs.txt") == {"hge11": {"rx_queues": 64, "tx_queues": 64}}
+    assert pnics("linux_ethtool-l_ice_e810_100g_tabs.txt") == {
+        "hge11": {"rx_queues": 64, "tx_queues": 64, "rx_queues_max": 64, "tx_queues_max": 64}}
 
 
 def test_ethtool_l_ice_flattened_current_8_not_max_64():
-    assert pnics("linux_ethtool-l_ice_e810_64max_8current_flattened.txt") == {"em1": {"rx_queues": 8, "tx_queues": 8}}
+    assert pnics("linux_ethtool-l_ice_e810_64max_8current_flattened.txt") == {
+        "em1": {"rx_queues": 8, "tx_queues": 8, "rx_queues_max": 64, "tx_queues_max": 64}}  # in use 8 of 64
 
 
 def test_ethtool_l_igb_spaces():
-    assert pnics("linux_ethtool-l_igb_enp2s0.txt") == {"enp2s0": {"rx_queues": 4, "tx_queues": 4}}
+    assert pnics("linux_ethtool-l_igb_enp2s0.txt") == {
+        "enp2s0": {"rx_queues": 4, "tx_queues": 4, "rx_queues_max": 4, "tx_queues_max": 4}}
     f = facts("linux_ethtool-l_igb_enp2s0.txt", "enp2s0")["rx_queues"]
     assert "Combined:       4" in f.line and "RX:             0" in f.line
 

@@ -2,18 +2,22 @@
 
 Merge policy: captures are applied in a stable order (as given); for each field the first source that
 knows it wins and keeps its evidence (``set_fact``). pNICs first known only by PCI address
-(``pci:0000:5e:00.0``) are joined to the named pNIC with that address once one is known; facts of a
-device address that never gets a name (for example a dmesg line about a GPU) are dropped.
+(``pci:0000:5e:00.0``) are joined to the named pNIC with that address once one is known; an address that
+never gets a name becomes a pNIC of its own, named ``pci:<address>`` with ``pci_address`` set (the parsers
+record only NIC lines by address: driver messages of NIC drivers, lspci of network controllers), so facts such
+as an icen ITR setting or a PCIe link width are never dropped.
 """
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 
 from nicadvisor.collect.capture_file import Capture
 from nicadvisor.model import Evidence, Host, InputProblem, KernelModule, PhysicalNic, Switch, VmkernelNic
 from nicadvisor.parsers.base import Fact, ParseResult, natural_key
-from nicadvisor.parsers.registry import parse_output
+from nicadvisor.parsers.linux_pci import KERNEL_LOG_COMMANDS
+from nicadvisor.parsers.registry import normalise, parse_output
 
 _ESXI_COMMANDS = ("esxcli", "esxcfg-", "vsish", "vmkping", "vmware", "nsxdp-cli", "vmkchdev", "nicinfo.sh", "govc")
 _LINUX_COMMANDS = ("ip ", "cat /sys", "readlink /sys", "dmesg", "lspci -vv")
@@ -33,10 +37,10 @@ class HostInputs:
 
 
 def _guess_kind(captures: list[Capture]) -> str | None:
-    cmds = [c.command.strip() for c in captures]
+    cmds = [normalise(c.command) for c in captures]  # without sudo/env prefixes, prompts and paths
     if any(any(k in cmd for k in _ESXI_COMMANDS) for cmd in cmds) or any("vmnic" in cmd for cmd in cmds):
         return "esxi"
-    if any(cmd.startswith(("ethtool", *_LINUX_COMMANDS)) for cmd in cmds):
+    if any(cmd.startswith(("ethtool", *_LINUX_COMMANDS)) or re.match(KERNEL_LOG_COMMANDS, cmd) for cmd in cmds):
         return "linux"
     return None
 
@@ -148,6 +152,11 @@ def _join_pci_facts(host: Host, by_pci: dict[str, dict[str, tuple[Fact, Evidence
         pnics = [p for p in host.pnics if p.pci_address == addr]
         if not pnics and "name" in facts:
             pnics = [_get(host.pnics, PhysicalNic, str(facts["name"][0].value))]
+        if not pnics:  # known only by its address: a pNIC of its own, as docs/json-output.md describes
+            pnic = _get(host.pnics, PhysicalNic, f"pci:{addr}")
+            first = next(iter(facts.values()))
+            _set(pnic, "pci_address", addr, first[1])
+            pnics = [pnic]
         for pnic in pnics:
             for name, (f, e) in facts.items():
                 if name != "name":

@@ -21,8 +21,9 @@ Shapes (top-level keys are the property paths requested, nic-data-sources.md §1
   ``{module: configured option string}`` from ``QueryConfiguredModuleOptionString`` (§1.1).
 
 Units: ``linkSpeed.speedMb`` is Mbit/s, MTUs are bytes. PCI IDs are signed int16 in the API and are
-masked to 4 hex digits (§14 item 1). A pNIC without ``linkSpeed`` keeps ``link_speed_mbps`` None (the
-API says "link down", but that is not proven: §14 item 2). There is no MTU on ``PhysicalNic``; a pNIC's
+masked to 4 hex digits (§14 item 1). A pNIC without ``linkSpeed`` is ``link_up`` False, as the API documents
+("if this object is not set, then the link is down"), with ``link_speed_mbps`` None; the evidence line says that
+ports moved in and out of a LAG can show this too (§14 item 2), so the link-down finding asks to check. There is no MTU on ``PhysicalNic``; a pNIC's
 MTU is that of its switch (§14 item 3), so pNIC ``mtu`` is not set here. Evidence lines look like
 ``pnic[vmnic0].linkSpeed.speedMb = 10000``.
 """
@@ -115,7 +116,7 @@ def pnic_facts(result: ParseResult, pnics: Iterable[dict], pci_devices: Iterable
     Fields: ``pci_address``, ``vid``/``did``/``svid``/``ssid`` (hex4 of the masked int16),
     ``description`` (``vendorName deviceName``), ``driver`` (as reported, ``_ens`` kept),
     ``driver_version``/``firmware_version`` (API 8.0.0.1+ only, §13), ``link_speed_mbps``/``link_up``/
-    ``duplex`` (only when ``linkSpeed`` is set and > 0), ``mac``, ``ens_capable``
+    ``duplex`` (only when ``linkSpeed`` is set and > 0; ``link_up`` False when it is unset), ``mac``, ``ens_capable``
     (``enhancedNetworkingStackSupported``), ``ens_interrupt_capable`` (``ensInterruptSupported``),
     ``ens_enabled``/``ens_mode`` (``spec.enableEnhancedNetworkingStack``/``spec.ensInterruptEnabled``),
     ``is_virtual_uplink`` (vmxnet3) and ``is_physical`` (True for a non-vmxnet3 port with a PCI address).
@@ -160,6 +161,9 @@ def pnic_facts(result: ParseResult, pnics: Iterable[dict], pci_devices: Iterable
             duplex = _bool(link.get("duplex"))
             if duplex is not None:
                 result.pnic(name, "duplex", "full" if duplex else "half", line("linkSpeed.duplex", duplex))
+        elif not link:  # the API: "If this object is not set, then the link is down"
+            result.pnic(name, "link_up", False, f"pnic[{name}].linkSpeed = unset (the vSphere API's word for link "
+                                                f"down; also seen on ports moved in and out of a LAG)")
         mac = _str(p.get("mac"))
         result.pnic(name, "mac", mac.lower() if mac else None, line("mac", mac))
         for key, field in (("enhancedNetworkingStackSupported", "ens_capable"),

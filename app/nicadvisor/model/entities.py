@@ -71,6 +71,9 @@ class PhysicalNic(_WithEvidence):
     Capability fields are tri-state: True, False, or None (unknown). ``is_physical`` is False for
     pseudo devices (Dell iDRAC ``vusb0``, bonds, VLAN devices, veth) and None when unknown.
     ``is_virtual_uplink`` marks vmxnet3 uplinks of nested hosts, whose "offloads" are virtual.
+    ``receive_hashing`` is the NIC's receive hashing feature (Linux ``ethtool -k`` ``receive-hashing``: RSS hashing
+    on, whatever the indirection table); ``rx_queues_max``/``tx_queues_max`` the most queues the driver offers
+    (``ethtool -l`` pre-set maximums), beside the ``rx_queues``/``tx_queues`` in use.
     """
 
     name: str
@@ -95,8 +98,11 @@ class PhysicalNic(_WithEvidence):
     geneve_offload: bool | None = None
     geneve_rx_filter: bool | None = None
     rss: bool | None = None
+    receive_hashing: bool | None = None
     rx_queues: int | None = None
     tx_queues: int | None = None
+    rx_queues_max: int | None = None
+    tx_queues_max: int | None = None
     rx_ring_size: int | None = None
     tx_ring_size: int | None = None
     ens_capable: bool | None = None

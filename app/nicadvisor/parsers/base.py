@@ -110,9 +110,27 @@ class CommandLine:
 _NIC_RE = re.compile(r"^(vmnic\d+|vusb\d+|en[a-z0-9]+|eth\d+|em\d+|p\d+p\d+|ib\d+|hge\d+|fp-eth\d+)$")
 
 
+_PLACEHOLDER_WORDS = {"if", "iface", "ifname", "dev", "device", "devname", "interface", "nic", "ethx", "vmnicx",
+                      "vmnic#", "nic_name", "name", "port", "module", "driver"}
+
+
+def is_placeholder(word: str | None) -> bool:
+    """True for a placeholder that documentation writes where an interface name goes (``<dev>``, ``{nic}``,
+    ``$IFACE``, ``IF``, ``vmnicX``): such a word never names a pNIC."""
+    if not word:
+        return True
+    return bool(re.search(r"[<>{}$]", word)) or word.lower() in _PLACEHOLDER_WORDS
+
+
 def _target(argv: tuple[str, ...], pipe_tail: str) -> str | None:
+    found = _target_word(argv, pipe_tail)
+    return None if is_placeholder(found) else found
+
+
+def _target_word(argv: tuple[str, ...], pipe_tail: str) -> str | None:
     for i, word in enumerate(argv):
-        if word in ("-n", "--nic-name", "-m", "--module", "-I", "--interface-name") and i + 1 < len(argv):
+        if word in ("-n", "--nic-name", "-m", "--module", "-I", "--interface-name", "--uplink", "-u") \
+                and i + 1 < len(argv):
             return argv[i + 1]
         m = re.search(r"/net/pNics/([^/<>]+)/", word)
         if m:

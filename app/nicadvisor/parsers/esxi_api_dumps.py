@@ -25,7 +25,7 @@ from typing import Any
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, hex4, norm_pci, to_int
 from nicadvisor.parsers.registry import register
-from nicadvisor.parsers.vsish import queue_lines, queue_stats, read_pyish, real_nic_name
+from nicadvisor.parsers.vsish import queue_lines, queue_stats, read_pyish_all, real_nic_name
 
 _MAC_RE = re.compile(r"[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}")
 
@@ -225,18 +225,19 @@ def _walk(obj: Any, path: tuple[str, ...] = ()):
 @register(r"^(?:ansible\b.*?)?(?:community\.vmware\.)?vmware_host_vmnic_info\b", "vmware_host_vmnic_info")
 def parse_vmnic_info(text: str, cmd: CommandLine) -> ParseResult:
     """community.vmware ``vmware_host_vmnic_info`` result (possibly an ``ok: [localhost] => {...}`` debug
-    print, possibly cut off). Per ``vmnic_details`` entry: ``description`` (``adapter``), ``driver``,
+    print, possibly cut off, possibly an excerpt starting inside the ``vmnic_details`` list: every entry is read).
+    Per ``vmnic_details`` entry: ``description`` (``adapter``), ``driver``,
     ``link_speed_mbps`` and ``link_up`` True (``actual_speed`` > 0, Mbit/s; the API leaves the speed unset
     when the link is down), ``duplex`` (``actual_duplex``), ``pci_address`` (``location``), ``mac`` (unless
     masked). ``dvswitch``/``vswitch`` maps → switch ``uplinks`` and ``kind``. Each entry is also a record.
     Never raises: what cannot be read is skipped and noted.
     """
     result = ParseResult(family="vmware_host_vmnic_info")
-    data = read_pyish(text)
-    if data is None:
+    tops = read_pyish_all(text)  # an excerpt from inside the vmnic_details list holds several top-level entries
+    if not tops:
         result.notes.append(f"{cmd.text!r}: no JSON object found")
         return result
-    for path, obj in _walk(data):
+    for path, obj in (walked for top in tops for walked in _walk(top)):
         device = obj.get("device")
         detail_keys = obj.keys() & {"adapter", "driver", "actual_speed", "location"}
         if isinstance(device, str) and real_nic_name(device) and detail_keys:

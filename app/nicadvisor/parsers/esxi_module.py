@@ -49,12 +49,18 @@ def _module_name(cmd: CommandLine, fallback: str | None = None) -> str | None:
 _INFO_START_RE = re.compile(r"^\s*(?:esxcfg-module module information|input file:)", re.I)
 _INPUT_FILE_RE = re.compile(r"^\s*input file:\s*(\S+)", re.I)
 _PARAM_LINE_RE = re.compile(r"^(?P<name>[A-Za-z_][\w.-]*):\s*(?P<type>\S.*?)\s*$")
+#: The types ``esxcfg-module -i`` prints for a parameter (``int``, ``array of int``, ``charp``, ``uint`` ...):
+#: a ``NAME: <type>`` line starts a parameter whatever its indentation (re-indented copies).
+#: The Parameters list is the last part of the output: the next command's echo or prompt ends it.
+_NEXT_COMMAND_RE = re.compile(r"^(?:[~#$]\s|\[[^\]]*\][#$]|esxcfg-module\s|esxcli\s|vmkload_mod\s)")
+_PARAM_TYPE_RE = re.compile(r"^(?:array of )?(?:u?int|u?long|u?short|charp|bool|invbool|byte|string)\b")
 
 
 @register(r"^esxcfg-module\s+(?:-i|--get-info)\b", "esxcfg-module -i")
 def parse_esxcfg_module_info(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``esxcfg-module -i DRV``: ``Version:`` → ``version``; the ``Parameters:`` list
-    (``NAME: type`` lines, each followed by more-indented description lines) → ``parameters``.
+    (``NAME: type`` lines, recognised by the type's shape whatever their indentation, each followed by its
+    description lines) → ``parameters``.
 
     The module is the one named on the command line, else the basename of ``input file:``. Parsing
     starts at ``esxcfg-module module information`` (or ``input file:``) so that ``Version:`` lines of
@@ -73,32 +79,25 @@ def parse_esxcfg_module_info(text: str, cmd: CommandLine) -> ParseResult:
         return result
     params: dict[str, str] = {}
     param_lines: list[str] = []
-    params_indent: int | None = None
-    item_indent: int | None = None
+    in_params = False
     current: tuple[str, str] | None = None
     descriptions: dict[str, list[str]] = {}
     for line in lines[start:]:
         if not line.strip():
             continue
-        indent = len(line) - len(line.lstrip())
         stripped = line.strip()
-        if params_indent is None:
+        if not in_params:
             key, sep, value = stripped.partition(":")
             if sep and key == "Version":
                 result.module(module, "version", value.strip() or None, line)
             elif sep and key == "Parameters":
-                params_indent = indent
+                in_params = True
             continue
-        if indent <= params_indent:
-            break  # end of the Parameters list
-        if item_indent is None:
-            item_indent = indent
-        if indent == item_indent:
-            m = _PARAM_LINE_RE.match(stripped)
-            if not m:
-                result.notes.append(f"esxcfg-module -i: parameter line not understood: {stripped!r}")
-                current = None
-                continue
+        m = _PARAM_LINE_RE.match(stripped)
+        starts = m is not None and _PARAM_TYPE_RE.match(m.group("type")) is not None
+        if not starts and (_INFO_START_RE.match(stripped) or _NEXT_COMMAND_RE.match(stripped)):
+            break  # the Parameters list ends the output: only another output ends it
+        if starts:
             current = (m.group("name"), m.group("type"))
             descriptions[current[0]] = []
             params[current[0]] = current[1]
@@ -111,7 +110,7 @@ def parse_esxcfg_module_info(text: str, cmd: CommandLine) -> ParseResult:
         params[name] = desc or ptype
         result.records.append({"kind": "module_parameter", "module": module, "name": name,
                                "type": ptype, "value": None, "description": desc})
-    if params_indent is not None:
+    if in_params:
         result.module(module, "parameters", params, "\n".join(param_lines) or "Parameters:")
     return result
 

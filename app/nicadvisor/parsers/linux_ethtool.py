@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from nicadvisor.parsers.base import CommandLine, ParseResult, norm_pci, speed_mbps, to_bool, to_int
+from nicadvisor.parsers.base import CommandLine, ParseResult, is_placeholder, norm_pci, speed_mbps, to_bool, to_int
 from nicadvisor.parsers.registry import register
 
 # First lines of every ethtool output type (a block of one type ends where another starts).
@@ -73,16 +73,17 @@ def _echo_key(command: str | None) -> str | None:
     m = _ECHO_ETHTOOL_RE.search(command)
     if not m:
         return None
-    words = [w for w in m.group("args").split() if not w.startswith("-")]
-    return words[0] if words else None
+    words = [w for w in m.group("args").split("|", 1)[0].split() if not w.startswith("-")]
+    return words[0] if words and not is_placeholder(words[0]) else None
 
 
 def _segments(text: str, header_re: re.Pattern[str], cmd: CommandLine) -> list[Segment]:
     """Split ``text`` into the blocks that start with ``header_re``.
 
     ``header_re`` may define a ``name`` group (the interface named by the header). A block ends at a
-    prompt line or at the header of another ethtool output. With no header at all, the whole text is
-    one block keyed by ``cmd.target``.
+    prompt line or at the header of another ethtool output. Lines after an echoed ``ethtool … IF`` command with
+    no header of their own (a grep-filtered output) are a block keyed by that IF. With no header and no echoed
+    command at all, the whole text is one block keyed by ``cmd.target``; a placeholder (``<dev>``) is no key.
     """
     segs: list[Segment] = []
     current: list[str] | None = None
@@ -100,11 +101,16 @@ def _segments(text: str, header_re: re.Pattern[str], cmd: CommandLine) -> list[S
                 prompt = _PROMPT_RE.match(line)
                 if not prompt:
                     continue
-            current = None
             echoed = _echo_key(prompt.group("cmd"))
+            # output without its header (filtered by grep) belongs to the interface the echoed command names
+            current = [] if echoed else None
+            if current is not None:
+                segs.append((echoed, "", current))
             continue
         h = header_re.match(line)
         if h:
+            if segs and segs[-1][2] is current and not any(x.strip() for x in current or []):
+                segs.pop()  # the echoed command's own header follows: that block is the one
             name = h.groupdict().get("name")
             key = name or echoed or cmd.target
             rest = line[h.end():] if name else line
@@ -117,6 +123,7 @@ def _segments(text: str, header_re: re.Pattern[str], cmd: CommandLine) -> list[S
             continue
         if current is not None:
             current.append(line)
+    segs = [seg for seg in segs if seg[1] or any(x.strip() for x in seg[2])]
     if not segs and text.strip():
         segs.append((cmd.target, "", text.splitlines()))
     return segs
@@ -239,7 +246,8 @@ def parse_ethtool_k(text: str, cmd: CommandLine) -> ParseResult:
     ``tso`` ← tcp-segmentation-offload, ``lro`` ← large-receive-offload, ``geneve_offload`` and
     ``vxlan_offload`` ← tx-udp_tnl-segmentation (evidence also names tx-udp_tnl-csum-segmentation;
     that one alone is used when the first is absent), ``geneve_rx_filter`` ← rx-udp_tunnel-port-offload
-    (nic-data-sources.md §6, §7, §14 item 12). RSS is not read here (see ``ethtool -x``).
+    (nic-data-sources.md §6, §7, §14 item 12), ``receive_hashing`` ← receive-hashing. RSS (the indirection table)
+    is not read here (see ``ethtool -x``).
     Captures: ``linux_ethtool-k_ice_e810_kernel6.15_flattened.txt``, ``linux_ethtool-k_igb_enp2s0.txt``,
     ``esxi_g_ethtool_-k_vmnic1_esxi60_sio4.txt`` (old ``Offload parameters`` layout). Never raises.
     """
@@ -253,7 +261,8 @@ def parse_ethtool_k(text: str, cmd: CommandLine) -> ParseResult:
             continue
         before = len(result.pnics.get(key, {}))
         for feat, field_name in (("tcp-segmentation-offload", "tso"), ("large-receive-offload", "lro"),
-                                 ("rx-udp_tunnel-port-offload", "geneve_rx_filter")):
+                                 ("rx-udp_tunnel-port-offload", "geneve_rx_filter"),
+                                 ("receive-hashing", "receive_hashing")):
             if feat in feats:
                 state, raw = feats[feat]
                 result.pnic(key, field_name, state, raw)
@@ -275,14 +284,24 @@ _RING_HEADER_RE = re.compile(r"^\s*Ring parameters for (?P<name>\S+?):")
 _CURRENT_RE = re.compile(r"Current hardware settings:", re.I)
 
 
-def _current_values(block: list[str], names: tuple[str, ...]) -> dict[str, tuple[str, str]]:
-    """``{name: (value, raw line)}`` for ``NAME: value`` after "Current hardware settings:".
+_PRESET_RE = re.compile(r"Pre-set maximums:", re.I)
+
+
+def _current_values(block: list[str], names: tuple[str, ...], preset: bool = False) -> dict[str, tuple[str, str]]:
+    """``{name: (value, raw line)}`` for ``NAME: value`` after "Current hardware settings:" (with ``preset``:
+    between "Pre-set maximums:" and "Current hardware settings:").
 
     Works for tab-separated, flattened and single-line layouts; ``RX Mini:``/``TX Push:`` style keys
     are not confused with ``RX:``/``TX:``.
     """
     joined = "\n".join(block)
     m = _CURRENT_RE.search(joined)
+    if preset:
+        p = _PRESET_RE.search(joined)
+        if not p:
+            return {}
+        joined = joined[:m.start()] if m and m.start() > p.end() else joined
+        m = p
     if not m:
         return {}
     current = joined[m.end():]
@@ -302,7 +321,7 @@ def _count(value: tuple[str, str] | None) -> int | None:
 
 @register(r"^ethtool\s+(?:-l|--show-channels)\b", "ethtool -l")
 def parse_ethtool_l(text: str, cmd: CommandLine) -> ParseResult:
-    """Parse ``ethtool -l IF`` (channels).
+    """Parse ``ethtool -l IF`` (channels); ``rx_queues_max``/``tx_queues_max`` from the pre-set maximums.
 
     From "Current hardware settings": ``rx_queues`` = Combined + RX, ``tx_queues`` = Combined + TX
     (``n/a`` counts as absent; a total of 0 is unknown, §14 item 21). Captures:
@@ -318,14 +337,18 @@ def parse_ethtool_l(text: str, cmd: CommandLine) -> ParseResult:
             _no_key(result, header)
             continue
         before = len(result.pnics.get(key, {}))
-        combined = _count(vals.get("Combined"))
-        for side, field_name in (("RX", "rx_queues"), ("TX", "tx_queues")):
-            own = _count(vals.get(side))
-            if combined is None and own is None:
-                continue
-            total = (combined or 0) + (own or 0)
-            raw = "\n".join(v[1] for k, v in vals.items() if k in ("Combined", side))
-            result.pnic(key, field_name, total or None, raw)
+        maxima = _current_values(block, ("RX", "TX", "Other", "Combined"), preset=True)
+        for values, suffix in ((vals, ""), (maxima, "_max")):
+            combined = _count(values.get("Combined"))
+            for side, field_name in (("RX", "rx_queues"), ("TX", "tx_queues")):
+                own = _count(values.get(side))
+                if combined is None and own is None:
+                    continue
+                # in use, RX-only and combined channels add up; as maximums they are alternatives (ice: 64 RX or
+                # 64 combined, never 128 receive queues)
+                total = (combined or 0) + (own or 0) if not suffix else max(combined or 0, own or 0)
+                raw = "\n".join(v[1] for k, v in values.items() if k in ("Combined", side))
+                result.pnic(key, field_name + suffix, total or None, raw)
         _acknowledge(result, key, header or "channels", before)
     return result
 

@@ -73,6 +73,17 @@ def _s_option(cmd: CommandLine) -> str | None:
     return None
 
 
+def _d_option(cmd: CommandLine) -> tuple[str, str] | None:
+    """(VID, DID) of ``-d vvvv:dddd`` (None when absent or a wildcard)."""
+    argv = list(cmd.argv)
+    for i, word in enumerate(argv):
+        value = argv[i + 1] if word == "-d" and i + 1 < len(argv) else word[2:] if word.startswith("-d") else ""
+        m = re.fullmatch(r"([0-9a-fA-F]{1,4}):([0-9a-fA-F]{1,4})(?::[0-9a-fA-F]{1,4})?", value)
+        if m:
+            return hex4(m.group(1)), hex4(m.group(2))
+    return None
+
+
 @register(r"^lspci\b.*\s-[A-Za-z]*vv", "lspci -vv")
 def parse_lspci_vv(text: str, cmd: CommandLine) -> ParseResult:
     """Parse Linux ``lspci -vv`` / ``-vvv`` / ``-nnvv`` (root needed for the Express capability).
@@ -82,15 +93,22 @@ def parse_lspci_vv(text: str, cmd: CommandLine) -> ParseResult:
     ``pcie_speed_gts``/``pcie_width`` ← ``LnkSta``, ``numa_node`` ← ``NUMA node:``, ``description``
     (device text without ``[vvvv:dddd]``/``(rev …)``), with ``-nn`` also ``vid``/``did``/``svid``/``ssid``,
     and ``driver`` ← ``Kernel driver in use:``. Keys are ``pci:<address>``; other device classes are
-    skipped. A text without device header lines is read as the device of ``-s BDF``.
+    skipped. A text without device header lines (a grep-filtered excerpt) is read as the device of ``-s BDF``, else
+    of ``-d VID:DID`` (a pNIC named ``pci-id:<vid>:<did>``).
     Capture: ``linux_lspci-vv_connectx6dx_lnkcap_partial.txt`` (LnkCap only). Never raises.
     """
     result = ParseResult(family="lspci -vv")
     key: str | None = None
     skipped = 0
     fallback = _s_option(cmd)
-    if fallback and not any(_DEVICE_RE.match(line) for line in text.splitlines()):
+    headless = not any(_DEVICE_RE.match(line) for line in text.splitlines())
+    ids = _d_option(cmd)
+    if fallback and headless:
         key = f"pci:{fallback}"
+    elif ids and headless:  # "lspci -vv -d 15b3:101d | grep Lnk": one device, known by its IDs only
+        key = f"pci-id:{ids[0]}:{ids[1]}"
+        result.pnic(key, "vid", ids[0], cmd.raw)
+        result.pnic(key, "did", ids[1], cmd.raw)
     lines = [part for line in text.splitlines() for part in _SPLIT_RE.split(line)]
     for line in lines:
         dev = _DEVICE_RE.match(line)
@@ -164,9 +182,16 @@ def _flat(s: str) -> str:
     return " ".join(s.split())
 
 
-@register(r"^dmesg\b", "dmesg")
+#: Kernel logs read like ``dmesg``: ``journalctl -k``/``--dmesg``, and ``kern.log``/``messages``/``syslog`` files
+#: (``cat``, ``grep``, ``tail``, ``less``, ``zcat`` of ``/var/log/...``).
+KERNEL_LOG_COMMANDS = r"^(?:dmesg\b|journalctl\b.*(?:\s-k\b|--dmesg\b)|(?:cat|z?grep|e?grep|tail|head|less|zcat)\b.*" \
+                      r"/var/log/(?:kern\.log|messages|syslog)\S*)"
+
+
+@register(KERNEL_LOG_COMMANDS, "dmesg")
 def parse_dmesg(text: str, cmd: CommandLine) -> ParseResult:
-    """Parse the kernel's PCIe bandwidth lines in ``dmesg`` (also mail-wrapped over two lines).
+    """Parse the kernel's PCIe bandwidth lines in ``dmesg`` and the kernel log files (``journalctl -k``,
+    ``/var/log/kern.log``, ``messages``, ``syslog``; also mail-wrapped over two lines).
 
     ``<drv> 0000:41:00.0: 252.048 Gb/s available PCIe bandwidth (16.0 GT/s PCIe x16 link)`` is printed
     when the device gets its full bandwidth, with the device's capable speed/width, which are then

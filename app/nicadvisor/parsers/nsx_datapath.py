@@ -151,6 +151,24 @@ def parse_ens_uplink_stats(text: str, cmd: CommandLine) -> ParseResult:
     return result
 
 
+@register(r"^nsxdp-cli\s+ens\s+fpo\s+stats\s+get\b", "nsxdp-cli ens fpo stats get")
+def parse_ens_fpo_stats(text: str, cmd: CommandLine) -> ParseResult:
+    """``nsxdp-cli ens fpo stats get [--uplink vmnicX]``: the Flow Processing Offload counters (``name: number``
+    lines) kept as one record for the uplink the command names; no capability is read from them (no public
+    capture of this output exists to learn what each counter proves). Never raises."""
+    result = ParseResult(family="nsxdp-cli ens fpo stats get")
+    counters: dict[str, int] = {}
+    for raw in text.splitlines():
+        m = re.match(r"^\s*([A-Za-z][\w .-]*?)\s*:\s+(-?\d+)\s*$", raw)
+        if m:
+            counters.setdefault(m.group(1), int(m.group(2)))
+    if not counters:
+        result.notes.append(f"{cmd.text!r}: no FPO counter found")
+        return result
+    result.records.append({"kind": "ens fpo stats", "nic": real_nic_name(cmd.target), "counters": counters})
+    return result
+
+
 @register(r"^nsxdp-cli\s+ens\s+port\s+list\b", "nsxdp-cli ens port list")
 def parse_ens_port_list(text: str, cmd: CommandLine) -> ParseResult:
     """``nsxdp-cli ens port list``: one record per ENS port (``portID ensPID TxQ RxQ hwMAC numMACs type

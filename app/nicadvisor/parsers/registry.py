@@ -53,12 +53,38 @@ _PROMPT_RE = re.compile(r"^(\[[^\]]*\]\s*|~\s*#\s*|[\w.-]+>\s*|#\s+|\$\s+)")
 _ESXCLI_POWERCLI_RE = re.compile(r"^\$esxcli\.([\w.]+)\.Invoke\(\)")
 
 
+_ASSIGNMENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*")
+#: sudo options that take a value (``sudo -u root ethtool -k eth0``).
+_SUDO_VALUE_OPTS = {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group"}
+
+
+def _strip_wrappers(text: str) -> str:
+    """``text`` without the ``sudo [options]``, ``env [-i] [VAR=value ...]`` and ``VAR=value`` words in front of
+    the command (``LC_ALL=C sudo -E /sbin/ethtool -k eth0`` → ``/sbin/ethtool -k eth0``)."""
+    words = text.split()
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in ("sudo", "env"):
+            i += 1
+            while i < len(words) and words[i].startswith("-"):
+                i += 2 if words[i] in _SUDO_VALUE_OPTS and word == "sudo" else 1
+            continue
+        if _ASSIGNMENT_RE.fullmatch(word):
+            i += 1
+            continue
+        break
+    return " ".join(words[i:]) if i else text
+
+
 def normalise(raw: str) -> str:
-    """One command, without prompt, path prefix or wrapper: ``localcli`` → ``esxcli``,
+    """One command, without prompt, ``sudo``/``env``/``VAR=value`` prefixes, path prefix or wrapper:
+    ``localcli`` → ``esxcli``,
     ``$esxcli.network.nic.list.Invoke()`` → ``esxcli network nic list``, ``vmkvsitools lspci`` → ``lspci``,
     ``/sbin/esxcfg-nics`` → ``esxcfg-nics``."""
     text = raw.strip()
     text = _PROMPT_RE.sub("", text, count=1).strip()
+    text = _strip_wrappers(text)
     m = _ESXCLI_POWERCLI_RE.match(text)
     if m:
         return "esxcli " + " ".join(m.group(1).split("."))

@@ -146,7 +146,28 @@ def read_pyish(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-_QUEUE_RE = re.compile(r"^[ \t]*(rx|tx)q(\d+):[ \t]*(.*)$", re.M)
+def read_pyish_all(text: str) -> list[dict[str, Any]]:
+    """Every top-level ``{...}`` dict in ``text``, in order, read as :func:`read_pyish` reads one: an excerpt that
+    starts inside a list (``{...}, {...}`` pasted from the middle of ``vmnic_details``) yields each entry, not only
+    the first. Never raises."""
+    start = text.find("{")
+    if start < 0:
+        return []
+    toks = _tokens(text[start:])
+    out: list[dict[str, Any]] = []
+    i = 0
+    while i < len(toks):
+        if toks[i] != ("p", "{"):
+            i += 1
+            continue
+        value, i = _parse_value(toks, i)
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+#: ``rxq3: totalPkts=…`` or, with the hardware queue beside it, ``rxq3 (hwq7): totalPkts=…``.
+_QUEUE_RE = re.compile(r"^[ \t]*(rx|tx)q(\d+)(?:[ \t]*\(hwq\d+\))?:[ \t]*(.*)$", re.M)
 
 
 def queue_stats(text: str) -> dict[str, dict[int, dict[str, int]]]:
