@@ -57,6 +57,9 @@ test_pkgs=(
   xvfb xauth poppler-utils fontconfig                  # GUI under Xvfb, PDF read-back and rendering, fc-list
   binutils                                             # objdump, for the PyInstaller build test
 )
+# PyInstaller bundles the shared libpython of the interpreter (Debian's python3 does not pull it in)
+pyver=$(python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+test_pkgs+=("libpython$pyver")
 pkgs=("${app_pkgs[@]}")
 [ "$with_tests" = 1 ] && pkgs+=("${test_pkgs[@]}")
 missing=()

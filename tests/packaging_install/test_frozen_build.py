@@ -20,8 +20,9 @@ def _free_port() -> int:
 
 def test_frozen_build_runs_the_demo_lab_and_the_agent(tmp_path):
     dist = tmp_path / "dist"
-    subprocess.run(["bash", str(REPO / "packaging" / "build-frozen.sh"), str(dist)], check=True, timeout=900,
-                   capture_output=True)
+    build = subprocess.run(["bash", str(REPO / "packaging" / "build-frozen.sh"), str(dist)], timeout=900,
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
     exe = dist / "nic-advisor" / "nic-advisor"
     assert exe.is_file()
     desktop = (dist / "nic-advisor" / "nic-advisor.desktop").read_text()
