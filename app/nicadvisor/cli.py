@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -331,18 +332,54 @@ def _bench_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rate-mbit", type=int, metavar="MBIT", help="shape the namespace link with tc tbf")
 
 
+#: Control characters that must not reach a terminal (an ESC sequence in a "# host:" header would drive it).
+_TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Exit code after the reader of the output went away (``nic-advisor history | head``), as a shell reports SIGPIPE.
+EXIT_PIPE_CLOSED = 141
+
+
+class _TerminalSafe:
+    """A text stream that writes everything but control characters (each becomes ``�``) to ``stream``; tab and
+    newline pass."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return self.stream.write(_TERMINAL_CONTROL.sub("\ufffd", text))
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Console entry point ``nic-advisor``; returns the exit code (argparse exits 2 on a usage error).
 
-    ``nic-advisor agent serve|client ...`` runs the built-in benchmark agent (:mod:`nicadvisor.bench.agent`): the
-    way a frozen build, which has no ``python -m``, starts it."""
+    Device text printed on stdout/stderr has its control characters replaced (a host name may carry an ESC
+    sequence). When the reader of stdout goes away (``| head``) the command ends quietly with
+    :data:`EXIT_PIPE_CLOSED`. ``nic-advisor agent serve|client ...`` runs the built-in benchmark agent
+    (:mod:`nicadvisor.bench.agent`): the way a frozen build, which has no ``python -m``, starts it."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["agent"]:
         from nicadvisor.bench.agent import main as agent_main
 
         return agent_main(argv[1:])
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _TerminalSafe(out), _TerminalSafe(err)
+    try:
+        code = args.func(args)
+        out.flush()  # a reader gone away shows here, not as a traceback at interpreter exit
+        return code
+    except BrokenPipeError:
+        try:  # what is still buffered must not raise again at exit (the Python documentation's recipe)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, out.fileno())
+        except (OSError, ValueError, AttributeError):  # not a real file (a test's capture): nothing is buffered
+            return EXIT_PIPE_CLOSED
+        return EXIT_PIPE_CLOSED
+    finally:
+        sys.stdout, sys.stderr = out, err
 
 
 if __name__ == "__main__":

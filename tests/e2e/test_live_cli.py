@@ -159,7 +159,10 @@ def test_audit_vcenter_ssh_and_nsx_in_one_call(vc, esxi_ssh, nsx, memory_keyring
     assert f"{esxi_ssh.name}/vmnic0,pnic-mtu-below-1600" in csv_text
 
     # the saved SSH outputs replay through --capture to the same facts
-    folder = caps / f"127.0.0.1_{esxi_ssh.port}"
+    from nicadvisor.collect.ssh import host_folder_name
+
+    folder = caps / host_folder_name(esxi_ssh.name)  # "127.0.0.1:PORT" is made safe, with a hash of the name
+    assert folder.name.startswith(f"127.0.0.1_{esxi_ssh.port}-")
     # every live source is saved: the SSH host, the vCenter hosts and the NSX recordings
     assert {p.name for p in caps.iterdir()} == {folder.name, "DC0_C0_H0", "DC0_C0_H1", "~nsx1"}
     first = sorted(folder.iterdir())[0].read_text(encoding="utf-8")

@@ -183,7 +183,7 @@ def test_pdf_wraps_long_evidence_and_many_rows(tmp_path):
     text, pages = _text(path)
     assert "vmnic39" in text and "Long evidence" in text
     assert "VMNET_CAP_VMNET_CAP_" in text  # split over lines, not dropped
-    assert "<tag> & <tag>" in text
+    assert "more characters" in text  # a cell holds at most 800 characters of device text: no page overflow
     assert len(pages) < 40
 
 

@@ -21,7 +21,10 @@ Other files are not read. Fragmented files (``*.FRAG-00000`` …) are joined in 
 """
 from __future__ import annotations
 
+import gzip
+import os
 import re
+import stat
 import tarfile
 import zlib
 from dataclasses import dataclass
@@ -79,35 +82,120 @@ def host_name_from_bundle(name: str) -> str:
     return m.group("host") if m else stem
 
 
-def _strip_root(names: list[str]) -> dict[str, str]:
-    """Map member name → path relative to the bundle root (the single top folder is dropped)."""
+#: The most capture text one bundle may yield (bytes, after joining fragments): past it the rest is not read.
+MAX_BUNDLE_BYTES = 64 * 1024 * 1024
+#: The largest single read the archive may ask for: a member of MAX_CAPTURE_BYTES plus its headers. A long-name
+#: (GNU LongLink) or PAX header announcing more (a "header bomb": 1 MB of gzip claiming GBs) is refused.
+MAX_READ_BYTES = MAX_CAPTURE_BYTES + 1024 * 1024
+#: At most this many fragments (``*.FRAG-NNNNN``) are joined into one file.
+MAX_FRAGMENTS = 64
+#: Folders deeper than this inside an extracted bundle are not read.
+MAX_BUNDLE_DEPTH = 16
+
+
+class _BoundedReader:
+    """A file object for :mod:`tarfile` that refuses any read larger than :data:`MAX_READ_BYTES` (so a header that
+    announces gigabytes fails at once instead of being allocated)."""
+
+    def __init__(self, raw) -> None:
+        self.raw = raw
+
+    def read(self, size: int = -1) -> bytes:
+        if size is None or size < 0 or size > MAX_READ_BYTES:
+            raise tarfile.HeaderError(f"the archive asks to read {'all' if size is None or size < 0 else size} "
+                                      f"bytes at once (more than {MAX_READ_BYTES}): a corrupt or hostile header")
+        return self.raw.read(size)
+
+    def seek(self, *args):
+        return self.raw.seek(*args)
+
+    def tell(self):
+        return self.raw.tell()
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def _strip_root(names: list[str]) -> dict[str, tuple[str, str]]:
+    """Map member name → (root folder, path relative to that bundle root): ``commands/…``/``var/…`` and what is above
+    them (``esx-a-2026-…/``, or ``""`` when the archive has no top folder)."""
     out = {}
     for n in names:
         parts = n.strip("/").split("/")
         for i in range(len(parts)):
             rel = "/".join(parts[i:])
             if rel.startswith(("commands/", "var/")):
-                out[n] = rel
+                out[n] = ("/".join(parts[:i]), rel)
                 break
     return out
+
+
+def _open_archive(path: Path):
+    with open(path, "rb") as fh:
+        magic = fh.read(2)
+    raw = gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
+    try:
+        return tarfile.open(fileobj=_BoundedReader(raw), mode="r:")
+    except BaseException:
+        raw.close()
+        raise
+
+
+def _folder_members(path: Path, skipped: list[str]) -> dict[str, Path]:
+    """Regular files of an extracted bundle folder, walked without following folder links; a file link that leaves
+    the bundle, FIFOs and devices are skipped with a message naming them."""
+    base = path.resolve()
+    files: dict[str, Path] = {}
+    for top, dirs, names in os.walk(path, followlinks=False):
+        depth = len(Path(top).relative_to(path).parts)
+        if depth >= MAX_BUNDLE_DEPTH:
+            skipped.append(f"{top}: skipped: more than {MAX_BUNDLE_DEPTH} folders deep in the bundle")
+            dirs[:] = []
+        for d in list(dirs):
+            if os.path.islink(os.path.join(top, d)):
+                skipped.append(f"{os.path.join(top, d)}: skipped: a folder link inside the bundle is not followed")
+                dirs.remove(d)
+        for name in names:
+            p = Path(top) / name
+            try:
+                real = p.resolve(strict=True)
+                mode = real.stat().st_mode
+            except (OSError, RuntimeError) as exc:
+                skipped.append(f"{p}: skipped: {getattr(exc, 'strerror', None) or exc}")
+                continue
+            if p.is_symlink() and base not in real.parents:
+                skipped.append(f"{p}: skipped: a link to {real}, outside the bundle")
+                continue
+            if not stat.S_ISREG(mode):
+                skipped.append(f"{p}: skipped: not a regular file")
+                continue
+            files[str(p.relative_to(path))] = p
+    return files
 
 
 def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
     """Read the NIC-related outputs of a vm-support bundle (``.tgz`` file or extracted folder).
 
-    Returns (captures, skipped) where ``skipped`` lists members that could not be read.
+    Returns (captures, skipped) where ``skipped`` lists what was not read, each naming the member and why: an
+    unreadable member, a link (in an archive; in a folder, one leaving the bundle), a FIFO or device, a member or
+    bundle over its byte budget (:data:`MAX_CAPTURE_BYTES` per file, :data:`MAX_BUNDLE_BYTES` per bundle,
+    :data:`MAX_FRAGMENTS` fragments per file), a corrupt tail. An archive holding several bundle roots
+    (``esx-a-…/commands``, ``esx-b-…/commands``) gives captures whose ``host`` is each root's host name.
     Raises BundleError naming ``path`` when it is not a tar/gzip archive or holds no ``commands/``.
     """
-    truncated = ""
+    skipped: list[str] = []
     if path.is_dir():
-        files = {str(p.relative_to(path)): p for p in path.rglob("*") if p.is_file()}
-        rel = _strip_root(list(files))
+        files = _folder_members(path, skipped)
+
         def read(member: str) -> bytes:
-            return files[member].read_bytes()[:MAX_CAPTURE_BYTES]
-        members = list(files)
+            with open(files[member], "rb") as fh:
+                return fh.read(MAX_CAPTURE_BYTES + 1)
+
+        names = list(files)
+        tar = None
     else:
         try:
-            tar = tarfile.open(path, "r:*")
+            tar = _open_archive(path)
         except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
             raise BundleError(f"{path}: not a vm-support bundle (not a readable .tgz archive: {exc})") from exc
         infos: dict[str, tarfile.TarInfo] = {}
@@ -115,37 +203,70 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
             for m in tar:
                 if m.isfile():
                     infos[m.name] = m
+                elif (m.issym() or m.islnk()) and _strip_root([m.name]):
+                    skipped.append(f"{path}:{m.name}: skipped: a link member ({'symbolic' if m.issym() else 'hard'} "
+                                   f"link to {m.linkname}) is not followed")
         except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
             if not infos:
+                tar.close()
+                tar.fileobj.close()
                 raise BundleError(f"{path}: truncated or corrupt vm-support bundle: {exc}") from exc
-            truncated = (f"{path}: the archive is truncated or corrupt after {len(infos)} files ({exc}); "
-                         "the files before that point were read")
-        rel = _strip_root(list(infos))
+            skipped.append(f"{path}: the archive is truncated or corrupt after {len(infos)} files ({exc}); "
+                           "the files before that point were read")
+
         def read(member: str) -> bytes:
             f = tar.extractfile(infos[member])
-            return f.read(MAX_CAPTURE_BYTES) if f else b""
-        members = list(infos)
-    if not any(r.startswith("commands/") for r in rel.values()):
+            return f.read(MAX_CAPTURE_BYTES + 1) if f else b""
+
+        names = list(infos)
+    try:
+        return _captures(path, names, read, skipped)
+    finally:
+        if tar is not None:
+            tar.close()
+            tar.fileobj.close()  # tarfile does not close a file object it was given
+
+
+def _captures(path: Path, names: list[str], read, skipped: list[str]) -> tuple[list[Capture], list[str]]:
+    rel = _strip_root(names)
+    if not any(r.startswith("commands/") for _root, r in rel.values()):
+        if skipped:  # there was a commands/ folder, but nothing in it could be read: say why
+            raise BundleError(f"{path}: nothing readable in commands/: " + "; ".join(skipped[:3]))
         raise BundleError(f"{path}: no commands/ folder, so not an ESXi vm-support bundle")
+    roots = sorted({root for root, _r in rel.values()})
     # join fragments: name.FRAG-00000, name.FRAG-00001 ...
-    groups: dict[str, list[str]] = {}
-    for m in members:
+    groups: dict[tuple[str, str], list[str]] = {}
+    for m in names:
         if m not in rel:
             continue
-        r = rel[m]
-        base = re.sub(r"\.FRAG-\d{5}$", "", r)
-        groups.setdefault(base, []).append(m)
+        root, r = rel[m]
+        groups.setdefault((root, re.sub(r"\.FRAG-\d{5}$", "", r)), []).append(m)
     captures: list[Capture] = []
-    skipped: list[str] = [truncated] if truncated else []
-    for base, parts in sorted(groups.items()):
+    total = 0
+    for (root, base), parts in sorted(groups.items()):
         command = command_for(base)
         if command is None:
             continue
+        where = f"{path}:{root + '/' if root and len(roots) > 1 else ''}{base}"
+        if len(parts) > MAX_FRAGMENTS:
+            skipped.append(f"{where}: {len(parts)} fragments; only the first {MAX_FRAGMENTS} are joined")
+            parts = sorted(parts)[:MAX_FRAGMENTS]
+        data = bytearray()
         try:
-            data = b"".join(read(p) for p in sorted(parts))
+            for part in sorted(parts):
+                data += read(part)
+                if len(data) > MAX_CAPTURE_BYTES:
+                    skipped.append(f"{where}: more than {MAX_CAPTURE_BYTES} bytes; the rest is not read")
+                    del data[MAX_CAPTURE_BYTES:]
+                    break
         except (OSError, tarfile.TarError, EOFError, zlib.error) as exc:
-            skipped.append(f"{path}:{base}: unreadable ({exc})")
+            skipped.append(f"{where}: unreadable ({exc})")
             continue
-        captures.append(Capture(source=f"{path}:{base}", command=command,
-                                text=data.decode("utf-8", errors="replace")))
+        if total + len(data) > MAX_BUNDLE_BYTES:
+            skipped.append(f"{where}: not read: the bundle already gave {total} bytes (at most {MAX_BUNDLE_BYTES})")
+            continue
+        total += len(data)
+        host = host_name_from_bundle(root.rsplit("/", 1)[-1]) if len(roots) > 1 and root else None
+        captures.append(Capture(source=where, command=command, text=bytes(data).decode("utf-8", errors="replace"),
+                                host=host))
     return captures, skipped

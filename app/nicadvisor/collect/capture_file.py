@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nicadvisor.model.entities import clip
+
 MAX_CAPTURE_BYTES = 16 * 1024 * 1024  # a capture larger than this is not a command output
+MAX_HOST_CHARS = 253  # a "# host:" header longer than a DNS name is cut (it names a host in every report)
 
 
 class CaptureError(ValueError):
@@ -53,7 +56,7 @@ def parse_capture_text(source: str, data: bytes) -> Capture:
         source=source,
         command=headers["command"][0],
         text="".join(lines[body_start:]),
-        host=(headers.get("host") or [None])[0],
+        host=clip((headers.get("host") or [None])[0] or "", MAX_HOST_CHARS) or None,
         notes=tuple(headers.get("note", [])),
         origin=(headers.get("source") or [None])[0],
     )

@@ -14,6 +14,8 @@ becomes an :class:`~nicadvisor.model.InputProblem` naming it; nothing raises for
 """
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from nicadvisor.collect.assemble import HostInputs
@@ -24,12 +26,41 @@ from nicadvisor.model import InputProblem
 _BUNDLE_SUFFIXES = (".tgz", ".tar.gz", ".tar")
 
 
+#: Folders deeper than this below a given path are not read (said, not silently): a capture lab is two or three
+#: levels deep; 1,200 nested folders used to end the audit with a RecursionError.
+MAX_DEPTH = 32
+#: At most this many entries are looked at below one given path (bounded time on a huge share).
+MAX_ENTRIES = 50_000
+#: The most capture text one audit reads from files and bundles (characters); inputs past it are not read.
+MAX_AUDIT_CHARS = 256 * 1024 * 1024
+
+
 def _ignored(p: Path) -> bool:
     return p.name.startswith(".") or p.name.upper().startswith("README")
 
 
-def _is_bundle(p: Path) -> bool:
-    return (p.is_file() and p.name.endswith(_BUNDLE_SUFFIXES)) or (p.is_dir() and (p / "commands").is_dir())
+def _kind(p: Path) -> str:
+    """``file``, ``dir``, ``missing`` or what else the path is (``FIFO``, ``character device`` …), links followed."""
+    try:
+        mode = p.stat().st_mode
+    except FileNotFoundError:
+        return "missing"
+    except OSError as exc:
+        return f"unreadable ({exc.strerror or exc})"
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    for test, word in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
+                       (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return word
+    return "special file"
+
+
+def _is_bundle(p: Path, kind: str | None = None) -> bool:
+    kind = kind or _kind(p)
+    return (kind == "file" and p.name.endswith(_BUNDLE_SUFFIXES)) or (kind == "dir" and (p / "commands").is_dir())
 
 
 def _bundle_host(p: Path, hosts: dict[str, HostInputs], problems: list[InputProblem]) -> None:
@@ -39,8 +70,10 @@ def _bundle_host(p: Path, hosts: dict[str, HostInputs], problems: list[InputProb
         problems.append(InputProblem(str(p), str(exc)))
         return
     name = host_name_from_bundle(p.name)
-    group = hosts.setdefault(name, HostInputs(name))
-    group.captures.extend(captures)
+    for cap in captures:  # an archive of several bundles: each root is a host of its own
+        hosts.setdefault(cap.host or name, HostInputs(cap.host or name)).captures.append(cap)
+    group = hosts.setdefault(name, HostInputs(name)) if not captures or any(c.host is None for c in captures) \
+        else hosts[captures[0].host]
     group.problems.extend(InputProblem(s.split(": ")[0], s) for s in skipped)
     if not captures:
         problems.append(InputProblem(str(p), "vm-support bundle holds none of the NIC outputs NIC Advisor reads"))
@@ -56,38 +89,91 @@ def _file_into(p: Path, default_host: str, hosts: dict[str, HostInputs], problem
     hosts.setdefault(name, HostInputs(name)).captures.append(cap)
 
 
-def _folder_into(folder: Path, hosts: dict[str, HostInputs], problems: list[InputProblem]) -> None:
-    entries = sorted(e for e in folder.iterdir() if not _ignored(e))
-    if not entries:
-        problems.append(InputProblem(str(folder), "empty: no capture files found here"))
-        return
-    files = [e for e in entries if e.is_file() and not _is_bundle(e)]
-    for f in files:
-        _file_into(f, folder.name, hosts, problems)
-    for e in entries:
-        if _is_bundle(e):
-            _bundle_host(e, hosts, problems)
-        elif e.is_dir():
-            _folder_into(e, hosts, problems)
+def _walk(root: Path, hosts: dict[str, HostInputs], problems: list[InputProblem]) -> None:
+    """Read the folder ``root`` and its sub-folders, iteratively (no recursion, any depth): capture files go to the
+    host of their folder, bundles are hosts of their own. A folder reached again through a link (a loop, or a link
+    back into the tree) and a link to a folder outside ``root`` are skipped with a message, as are FIFOs, devices
+    and sockets, unreadable folders, folders deeper than :data:`MAX_DEPTH`, and entries past :data:`MAX_ENTRIES`."""
+    base = root.resolve()
+    seen: set[tuple[int, int]] = set()
+    stack: list[tuple[Path, int]] = [(root, 0)]
+    budget = MAX_ENTRIES
+    while stack:
+        folder, depth = stack.pop()
+        try:
+            st = folder.stat()
+            with os.scandir(folder) as it:  # closed even when reading the folder fails half-way
+                entries = sorted(folder / e.name for e in it if not _ignored(Path(e.name)))
+        except OSError as exc:
+            problems.append(InputProblem(str(folder), f"folder cannot be read: {exc.strerror or exc}"))
+            continue
+        if (st.st_dev, st.st_ino) in seen:
+            problems.append(InputProblem(str(folder), "skipped: a link leads back to a folder already read"))
+            continue
+        seen.add((st.st_dev, st.st_ino))
+        if not entries:
+            problems.append(InputProblem(str(folder), "empty: no capture files found here"))
+            continue
+        if len(entries) > budget:
+            problems.append(InputProblem(str(folder), f"more than {MAX_ENTRIES} entries under {root}: the rest is "
+                                                      "not read"))
+            entries = entries[:budget]
+        budget -= len(entries)
+        kinds = [(e, _kind(e)) for e in entries]
+        for e, kind in kinds:
+            if kind == "file" and not _is_bundle(e, kind):
+                _file_into(e, folder.name, hosts, problems)
+        subfolders = []
+        for e, kind in kinds:
+            if kind == "file":
+                if _is_bundle(e, kind):
+                    _bundle_host(e, hosts, problems)
+            elif kind == "dir":
+                if e.is_symlink() and not _inside(e.resolve(), base):
+                    problems.append(InputProblem(str(e), f"skipped: a link to a folder outside {root}"))
+                elif _is_bundle(e, kind):
+                    _bundle_host(e, hosts, problems)
+                elif depth + 1 > MAX_DEPTH:
+                    problems.append(InputProblem(str(e), f"skipped: more than {MAX_DEPTH} folders deep"))
+                else:
+                    subfolders.append((e, depth + 1))
+            elif kind != "missing":
+                problems.append(InputProblem(str(e), f"skipped: not a regular file or folder ({kind})"))
+            else:
+                problems.append(InputProblem(str(e), "skipped: a link to nothing"))
+        stack.extend(reversed(subfolders))  # read in name order
+
+
+def _inside(path: Path, base: Path) -> bool:
+    return path == base or base in path.parents
 
 
 def gather(paths: list[Path]) -> tuple[list[HostInputs], list[InputProblem]]:
     """Group the captures found under ``paths`` by host.
 
-    Returns (host groups in a stable order, problems with paths that gave nothing). A missing path,
-    an empty folder, a non-capture file or a broken bundle is a problem, never an exception.
+    Returns (host groups in a stable order, problems with paths that gave nothing). A missing path, an empty
+    folder, a non-capture file, a FIFO or device, a broken bundle or a link loop is a problem naming the path, never
+    an exception: the other paths are still read. Past :data:`MAX_AUDIT_CHARS` of capture text, further paths are
+    named as not read.
     """
     hosts: dict[str, HostInputs] = {}
     problems: list[InputProblem] = []
     for raw in paths:
         p = Path(raw)
-        if not p.exists():
-            problems.append(InputProblem(str(p), "no such file or folder"))
+        read = sum(len(c.text) for h in hosts.values() for c in h.captures)
+        if read > MAX_AUDIT_CHARS:
+            problems.append(InputProblem(str(p), f"not read: the audit already holds {read} characters of captures "
+                                                 f"(at most {MAX_AUDIT_CHARS}); audit the rest separately"))
             continue
-        if _is_bundle(p):
+        kind = _kind(p)
+        if kind == "missing":
+            problems.append(InputProblem(str(p), "no such file or folder"))
+        elif _is_bundle(p, kind):
             _bundle_host(p, hosts, problems)
-        elif p.is_file():
+        elif kind == "file":
             _file_into(p, p.resolve().parent.name, hosts, problems)
+        elif kind == "dir":
+            _walk(p, hosts, problems)
         else:
-            _folder_into(p, hosts, problems)
+            problems.append(InputProblem(str(p), f"not a capture file or folder: a {kind}"))
     return list(hosts.values()), problems

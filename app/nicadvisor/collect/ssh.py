@@ -33,6 +33,7 @@ the privilege: ``Permission denied`` / ``Operation not permitted``) become
 from __future__ import annotations
 
 import errno
+import hashlib
 import logging
 import re
 import select
@@ -773,6 +774,16 @@ def _safe(text: str, limit: int = 80) -> str:
     return (re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_.") or "x")[:limit]
 
 
+def host_folder_name(name: str) -> str:
+    """A folder name for host ``name`` that is safe (letters, digits, ``._-``) and distinct for distinct names:
+    when making it safe changed the name, a short hash of the exact name is appended, so ``esx 01`` and ``esx/01``
+    get two folders (``esx_01-1a2b3c4d``, ``esx_01-5e6f7a8b``) instead of one overwriting the other."""
+    safe = _safe(name)
+    if safe == name:
+        return safe
+    return f"{safe[:70]}-{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+
+
 def save_captures(host_inputs: list[HostInputs], folder: Path | str) -> list[Path]:
     """Write every capture of ``host_inputs`` as a capture file under ``folder/<host>/``.
 
@@ -784,7 +795,7 @@ def save_captures(host_inputs: list[HostInputs], folder: Path | str) -> list[Pat
     root = Path(folder)
     written: list[Path] = []
     for hi in host_inputs:
-        sub = root / _safe(hi.name)
+        sub = root / host_folder_name(hi.name)
         sub.mkdir(parents=True, exist_ok=True)
         for i, cap in enumerate(hi.captures, 1):
             head = [f"# source: {_one_line(cap.origin or cap.source, 1000)}",

@@ -16,18 +16,39 @@ if TYPE_CHECKING:
     from nicadvisor.model.verdict import Verdict
 
 
+#: Longest evidence line kept (characters): a 16 MB line quoted by 14 facts made a 234 MB report. Longer text
+#: keeps its start and ends with "… N more characters" (documented in docs/json-output.md).
+MAX_EVIDENCE_CHARS = 4096
+#: Longest command, source, message or text fact kept (characters), with the same ending.
+MAX_TEXT_CHARS = 1024
+
+
+def clip(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    """``text`` cut to ``limit`` characters plus ``"… N more characters"`` when it is longer; else unchanged."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… {len(text) - limit} more characters"
+
+
 @dataclass(frozen=True)
 class Evidence:
     """Where a fact came from.
 
     ``command`` is the command line as recorded (``esxcli network nic list``), ``line`` the raw output
     line(s) the value was read from, ``source`` the file, bundle member or live target that held the
-    output (``captures/esxi-a/nic_list.txt``, ``bundle.tgz:commands/nicinfo.sh.txt``, ``local``).
+    output (``captures/esxi-a/nic_list.txt``, ``bundle.tgz:commands/nicinfo.sh.txt``, ``local``). ``line`` is
+    kept to :data:`MAX_EVIDENCE_CHARS` characters, ``command`` and ``source`` to :data:`MAX_TEXT_CHARS` (:func:`clip`).
     """
 
     command: str
     line: str
     source: str = ""
+
+    def __post_init__(self) -> None:
+        # bound what one evidence costs in every output (JSON, CSV, PDF, history, stderr): see MAX_EVIDENCE_CHARS
+        object.__setattr__(self, "command", clip(self.command))
+        object.__setattr__(self, "line", clip(self.line, MAX_EVIDENCE_CHARS))
+        object.__setattr__(self, "source", clip(self.source))
 
     def to_dict(self) -> dict[str, str]:
         """``{"command", "line", "source"}`` as in the JSON report."""
@@ -50,6 +71,8 @@ class _WithEvidence:
             raise AttributeError(f"{type(self).__name__} has no field {name!r}")
         if value is None or getattr(self, name) is not None:
             return False
+        if isinstance(value, str):
+            value = clip(value)
         setattr(self, name, value)
         self.evidence[name] = evidence
         return True
@@ -265,6 +288,10 @@ class InputProblem:
     source: str
     message: str
     command: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("source", "message", "command"):  # a quoted 16 MB line must not become a 16 MB message
+            object.__setattr__(self, name, clip(getattr(self, name)))
 
     def to_dict(self) -> dict[str, str]:
         """``{"source", "message", "command"}`` as in the JSON report."""

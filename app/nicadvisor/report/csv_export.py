@@ -2,8 +2,9 @@
 
 Both files are UTF-8 with a byte-order mark (``utf-8-sig``) so that spreadsheet programs show ``µ`` and
 ``✔`` correctly, with ``\\r\\n`` row ends (the :mod:`csv` default). Unknown values are empty cells, never 0.
-A cell that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``@``, a tab, a carriage
-return, or ``-`` followed by a letter or sign) gets a leading ``'``, since evidence lines are device output.
+A cell that a spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+return, as OWASP lists them, and not a plain number) gets a leading ``'``, and control characters (an ESC
+sequence in a host name) become ``�``, since evidence lines and names are device output.
 """
 from __future__ import annotations
 
@@ -26,12 +27,21 @@ CHECKLIST_COLUMNS = (
     "references",
 )
 
-_FORMULA = re.compile(r"^(?:[=+@\t\r]|-[^-\d\s.])")
+#: Every formula lead character OWASP lists (CSV injection): = + - @ tab carriage-return.
+_FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
+#: A plain number (kept as it is, so that -3 stays a number).
+_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+#: Control characters (ESC sequences and the like) other than tab and newline: device text may carry them.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _safe(value: str) -> str:
-    """``value`` with a leading ``'`` if a spreadsheet would read it as a formula."""
-    return "'" + value if _FORMULA.match(value) else value
+    """``value`` without control characters (each becomes ``�``), with a leading ``'`` when a spreadsheet could read
+    it as a formula (it starts with ``= + - @``, a tab or a carriage return and is not a plain number)."""
+    value = _CONTROL.sub("\ufffd", value)
+    if value.startswith(_FORMULA_LEAD) and not _NUMBER.match(value):
+        return "'" + value
+    return value
 
 
 def _cell(value: Any) -> str:

@@ -55,7 +55,7 @@ from reportlab.platypus import (
 
 from nicadvisor import __version__
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
-from nicadvisor.model.entities import Audit, Evidence, Finding, Host, Severity
+from nicadvisor.model.entities import Audit, Evidence, Finding, Host, Severity, clip
 from nicadvisor.model.verdict import SYMBOL
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_to_dict, summarize
 from nicadvisor.report.remediation import (
@@ -218,7 +218,7 @@ def _status_cell(status: str, detail: str, fonts: _Fonts, st: _Styles) -> Paragr
     """A matrix cell: coloured symbol + status word (bold), then the judged values in small text."""
     ink = STATUS_INK[status].hexval()[2:]
     text = (f'<font color="#{ink}"><b>{fonts.sym(STATUS_SYMBOL[status])} {STATUS_TEXT[status]}</b></font>'
-            f'<br/>{_clean(detail, fonts)}')
+            f'<br/>{_clean(clip(detail, 160), fonts)}')  # a narrow cell: long device text is cut (JSON has all)
     return Paragraph(text, st.cell_small)
 
 
@@ -282,6 +282,8 @@ def _evidence_flowables(ev: Evidence, fonts: _Fonts, st: _Styles, roots: list[st
 _GRID = [("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#888888")),
          ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#d9e1ea")), ("VALIGN", (0, 0), (-1, -1), "TOP")]
 _SEVERITY_SYMBOL = {Severity.ERROR: "✖", Severity.WARNING: "▲", Severity.INFO: "ℹ"}
+#: Most characters of device text shown in one table cell (a cell taller than a page cannot be laid out).
+_CELL_CHARS = 800
 #: One-line column titles of the scorecard.
 _SHORT_TITLE = {"geneve_offload": "Geneve", "rx_filter": "Rx filter", "rss": "RSS", "ens": "ENS",
                 "pcie": "PCIe", "coalescing": "Coalesc.", "driver": "Driver"}
@@ -463,10 +465,13 @@ def _plan_item(n: int, item: RemediationItem, fonts: _Fonts, st: _Styles, roots:
     rows: list[list[Any]] = []
     for k, f in enumerate(item.findings):
         ev = f.evidence[0] if f.evidence else None
-        evidence = (f"$ {_clean(ev.command, fonts)} [{_clean(display_source(ev.source, roots), fonts)}]<br/>"
-                    f"{_clean(ev.line, fonts)}" if ev else "—")
+        # a table cell cannot run over a page: the shown evidence is shortened (the JSON keeps the whole line)
+        evidence = (f"$ {_clean(clip(ev.command, _CELL_CHARS), fonts)} "
+                    f"[{_clean(clip(display_source(ev.source, roots), _CELL_CHARS), fonts)}]<br/>"
+                    f"{_clean(clip(ev.line, _CELL_CHARS), fonts)}" if ev else "—")
         rows.append([_FormField(f"item{n}.target{k + 1}", f"Item {n}: {f.target} done", height=9),
-                     Paragraph(_clean(f.target, fonts), st.cell), Paragraph(_clean(f.message, fonts), st.cell_small),
+                     Paragraph(_clean(clip(f.target, _CELL_CHARS), fonts), st.cell),
+                     Paragraph(_clean(clip(f.message, _CELL_CHARS), fonts), st.cell_small),
                      Paragraph(evidence, st.mono_cell)])
     targets = Table(rows, colWidths=[7 * mm, 50 * mm, 100 * mm, FRAME_WIDTH - 164 * mm], hAlign="RIGHT")
     targets.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),

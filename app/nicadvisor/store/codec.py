@@ -46,10 +46,35 @@ HOST_COLLECTIONS: dict[str, type] = {
     "pnics": PhysicalNic, "vmknics": VmkernelNic, "switches": Switch, "modules": KernelModule,
 }
 
-#: ``scheme://user:password@`` in a URL (the user may hold an unencoded ``@``: ``administrator@vsphere.local``);
-#: group 1 keeps ``scheme://user:``.
-_USERINFO_RE = re.compile(r"([A-Za-z][A-Za-z0-9+.\-]*://[^\s/:]*:)[^\s/@]+@")
+#: After ``scheme://``: ``user:password@`` (the user may hold an unencoded ``@``: ``administrator@vsphere.local``).
+#: Bounded, and tried only where ``://`` stands, so a 16 MB word costs linear time (the earlier regex, which tried
+#: a scheme at every letter, took 33 s on 160 k characters).
+_USERINFO_RE = re.compile(r"[^\s/:]{0,256}:[^\s/@]{1,1024}@")
+_SCHEME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-")
 REDACTED = "***"
+
+
+def _redact_text(text: str) -> str:
+    """``text`` with the password of every ``scheme://user:password@`` replaced by :data:`REDACTED`."""
+    if "://" not in text:
+        return text
+    out: list[str] = []
+    done = 0
+    for m in re.finditer("://", text):
+        start = m.start()
+        j = start
+        while j > 0 and start - j < 32 and text[j - 1] in _SCHEME_CHARS:
+            j -= 1
+        if j == start or not text[j].isalpha() or m.end() < done:
+            continue
+        user = _USERINFO_RE.match(text, m.end())
+        if not user:
+            continue
+        colon = text.index(":", m.end())
+        out.append(text[done:colon + 1] + REDACTED + "@")
+        done = user.end()
+    out.append(text[done:])
+    return "".join(out)
 
 
 class CodecError(ValueError):
@@ -62,7 +87,7 @@ def redact_secrets(value: Any) -> Any:
     Walks dicts and lists; other values are returned unchanged. Returns new containers.
     """
     if isinstance(value, str):
-        return _USERINFO_RE.sub(lambda m: m.group(1) + REDACTED + "@", value)
+        return _redact_text(value)
     if isinstance(value, Mapping):
         return {k: redact_secrets(v) for k, v in value.items()}
     if isinstance(value, list):
