@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, ParserFn
+from nicadvisor.parsers.framing import unframe
 
 
 @dataclass(frozen=True)
@@ -123,13 +124,15 @@ def families() -> list[str]:
 
 
 def parse_output(header_command: str, text: str) -> list[ParseResult]:
-    """Run the parser of every command in ``header_command`` over ``text``.
+    """Run the parser of every command in ``header_command`` over ``text``, after removing the framing pasting
+    adds (:func:`nicadvisor.parsers.framing.unframe`).
 
     The most specific parser of each command is tried first, the next one only if it understood
     nothing. Returns one ParseResult per command that has a parser (possibly not ``understood``); an empty
     list means no parser knows any of the commands. Never raises on malformed text: a parser that
     raises is a bug, reported as a note rather than lost.
     """
+    text = unframe(text)  # indentation, "> " quotes, CRLF and trailing spaces added by pasting
     results: list[ParseResult] = []
     for cmd in split_commands(header_command):
         first: ParseResult | None = None
