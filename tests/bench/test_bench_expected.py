@@ -56,7 +56,8 @@ def test_no_line_rate_no_expectation():
     assert expected_for("TCP_STREAM", "loopback", link_speed_mbps=10000) is None
     assert expected_for("TCP_STREAM", "netns") is None
     assert expected_for("TCP_STREAM", "netns", rate_mbit=50) == expected_stream("TCP_STREAM", rate_mbit=50)
-    assert expected_for("TCP_RR", "loopback").value == pytest.approx(46.94)
+    # request/response on loopback or namespaces: the published figure is of two VMs on a vSwitch, another path
+    assert expected_for("TCP_RR", "loopback") is None and expected_for("TCP_RR", "netns") is None
 
 
 def test_goodput_fractions():
@@ -87,3 +88,14 @@ def test_results_to_dict():
     assert d["results"][0]["transactions_per_s"] == 20000.0
     with pytest.raises(AttributeError):
         r.test = "x"  # frozen
+
+
+def test_comparisons_read_the_same_way_for_every_test():
+    from nicadvisor.bench.results import Expected, compare
+
+    gbps, us = Expected(10.0, "Gbit/s", "x"), Expected(50.0, "µs", "x")
+    assert compare(9.5, gbps) == "within 10 % of expected"
+    assert compare(6.5, gbps) == "35 % below expected"
+    assert compare(71.0, us) == "42 % slower than expected"  # lower is better: never "142 %"
+    assert compare(30.0, us) == "40 % faster than expected"
+    assert compare(5.0, None) == "no expectation for this path"

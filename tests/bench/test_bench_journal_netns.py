@@ -98,7 +98,8 @@ def test_netns_tbf_shaping_limits_tcp_stream(journal_dir):
     mbit = stream.throughput_gbps * 1000
     assert 5 < mbit < 60, f"tbf 50 mbit should cap TCP_STREAM, measured {mbit:.1f} Mbit/s"
     assert stream.expected.value * 1000 == pytest.approx(50 * 1448 / 1514)
-    assert rr.transactions_per_s > 100 and rr.expected.unit == "\u00b5s"
+    assert rr.transactions_per_s > 100 and rr.expected is None  # no round-trip figure exists for this path
+    assert "two network namespaces" in stream.endpoints and "shaped to 50 Mbit/s" in stream.endpoints
     assert nicadv_namespaces() == set()
     assert read_entries(journal_dir) == []
 

@@ -20,11 +20,14 @@ def test_agent_on_loopback_with_progress(journal_dir):
                                                                  ("TCP_RR", "agent", "loopback")]
     stream, rr = report.results
     assert stream.expected is None  # loopback has no line rate
-    assert rr.expected.value == pytest.approx(46.94)
+    assert rr.expected is None  # the only round-trip figure is of another path (two VMs on a vSwitch)
+    assert rr.comparison() == "no expectation for this path"
+    assert all(r.endpoints.startswith("127.0.0.1 → 127.0.0.1 on ") and "not an audited host" in r.endpoints
+               for r in report.results)
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == 1.0
     assert seen[-1][1] == "done" and any("TCP_RR with agent on loopback" in m for _, m in seen)
-    assert report.to_dict()["results"][1]["expected"]["unit"] == "\u00b5s"
+    assert report.to_dict()["results"][1]["expected"] is None
     assert read_entries(journal_dir) == []
 
 

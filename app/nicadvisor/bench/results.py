@@ -43,6 +43,8 @@ class BenchResult:
     * ``expected``: the expectation attached by the service, or None when there is none.
     * ``raw``: the tool's own output kept as evidence (netperf omni CSV, iperf3 JSON, agent JSON).
     * ``command``: the command line that produced ``raw`` (argv joined with spaces).
+    * ``endpoints``: where it ran, in words (``127.0.0.1 → 127.0.0.1 on auditor-pc, the machine running NIC
+      Advisor``): every report says which machine and path a result measured.
     """
 
     test: str
@@ -55,6 +57,7 @@ class BenchResult:
     expected: Expected | None
     raw: str
     command: str
+    endpoints: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict with the same keys as the fields (``expected`` nested or None)."""
@@ -69,7 +72,15 @@ class BenchResult:
             "expected": self.expected.to_dict() if self.expected else None,
             "raw": self.raw,
             "command": self.command,
+            "endpoints": self.endpoints,
         }
+
+    def comparison(self) -> str:
+        """How the result compares with its expectation, worded the same way for every test: ``"within 10 % of
+        expected"``, ``"35 % below expected"`` (Gbit/s, higher is better), ``"42 % slower than expected"`` (µs,
+        lower is better); ``"no expectation for this path"`` without one."""
+        return compare(self.throughput_gbps if self.expected and self.expected.unit == "Gbit/s" else
+                       self.latency_us, self.expected)
 
 
 @dataclass(frozen=True)
@@ -83,3 +94,26 @@ class BenchReport:
     def to_dict(self) -> dict[str, Any]:
         """``{"results": [BenchResult.to_dict()...], "problems": [str...]}``."""
         return {"results": [r.to_dict() for r in self.results], "problems": list(self.problems)}
+
+
+#: A result within this fraction of its expectation is "within" it.
+WITHIN = 0.10
+
+
+def compare(measured: float | None, expected: Expected | None) -> str:
+    """:meth:`BenchResult.comparison` for a ``measured`` value in ``expected.unit`` (Gbit/s: higher is better;
+    µs: lower is better)."""
+    if expected is None or not expected.value:
+        return "no expectation for this path"
+    if measured is None:
+        return "not measured"
+    ratio = measured / expected.value
+
+    def pct(x: float) -> str:
+        return f"{x * 100:.0f} %"
+
+    if abs(ratio - 1) <= WITHIN:
+        return f"within {pct(WITHIN)} of expected"
+    if expected.unit == "Gbit/s":
+        return f"{pct(1 - ratio)} below expected" if ratio < 1 else f"{pct(ratio - 1)} above expected"
+    return f"{pct(ratio - 1)} slower than expected" if ratio > 1 else f"{pct(1 - ratio)} faster than expected"

@@ -54,6 +54,7 @@ from reportlab.platypus import (
 )
 
 from nicadvisor import __version__
+from nicadvisor.bench.results import Expected, compare
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
 from nicadvisor.model.entities import Audit, Evidence, Finding, Host, Severity, clip
 from nicadvisor.model.verdict import SYMBOL
@@ -551,9 +552,11 @@ def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
     if not results:
         return []
     story: list[Any] = [PageBreak(), Paragraph("Benchmarks", st.h1),
-                        Paragraph("Measured values against the expected value for the path; the basis says where the "
-                                  "expectation comes from.", st.body), Spacer(1, 2 * mm)]
-    head = ("Test", "Tool", "Path", "Measured", "Expected", "Measured / expected", "Basis", "Duration")
+                        Paragraph("Each result says where it ran, and is compared only with an expectation for that "
+                                  "same path (none where no figure exists for it); the basis says where the "
+                                  "expectation comes from. A loopback or namespace run measures the machine running "
+                                  "NIC Advisor, not the audited hosts.", st.body), Spacer(1, 2 * mm)]
+    head = ("Test", "Tool", "Where it ran", "Measured", "Expected", "Compared", "Basis", "Duration")
     rows: list[list[Any]] = [[Paragraph(f"<b>{h}</b>", st.cell) for h in head]]
     for b in results:
         measured = _measured(b)
@@ -561,20 +564,21 @@ def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
         exp_value = expected.get("value")
         exp_unit = str(expected.get("unit") or "")
         exp_text = f"{_fmt_num(exp_value)} {exp_unit}".strip() if exp_value is not None else "—"
-        ratio = "—"
-        for value, unit in measured:
-            if isinstance(exp_value, (int, float)) and exp_value and unit == exp_unit:
-                ratio = f"{100 * value / exp_value:.0f} %"
+        value = b.get("throughput_gbps") if exp_unit == "Gbit/s" else b.get("latency_us")
+        ratio = compare(value if isinstance(value, (int, float)) else None,
+                        Expected(float(exp_value), exp_unit, str(expected.get("basis") or ""))
+                        if isinstance(exp_value, (int, float)) else None)
         meas_text = "<br/>".join(_clean(f"{_fmt_num(v)} {u}", fonts) for v, u in measured) or "—"
         duration = b.get("duration_s")
         rows.append([
             Paragraph(_clean(b.get("test", ""), fonts), st.cell), Paragraph(_clean(b.get("tool", ""), fonts), st.cell),
-            Paragraph(_clean(b.get("path") or "—", fonts), st.cell), Paragraph(meas_text, st.cell),
-            Paragraph(_clean(exp_text, fonts), st.cell), Paragraph(ratio, st.cell),
+            Paragraph(_clean(b.get("endpoints") or b.get("path") or "—", fonts), st.cell_small),
+            Paragraph(meas_text, st.cell),
+            Paragraph(_clean(exp_text, fonts), st.cell), Paragraph(_clean(ratio, fonts), st.cell),
             Paragraph(_clean(expected.get("basis") or "—", fonts), st.cell_small),
             Paragraph(_clean(f"{_fmt_num(duration)} s" if duration is not None else "—", fonts), st.cell),
         ])
-    table = Table(rows, colWidths=[32 * mm, 22 * mm, 38 * mm, 34 * mm, 30 * mm, 24 * mm, 70 * mm, 19 * mm],
+    table = Table(rows, colWidths=[26 * mm, 18 * mm, 60 * mm, 32 * mm, 24 * mm, 30 * mm, 57 * mm, 22 * mm],
                   repeatRows=1, hAlign="LEFT")
     table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#888888")),
                                ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#d9e1ea")),

@@ -10,6 +10,7 @@ or killed earlier run left, and always undoes its own changes before returning o
 """
 from __future__ import annotations
 
+import socket
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -95,6 +96,16 @@ def choose_tool(test: str, wanted: str) -> tuple[str | None, str | None]:
     return None, f"no installed tool can run {test} (needs netperf); skipped"
 
 
+def _where(path: str, pair: NetnsPair | None) -> str:
+    """Which machine and path a result measured, in words (every report shows it beside the result)."""
+    machine = socket.gethostname()
+    if path == "netns" and pair is not None:
+        shaped = f", shaped to {pair.rate_mbit} Mbit/s" if pair.rate_mbit else ""
+        return (f"two network namespaces on {machine} joined by a veth pair (MTU {pair.mtu or 'default'}{shaped}): "
+                "the machine running NIC Advisor, not an audited host")
+    return f"127.0.0.1 → 127.0.0.1 on {machine}: the machine running NIC Advisor, not an audited host"
+
+
 def run_quick_bench(request: BenchRequest, progress: Progress | None = None,
                     cancel: threading.Event | None = None, *,
                     journal_dir: Path | str | None = None) -> BenchReport:
@@ -167,7 +178,7 @@ def run_quick_bench(request: BenchRequest, progress: Progress | None = None,
                 continue
             expected = expected_for(test, path, rate_mbit=pair.rate_mbit if pair else None,
                                     mtu=pair.mtu if pair else None)
-            results.append(replace(result, expected=expected))
+            results.append(replace(result, expected=expected, endpoints=_where(path, pair)))
         report(1.0, "done")
     finally:
         if pair is not None:

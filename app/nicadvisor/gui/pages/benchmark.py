@@ -17,7 +17,8 @@ from nicadvisor.gui.widgets.bench_chart import MeasuredVsExpectedChart
 from nicadvisor.gui.widgets.common import message_label, readonly_table, splitter
 from nicadvisor.gui.widgets.formatting import esc
 
-TABLE_COLUMNS = ("Test", "Tool", "Path", "Measured", "Expected", "Basis of expectation", "Duration", "Command")
+TABLE_COLUMNS = ("Test", "Tool", "Where it ran", "Measured", "Expected", "Compared", "Basis of expectation",
+                 "Duration", "Command")
 
 
 def measured_text(result: Any) -> str:
@@ -230,7 +231,7 @@ class BenchmarkPage(TaskPage):
         self.table.setRowCount(len(report.results))
         for i, r in enumerate(report.results):
             expected, basis = expected_text(r)
-            values = (r.test, r.tool, r.path, measured_text(r), expected, basis,
+            values = (r.test, r.tool, r.endpoints or r.path, measured_text(r), expected, r.comparison(), basis,
                       f"{r.duration_s:g} s" if r.duration_s is not None else "", r.command or "")
             for col, value in enumerate(values):
                 item = QTableWidgetItem(str(value))
