@@ -11,8 +11,9 @@ import os
 from pathlib import Path
 
 
-def project_root() -> Path:
-    """The folder holding ``app/``, ``rules/`` and ``resources/``. Raises FileNotFoundError."""
+def find_project_root() -> Path | None:
+    """The folder holding ``rules/`` and ``resources/`` (``NICADVISOR_HOME``, the repository, or an installed
+    wheel's ``nicadvisor/data``), or None when there is none."""
     env = os.environ.get("NICADVISOR_HOME")
     if env:
         return Path(env)
@@ -23,7 +24,16 @@ def project_root() -> Path:
     packaged = Path(__file__).parent / "data"  # an installed wheel: the data travels inside the package
     if (packaged / "rules").is_dir() and (packaged / "resources").is_dir():
         return packaged
-    raise FileNotFoundError(f"NIC Advisor data folders (rules/, resources/) not found above {here} nor in {packaged}")
+    return None
+
+
+def project_root() -> Path:
+    """:func:`find_project_root`. Raises FileNotFoundError when there is none."""
+    root = find_project_root()
+    if root is None:
+        raise FileNotFoundError(f"NIC Advisor data folders (rules/, resources/) not found above "
+                                f"{Path(__file__).resolve()} nor in {Path(__file__).parent / 'data'}")
+    return root
 
 
 def rules_dir() -> Path:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from nicadvisor.paths import resources_dir
+from nicadvisor.paths import find_project_root
 from nicadvisor.vcg import db as _db
 from nicadvisor.parsers.base import hex4
 from nicadvisor.vcg.normalize import (driver_module, is_ens_driver, normalise_driver, parse_release,
@@ -90,7 +90,7 @@ def shipped_csv_path() -> Path:
     """The ``nic_facts.csv`` the application ships.
 
     Looked up in order: a frozen bundle (``sys._MEIPASS/resources/vcg``), the shipped data folder
-    (:func:`nicadvisor.paths.resources_dir`: the repository's ``resources/vcg`` or an installed wheel's
+    (:func:`nicadvisor.paths.find_project_root`: the repository's ``resources/vcg`` or an installed wheel's
     ``nicadvisor/data/resources/vcg``), package data (``nicadvisor/vcg/nic_facts.csv``). Raises FileNotFoundError
     naming every place tried.
     """
@@ -98,10 +98,9 @@ def shipped_csv_path() -> Path:
     bundle = getattr(sys, "_MEIPASS", None)
     if bundle:
         tried.append(Path(bundle) / "resources" / "vcg" / SEED_FILE_NAME)
-    try:
-        tried.append(resources_dir() / "vcg" / SEED_FILE_NAME)  # the repository, or an installed wheel's data
-    except FileNotFoundError:
-        pass
+    root = find_project_root()  # the repository, or an installed wheel's data
+    if root is not None:
+        tried.append(root / "resources" / "vcg" / SEED_FILE_NAME)
     packaged = resources.files("nicadvisor.vcg").joinpath(SEED_FILE_NAME)
     for candidate in tried:
         if candidate.is_file():
