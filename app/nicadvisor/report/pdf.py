@@ -584,6 +584,11 @@ def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
                                ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#d9e1ea")),
                                ("VALIGN", (0, 0), (-1, -1), "TOP")]))
     story.append(table)
+    charts = [c for c in (_bench_chart(results, "Gbit/s", "throughput_gbps", fonts),
+                          _bench_chart(results, "µs", "latency_us", fonts)) if c is not None]
+    if charts:
+        story.append(Paragraph("Measured against expected", st.h2))
+        story.extend(charts)
     commands = [(b.get("test", ""), b.get("command")) for b in results if b.get("command")]
     if commands:
         story.append(Paragraph("Commands run", st.h2))
@@ -592,6 +597,34 @@ def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
             story.append(Paragraph(f"{_clean(test, fonts)}: <font name=\"{fonts.mono}\">{_clean(text, fonts)}</font>",
                                    st.small))
     return story
+
+
+def _bench_chart(results: list[dict[str, Any]], unit: str, key: str, fonts: _Fonts) -> Drawing | None:
+    """Bars of measured vs expected for the results measured in ``unit`` (``key`` holds the value), drawn without
+    a display; None when no result is in that unit. A result without an expectation shows its measured bar only."""
+    rows = [b for b in results if isinstance(b.get(key), (int, float))]
+    if not rows:
+        return None
+    measured = [float(b[key]) for b in rows]
+    expected = [float(e["value"]) if isinstance(e := b.get("expected"), dict) and e.get("unit") == unit else 0.0
+                for b in rows]
+    drawing = Drawing(FRAME_WIDTH, 52 * mm)
+    chart = VerticalBarChart()
+    chart.x, chart.y, chart.width, chart.height = 14 * mm, 12 * mm, FRAME_WIDTH - 80 * mm, 36 * mm
+    chart.data = [measured, expected]
+    chart.categoryAxis.categoryNames = [f"{b.get('test', '')} ({b.get('tool', '')})" for b in rows]
+    for axis in (chart.categoryAxis.labels, chart.valueAxis.labels):
+        axis.fontName, axis.fontSize = fonts.regular, 8
+    chart.valueAxis.valueMin = 0
+    chart.bars[0].fillColor, chart.bars[1].fillColor = colors.HexColor("#3b6ea5"), colors.HexColor("#c8c8c8")
+    drawing.add(chart)
+    legend = Legend()
+    legend.x, legend.y = FRAME_WIDTH - 60 * mm, 45 * mm
+    legend.fontName, legend.fontSize = fonts.regular, 8
+    legend.colorNamePairs = [(chart.bars[0].fillColor, f"measured ({unit})"),
+                             (chart.bars[1].fillColor, f"expected for the same path ({unit})")]
+    drawing.add(legend)
+    return drawing
 
 
 def _bullets(items: Iterable[str], fonts: _Fonts, st: _Styles) -> list[Paragraph]:
