@@ -181,8 +181,15 @@ def test_link_members_of_an_archive_are_named(cli, tmp_path):
 # 10. a closed pipe ------------------------------------------------------------------------------------------
 
 def test_history_into_head_exits_quietly(cli, tmp_path, good_host):
-    for _ in range(40):
-        cli("audit", "--capture", good_host, "--quiet")
+    from nicadvisor.services.audit import AuditRequest, run_audit
+    from nicadvisor.store import AuditStore
+
+    # more history than a pipe buffers (64 KiB), so the reader's going away is seen by the writer
+    audit = run_audit(AuditRequest(capture_paths=(str(good_host),)))
+    audit.inputs = [str(good_host)] * 40
+    with AuditStore(tmp_path / "xdg" / "xdg_data_home" / "nic-advisor" / "history.sqlite3") as store:
+        for _ in range(80):
+            store.save(audit)
     proc = subprocess.Popen([sys.executable, "-m", "nicadvisor.cli", "history"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg" /
                                                                                               "xdg_data_home")})
