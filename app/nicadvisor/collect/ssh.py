@@ -368,7 +368,11 @@ class _Session:
                 if len(out) + len(err) > MAX_CAPTURE_BYTES:
                     truncated = True
                     break
-                if chan.exit_status_ready() and not chan.recv_ready() and not chan.recv_stderr_ready():
+                # the exit status can arrive before the last of stdout (sshd reports the child's exit as
+                # soon as it is reaped, while its pipe may still hold output): done only at EOF or close,
+                # with both buffers drained and the status in
+                if ((chan.eof_received or chan.closed) and chan.exit_status_ready()
+                        and not chan.recv_ready() and not chan.recv_stderr_ready()):
                     break
                 if self.cancel.is_set():
                     raise _Cancelled()
