@@ -89,7 +89,9 @@ def test_audit_vcenter_ssh_and_nsx_in_one_call(vc, esxi_ssh, nsx, memory_keyring
                  "--no-history", "--quiet"])
     printed = capsys.readouterr()
     doc = _load(out / "audit.json")
-    assert code == 1 and doc["summary"]["errors"] > 0 and doc["summary"]["ready"] is False  # MTU 1500 uplinks
+    # MTU 1500 uplinks and no TEP yet: conditional MTU errors on every candidate pNIC, so none is fit for the overlay
+    assert code == 1 and doc["summary"]["ready"] is False and doc["verdict"]["label"] == "NOT READY"
+    assert doc["summary"]["errors"] > 0 or "no pNIC fit for the overlay" in doc["verdict"]["reason"]
     assert doc["verdict"]["label"] == "NOT READY"
     assert not any(c.split("://")[0] in ("vcenter", "ssh", "nsx") for c in doc["verdict"]["causes"])  # all read
     assert memory_keyring.data == saved  # read, never written (no --remember-password)

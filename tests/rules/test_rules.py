@@ -82,7 +82,7 @@ def _ev(line):
     return Evidence("esxcli network nic list", line, "test")
 
 
-def _host():
+def _host(tep_switch="vSwitch0"):
     h = Host(name="esx1", kind="esxi")
     n = PhysicalNic(name="vmnic0")
     for k, v in dict(mtu=1500, link_up=True, link_speed_mbps=1000, driver="igb", geneve_offload=False,
@@ -102,6 +102,7 @@ def _host():
     h.switches.append(sw)
     tep = VmkernelNic(name="vmk10")
     tep.set_fact("is_tep", True, _ev("vmk10 vxlan"))
+    tep.set_fact("switch", tep_switch, _ev(f"vmk10 {tep_switch}"))  # on vSwitch0 vmnic0 carries the overlay
     tep.set_fact("mtu", 1650, _ev("vmk10 1650"))
     h.vmknics.append(tep)
     return h
@@ -169,7 +170,10 @@ def test_linux_hosts_get_linux_advice_not_esxi_advice():
     coal = by["linux-coalescing-on"]
     assert "ethtool -C em1 adaptive-rx off rx-usecs 0" in coal.recommendation and "esxcli" not in coal.recommendation
     mtu = by["linux-pnic-mtu-below-1600"]
-    assert mtu.severity is Severity.ERROR
+    # no switch or TEP is known on this host: the overlay rule holds only if em1 carries overlay, one step lower
+    assert mtu.severity is Severity.WARNING and mtu.full_severity is Severity.ERROR and mtu.overlay_role == "possible"
+    assert mtu.message.startswith("If em1 will carry overlay traffic") and mtu.title.endswith("(if it carries overlay)")
+    assert mtu.rollback == "ip link set em1 mtu 1500, and restore the previous persistent network configuration."
     assert "ip link set em1 mtu 9000" in mtu.recommendation and "ping -M do -s 8972" in mtu.recommendation
     assert "vmkping" not in mtu.recommendation and "vSwitch" not in mtu.recommendation
     virt = by["virtual-uplink-offload"]
@@ -183,13 +187,10 @@ def test_esxi_hosts_keep_esxi_advice():
 
 
 def _tep_host(tep_switch):
-    h = _host()
+    h = _host(tep_switch)
     sw1 = Switch(name="vDS-Transport")
     sw1.set_fact("mtu", 1500, _ev("vDS-Transport 1500"))
     h.switches.append(sw1)
-    tep = h.vmknics[0]
-    if tep_switch:
-        tep.set_fact("switch", tep_switch, _ev(f"vmk10 {tep_switch}"))
     return h
 
 
@@ -199,9 +200,12 @@ def test_switch_mtu_error_only_on_the_tep_switch_when_the_tep_switch_is_known():
     assert ("switch-mtu-below-1600", "esx1/vSwitch0") not in by
     info = by[("switch-mtu-below-1700-no-tep", "esx1/vSwitch0")]
     assert info.severity is Severity.INFO and "carries no TEP" in info.message
-    # TEP switch unknown: every switch stays strict
-    by = {(f.rule_id, f.target) for f in evaluate(load_rules(), [_tep_host(None)])}
-    assert {("switch-mtu-below-1600", "esx1/vDS-Transport"), ("switch-mtu-below-1600", "esx1/vSwitch0")} <= by
+    assert by[("switch-mtu-below-1600", "esx1/vDS-Transport")].severity is Severity.ERROR
+    # TEP switch unknown: every switch may carry the overlay, so each gets the error as a conditional warning
+    by = {(f.rule_id, f.target): f for f in evaluate(load_rules(), [_tep_host(None)])}
+    for target in ("esx1/vDS-Transport", "esx1/vSwitch0"):
+        f = by[("switch-mtu-below-1600", target)]
+        assert (f.severity, f.full_severity, f.overlay_role) == (Severity.WARNING, Severity.ERROR, "possible")
     assert not any(r == "switch-mtu-below-1700-no-tep" for r, _ in by)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nicadvisor.model import Host, PhysicalNic
+from nicadvisor.model import Host, PhysicalNic, Switch, VmkernelNic
 from nicadvisor.model.capabilities import (
     CAPABILITIES, FAIL, NOT_JUDGED, PASS, UNKNOWN, WARN, capability_matrix,
 )
@@ -53,8 +53,11 @@ def _pnic_from_vsish(name: str, rx_filter: bool, rss: bool) -> PhysicalNic:
 
 
 def test_a_finding_that_read_a_no_decides_that_column_too():
+    # both pNICs uplink the switch of a TEP: the overlay rules apply in full
     host = Host(name="h", kind="esxi", pnics=[_pnic_from_vsish("vmnic0", False, False),
-                                              _pnic_from_vsish("vmnic1", False, True)])
+                                              _pnic_from_vsish("vmnic1", False, True)],
+                switches=[Switch(name="vds", uplinks=["vmnic0", "vmnic1"])],
+                vmknics=[VmkernelNic(name="vmk10", is_tep=True, switch="vds")])
     findings = evaluate(load_rules(), [host])
     rows = {r.pnic: r for r in capability_matrix(host, findings)}
     both_no = rows["vmnic0"]

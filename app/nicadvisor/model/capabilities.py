@@ -7,7 +7,8 @@ column's capability facts as "no" (``no-rx-filter-no-rss`` decides both the RSS 
 
 * ``fail`` with an ``error`` finding, ``warn`` with a ``warning`` (``info`` findings never downgrade a cell);
 * ``n/a`` ("not judged") when no finding decided the cell and a capability was read as "no" (a "no" never
-  passes), when the pNIC is known to carry no overlay (the host's switches were read and none uplinks it), or for
+  passes), when the pNIC is known to carry no overlay (:meth:`Host.overlay_role` ``none``: its switch carries
+  no TEP while others do, or it uplinks no switch), or for
   ENS on Linux (an ESXi datapath);
 * ``pass`` when the column's facts were read and no finding objects (for the Driver column: only when the
   compatibility database has the device);
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from nicadvisor.model.entities import Evidence, Finding, Host, PhysicalNic, Severity
+from nicadvisor.model.entities import OVERLAY_NONE, Evidence, Finding, Host, PhysicalNic, Severity
 
 
 @dataclass(frozen=True)
@@ -159,11 +160,14 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
     text = ", ".join(_fmt(n, v) for n, v in known) or "not reported"
     severities = {f.severity for f in mine}
     noes = [n for n in cap.negative if getattr(pnic, n) is False]
-    no_overlay = cap.overlay and bool(host.switches) and host.switch_of(pnic.name) is None
+    no_overlay = cap.overlay and host.overlay_role(pnic) == OVERLAY_NONE
+    sw = host.switch_of(pnic.name)
+    none_why = (f"it uplinks {sw.name}, which carries no overlay (the host's TEPs are on other switches)" if sw
+                else "it is an uplink of no virtual switch of this host")
     if Severity.ERROR in severities or Severity.WARNING in severities:
         status = FAIL if Severity.ERROR in severities else WARN
         worst = Severity.ERROR if status == FAIL else Severity.WARNING
-        titles = list(dict.fromkeys(f.title for f in mine if f.severity is worst))
+        titles = list(dict.fromkeys(f.title for f in mine if f.severity is worst))  # conditional ones say so
         reason = "; ".join(titles)
     elif cap.key == "ens" and host.kind == "linux":
         status, reason = NOT_JUDGED, "ENS / Enhanced Data Path is an ESXi datapath: it does not apply to Linux hosts"
@@ -171,12 +175,12 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
         status = NOT_JUDGED
         infos = [f.title for f in mine if f.severity is Severity.INFO]
         why = ("; ".join(infos) if infos else
-               "it carries no overlay traffic (not an uplink of any virtual switch)" if no_overlay else
+               f"it carries no overlay traffic ({none_why})" if no_overlay else
                "no rule judged it on this pNIC")
         reason = f"read as “no” ({', '.join(n.replace('_', ' ') for n in noes)}), not judged: {why}"
     elif no_overlay and known:
         status = NOT_JUDGED
-        reason = "not an uplink of any virtual switch of this host: it carries no overlay traffic now"
+        reason = f"{none_why}: it carries no overlay traffic now"
     elif known and (cap.confirmed_by is None or any(f.rule_id == cap.confirmed_by for f in mine)):
         status, reason = PASS, "the values read pass every rule of this column"
     elif known:  # confirmed_by: the facts alone prove nothing
@@ -188,7 +192,7 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
         status = UNKNOWN
         reason = f"none of this column's facts was reported — {_learn(host, pnic, cap)}"
         if no_overlay:
-            reason += " (it is an uplink of no virtual switch now)"
+            reason += f" ({none_why})"
     return Cell(status=status, text=text, evidence=evidence, findings=mine, reason=reason)
 
 

@@ -167,7 +167,8 @@ class VmkernelNic(_WithEvidence):
 @dataclass
 class Switch(_WithEvidence):
     """A virtual switch: ``kind`` is ``standard`` (vSwitch), ``distributed`` (VDS) or ``opaque``
-    (N-VDS); ``mtu`` in bytes; ``uplinks`` are pNIC names; ``ipfix_enabled`` for VDS IPFIX."""
+    (N-VDS); ``mtu`` in bytes; ``uplinks`` are pNIC names; ``ipfix_enabled`` for VDS IPFIX;
+    ``nsx_host_switch`` True when NSX names it as a host switch of the transport node (it carries the overlay)."""
 
     name: str
     kind: str | None = None
@@ -175,6 +176,7 @@ class Switch(_WithEvidence):
     uplinks: list[str] | None = None
     ipfix_enabled: bool | None = None
     ens_mode: str | None = None
+    nsx_host_switch: bool | None = None
     evidence: dict[str, Evidence] = field(default_factory=dict)
 
 
@@ -188,6 +190,11 @@ class KernelModule(_WithEvidence):
     parameters: dict[str, str] | None = None
     options: dict[str, str] | None = None
     evidence: dict[str, Evidence] = field(default_factory=dict)
+
+
+#: A pNIC's overlay role (:meth:`Host.overlay_role`): it uplinks a switch that carries the Geneve overlay; it may
+#: (no role known); it does not (rules about overlay traffic do not apply to it).
+OVERLAY_CARRIES, OVERLAY_POSSIBLE, OVERLAY_NONE = "carries", "possible", "none"
 
 
 @dataclass
@@ -216,16 +223,52 @@ class Host(_WithEvidence):
         """The switch that has ``pnic_name`` among its uplinks, or None."""
         return next((s for s in self.switches if s.uplinks and pnic_name in s.uplinks), None)
 
+    def overlay_switches(self) -> tuple[set[str], bool]:
+        """(names of the switches known to carry the overlay, whether that set is complete).
+
+        A switch carries the overlay when a TEP vmknic is on it, when NSX names it as a host switch of this
+        transport node, or when it is an N-VDS (``opaque``). The set is complete when it is not empty and every
+        TEP vmknic's switch is known; with a TEP whose switch is unknown, other switches may carry it too."""
+        teps = [v for v in self.vmknics if v.is_tep]
+        known = {v.switch for v in teps if v.switch}
+        known |= {s.name for s in self.switches if s.nsx_host_switch or s.kind == "opaque"}
+        return known, bool(known) and all(v.switch for v in teps)
+
+    def overlay_role(self, pnic: PhysicalNic) -> str:
+        """Whether ``pnic`` carries the Geneve overlay: :data:`OVERLAY_CARRIES`, :data:`OVERLAY_POSSIBLE` or
+        :data:`OVERLAY_NONE`.
+
+        * carries: it uplinks a switch that carries the overlay (:meth:`overlay_switches`);
+        * none: the overlay switches are all known and it uplinks none of them, or no overlay switch is known,
+          the host's switches and their uplinks were read, and it uplinks no switch at all;
+        * possible: otherwise (no TEP yet, as before an NSX rollout; or the topology was not read).
+        Pseudo devices (``is_physical`` False) are ``none``."""
+        if pnic.is_physical is False:
+            return OVERLAY_NONE
+        overlay, complete = self.overlay_switches()
+        sw = self.switch_of(pnic.name)
+        if sw is not None and sw.name in overlay:
+            return OVERLAY_CARRIES
+        if complete:
+            return OVERLAY_NONE
+        if not overlay and sw is None and any(s.uplinks is not None for s in self.switches):
+            return OVERLAY_NONE
+        return OVERLAY_POSSIBLE
+
+    def switch_overlay_role(self, switch: Switch) -> str:
+        """Whether ``switch`` carries the overlay, as :meth:`overlay_role` says for pNICs: ``carries`` when it is
+        one of :meth:`overlay_switches`, ``none`` when that set is complete and it is not in it, else ``possible``."""
+        overlay, complete = self.overlay_switches()
+        if switch.name in overlay:
+            return OVERLAY_CARRIES
+        return OVERLAY_NONE if complete else OVERLAY_POSSIBLE
+
     def overlay_candidates(self) -> list[PhysicalNic]:
-        """The physical pNICs that may carry the overlay: the uplinks of a switch holding a TEP vmknic when one
-        is known; else the uplinks of any switch; else (no switch read) every physical pNIC."""
-        phys = [p for p in self.pnics if p.is_physical is not False]
-        tep_switches = {v.switch for v in self.vmknics if v.is_tep and v.switch}
-        on_tep = [p for p in phys if (sw := self.switch_of(p.name)) is not None and sw.name in tep_switches]
-        if on_tep:
-            return on_tep
-        on_switch = [p for p in phys if self.switch_of(p.name) is not None]
-        return on_switch or phys
+        """The physical pNICs that may carry the overlay: those known to carry it (:meth:`overlay_role`) when
+        any is; else those whose role is possible."""
+        roles = [(p, self.overlay_role(p)) for p in self.pnics if p.is_physical is not False]
+        carries = [p for p, r in roles if r == OVERLAY_CARRIES]
+        return carries or [p for p, r in roles if r == OVERLAY_POSSIBLE]
 
     def module(self, name: str | None) -> KernelModule | None:
         """The kernel module of driver ``name`` (an ENS ``_ens`` suffix is ignored), or None."""
@@ -256,6 +299,10 @@ class Finding:
     ``references`` the source documents (``nsx-t-performance-on-intel.txt §3``), ``category`` the
     capability-matrix column it decides, ``facts`` the names of the known facts its condition read (a
     finding that read a pNIC's ``geneve_rx_filter == false`` also decides the Rx filter column).
+    ``overlay_role`` is the pNIC's :meth:`Host.overlay_role` for a rule about overlay traffic (``""`` for other
+    rules); ``full_severity`` is the rule's severity when the finding was lowered one step because that role is
+    only ``possible`` (its message then starts "If <pNIC> will carry overlay traffic"); ``rollback`` how to undo
+    the recommended change (empty when the rule gives none).
     """
 
     rule_id: str
@@ -269,6 +316,15 @@ class Finding:
     evidence: tuple[Evidence, ...] = ()
     category: str = ""
     facts: tuple[str, ...] = ()
+    overlay_role: str = ""
+    full_severity: Severity | None = None
+    rollback: str = ""
+
+    @property
+    def conditional(self) -> bool:
+        """True when the finding holds only if its pNIC will carry the overlay (its role is not known yet), so
+        it was lowered from :attr:`full_severity`."""
+        return self.full_severity is not None
 
     def to_dict(self) -> dict[str, Any]:
         """The finding as in the JSON report (severity as its string, evidence as dicts)."""
@@ -277,7 +333,9 @@ class Finding:
             "host": self.host, "target": self.target, "message": self.message,
             "recommendation": self.recommendation, "references": list(self.references),
             "evidence": [e.to_dict() for e in self.evidence], "category": self.category,
-            "facts": list(self.facts),
+            "facts": list(self.facts), "overlay_role": self.overlay_role,
+            "full_severity": self.full_severity.value if self.full_severity is not None else None,
+            "rollback": self.rollback,
         }
 
 

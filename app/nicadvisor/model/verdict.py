@@ -11,7 +11,10 @@ The verdict never reassures without data:
   nobody can say whether a Geneve frame fits — ``nsx-t-performance-on-intel.txt`` §Jumbo MTU for Higher
   Throughput: NSX needs at least 1600 bytes).
 * **NOT READY** when at least one finding has severity ``error`` (on a complete audit; an incomplete one is
-  never more than NOT RATED, its errors are listed in the reason).
+  never more than NOT RATED, its errors are listed in the reason), or when a host has no known overlay pNIC
+  yet (no TEP: before the NSX rollout) and every pNIC that could carry it would have an error if it did
+  (a *conditional* error: an overlay rule lowered to a warning because the pNIC's role is not known). A
+  conditional error never lets a host pass that has no pNIC fit for the overlay.
 * **READY** only when the audit is complete, every input yielded hosts, every host was rated, and no finding is
   an error; its reason says how many capability cells stayed unknown (what the verdict could not see).
 
@@ -144,6 +147,11 @@ def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
     phys = [p for p in host.pnics if p.is_physical is not False]
     if not phys:
         return HostVerdict(host.name, NOT_RATED, "no physical NIC was read on this host")
+    unfit, fit = _overlay_fitness(host, findings)
+    if unfit and not fit:
+        titles = dict.fromkeys(t.split(" — ")[0].removesuffix(" (if it carries overlay)")
+                               for ts in unfit.values() for t in ts)
+        return HostVerdict(host.name, NOT_READY, f"no pNIC fit for the overlay: {'; '.join(titles)}")
     if host.mtu_path_ok is not True:
         unknown = [p.name for p in host.overlay_candidates()
                    if p.mtu is None and getattr(host.switch_of(p.name), "mtu", None) is None]
@@ -154,7 +162,30 @@ def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
                                "a Geneve frame fits")
     unknown = _unknown_cells(host, findings)
     also = f"; {unknown[0]} of {unknown[1]} capability cells unknown" if unknown[0] else ""
+    if unfit:
+        also += (f"; no TEP is known yet: carry the overlay on {_names(fit)}, not on {_names(list(unfit))} "
+                 "(conditional errors)")
     return HostVerdict(host.name, READY, f"no error finding on {_plural(len(phys), 'physical pNIC')}{also}")
+
+
+def _overlay_fitness(host: Host, findings: list[Any]) -> tuple[dict[str, list[str]], list[str]]:
+    """Before the overlay has a known place on ``host`` (no pNIC whose :meth:`Host.overlay_role` is ``carries``),
+    which candidate pNICs a conditional error (a rule lowered from ``error`` because the role is only possible)
+    makes unfit — ``{pNIC: [finding titles]}`` — and which candidates are fit. Both empty once the overlay's pNICs are known
+    (their errors are then full errors)."""
+    candidates = host.overlay_candidates()
+    if not candidates or any(host.overlay_role(p) == "carries" for p in candidates):
+        return {}, []
+    unfit: dict[str, list[str]] = {}
+    for f in findings:
+        if f.host != host.name or getattr(f, "full_severity", None) is not Severity.ERROR:
+            continue
+        obj = f.target.partition("/")[2]
+        sw = next((s for s in host.switches if s.name == obj), None)
+        for name in (sw.uplinks or []) if sw is not None else [obj]:
+            unfit.setdefault(name, []).append(f.title)
+    fit = [p.name for p in candidates if p.name not in unfit]
+    return {p.name: unfit[p.name] for p in candidates if p.name in unfit}, fit
 
 
 def _unknown_cells(host: Host, findings: list[Any]) -> tuple[int, int]:
@@ -213,9 +244,13 @@ def verdict_of(audit: Audit) -> Verdict:
         return Verdict(NOT_RATED, "no physical NIC could be read from the inputs", tuple(causes), hosts)
     unrated = [h for h in hosts if h.status == NOT_RATED]
     causes += [f"{h.host}: {h.reason}" for h in unrated]
-    if errors:
+    unfit = [h for h in hosts if h.status == NOT_READY and not any(f.host == h.host for f in errors)]
+    if errors or unfit:
         on = len({f.host for f in errors})
-        reason = f"{_plural(len(errors), 'error finding')} on {_plural(on, 'host')} to fix first"
+        reason = f"{_plural(len(errors), 'error finding')} on {_plural(on, 'host')} to fix first" if errors else ""
+        if unfit:
+            reason += ("; " if reason else "") + (f"no pNIC fit for the overlay on "
+                                                  f"{_names([h.host for h in unfit])}")
         if failed:
             reason += f"; {_plural(len(failed), 'input')} could not be read"
         if unrated:

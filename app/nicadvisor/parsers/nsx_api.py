@@ -748,6 +748,7 @@ def _tn_result(inv: NsxInventory, tn: TransportNode) -> tuple[ParseResult, list[
         kline = (_line(f"{hs.path}.host_switch_type", hs.type) if hs.type_stated
                  else f"{hs.path}: no host_switch_type (NSX-T 2.x: N-VDS, the schema default)")
         r.switch(hs.name, "kind", kind, kline)
+        r.switch(hs.name, "nsx_host_switch", True, f"{hs.path}: host switch {hs.name!r} of transport node {tn.id}")
         mode, mline, mnote = _ens_mode(inv, tn, hs)
         r.switch(hs.name, "ens_mode", mode, mline)
         if mnote:

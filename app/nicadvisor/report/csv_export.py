@@ -23,8 +23,8 @@ ENCODING = "utf-8-sig"
 
 #: Columns of :func:`write_csv`, in order.
 CHECKLIST_COLUMNS = (
-    "done", "severity", "host", "target", "rule_id", "title", "message", "recommendation", "evidence",
-    "references",
+    "done", "severity", "host", "target", "rule_id", "title", "message", "recommendation", "rollback",
+    "full_severity", "evidence", "references",
 )
 
 #: Every formula lead character OWASP lists (CSV injection): = + - @ tab carriage-return.
@@ -66,7 +66,9 @@ def _evidence_text(finding: Finding) -> str:
 def checklist_rows(audit: Audit) -> list[dict[str, str]]:
     """One dict per finding (keys :data:`CHECKLIST_COLUMNS`), most severe first, then by host and target.
 
-    ``done`` is empty (to be ticked by the reader); ``evidence`` holds ``command: line`` entries separated by
+    ``done`` is empty (to be ticked by the reader); ``rollback`` undoes the recommendation ("" when the rule gives
+    none); ``full_severity`` is set when the finding holds only if its pNIC carries the overlay and was lowered
+    from it; ``evidence`` holds ``command: line`` entries separated by
     newlines; ``references`` are joined by ``; ``.
     """
     ordered = sorted(audit.findings, key=lambda f: (f.severity.rank, f.host, f.target))
@@ -80,6 +82,8 @@ def checklist_rows(audit: Audit) -> list[dict[str, str]]:
             "title": _safe(f.title),
             "message": _safe(f.message),
             "recommendation": _safe(f.recommendation),
+            "rollback": _safe(f.rollback),
+            "full_severity": f.full_severity.value if f.full_severity is not None else "",
             "evidence": _safe(_evidence_text(f)),
             "references": _cell(list(f.references)),
         }

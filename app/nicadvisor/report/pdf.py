@@ -377,8 +377,8 @@ def _exec_summary(audit: Audit, title: str, plan: list[RemediationItem], fonts: 
                          Paragraph(f"{fonts.sym(_SEVERITY_SYMBOL[item.severity])} {SEVERITY_WORD[item.severity]}",
                                    st.cell),
                          Paragraph(_clean(item.title, fonts), st.cell), Paragraph(str(len(item.targets)), st.cell),
-                         Paragraph(_clean(_some(item.hosts), fonts), st.cell_small)])
-        table = Table(rows, colWidths=[8 * mm, 24 * mm, 95 * mm, 18 * mm, FRAME_WIDTH - 145 * mm], hAlign="LEFT")
+                         Paragraph(_clean(_some(item.hosts, 3), fonts), st.cell_small)])
+        table = Table(rows, colWidths=[8 * mm, 24 * mm, 118 * mm, 18 * mm, FRAME_WIDTH - 168 * mm], hAlign="LEFT")
         table.setStyle(TableStyle(_GRID))
         story.append(table)
     else:
@@ -463,6 +463,11 @@ def _plan_item(n: int, item: RemediationItem, fonts: _Fonts, st: _Styles, roots:
     where = (f" (as written for {_clean(item.recommendation_for, fonts)}; the same for each target, with its own "
              f"names)") if item.varies else ""
     parts.append(Paragraph(f"<b>Recommendation{where}:</b> {_clean(item.recommendation, fonts)}", st.item))
+    if item.rollback:
+        parts.append(Paragraph(f"<b>Roll back:</b> {_clean(item.rollback, fonts)}", st.item))
+    if item.conditional:
+        parts.append(Paragraph("<b>Conditional:</b> no TEP or NSX host switch is known on these targets yet; this "
+                               "applies to each one that will carry the overlay.", st.item))
     rows: list[list[Any]] = []
     for k, f in enumerate(item.findings):
         ev = f.evidence[0] if f.evidence else None
@@ -480,7 +485,8 @@ def _plan_item(n: int, item: RemediationItem, fonts: _Fonts, st: _Styles, roots:
     parts.append(targets)
     if item.references:
         parts.append(Paragraph("<b>References:</b> " + "; ".join(_clean(r, fonts) for r in item.references), st.item))
-    return [KeepTogether(parts[:3]), *parts[3:], Spacer(1, 2 * mm)]
+    head_parts = 3 + bool(item.rollback) + item.conditional
+    return [KeepTogether(parts[:head_parts]), *parts[head_parts:], Spacer(1, 2 * mm)]
 
 
 def _plan_section(plan: list[RemediationItem], fonts: _Fonts, st: _Styles, roots: list[str]) -> list[Any]:

@@ -40,6 +40,8 @@ class RemediationItem:
             ``varies`` is True when other targets' texts differ only by their own names/values.
         references: the documents behind it, as :func:`reference_title` words them.
         findings: the findings grouped here, in target order.
+        rollback: how to undo the change, as written for ``recommendation_for`` ("" when the rule gives none).
+        conditional: every finding holds only if its pNIC/switch carries the overlay (lowered one step).
     """
 
     rule_id: str
@@ -53,6 +55,8 @@ class RemediationItem:
     varies: bool
     references: tuple[str, ...]
     findings: tuple[Finding, ...]
+    rollback: str = ""
+    conditional: bool = False
 
 
 def reference_title(reference: str) -> str:
@@ -81,8 +85,10 @@ def _items(findings: list[Finding]) -> list[RemediationItem]:
             recommendation=first.recommendation, recommendation_for=first.target,
             varies=any(f.recommendation != first.recommendation for f in mine),
             references=tuple(dict.fromkeys(reference_title(r) for f in mine for r in f.references)),
-            findings=tuple(mine)))
-    items.sort(key=lambda i: (i.severity.rank, -len(i.targets), i.rule_id))
+            findings=tuple(mine), rollback=first.rollback, conditional=all(f.conditional for f in mine)))
+    # a conditional error (an overlay rule lowered while the pNIC's role is unknown) comes right after the errors
+    items.sort(key=lambda i: (i.severity.rank, min((f.full_severity or f.severity).rank for f in i.findings),
+                              -len(i.targets), i.rule_id))
     return items
 
 

@@ -7,7 +7,8 @@ from typing import Any, Iterable
 
 import rule_engine
 
-from nicadvisor.model import Evidence, Finding, Host
+from nicadvisor.model import Evidence, Finding, Host, Severity
+from nicadvisor.model.entities import OVERLAY_NONE, OVERLAY_POSSIBLE
 from nicadvisor.model.text import fact_text
 from nicadvisor.rules_engine.context import object_context, pnic_context
 from nicadvisor.rules_engine.loader import Rule
@@ -51,8 +52,18 @@ def _known_condition_facts(rule: Rule, ctx: dict[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in _IDENT.findall(rule.condition) if ctx.get(n) is not None))
 
 
+#: A rule about overlay traffic on a pNIC whose overlay role is not known is lowered one step.
+_LOWER = {Severity.ERROR: Severity.WARNING, Severity.WARNING: Severity.INFO, Severity.INFO: Severity.INFO}
+
+
 def evaluate(rules: list[Rule], hosts: list[Host]) -> list[Finding]:
     """Run every rule on every applicable object of every host.
+
+    A rule with ``overlay: true`` (about overlay traffic) applies with its full severity to a pNIC that carries
+    the overlay (:meth:`Host.overlay_role` ``carries``), lowered one step and worded "If <pNIC> will carry overlay
+    traffic…" to one whose role is ``possible``, and not at all to one that carries none (a management port
+    on a switch without TEP, a pNIC on no switch): issue 8 §4, so a report is not flooded with overlay errors on
+    ports that will never carry Geneve.
 
     A condition that cannot be evaluated on an object (for example a comparison with an unknown
     value written without a ``!= null`` guard) does not match. Returns findings sorted by severity,
@@ -68,14 +79,26 @@ def evaluate(rules: list[Rule], hosts: list[Host]) -> list[Finding]:
                     hit = False
                 if not hit:
                     continue
+                role = "" if not rule.overlay else (
+                    host.switch_overlay_role(obj) if rule.applies_to == "switch" else host.overlay_role(obj))
+                if role == OVERLAY_NONE:
+                    continue
                 values = {k: fact_text(v) for k, v in ctx.items()}
                 target = host.name if obj is host else f"{host.name}/{obj.name}"
+                message = string.Template(rule.message).safe_substitute(values)
+                severity, full, title = rule.severity, None, rule.title
+                if role == OVERLAY_POSSIBLE:
+                    title = f"{rule.title} (if it carries overlay)"
+                    severity, full = _LOWER[rule.severity], rule.severity
+                    message = (f"If {obj.name} will carry overlay traffic (no TEP or NSX host switch is known on it): "
+                               f"{message}")
                 findings.append(Finding(
-                    rule_id=rule.id, title=rule.title, severity=rule.severity, host=host.name, target=target,
-                    message=string.Template(rule.message).safe_substitute(values),
+                    rule_id=rule.id, title=title, severity=severity, host=host.name, target=target,
+                    message=message,
                     recommendation=string.Template(rule.recommendation).safe_substitute(values),
                     references=rule.references, evidence=_evidence(rule, obj, ctx, host), category=rule.category,
-                    facts=_known_condition_facts(rule, ctx),
+                    facts=_known_condition_facts(rule, ctx), overlay_role=role, full_severity=full,
+                    rollback=string.Template(rule.rollback).safe_substitute(values),
                 ))
     findings.sort(key=lambda f: (f.severity.rank, f.host, f.target, f.rule_id))
     return findings

@@ -1,7 +1,7 @@
 """Loading and validating rule files.
 
 A rule file is YAML: ``rules: [ {id, title, severity, applies_to, category, condition, message,
-recommendation, references, evidence?} ]``. Unknown keys are rejected (JSON Schema
+recommendation, references, evidence?, overlay?, rollback?} ]``. Unknown keys are rejected (JSON Schema
 ``rule.schema.json``); errors name the file and line. ``condition`` is a ``rule-engine`` expression
 over the facts of the object the rule applies to (see :mod:`nicadvisor.rules_engine.context`),
 compiled at load time so a syntax error is reported with its file and line, never at audit time.
@@ -45,6 +45,8 @@ class Rule:
     evidence: tuple[str, ...]
     source: str
     compiled: rule_engine.Rule
+    overlay: bool = False
+    rollback: str = ""
 
 
 def default_rules_dir() -> Path:
@@ -117,18 +119,23 @@ def load_rule_file(path: Path) -> list[Rule]:
         for key, names in (("condition", _condition_names(compiled)),
                            ("message", string.Template(item["message"]).get_identifiers()),
                            ("recommendation", string.Template(item["recommendation"]).get_identifiers()),
+                           ("rollback", string.Template(item.get("rollback", "")).get_identifiers()),
                            ("evidence", item.get("evidence", []))):
             unknown = sorted(set(names) - known)
             if unknown:
                 kline = _line_of(node, ["rules", i, key])
                 raise RuleError(f"{path}:{kline}: rule {item['id']}: {key} names unknown fact(s) "
                                 f"{', '.join(unknown)} for {item['applies_to']} (see rules/README.md)")
+        if item.get("overlay") and item["applies_to"] not in ("pnic", "switch"):
+            raise RuleError(f"{path}:{_line_of(node, ['rules', i, 'overlay'])}: rule {item['id']}: overlay: true is "
+                            f"for pnic and switch rules (a vmknic rule names is_tep in its condition)")
         rules.append(Rule(
             id=item["id"], title=item["title"], severity=Severity(item["severity"]),
             applies_to=item["applies_to"], category=item["category"], condition=item["condition"],
             message=item["message"], recommendation=item["recommendation"],
             references=tuple(item["references"]), evidence=tuple(item.get("evidence", ())),
-            source=f"{path.name}:{line}", compiled=compiled,
+            source=f"{path.name}:{line}", compiled=compiled, overlay=bool(item.get("overlay", False)),
+            rollback=item.get("rollback", ""),
         ))
     return rules
 

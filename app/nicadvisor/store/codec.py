@@ -212,6 +212,10 @@ def finding_from_dict(doc: Any, where: str = "finding") -> Finding:
         severity = Severity(d.get("severity"))
     except ValueError as exc:
         raise CodecError(f"{where}.severity: {exc}") from exc
+    try:
+        full = Severity(d["full_severity"]) if d.get("full_severity") is not None else None
+    except ValueError as exc:
+        raise CodecError(f"{where}.full_severity: {exc}") from exc
     return Finding(
         rule_id=_text(d, "rule_id", where), title=_text(d, "title", where, ""), severity=severity,
         host=_text(d, "host", where, ""), target=_text(d, "target", where, ""),
@@ -221,6 +225,7 @@ def finding_from_dict(doc: Any, where: str = "finding") -> Finding:
                        for i, e in enumerate(_list(d, "evidence", where))),
         category=_text(d, "category", where, ""),
         facts=tuple(str(n) for n in _list(d, "facts", where)),
+        overlay_role=_text(d, "overlay_role", where, ""), full_severity=full, rollback=_text(d, "rollback", where, ""),
     )
 
 
