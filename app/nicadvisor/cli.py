@@ -260,14 +260,28 @@ def cmd_gui(args) -> int:
 
 
 def cmd_rules(args) -> int:
-    """``nic-advisor rules``: load, validate and list the rules. Returns 2 when a rule file is invalid."""
+    """``nic-advisor rules``: load, validate and list the rules (shipped and the user's own);
+    ``nic-advisor rules check FILE...``: validate rule files. Returns 2 when a rule file is invalid."""
     from nicadvisor.rules_engine import RuleError, load_rules
+    from nicadvisor.rules_engine.loader import check_rule_files, user_rules_dir
 
     try:
+        if args.action == "check":
+            if not args.files:
+                print("nic-advisor rules check: name one or more rule files", file=sys.stderr)
+                return EXIT_INPUT
+            rules = check_rule_files([Path(f) for f in args.files])
+            print(f"{len(rules)} rule(s) valid in {len(args.files)} file(s)")
+            return EXIT_READY
         rules = load_rules(Path(args.dir) if args.dir else None)
     except RuleError as exc:
         print(exc, file=sys.stderr)
         return EXIT_INPUT
+    except OSError as exc:
+        print(f"nic-advisor rules: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    if not args.dir:
+        print(f"# shipped rules, then the user's rules in {user_rules_dir()}", file=sys.stderr)
     for r in rules:
         print(f"{r.id:<32} {r.severity.value:<8} {r.applies_to:<7} {r.title}")
     return EXIT_READY
@@ -319,7 +333,10 @@ def build_parser() -> argparse.ArgumentParser:
         h.add_argument(f"--{name}", type=Path, metavar="FILE", help=f"write the {name.upper()} report")
     h.set_defaults(func=cmd_history)
 
-    r = sub.add_parser("rules", help="list (and validate) the rules")
+    r = sub.add_parser("rules", help="list (and validate) the rules; 'rules check FILE...' validates rule files",
+                       usage="nic-advisor rules [--dir DIR] | rules check FILE...")
+    r.add_argument("action", nargs="?", choices=("list", "check"), default="list")
+    r.add_argument("files", nargs="*", metavar="FILE", help="with 'check': the rule files to validate")
     r.add_argument("--dir", help="a folder of rule files to validate instead of the shipped ones")
     r.set_defaults(func=cmd_rules)
     return parser

@@ -8,6 +8,7 @@ compiled at load time so a syntax error is reported with its file and line, neve
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import string
 from dataclasses import dataclass
@@ -140,18 +141,46 @@ def load_rule_file(path: Path) -> list[Rule]:
     return rules
 
 
-def load_rules(folder: Path | None = None) -> list[Rule]:
-    """All rules of every ``*.yaml`` file in ``folder`` (default: the shipped ``rules/``).
+def user_rules_dir() -> Path:
+    """The user's own rules: ``<user config dir>/rules`` (``platformdirs.user_config_dir("nic-advisor")``,
+    ``~/.config/nic-advisor/rules`` on Linux). Its ``*.yaml`` files load after the shipped ones."""
+    import platformdirs
 
-    Raises RuleError on the first invalid file, or when two rules share an id.
-    """
-    folder = folder or default_rules_dir()
-    rules: list[Rule] = []
-    for path in sorted(folder.glob("*.yaml")):
-        rules.extend(load_rule_file(path))
+    return Path(platformdirs.user_config_dir("nic-advisor")) / "rules"
+
+
+def _check_ids(rules: list[Rule]) -> None:
     seen: dict[str, str] = {}
     for r in rules:
         if r.id in seen:
             raise RuleError(f"{r.source}: rule id {r.id!r} already defined at {seen[r.id]}")
         seen[r.id] = r.source
+
+
+def load_rules(folder: Path | None = None, *, user: bool | None = None) -> list[Rule]:
+    """All rules of every ``*.yaml`` file in ``folder`` (default: the shipped ``rules/``), then, for the shipped
+    folder (or ``user=True``), those of :func:`user_rules_dir` when it exists; a user rule's ``source`` names its
+    full path. Raises RuleError on the first invalid file, or when two rules share an id (a user rule cannot
+    silently replace a shipped one)."""
+    with_user = folder is None if user is None else user
+    folder = folder or default_rules_dir()
+    rules: list[Rule] = []
+    for path in sorted(folder.glob("*.yaml")):
+        rules.extend(load_rule_file(path))
+    if with_user and user_rules_dir().is_dir():
+        for path in sorted(user_rules_dir().glob("*.yaml")):
+            rules.extend(dataclasses.replace(r, source=f"{path.parent}/{r.source}") for r in load_rule_file(path))
+    _check_ids(rules)
     return rules
+
+
+def check_rule_files(paths: list[Path]) -> list[Rule]:
+    """Validate rule files as the audit would load them with the shipped rules: each file's schema, conditions
+    and fact names, and ids unique across them and the shipped rules. Returns the rules of ``paths``. Raises
+    RuleError (``file:line: message``) or OSError for a file that cannot be read."""
+    shipped = load_rules(user=False)
+    mine: list[Rule] = []
+    for path in paths:
+        mine.extend(dataclasses.replace(r, source=f"{path.parent}/{r.source}") for r in load_rule_file(path))
+    _check_ids(shipped + mine)
+    return mine
