@@ -287,6 +287,65 @@ def cmd_rules(args) -> int:
     return EXIT_READY
 
 
+def cmd_vcg(args) -> int:
+    """``nic-advisor vcg import FILE... [--dry-run] [--replace]`` / ``vcg status`` / ``vcg export FILE``: the
+    compatibility guide the user imports (:mod:`nicadvisor.vcg.guide_store`). Import prints the diff and applies it
+    atomically (``--dry-run``: only the diff). Returns 0, or 2 for a file that cannot be imported (nothing changes)."""
+    from nicadvisor.vcg.guide_formats import GuideFormatError, write_exchange_csv, write_exchange_json
+    from nicadvisor.vcg.guide_store import (GuideStoreError, apply_import, guide_dir, load_dataset, plan_import,
+                                            staleness)
+
+    try:
+        if args.action == "import":
+            if not args.files:
+                print("nic-advisor vcg import: name one or more guide files", file=sys.stderr)
+                return EXIT_INPUT
+            plan = plan_import(args.files, replace=args.replace, companion=args.companion)
+            for f in plan.read:
+                date = f.data_date.date().isoformat() if f.data_date else "no date stated"
+                print(f"read {f.path}: {f.format}, {len(f.listings)} listing(s), data of {date}, sha256 {f.sha256}")
+            for w in plan.warnings:
+                print(f"  skipped: {w}")
+            for line in plan.diff.lines():
+                print(line)
+            if args.dry_run:
+                print("dry run: nothing was changed")
+                return EXIT_READY
+            path = apply_import(plan)
+            print(f"imported as version {plan.new.version}: {path}")
+            return EXIT_READY
+        data = load_dataset()
+        if args.action == "export":
+            if not args.files or len(args.files) != 1:
+                print("nic-advisor vcg export: name one file (.json or .csv)", file=sys.stderr)
+                return EXIT_INPUT
+            if data is None:
+                print("nic-advisor vcg export: no compatibility guide was imported", file=sys.stderr)
+                return EXIT_INPUT
+            out = Path(args.files[0])
+            if out.suffix.lower() == ".csv":
+                write_exchange_csv(data.listings, out)
+            else:
+                write_exchange_json(data.listings, out, source_note=data.describe())
+            print(f"wrote {len(data.listings)} listing(s) to {out}")
+            return EXIT_READY
+        if data is None:
+            print(f"no compatibility guide imported ({guide_dir()}); import one with nic-advisor vcg import FILE")
+            return EXIT_READY
+        devices = {(g.vid, g.did, g.svid, g.ssid) for g in data.listings}
+        print(f"compatibility guide version {data.version}: {len(devices)} device(s), {len(data.listings)} listing(s)")
+        for f in data.files:
+            print(f"  {f.name}: {f.format}, data of {(f.data_date or 'no date stated')[:10]}, imported "
+                  f"{f.imported_at}, {f.listings} listing(s), sha256 {f.sha256}")
+        stale = staleness(data)
+        if stale:
+            print(f"{stale[0]}: {stale[1]}")
+        return EXIT_READY
+    except (GuideFormatError, GuideStoreError, ValueError, OSError) as exc:
+        print(f"nic-advisor vcg {args.action}: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of every sub-command."""
     parser = argparse.ArgumentParser(prog="nic-advisor", description=__doc__.splitlines()[0])
@@ -339,6 +398,19 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("files", nargs="*", metavar="FILE", help="with 'check': the rule files to validate")
     r.add_argument("--dir", help="a folder of rule files to validate instead of the shipped ones")
     r.set_defaults(func=cmd_rules)
+
+    v = sub.add_parser("vcg", help="import the compatibility guide you have (vSAN HCL all.json, saved Broadcom "
+                                   "Compatibility Guide / VCG API answers, exchange CSV/JSON), show or export it",
+                       usage="nic-advisor vcg status | vcg import FILE... [--dry-run] [--replace] | vcg export FILE")
+    v.add_argument("action", nargs="?", choices=("status", "import", "export"), default="status")
+    v.add_argument("files", nargs="*", metavar="FILE")
+    v.add_argument("--dry-run", action="store_true", help="with import: show what would change, change nothing")
+    v.add_argument("--companion", metavar="RESULTS.json",
+                   help="with import of a Broadcom guide details answer: the saved search answer that names its PCI IDs")
+    v.add_argument("--replace", action="store_true",
+                   help="with import: the files replace the whole imported guide (default: they update the devices "
+                        "they name)")
+    v.set_defaults(func=cmd_vcg)
     return parser
 
 

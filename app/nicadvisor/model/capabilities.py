@@ -31,7 +31,7 @@ class Capability:
         key: the column id (= rule ``category``).
         title: the header.
         facts: the pNIC facts it shows.
-        confirmed_by: a finding id that must be present for the cell to pass (else it is ``unknown``), for
+        confirmed_by: finding ids one of which must be present for the cell to pass (else it is ``unknown``), for
             columns whose facts alone prove nothing (a driver name is no compatibility statement).
         negative: boolean facts whose ``False`` is a "no" (a cell never passes on one).
         path_categories: finding categories on the pNIC's switch, that switch's TEP vmknics and the host that
@@ -44,7 +44,7 @@ class Capability:
     key: str
     title: str
     facts: tuple[str, ...]
-    confirmed_by: str | None = None
+    confirmed_by: tuple[str, ...] = ()
     negative: tuple[str, ...] = ()
     path_categories: tuple[str, ...] = ()
     overlay: bool = True
@@ -70,7 +70,7 @@ CAPABILITIES: tuple[Capability, ...] = (
                overlay=False, learn_esxi="lspci -v (ESXi shell)", learn_linux="lspci -vv -s <PCI address of {pnic}>"),
     Capability("coalescing", "Coalescing", ("coalesce_adaptive_rx", "coalesce_rx_usecs"), overlay=False,
                learn_esxi="esxcli network nic coalesce get", learn_linux="ethtool -c {pnic}"),
-    Capability("driver", "Driver / VCG", ("driver", "driver_version", "firmware_version"), confirmed_by="vcg-entries",
+    Capability("driver", "Driver / VCG", ("driver", "driver_version", "firmware_version"), confirmed_by=("vcg-entries", "guide-listed"),
                overlay=False, learn_esxi="esxcli network nic get -n {pnic}", learn_linux="ethtool -i {pnic}"),
 )
 
@@ -181,7 +181,7 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
     elif no_overlay and known:
         status = NOT_JUDGED
         reason = f"{none_why}: it carries no overlay traffic now"
-    elif known and (cap.confirmed_by is None or any(f.rule_id == cap.confirmed_by for f in mine)):
+    elif known and (not cap.confirmed_by or any(f.rule_id in cap.confirmed_by for f in mine)):
         status, reason = PASS, "the values read pass every rule of this column"
     elif known:  # confirmed_by: the facts alone prove nothing
         status = UNKNOWN

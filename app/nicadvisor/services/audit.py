@@ -61,10 +61,24 @@ def _local_inputs(problems: list[InputProblem], cancel: threading.Event | None) 
 
 
 def vcg_findings(audit_hosts) -> list[Finding]:
-    """Compatibility-database entries of each pNIC as ``info`` findings (category ``driver``)."""
+    """Compatibility-database entries of each pNIC as ``info`` findings (category ``driver``), and the findings of
+    the compatibility guide the user imported (:mod:`nicadvisor.vcg.guide_findings`; a stored guide that cannot be
+    read is a warning on each ESXi host, never a silent pass)."""
+    from nicadvisor.model import Severity
     from nicadvisor.vcg.findings import findings_for_hosts
+    from nicadvisor.vcg.guide_findings import guide_findings
+    from nicadvisor.vcg.guide_store import GuideStoreError, load_dataset
 
-    return findings_for_hosts(audit_hosts)
+    out = findings_for_hosts(audit_hosts)
+    try:
+        out += guide_findings(audit_hosts, load_dataset())
+    except GuideStoreError as exc:
+        out += [Finding(rule_id="guide-unreadable", title="Imported compatibility guide unreadable",
+                        severity=Severity.WARNING, host=h.name, target=h.name,
+                        message=f"The imported compatibility guide could not be read, so no pNIC was checked against "
+                                f"it: {exc}", recommendation="Import the guide again (nic-advisor vcg import FILE).",
+                        category="driver") for h in audit_hosts if h.kind == "esxi"]
+    return out
 
 
 def run_audit(request: AuditRequest, progress: Progress | None = None,
