@@ -177,3 +177,23 @@ def test_cli_import_status_export(tmp_path, capsys):
     finally:
         for p in guide_dir().glob("guide*.json"):
             p.unlink()
+
+
+def test_the_pdf_scope_names_the_guide_the_audit_used(tmp_path):
+    from pypdf import PdfReader
+
+    from nicadvisor.model import Audit
+    from nicadvisor.report.pdf import write_pdf
+
+    host = _bcm("236.1.128.0", "23.31.18.10")
+    apply_import(plan_import([SNAPSHOT]))
+    try:
+        audit = Audit(hosts=[host], inputs=["x"], findings=evaluate_findings([host]))
+    finally:
+        for p in guide_dir().glob("guide*.json"):
+            p.unlink()
+    first = " ".join(PdfReader(write_pdf(audit, tmp_path / "a.pdf")).pages[0].extract_text().split())
+    assert f"the imported compatibility guide {SNAPSHOT.name} (vsan-hcl" in first
+    bare = Audit(hosts=[host], inputs=["x"], findings=evaluate_findings([host]))
+    first = " ".join(PdfReader(write_pdf(bare, tmp_path / "b.pdf")).pages[0].extract_text().split())
+    assert "no imported compatibility guide was used" in first

@@ -60,11 +60,8 @@ from nicadvisor.model.entities import Audit, Evidence, Finding, Host, Severity, 
 from nicadvisor.model.verdict import SYMBOL
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_to_dict, summarize
 from nicadvisor.report.remediation import (
-    TOP_ACTIONS, RemediationItem, display_source, info_items, input_roots, remediation_plan, scorecard,
-)
-from nicadvisor.report.remediation import (
-    TOP_ACTIONS, RemediationItem, display_source, info_items, input_roots, reference_title, remediation_plan,
-    scorecard,
+    TOP_ACTIONS, RemediationItem, display_source, guide_used, info_items, input_roots, reference_title,
+    remediation_plan, scorecard,
 )
 
 DEFAULT_TITLE = "NIC Advisor — NSX pNIC tuning checklist"
@@ -364,7 +361,9 @@ def _exec_summary(audit: Audit, title: str, plan: list[RemediationItem], fonts: 
         f"device(s) not rated); {summary['errors']} error, {summary['warnings']} warning and {summary['infos']} "
         f"information finding(s). Inputs ({len(audit.inputs)}): {_clean(shown or 'none', fonts)}{more} — every "
         f"input is listed in the appendix. Compatibility data: the database shipped with {TOOL_NAME} "
-        f"{_clean(__version__, fonts)} (cited public sources; no compatibility guide imported).", st.body))
+        f"{_clean(__version__, fonts)} (cited public sources); "
+        + (f"the imported compatibility guide {_clean(guide_used(audit), fonts)}." if guide_used(audit) else
+           "no imported compatibility guide was used (nic-advisor vcg import)."), st.body))
     if audit.inputs_not_understood:
         story.append(Paragraph(f"{len(audit.inputs_not_understood)} input(s) were not understood: see the appendix "
                                "“Inputs not understood”.", st.body))

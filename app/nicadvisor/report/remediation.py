@@ -102,6 +102,19 @@ def info_items(audit: Audit) -> list[RemediationItem]:
     return _items([f for f in audit.findings if f.severity is Severity.INFO])
 
 
+def guide_used(audit: Audit) -> str:
+    """What the audit's findings say about the imported compatibility guide: its files, formats, data dates and
+    hashes as cited by a ``guide-*`` finding, or "" when no finding used one (none imported, or none of its
+    devices was audited). Read from the findings, so a reopened audit names the guide it was checked against."""
+    prefix = "compatibility guide (imported): "
+    for f in audit.findings:
+        if f.rule_id.startswith("guide-"):
+            for ref in f.references:
+                if ref.startswith(prefix):
+                    return ref.removeprefix(prefix)
+    return ""
+
+
 def scorecard(audit: Audit) -> list[tuple[str, dict[str, str]]]:
     """``[(host, {capability key: worst cell status over the host's physical pNICs})]``; a host without a
     physical pNIC gets ``unknown`` everywhere. Statuses as in :mod:`nicadvisor.model.capabilities`."""

@@ -1,0 +1,125 @@
+"""The "Compatibility data" tab of the Connect page: what compatibility guide is imported, and importing one.
+
+The user picks guide files (vSAN HCL ``all.json``, saved Broadcom Compatibility Guide or VCG API answers, the
+exchange CSV/JSON); a worker reads them and prepares the import (:func:`nicadvisor.vcg.guide_store.plan_import`),
+the diff is shown, and only "Apply" writes it (:func:`apply_import`, atomic). Reading and writing run on the task
+runner: the GUI thread never blocks on a large file.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout,
+                               QWidget)
+
+from nicadvisor.gui.tasks import TaskRunner
+
+GUIDE_FILTER = "Compatibility guide files (*.json *.csv);;All files (*)"
+
+
+def status_text() -> str:
+    """One paragraph on the imported guide (version, devices, files with dates, age) or how to import one."""
+    from nicadvisor.vcg.guide_store import GuideStoreError, load_dataset, staleness
+
+    try:
+        data = load_dataset()
+    except GuideStoreError as exc:
+        return f"The imported compatibility guide cannot be read: {exc}"
+    if data is None:
+        return ("No compatibility guide imported. NIC Advisor ships cited public facts only; import the guide you "
+                "have (vSAN HCL all.json, a saved Broadcom Compatibility Guide answer, an exchange CSV/JSON) so "
+                "that each pNIC's device, driver and firmware are checked for the host's ESXi release.")
+    devices = len({(g.vid, g.did, g.svid, g.ssid) for g in data.listings})
+    lines = [f"Imported compatibility guide, version {data.version}: {devices} device(s), "
+             f"{len(data.listings)} listing(s)."]
+    lines += [f"• {f.name} — {f.format}, data of {(f.data_date or f.imported_at)[:10]}, imported "
+              f"{f.imported_at[:16].replace('T', ' ')}" for f in data.files]
+    stale = staleness(data)
+    if stale:
+        lines.append(f"{stale[0].upper()}: {stale[1]}.")
+    return "\n".join(lines)
+
+
+class GuidePanel(QWidget):
+    """Status of the imported guide, "Import guide files…", the diff of the prepared import, "Apply import"."""
+
+    def __init__(self, runner: TaskRunner, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.runner = runner
+        self.plan: Any = None
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.pick_button = QPushButton("Import guide files…")
+        self.apply_button = QPushButton("Apply import")
+        self.apply_button.setEnabled(False)
+        self.diff = QPlainTextEdit()
+        self.diff.setReadOnly(True)
+        self.diff.setPlaceholderText("The changes an import makes are shown here before they are applied.")
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.pick_button)
+        buttons.addWidget(self.apply_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.status)
+        layout.addLayout(buttons)
+        layout.addWidget(self.diff, 1)
+        self.pick_button.clicked.connect(self._on_pick)
+        self.apply_button.clicked.connect(self.apply)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Show the stored guide's status (a small JSON read; the file is capped)."""
+        self.status.setText(status_text())
+
+    def _on_pick(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(self, "Compatibility guide files", str(Path.home()), GUIDE_FILTER)
+        if files:
+            self.prepare(files)
+
+    def prepare(self, files: list[str]) -> None:
+        """Read ``files`` on a worker and show the diff of the import they make (nothing is written)."""
+        from nicadvisor.vcg.guide_store import plan_import
+
+        self.apply_button.setEnabled(False)
+        self.pick_button.setEnabled(False)
+        self.plan = None
+        self.diff.setPlainText(f"Reading {len(files)} file(s)…")
+        handle = self.runner.prepare("guide", lambda _progress, _cancel: plan_import(files))
+        handle.sig_finished.connect(self._on_planned)
+        handle.sig_failed.connect(self._on_failed)
+        handle.sig_cancelled.connect(lambda: self._on_failed("cancelled"))
+        self.runner.start(handle)
+
+    def _on_planned(self, plan: Any) -> None:
+        self.plan = plan
+        lines = [f"{Path(f.path).name}: {f.format}, {len(f.listings)} listing(s)" for f in plan.read]
+        lines += [f"skipped: {w}" for w in plan.warnings[:50]]
+        lines += plan.diff.lines(50)
+        lines.append("Nothing would change." if plan.diff.empty else
+                     f"Apply to make this version {plan.new.version} of the imported guide.")
+        self.diff.setPlainText("\n".join(lines))
+        self.apply_button.setEnabled(not plan.diff.empty)
+        self.pick_button.setEnabled(True)
+
+    def _on_failed(self, message: str) -> None:
+        self.diff.setPlainText(f"Not imported — nothing was changed: {message}")
+        self.pick_button.setEnabled(True)
+
+    def apply(self) -> None:
+        """Write the prepared import on a worker, then show the new status."""
+        from nicadvisor.vcg.guide_store import apply_import
+
+        plan = self.plan
+        if plan is None:
+            return
+        self.apply_button.setEnabled(False)
+        handle = self.runner.prepare("guide", lambda _progress, _cancel: apply_import(plan))
+        handle.sig_finished.connect(self._on_applied)
+        handle.sig_failed.connect(self._on_failed)
+        self.runner.start(handle)
+
+    def _on_applied(self, path: Any) -> None:
+        self.plan = None
+        self.diff.appendPlainText(f"Imported: {path}")
+        self.refresh()
