@@ -113,3 +113,22 @@ def test_demo_lab_no_overlay_error_on_a_pnic_that_carries_none():
     # the 1 Gbit/s management ports of the demo lab are no longer overlay errors
     assert not [f for f in overlay if f.rule_id == "pnic-mtu-below-1600" and f.severity is Severity.ERROR
                 and hosts[f.host].overlay_role(hosts[f.host].pnic(f.target.split("/")[-1])) != OVERLAY_CARRIES]
+
+
+def test_one_tep_on_two_overlay_uplinks_suggests_dual_tep():
+    h = _host(tep_switch="vds", mtus={"vmnic2": 9000, "vmnic3": 9000}, on={"vmnic2": "vds", "vmnic3": "vds"})
+    (f,) = [f for f in evaluate(load_rules(), [h]) if f.rule_id == "single-tep-with-spare-uplinks"]
+    assert f.severity is Severity.INFO and "1 TEP vmknic for 2 overlay uplinks" in f.message
+    h.vmknics.append(VmkernelNic(name="vmk11", is_tep=True, switch="vds", mtu=9000))
+    assert not [f for f in evaluate(load_rules(), [h]) if f.rule_id == "single-tep-with-spare-uplinks"]
+    before_rollout = _host(tep_switch=None, mtus={"vmnic2": 9000, "vmnic3": 9000}, on={"vmnic2": "vds", "vmnic3": "vds"})
+    assert not [f for f in evaluate(load_rules(), [before_rollout]) if f.rule_id == "single-tep-with-spare-uplinks"]
+
+
+def test_enhanced_datapath_mode_is_flagged_as_nfv_only():
+    h = _host(tep_switch="nvds", mtus={"vmnic2": 9000}, on={"vmnic2": "nvds"}, nsx={"nvds"})
+    h.switches[0].ens_mode = "ens_interrupt"
+    (f,) = [f for f in evaluate(load_rules(), [h]) if f.rule_id == "ens-mode-for-general-workloads"]
+    assert f.severity is Severity.INFO and f.rollback.endswith("back to ens_interrupt in the NSX transport node profile.")
+    h.switches[0].ens_mode = "standard"
+    assert not [f for f in evaluate(load_rules(), [h]) if f.rule_id == "ens-mode-for-general-workloads"]

@@ -12,7 +12,9 @@ Every field of the object (``PhysicalNic``, ``VmkernelNic``, ``Switch``, ``Host`
 * vmknics: ``is_tep`` is already a field;
 * switches: ``has_tep`` (the host has an NSX TEP vmknic) and ``carries_tep`` (see :func:`carries_tep`);
 * host: ``mtu_path_error`` (the raw lines of a failed vmkping MTU path test, the evidence of
-  ``mtu_path_ok == false``, joined with `` / ``; None otherwise).
+  ``mtu_path_ok == false``, joined with `` / ``; None otherwise), ``tep_count`` (TEP vmknics read) and
+  ``overlay_uplinks`` (physical pNICs that carry the overlay, :meth:`Host.overlay_role` ``carries``; None when no
+  TEP or NSX host switch is known).
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ EXTRA_FACTS: dict[str, tuple[str, ...]] = {
                           "ports_line_rate_gbps", "has_tep"),
     "vmknic": HOST_FACTS,
     "switch": HOST_FACTS + ("carries_tep", "has_tep"),
-    "host": HOST_FACTS + ("mtu_path_error",),
+    "host": HOST_FACTS + ("mtu_path_error", "tep_count", "overlay_uplinks"),
 }
 _OBJECTS = {"pnic": PhysicalNic, "vmknic": VmkernelNic, "switch": Switch, "host": Host}
 
@@ -117,4 +119,7 @@ def object_context(host: Host, obj: Any) -> dict[str, Any]:
         ev = obj.evidence.get("mtu_path_ok")
         failed = ev is not None and getattr(obj, "mtu_path_ok", None) is False
         ctx["mtu_path_error"] = " / ".join(ev.line.splitlines()) if failed else None
+        ctx["tep_count"] = sum(1 for v in obj.vmknics if v.is_tep)
+        carrying = [p for p in obj.pnics if obj.overlay_role(p) == "carries"]
+        ctx["overlay_uplinks"] = len(carrying) if obj.overlay_switches()[0] else None
     return ctx
