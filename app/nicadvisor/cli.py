@@ -288,15 +288,25 @@ def cmd_rules(args) -> int:
 
 
 def cmd_vcg(args) -> int:
-    """``nic-advisor vcg import FILE... [--dry-run] [--replace]`` / ``vcg status`` / ``vcg export FILE``: the
+    """``nic-advisor vcg import FILE... [--dry-run] [--replace]`` / ``vcg status`` / ``vcg export FILE`` /
+    ``vcg fetch`` (download the public vSAN HCL, then import it as with ``import``): the
     compatibility guide the user imports (:mod:`nicadvisor.vcg.guide_store`). Import prints the diff and applies it
     atomically (``--dry-run``: only the diff). Returns 0, or 2 for a file that cannot be imported (nothing changes)."""
+    from nicadvisor.collect.guide_fetch import GuideFetchError, fetch_guide
     from nicadvisor.vcg.guide_formats import GuideFormatError, write_exchange_csv, write_exchange_json
     from nicadvisor.vcg.guide_store import (GuideStoreError, apply_import, guide_dir, load_dataset, plan_import,
                                             staleness)
 
     try:
-        if args.action == "import":
+        if args.action in ("import", "fetch"):
+            if args.action == "fetch":
+                if args.files:
+                    print("nic-advisor vcg fetch: takes no file (use --url)", file=sys.stderr)
+                    return EXIT_INPUT
+                print(f"downloading {args.url} (timeout {args.timeout:g} s"
+                      + (f", proxy {args.proxy}" if args.proxy else "") + ")", file=sys.stderr)
+                args.files = [str(fetch_guide(args.url, timeout_s=args.timeout, proxy=args.proxy,
+                                              ca_file=args.ca_file))]
             if not args.files:
                 print("nic-advisor vcg import: name one or more guide files", file=sys.stderr)
                 return EXIT_INPUT
@@ -341,7 +351,7 @@ def cmd_vcg(args) -> int:
         if stale:
             print(f"{stale[0]}: {stale[1]}")
         return EXIT_READY
-    except (GuideFormatError, GuideStoreError, ValueError, OSError) as exc:
+    except (GuideFormatError, GuideStoreError, GuideFetchError, ValueError, OSError) as exc:
         print(f"nic-advisor vcg {args.action}: {exc}", file=sys.stderr)
         return EXIT_INPUT
 
@@ -401,8 +411,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("vcg", help="import the compatibility guide you have (vSAN HCL all.json, saved Broadcom "
                                    "Compatibility Guide / VCG API answers, exchange CSV/JSON), show or export it",
-                       usage="nic-advisor vcg status | vcg import FILE... [--dry-run] [--replace] | vcg export FILE")
-    v.add_argument("action", nargs="?", choices=("status", "import", "export"), default="status")
+                       usage="nic-advisor vcg status | vcg import FILE... [--dry-run] [--replace] | vcg export FILE | "
+                             "vcg fetch [--url URL] [--proxy URL] [--timeout S] [--ca-file PEM] [--dry-run]")
+    v.add_argument("action", nargs="?", choices=("status", "import", "export", "fetch"), default="status")
     v.add_argument("files", nargs="*", metavar="FILE")
     v.add_argument("--dry-run", action="store_true", help="with import: show what would change, change nothing")
     v.add_argument("--companion", metavar="RESULTS.json",
@@ -410,6 +421,15 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--replace", action="store_true",
                    help="with import: the files replace the whole imported guide (default: they update the devices "
                         "they name)")
+    from nicadvisor.collect.guide_fetch import DEFAULT_TIMEOUT_S, VSAN_HCL_URL
+
+    v.add_argument("--url", default=VSAN_HCL_URL, help=f"with fetch: what to download (default {VSAN_HCL_URL}, "
+                                                       "the public vSAN HCL; no credentials are sent)")
+    v.add_argument("--proxy", metavar="URL", help="with fetch: an HTTP(S) proxy, http://host:port")
+    v.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                   help=f"with fetch: connect and read timeout (default {DEFAULT_TIMEOUT_S:g})")
+    v.add_argument("--ca-file", metavar="PEM", help="with fetch: CA certificates to verify TLS with (e.g. a "
+                                                    "TLS-intercepting proxy's); verification is never turned off")
     v.set_defaults(func=cmd_vcg)
     return parser
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPlainTextEdit,
+                               QPushButton, QVBoxLayout, QWidget)
 
 from nicadvisor.gui.tasks import TaskRunner
 
@@ -53,6 +53,11 @@ class GuidePanel(QWidget):
         self.pick_button = QPushButton("Import guide files…")
         self.apply_button = QPushButton("Apply import")
         self.apply_button.setEnabled(False)
+        self.download_button = QPushButton("Download the vSAN HCL…")
+        self.download_button.setToolTip("Downloads the public vSAN HCL JSON (no credentials are sent), then shows "
+                                        "what importing it would change")
+        self.proxy_edit = QLineEdit()
+        self.proxy_edit.setPlaceholderText("proxy (optional): http://proxy.example:3128")
         self.diff = QPlainTextEdit()
         self.diff.setReadOnly(True)
         self.diff.setPlaceholderText("The changes an import makes are shown here before they are applied.")
@@ -60,12 +65,15 @@ class GuidePanel(QWidget):
         buttons.addWidget(self.pick_button)
         buttons.addWidget(self.apply_button)
         buttons.addStretch(1)
+        buttons.addWidget(self.download_button)
+        buttons.addWidget(self.proxy_edit)
         layout = QVBoxLayout(self)
         layout.addWidget(self.status)
         layout.addLayout(buttons)
         layout.addWidget(self.diff, 1)
         self.pick_button.clicked.connect(self._on_pick)
         self.apply_button.clicked.connect(self.apply)
+        self.download_button.clicked.connect(lambda: self.download())
         self.refresh()
 
     def refresh(self) -> None:
@@ -77,15 +85,37 @@ class GuidePanel(QWidget):
         if files:
             self.prepare(files)
 
+    def download(self, url: str | None = None, ca_file: str | None = None, confirm: bool = True) -> bool:
+        """After the user agreed (``confirm``: a question naming the URL), download ``url`` (default: the public
+        vSAN HCL) on a worker with the proxy typed beside the button, then show the diff as for files. Returns
+        False when the user declined."""
+        from nicadvisor.collect.guide_fetch import VSAN_HCL_URL, fetch_guide
+        from nicadvisor.vcg.guide_store import plan_import
+
+        url = url or VSAN_HCL_URL
+        proxy = self.proxy_edit.text().strip() or None
+        if confirm and QMessageBox.question(
+                self, "Download compatibility data",
+                f"Download {url}{f' through {proxy}' if proxy else ''}?\n\nNo credentials are sent. Nothing is "
+                "imported until you press Apply.") != QMessageBox.StandardButton.Yes:
+            return False
+        self._start(f"Downloading {url}…",
+                    lambda _progress, _cancel: plan_import([fetch_guide(url, proxy=proxy, ca_file=ca_file)]))
+        return True
+
     def prepare(self, files: list[str]) -> None:
         """Read ``files`` on a worker and show the diff of the import they make (nothing is written)."""
         from nicadvisor.vcg.guide_store import plan_import
 
+        self._start(f"Reading {len(files)} file(s)…", lambda _progress, _cancel: plan_import(files))
+
+    def _start(self, what: str, task) -> None:
         self.apply_button.setEnabled(False)
         self.pick_button.setEnabled(False)
+        self.download_button.setEnabled(False)
         self.plan = None
-        self.diff.setPlainText(f"Reading {len(files)} file(s)…")
-        handle = self.runner.prepare("guide", lambda _progress, _cancel: plan_import(files))
+        self.diff.setPlainText(what)
+        handle = self.runner.prepare("guide", task)
         handle.sig_finished.connect(self._on_planned)
         handle.sig_failed.connect(self._on_failed)
         handle.sig_cancelled.connect(lambda: self._on_failed("cancelled"))
@@ -101,10 +131,12 @@ class GuidePanel(QWidget):
         self.diff.setPlainText("\n".join(lines))
         self.apply_button.setEnabled(not plan.diff.empty)
         self.pick_button.setEnabled(True)
+        self.download_button.setEnabled(True)
 
     def _on_failed(self, message: str) -> None:
         self.diff.setPlainText(f"Not imported — nothing was changed: {message}")
         self.pick_button.setEnabled(True)
+        self.download_button.setEnabled(True)
 
     def apply(self) -> None:
         """Write the prepared import on a worker, then show the new status."""
