@@ -12,6 +12,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from nicadvisor.parsers.pci_address import normalise_pci
+
 
 @dataclass(frozen=True)
 class Fact:
@@ -207,22 +209,15 @@ def natural_key(name: str) -> tuple:
     return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", name))
 
 
-_PCI_RE = re.compile(r"^(?:([0-9a-fA-F]{1,4}):)?([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})[.:]([0-7])$")
-
-
 def norm_pci(text: str | None) -> str | None:
-    """Normalise a PCI address to ``0000:bb:dd.f`` (hex, lower case).
-
-    Accepts ``0000:19:00.0``, ``19:00.0``, ``0000:19:00:0`` (esxcli ``Bus Info``); returns None for
-    ``Pseudo`` and anything else that is not an address.
+    """A PCI address normalised to ``dddd:bb:dd.f`` (hex, lower case), or None for ``Pseudo``, ``N/A``, an
+    ambiguous short form (``02:00``) or anything that is not an address. Thin wrapper of
+    :func:`nicadvisor.parsers.pci_address.normalise_pci` (the one normaliser; its docstring lists the forms and
+    sources): ``0000:19:00.0``, ``19:00.0``, ``0000:19:00:0`` (esxcli ``Bus Info``), ``0000:0c1:00.0`` (ESXi 5.x).
     """
     if not text:
         return None
-    m = _PCI_RE.match(text.strip())
-    if not m:
-        return None
-    seg, bus, dev, fn = m.groups()
-    return f"{int(seg or '0', 16):04x}:{int(bus, 16):02x}:{int(dev, 16):02x}.{int(fn)}"
+    return normalise_pci(text).normalised
 
 
 # --- table helpers -------------------------------------------------------------------------------

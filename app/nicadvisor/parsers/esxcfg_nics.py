@@ -9,51 +9,51 @@ from __future__ import annotations
 
 import re
 
-from nicadvisor.parsers.base import CommandLine, ParseResult, cut, norm_pci, to_bool
-from nicadvisor.parsers.esxcli_nic import MACISH, NAME_RE, PCI_TEXT, PROMPT_RE, clean, record_nic_row, valid_mac
+from nicadvisor.parsers.base import CommandLine, ParseResult, to_bool
+from nicadvisor.parsers.esxcli_nic import (
+    ESXCFG_L_COLUMNS, MACISH, NAME_RE, NIC_COLUMNS, NIC_HEADER_KEYS, PROMPT_RE, clean, headerless_rows, nic_row_ok,
+    note_failed_rows, record_nic_row, table_lines, valid_mac,
+)
 from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.table import layout_from_specs, read_row, read_tables
 
 # --- esxcfg-nics -l ---------------------------------------------------------------------------------------
 
-_L_HEADER_RE = re.compile(r"^\s*Name\s+PCI\s+Driver\s+Link\s+Speed\s+Duplex\s+MAC Address\s+MTU\s+Description\s*$")
-_L_LABELS = (("name", "Name"), ("pci", "PCI"), ("driver", "Driver"), ("link", "Link"), ("speed", "Speed"),
-             ("duplex", "Duplex"), ("mac", "MAC Address"), ("mtu", "MTU"), ("description", "Description"))
-# Token grammar: the PCI column and the Driver column may be missing/empty, MAC/MTU/description may be
-# missing (grep'd or wrapped lines, blog copies without the PCI column).
-_L_ROW_RE = re.compile(
-    r"^\s*(?P<name>vmnic\d+|vusb\d+)\s+(?:(?P<pci>" + PCI_TEXT + r"|Pseudo)\s+)?(?:(?P<driver>\S+)\s+)?"
-    r"(?P<link>Up|Down)\s+(?P<speed>\d+\s*Mbps)\s+(?P<duplex>Full|Half)"
-    r"(?:\s+(?P<mac>" + MACISH + r"))?(?:\s+(?P<mtu>\d+))?(?:\s+(?P<description>\S.*?))?\s*$"
-)
-_L_CONT_RE = re.compile(r"^\s*(?P<mac>" + MACISH + r")\s+(?P<mtu>\d+)(?:\s+(?P<description>\S.*?))?\s*$")
+_CONTINUATION = layout_from_specs(tuple(c for c in NIC_COLUMNS if c.key in ("mac", "mtu", "description")))
+_L_LAYOUT = layout_from_specs(ESXCFG_L_COLUMNS)
+_ADDRESS_START_RE = re.compile(r"^\s*[0-9a-fA-F]{3,4}:")
 
 
-def _offsets(header: str) -> list[tuple[str, int, int]] | None:
-    """Column (field, start, end) offsets of the ``-l`` header (its words are single-space separated, so
-    :func:`columns_from_header` would merge ``Link Speed``; the labels are looked up instead)."""
-    starts = []
-    pos = 0
-    for fld, label in _L_LABELS:
-        i = header.find(label, pos)
-        if i < 0:
-            return None
-        starts.append((fld, i))
-        pos = i + len(label)
-    return [(f, s, starts[k + 1][1] if k + 1 < len(starts) else -1) for k, (f, s) in enumerate(starts)]
+def _l_row_ok(values) -> bool:
+    """An ``-l`` row names an uplink and has its link state, speed and duplex (the columns every generation
+    prints, nic-data-sources.md §4)."""
+    return nic_row_ok(values) and {"link", "speed", "duplex"} <= values.keys()
 
 
-def _row_by_offsets(line: str, cols: list[tuple[str, int, int]]) -> dict[str, str] | None:
-    """The row cut at the header's offsets, or None when the cut does not look like an ``-l`` row
-    (indent differs from the header, e.g. a dedent artifact, or a field overflowed its column)."""
-    row = {f: cut(line, s, e) for f, s, e in cols}
-    pci = row.get("pci", "")
-    if not NAME_RE.match(row.get("name", "")) or not (norm_pci(pci) or pci == "Pseudo"):
-        return None
-    if row.get("link") not in ("Up", "Down") or not re.fullmatch(r"\d+\s*Mbps", row.get("speed", "")):
-        return None
-    if row.get("duplex") not in ("Full", "Half") or " " in row.get("driver", ""):
-        return None
-    return row
+def _is_l_row(line: str) -> bool:
+    row = read_row(line, _L_LAYOUT)
+    return row is not None and _l_row_ok(row.values)
+
+
+def _join_wrapped(values: dict[str, str], lines: list[str], index: int) -> tuple[dict[str, str], list[int]]:
+    """A row wrapped after its duplex (``esxi_esxcfg-nics-l_xl710_mtu9000_vmnic5_seed.txt``: ``… Up 40000Mbps
+    Full`` / ``3c:fd:… 9000 Intel … XL710`` / ``for 40GbE QSFP+``): the values joined with the continuation
+    lines after line ``index`` (0-based), and the 0-based indexes of the lines used."""
+    if {"mac", "mtu", "description"} & values.keys() or index + 1 >= len(lines):
+        return values, []
+    cont = read_row(lines[index + 1], _CONTINUATION, index + 2)
+    if cont is None or not {"mac", "mtu"} <= cont.values.keys():
+        return values, []
+    joined = {**values, **cont.values}
+    used = [index + 1]
+    j = index + 2
+    while (j < len(lines) and lines[j].strip() and not PROMPT_RE.match(lines[j])
+           and not _ADDRESS_START_RE.match(lines[j])
+           and not _is_l_row(lines[j])):
+        joined["description"] = f"{joined.get('description', '')} {lines[j].strip()}".strip()
+        used.append(j)
+        j += 1
+    return joined, used
 
 
 @register(r"^esxcfg-nics -l\b", "esxcfg-nics -l")
@@ -63,59 +63,40 @@ def parse_esxcfg_nics_l(text: str, cmd: CommandLine) -> ParseResult:
     ``link_speed_mbps`` (``25000Mbps`` → 25000, only for link-up ports; ``Down 0Mbps`` is not a speed),
     ``duplex``, ``mac``, ``mtu`` (bytes), ``description``.
 
-    Rows aligned with the header are cut at the header's column offsets (so an empty Driver column does not
-    shift later fields); others (dedent artifacts as in ``esxi_esxcfg-nics-l_e810_x710_bcm57416_i350_82599.txt``,
-    whitespace-flattened blog copies without the PCI column, ``| grep vmnic5`` without header) are read with a
-    token grammar anchored on ``Up|Down``, ``NNNNMbps`` and ``Full|Half``. A row wrapped after the duplex
-    (``esxi_esxcfg-nics-l_xl710_mtu9000_vmnic5_seed.txt``) is joined with its continuation lines. With
-    ``| grep vmnicN`` only that uplink is kept. Never raises.
+    The table is read by :func:`nicadvisor.parsers.table.read_tables` with the shared uplink columns
+    (:data:`esxcli_nic.ESXCFG_L_COLUMNS`): rows aligned with the header are cut at its offsets (an empty Driver column
+    does not shift later fields), others (the dedent artifact of
+    ``esxi_esxcfg-nics-l_e810_x710_bcm57416_i350_82599.txt``, whitespace-flattened blog copies) are split by the
+    shapes of their values. Header-less rows (``| grep vmnic5``; ``esxi_g_esxcfg-nics_-l_grep_and_vmware_-lv_
+    esxi41_elatov.txt`` whose row lacks the PCI column) are split in the ``-l`` column order. A row wrapped after
+    the duplex is joined with its continuation lines. With ``| grep vmnicN`` only that uplink is kept. A table
+    row that is not read is noted with its line number, the others kept. Never raises.
     """
     result = ParseResult(family="esxcfg-nics -l")
     lines = text.splitlines()
-    cols = None
-    header_indent = 0
-    in_table = False
-    i = 0
-    while i < len(lines):
-        raw = lines[i]
-        if _L_HEADER_RE.match(raw):
-            expanded = raw.expandtabs()
-            cols = _offsets(expanded)
-            header_indent = len(expanded) - len(expanded.lstrip())
-            in_table = True
-            i += 1
+    tables = read_tables(text, ESXCFG_L_COLUMNS, NIC_HEADER_KEYS, row_ok=_l_row_ok, exclude=("PCI Device",))
+    rows: list[tuple[dict[str, str], int, list[int]]] = []  # (values, 0-based row index, continuation indexes)
+    for table in tables:
+        failed = dict(table.failed)
+        for row in table.rows:
+            values, used = _join_wrapped(row.values, lines, row.line_no - 1)
+            for k in used:
+                failed.pop(k + 1, None)
+            rows.append((values, row.line_no - 1, used))
+        table.failed = sorted(failed.items())
+    note_failed_rows(result, tables)
+    skip = table_lines(tables)
+    consumed: set[int] = set()
+    for line_no, values, _raw in headerless_rows(text, ESXCFG_L_COLUMNS, _l_row_ok, skip):
+        if line_no in consumed:
             continue
-        if in_table and (not raw.strip() or PROMPT_RE.match(raw)):
-            in_table = False
-        expanded = raw.expandtabs()
-        row = None
-        if in_table and cols and len(expanded) - len(expanded.lstrip()) == header_indent:
-            row = _row_by_offsets(expanded, cols)
-        evidence = raw
-        if row is None:
-            m = _L_ROW_RE.match(raw)
-            if m:
-                row = {k: v for k, v in m.groupdict().items() if v is not None}
-                if "mac" not in row and "mtu" not in row and "description" not in row:
-                    # wrapped row: "… Up 40000Mbps Full" / "3c:fd:… 9000 Intel … XL710" / "for 40GbE QSFP+"
-                    j = i + 1
-                    cont = _L_CONT_RE.match(lines[j]) if j < len(lines) else None
-                    if cont:
-                        row.update({k: v for k, v in cont.groupdict().items() if v})
-                        parts = [raw.strip(), lines[j].strip()]
-                        j += 1
-                        while (j < len(lines) and lines[j].strip() and not PROMPT_RE.match(lines[j])
-                               and not _L_ROW_RE.match(lines[j]) and not re.match(r"^\s*[0-9a-fA-F]{3,4}:", lines[j])):
-                            row["description"] = f"{row.get('description', '')} {lines[j].strip()}".strip()
-                            parts.append(lines[j].strip())
-                            j += 1
-                        evidence = "\n".join(parts)
-                        i = j - 1
-            elif in_table and raw.strip():
-                result.notes.append(f"esxcfg-nics -l: row not understood: {raw.strip()!r}")
-        if row is not None and (cmd.target is None or row.get("name") == cmd.target):
-            record_nic_row(result, row, evidence)
-        i += 1
+        values, used = _join_wrapped(values, lines, line_no - 1)
+        consumed.update(k + 1 for k in used)
+        rows.append((values, line_no - 1, used))
+    for values, index, used in rows:
+        evidence = "\n".join(lines[k].strip() for k in [index, *used]) if used else lines[index]
+        if cmd.target is None or values.get("name") == cmd.target:
+            record_nic_row(result, values, evidence)
     if not result.pnics:
         result.notes.append("esxcfg-nics -l: no uplink rows found")
     return result

@@ -24,7 +24,9 @@ from nicadvisor.parsers.base import (
     to_bool,
     to_int,
 )
+from nicadvisor.parsers.pci_address import looks_like_pci, normalise_pci
 from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.table import ColumnSpec, Table, layout_from_specs, read_row, read_tables
 
 # --- shared helpers (also used by esxcfg_nics) -------------------------------------------------------
 
@@ -34,9 +36,6 @@ NAME_RE = re.compile(r"^(?:vmnic\d+|vusb\d+|[A-Za-z][\w.-]*\d)$")
 MAC_RE = re.compile(r"^(?:[0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$")
 MACISH = r"(?:[0-9A-Fa-fXx]{2}:){5}[0-9A-Fa-fXx]{2}"
 """A MAC as printed, also with author-masked octets (``70:5a:0f:XX:XX:XX``)."""
-
-PCI_TEXT = r"[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}[.:][0-7]"
-"""A full PCI address as esxcli/esxcfg print it (``0000:4b:00.0``; ``nic get`` ``Bus Info`` uses ``:0``)."""
 
 PROMPT_RE = re.compile(r"^\s*(?:\[[^\]]*\]\s*\S|~\s*#|#\s|\$\s|\S+@\S+[:$#])")
 """A shell prompt or command echo line (``[root@h:~] esxcli …``, ``~ # esxcfg-nics -l``)."""
@@ -66,7 +65,9 @@ def record_nic_row(result: ParseResult, row: Mapping[str, str | None], line: str
 
     ``row`` maps ``name``, ``pci``, ``driver``, ``admin``, ``link``, ``speed``, ``duplex``, ``mac``, ``mtu``,
     ``description`` (any may be missing) to the text as printed. Recorded fields: ``pci_address``
-    (``0000:bb:dd.f``), ``is_physical`` (True with a PCI address, False for ``Pseudo``/``vusbN``),
+    (``0000:bb:dd.f``, :func:`~nicadvisor.parsers.pci_address.normalise_pci`; an ambiguous address such as a
+    short ``bus:slot`` is kept as written in ``records`` with a note), ``is_physical`` (True with a PCI address,
+    False for ``Pseudo``/``vusbN``),
     ``driver`` (as printed, ``_ens`` kept), ``admin_up``, ``link_up``, ``link_speed_mbps`` (int Mbit/s,
     only when the link is up: a down port's speed column is stale, §14 item 2), ``duplex`` (``"full"`` /
     ``"half"``, only when the link is up), ``mac`` (lower case; masked/all-zero MACs skipped), ``mtu``
@@ -75,13 +76,18 @@ def record_nic_row(result: ParseResult, row: Mapping[str, str | None], line: str
     name = clean(row.get("name"))
     if not name or not NAME_RE.match(name):
         return None
-    pci_text = clean(row.get("pci")) or ""
-    pci = norm_pci(pci_text)
-    if pci:
-        result.pnic(name, "pci_address", pci, line)
+    pci_text = (row.get("pci") or "").strip()
+    pci = normalise_pci(pci_text)
+    if pci.normalised:
+        result.pnic(name, "pci_address", pci.normalised, line)
         result.pnic(name, "is_physical", True, line)
     elif pci_text.lower() == "pseudo" or name.startswith("vusb"):
         result.pnic(name, "is_physical", False, line)
+    elif pci.is_address:  # kept as written, never dropped with the row
+        result.pnic(name, "is_physical", True, line)
+        result.notes.append(f"{result.family}: {name}: PCI address {pci.as_written!r} kept as written ({pci.note})")
+        result.records.append({"family": result.family, "nic": name,
+                               "fields": {"PCI address as written": pci.as_written, "PCI note": pci.note}})
     driver = clean(row.get("driver"))
     result.pnic(name, "driver", driver, line)
     result.pnic(name, "admin_up", to_bool(row.get("admin")), line)
@@ -136,19 +142,94 @@ def _esxcli_error(text: str, result: ParseResult) -> bool:
     return False
 
 
-# --- esxcli network nic list ---------------------------------------------------------------------------
+# --- the uplink table of esxcli network nic list / esxcfg-nics -l / nicinfo.sh -------------------------------
 
-_LIST_FIELDS = {
-    "name": "name", "pcidevice": "pci", "driver": "driver", "adminstatus": "admin", "linkstatus": "link",
-    "link": "link", "speed": "speed", "duplex": "duplex", "macaddress": "mac", "mtu": "mtu",
-    "description": "description",
-}
-_LIST_HEADER_RE = re.compile(r"^\s*Name\s+PCI Device\s+Driver\s+.*\bMAC Address\b")
-_LIST_ROW_RE = re.compile(
-    r"^\s*(?P<name>\S+)\s+(?P<pci>" + PCI_TEXT + r"|Pseudo|N/A)\s+(?:(?P<driver>\S+)\s+)?"
-    r"(?P<admin>Up|Down)\s+(?P<link>Up|Down)\s+(?P<speed>\d+|N/A)\s+(?P<duplex>Full|Half|N/A)\s+"
-    r"(?P<mac>" + MACISH + r"|N/A)\s+(?P<mtu>\d+)(?:\s+(?P<description>\S.*?))?\s*$"
+_MAC_TEXT_RE = re.compile(MACISH)
+_SPEED_TEXT_RE = re.compile(r"\d{1,7}(?:Mbps)?")
+_WORD_TEXT_RE = re.compile(r"[A-Za-z][\w.-]{0,63}")
+
+
+def _one_of(*words: str):
+    allowed = {w.lower() for w in words}
+    return lambda v: v.lower() in allowed
+
+
+NIC_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("name", ("Name",), lambda v: bool(NAME_RE.match(v))),
+    ColumnSpec("pci", ("PCI Device", "PCI"), lambda v: v.lower() in ("pseudo", "n/a") or looks_like_pci(v)),
+    ColumnSpec("driver", ("Driver",), lambda v: bool(_WORD_TEXT_RE.fullmatch(v)), strong=False),
+    ColumnSpec("admin", ("Admin Status",), _one_of("Up", "Down")),
+    ColumnSpec("link", ("Link Status", "Link"), _one_of("Up", "Down")),
+    ColumnSpec("speed", ("Speed",), lambda v: v.upper() == "N/A" or bool(_SPEED_TEXT_RE.fullmatch(v))),
+    ColumnSpec("duplex", ("Duplex",), _one_of("Full", "Half", "N/A")),
+    ColumnSpec("mac", ("MAC Address",), lambda v: v.upper() == "N/A" or bool(_MAC_TEXT_RE.fullmatch(v))),
+    ColumnSpec("mtu", ("MTU",), lambda v: v.isdigit() and len(v) <= 6),
+    ColumnSpec("description", ("Description",)),
 )
+"""The columns of every generation of the uplink table, by header label: ``esxcfg-nics -l`` (``Name PCI Driver
+Link Speed Duplex MAC Address MTU Description``, speed ``25000Mbps``, nic-data-sources.md §4), ESXi 5.x
+``esxcli network nic list`` / nicinfo.sh (``Link``, no ``Admin Status``: fixture
+``vm-support/bundle_commands_nicinfo.sh.txt_head11_be2net_esxi5x_elatov.txt``) and 6.x–9.x (``Admin Status
+Link Status``, speed in Mbit/s without unit: ``esxi_esxcli_nic_list_x550_ixgben_e810_icen_100g.txt``)."""
+
+NIC_HEADER_KEYS = ("name", "pci", "driver", "link", "mac")
+"""Keys a header must hold to be an uplink table (``esxcfg-nics -e`` has Name/Driver/MAC but no Link or PCI)."""
+
+
+def _with_pci_label(label: str, drop: tuple[str, ...] = ()) -> tuple[ColumnSpec, ...]:
+    return tuple(ColumnSpec(c.key, (label,), c.shape, c.strong) if c.key == "pci" else c
+                 for c in NIC_COLUMNS if c.key not in drop)
+
+
+ESXCLI_COLUMNS = _with_pci_label("PCI Device")
+"""``esxcli network nic list`` / nicinfo.sh: the PCI column is headed ``PCI Device`` (so that another command's
+table in the same text, headed ``PCI``, is not read as this one's)."""
+ESXCFG_L_COLUMNS = _with_pci_label("PCI", drop=("admin",))
+"""``esxcfg-nics -l``: the PCI column is headed ``PCI``; no Admin Status column (§4)."""
+
+def nic_row_ok(values: Mapping[str, str]) -> bool:
+    """A table row is an uplink row when it names an uplink and has a link state or a PCI address."""
+    return bool(NAME_RE.match(values.get("name", ""))) and ("link" in values or "pci" in values)
+
+
+def note_failed_rows(result: ParseResult, tables: list[Table]) -> None:
+    """One note per table row that was not read: ``"<family>: line N: row not understood: '<row>'"``."""
+    for table in tables:
+        for line_no, raw in table.failed:
+            result.notes.append(f"{result.family}: line {line_no}: row not understood: {raw.strip()[:200]!r}")
+
+
+def headerless_rows(text: str, order: tuple[ColumnSpec, ...], ok, skip: set[int]) -> list[tuple[int, dict[str, str], str]]:
+    """``(line_no, values, line)`` of the lines (other than those in ``skip``) that read as rows of a table
+    without its header (``| grep vmnic5``), split by shapes in the command's column ``order`` and kept when
+    ``ok(values)``."""
+    layout = layout_from_specs(order)
+    out = []
+    for i, raw in enumerate(text.splitlines(), start=1):
+        if i in skip or not raw.strip():
+            continue
+        row = read_row(raw, layout, i)
+        if row is not None and ok(row.values):
+            out.append((i, row.values, raw))
+    return out
+
+
+def table_lines(tables: list[Table]) -> set[int]:
+    """Line numbers of the headers, rows and failed rows of ``tables``."""
+    used: set[int] = set()
+    for t in tables:
+        used.add(t.layout.line_no)
+        used.update(r.line_no for r in t.rows)
+        used.update(n for n, _raw in t.failed)
+    return used
+
+
+def _list_headerless_ok(v: Mapping[str, str]) -> bool:
+    pci = v.get("pci", "")
+    return (nic_row_ok(v) and (normalise_pci(pci).normalised is not None or pci.lower() == "pseudo")
+            and {"link", "mac", "mtu"} <= v.keys())
+
+
 _POWERCLI_KEY_RE = re.compile(r"^\s*(AdminStatus|Description|Driver|Duplex|Link|LinkStatus|MACAddress|MTU|Name|"
                               r"PCIDevice|Speed)\s+:\s?(.*?)\s*$")  # PowerCLI pads keys: "Name        : vmnic0"
 _POWERCLI_FIELDS = {
@@ -159,43 +240,30 @@ _POWERCLI_FIELDS = {
 
 @register(r"^esxcli network nic list\b", "esxcli network nic list")
 def parse_nic_list(text: str, cmd: CommandLine) -> ParseResult:
-    """``esxcli network nic list`` (ESXi 6.0-9.0, ``localcli``) and PowerCLI ``$esxcli.network.nic.list.Invoke()``.
+    """``esxcli network nic list`` (ESXi 5.x-9.0, ``localcli``) and PowerCLI ``$esxcli.network.nic.list.Invoke()``.
 
-    Table columns ``Name  PCI Device  Driver  Admin Status  Link Status  Speed  Duplex  MAC Address  MTU
-    Description`` (Speed in Mbit/s, captures ``esxi_esxcli_nic_list_x550_ixgben_e810_icen_100g.txt``,
-    ``unattributed_esxi9_nested_nvmxnet3_nic_list_get.txt``); per-column or single long dashed rule (6.7
-    ``localcli``, §4), leading TABs/indent, re-spaced single-space columns
-    (``unattributed_smtx_…_respaced.txt``) and an empty column are tolerated: each row is read by a grammar
-    anchored on the PCI address, Up/Down and MAC tokens, else by the header/rule column offsets. PowerCLI
-    prints ``Key : Value`` records (``esxi_powercli_esxcli_nic_list_bnx2x_qlogic57810.txt``). Facts per row:
-    see :func:`record_nic_row`. Never raises.
+    The table is read by :func:`nicadvisor.parsers.table.read_tables` with :data:`NIC_COLUMNS`: columns are found
+    from the header (5.x ``Link`` without ``Admin Status``, 6.x+ ``Admin Status  Link Status``; missing columns
+    stay unknown, extra ones are ignored), rows are cut at the per-column dashed rule's offsets when aligned, else
+    split by the shapes of their values (re-spaced single-space columns, ``unattributed_smtx_…_respaced.txt``;
+    flattened copies); a single long rule (6.7 ``localcli``, §4) and leading TABs are fine. A row that is not
+    read is noted with its line number and the rest kept. Header-less rows (``| grep vmnic``) are read in the
+    command's column order when they hold a PCI address, link state, MAC and MTU. PowerCLI prints ``Key : Value``
+    records (``esxi_powercli_esxcli_nic_list_bnx2x_qlogic57810.txt``). Facts per row: see
+    :func:`record_nic_row`. Never raises.
     """
     result = ParseResult(family="esxcli network nic list")
-    lines = text.splitlines()
-    headers = [i for i, line in enumerate(lines) if _LIST_HEADER_RE.match(line)]
-    for h in headers:
-        header = lines[h].expandtabs()
-        rule = rule_after(lines, h)
-        cols = [(n.replace(" ", "").lower(), s, e)
-                for n, s, e in columns_from_header(header, rule.expandtabs() if rule else None)]
-        for _i, raw in table_after(lines, h):
-            m = _LIST_ROW_RE.match(raw)
-            row: dict[str, Any] | None = m.groupdict() if m else None
-            if row is None:
-                expanded = raw.expandtabs()
-                row = {_LIST_FIELDS[n]: cut(expanded, s, e) for n, s, e in cols if n in _LIST_FIELDS}
-                if not (norm_pci(row.get("pci")) or (row.get("pci") or "").lower() == "pseudo"):
-                    result.notes.append(f"esxcli network nic list: row not understood: {raw.strip()!r}")
-                    continue
-            if record_nic_row(result, row, raw) is None:
-                result.notes.append(f"esxcli network nic list: row not understood: {raw.strip()!r}")
-    if not headers:
-        for raw in lines:  # header-less (``| grep vmnic``) rows
-            m = _LIST_ROW_RE.match(raw)
-            if m:
-                record_nic_row(result, m.groupdict(), raw)
+    tables = read_tables(text, ESXCLI_COLUMNS, NIC_HEADER_KEYS, row_ok=nic_row_ok)
+    for table in tables:
+        for row in table.rows:
+            if record_nic_row(result, row.values, row.line) is None:
+                table.failed.append((row.line_no, row.line))
+    note_failed_rows(result, tables)
+    if not tables:
+        for _n, values, raw in headerless_rows(text, ESXCLI_COLUMNS, _list_headerless_ok, set()):
+            record_nic_row(result, values, raw)
         if not result.pnics:
-            _parse_powercli_records(lines, result)
+            _parse_powercli_records(text.splitlines(), result)
     if not result.pnics:
         _esxcli_error(text, result)
         result.notes.append("esxcli network nic list: no uplink table or records found")

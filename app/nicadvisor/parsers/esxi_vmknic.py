@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, kv_lines, to_int
+from nicadvisor.parsers.framing import is_command_echo
 from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.table import ColumnSpec, read_tables
 
 _TEP_NETSTACK_RE = re.compile(r"vxlan|overlay", re.I)
 _UNSET = {"", "N/A", "n/a", "-", "None"}
@@ -28,66 +30,76 @@ def is_tep_netstack(netstack: str | None) -> bool | None:
 
 # --- esxcfg-vmknic -l -----------------------------------------------------------------------------
 
-_HEADER_RE = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?Interface\s+Port Group", re.I)
-_MAC = r"[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}"
-# Columns are read from the right-hand anchors (family, MAC, numbers) rather than from header offsets:
-# rows can be misaligned (esxi_esxcfg-vmknic-l_mtu_9000.txt, vmk1) and the IPv6 rows have an empty
-# Broadcast column; ``Type`` may hold "STATIC, PREFERRED".
-_ROW_RE = re.compile(
-    r"^\s*(?P<iface>\S+)\s+(?:(?P<pg>.*?)\s+)?(?P<family>IPv4|IPv6)\s+(?P<addr>\S+)\s+(?P<mask>\S+)\s+"
-    r"(?:(?P<bcast>\S+)\s+)?(?P<mac>" + _MAC + r")\s+(?P<mtu>\d+)\s+(?P<mss>\d+)\s+"
-    r"(?P<enabled>true|false)\s+(?P<rest>.*?)\s*$",
-    re.I,
+_IP_TEXT_RE = re.compile(r"[0-9A-Fa-f:.%]{2,64}")
+_DOTTED_RE = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+_MAC_TEXT_RE = re.compile(r"[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}")
+_NA = "N/A"
+
+VMKNIC_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("iface", ("Interface",), lambda v: bool(re.fullmatch(r"vmk\d{1,5}", v))),
+    ColumnSpec("pg", ("Port Group/DVPort/Opaque Network", "Port Group/DVPort", "Port Group")),
+    ColumnSpec("family", ("IP Family",), lambda v: v in ("IPv4", "IPv6")),
+    ColumnSpec("addr", ("IP Address",), lambda v: v == _NA or ("." in v or ":" in v) and bool(_IP_TEXT_RE.fullmatch(v))),
+    ColumnSpec("mask", ("Netmask",), lambda v: v == _NA or bool(_DOTTED_RE.fullmatch(v)) or (v.isdigit() and len(v) <= 3)),
+    ColumnSpec("bcast", ("Broadcast",), lambda v: v == _NA or bool(_DOTTED_RE.fullmatch(v))),
+    ColumnSpec("mac", ("MAC Address",), lambda v: bool(_MAC_TEXT_RE.fullmatch(v))),
+    ColumnSpec("mtu", ("MTU",), lambda v: v.isdigit() and len(v) <= 6),
+    ColumnSpec("mss", ("TSO MSS",), lambda v: v.isdigit() and len(v) <= 6),
+    ColumnSpec("enabled", ("Enabled",), lambda v: v.lower() in ("true", "false")),
+    ColumnSpec("type", ("Type",)),
+    ColumnSpec("netstack", ("NetStack",), lambda v: bool(re.fullmatch(r"[A-Za-z][\w.-]{0,63}", v)), strong=False),
 )
-_PROMPT_LINE_RE = re.compile(r"^\s*\[[^\]]*\]")
-# "STATIC", "DHCP", "NONE", "STATIC, PREFERRED" (upper case) then the NetStack name.
-_TYPE_NETSTACK_RE = re.compile(r"^(?P<type>[A-Z_]+(?:,\s*[A-Z_]+)*)(?:\s+(?P<netstack>\S+))?$")
+"""``esxcfg-vmknic -l`` columns (nic-data-sources.md §5; captures ``esxi_esxcfg-vmknic-l_*``): Interface, Port
+Group/DVPort/Opaque Network (free text), IP Family, IP Address, Netmask (dotted or an IPv6 prefix length),
+Broadcast (empty on IPv6 rows), MAC Address, MTU, TSO MSS, Enabled, Type (``STATIC``, ``STATIC, PREFERRED``:
+free text), NetStack (since ESXi 6.0)."""
+
+
+def _vmknic_row_ok(v) -> bool:
+    return {"iface", "family", "mac", "mtu", "mss"} <= v.keys()
+
+
+def _stop(line: str) -> bool:
+    return is_command_echo(line) is not None
 
 
 @register(r"^esxcfg-vmknic\s+(?:-l|--list)\b", "esxcfg-vmknic -l")
 def parse_esxcfg_vmknic(text: str, cmd: CommandLine) -> ParseResult:
-    """Parse the ``esxcfg-vmknic -l`` table (one row per vmknic and IP family).
-
-    Columns: Interface, Port Group/DVPort/Opaque Network, IP Family, IP Address, Netmask, Broadcast,
-    MAC Address, MTU, TSO MSS, Enabled, Type, NetStack (NetStack since ESXi 6.0). Records ``mtu``,
-    ``tso_mss``, ``netstack``, ``addresses`` (all rows of the vmknic, ``N/A`` skipped), ``portgroup``
-    (a purely numeric value is a DVPort ID: kept out of ``portgroup`` and put in ``records`` as
-    ``{"kind": "vmknic_dvport", "vmknic", "dvport"}``) and ``is_tep``. Never raises.
+    """Parse the ``esxcfg-vmknic -l`` table (one row per vmknic and IP family) with the shared table reader
+    (:data:`VMKNIC_COLUMNS`): rows aligned with the header are cut at its offsets; misaligned ones
+    (``esxi_esxcfg-vmknic-l_mtu_9000.txt``, vmk1) are split by the shapes of their values (the IPv6 rows' empty
+    Broadcast and the two-word ``STATIC, PREFERRED`` Type included). Records ``mtu``, ``tso_mss``, ``netstack``,
+    ``addresses`` (all rows of the vmknic, ``N/A`` skipped), ``portgroup`` (a purely numeric value is a DVPort ID:
+    kept out of ``portgroup`` and put in ``records`` as ``{"kind": "vmknic_dvport", "vmknic", "dvport"}``) and
+    ``is_tep``. A row that is not read is noted with its line number. Never raises.
     """
     result = ParseResult(family="esxcfg-vmknic -l")
-    lines = text.splitlines()
-    start = next((i for i, ln in enumerate(lines) if _HEADER_RE.match(ln)), None)
-    if start is None:
+    tables = read_tables(text, VMKNIC_COLUMNS, ("iface", "pg", "family"), row_ok=_vmknic_row_ok, stop=_stop)[:1]
+    if not tables:
         result.notes.append("esxcfg-vmknic -l: no 'Interface  Port Group…' header line found")
         return result
-    has_netstack = "netstack" in lines[start].lower()
-    rows: dict[str, list[tuple[re.Match[str], str]]] = {}
-    for line in lines[start + 1:]:
-        if not line.strip():
-            continue
-        if _PROMPT_LINE_RE.match(line) or _HEADER_RE.match(line):
-            break
-        m = _ROW_RE.match(line)
-        if not m:
-            result.notes.append(f"esxcfg-vmknic -l: row not understood: {line.strip()!r}")
-            continue
-        rows.setdefault(m.group("iface"), []).append((m, line))
+    (table,) = tables
+    has_netstack = "netstack" in table.layout.keys
+    for line_no, raw in table.failed:
+        result.notes.append(f"esxcfg-vmknic -l: line {line_no}: row not understood: {raw.strip()[:200]!r}")
+    rows: dict[str, list[tuple[dict[str, str], str]]] = {}
+    for row in table.rows:
+        rows.setdefault(row.values["iface"], []).append((row.values, row.line))
     for name, items in rows.items():
         raw = "\n".join(line.rstrip() for _, line in items)
         first, first_line = items[0]
-        addresses = [m.group("addr") for m, _ in items if m.group("addr") not in _UNSET]
+        addresses = [v["addr"] for v, _ in items if v.get("addr", "") not in _UNSET]
         result.vmknic(name, "addresses", addresses, raw)
-        result.vmknic(name, "mtu", to_int(first.group("mtu")), first_line)
-        result.vmknic(name, "tso_mss", to_int(first.group("mss")), first_line)
-        pg = (first.group("pg") or "").strip()
+        result.vmknic(name, "mtu", to_int(first.get("mtu")), first_line)
+        result.vmknic(name, "tso_mss", to_int(first.get("mss")), first_line)
+        pg = first.get("pg", "").strip()
         if pg.isdigit():
             result.records.append({"kind": "vmknic_dvport", "vmknic": name, "dvport": pg})
         elif pg and pg not in _UNSET:
             result.vmknic(name, "portgroup", pg, first_line)
         if has_netstack:
-            tm = _TYPE_NETSTACK_RE.match(first.group("rest"))
-            netstack = tm.group("netstack") if tm else None
-            if tm is None:
+            netstack = first.get("netstack")
+            if netstack is None:
                 result.notes.append(f"esxcfg-vmknic -l: Type/NetStack of {name} not understood")
             if netstack and netstack not in _UNSET:
                 result.vmknic(name, "netstack", netstack, first_line)

@@ -29,11 +29,17 @@ import json
 import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, hex4, norm_pci, to_int
+from nicadvisor.parsers.framing import is_command_echo
 from nicadvisor.parsers.linux_pci import gts
 from nicadvisor.parsers.registry import register
 
 _BDF = r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 _BDF_RE = re.compile(rf"^{_BDF}$")
+def _is_prompt(line: str) -> bool:
+    """An echoed ``cat``/``readlink`` command or any other prompt line (:func:`framing.is_command_echo`)."""
+    return bool(_PROMPT_LINE_RE.match(line)) or is_command_echo(line) is not None
+
+
 _PROMPT_LINE_RE = re.compile(r"^\s*(?:\[[^\]]*\]|~\s*#|[\w.@:~/-]*[#$])\s+\S*(?:cat|readlink)\s")
 
 _NET_ATTRS = {"mtu", "operstate", "carrier", "speed", "duplex", "address", "flags"}
@@ -149,7 +155,7 @@ def parse_sysfs_cat(text: str, cmd: CommandLine) -> ParseResult:
         if not word.startswith("-"):
             paths.extend(expand_braces(word))
     targets = [sysfs_target(p) for p in paths]
-    lines = [ln for ln in text.splitlines() if ln.strip() and not _PROMPT_LINE_RE.match(ln)]
+    lines = [ln for ln in text.splitlines() if ln.strip() and not _is_prompt(ln)]
     if not any(targets):
         result.notes.append(f"no known sysfs attribute in {cmd.raw!r}")
         return result
@@ -173,7 +179,7 @@ def parse_sysfs_readlink(text: str, cmd: CommandLine) -> ParseResult:
     """
     result = ParseResult(family="readlink /sys/class/net")
     names = [w for w in cmd.argv[1:] if not w.startswith("-")]
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not _PROMPT_LINE_RE.match(ln)]
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and not _is_prompt(ln)]
     if len(names) != len(lines):
         result.notes.append(f"{len(lines)} output line(s) for {len(names)} path(s) in {cmd.raw!r}")
         return result

@@ -9,124 +9,45 @@ key/values (``Driver:``, ``Version:``, ``Firmware Version:``, ``Bus Info:``) or,
 ethtool-style ``driver:``/``version:``/``firmware-version:``/``bus-info:`` lines, optionally ``Ring
 parameters for vmnicN:`` (legacy drivers only), and ``NIC Private statistics:`` (``rxqN:`` lines).
 
-Copies of the file may have collapsed column whitespace (the excerpt does), so table rows are split on
-whitespace and validated (MAC and MTU columns), with the header's column offsets as a fallback.
-ESXi 5.x prints the PCI bus with 3 digits (``0000:002:00.0``); whether those are decimal or hex is not
-established, so only buses below 10 (same in both) are normalised, others are left unset with a note.
+Copies of the file may have collapsed column whitespace (the excerpt does): the table is read by the shared
+table reader (:mod:`nicadvisor.parsers.table`), which cuts aligned rows at the header's offsets and splits
+flattened ones by the shapes of their values. ESXi 5.x prints the PCI bus with 3 digits (``0000:002:00.0``):
+zero-padded hex, normalised by :func:`nicadvisor.parsers.pci_address.normalise_pci` (sources there).
 """
 from __future__ import annotations
 
 import re
 
-from nicadvisor.parsers.base import (
-    CommandLine, ParseResult, columns_from_header, cut, is_rule, norm_pci, to_bool, to_int,
-)
+from nicadvisor.parsers.base import CommandLine, ParseResult, to_int
+from nicadvisor.parsers.esxcli_nic import ESXCLI_COLUMNS, NIC_HEADER_KEYS, nic_row_ok, note_failed_rows, record_nic_row
+from nicadvisor.parsers.framing import is_command_echo
+from nicadvisor.parsers.pci_address import normalise_pci
 from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.table import read_tables
 from nicadvisor.parsers.vsish import queue_lines, queue_stats
 
-_KNOWN_COLS = ("PCI Device", "Admin Status", "Link Status", "MAC Address", "Name", "Driver", "Link", "Speed",
-               "Duplex", "MTU", "Description")
-_MAC_RE = re.compile(r"[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}")
-_HEADER_RE = re.compile(r"\bName\s+PCI Device\s+Driver\b")
+def _pci(text: str, result: ParseResult) -> str | None:
+    """A ``Bus Info`` / PCI Device value normalised by :func:`normalise_pci` (3-digit ESXi 5.x buses included);
+    an ambiguous one is noted and left unset."""
+    pci = normalise_pci(text)
+    if pci.normalised is None and pci.is_address:
+        result.notes.append(f"nicinfo.sh: PCI address {pci.as_written!r} kept as written ({pci.note})")
+    return pci.normalised
 
 
-def _header_columns(header: str) -> list[str]:
-    cols: list[str] = []
-    rest = header.strip()
-    while rest:
-        for name in _KNOWN_COLS:
-            if rest.startswith(name) and (len(rest) == len(name) or rest[len(name)].isspace()):
-                cols.append(name)
-                rest = rest[len(name):].lstrip()
-                break
-        else:
-            word, _, rest = rest.partition(" ")
-            cols.append(word)
-            rest = rest.lstrip()
-    return cols
-
-
-def _pci(text: str, notes: list[str]) -> str | None:
-    t = text.strip()
-    m = re.fullmatch(r"([0-9a-fA-F]{4}):([0-9]{3}):([0-9a-fA-F]{2})\.([0-7])", t)
-    if m:
-        bus = int(m.group(2))
-        if bus < 10:
-            return norm_pci(f"{m.group(1)}:{bus:02x}:{m.group(3)}.{m.group(4)}")
-        notes.append(f"PCI address {t!r}: 3-digit bus of unknown base, not normalised")
-        return None
-    return norm_pci(t)
-
-
-def _row_values(row: str, cols: list[str], header: str, rule: str | None) -> dict[str, str] | None:
-    tokens = row.split()
-    n = len(cols) - 1 if cols and cols[-1] == "Description" else len(cols)
-    if len(tokens) >= n:
-        values = dict(zip(cols[:n], tokens[:n]))
-        if n < len(cols):
-            values[cols[-1]] = " ".join(tokens[n:])
-        if _MAC_RE.fullmatch(values.get("MAC Address", "")) and to_int(values.get("MTU")) is not None:
-            return values
-    # Fallback: fixed-width columns (an empty Driver column shifts whitespace-split fields).
-    offsets = columns_from_header(header, rule)
-    values = {name: cut(row, start, end) for name, start, end in offsets}
-    if _MAC_RE.fullmatch(values.get("MAC Address", "")):
-        return values
-    return None
+def _nicinfo_stop(line: str) -> bool:
+    return not line.strip() or bool(re.match(r"^\s*NIC:", line)) or is_command_echo(line) is not None
 
 
 def _parse_table(text: str, result: ParseResult) -> None:
-    lines = text.splitlines()
-    for i, header in enumerate(lines):
-        if not _HEADER_RE.search(header):
-            continue
-        cols = _header_columns(header)
-        j = i + 1
-        rule = None
-        if j < len(lines) and (is_rule(lines[j]) or re.fullmatch(r"\s*-{5,}[-\s]*", lines[j])):
-            rule = lines[j]
-            j += 1
-        for row in lines[j:]:
-            if not row.strip() or re.match(r"^\s*NIC:", row):
-                break
-            values = _row_values(row, cols, header, rule)
-            name = (values or {}).get("Name") or (row.split() or [""])[0]
-            if not values or not re.fullmatch(r"vmnic\d+|vusb\d+|[a-z][\w.-]*", name):
-                result.notes.append(f"nicinfo table: skipped unreadable row {row.strip()!r}")
-                continue
-            _record_row(result, name, values, row.strip())
-        return
-
-
-def _record_row(result: ParseResult, name: str, v: dict[str, str], line: str) -> None:
-    pci_text = v.get("PCI Device", "")
-    if pci_text.lower() == "pseudo":
-        result.pnic(name, "is_physical", False, line)
-    else:
-        pci = _pci(pci_text, result.notes)
-        result.pnic(name, "pci_address", pci, line)
-        if pci:
-            result.pnic(name, "is_physical", True, line)
-    driver = v.get("Driver") or None
-    result.pnic(name, "driver", driver, line)
-    result.pnic(name, "admin_up", to_bool(v.get("Admin Status")), line)
-    link = to_bool(v.get("Link Status", v.get("Link")))
-    result.pnic(name, "link_up", link, line)
-    if link:
-        speed = to_int(v.get("Speed"))
-        if speed and speed > 0:
-            result.pnic(name, "link_speed_mbps", speed, line)
-        duplex = (v.get("Duplex") or "").lower()
-        if duplex in ("full", "half"):
-            result.pnic(name, "duplex", duplex, line)
-    mac = v.get("MAC Address", "")
-    if _MAC_RE.fullmatch(mac):
-        result.pnic(name, "mac", mac.lower(), line)
-    mtu = to_int(v.get("MTU"))
-    if mtu and mtu > 0:
-        result.pnic(name, "mtu", mtu, line)
-    if v.get("Description"):
-        result.pnic(name, "description", v["Description"], line)
+    """The first uplink table (``esxcli network nic list`` layout of the bundle's ESXi version), read by the
+    shared table reader (:data:`esxcli_nic.ESXCLI_COLUMNS`); rows noted with their line number when not read."""
+    tables = read_tables(text, ESXCLI_COLUMNS, NIC_HEADER_KEYS, row_ok=nic_row_ok, stop=_nicinfo_stop)[:1]
+    for table in tables:
+        for row in table.rows:
+            if record_nic_row(result, row.values, row.line.strip()) is None:
+                table.failed.append((row.line_no, row.line))
+    note_failed_rows(result, tables)
 
 
 _SECTION_KEYS = {
@@ -164,7 +85,7 @@ def _parse_sections(text: str, result: ParseResult) -> None:
             if not field or not value:
                 continue
             if field == "pci_address":
-                result.pnic(name, field, _pci(value, result.notes), line)
+                result.pnic(name, field, _pci(value, result), line)
             else:
                 result.pnic(name, field, value, line)
         if len(private) > 1:
