@@ -22,6 +22,10 @@ from dataclasses import dataclass, field
 
 from nicadvisor.model.entities import OVERLAY_NONE, Evidence, Finding, Host, PhysicalNic, Severity
 
+#: Evidence ``command`` of a fact decided by the driver catalogue (nicadvisor.vcg.driver_catalogue.ORIGIN_LABEL; the
+#: model cannot import vcg).
+CATALOGUE_ORIGIN = "from the driver catalogue"
+
 
 @dataclass(frozen=True)
 class Capability:
@@ -158,6 +162,10 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
     known = [(n, getattr(pnic, n)) for n in cap.facts if getattr(pnic, n) is not None]
     evidence = tuple(pnic.evidence[n] for n, _ in known if n in pnic.evidence)
     text = ", ".join(_fmt(n, v) for n, v in known) or "not reported"
+    # a value the driver catalogue decided (not read on the host): said in the cell and its reason
+    catalogued = [n for n, _ in known if n in pnic.evidence and pnic.evidence[n].command == CATALOGUE_ORIGIN]
+    if catalogued:
+        text += f" · {CATALOGUE_ORIGIN}"
     severities = {f.severity for f in mine}
     noes = [n for n in cap.negative if getattr(pnic, n) is False]
     no_overlay = cap.overlay and host.overlay_role(pnic) == OVERLAY_NONE
@@ -183,6 +191,9 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
         reason = f"{none_why}: it carries no overlay traffic now"
     elif known and (not cap.confirmed_by or any(f.rule_id in cap.confirmed_by for f in mine)):
         status, reason = PASS, "the values read pass every rule of this column"
+        if catalogued:
+            reason = (f"decided {CATALOGUE_ORIGIN} for {pnic.driver} {pnic.driver_version or ''}".rstrip()
+                      + f" (not read on the host: {_learn(host, pnic, cap)}); it passes every rule of this column")
     elif known:  # confirmed_by: the facts alone prove nothing
         status = UNKNOWN
         text += " · not in the compatibility database"

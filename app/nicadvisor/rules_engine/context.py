@@ -8,7 +8,10 @@ Every field of the object (``PhysicalNic``, ``VmkernelNic``, ``Switch``, ``Host`
   ``link_speed_gbps`` (Gbit/s), ``pcie_bandwidth_gbps`` / ``pcie_bandwidth_capable_gbps``
   (usable PCIe bandwidth of the negotiated / capable link in Gbit/s, see :func:`pcie_bandwidth_gbps`),
   ``ports_line_rate_gbps`` (sum of the link speeds of all ports of the same PCIe device, Gbit/s),
-  ``has_tep`` (the host has an NSX TEP vmknic);
+  ``has_tep`` (the host has an NSX TEP vmknic), ``rss_enable_command`` / ``rss_rollback_command`` (the driver
+  catalogue's command that enables RSS for this driver and the one that restores what the audit read — the module
+  parameters on ESXi, the channel count on Linux —; without a catalogue entry, text pointing to the vendor guide:
+  :func:`nicadvisor.vcg.knowledge.rss_commands`);
 * vmknics: ``is_tep`` is already a field;
 * switches: ``has_tep`` (the host has an NSX TEP vmknic) and ``carries_tep`` (see :func:`carries_tep`);
 * host: ``mtu_path_error`` (the raw lines of a failed vmkping MTU path test, the evidence of
@@ -29,7 +32,7 @@ HOST_FACTS = ("host_name", "host_kind", "host_version")
 EXTRA_FACTS: dict[str, tuple[str, ...]] = {
     "pnic": HOST_FACTS + ("switch_name", "switch_kind", "switch_mtu", "switch_ens_mode", "module_version",
                           "module_options", "link_speed_gbps", "pcie_bandwidth_gbps", "pcie_bandwidth_capable_gbps",
-                          "ports_line_rate_gbps", "has_tep"),
+                          "ports_line_rate_gbps", "has_tep", "rss_enable_command", "rss_rollback_command"),
     "vmknic": HOST_FACTS,
     "switch": HOST_FACTS + ("carries_tep", "has_tep"),
     "host": HOST_FACTS + ("mtu_path_error", "tep_count", "overlay_uplinks"),
@@ -88,7 +91,28 @@ def pnic_context(host: Host, pnic: PhysicalNic) -> dict[str, Any]:
     speeds = [p.link_speed_mbps for p in siblings if p.link_speed_mbps]
     ctx["ports_line_rate_gbps"] = sum(speeds) / 1000 if speeds else None
     ctx["has_tep"] = any(v.is_tep for v in host.vmknics)
+    ctx["rss_enable_command"], ctx["rss_rollback_command"] = _rss_commands(host, pnic, mod)
     return ctx
+
+
+def _rss_commands(host: Host, pnic: PhysicalNic, mod: Any) -> tuple[str, str]:
+    from nicadvisor.vcg.knowledge import rss_commands
+
+    if host.kind == "esxi":
+        previous = None if mod is None or mod.options is None else " ".join(f"{k}={v}" for k, v in mod.options.items())
+    else:
+        previous = str(pnic.rx_queues) if pnic.rx_queues is not None else None
+    enable, rollback = rss_commands(host, pnic, previous)
+    driver = pnic.driver or "the driver"
+    if enable is None:
+        enable = (f"the {driver} RSS module parameter of the vendor's driver guide: the driver catalogue has no "
+                  f"entry for it")
+    if rollback is None:
+        rollback = (f"Set the {driver} module parameters back to what 'esxcli system module parameters list -m "
+                    f"{driver}' showed before the change, and reboot the host." if host.kind == "esxi" else
+                    f"Set the channel count of {pnic.name} back to the value 'ethtool -l {pnic.name}' showed "
+                    f"before the change.")
+    return enable, rollback
 
 
 def carries_tep(host: Host, switch: Switch) -> bool | None:

@@ -69,7 +69,9 @@ def vcg_findings(audit_hosts) -> list[Finding]:
     from nicadvisor.vcg.guide_findings import guide_findings
     from nicadvisor.vcg.guide_store import GuideStoreError, load_dataset
 
-    out = findings_for_hosts(audit_hosts)
+    from nicadvisor.vcg.knowledge import catalogue_conflicts
+
+    out = findings_for_hosts(audit_hosts) + catalogue_conflicts(audit_hosts)
     try:
         out += guide_findings(audit_hosts, load_dataset())
     except GuideStoreError as exc:

@@ -14,6 +14,7 @@ from typing import Callable
 
 from nicadvisor.collect.assemble import HostInputs, assemble_host
 from nicadvisor.model import InputProblem
+from nicadvisor.vcg.knowledge import fill_from_driver_catalogue
 
 Progress = Callable[[float, str], None]
 
@@ -62,6 +63,7 @@ class HostSink:
         also write its captures to ``save_folder``. Raises what ``store.add_host`` raises."""
         with self._lock:
             host, host_problems, _parsed = assemble_host(group)
+            fill_from_driver_catalogue(host)
             self._index[id(group)] = len(self.audit.hosts)
             self._groups.append(group)
             self.audit.hosts.append(host)
@@ -81,6 +83,7 @@ class HostSink:
         with self._lock:
             i = self._index[id(group)]
             host, host_problems, _parsed = assemble_host(group)
+            fill_from_driver_catalogue(host)
             remaining = list(self._host_problems[i])
             new = []
             for p in host_problems:
