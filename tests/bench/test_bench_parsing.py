@@ -7,9 +7,12 @@ import json
 import pytest
 
 from benchtools import read_output
-from nicadvisor.bench.agent import parse_client_output
+from nicadvisor.bench.agent import latency_stats, parse_client_output, percentile
 from nicadvisor.bench.iperf3 import client_argv, load_json, parse_iperf3
-from nicadvisor.bench.netperf import SELECTORS, netperf_argv, omni_figures, parse_omni
+from nicadvisor.bench.netperf import (
+    LEGACY_SELECTORS, SELECTORS, combine_streams, netperf_argv, omni_figures, omni_measures, parse_omni, udp_loss_pct,
+)
+from nicadvisor.bench.results import rtt_figures
 
 
 def test_netperf_tcp_rr_omni_csv():
@@ -123,3 +126,76 @@ def test_agent_client_output_last_json_line():
     assert parse_client_output(out) == {"test": "TCP_RR", "transactions_per_s": 1000.0}
     assert parse_client_output("agent error: refused") is None
     assert parse_client_output("{broken") is None
+
+
+def test_netperf_measures_from_the_legacy_rr_output():
+    text = read_output("netperf_tcp_rr_omni.txt")
+    assert parse_omni(text) == parse_omni(text, LEGACY_SELECTORS)  # 11 columns: recognised without being told
+    m = omni_measures(parse_omni(text), "TCP_RR")
+    assert (m["mean_latency_us"], m["p50_latency_us"], m["p99_latency_us"]) == (40.25, 47.0, 64.0)
+    assert m["p90_latency_us"] is None  # not requested by the first driver
+    assert m["rtt_us"] == pytest.approx(1e6 / 24816.193) and m["one_way_us"] == pytest.approx(m["rtt_us"] / 2)
+    assert m["loss_pct"] is None and m["local_cpu_pct"] is None and m["duration_s"] == 1.0
+
+
+def test_netperf_stream_measures_have_no_transaction_latency():
+    m = omni_measures(parse_omni(read_output("netperf_udp_stream_keyval.txt")), "UDP_STREAM")
+    assert m["throughput_gbps"] == pytest.approx(2.47382)
+    assert m["p50_latency_us"] is None and m["rtt_us"] is None  # -j times the send calls of a stream test
+    assert udp_loss_pct(parse_omni(read_output("netperf_udp_stream_keyval.txt"))) is None  # no call counts kept
+
+
+def test_combine_streams_sums_rates_and_averages_the_rest():
+    a = omni_measures(parse_omni(read_output("netperf_tcp_rr_omni.txt")), "TCP_RR")
+    b = omni_measures(parse_omni(read_output("netperf_tcp_crr_omni.txt")), "TCP_CRR")
+    both = combine_streams([a, b])
+    assert both["transactions_per_s"] == pytest.approx(24816.193 + 19403.506)
+    assert both["p50_latency_us"] == pytest.approx((47 + 47) / 2) and both["p99_latency_us"] == pytest.approx(75)
+    assert both["p90_latency_us"] is None and both["duration_s"] == 1.0
+    assert combine_streams([a]) == a
+    with pytest.raises(ValueError):
+        combine_streams([])
+
+
+def test_netperf_argv_for_the_catalogue():
+    argv = netperf_argv("TCP_RR", "h", 1, 10, payload=512)
+    globals_ = argv[argv.index("-P") + 2:argv.index("--")]
+    assert globals_ == ["-j", "-c", "-C"]  # percentiles need -j; CPU needs -c/-C
+    assert argv[argv.index("--") + 1:argv.index("--") + 3] == ["-k", ",".join(SELECTORS)]
+    assert argv[-2:] == ["-r", "512,512"]
+    assert netperf_argv("UDP_STREAM", "h", 1, 1, payload=64)[-2:] == ["-m", "64"]
+    assert netperf_argv("TCP_RR", "h", 1, 1, payload=8192, extra=("-b", "8"))[-4:] == ["-r", "8192,8192", "-b", "8"]
+    for selector in ("P90_LATENCY", "LOCAL_SEND_CALLS", "REMOTE_RECV_CALLS", "LOCAL_CPU_UTIL", "BURST_SIZE"):
+        assert selector in SELECTORS
+    with pytest.raises(ValueError):
+        netperf_argv("TCP_RR", "h", 1, 1, payload=0)
+
+
+def test_rtt_and_one_way_as_the_reference_computes():
+    # vmfex-vs-vswitch-netperf.txt "TCP Latency Performance": Latency = (1000000 / TCP_RR_transactions) / 2
+    assert rtt_figures(20000.0) == (50.0, 25.0)
+    assert rtt_figures(140000.0, in_flight=9) == (pytest.approx(64.2857, abs=1e-3), pytest.approx(32.1428, abs=1e-3))
+    assert rtt_figures(None) == (None, None) and rtt_figures(0.0) == (None, None)
+
+
+def test_agent_latency_statistics():
+    times = list(range(1000, 101000, 1000))  # 1..100 µs in ns
+    assert percentile(times, 50) == 50000 and percentile(times, 90) == 90000 and percentile(times, 99) == 99000
+    stats = latency_stats(times)
+    assert stats == {"mean_latency_us": 50.5, "p50_latency_us": 50.0, "p90_latency_us": 90.0, "p99_latency_us": 99.0}
+    assert latency_stats([]) == {k: None for k in stats}
+    with pytest.raises(ValueError):
+        percentile([], 50)
+
+
+def test_iperf3_cpu_and_catalogue_options():
+    parsed = parse_iperf3(read_output("iperf3_tcp.json.txt"))
+    assert parsed["local_cpu_pct"] == pytest.approx(96.363331523648327)
+    assert parsed["remote_cpu_pct"] == pytest.approx(43.964118188790486)
+    assert parsed["reverse_gbps"] is None
+    assert client_argv("UDP_STREAM", "h", 1, 1, payload=64)[-2:] == ["-l", "64"]
+    assert client_argv("TCP_STREAM", "h", 1, 1, payload=65536, streams=4, bidirectional=True)[-5:] == [
+        "-l", "65536", "-P", "4", "--bidir"]
+    for bad in ({"payload": 0}, {"streams": 0}):
+        with pytest.raises(ValueError):
+            client_argv("TCP_STREAM", "h", 1, 1, **bad)

@@ -3,6 +3,7 @@ came back, in sane ranges, with the evidence kept and nothing left running."""
 from __future__ import annotations
 
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 from benchtools import my_children, read_output
 from nicadvisor.bench import BenchError
-from nicadvisor.bench.agent import AgentServer, client_rr, client_stream, run_agent
+from nicadvisor.bench.agent import AgentServer, client_rr, client_stream, kernel_timeouts, run_agent
 from nicadvisor.bench.iperf3 import run_iperf3
 from nicadvisor.bench.journal import Journal, read_entries
 from nicadvisor.bench.netperf import run_netperf
@@ -101,4 +102,33 @@ def test_agent_vs_netperf_smoke(journal_dir):
     lines = {line.split()[0]: line.split() for line in out.stdout.splitlines() if line.startswith("TCP_")}
     assert lines["TCP_STREAM"][1] == "Gbit/s" and float(lines["TCP_STREAM"][4]) > 0
     assert lines["TCP_RR"][1] == "\u00b5s" and float(lines["TCP_RR"][2]) > 0
+    assert read_entries(journal_dir) == []
+
+
+def test_agent_large_payloads_arrive_in_pieces():
+    with AgentServer() as server:
+        host, port = server.address
+        r = client_rr(host, port, 0.3, request=200_000, response=300_000)  # more than one recv each way
+        with pytest.raises(ValueError):
+            client_rr(host, port, 0.1, request=0)
+    assert r["transactions"] > 0 and (r["request"], r["response"]) == (200_000, 300_000)
+    assert 0 < r["p50_latency_us"] <= r["p90_latency_us"] <= r["p99_latency_us"]
+
+
+def test_agent_kernel_timeout_ends_a_silent_peer():
+    a, b = socket.socketpair()
+    with a, b:
+        kernel_timeouts(a, 0.2)
+        assert a.gettimeout() is None  # no Python-level poll before each call
+        with pytest.raises(OSError):
+            a.recv(1)  # b never sends: the kernel's SO_RCVTIMEO ends the wait
+
+
+def test_agent_rr_payload_in_process_mode(journal_dir):
+    with Journal(journal_dir) as journal:
+        r = run_agent("TCP_RR", journal, duration_s=0.5, payload=4096)
+        with pytest.raises(ValueError):
+            run_agent("TCP_RR", journal, payload=0)
+    assert r.payload_bytes == 4096 and "--request 4096 --response 4096" in r.command
+    assert r.p99_latency_us >= r.p50_latency_us > 0 and r.one_way_us == pytest.approx(r.rtt_us / 2)
     assert read_entries(journal_dir) == []

@@ -89,3 +89,15 @@ def test_redact_secrets():
         "vcenter://administrator@vsphere.local:***@vc.lab"
     for kept in ("https://esxi-a:443/sdk", "vcenter://administrator@vsphere.local@vc", "/tmp/a:b@c"):
         assert redact_secrets(kept) == kept
+
+
+def test_a_benchmark_stored_before_the_catalogue_measures_still_loads_as_a_result(bench_result):
+    from nicadvisor.store.codec import benchmark_from_dict
+
+    old = {k: v for k, v in bench_result.to_dict().items()
+           if k in ("test", "tool", "path", "throughput_gbps", "transactions_per_s", "latency_us", "duration_s",
+                    "expected", "raw", "command")}
+    back = benchmark_from_dict(old)
+    assert isinstance(back, BenchResult) and back.transactions_per_s == bench_result.transactions_per_s
+    assert back.endpoints == "" and back.p99_latency_us is None
+    assert isinstance(benchmark_from_dict({"test": "TCP_RR", "mystery": 1}), dict)  # not a result: kept as it is

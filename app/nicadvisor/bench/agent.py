@@ -14,7 +14,18 @@ header ``struct "!cII"`` = (mode, request size, response size).
   down its write side; the server counts the bytes and answers with ``"!Q"`` = bytes received.
   Throughput = received bytes x 8 / client time including the drain, in Gbit/s.
 * mode ``b"R"`` (TCP_RR): request/response of the given sizes (1,1 by default) until the client
-  closes. Rate = transactions / elapsed; latency = 1e6 / rate µs.
+  closes. Rate = transactions / elapsed; latency = 1e6 / rate µs. The client also times every
+  transaction (``perf_counter_ns`` between two completed responses) and reports the mean, p50, p90 and
+  p99 in µs (nearest-rank percentiles of the exact times, where netperf ``-j`` uses a histogram).
+
+Hot-loop cost (benchmarks/README.md, "agent_vs_netperf.py"): the data sockets are in blocking mode
+*without* a Python-level timeout, because a Python socket timeout makes every ``recv``/``send`` a
+``poll()`` plus the call (one more system call per transaction on each side). The time limit is set in
+the kernel instead (``SO_RCVTIMEO``/``SO_SNDTIMEO``), so a vanished peer still ends the test with an
+OSError after :data:`SOCK_TIMEOUT_S`.
+
+Tests this agent cannot run (TCP_CRR, UDP_STREAM, several streams, bidirectional) are reported as
+"not measurable with agent" by :mod:`nicadvisor.bench.catalogue`.
 
 The server serves one connection at a time. It runs as a subprocess (default: ``python -m
 nicadvisor.bench.agent serve``, also inside a namespace with ``ip netns exec``) or as a thread
@@ -24,7 +35,9 @@ JSON line) or in-process (:func:`client_stream`, :func:`client_rr`).
 from __future__ import annotations
 
 import argparse
+import array
 import json
+import math
 import logging
 import socket
 import struct
@@ -36,7 +49,7 @@ from typing import Any, Callable
 from . import BenchError, Cancelled
 from .journal import Journal
 from .procs import LOOPBACK, Endpoints, ServerProcess, netns_argv, run_client
-from .results import BenchResult
+from .results import BenchResult, rtt_figures
 from .sysutil import free_tcp_port
 
 TESTS = ("TCP_STREAM", "TCP_RR")
@@ -44,6 +57,7 @@ HEADER = struct.Struct("!cII")
 COUNT = struct.Struct("!Q")
 STREAM_CHUNK = 65536
 SOCK_TIMEOUT_S = 10.0
+MAX_RR_BYTES = 1 << 20
 
 log = logging.getLogger(__name__)
 
@@ -70,9 +84,39 @@ def _recv_exact(sock: socket.socket, n: int, buf: bytearray) -> bool:
     return True
 
 
+def kernel_timeouts(sock: socket.socket, seconds: float) -> None:
+    """Make ``sock`` blocking without a Python timeout and let the kernel end a blocked ``recv``/``send`` after
+    ``seconds`` instead (``SO_RCVTIMEO``/``SO_SNDTIMEO``; Python then raises an OSError such as
+    BlockingIOError). This saves the ``poll()`` a Python socket timeout adds before every call."""
+    sock.settimeout(None)
+    whole = int(seconds)
+    tv = struct.pack("ll", whole, int((seconds - whole) * 1e6))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, tv)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, tv)
+
+
+def _serve_rr(conn: socket.socket, req: int, resp: int) -> None:
+    """Echo loop of mode ``R``: read ``req`` bytes, answer ``resp`` bytes, until EOF."""
+    rbuf = bytearray(req)
+    view = memoryview(rbuf)
+    answer = b"r" * resp
+    recv_into = conn.recv_into
+    sendall = conn.sendall
+    while True:
+        got = recv_into(rbuf)
+        if got == 0:
+            return
+        while got < req:  # a large request can arrive in pieces
+            k = recv_into(view[got:])
+            if k == 0:
+                return
+            got += k
+        sendall(answer)
+
+
 def handle_connection(conn: socket.socket) -> None:
     """Serve one client connection (header, then stream sink or RR echo) until it closes."""
-    conn.settimeout(SOCK_TIMEOUT_S * 3)
+    kernel_timeouts(conn, SOCK_TIMEOUT_S * 3)
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     head = bytearray(HEADER.size)
     if not _recv_exact(conn, HEADER.size, head):
@@ -81,17 +125,15 @@ def handle_connection(conn: socket.socket) -> None:
     if mode == b"S":
         buf = bytearray(4 * STREAM_CHUNK)
         total = 0
+        recv_into = conn.recv_into
         while True:
-            k = conn.recv_into(buf)
+            k = recv_into(buf)
             if k == 0:
                 break
             total += k
         conn.sendall(COUNT.pack(total))
-    elif mode == b"R" and 0 < req <= 1 << 20 and 0 < resp <= 1 << 20:
-        rbuf = bytearray(req)
-        answer = b"r" * resp
-        while _recv_exact(conn, req, rbuf):
-            conn.sendall(answer)
+    elif mode == b"R" and 0 < req <= MAX_RR_BYTES and 0 < resp <= MAX_RR_BYTES:
+        _serve_rr(conn, req, resp)
 
 
 def serve(listener: socket.socket, stop: threading.Event | None = None, once: bool = False) -> None:
@@ -158,7 +200,28 @@ class AgentServer:
 def _connect(host: str, port: int) -> socket.socket:
     s = socket.create_connection((host, port), timeout=SOCK_TIMEOUT_S)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    kernel_timeouts(s, SOCK_TIMEOUT_S)
     return s
+
+
+def percentile(sorted_values: "array.array[int] | list[int]", q: float) -> int:
+    """Nearest-rank ``q`` percentile (0 < q <= 100) of ascending ``sorted_values``. Raises ValueError when empty."""
+    if not sorted_values:
+        raise ValueError("no values")
+    rank = max(1, math.ceil(q / 100 * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+def latency_stats(times_ns: "array.array[int] | list[int]") -> dict[str, float | None]:
+    """``{"mean_latency_us", "p50_latency_us", "p90_latency_us", "p99_latency_us"}`` in µs from per-transaction
+    times in ns (all None when there are none). Pure."""
+    if not times_ns:
+        return {"mean_latency_us": None, "p50_latency_us": None, "p90_latency_us": None, "p99_latency_us": None}
+    ordered = sorted(times_ns)
+    return {"mean_latency_us": sum(ordered) / len(ordered) / 1e3,
+            "p50_latency_us": percentile(ordered, 50) / 1e3,
+            "p90_latency_us": percentile(ordered, 90) / 1e3,
+            "p99_latency_us": percentile(ordered, 99) / 1e3}
 
 
 def client_stream(host: str, port: int, duration_s: float, cancel: threading.Event | None = None) -> dict[str, Any]:
@@ -186,43 +249,72 @@ def client_stream(host: str, port: int, duration_s: float, cancel: threading.Eve
 
 def client_rr(host: str, port: int, duration_s: float, cancel: threading.Event | None = None,
               request: int = 1, response: int = 1) -> dict[str, Any]:
-    """TCP_RR (``request``,``response`` bytes) for ``duration_s`` seconds. Returns ``{"test",
-    "transactions", "elapsed_s", "transactions_per_s", "latency_us"}``. Raises OSError,
-    :class:`Cancelled`."""
+    """TCP_RR (``request``,``response`` bytes, each 1..1 MiB) for ``duration_s`` seconds. Returns ``{"test",
+    "transactions", "elapsed_s", "transactions_per_s", "latency_us", "request", "response", "mean_latency_us",
+    "p50_latency_us", "p90_latency_us", "p99_latency_us"}`` (µs; see :func:`latency_stats`). Raises ValueError
+    for a bad size, OSError on socket errors, :class:`Cancelled`."""
+    if not (0 < request <= MAX_RR_BYTES and 0 < response <= MAX_RR_BYTES):
+        raise ValueError(f"request/response sizes {request},{response} are outside 1..{MAX_RR_BYTES} bytes")
     req = b"q" * request
     buf = bytearray(response)
+    view = memoryview(buf)
+    times = array.array("q")
+    record = times.append
+    clock = time.perf_counter_ns
     n = 0
     with _connect(host, port) as s:
         s.sendall(HEADER.pack(b"R", request, response))
-        start = time.perf_counter()
-        deadline = start + duration_s
+        sendall = s.sendall
+        recv_into = s.recv_into
+        start = prev = clock()
+        deadline = start + int(duration_s * 1e9)
         while True:
-            s.sendall(req)
-            if not _recv_exact(s, response, buf):
-                raise OSError("agent server closed the connection during TCP_RR")
+            sendall(req)
+            got = recv_into(buf)
+            if got != response:  # EOF, or a large response arriving in pieces
+                while got < response:
+                    k = recv_into(view[got:]) if got else 0
+                    if k == 0:
+                        raise OSError("agent server closed the connection during TCP_RR")
+                    got += k
+            now = clock()
+            record(now - prev)
+            prev = now
             n += 1
-            if n & 15 == 0:
-                if time.perf_counter() >= deadline:
-                    break
-                if cancel is not None and cancel.is_set():
-                    raise Cancelled()
-        elapsed = time.perf_counter() - start
+            if now >= deadline:
+                break
+            if n & 255 == 0 and cancel is not None and cancel.is_set():
+                raise Cancelled()
+        elapsed = (prev - start) / 1e9
     tps = n / elapsed
     return {"test": "TCP_RR", "transactions": n, "elapsed_s": elapsed, "transactions_per_s": tps,
-            "latency_us": 1e6 / tps}
+            "latency_us": 1e6 / tps, "request": request, "response": response, **latency_stats(times)}
+
+
+def _opt_float(data: dict[str, Any], key: str) -> float | None:
+    v = data.get(key)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 else None
 
 
 def _result_from(data: dict[str, Any], endpoints: Endpoints, raw: str, command: str) -> BenchResult:
+    """The :class:`BenchResult` of one agent client JSON document. Raises :class:`BenchError` when it holds no
+    figure for its test."""
     test = data.get("test")
     if test == "TCP_STREAM" and isinstance(data.get("gbps"), (int, float)):
         return BenchResult(test="TCP_STREAM", tool="agent", path=endpoints.path, throughput_gbps=float(data["gbps"]),
                            transactions_per_s=None, latency_us=None, duration_s=float(data["elapsed_s"]),
-                           expected=None, raw=raw, command=command)
+                           expected=None, raw=raw, command=command, payload_bytes=STREAM_CHUNK)
     if test == "TCP_RR" and isinstance(data.get("transactions_per_s"), (int, float)) and data["transactions_per_s"] > 0:
         tps = float(data["transactions_per_s"])
+        rtt, one_way = rtt_figures(tps)
+        payload = data.get("request") if isinstance(data.get("request"), int) else 1
         return BenchResult(test="TCP_RR", tool="agent", path=endpoints.path, throughput_gbps=None,
                            transactions_per_s=tps, latency_us=1e6 / tps, duration_s=float(data["elapsed_s"]),
-                           expected=None, raw=raw, command=command)
+                           expected=None, raw=raw, command=command, payload_bytes=payload,
+                           mean_latency_us=_opt_float(data, "mean_latency_us"),
+                           p50_latency_us=_opt_float(data, "p50_latency_us"),
+                           p90_latency_us=_opt_float(data, "p90_latency_us"),
+                           p99_latency_us=_opt_float(data, "p99_latency_us"), rtt_us=rtt, one_way_us=one_way)
     raise BenchError(f"agent gave no {test or 'readable'} result: {raw.strip()[-200:]}")
 
 
@@ -242,8 +334,11 @@ def parse_client_output(text: str) -> dict[str, Any] | None:
 
 def run_agent(test: str, journal: Journal, *, endpoints: Endpoints = LOOPBACK, duration_s: float = 2.0,
               cancel: threading.Event | None = None, on_tick: Callable[[float], None] | None = None,
-              mode: str = "process") -> BenchResult:
+              mode: str = "process", payload: int = 1) -> BenchResult:
     """Run one agent ``test`` (``TCP_STREAM`` or ``TCP_RR``) on ``endpoints``; ``expected`` is None.
+
+    ``payload``: TCP_RR request = response size in bytes (1..1 MiB, like netperf ``-r N``); TCP_STREAM always
+    sends 64 KiB buffers (netperf ``-m 65536``) and ignores it.
 
     ``mode="process"`` (default): server and client are separate Python processes (like netperf, no
     shared GIL; the only way into network namespaces). ``mode="thread"``: server thread and client in
@@ -253,6 +348,8 @@ def run_agent(test: str, journal: Journal, *, endpoints: Endpoints = LOOPBACK, d
     """
     if test not in TESTS:
         raise ValueError(f"the agent runs {TESTS}, not {test!r}")
+    if not 0 < payload <= MAX_RR_BYTES:
+        raise ValueError(f"payload {payload} bytes is outside 1..{MAX_RR_BYTES}")
     if mode == "thread":
         if endpoints.server_ns or endpoints.client_ns:
             raise ValueError("the in-process agent cannot enter network namespaces: use mode='process'")
@@ -262,7 +359,7 @@ def run_agent(test: str, journal: Journal, *, endpoints: Endpoints = LOOPBACK, d
                 if test == "TCP_STREAM":
                     data = client_stream(host, port, duration_s, cancel)
                 else:
-                    data = client_rr(host, port, duration_s, cancel)
+                    data = client_rr(host, port, duration_s, cancel, request=payload, response=payload)
             except OSError as exc:
                 raise BenchError(f"agent {test} failed: {exc}") from exc
         raw = json.dumps(data, sort_keys=True)
@@ -274,7 +371,8 @@ def run_agent(test: str, journal: Journal, *, endpoints: Endpoints = LOOPBACK, d
                              agent_command() + ["serve", "--bind", endpoints.server_addr, "--port", str(port)])
     client_argv = netns_argv(endpoints.client_ns,
                              agent_command() + ["client", "--test", test, "--host", endpoints.server_addr,
-                                                "--port", str(port), "--duration", f"{duration_s:g}"])
+                                                "--port", str(port), "--duration", f"{duration_s:g}"]
+                             + (["--request", str(payload), "--response", str(payload)] if test == "TCP_RR" else []))
     with ServerProcess(server_argv, port, journal, cancel=cancel, ready_timeout_s=10.0):
         rc, out, err = run_client(client_argv, timeout_s=duration_s + 20, cancel=cancel, on_tick=on_tick)
     data = parse_client_output(out)
@@ -287,8 +385,8 @@ def run_agent(test: str, journal: Journal, *, endpoints: Endpoints = LOOPBACK, d
 # --- command line (used by run_agent in process mode) ---------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
-    """``serve --bind ADDR --port P [--once]`` or ``client --test T --host H --port P --duration S``
-    (prints one JSON line). Returns the exit status (2 for a socket error)."""
+    """``serve --bind ADDR --port P [--once]`` or ``client --test T --host H --port P --duration S [--request B
+    --response B]`` (prints one JSON line). Returns the exit status (2 for a socket error or a bad size)."""
     ap = argparse.ArgumentParser(prog="python -m nicadvisor.bench.agent", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     sp = sub.add_parser("serve", help="serve agent tests on ADDR:PORT until terminated")
@@ -300,6 +398,8 @@ def main(argv: list[str] | None = None) -> int:
     cp.add_argument("--host", required=True)
     cp.add_argument("--port", type=int, required=True)
     cp.add_argument("--duration", type=float, default=2.0)
+    cp.add_argument("--request", type=int, default=1, help="TCP_RR request size in bytes")
+    cp.add_argument("--response", type=int, default=1, help="TCP_RR response size in bytes")
     args = ap.parse_args(argv)
     try:
         if args.cmd == "serve":
@@ -309,8 +409,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.test == "TCP_STREAM":
             data = client_stream(args.host, args.port, args.duration)
         else:
-            data = client_rr(args.host, args.port, args.duration)
-    except OSError as exc:
+            data = client_rr(args.host, args.port, args.duration, request=args.request, response=args.response)
+    except (OSError, ValueError) as exc:
         print(f"agent error: {exc}", file=sys.stderr)
         return 2
     print(json.dumps(data, sort_keys=True), flush=True)

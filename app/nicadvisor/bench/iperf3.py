@@ -5,6 +5,14 @@ Commands (performance-baselines.md §2.1 and §4)::
     iperf3 -s -1 -B 127.0.0.1 -p PORT                    # one test, then the server exits
     iperf3 -c 127.0.0.1 -p PORT -t SECS -J               # TCP_STREAM
     iperf3 -c 127.0.0.1 -p PORT -t SECS -J -u -b 0 -l 1400   # UDP_STREAM, unlimited rate
+    ... -P N          # N parallel streams (the total is end.sum_received)
+    ... -l 65536      # a chosen send size (TCP_STREAM) or datagram payload (UDP_STREAM, e.g. 64)
+    ... --bidir       # both directions at once (iperf3 >= 3.7; throughput = sum_received + sum_received_bidir_reverse)
+
+iperf3 measures streams only: it has no request/response or connect/request/response/close test, so TCP_RR,
+its payload sweep and TCP_CRR are "not measurable with iperf3" (:mod:`nicadvisor.bench.catalogue`).
+CPU: ``end.cpu_utilization_percent.host_total``/``remote_total`` is each iperf3 process's own CPU time in % of
+the wall time (src/iperf_util.c ``cpu_util``, ``getrusage(RUSAGE_SELF)``).
 
 The figure read is ``end.sum_received.bits_per_second`` (what the receiver got), for TCP and UDP
 (iperf3 3.12, measured here, writes ``sum_sent``/``sum_received`` for UDP too; for a document with only
@@ -39,14 +47,28 @@ def server_argv(bind: str, port: int) -> list[str]:
     return ["iperf3", "-s", "-1", "-B", bind, "-p", str(port)]
 
 
-def client_argv(test: str, host: str, port: int, duration_s: float) -> list[str]:
-    """The iperf3 client command for ``test`` (``TCP_STREAM`` or ``UDP_STREAM``), whole seconds
-    (at least 1). Raises ValueError for another test."""
+def client_argv(test: str, host: str, port: int, duration_s: float, *, payload: int | None = None,
+                streams: int = 1, bidirectional: bool = False) -> list[str]:
+    """The iperf3 client command for ``test`` (``TCP_STREAM`` or ``UDP_STREAM``), whole seconds (at least 1).
+
+    ``payload``: ``-l`` buffer/datagram size in bytes (None: iperf3's default for TCP, 1400 for UDP);
+    ``streams`` > 1 adds ``-P N``; ``bidirectional`` adds ``--bidir``. Raises ValueError for another test, a
+    payload < 1 or streams < 1."""
     if test not in TESTS:
         raise ValueError(f"iperf3 runs {TESTS}, not {test!r}")
+    if payload is not None and payload < 1:
+        raise ValueError(f"payload {payload} bytes must be at least 1")
+    if streams < 1:
+        raise ValueError(f"streams {streams} must be at least 1")
     argv = ["iperf3", "-c", host, "-p", str(port), "-t", str(max(1, round(duration_s))), "-J"]
     if test == "UDP_STREAM":
-        argv += ["-u", "-b", "0", "-l", "1400"]
+        argv += ["-u", "-b", "0", "-l", str(payload or 1400)]
+    elif payload is not None:
+        argv += ["-l", str(payload)]
+    if streams > 1:
+        argv += ["-P", str(streams)]
+    if bidirectional:
+        argv += ["--bidir"]
     return argv
 
 
@@ -67,12 +89,15 @@ def parse_iperf3(text: str) -> dict[str, Any]:
     """Read iperf3 ``-J`` output. Pure; never raises.
 
     Returns ``{"gbps": float|None, "seconds": float|None, "protocol": "TCP"|"UDP"|None,
-    "lost_percent": float|None, "retransmits": int|None, "error": str|None}``: ``gbps`` is the
-    received rate in Gbit/s (see the module docstring), ``error`` iperf3's own ``"error"`` text or a
-    note that no JSON was found.
+    "lost_percent": float|None, "retransmits": int|None, "error": str|None, "local_cpu_pct": float|None,
+    "remote_cpu_pct": float|None, "reverse_gbps": float|None}``: ``gbps`` is the received rate in Gbit/s
+    (see the module docstring), ``reverse_gbps`` the received rate of the reverse direction of a ``--bidir``
+    run (``end.sum_received_bidir_reverse``), the CPU figures ``end.cpu_utilization_percent.host_total`` and
+    ``remote_total``, ``error`` iperf3's own ``"error"`` text or a note that no JSON was found.
     """
     out: dict[str, Any] = {"gbps": None, "seconds": None, "protocol": None, "lost_percent": None,
-                           "retransmits": None, "error": None}
+                           "retransmits": None, "error": None, "local_cpu_pct": None, "remote_cpu_pct": None,
+                           "reverse_gbps": None}
     doc = load_json(text)
     if doc is None:
         out["error"] = "no JSON object in iperf3 output"
@@ -100,32 +125,48 @@ def parse_iperf3(text: str) -> dict[str, Any]:
         out["lost_percent"] = float(summary["lost_percent"])
     if isinstance(sent, dict) and isinstance(sent.get("retransmits"), int):
         out["retransmits"] = sent["retransmits"]
+    reverse = end.get("sum_received_bidir_reverse")
+    if isinstance(reverse, dict) and isinstance(reverse.get("bits_per_second"), (int, float)):
+        out["reverse_gbps"] = float(reverse["bits_per_second"]) / 1e9
+    cpu = end.get("cpu_utilization_percent")
+    if isinstance(cpu, dict):
+        for key, name in (("local_cpu_pct", "host_total"), ("remote_cpu_pct", "remote_total")):
+            if isinstance(cpu.get(name), (int, float)) and cpu[name] >= 0:
+                out[key] = float(cpu[name])
     return out
 
 
 def run_iperf3(test: str, journal: Journal, *, endpoints: Endpoints = LOOPBACK, duration_s: float = 2.0,
-               cancel: threading.Event | None = None,
-               on_tick: Callable[[float], None] | None = None) -> BenchResult:
+               cancel: threading.Event | None = None, on_tick: Callable[[float], None] | None = None,
+               payload: int | None = None, streams: int = 1, bidirectional: bool = False) -> BenchResult:
     """Run one iperf3 ``test`` (``TCP_STREAM`` or ``UDP_STREAM``) against a one-off server on
-    ``endpoints``; ``expected`` is None (the service attaches it).
+    ``endpoints``; ``expected`` is None (the service attaches it). ``payload``, ``streams`` and
+    ``bidirectional`` as in :func:`client_argv` (a bidirectional result's throughput is both directions
+    summed; ``loss_pct`` is iperf3's ``lost_percent`` for UDP).
 
-    Raises ValueError for another test, :class:`BenchError` when iperf3 fails or reports no rate,
-    :class:`Cancelled` when ``cancel`` is set (server and client stopped first).
+    Raises ValueError for another test or bad options, :class:`BenchError` when iperf3 fails or reports no
+    rate, :class:`Cancelled` when ``cancel`` is set (server and client stopped first).
     """
-    argv = client_argv(test, endpoints.server_addr, 0, duration_s)  # validates test first
+    options = {"payload": payload, "streams": streams, "bidirectional": bidirectional}
+    client_argv(test, endpoints.server_addr, 0, duration_s, **options)  # validates first
     port = free_tcp_port()
-    argv = client_argv(test, endpoints.server_addr, port, duration_s)
+    argv = client_argv(test, endpoints.server_addr, port, duration_s, **options)
     full = netns_argv(endpoints.client_ns, argv)
     server = ServerProcess(netns_argv(endpoints.server_ns, server_argv(endpoints.server_addr, port)),
                            port, journal, cancel=cancel)
     with server:
         rc, out, err = run_client(full, timeout_s=max(1, round(duration_s)) + 20, cancel=cancel, on_tick=on_tick)
     parsed = parse_iperf3(out)
-    if rc != 0 or parsed["gbps"] is None:
+    if rc != 0 or parsed["gbps"] is None or (bidirectional and parsed["reverse_gbps"] is None):
         why = parsed["error"] or (err.strip().splitlines() or ["no result"])[-1]
         raise BenchError(f"iperf3 {test} failed (rc={rc}): {why}")
+    gbps = parsed["gbps"] + (parsed["reverse_gbps"] if bidirectional else 0.0)
     seconds = parsed["seconds"] if isinstance(parsed["seconds"], (int, float)) else float(max(1, round(duration_s)))
     raw = out if not err.strip() else out + "\n# stderr:\n" + err
-    return BenchResult(test=test, tool="iperf3", path=endpoints.path, throughput_gbps=parsed["gbps"],
+    return BenchResult(test=test, tool="iperf3", path=endpoints.path, throughput_gbps=gbps,
                        transactions_per_s=None, latency_us=None, duration_s=float(seconds), expected=None,
-                       raw=raw, command=" ".join(full))
+                       raw=raw, command=" ".join(full),
+                       payload_bytes=payload if payload is not None else (1400 if test == "UDP_STREAM" else None),
+                       streams=streams, direction="bidirectional" if bidirectional else "send",
+                       loss_pct=parsed["lost_percent"] if test == "UDP_STREAM" else None,
+                       local_cpu_pct=parsed["local_cpu_pct"], remote_cpu_pct=parsed["remote_cpu_pct"])

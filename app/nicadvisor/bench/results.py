@@ -45,6 +45,33 @@ class BenchResult:
     * ``command``: the command line that produced ``raw`` (argv joined with spaces).
     * ``endpoints``: where it ran, in words (``127.0.0.1 → 127.0.0.1 on auditor-pc, the machine running NIC
       Advisor``): every report says which machine and path a result measured.
+
+    Test-catalogue measures (:mod:`nicadvisor.bench.catalogue`), all optional so that results stored before
+    they existed still load (None / defaults = not measured or not applicable):
+
+    * ``spec``: the catalogue test name (``"TCP_RR 1 B"``, ``"TCP_STREAM x4"``, ``"bidirectional"``), "" if none.
+    * ``payload_bytes``: send size (stream tests, netperf ``-m`` / iperf3 ``-l``) or request = response size
+      (RR/CRR, netperf ``-r``), bytes.
+    * ``streams``: parallel connections (their throughputs are summed); ``direction``: ``"send"`` (client →
+      server) or ``"bidirectional"`` (both ways at once; ``throughput_gbps`` is the sum of both directions).
+    * ``repetitions``: how many runs the figures are the mean of (nsx-t-performance-on-intel.txt, test-setup
+      table: "Average over three iterations").
+    * ``mean_latency_us``, ``p50_latency_us``, ``p90_latency_us``, ``p99_latency_us``: per-transaction latency
+      statistics in µs as the tool reports them (netperf omni ``MEAN_LATENCY``, ``P50_LATENCY``,
+      ``P90_LATENCY``, ``P99_LATENCY`` with the global ``-j``: netperf manual, Global Options, ``-j``; the agent
+      times every transaction itself).
+    * ``rtt_us``: round trip per transaction, ``1e6 / transactions_per_s`` µs (with ``b`` extra transactions in
+      flight, netperf's ``RT_LATENCY`` = ``(1 + b) * 1e6 / rate``); ``one_way_us`` = ``rtt_us / 2``, as
+      vmfex-vs-vswitch-netperf.txt "TCP Latency Performance" computes latency from TCP_RR.
+    * ``loss_pct``: UDP datagrams sent but not received, % (netperf ``1 - REMOTE_RECV_CALLS /
+      LOCAL_SEND_CALLS``; iperf3 ``lost_percent``).
+    * ``local_cpu_pct`` / ``remote_cpu_pct``: CPU utilisation of the client / server side during the test, as
+      the tool reports it, which differs by tool: netperf ``-c -C`` ``LOCAL_CPU_UTIL``/``REMOTE_CPU_UTIL`` is the
+      whole system, 0-100 % of all its CPUs (netperf doc/omni_output_list.txt); iperf3
+      ``cpu_utilization_percent.host_total``/``remote_total`` is the iperf3 process's own CPU time in % of the
+      wall time, 100 = one CPU (iperf3 src/iperf_util.c ``cpu_util``: ``getrusage(RUSAGE_SELF)``).
+    * ``not_measurable``: "" for a measurement; else the sentence saying why this tool cannot run this test
+      (``"not measurable with iperf3: iperf3 has no request/response test"``) and every figure is None.
     """
 
     test: str
@@ -58,6 +85,26 @@ class BenchResult:
     raw: str
     command: str
     endpoints: str = ""
+    spec: str = ""
+    payload_bytes: int | None = None
+    streams: int = 1
+    direction: str = "send"
+    repetitions: int = 1
+    mean_latency_us: float | None = None
+    p50_latency_us: float | None = None
+    p90_latency_us: float | None = None
+    p99_latency_us: float | None = None
+    rtt_us: float | None = None
+    one_way_us: float | None = None
+    loss_pct: float | None = None
+    local_cpu_pct: float | None = None
+    remote_cpu_pct: float | None = None
+    not_measurable: str = ""
+
+    @property
+    def measured(self) -> bool:
+        """True when the tool measured this test (``not_measurable`` is empty)."""
+        return not self.not_measurable
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict with the same keys as the fields (``expected`` nested or None)."""
@@ -73,14 +120,37 @@ class BenchResult:
             "raw": self.raw,
             "command": self.command,
             "endpoints": self.endpoints,
+            **{name: getattr(self, name) for name in CATALOGUE_FIELDS},
         }
 
     def comparison(self) -> str:
         """How the result compares with its expectation, worded the same way for every test: ``"within 10 % of
         expected"``, ``"35 % below expected"`` (Gbit/s, higher is better), ``"42 % slower than expected"`` (µs,
-        lower is better); ``"no expectation for this path"`` without one."""
+        lower is better); ``"no expectation for this path"`` without one; the ``not_measurable`` sentence for a
+        test the tool cannot run."""
+        if self.not_measurable:
+            return self.not_measurable
         return compare(self.throughput_gbps if self.expected and self.expected.unit == "Gbit/s" else
                        self.latency_us, self.expected)
+
+
+#: The optional fields added for the test catalogue, in ``to_dict`` order (documents stored before them lack them).
+CATALOGUE_FIELDS: tuple[str, ...] = (
+    "spec", "payload_bytes", "streams", "direction", "repetitions", "mean_latency_us", "p50_latency_us",
+    "p90_latency_us", "p99_latency_us", "rtt_us", "one_way_us", "loss_pct", "local_cpu_pct", "remote_cpu_pct",
+    "not_measurable",
+)
+
+
+def rtt_figures(transactions_per_s: float | None, in_flight: int = 1) -> tuple[float | None, float | None]:
+    """``(rtt_us, one_way_us)`` from a transaction rate (per second) with ``in_flight`` transactions outstanding at
+    once (1 for a plain RR test; 1 + burst for netperf ``-b``): ``rtt = in_flight * 1e6 / rate`` µs and
+    ``one_way = rtt / 2`` (vmfex-vs-vswitch-netperf.txt, "TCP Latency Performance": ``Latency = (1000000 /
+    TCP_RR_transactions) / 2``). ``(None, None)`` without a positive rate. Pure."""
+    if not transactions_per_s or transactions_per_s <= 0:
+        return None, None
+    rtt = in_flight * 1e6 / transactions_per_s
+    return rtt, rtt / 2
 
 
 @dataclass(frozen=True)

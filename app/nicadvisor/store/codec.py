@@ -245,8 +245,12 @@ def benchmark_from_dict(doc: Any, where: str = "benchmark") -> Any:
     from nicadvisor.bench.results import BenchResult, Expected
 
     d = _mapping(doc, where)
-    names = {f.name for f in dataclasses.fields(BenchResult)}
-    if not names - {"endpoints"} <= set(d) <= names:  # results stored before endpoints were recorded load too
+    fields = dataclasses.fields(BenchResult)
+    names = {f.name for f in fields}
+    # results stored before a field with a default existed (endpoints, the catalogue's measures) load too
+    required = {f.name for f in fields if f.default is dataclasses.MISSING
+                and f.default_factory is dataclasses.MISSING} - {"endpoints"}
+    if not required <= set(d) <= names:
         return _copy(d)
     expected = d.get("expected")
     if expected is not None:
