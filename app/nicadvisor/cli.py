@@ -212,13 +212,21 @@ def _run_bench(args):
 
 
 def cmd_bench(args) -> int:
-    """``nic-advisor bench``: the quick benchmark; prints Gbit/s, µs and transactions/s. Returns the exit code."""
+    """``nic-advisor bench``: the quick benchmark; prints Gbit/s, µs and transactions/s. With ``--between A B [C ...]``
+    the tests run between those hosts over SSH (:func:`_bench_between`). Returns the exit code."""
+    if args.between:
+        return _bench_between(args)
     report = _run_bench(args)
+    return _print_bench(report, args)
+
+
+def _print_bench(report, args) -> int:
     for r in report.results:
         measured = (f"{r.throughput_gbps:.2f} Gbit/s" if r.throughput_gbps is not None
                     else f"{r.latency_us:.1f} µs ({r.transactions_per_s:.0f} transactions/s)")
         expected = f"  expected {r.expected.value:g} {r.expected.unit}" if r.expected else ""
-        print(f"{r.test:<11} {r.tool:<8} {r.path:<9} {measured}{expected}")
+        where = f"  [{r.endpoints}]" if r.path == "remote" else ""
+        print(f"{r.test:<11} {r.tool:<8} {r.path:<9} {measured}{expected}{where}")
     for p in report.problems:
         print(f"problem: {p}", file=sys.stderr)
     if args.json:
@@ -226,6 +234,94 @@ def cmd_bench(args) -> int:
                                                "problems": report.problems}, indent=2), encoding="utf-8")
         print(f"wrote {args.json}")
     return EXIT_READY if report.results else EXIT_INPUT
+
+
+def _bench_hosts(args) -> tuple:
+    """The :class:`~nicadvisor.bench.remote.RemoteHost` of each ``--between`` target, with the same target syntax,
+    passwords and host-key trust as ``audit --ssh`` (:func:`nicadvisor.cli_live.build_targets`) and the
+    ``--interface HOST=IF`` given for it. Raises LiveArgsError."""
+    from nicadvisor.bench.remote import RemoteHost
+    from nicadvisor.cli_live import LiveArgsError, build_targets
+
+    live = build_targets(argparse.Namespace(
+        vcenter=None, nsx=None, ssh=args.between, user=None, kind=args.kind, ssh_key=args.ssh_key, thumbprint=[],
+        trust_host_key=args.trust_host_key, remember_password=args.remember_password,
+        password_stdin=args.password_stdin, password_file=args.password_file, save_captures=None, datacenter=None,
+        cluster=None, esxcli_over_api=False, timeout=args.timeout))
+    interfaces: dict[str, str] = {}
+    for v in args.interface:
+        host, sep, iface = v.rpartition("=")
+        if not sep or not host or not iface:
+            raise LiveArgsError(f"--interface expects HOST=IF, not {v!r}")
+        interfaces[host.lower()] = iface
+    hosts, used = [], set()
+    for spec, t in zip(args.between, live["ssh"]):
+        keys = [k for k in (spec.lower(), t.name.lower(), t.host.lower(), f"{t.host}:{t.port}".lower()) if k in interfaces]
+        used.update(keys)
+        try:
+            hosts.append(RemoteHost(t, interfaces[keys[0]] if keys else None))
+        except ValueError as exc:
+            raise LiveArgsError(str(exc)) from None
+    unknown = sorted(set(interfaces) - used)
+    if unknown:
+        raise LiveArgsError(f"--interface names a host that is not in --between: {', '.join(unknown)}")
+    return tuple(hosts)
+
+
+def _bench_between(args) -> int:
+    """``bench --between``: connect and probe (read-only), print exactly what will change on which host, ask (or
+    require ``--yes`` without a terminal), then run; Ctrl-C cancels the running test and undoes every change."""
+    import signal
+    import threading
+
+    from nicadvisor.bench import Cancelled
+    from nicadvisor.bench.remote import DEFAULT_PORT, RemoteBench, RemoteRequest
+    from nicadvisor.cli_live import LiveArgsError, ask_host_key_on_terminal
+
+    if args.netns:
+        print("nic-advisor bench: --between and --netns exclude each other", file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        request = RemoteRequest(hosts=_bench_hosts(args), tests=tuple(args.tests), duration_s=args.duration,
+                                tool=args.tool, port=args.port or DEFAULT_PORT)
+        request.validate()
+    except (LiveArgsError, ValueError) as exc:
+        print(f"nic-advisor bench: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    cancel = threading.Event()
+    with RemoteBench(request, ask=ask_host_key_on_terminal, cancel=cancel) as rb:
+        try:
+            plan = rb.prepare(_stderr_progress)
+        except OSError as exc:
+            print(f"nic-advisor bench: {exc}", file=sys.stderr)
+            return EXIT_INPUT
+        for line in plan.lines():
+            print(line)
+        if not plan.tests:
+            for p in plan.problems:
+                print(f"problem: {p}", file=sys.stderr)
+            return EXIT_INPUT
+        if not args.yes:
+            if sys.stdin is None or not sys.stdin.isatty():
+                print("nic-advisor bench: nothing was changed; standard input is not a terminal, so confirm the plan "
+                      "above with --yes", file=sys.stderr)
+                return EXIT_INPUT
+            if input("Make these changes and run the tests? [y/N] ").strip().lower() not in ("y", "yes"):
+                print("nothing was changed", file=sys.stderr)
+                return EXIT_INPUT
+        previous = signal.signal(signal.SIGINT, lambda _sig, _frame: cancel.set())
+        try:
+            report = rb.run(plan, _stderr_progress)
+        except Cancelled:
+            print("nic-advisor bench: cancelled; the running test was stopped and its changes undone", file=sys.stderr)
+            return EXIT_INPUT
+        except OSError as exc:
+            print(f"nic-advisor bench: the undo journal cannot be used ({exc}); changes not undone stay recorded where "
+                  "possible and are undone at the next run with these hosts", file=sys.stderr)
+            return EXIT_INPUT
+        finally:
+            signal.signal(signal.SIGINT, previous)
+    return _print_bench(report, args)
 
 
 def _has_display() -> bool:
@@ -381,6 +477,27 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--local", action="store_true", default=True, help="between endpoints on this machine (default)")
     b.add_argument("--json", type=Path, metavar="FILE")
     _bench_args(b)
+    from nicadvisor.bench import TESTS
+
+    rb = b.add_argument_group("between audited hosts over SSH (the plan of every change is shown first)")
+    rb.add_argument("--between", nargs="+", metavar="USER@HOST[:PORT]",
+                    help="run the tests between these hosts (every pair, the first of a pair sends)")
+    rb.add_argument("--interface", action="append", default=[], metavar="HOST=IF",
+                    help="the interface whose IPv4 address a host tests from (default: its SSH address)")
+    rb.add_argument("--tests", nargs="+", choices=TESTS, default=["TCP_STREAM", "TCP_RR"], metavar="TEST",
+                    help=f"tests to run, of {', '.join(TESTS)} (default TCP_STREAM TCP_RR)")
+    rb.add_argument("--port", type=int, metavar="PORT",
+                    help="TCP port the servers listen on; netperf also uses the next one (default 5201, iperf3's own)")
+    rb.add_argument("--yes", action="store_true", help="make the planned changes without asking (needed without a terminal)")
+    rb.add_argument("--kind", choices=("esxi", "linux"), default="linux", help="what the hosts are (default linux)")
+    rb.add_argument("--ssh-key", metavar="FILE", help="private key (else a password)")
+    rb.add_argument("--trust-host-key", action="append", default=[], metavar="[HOST[:PORT]=]SHA256:...",
+                    help="trust this SSH host key on first contact (else you are asked)")
+    rb.add_argument("--remember-password", action="store_true", help="save prompted passwords in the OS keyring")
+    way = rb.add_mutually_exclusive_group()
+    way.add_argument("--password-stdin", action="store_true", help="read the password from the first line of standard input")
+    way.add_argument("--password-file", metavar="FILE", help="read the password from FILE (readable only by you)")
+    rb.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per SSH command (default 30)")
     b.set_defaults(func=cmd_bench)
 
     d = sub.add_parser("demo", help="the main job on the demo lab: the wizard, or headless PDF/JSON/CSV without a display")

@@ -1,0 +1,1112 @@
+"""Benchmark between audited hosts over SSH: netperf/netserver, else iperf3, else the built-in agent
+(one file copied to a temporary folder and run with the host's ``python3``), with every change
+journaled in SQLite (:mod:`nicadvisor.bench.remote_journal`) before it is made and undone after the
+test, after a cancel, and at the next start after a crash or ``kill -9``.
+
+Flow (:class:`RemoteBench`): ``prepare()`` connects to every host (host keys verified by
+:class:`~nicadvisor.collect.known_hosts.KnownHosts`, authentication as the SSH audit), probes it
+read-only (tools and versions, netperf omni support, the data address of the chosen interface, the
+listening ports) and returns a :class:`RemotePlan`: exactly what will change on which host (folder
+created, file copied, processes started, ports listened on), shown to the user before anything
+changes. ``run(plan)`` then undoes what an earlier run left on these hosts, runs every planned test
+and undoes its own changes, also when a test fails or the run is cancelled.
+
+Which hosts talk: every pair of the hosts given, in order (``A B C`` → A→B, A→C, B→C; the first of
+a pair runs the client). A client only ever connects to the data address of its peer, read on the
+peer itself; the server binds only that address. Traffic goes only between the hosts the user chose.
+
+Commands: only those :func:`check_remote` accepts are sent, quoted with :func:`shlex.join` (a separate
+allowlist from the audit's read-only one, :mod:`nicadvisor.collect.ssh_commands`). A process is
+started as ``sh -c 'echo $$ >"$1" && shift && exec "$@"' nicadv-start PIDFILE TOOL ARGS...``: the pid
+file inside the run's folder names it even when this program dies before reading it; it is stopped
+with ``kill`` only after ``/proc/PID/cmdline`` and ``/proc/PID/stat`` (start time) show it is still
+the process that was started.
+
+Scope: Linux hosts and VMs. ESXi hosts (the iperf3 copy of ``/usr/lib/vmware/vsan/bin/iperf3`` and the
+firewall ruleset changes, nic-data-sources.md §12) are not handled yet: :meth:`RemoteBench.prepare`
+refuses them with a message.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import inspect
+import ipaddress
+import re
+import secrets
+import select
+import shlex
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import paramiko
+
+from nicadvisor.collect.known_hosts import AskFn, KnownHosts
+from nicadvisor.collect.ssh import (  # the audit's connection and its messages (see the report to the lead)
+    SshTarget, _connect_problem, _KeyFileError, _OpenSessions, _Session,
+)
+from nicadvisor.collect.ssh_commands import LINUX_IF_RE, LINUX_TOOL_PATHS
+
+from . import TESTS, BenchError, Cancelled
+from . import agent, iperf3, netperf
+from .journal import RestoreOutcome
+from .remote_journal import RemoteEntry, RemoteJournal, forget, orphaned_entries
+from .results import BenchReport, BenchResult
+
+Progress = Callable[[float, str], None]
+
+#: iperf3's own default port (iperf3(1) 3.12: "-p, --port n ... (default 5201)"). netperf's data
+#: connection uses the next port (test-specific ``-P ,PORT+1``; netperf 2.7.0 ``netperf -t omni -- -h``:
+#: "-P local[,remote] Set the local/remote port for the data socket").
+DEFAULT_PORT = 5201
+TOOL_CHOICES = ("auto", "netperf", "iperf3", "agent")
+PATH = "remote"
+"""``BenchResult.path`` of a result measured between two audited hosts."""
+
+FOLDER_RE = re.compile(r"^/tmp/nicadv-bench-[0-9a-f]{16}\Z")
+AGENT_NAME = "nicadv_agent.py"
+_AGENT_RE = re.compile(r"^/tmp/nicadv-bench-[0-9a-f]{16}/nicadv_agent\.py\Z")
+_PIDFILE_RE = re.compile(r"^/tmp/nicadv-bench-[0-9a-f]{16}/p\d{1,4}\.pid\Z")
+_PID_RE = re.compile(r"^(?:[2-9]|[1-9][0-9]{1,9})\Z")
+"""A pid NIC Advisor may signal or read: a number above 1 (never init)."""
+_VALUE_RE = re.compile(r"^[A-Za-z0-9_.,:/][A-Za-z0-9_.,:/-]{0,999}\Z")
+
+START_SCRIPT = 'echo $$ >"$1" && shift && exec "$@"'
+COPY_SCRIPT = 'umask 077 && cat >"$1"'
+PROBE_TOOLS = ("netperf", "netserver", "iperf3", "python3")
+#: The options each benchmark program may be given; every other word must be a plain value (no leading ``-``).
+#: Left out on purpose: options that read or write files or detach (netperf ``-F``; iperf3 ``--logfile``,
+#: ``-F``/``--file``, ``-I``/``--pidfile``, ``-D``), so a started program only measures.
+TOOL_OPTIONS: dict[str, frozenset[str]] = {
+    "netserver": frozenset({"-D", "-f", "-4", "-6", "-L", "-p", "-N"}),
+    "netperf": frozenset({"-4", "-6", "-c", "-C", "-f", "-H", "-j", "-l", "-L", "-p", "-P", "-t", "-T", "--",
+                          "-o", "-O", "-k", "-m", "-M", "-r", "-s", "-S", "-b", "-D"}),
+    "iperf3": frozenset({"-s", "-c", "-1", "-B", "-p", "-t", "-J", "-u", "-b", "-l", "-i", "-f", "-O", "-P", "-R",
+                         "-w", "-N", "-Z", "--forceflush", "--get-server-output"}),
+    "python3": frozenset({"serve", "client", "--bind", "--port", "--once", "--test", "--host", "--duration"}),
+}
+#: ``netperf -t omni -- -h`` prints this heading only when the omni tests are compiled in (netperf 2.7.0
+#: on this machine; the usage text of src/nettest_omni.c).
+OMNI_HELP = "OMNI and Migrated BSD Sockets Test Options"
+#: The agent file uses ``from __future__ import annotations`` (PEP 563: Python 3.7 and later).
+MIN_PYTHON = (3, 7)
+POLL_S = 0.1
+READY_TIMEOUT_S = 10.0
+
+
+class RemoteCommandRefused(ValueError):
+    """A command outside the benchmark allowlist; raised before anything is sent."""
+
+
+class RemoteHostLost(BenchError):
+    """The SSH session to a host ended (host down, sshd stopped, network lost) during the run."""
+
+
+# --- the allowlist ---------------------------------------------------------------------------------
+
+def _tool_argv_ok(argv: tuple[str, ...]) -> bool:
+    if not argv or argv[0] not in TOOL_OPTIONS:
+        return False
+    words = argv[1:]
+    if argv[0] == "python3":
+        if not words or not _AGENT_RE.match(words[0]):
+            return False
+        words = words[1:]
+    options = TOOL_OPTIONS[argv[0]]
+    return all(w in options or _VALUE_RE.match(w) for w in words)
+
+
+def check_remote(argv: tuple[str, ...] | list[str]) -> str:
+    """The command line to send for ``argv`` (``shlex.join``), or :class:`RemoteCommandRefused`.
+
+    Accepted (``FOLDER`` = ``/tmp/nicadv-bench-<16 hex>``, ``PID`` a number > 0, ``IF`` a Linux
+    interface name): ``command -v TOOL`` and ``netperf -V``, ``netperf -t omni -- -h``,
+    ``iperf3 --version``, ``python3 -V`` (probes); ``ip -4 -o addr show dev IF``; ``cat /proc/net/tcp``,
+    ``cat /proc/net/tcp6``; ``mkdir -m 700 FOLDER``; ``rm -rf -- FOLDER``; the agent copy
+    ``sh -c 'umask 077 && cat >"$1"' nicadv-copy FOLDER/nicadv_agent.py`` and ``sha256sum`` of it;
+    ``cat FOLDER/pN.pid``, ``cat /proc/PID/stat``, ``cat /proc/PID/cmdline``; ``kill -TERM|-KILL PID``;
+    and the start wrapper (module docstring) around ``netserver``, ``netperf``, ``iperf3`` or
+    ``python3 FOLDER/nicadv_agent.py`` with only the options of :data:`TOOL_OPTIONS`.
+    """
+    argv = tuple(argv)
+    if not argv or any(not isinstance(w, str) or "\x00" in w or "\n" in w for w in argv):
+        raise RemoteCommandRefused(f"command refused (empty, or a word holds a NUL or a newline): {argv!r}")
+    ok = False
+    n = len(argv)
+    head = argv[0]
+    if n == 3 and argv[:2] == ("command", "-v"):
+        ok = argv[2] in PROBE_TOOLS
+    elif argv in (("netperf", "-V"), ("netperf", "-t", "omni", "--", "-h"), ("iperf3", "--version"),
+                  ("python3", "-V"), ("cat", "/proc/net/tcp"), ("cat", "/proc/net/tcp6")):
+        ok = True
+    elif head in LINUX_TOOL_PATHS["ip"] and n == 7 and argv[1:6] == ("-4", "-o", "addr", "show", "dev"):
+        ok = bool(LINUX_IF_RE.match(argv[6]))
+    elif n == 4 and argv[:3] == ("mkdir", "-m", "700"):
+        ok = bool(FOLDER_RE.match(argv[3]))
+    elif n == 4 and argv[:3] == ("rm", "-rf", "--"):
+        ok = bool(FOLDER_RE.match(argv[3]))
+    elif n == 5 and argv[:4] == ("sh", "-c", COPY_SCRIPT, "nicadv-copy"):
+        ok = bool(_AGENT_RE.match(argv[4]))
+    elif n == 2 and head == "sha256sum":
+        ok = bool(_AGENT_RE.match(argv[1]))
+    elif n == 2 and head == "cat":
+        m = re.fullmatch(r"/proc/(\d+)/(stat|cmdline)", argv[1])
+        ok = bool(_PIDFILE_RE.match(argv[1]) or (m and _PID_RE.match(m.group(1))))
+    elif n == 3 and head == "kill" and argv[1] in ("-TERM", "-KILL"):
+        ok = bool(_PID_RE.match(argv[2]))
+    elif n >= 6 and argv[:4] == ("sh", "-c", START_SCRIPT, "nicadv-start"):
+        ok = bool(_PIDFILE_RE.match(argv[4])) and _tool_argv_ok(argv[5:])
+    if not ok:
+        raise RemoteCommandRefused(f"command not in the benchmark allowlist, not sent: {shlex.join(argv)!r}")
+    return shlex.join(argv)
+
+
+# --- the agent as one file -------------------------------------------------------------------------
+
+def agent_script() -> str:
+    """The built-in agent (:mod:`nicadvisor.bench.agent`) as one standalone Python file for a remote
+    ``python3``: its source with the package-relative imports replaced by placeholder classes (the
+    names they bound are used only by the local runner, never by ``serve``/``client``).
+
+    Raises :class:`BenchError` when the agent's source is not available (a frozen build) or imports
+    anything outside the Python standard library (it could not run alone on a host).
+    """
+    try:
+        source = inspect.getsource(agent)
+    except (OSError, TypeError) as exc:
+        raise BenchError(f"the built-in agent's source is not available to copy ({exc})") from None
+    tree = ast.parse(source)
+    stubs: list[str] = []
+    body: list[ast.stmt] = []
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            stubs += [a.asname or a.name for a in node.names]
+            continue
+        body.append(node)
+    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+        mods: list[str] = []
+        if isinstance(node, ast.Import):
+            mods = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level > 0:
+                raise BenchError("the built-in agent imports from the package inside a function: it cannot run alone")
+            mods = [node.module or ""]
+        bad = [m for m in mods if m.split(".")[0] not in sys.stdlib_module_names and m != "__future__"]
+        if bad:
+            raise BenchError(f"the built-in agent imports {', '.join(bad)}: it cannot run alone on a host")
+    head = 0
+    while head < len(body) and (
+            (isinstance(body[head], ast.Expr) and isinstance(getattr(body[head], "value", None), ast.Constant))
+            or (isinstance(body[head], ast.ImportFrom) and body[head].module == "__future__")):
+        head += 1
+    stub_src = "".join(f"class {name}(Exception):\n    'not used by the copied agent'\n" for name in sorted(set(stubs)))
+    tree.body = body[:head] + ast.parse(stub_src).body + body[head:]
+    text = "# NIC Advisor built-in benchmark agent, copied for one benchmark run and removed afterwards.\n"
+    text += ast.unparse(tree) + "\n"
+    compile(text, AGENT_NAME, "exec")
+    return text
+
+
+# --- one host's SSH session ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RemoteHost:
+    """A host to benchmark: its SSH ``target`` (``kind`` ``linux``) and the ``interface`` whose IPv4
+    address the tests use (None: the SSH address itself)."""
+
+    target: SshTarget
+    interface: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.interface is not None and not LINUX_IF_RE.match(self.interface):
+            raise ValueError(f"{self.target.name}: not an interface name: {self.interface!r}")
+
+
+@dataclass(frozen=True)
+class CmdOut:
+    """A finished remote command: ``rc`` (None when the server sent no exit status), text output."""
+
+    rc: int | None
+    out: str
+    err: str
+
+
+class HostSession:
+    """The SSH connection to one host, used by one thread at a time (the run's)."""
+
+    def __init__(self, host: RemoteHost) -> None:
+        self.host = host
+        self.target = host.target
+        self._session: _Session | None = None
+        self.ip_path = "ip"
+
+    @property
+    def name(self) -> str:
+        return self.target.name
+
+    def connect(self, known_hosts: KnownHosts, ask: AskFn | None, cancel: threading.Event) -> None:
+        """Connect and authenticate (host key checked). Raises :class:`BenchError` with the audit's
+        message for the failure (unreachable, unknown or changed host key, refused login)."""
+        session = _Session(self.target, cancel, _OpenSessions())
+        try:
+            session.connect(known_hosts, ask)
+        except (OSError, EOFError, ValueError, paramiko.SSHException, _KeyFileError) as exc:
+            session.close()
+            raise BenchError(_connect_problem(self.target, exc)) from None
+        except BaseException:
+            session.close()
+            raise
+        self._session = session
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+
+    def _transport(self) -> paramiko.Transport:
+        t = self._session.client.get_transport() if self._session else None
+        if t is None or not t.is_active():
+            raise RemoteHostLost(f"the SSH connection to {self.name} is closed")
+        return t
+
+    def open(self, argv: tuple[str, ...] | list[str]) -> paramiko.Channel:
+        """Start ``argv`` (allowlisted) on a new channel and return it without waiting."""
+        command = check_remote(argv)
+        try:
+            chan = self._transport().open_session(timeout=self.target.command_timeout_s)
+            chan.exec_command(command)
+        except (paramiko.SSHException, OSError, EOFError) as exc:
+            raise RemoteHostLost(f"the SSH connection to {self.name} failed while starting '{command}': {exc}") from None
+        return chan
+
+    def run(self, argv: tuple[str, ...] | list[str], stdin: bytes | None = None,
+            cancel: threading.Event | None = None, timeout_s: float | None = None) -> CmdOut:
+        """Run ``argv`` to completion (allowlisted, quoted) and return its output. ``stdin`` is sent then
+        closed. Raises :class:`RemoteCommandRefused`, :class:`RemoteHostLost`, :class:`BenchError` after
+        ``timeout_s`` (default the target's command timeout), :class:`Cancelled` when ``cancel`` is set."""
+        timeout = timeout_s or self.target.command_timeout_s
+        chan = self.open(argv)
+        try:
+            if stdin is not None:
+                chan.sendall(stdin)
+                chan.shutdown_write()
+            rc, out, err = wait_channel(chan, timeout, cancel, name=self.name, what=shlex.join(argv))
+        except (paramiko.SSHException, OSError, EOFError) as exc:
+            raise RemoteHostLost(f"the SSH connection to {self.name} failed during '{shlex.join(argv)}': {exc}") from None
+        finally:
+            chan.close()
+        return CmdOut(rc, out, err)
+
+
+def wait_channel(chan: paramiko.Channel, timeout_s: float, cancel: threading.Event | None = None, *,
+                 name: str = "", what: str = "", on_tick: Callable[[float], None] | None = None,
+                 ) -> tuple[int | None, str, str]:
+    """Read a channel until its command ended (EOF and exit status, or the channel closed) and return
+    ``(rc or None, stdout, stderr)``. Calls ``on_tick(elapsed_s)`` about every 0.1 s. Raises
+    :class:`Cancelled`, :class:`BenchError` after ``timeout_s``, :class:`RemoteHostLost` when the
+    connection ends before the command."""
+    out, err = bytearray(), bytearray()
+    start = time.monotonic()
+    while True:
+        while chan.recv_ready():
+            out += chan.recv(65536)
+        while chan.recv_stderr_ready():
+            err += chan.recv_stderr(65536)
+        if ((chan.eof_received or chan.closed) and chan.exit_status_ready()
+                and not chan.recv_ready() and not chan.recv_stderr_ready()):
+            break
+        if chan.closed:
+            raise RemoteHostLost(f"the SSH connection to {name} closed while '{what}' ran")
+        elapsed = time.monotonic() - start
+        if on_tick is not None:
+            on_tick(elapsed)
+        if cancel is not None and cancel.is_set():
+            raise Cancelled()
+        if elapsed > timeout_s:
+            raise BenchError(f"'{what}' on {name} did not finish within {timeout_s:.0f} s")
+        if chan.eof_received:
+            chan.status_event.wait(POLL_S)
+        else:
+            select.select([chan], [], [], POLL_S)
+    rc = chan.exit_status if chan.exit_status != -1 else None
+    return rc, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+# --- probing ---------------------------------------------------------------------------------------
+
+def listening_ports(proc_net_tcp: str) -> set[int]:
+    """TCP ports in LISTEN state (``0A``) in the text of ``/proc/net/tcp`` or ``tcp6`` (proc(5):
+    ``local_address`` is ``HEXADDR:HEXPORT``, ``st`` the state). Pure; never raises."""
+    ports: set[int] = set()
+    for line in proc_net_tcp.splitlines()[1:]:
+        parts = line.split()
+        if len(parts) > 3 and parts[3] == "0A":
+            try:
+                ports.add(int(parts[1].rsplit(":", 1)[1], 16))
+            except (IndexError, ValueError):
+                continue
+    return ports
+
+
+def parse_ipv4_addr(text: str) -> str | None:
+    """The first IPv4 address of ``ip -4 -o addr show dev IF`` (``2: d0    inet 10.0.0.1/30 brd …``),
+    or None. Pure."""
+    m = re.search(r"\binet\s+(\d{1,3}(?:\.\d{1,3}){3})/\d{1,2}\b", text)
+    return m.group(1) if m else None
+
+
+def parse_proc_stat(text: str) -> tuple[str, int] | None:
+    """``(state, start ticks)`` from ``/proc/PID/stat`` (proc(5): field 3 and field 22), or None. Pure."""
+    tail = text.rsplit(")", 1)[-1].split()
+    if len(tail) < 20:
+        return None
+    try:
+        return tail[0], int(tail[19])
+    except ValueError:
+        return None
+
+
+def _python_version(text: str) -> tuple[int, int] | None:
+    m = re.search(r"Python (\d+)\.(\d+)", text)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+@dataclass(frozen=True)
+class HostProbe:
+    """What a host offers, read-only: ``tools`` maps each of :data:`PROBE_TOOLS` found to its version
+    line ('' when none was printed); ``omni``: netperf has the omni tests; ``address``: the IPv4
+    address tests use on this host (None: not usable, see ``problems``)."""
+
+    name: str
+    source: str
+    tools: dict[str, str]
+    omni: bool
+    address: str | None
+    interface: str | None
+    listening: frozenset[int] = frozenset()
+    problems: tuple[str, ...] = ()
+
+    def python_ok(self) -> bool:
+        v = _python_version(self.tools.get("python3", ""))
+        return v is not None and v >= MIN_PYTHON
+
+
+def _first_line(text: str) -> str:
+    return next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+
+
+def probe_host(conn: HostSession, cancel: threading.Event | None = None) -> HostProbe:
+    """Probe one host (read-only commands only). Raises :class:`RemoteHostLost`, :class:`Cancelled`."""
+    problems: list[str] = []
+    tools: dict[str, str] = {}
+    for tool in PROBE_TOOLS:
+        if conn.run(("command", "-v", tool), cancel=cancel).rc == 0:
+            tools[tool] = ""
+    omni = False
+    if "netperf" in tools:
+        v = conn.run(("netperf", "-V"), cancel=cancel)
+        tools["netperf"] = _first_line(v.out + v.err)
+        h = conn.run(("netperf", "-t", "omni", "--", "-h"), cancel=cancel)
+        omni = OMNI_HELP in h.out + h.err
+        if not omni:
+            problems.append(f"netperf on {conn.name} has no omni tests ({tools['netperf'] or 'version unknown'}); "
+                            "it is not used")
+    if "netserver" in tools:
+        tools["netserver"] = tools.get("netperf", "")
+    if "iperf3" in tools:
+        v = conn.run(("iperf3", "--version"), cancel=cancel)
+        tools["iperf3"] = _first_line(v.out + v.err)
+    if "python3" in tools:
+        v = conn.run(("python3", "-V"), cancel=cancel)
+        tools["python3"] = _first_line(v.out + v.err)
+    address = None
+    iface = conn.host.interface
+    if iface:
+        got = None
+        for path in LINUX_TOOL_PATHS["ip"]:
+            got = conn.run((path, "-4", "-o", "addr", "show", "dev", iface), cancel=cancel)
+            if got.rc != 127:
+                conn.ip_path = path
+                break
+        address = parse_ipv4_addr(got.out) if got is not None and got.rc == 0 else None
+        if address is None:
+            why = _first_line(got.err) if got is not None else ""
+            problems.append(f"interface {iface} on {conn.name} has no IPv4 address" + (f" ({why})" if why else ""))
+    else:
+        try:
+            ipaddress.IPv4Address(conn.target.host)
+            address = conn.target.host
+        except ValueError:
+            problems.append(f"{conn.name}: name the interface to test from (--interface {conn.target.host}=IF): "
+                            "its SSH address is not an IPv4 address")
+    listening: set[int] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        got = conn.run(("cat", table), cancel=cancel)
+        if got.rc == 0:
+            listening |= listening_ports(got.out)
+    return HostProbe(name=conn.name, source=conn.target.source, tools=tools, omni=omni, address=address,
+                     interface=iface, listening=frozenset(listening), problems=tuple(problems))
+
+
+# --- the plan --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RemoteRequest:
+    """What to measure between ``hosts`` (at least two, distinct): ``tests`` (netperf names, in
+    order), ``duration_s`` per test, ``tool`` (one of :data:`TOOL_CHOICES`), ``port`` (the server's TCP
+    port; netperf also uses ``port + 1`` for its data connection). Journal in ``journal_dir``."""
+
+    hosts: tuple[RemoteHost, ...]
+    tests: tuple[str, ...] = ("TCP_STREAM", "TCP_RR")
+    duration_s: float = 2.0
+    tool: str = "auto"
+    port: int = DEFAULT_PORT
+
+    def validate(self) -> None:
+        """Raises ValueError naming the first bad field."""
+        if len(self.hosts) < 2:
+            raise ValueError("a benchmark between hosts needs at least two hosts")
+        names = [h.target.source for h in self.hosts]
+        if len(set(names)) != len(names):
+            raise ValueError("the same host is named twice")
+        for h in self.hosts:
+            if h.target.kind != "linux":
+                raise ValueError(f"{h.target.name}: benchmarks between ESXi hosts are not supported yet "
+                                 "(only Linux hosts and VMs)")
+        if not self.tests:
+            raise ValueError("no test requested")
+        for t in self.tests:
+            if t not in TESTS:
+                raise ValueError(f"test {t!r} is not one of {TESTS}")
+        if not 0 < self.duration_s <= 600:
+            raise ValueError(f"duration {self.duration_s} s is outside (0, 600]")
+        if self.tool not in TOOL_CHOICES:
+            raise ValueError(f"tool {self.tool!r} is not one of {TOOL_CHOICES}")
+        if not 1024 <= self.port <= 65534:
+            raise ValueError(f"port {self.port} is outside 1024..65534")
+
+
+@dataclass(frozen=True)
+class PlannedTest:
+    """One test: ``client`` host → ``server`` host (names), the tool, the exact commands (argv) and
+    the TCP ports the server listens on."""
+
+    client: str
+    server: str
+    test: str
+    tool: str
+    client_addr: str
+    server_addr: str
+    server_argv: tuple[str, ...]
+    client_argv: tuple[str, ...]
+    ports: tuple[int, ...]
+
+    @property
+    def label(self) -> str:
+        return f"{self.test} with {self.tool} from {self.client} ({self.client_addr}) to {self.server} ({self.server_addr})"
+
+
+@dataclass(frozen=True)
+class RemotePlan:
+    """What a run will do and change, for the user to confirm. ``tests`` in run order; ``folders``
+    maps each host name that runs a process to its temporary folder; ``agent_hosts`` get the agent
+    file; ``leftovers`` maps host names to sentences of an earlier run's changes undone first;
+    ``problems``: sentences (tests that cannot run, hosts left out)."""
+
+    tests: tuple[PlannedTest, ...]
+    folders: dict[str, str]
+    agent_hosts: frozenset[str]
+    agent_sha256: str | None
+    agent_bytes: int
+    leftovers: dict[str, tuple[str, ...]]
+    problems: tuple[str, ...]
+    duration_s: float
+
+    def changes(self) -> dict[str, list[str]]:
+        """Per host name, every change the run makes there, in words (the commands are exact)."""
+        out: dict[str, list[str]] = {}
+        for host, lines in self.leftovers.items():
+            out.setdefault(host, []).extend(f"undo first (left by an earlier run): {s}" for s in lines)
+        for host, folder in self.folders.items():
+            out.setdefault(host, []).append(f"create folder {folder} (mode 700); removed with its contents afterwards")
+            if host in self.agent_hosts:
+                out[host].append(f"copy {AGENT_NAME} into it ({self.agent_bytes} bytes, sha256 {self.agent_sha256}), "
+                                 "run with the host's python3")
+        for t in self.tests:
+            ports = " and ".join(f"TCP {p}" for p in t.ports)
+            out[t.server].append(f"start `{shlex.join(t.server_argv)}` listening on {t.server_addr} {ports} "
+                                 f"for {t.test}; stopped after the test (no firewall rule is changed)")
+            out[t.client].append(f"start `{shlex.join(t.client_argv)}` for about {self.duration_s:g} s "
+                                 f"(traffic only to {t.server_addr} on {t.server})")
+        return out
+
+    def lines(self) -> list[str]:
+        """The plan as text lines for the terminal or a dialog."""
+        lines = ["Benchmark plan:"]
+        lines += [f"  {t.label}" for t in self.tests] or ["  no test can run"]
+        for host, changes in self.changes().items():
+            lines.append(f"Changes on {host}:")
+            lines += [f"  - {c}" for c in changes]
+        lines += [f"Note: {p}" for p in self.problems]
+        return lines
+
+
+def _can(tool: str, test: str, c: HostProbe, s: HostProbe) -> str | None:
+    """None when ``tool`` can run ``test`` from ``c`` to ``s``, else why not."""
+    if tool == "netperf":
+        if test not in netperf.TESTS:
+            return f"netperf cannot run {test}"
+        if "netperf" not in c.tools or not c.omni:
+            return f"netperf (with omni tests) is not installed on {c.name}"
+        if "netserver" not in s.tools:
+            return f"netserver is not installed on {s.name}"
+        return None
+    if tool == "iperf3":
+        if test not in iperf3.TESTS:
+            return f"iperf3 cannot run {test}"
+        missing = [h.name for h in (c, s) if "iperf3" not in h.tools]
+        return f"iperf3 is not installed on {', '.join(missing)}" if missing else None
+    if test not in agent.TESTS:
+        return f"the agent cannot run {test}"
+    missing = [h.name for h in (c, s) if not h.python_ok()]
+    return (f"python3 {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or later is not available on {', '.join(missing)}"
+            if missing else None)
+
+
+def choose_tool(test: str, wanted: str, c: HostProbe, s: HostProbe) -> tuple[str | None, list[str]]:
+    """``(tool or None, sentences)`` for ``test`` from ``c`` to ``s``: netperf, else iperf3, else the
+    agent (``auto``), or the ``wanted`` tool when it can run (else the automatic choice, said why)."""
+    notes: list[str] = []
+    if wanted != "auto":
+        why = _can(wanted, test, c, s)
+        if why is None:
+            return wanted, notes
+        notes.append(f"{test} {c.name}→{s.name}: {why}")
+    reasons = []
+    for tool in ("netperf", "iperf3", "agent"):
+        why = _can(tool, test, c, s)
+        if why is None:
+            if wanted != "auto":
+                notes[-1] += f"; it runs with {tool}"
+            elif reasons:
+                notes.append(f"{test} {c.name}→{s.name}: {reasons[0]}; it runs with {tool}")
+            return tool, notes
+        reasons.append(why)
+    notes.append(f"{test} {c.name}→{s.name} cannot run: {'; '.join(reasons)}")
+    return None, notes
+
+
+def _agent_path(folder: str) -> str:
+    return f"{folder}/{AGENT_NAME}"
+
+
+def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[str, str],
+               agent_text: str | None = None, leftovers: dict[str, tuple[str, ...]] | None = None,
+               problems: list[str] | None = None) -> RemotePlan:
+    """The plan for ``request`` on the probed hosts (in the request's order; a host without a usable
+    address takes part in no test). ``folders``: the temporary folder name for each host name.
+    ``agent_text``: the agent file (:func:`agent_script`), needed only when a test uses the agent.
+    Pure apart from hashing."""
+    notes = list(problems or [])
+    for p in probes:
+        notes.extend(p.problems)
+    tests: list[PlannedTest] = []
+    d = request.duration_s
+    for i, c in enumerate(probes):
+        for s in probes[i + 1:]:
+            if c.address is None or s.address is None:
+                continue
+            for test in request.tests:
+                tool, why = choose_tool(test, request.tool, c, s)
+                if tool == "agent" and agent_text is None:
+                    why.append(f"{test} {c.name}→{s.name}: the agent file cannot be built; skipped")
+                    tool = None
+                notes.extend(why)
+                if tool is None:
+                    continue
+                port = request.port
+                bind = c.address if c.interface else None
+                if tool == "netperf":
+                    server = netperf.netserver_argv(s.address, port)
+                    client = netperf.netperf_argv(test, s.address, port, d) + ["-P", f",{port + 1}"]
+                    if bind:
+                        client = client[:1] + ["-L", bind] + client[1:]
+                    ports: tuple[int, ...] = (port, port + 1)
+                elif tool == "iperf3":
+                    server = iperf3.server_argv(s.address, port)
+                    client = iperf3.client_argv(test, s.address, port, d) + (["-B", bind] if bind else [])
+                    ports = (port,)
+                else:
+                    server = ["python3", _agent_path(folders[s.name]), "serve", "--bind", s.address, "--port", str(port)]
+                    client = ["python3", _agent_path(folders[c.name]), "client", "--test", test, "--host", s.address,
+                              "--port", str(port), "--duration", f"{d:g}"]
+                    ports = (port,)
+                busy = sorted(set(ports) & s.listening)
+                if busy:
+                    notes.append(f"{test} {c.name}→{s.name}: TCP port {', '.join(map(str, busy))} is already in use on "
+                                 f"{s.name}; checked again before the test")
+                tests.append(PlannedTest(client=c.name, server=s.name, test=test, tool=tool, client_addr=c.address,
+                                         server_addr=s.address, server_argv=tuple(server), client_argv=tuple(client),
+                                         ports=ports))
+    checked = []
+    for t in tests:  # every command of the plan must pass the allowlist now, not halfway through the run
+        pid = _pidfile(folders[t.server], 0)
+        try:
+            check_remote(("sh", "-c", START_SCRIPT, "nicadv-start", pid, *t.server_argv))
+            check_remote(("sh", "-c", START_SCRIPT, "nicadv-start", pid, *t.client_argv))
+        except RemoteCommandRefused as exc:
+            notes.append(f"{t.test} {t.client}→{t.server} with {t.tool}: {exc}; skipped")
+            continue
+        checked.append(t)
+    tests = checked
+    used = {t.client for t in tests} | {t.server for t in tests}
+    agent_hosts = frozenset({t.client for t in tests if t.tool == "agent"} | {t.server for t in tests if t.tool == "agent"})
+    data = (agent_text or "").encode("utf-8")
+    return RemotePlan(tests=tuple(tests), folders={h: f for h, f in folders.items() if h in used},
+                      agent_hosts=agent_hosts, agent_sha256=hashlib.sha256(data).hexdigest() if agent_hosts else None,
+                      agent_bytes=len(data) if agent_hosts else 0, leftovers=dict(leftovers or {}),
+                      problems=tuple(dict.fromkeys(notes)), duration_s=d)
+
+
+def _pidfile(folder: str, n: int) -> str:
+    return f"{folder}/p{n}.pid"
+
+
+# --- undoing ---------------------------------------------------------------------------------------
+
+def describe_entry(entry: RemoteEntry) -> str:
+    """One journal row in words (``process 4321 (netserver -D …)``, ``folder /tmp/nicadv-bench-…``)."""
+    if entry.kind == "folder":
+        return f"folder {entry.data.get('path')}"
+    if entry.kind == "process":
+        pid = entry.data.get("pid")
+        return f"process {pid if pid else '(pid in ' + str(entry.data.get('pidfile')) + ')'} " \
+               f"({shlex.join(entry.data.get('argv') or ['?'])})"
+    return f"{entry.kind} {entry.id}"
+
+
+def _alive(conn: HostSession, pid: int, argv0: str, start: int | None) -> bool:
+    stat = conn.run(("cat", f"/proc/{pid}/stat"))
+    got = parse_proc_stat(stat.out) if stat.rc == 0 else None
+    if got is None or got[0] == "Z" or (start is not None and got[1] != start):
+        return False
+    cmd = conn.run(("cat", f"/proc/{pid}/cmdline"))
+    first = cmd.out.split("\x00", 1)[0] if cmd.rc == 0 else ""
+    return Path(first).name == Path(argv0).name
+
+
+def undo_entry(conn: HostSession, entry: RemoteEntry) -> tuple[bool, str]:
+    """Undo one row on its host: stop the process (only if it is still the one started: pid, start
+    time and program name) or remove the folder. Returns ``(done, sentence)``. Raises
+    :class:`RemoteHostLost` when the session ends."""
+    where = f"on {conn.name}"
+    if entry.kind == "folder":
+        path = str(entry.data.get("path", ""))
+        if not FOLDER_RE.match(path):
+            return False, f"refused to remove {path!r} {where}: not a NIC Advisor benchmark folder"
+        res = conn.run(("rm", "-rf", "--", path))
+        if res.rc == 0:
+            return True, f"removed folder {path} {where}"
+        return False, f"could not remove folder {path} {where}: {_first_line(res.err) or f'exit status {res.rc}'}"
+    if entry.kind == "process":
+        argv = entry.data.get("argv") or ["?"]
+        what = shlex.join(argv[:1])
+        pid = entry.data.get("pid")
+        if not isinstance(pid, int):
+            pidfile = str(entry.data.get("pidfile", ""))
+            got = conn.run(("cat", pidfile)) if _PIDFILE_RE.match(pidfile) else CmdOut(1, "", "")
+            text = got.out.strip()
+            if got.rc != 0 or not _PID_RE.match(text):
+                return True, f"{what} {where} had not started"
+            pid = int(text)
+        start = entry.data.get("start") if isinstance(entry.data.get("start"), int) else None
+        if not _alive(conn, pid, argv[0], start):
+            return True, f"process {pid} ({what}) {where} had already ended"
+        for sig in ("-TERM", "-KILL"):
+            conn.run(("kill", sig, str(pid)))
+            deadline = time.monotonic() + 2.0
+            while time.monotonic() < deadline:
+                if not _alive(conn, pid, argv[0], start):
+                    return True, f"stopped process {pid} ({what}) {where}"
+                time.sleep(0.05)
+        return False, f"could not stop process {pid} ({what}) {where}"
+    return False, f"unknown journal entry kind {entry.kind!r} {where}"
+
+
+# --- the run ---------------------------------------------------------------------------------------
+
+class _Started:
+    """A journaled remote process (context manager: always stopped and its row removed)."""
+
+    def __init__(self, conn: HostSession, journal: RemoteJournal, argv: tuple[str, ...], pidfile: str) -> None:
+        self.conn, self.journal, self.argv, self.pidfile = conn, journal, argv, pidfile
+        self.chan: paramiko.Channel | None = None
+        self.entry: str | None = None
+        self.pid: int | None = None
+        self.problems: list[str] = []
+
+    def __enter__(self) -> "_Started":
+        self.entry = self.journal.record(self.conn.target.source, "process", argv=list(self.argv),
+                                         pidfile=self.pidfile, pid=None, start=None)
+        try:
+            self.chan = self.conn.open(("sh", "-c", START_SCRIPT, "nicadv-start", self.pidfile, *self.argv))
+            deadline = time.monotonic() + READY_TIMEOUT_S
+            while self.pid is None and time.monotonic() < deadline:
+                got = self.conn.run(("cat", self.pidfile))
+                if got.rc == 0 and _PID_RE.match(got.out.strip()):
+                    self.pid = int(got.out.strip())
+                else:
+                    time.sleep(0.02)
+            if self.pid is not None:
+                stat = self.conn.run(("cat", f"/proc/{self.pid}/stat"))
+                got_stat = parse_proc_stat(stat.out) if stat.rc == 0 else None
+                self.journal.update(self.entry, pid=self.pid, start=got_stat[1] if got_stat else None)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def exited(self) -> bool:
+        return self.chan is not None and self.chan.exit_status_ready()
+
+    def output(self) -> str:
+        """What the process printed so far (stdout then stderr), without waiting."""
+        if self.chan is None:
+            return ""
+        out = bytearray()
+        while self.chan.recv_ready():
+            out += self.chan.recv(65536)
+        while self.chan.recv_stderr_ready():
+            out += self.chan.recv_stderr(65536)
+        return out.decode("utf-8", "replace")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.entry is not None:
+            entry = next((e for e in self.journal.entries() if e.id == self.entry), None)
+            if entry is None:
+                self.entry = None
+            else:
+                try:
+                    ok, sentence = undo_entry(self.conn, entry)
+                except (RemoteHostLost, BenchError) as err:
+                    ok, sentence = False, f"could not stop {describe_entry(entry)} on {self.conn.name}: {err}"
+                if ok:
+                    self.journal.done(self.entry)
+                    self.entry = None
+                else:
+                    self.problems.append(sentence)
+        if self.chan is not None:
+            self.chan.close()
+
+
+class RemoteBench:
+    """A benchmark between audited hosts (see the module docstring). Context manager: leaving it closes
+    every SSH connection.
+
+    ``known_hosts``: the host-key store (default the app's); ``ask(host, port, key_type, fingerprint)``
+    decides first-contact keys no ``trusted_fingerprint`` covers; ``cancel``: set from any thread to
+    stop the running test (its processes are stopped and every change undone, then
+    :class:`~nicadvisor.bench.Cancelled` is raised); ``journal_dir``: where the SQLite journal lives.
+    Raises ValueError for an invalid request.
+    """
+
+    def __init__(self, request: RemoteRequest, *, known_hosts: KnownHosts | None = None, ask: AskFn | None = None,
+                 cancel: threading.Event | None = None, journal_dir: Path | str | None = None) -> None:
+        request.validate()
+        self.request = request
+        self.known_hosts = known_hosts if known_hosts is not None else KnownHosts()
+        self.ask = ask
+        self.cancel = cancel if cancel is not None else threading.Event()
+        self.journal_dir = journal_dir
+        self.conns: dict[str, HostSession] = {}
+        self.problems: list[str] = []
+
+    def __enter__(self) -> "RemoteBench":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close every SSH connection (idempotent)."""
+        for conn in self.conns.values():
+            conn.close()
+        self.conns.clear()
+
+    def connect(self, progress: Progress | None = None) -> list[str]:
+        """Connect to every host not connected yet; returns the problems (one sentence per host that
+        could not be reached). Raises :class:`Cancelled`."""
+        say = progress or (lambda _f, _m: None)
+        problems = []
+        for host in self.request.hosts:
+            if host.target.name in self.conns:
+                continue
+            if self.cancel.is_set():
+                raise Cancelled()
+            say(0.0, f"connecting to {host.target.source}")
+            conn = HostSession(host)
+            try:
+                conn.connect(self.known_hosts, self.ask, self.cancel)
+            except BenchError as exc:
+                problems.append(str(exc))
+                continue
+            self.conns[host.target.name] = conn
+        return problems
+
+    def leftovers(self) -> dict[str, list[RemoteEntry]]:
+        """Per connected host name, the journal rows an earlier run left there, newest first."""
+        out: dict[str, list[RemoteEntry]] = {}
+        for name, conn in self.conns.items():
+            rows = orphaned_entries(self.journal_dir, conn.target.source)
+            if rows:
+                out[name] = list(reversed(rows))
+        return out
+
+    def pending_elsewhere(self) -> list[str]:
+        """Sentences for rows of earlier runs on hosts that are not part of this run (left alone)."""
+        mine = {c.target.source for c in self.conns.values()}
+        by_host: dict[str, int] = {}
+        for e in orphaned_entries(self.journal_dir):
+            if e.host not in mine:
+                by_host[e.host] = by_host.get(e.host, 0) + 1
+        return [f"{n} change(s) an earlier benchmark made on {h} are still recorded; they are undone the next time "
+                f"you benchmark with that host" for h, n in sorted(by_host.items())]
+
+    def restore_leftovers(self) -> RestoreOutcome:
+        """Undo (newest first) what crashed, killed or cancelled earlier runs left on the connected hosts.
+        Never raises for a host's failure: rows that cannot be undone stay, listed in ``failed``."""
+        outcome = RestoreOutcome()
+        for name, rows in self.leftovers().items():
+            conn = self.conns[name]
+            for entry in rows:
+                try:
+                    ok, sentence = undo_entry(conn, entry)
+                except (RemoteHostLost, BenchError) as exc:
+                    outcome.failed.append(f"{describe_entry(entry)} on {name}: {exc}")
+                    break
+                if ok:
+                    forget(self.journal_dir, entry.id)
+                    outcome.undone.append(sentence)
+                else:
+                    outcome.failed.append(sentence)
+        return outcome
+
+    def prepare(self, progress: Progress | None = None) -> RemotePlan:
+        """Connect, probe every host (read-only) and return the plan; changes nothing on any host.
+        Raises :class:`Cancelled`; hosts that cannot be reached or probed are problems of the plan."""
+        say = progress or (lambda _f, _m: None)
+        problems = self.connect(progress)
+        probes = []
+        for host in self.request.hosts:
+            conn = self.conns.get(host.target.name)
+            if conn is None:
+                continue
+            say(0.0, f"probing {conn.name}")
+            try:
+                probes.append(probe_host(conn, self.cancel))
+            except (RemoteHostLost, BenchError) as exc:
+                problems.append(f"{conn.name} could not be probed: {exc}")
+        if len(probes) < 2:
+            problems.append("fewer than two hosts could be reached: no test can run")
+        problems += self.pending_elsewhere()
+        try:
+            agent_text: str | None = agent_script()
+        except BenchError as exc:
+            agent_text = None
+            problems.append(str(exc))
+        folders = {p.name: f"/tmp/nicadv-bench-{secrets_hex()}" for p in probes}
+        leftovers = {name: tuple(describe_entry(e) for e in rows) for name, rows in self.leftovers().items()}
+        self._agent_text = agent_text
+        return build_plan(self.request, probes, folders, agent_text, leftovers, problems)
+
+    def run(self, plan: RemotePlan, progress: Progress | None = None) -> BenchReport:
+        """Run ``plan`` (from :meth:`prepare` of this object, after the user confirmed it) and return the
+        report: results in plan order (``path`` ``"remote"``, ``expected`` None), problems as sentences
+        (one per test that failed; the others still run). Every change is journaled before it is made and
+        undone before returning or raising. Raises :class:`Cancelled`, OSError when the
+        journal cannot be written (then nothing is changed)."""
+        say = progress or (lambda _f, _m: None)
+        problems = list(plan.problems)
+        restored = self.restore_leftovers()
+        problems += [f"cleaned up after an earlier run: {s}" for s in restored.undone]
+        problems += [f"could not clean up after an earlier run: {s}" for s in restored.failed]
+        results: list[BenchResult] = []
+        journal = RemoteJournal(self.journal_dir)
+        made: dict[str, str] = {}
+        counter = [0]
+        try:
+            n = max(1, len(plan.tests))
+            for i, pt in enumerate(plan.tests):
+                if self.cancel.is_set():
+                    raise Cancelled()
+                say(i / n, pt.label)
+
+                def on_tick(elapsed: float, i: int = i, label: str = pt.label) -> None:
+                    say(min(i + min(elapsed / plan.duration_s, 0.99), n) / n, label)
+
+                try:
+                    for host in (pt.server, pt.client):
+                        self._folder(journal, plan, host, made)
+                    results.append(self._one(journal, plan, pt, counter, on_tick, problems))
+                except (RemoteHostLost, BenchError, RemoteCommandRefused) as exc:
+                    problems.append(f"{pt.label}: {exc}")
+            say(1.0, "done")
+        finally:
+            problems += self._undo_run(journal)
+            journal.close()
+        return BenchReport(results=results, problems=problems)
+
+    # --- steps -----------------------------------------------------------------------------------
+    def _conn(self, name: str) -> HostSession:
+        conn = self.conns.get(name)
+        if conn is None:
+            raise RemoteHostLost(f"{name} is not connected")
+        return conn
+
+    def _folder(self, journal: RemoteJournal, plan: RemotePlan, host: str, made: dict[str, str]) -> None:
+        if host in made:
+            return
+        conn, folder = self._conn(host), plan.folders[host]
+        entry = journal.record(conn.target.source, "folder", path=folder)
+        res = conn.run(("mkdir", "-m", "700", folder))
+        if res.rc != 0:
+            journal.done(entry)  # nothing was made: the folder is not ours to remove
+            raise BenchError(f"cannot create {folder} on {host}: {_first_line(res.err) or f'exit status {res.rc}'}")
+        made[host] = folder
+        if host in plan.agent_hosts:
+            data = (self._agent_text or "").encode("utf-8")
+            path = _agent_path(folder)
+            res = conn.run(("sh", "-c", COPY_SCRIPT, "nicadv-copy", path), stdin=data)
+            check = conn.run(("sha256sum", path))
+            digest = check.out.split()[0] if check.rc == 0 and check.out.split() else ""
+            if res.rc != 0 or digest != plan.agent_sha256:
+                raise BenchError(f"copying {AGENT_NAME} to {host} failed "
+                                 f"({_first_line(res.err) or 'the copy differs from the original'})")
+
+    def _one(self, journal: RemoteJournal, plan: RemotePlan, pt: PlannedTest, counter: list[int],
+             on_tick: Callable[[float], None], problems: list[str]) -> BenchResult:
+        server, client = self._conn(pt.server), self._conn(pt.client)
+        listening: set[int] = set()
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            got = server.run(("cat", table), cancel=self.cancel)
+            if got.rc == 0:
+                listening |= listening_ports(got.out)
+        busy = sorted(set(pt.ports) & listening)
+        if busy:
+            raise BenchError(f"TCP port {', '.join(map(str, busy))} is already in use on {pt.server} (another program "
+                             "listens there); the test was not started")
+        counter[0] += 1
+        srv = _Started(server, journal, pt.server_argv, _pidfile(plan.folders[pt.server], counter[0]))
+        counter[0] += 1
+        cli_pidfile = _pidfile(plan.folders[pt.client], counter[0])
+        try:
+            with srv:
+                self._wait_listening(server, srv, pt)
+                cli = _Started(client, journal, pt.client_argv, cli_pidfile)
+                try:
+                    with cli:
+                        rc, out, err = wait_channel(cli.chan, plan.duration_s + 20, self.cancel, name=pt.client,
+                                                    what=shlex.join(pt.client_argv), on_tick=on_tick)
+                        server_out = srv.output() if srv.exited() else ""
+                finally:
+                    problems.extend(cli.problems)
+        finally:
+            problems.extend(srv.problems)
+        return self._result(pt, rc, out, err, server_out)
+
+    def _wait_listening(self, conn: HostSession, srv: _Started, pt: PlannedTest) -> None:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        what = shlex.join(pt.server_argv[:1])
+        while True:
+            if srv.exited():
+                text = _first_line("\n".join(reversed(srv.output().strip().splitlines())))
+                raise BenchError(f"{what} on {pt.server} exited (status {srv.chan.exit_status}) before listening on "
+                                 f"TCP {pt.ports[0]}" + (f": {text}" if text else ""))
+            ports: set[int] = set()
+            for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+                got = conn.run(("cat", table), cancel=self.cancel)
+                if got.rc == 0:
+                    ports |= listening_ports(got.out)
+            if pt.ports[0] in ports:
+                return
+            if self.cancel.is_set():
+                raise Cancelled()
+            if time.monotonic() > deadline:
+                raise BenchError(f"{what} on {pt.server} did not listen on TCP {pt.ports[0]} within "
+                                 f"{READY_TIMEOUT_S:g} s")
+            time.sleep(0.05)
+
+    def _result(self, pt: PlannedTest, rc: int | None, out: str, err: str, server_out: str) -> BenchResult:
+        where = (f"{pt.client} ({pt.client_addr}) → {pt.server} ({pt.server_addr}) over their own network: "
+                 "audited hosts, run over SSH")
+        command = f"{shlex.join(pt.client_argv)}   # on {pt.client}"
+        last = _first_line("\n".join(reversed((err.strip() or out.strip() or server_out.strip()).splitlines())))
+        detail = f": {last}" if last else ""
+        raw = out if not err.strip() else out + "\n# stderr:\n" + err
+        if pt.tool == "netperf":
+            values = netperf.parse_omni(out)
+            gbps, tps, lat = netperf.omni_figures(values, pt.test)
+            if rc != 0 or (gbps is None and tps is None):
+                raise BenchError(f"netperf printed no result line (exit status {rc}){detail}")
+            try:
+                elapsed = float(values.get("ELAPSED_TIME", ""))
+            except ValueError:
+                elapsed = float(max(1, round(self.request.duration_s)))
+            return BenchResult(test=pt.test, tool="netperf", path=PATH, throughput_gbps=gbps, transactions_per_s=tps,
+                               latency_us=lat, duration_s=elapsed, expected=None, raw=raw, command=command,
+                               endpoints=where)
+        if pt.tool == "iperf3":
+            parsed = iperf3.parse_iperf3(out)
+            if rc != 0 or parsed["gbps"] is None:
+                raise BenchError(f"iperf3 gave no result (exit status {rc}): {parsed['error'] or last or 'no output'}")
+            seconds = parsed["seconds"] if isinstance(parsed["seconds"], (int, float)) else self.request.duration_s
+            return BenchResult(test=pt.test, tool="iperf3", path=PATH, throughput_gbps=parsed["gbps"],
+                               transactions_per_s=None, latency_us=None, duration_s=float(seconds), expected=None,
+                               raw=raw, command=command, endpoints=where)
+        data = agent.parse_client_output(out)
+        if rc != 0 or data is None:
+            raise BenchError(f"the agent printed no result line (exit status {rc}){detail}")
+        elapsed = float(data.get("elapsed_s") or self.request.duration_s)
+        if pt.test == "TCP_STREAM" and isinstance(data.get("gbps"), (int, float)):
+            return BenchResult(test=pt.test, tool="agent", path=PATH, throughput_gbps=float(data["gbps"]),
+                               transactions_per_s=None, latency_us=None, duration_s=elapsed, expected=None, raw=raw,
+                               command=command, endpoints=where)
+        tps = data.get("transactions_per_s")
+        if pt.test == "TCP_RR" and isinstance(tps, (int, float)) and tps > 0:
+            return BenchResult(test=pt.test, tool="agent", path=PATH, throughput_gbps=None,
+                               transactions_per_s=float(tps), latency_us=1e6 / float(tps), duration_s=elapsed,
+                               expected=None, raw=raw, command=command, endpoints=where)
+        raise BenchError(f"the agent gave no {pt.test} figure: {out.strip()[-200:]}")
+
+    def _undo_run(self, journal: RemoteJournal) -> list[str]:
+        problems = []
+        by_source = {c.target.source: c for c in self.conns.values()}
+        lost: set[str] = set()
+        for entry in reversed(journal.entries()):
+            conn = by_source.get(entry.host)
+            if conn is None or entry.host in lost:
+                problems.append(f"could not undo {describe_entry(entry)} on {entry.host}: not connected; it is "
+                                "undone the next time you benchmark with that host")
+                continue
+            try:
+                ok, sentence = undo_entry(conn, entry)
+            except (RemoteHostLost, BenchError) as exc:
+                lost.add(entry.host)
+                problems.append(f"could not undo {describe_entry(entry)} on {conn.name}: {exc}; it is undone the "
+                                "next time you benchmark with that host")
+                continue
+            if ok:
+                journal.done(entry.id)
+            else:
+                problems.append(f"could not undo: {sentence}")
+        return problems
+
+
+def secrets_hex() -> str:
+    """16 random hex digits naming a run's folder on a host."""
+    return secrets.token_hex(8)
+

@@ -1,0 +1,214 @@
+"""A lab of real hosts for the remote benchmark tests: network namespaces as hosts, each with its own
+real OpenSSH sshd (tests/ssh/sshd_harness.py) reached from this namespace over a management veth pair,
+and the hosts joined to each other by a data veth pair shaped with ``tc tbf``.
+
+Layout (``<t>`` = 6 hex digits of the lab; N chosen among free 10.215.N.0/30 subnets)::
+
+    root ns  rl<t>m0 10.215.N.1/30 <==veth==> m0 10.215.N.2/30  nicadvrl-<t>0  (sshd :2222)  d0 10.216.0.1/30
+    root ns  rl<t>m1 10.215.M.1/30 <==veth==> m0 10.215.M.2/30  nicadvrl-<t>1  (sshd :2222)  d0 10.216.0.2/30
+                                                    nicadvrl-<t>0 d0 <==veth, tbf RATE==> nicadvrl-<t>1 d0
+
+Benchmark traffic uses the ``d0`` addresses, which exist only inside the two namespaces. The
+namespaces share this machine's file system and programs; a host can be given a ``PATH`` without some
+programs (``SetEnv PATH=`` in its sshd_config) to play a host where they are not installed.
+Everything is removed by :meth:`RemoteLab.close` (namespaces, sshd processes, the test account and
+every process it still runs). Needs root.
+
+Run as a script (``python remote_lab.py crash SPEC.json``) it is the child of the kill -9 test: it
+starts a remote benchmark described by SPEC, prints one JSON line once the first test's client runs,
+then waits to be killed.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "ssh"))
+
+import sshd_harness as H  # noqa: E402
+
+from nicadvisor.bench.netns import tbf_burst_bytes  # noqa: E402
+from nicadvisor.collect.known_hosts import KnownHosts  # noqa: E402
+from nicadvisor.collect.ssh import SshTarget  # noqa: E402
+
+DATA_NET = "10.216.0"
+DATA_IF = "d0"
+SSH_PORT = 2222
+
+
+def _run(*argv: str) -> None:
+    subprocess.run(list(argv), check=True, timeout=20, capture_output=True)
+
+
+class RemoteLab:
+    """``n`` namespace hosts (2 by default) with sshd, joined by a data link shaped to ``rate_mbit``.
+    ``no_programs``: ``{host index: names}`` left out of that host's ``PATH``."""
+
+    def __init__(self, n: int = 2, rate_mbit: int = 50, no_programs: dict[int, tuple[str, ...]] | None = None) -> None:
+        if n != 2:
+            raise ValueError("the lab joins exactly two hosts by one veth pair")
+        self.tag = secrets.token_hex(3)
+        self.base = H.make_base("nicadv-rlab-")
+        self.rate_mbit = rate_mbit
+        self.namespaces: list[str] = []
+        self.outside: list[str] = []
+        self.sshds: list[H.Sshd] = []
+        self.mgmt: list[str] = []
+        self.user = H.TestUser(self.base)
+        try:
+            self.client_key = H.keygen(self.base / "client_key")
+            self.authorized_keys = self.base / "authorized_keys"
+            self.authorized_keys.write_text(Path(str(self.client_key) + ".pub").read_text())
+            self.authorized_keys.chmod(0o644)
+            for i in range(n):
+                self._host(i, (no_programs or {}).get(i, ()))
+            self._data_link()
+        except BaseException:
+            self.close()
+            raise
+
+    # --- building ----------------------------------------------------------------------------------
+    def _free_subnet(self) -> str:
+        used = subprocess.run(["ip", "-4", "-o", "addr"], capture_output=True, text=True, timeout=10).stdout
+        taken = used + " ".join(self.mgmt)
+        return next(f"10.215.{k}" for k in range(secrets.randbelow(60) * 4, 256, 4) if f"10.215.{k}." not in taken)
+
+    def _path_without(self, i: int, names: tuple[str, ...]) -> Path:
+        """A folder of links to every program of /usr/bin and /bin except ``names``."""
+        d = self.base / f"bin{i}"
+        d.mkdir()
+        for src in (Path("/usr/bin"), Path("/bin")):
+            for prog in src.iterdir():
+                if prog.name not in names and not (d / prog.name).exists():
+                    (d / prog.name).symlink_to(prog)
+        return d
+
+    def _host(self, i: int, no_programs: tuple[str, ...]) -> None:
+        ns, outside = f"nicadvrl-{self.tag}{i}", f"rl{self.tag}m{i}"
+        net = self._free_subnet()
+        _run("ip", "netns", "add", ns)
+        self.namespaces.append(ns)
+        _run("ip", "link", "add", outside, "type", "veth", "peer", "name", "m0", "netns", ns)
+        self.outside.append(outside)
+        _run("ip", "addr", "add", f"{net}.1/30", "dev", outside)
+        _run("ip", "link", "set", outside, "up")
+        _run("ip", "-n", ns, "addr", "add", f"{net}.2/30", "dev", "m0")
+        _run("ip", "-n", ns, "link", "set", "m0", "up")
+        _run("ip", "-n", ns, "link", "set", "lo", "up")
+        self.mgmt.append(f"{net}.2")
+        extra = f"SetEnv PATH={self._path_without(i, no_programs)}\n" if no_programs else ""
+        sshd = H.Sshd(self.base, self.user.name, self.authorized_keys, listen=f"{net}.2", port=SSH_PORT, netns=ns,
+                      tag=f"rl{i}", extra=extra)
+        self.sshds.append(sshd)
+        sshd.start()
+
+    def _data_link(self) -> None:
+        a, b = self.namespaces
+        _run("ip", "link", "add", DATA_IF, "netns", a, "type", "veth", "peer", "name", DATA_IF, "netns", b)
+        for k, ns in enumerate(self.namespaces, 1):
+            _run("ip", "-n", ns, "addr", "add", f"{DATA_NET}.{k}/30", "dev", DATA_IF)
+            _run("ip", "-n", ns, "link", "set", DATA_IF, "up")
+            _run("tc", "-n", ns, "qdisc", "add", "dev", DATA_IF, "root", "tbf", "rate", f"{self.rate_mbit}mbit",
+                 "burst", str(tbf_burst_bytes(self.rate_mbit, 1500)), "latency", "50ms")
+
+    # --- using -------------------------------------------------------------------------------------
+    def data_addr(self, i: int) -> str:
+        return f"{DATA_NET}.{i + 1}"
+
+    def target(self, i: int, **kw) -> SshTarget:
+        args = dict(host=self.mgmt[i], port=SSH_PORT, user=self.user.name, kind="linux",
+                    key_filename=str(self.client_key), trusted_fingerprint=self.sshds[i].fingerprint,
+                    connect_timeout_s=5.0, command_timeout_s=15.0)
+        args.update(kw)
+        return SshTarget(**args)
+
+    def hosts(self, interface: str | None = DATA_IF):
+        from nicadvisor.bench.remote import RemoteHost
+
+        return tuple(RemoteHost(self.target(i), interface) for i in range(len(self.namespaces)))
+
+    def processes(self, *names: str) -> dict[int, list[str]]:
+        """Live (non-zombie) processes of the lab's account whose program is one of ``names`` (all when
+        none is given): ``{pid: argv}``."""
+        uid = self.user.uid()
+        out: dict[int, list[str]] = {}
+        for d in Path("/proc").iterdir():
+            if not d.name.isdigit():
+                continue
+            try:
+                if d.stat().st_uid != uid:
+                    continue
+                argv = [a.decode(errors="replace") for a in (d / "cmdline").read_bytes().split(b"\0") if a]
+                state = (d / "stat").read_text().rsplit(")", 1)[-1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state == "Z" or not argv:
+                continue
+            if not names or os.path.basename(argv[0]) in names:
+                out[int(d.name)] = argv
+        return out
+
+    def folders(self) -> set[str]:
+        """``/tmp/nicadv-bench-*`` folders owned by the lab's account (the hosts share /tmp)."""
+        uid = self.user.uid()
+        out = set()
+        for p in Path("/tmp").glob("nicadv-bench-*"):
+            try:
+                if p.stat().st_uid == uid:
+                    out.add(str(p))
+            except OSError:
+                continue
+        return out
+
+    def netns_exec(self, i: int, *argv: str, **kw) -> subprocess.Popen:
+        return subprocess.Popen(["ip", "netns", "exec", self.namespaces[i], *argv], **kw)
+
+    def close(self) -> None:
+        """Remove everything the lab made (idempotent)."""
+        for sshd in self.sshds:
+            sshd.stop()
+        if self.user.uid() is not None:
+            for folder in self.folders():  # a safety net: the tests check that the benchmark removed them
+                shutil.rmtree(folder, ignore_errors=True)
+        self.user.remove()  # kills every process the account still runs
+        for ns in self.namespaces:
+            subprocess.run(["ip", "netns", "del", ns], check=False, timeout=20, capture_output=True)
+        for dev in self.outside:
+            subprocess.run(["ip", "link", "del", dev], check=False, timeout=20, capture_output=True)
+        shutil.rmtree(self.base, ignore_errors=True)
+        self.sshds, self.namespaces, self.outside = [], [], []
+
+
+# --- the kill -9 child --------------------------------------------------------------------------------
+
+def crash_child(spec_path: str) -> None:
+    """Start the benchmark of ``spec_path`` (JSON: targets, interface, known_hosts, journal_dir, tool,
+    tests, duration_s), print ``{"running": label}`` once the first client runs, then sleep."""
+    from nicadvisor.bench.remote import RemoteBench, RemoteHost, RemoteRequest
+
+    spec = json.loads(Path(spec_path).read_text())
+    hosts = tuple(RemoteHost(SshTarget(**t), spec["interface"]) for t in spec["targets"])
+    request = RemoteRequest(hosts=hosts, tests=tuple(spec["tests"]), duration_s=spec["duration_s"], tool=spec["tool"])
+    said = threading.Event()
+
+    def progress(fraction: float, message: str) -> None:
+        if fraction > 0 and not said.is_set():
+            said.set()
+            print(json.dumps({"running": message}), flush=True)
+            time.sleep(120)  # killed here, in the middle of the test
+
+    with RemoteBench(request, known_hosts=KnownHosts(spec["known_hosts"]), journal_dir=spec["journal_dir"]) as rb:
+        rb.run(rb.prepare(), progress)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["crash"]:
+        crash_child(sys.argv[2])

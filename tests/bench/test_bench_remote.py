@@ -1,0 +1,376 @@
+"""Benchmark between audited hosts over SSH (nicadvisor.bench.remote) on a lab of real parts: network
+namespaces as hosts, each with its own real sshd, joined by a veth pair shaped with tc tbf
+(remote_lab.py). netperf, iperf3 and the built-in agent run for real; nothing is mocked. Every test
+checks that no benchmark process, temporary folder or journal row is left behind."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from benchtools import needs_root
+from nicadvisor import cli
+from nicadvisor.bench import Cancelled
+from nicadvisor.bench.remote import (
+    AGENT_NAME, RemoteBench, RemoteCommandRefused, RemoteRequest, START_SCRIPT, agent_script, check_remote,
+    listening_ports, parse_ipv4_addr, parse_proc_stat,
+)
+from nicadvisor.bench.remote_journal import (
+    DB_NAME, JournalVersionError, RemoteJournal, orphaned_entries, read_entries,
+)
+from nicadvisor.collect.known_hosts import KnownHosts
+from nicadvisor.procinfo import process_start_ticks
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "ssh"))
+import sshd_harness as H  # noqa: E402
+
+from remote_lab import RemoteLab  # noqa: E402
+
+TOOLS = ("netperf", "netserver", "iperf3", "python3")
+FOLDER = "/tmp/nicadv-bench-0123456789abcdef"
+
+
+# --- the allowlist ----------------------------------------------------------------------------------
+
+def test_allowlist_accepts_the_benchmark_commands_and_quotes_them():
+    assert check_remote(["command", "-v", "netserver"]) == "command -v netserver"
+    assert check_remote(["rm", "-rf", "--", FOLDER]) == f"rm -rf -- {FOLDER}"
+    line = check_remote(["sh", "-c", START_SCRIPT, "nicadv-start", f"{FOLDER}/p1.pid",
+                         "netserver", "-D", "-f", "-4", "-L", "10.0.0.2", "-p", "5201"])
+    assert line.startswith("sh -c 'echo $$ >\"$1\" && shift && exec \"$@\"' nicadv-start ")
+    check_remote(["sh", "-c", START_SCRIPT, "nicadv-start", f"{FOLDER}/p2.pid",
+                  "python3", f"{FOLDER}/{AGENT_NAME}", "client", "--test", "TCP_RR", "--host", "10.0.0.2",
+                  "--port", "5201", "--duration", "0.5"])
+    check_remote(["/usr/sbin/ip", "-4", "-o", "addr", "show", "dev", "eth0"])
+
+
+@pytest.mark.parametrize("argv", [
+    ["rm", "-rf", "--", "/"],
+    ["rm", "-rf", "--", "/tmp/nicadv-bench-0123456789abcdef/../../etc"],
+    ["sh", "-c", "reboot"],
+    ["kill", "-KILL", "1"],
+    ["kill", "-KILL", "-1"],
+    ["cat", "/etc/shadow"],
+    ["command", "-v", "bash"],
+    ["mkdir", "-m", "777", FOLDER],
+    # a benchmark program with an option outside its list (iperf3 --logfile writes a file) or a wrong program
+    ["sh", "-c", START_SCRIPT, "nicadv-start", f"{FOLDER}/p1.pid", "iperf3", "-s", "--logfile", "/etc/x"],
+    ["sh", "-c", START_SCRIPT, "nicadv-start", f"{FOLDER}/p1.pid", "bash", "-c", "id"],
+    ["sh", "-c", START_SCRIPT, "nicadv-start", f"{FOLDER}/p1.pid", "python3", "/tmp/evil.py", "serve"],
+    ["sh", "-c", START_SCRIPT, "nicadv-start", "/etc/passwd", "netserver", "-D"],
+    ["sh", "-c", START_SCRIPT, "nicadv-start", f"{FOLDER}/p1.pid", "netperf", "-H", "x;reboot"],
+    ["ip", "-4", "-o", "addr", "show", "dev", "-rf"],
+])
+def test_allowlist_refuses_everything_else(argv):
+    with pytest.raises(RemoteCommandRefused):
+        check_remote(argv)
+
+
+# --- pure readers, fed with this machine's real /proc and ip output -----------------------------------
+
+def test_listening_ports_reads_real_proc_net_tcp():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        port = s.getsockname()[1]
+        assert port in listening_ports(Path("/proc/net/tcp").read_text())
+    with socket.socket() as c:  # a socket that does not listen is not counted
+        c.bind(("127.0.0.1", 0))
+        assert c.getsockname()[1] not in listening_ports(Path("/proc/net/tcp").read_text())
+
+
+def test_parse_ipv4_addr_and_proc_stat():
+    out = subprocess.run(["ip", "-4", "-o", "addr", "show", "dev", "lo"], capture_output=True, text=True).stdout
+    assert parse_ipv4_addr(out) == "127.0.0.1"
+    assert parse_ipv4_addr("") is None
+    state, start = parse_proc_stat(Path(f"/proc/{os.getpid()}/stat").read_text())
+    assert state in "RS" and start == process_start_ticks(os.getpid())
+
+
+def test_agent_script_runs_alone_with_the_system_python(tmp_path):
+    """The copied agent is one file that the host's python3 runs without NIC Advisor installed (-I: no
+    site-packages, no current directory on sys.path)."""
+    script = tmp_path / AGENT_NAME
+    script.write_text(agent_script())
+    port = H.free_port()
+    py = "/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable
+    server = subprocess.Popen([py, "-I", str(script), "serve", "--bind", "127.0.0.1", "--port", str(port)],
+                              stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 10
+        while port not in listening_ports(Path("/proc/net/tcp").read_text()):
+            assert server.poll() is None, server.stderr.read()
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        got = subprocess.run([py, "-I", str(script), "client", "--test", "TCP_RR", "--host", "127.0.0.1",
+                              "--port", str(port), "--duration", "0.3"], capture_output=True, text=True, timeout=30)
+    finally:
+        server.terminate()
+        server.wait(timeout=5)
+        server.stderr.close()
+    data = json.loads(got.stdout)
+    assert got.returncode == 0 and data["test"] == "TCP_RR" and data["transactions"] > 0
+
+
+# --- the SQLite journal ----------------------------------------------------------------------------
+
+def test_journal_records_updates_and_forgets(tmp_path):
+    with RemoteJournal(tmp_path) as j:
+        a = j.record("ssh://u@h:22", "folder", path=FOLDER)
+        b = j.record("ssh://u@h:22", "process", argv=["netserver"], pidfile=f"{FOLDER}/p1.pid", pid=None)
+        j.update(b, pid=4321, start=99)
+        assert [(e.kind, e.data.get("pid")) for e in j.entries()] == [("folder", None), ("process", 4321)]
+        assert orphaned_entries(tmp_path) == []  # the run is active: not another run's to undo
+        j.done(a)
+        assert [e.id for e in read_entries(tmp_path, "ssh://u@h:22")] == [b]
+        assert read_entries(tmp_path, "ssh://other@h:22") == []
+    assert [e.id for e in orphaned_entries(tmp_path)] == [b]  # closed with a row left: orphaned
+
+
+def test_journal_rows_of_a_killed_owner_are_orphaned_and_a_newer_schema_is_refused(tmp_path):
+    code = ("import sys, os; from nicadvisor.bench.remote_journal import RemoteJournal; "
+            "j = RemoteJournal(sys.argv[1]); j.record('ssh://u@h:22', 'folder', path='x'); os._exit(0)")
+    subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=True, timeout=30)
+    (row,) = read_entries(tmp_path)
+    assert row.owner_pid != os.getpid() and orphaned_entries(tmp_path) == [row]
+    with sqlite3.connect(tmp_path / DB_NAME) as conn:
+        conn.execute("PRAGMA user_version=99")
+    conn.close()
+    with pytest.raises(JournalVersionError, match="newer"):
+        RemoteJournal(tmp_path)
+
+
+# --- the lab ---------------------------------------------------------------------------------------
+
+def _lab_or_skip(**kw) -> RemoteLab:
+    why = H.available()
+    if why:
+        pytest.skip(f"remote benchmark lab: {why}")
+    return RemoteLab(**kw)
+
+
+@pytest.fixture(scope="module")
+def lab():
+    lab = _lab_or_skip(rate_mbit=50)
+    try:
+        yield lab
+    finally:
+        lab.close()
+
+
+@pytest.fixture
+def known_hosts(tmp_path) -> KnownHosts:
+    return KnownHosts(tmp_path / "known_hosts")
+
+
+def _assert_clean(lab: RemoteLab, journal_dir: Path) -> None:
+    assert lab.processes(*TOOLS) == {}, "a benchmark process was left running"
+    assert lab.folders() == set(), "a temporary folder was left behind"
+    assert read_entries(journal_dir) == []
+
+
+def _bench(lab, journal_dir, known_hosts, duration_s: float = 1, **kw) -> RemoteBench:
+    return RemoteBench(RemoteRequest(hosts=lab.hosts(), duration_s=duration_s, **kw), known_hosts=known_hosts,
+                       journal_dir=journal_dir)
+
+
+@needs_root
+@pytest.mark.root
+@pytest.mark.parametrize("tool,tests", [("netperf", ("TCP_STREAM", "TCP_RR")), ("iperf3", ("TCP_STREAM",)),
+                                        ("agent", ("TCP_STREAM", "TCP_RR"))])
+def test_benchmark_between_two_hosts_over_ssh(lab, journal_dir, known_hosts, tool, tests):
+    with _bench(lab, journal_dir, known_hosts, tool=tool, tests=tests) as rb:
+        plan = rb.prepare()
+        changes = plan.changes()
+        a, b = (t.name for t in (h.target for h in lab.hosts()))
+        # the plan says exactly what changes where before anything does
+        assert [t.tool for t in plan.tests] == [tool] * len(tests)
+        assert any("create folder /tmp/nicadv-bench-" in c for c in changes[b])
+        assert (any(AGENT_NAME in c for c in changes[b])) == (tool == "agent")
+        assert lab.folders() == set() and read_entries(journal_dir) == []
+        report = rb.run(plan)
+    assert report.problems == []
+    assert [r.test for r in report.results] == list(tests)
+    for r in report.results:
+        assert r.tool == tool and r.path == "remote"
+        assert lab.data_addr(1) in r.command and f"on {a}" in r.command
+        assert f"{a} ({lab.data_addr(0)}) → {b} ({lab.data_addr(1)})" in r.endpoints
+        if r.test == "TCP_STREAM":
+            # the traffic crossed the tbf-shaped data link (50 Mbit/s), not the unshaped SSH link
+            assert 5 < r.throughput_gbps * 1000 < 60
+        else:
+            assert r.transactions_per_s > 100 and r.latency_us > 0
+    _assert_clean(lab, journal_dir)
+
+
+@needs_root
+@pytest.mark.root
+def test_cancel_stops_the_remote_processes_and_undoes_everything(lab, journal_dir, known_hosts):
+    cancel = threading.Event()
+    seen_running: dict[str, object] = {}
+
+    def progress(fraction: float, message: str) -> None:
+        if fraction > 0.05 and not cancel.is_set():
+            seen_running.update(lab.processes("netserver", "netperf"))
+            cancel.set()
+
+    with RemoteBench(RemoteRequest(hosts=lab.hosts(), tests=("TCP_STREAM", "TCP_RR"), duration_s=20, tool="netperf"),
+                     known_hosts=known_hosts, journal_dir=journal_dir, cancel=cancel) as rb:
+        plan = rb.prepare()
+        with pytest.raises(Cancelled):
+            rb.run(plan, progress)
+    assert sorted(Path(argv[0]).name for argv in seen_running.values()) == ["netperf", "netserver"]
+    _assert_clean(lab, journal_dir)
+
+
+@needs_root
+@pytest.mark.root
+def test_kill_9_leftovers_are_undone_at_the_next_start(lab, journal_dir, known_hosts, tmp_path):
+    targets = []
+    for i, h in enumerate(lab.hosts()):
+        t = h.target
+        targets.append(dict(host=t.host, port=t.port, user=t.user, kind=t.kind, key_filename=t.key_filename,
+                            trusted_fingerprint=t.trusted_fingerprint, connect_timeout_s=5.0, command_timeout_s=15.0))
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"targets": targets, "interface": "d0", "known_hosts": str(tmp_path / "child_kh"),
+                                "journal_dir": str(journal_dir), "tool": "netperf", "tests": ["TCP_STREAM"],
+                                "duration_s": 60}))
+    child = subprocess.Popen([sys.executable, str(HERE / "remote_lab.py"), "crash", str(spec)],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        line = child.stdout.readline()
+        assert "running" in json.loads(line)
+        child.send_signal(signal.SIGKILL)  # no finally block runs
+        child.wait(timeout=10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        child.stdout.close()
+    left = lab.processes("netserver", "netperf")
+    assert sorted(Path(argv[0]).name for argv in left.values()) == ["netperf", "netserver"]
+    assert len(lab.folders()) == 2
+    assert {e.kind for e in read_entries(journal_dir)} == {"folder", "process"}
+
+    with _bench(lab, journal_dir, known_hosts, tool="netperf", tests=("TCP_STREAM",)) as rb:
+        plan = rb.prepare()  # shows the leftovers as the first changes; undoes nothing yet
+        assert all(any(c.startswith("undo first") for c in lines) for lines in plan.changes().values())
+        assert lab.processes("netserver") != {}
+        out = rb.restore_leftovers()
+    assert out.failed == []
+    assert sum("stopped process" in s for s in out.undone) == 2
+    assert sum("removed folder" in s for s in out.undone) == 2
+    _assert_clean(lab, journal_dir)
+
+
+@needs_root
+@pytest.mark.root
+def test_port_in_use_is_a_clear_message_per_test(lab, journal_dir, known_hosts):
+    squatter = lab.netns_exec(1, sys.executable, "-c",
+                              "import socket, time; s = socket.socket(); "
+                              "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); "
+                              f"s.bind(('{lab.data_addr(1)}', 5201)); s.listen(1); print('up', flush=True); "
+                              "time.sleep(60)", stdout=subprocess.PIPE, text=True)
+    try:
+        assert squatter.stdout.readline().strip() == "up"
+        with _bench(lab, journal_dir, known_hosts, tool="iperf3", tests=("TCP_STREAM", "UDP_STREAM")) as rb:
+            report = rb.run(rb.prepare())
+    finally:
+        squatter.kill()
+        squatter.wait()
+        squatter.stdout.close()
+    assert report.results == []
+    busy = [p for p in report.problems if "TCP port 5201 is already in use" in p and "the test was not started" in p]
+    assert [p.split(" with ")[0] for p in busy] == ["TCP_STREAM", "UDP_STREAM"]  # one message each, both tried
+    _assert_clean(lab, journal_dir)
+
+
+@needs_root
+@pytest.mark.root
+def test_peer_dying_mid_test_is_reported_and_the_next_test_runs(lab, journal_dir, known_hosts):
+    killed: list[int] = []
+
+    def progress(fraction: float, message: str) -> None:
+        if message.startswith("TCP_STREAM") and fraction > 0.1 and not killed:
+            for pid in lab.processes("netserver"):
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+    with _bench(lab, journal_dir, known_hosts, tool="netperf", tests=("TCP_STREAM", "TCP_RR"), duration_s=4) as rb:
+        report = rb.run(rb.prepare(), progress)
+    assert len(killed) == 1
+    assert [r.test for r in report.results] == ["TCP_RR"]
+    (problem,) = report.problems
+    assert problem.startswith("TCP_STREAM with netperf") and "netperf printed no result line" in problem
+    _assert_clean(lab, journal_dir)
+
+
+@needs_root
+@pytest.mark.root
+def test_netserver_absent_falls_back_per_test(journal_dir, known_hosts):
+    lab = _lab_or_skip(rate_mbit=50, no_programs={1: ("netserver",)})
+    try:
+        with _bench(lab, journal_dir, known_hosts, tool="netperf", tests=("TCP_STREAM", "TCP_RR")) as rb:
+            plan = rb.prepare()
+            b = lab.hosts()[1].target.name
+            assert [(t.test, t.tool) for t in plan.tests] == [("TCP_STREAM", "iperf3"), ("TCP_RR", "agent")]
+            assert sum(f"netserver is not installed on {b}" in p for p in plan.problems) == 2
+            report = rb.run(plan)
+        assert [(r.test, r.tool) for r in report.results] == [("TCP_STREAM", "iperf3"), ("TCP_RR", "agent")]
+        _assert_clean(lab, journal_dir)
+    finally:
+        lab.close()
+
+
+# --- the command line -------------------------------------------------------------------------------
+
+def _cli_args(lab: RemoteLab) -> list[str]:
+    args = ["bench", "--between"]
+    hosts = lab.hosts()
+    args += [f"{h.target.user}@{h.target.host}:{h.target.port}" for h in hosts]
+    args += ["--ssh-key", hosts[0].target.key_filename, "--duration", "1", "--tool", "iperf3", "--tests", "TCP_STREAM"]
+    for h in hosts:
+        args += ["--trust-host-key", f"{h.target.host}:{h.target.port}={h.target.trusted_fingerprint}",
+                 "--interface", f"{h.target.host}=d0"]
+    return args
+
+
+@needs_root
+@pytest.mark.root
+def test_cli_without_yes_and_without_a_terminal_changes_nothing(lab, capsys):
+    code = cli.main(_cli_args(lab))
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert "Benchmark plan:" in out and "iperf3 -s -1 -B 10.216.0.2 -p 5201" in out
+    assert "nothing was changed" in err and "--yes" in err
+    assert lab.folders() == set() and lab.processes(*TOOLS) == {}
+
+
+@needs_root
+@pytest.mark.root
+def test_cli_between_with_yes_runs_and_cleans_up(lab, capsys, tmp_path):
+    report = tmp_path / "bench.json"
+    code = cli.main(_cli_args(lab) + ["--yes", "--json", str(report)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "TCP_STREAM  iperf3   remote" in out and "Gbit/s" in out
+    (result,) = json.loads(report.read_text())["results"]
+    assert result["path"] == "remote" and 5 < result["throughput_gbps"] * 1000 < 60
+    assert lab.folders() == set() and lab.processes(*TOOLS) == {}
+
+
+def test_cli_rejects_an_interface_for_a_host_not_benchmarked(capsys):
+    code = cli.main(["bench", "--between", "u@10.0.0.1", "u@10.0.0.2", "--ssh-key", "/nonexistent",
+                     "--interface", "10.9.9.9=eth0"])
+    assert code == 2
+    assert "--interface names a host that is not in --between: 10.9.9.9" in capsys.readouterr().err
