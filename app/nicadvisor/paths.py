@@ -49,3 +49,28 @@ def resources_dir() -> Path:
 def demo_lab_dir() -> Path:
     """The bundled demo lab: a folder of host folders of real captures."""
     return resources_dir() / "demo-lab"
+
+
+def vcg_resource(name: str, what: str) -> Path:
+    """A shipped file of ``resources/vcg`` (``name``: ``nic_facts.csv``, ``esxi_builds.csv``,
+    ``driver_catalogue.yaml`` ...): from a frozen bundle (``sys._MEIPASS/resources/vcg``), the data folder of
+    :func:`find_project_root`, or the ``nicadvisor.vcg`` package data, in that order. ``what`` names the file in
+    the error. Raises FileNotFoundError naming every place tried."""
+    import sys
+    from importlib import resources
+
+    tried: list[Path] = []
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:
+        tried.append(Path(bundle) / "resources" / "vcg" / name)
+    root = find_project_root()
+    if root is not None:
+        tried.append(root / "resources" / "vcg" / name)
+    for candidate in tried:
+        if candidate.is_file():
+            return candidate
+    packaged = resources.files("nicadvisor.vcg").joinpath(name)
+    if packaged.is_file():
+        return Path(str(packaged))
+    raise FileNotFoundError(f"{what} {name} is missing; looked in "
+                            + ", ".join(str(p) for p in tried) + f", {packaged}")

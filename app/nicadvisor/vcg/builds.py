@@ -48,12 +48,10 @@ import datetime as _dt
 import functools
 import io
 import re
-import sys
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
-from nicadvisor.paths import find_project_root
+from nicadvisor.paths import vcg_resource
 from nicadvisor.vcg.db import VcgDataError
 from nicadvisor.vcg.normalize import parse_host_version, parse_release, release_label
 
@@ -105,21 +103,7 @@ def builds_csv_path() -> Path:
     :func:`nicadvisor.paths.find_project_root` (``resources/vcg``), package data (``nicadvisor/vcg``).
     Raises FileNotFoundError naming every place tried.
     """
-    tried: list[Path] = []
-    bundle = getattr(sys, "_MEIPASS", None)
-    if bundle:
-        tried.append(Path(bundle) / "resources" / "vcg" / BUILDS_FILE_NAME)
-    root = find_project_root()
-    if root is not None:
-        tried.append(root / "resources" / "vcg" / BUILDS_FILE_NAME)
-    for candidate in tried:
-        if candidate.is_file():
-            return candidate
-    packaged = resources.files("nicadvisor.vcg").joinpath(BUILDS_FILE_NAME)
-    if packaged.is_file():
-        return Path(str(packaged))
-    raise FileNotFoundError("the ESXi build table esxi_builds.csv is missing; looked in "
-                            + ", ".join(str(p) for p in tried) + f", {packaged}")
+    return vcg_resource(BUILDS_FILE_NAME, "the ESXi build table")
 
 
 def _fail(origin: str, line: int, message: str) -> VcgDataError:

@@ -21,16 +21,14 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import yaml
 
-from nicadvisor.paths import find_project_root
+from nicadvisor.paths import vcg_resource
 from nicadvisor.vcg.db import VcgDataError
 from nicadvisor.vcg.normalize import driver_module, normalise_driver, parse_host_version, version_at_least
 
@@ -123,21 +121,7 @@ class _Entry:
 def _resource(name: str) -> Path:
     """A file of the shipped ``resources/vcg`` folder, found like :func:`nicadvisor.vcg.seed.shipped_csv_path`:
     frozen bundle, project root / installed wheel data, package data. Raises FileNotFoundError naming every place."""
-    tried: list[Path] = []
-    bundle = getattr(sys, "_MEIPASS", None)
-    if bundle:
-        tried.append(Path(bundle) / "resources" / "vcg" / name)
-    root = find_project_root()
-    if root is not None:
-        tried.append(root / "resources" / "vcg" / name)
-    packaged = resources.files("nicadvisor.vcg").joinpath(name)
-    for candidate in tried:
-        if candidate.is_file():
-            return candidate
-    if packaged.is_file():
-        return Path(str(packaged))
-    raise FileNotFoundError(f"the driver catalogue file {name} is missing; looked in "
-                            + ", ".join(str(p) for p in tried) + f", {packaged}")
+    return vcg_resource(name, "the driver catalogue file")
 
 
 def shipped_catalogue_path() -> Path:

@@ -22,12 +22,10 @@ import hashlib
 import io
 import os
 import sqlite3
-import sys
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
-from nicadvisor.paths import find_project_root
+from nicadvisor.paths import vcg_resource
 from nicadvisor.vcg import db as _db
 from nicadvisor.parsers.base import hex4
 from nicadvisor.vcg.normalize import (driver_module, is_ens_driver, normalise_driver, parse_release,
@@ -94,21 +92,7 @@ def shipped_csv_path() -> Path:
     ``nicadvisor/data/resources/vcg``), package data (``nicadvisor/vcg/nic_facts.csv``). Raises FileNotFoundError
     naming every place tried.
     """
-    tried: list[Path] = []
-    bundle = getattr(sys, "_MEIPASS", None)
-    if bundle:
-        tried.append(Path(bundle) / "resources" / "vcg" / SEED_FILE_NAME)
-    root = find_project_root()  # the repository, or an installed wheel's data
-    if root is not None:
-        tried.append(root / "resources" / "vcg" / SEED_FILE_NAME)
-    packaged = resources.files("nicadvisor.vcg").joinpath(SEED_FILE_NAME)
-    for candidate in tried:
-        if candidate.is_file():
-            return candidate
-    if packaged.is_file():
-        return Path(str(packaged))
-    raise FileNotFoundError("the compatibility seed data nic_facts.csv is missing; looked in "
-                            + ", ".join(str(p) for p in tried) + f", {packaged}")
+    return vcg_resource(SEED_FILE_NAME, "the compatibility seed data")
 
 
 def classify_trust(source: str) -> str:
