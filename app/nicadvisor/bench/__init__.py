@@ -22,6 +22,23 @@ class BenchError(RuntimeError):
 
 TESTS = ("TCP_STREAM", "TCP_RR", "TCP_CRR", "UDP_STREAM")
 TOOLS = ("netperf", "iperf3", "agent")
+#: What a user may ask for: a tool, or ``auto`` (netperf, else iperf3, else the agent).
+TOOL_CHOICES = ("auto",) + TOOLS
 PATHS = ("loopback", "netns")
 
-__all__ = ["BenchError", "Cancelled", "PATHS", "TESTS", "TOOLS"]
+
+def check_run_options(tests: tuple[str, ...] | list[str], duration_s: float, tool: str) -> None:
+    """The checks every benchmark request shares: at least one known test (:data:`TESTS`), a duration in
+    (0, 600] seconds, a tool of :data:`TOOL_CHOICES`. Raises ValueError naming the first bad value."""
+    if not tests:
+        raise ValueError("no test requested")
+    for t in tests:
+        if t not in TESTS:
+            raise ValueError(f"test {t!r} is not one of {TESTS}")
+    if not 0 < duration_s <= 600:
+        raise ValueError(f"duration {duration_s} s is outside (0, 600]")
+    if tool not in TOOL_CHOICES:
+        raise ValueError(f"tool {tool!r} is not one of {TOOL_CHOICES}")
+
+
+__all__ = ["BenchError", "Cancelled", "PATHS", "TESTS", "TOOLS", "TOOL_CHOICES", "check_run_options"]

@@ -51,7 +51,7 @@ from nicadvisor.collect.ssh import (  # the audit's connection and its messages 
 )
 from nicadvisor.collect.ssh_commands import LINUX_IF_RE, LINUX_TOOL_PATHS
 
-from . import TESTS, BenchError, Cancelled
+from . import BenchError, Cancelled, check_run_options
 from . import agent, iperf3, netperf
 from .journal import RestoreOutcome
 from .remote_journal import RemoteEntry, RemoteJournal, forget, orphaned_entries
@@ -63,7 +63,6 @@ Progress = Callable[[float, str], None]
 #: connection uses the next port (test-specific ``-P ,PORT+1``; netperf 2.7.0 ``netperf -t omni -- -h``:
 #: "-P local[,remote] Set the local/remote port for the data socket").
 DEFAULT_PORT = 5201
-TOOL_CHOICES = ("auto", "netperf", "iperf3", "agent")
 PATH = "remote"
 """``BenchResult.path`` of a result measured between two audited hosts."""
 
@@ -457,7 +456,7 @@ def probe_host(conn: HostSession, cancel: threading.Event | None = None) -> Host
 @dataclass(frozen=True)
 class RemoteRequest:
     """What to measure between ``hosts`` (at least two, distinct): ``tests`` (netperf names, in
-    order), ``duration_s`` per test, ``tool`` (one of :data:`TOOL_CHOICES`), ``port`` (the server's TCP
+    order), ``duration_s`` per test, ``tool`` (one of :data:`nicadvisor.bench.TOOL_CHOICES`), ``port`` (the server's TCP
     port; netperf also uses ``port + 1`` for its data connection). Journal in ``journal_dir``."""
 
     hosts: tuple[RemoteHost, ...]
@@ -477,15 +476,7 @@ class RemoteRequest:
             if h.target.kind != "linux":
                 raise ValueError(f"{h.target.name}: benchmarks between ESXi hosts are not supported yet "
                                  "(only Linux hosts and VMs)")
-        if not self.tests:
-            raise ValueError("no test requested")
-        for t in self.tests:
-            if t not in TESTS:
-                raise ValueError(f"test {t!r} is not one of {TESTS}")
-        if not 0 < self.duration_s <= 600:
-            raise ValueError(f"duration {self.duration_s} s is outside (0, 600]")
-        if self.tool not in TOOL_CHOICES:
-            raise ValueError(f"tool {self.tool!r} is not one of {TOOL_CHOICES}")
+        check_run_options(self.tests, self.duration_s, self.tool)
         if not 1024 <= self.port <= 65534:
             raise ValueError(f"port {self.port} is outside 1024..65534")
 

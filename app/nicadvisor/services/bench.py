@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from nicadvisor.bench import PATHS, TESTS, BenchError, Cancelled
+from nicadvisor.bench import PATHS, BenchError, Cancelled, check_run_options
 from nicadvisor.bench import agent, iperf3, netperf
 from nicadvisor.bench.expected import expected_for
 from nicadvisor.bench.journal import Journal, restore_from_journal
@@ -26,7 +26,6 @@ from nicadvisor.bench.results import BenchReport, BenchResult
 
 Progress = Callable[[float, str], None]
 
-TOOL_CHOICES = ("auto", "netperf", "iperf3", "agent")
 _CAN_RUN = {"netperf": netperf.TESTS, "iperf3": iperf3.TESTS, "agent": agent.TESTS}
 _RUNNERS = {"netperf": netperf.run_netperf, "iperf3": iperf3.run_iperf3, "agent": agent.run_agent}
 
@@ -55,15 +54,7 @@ class BenchRequest:
         """Raises ValueError naming the first bad field."""
         if self.path not in PATHS:
             raise ValueError(f"path {self.path!r} is not one of {PATHS}")
-        if not self.tests:
-            raise ValueError("no test requested")
-        for t in self.tests:
-            if t not in TESTS:
-                raise ValueError(f"test {t!r} is not one of {TESTS}")
-        if not 0 < self.duration_s <= 600:
-            raise ValueError(f"duration {self.duration_s} s is outside (0, 600]")
-        if self.tool not in TOOL_CHOICES:
-            raise ValueError(f"tool {self.tool!r} is not one of {TOOL_CHOICES}")
+        check_run_options(self.tests, self.duration_s, self.tool)
         if self.rate_mbit is not None and self.rate_mbit <= 0:
             raise ValueError(f"rate {self.rate_mbit} Mbit/s must be positive")
         if self.mtu is not None and not 68 <= self.mtu <= 65535:
@@ -80,7 +71,7 @@ def _installed(tool: str) -> bool:
 
 def choose_tool(test: str, wanted: str) -> tuple[str | None, str | None]:
     """``(tool, problem)`` for ``test``: the tool to use (None = the test cannot run here) and a
-    sentence when the wish could not be met exactly. ``wanted`` is a :data:`TOOL_CHOICES` value."""
+    sentence when the wish could not be met exactly. ``wanted`` is a :data:`nicadvisor.bench.TOOL_CHOICES` value."""
     if wanted != "auto":
         if test not in _CAN_RUN[wanted]:
             return None, f"{wanted} cannot run {test}; skipped"
