@@ -127,10 +127,12 @@ def test_driver_version_not_listed_names_the_listed_ones(snapshot):
     assert "bnxtroce 238.1.122.0-1OEM.800" in f.recommendation  # the newest listed version
 
 
-def test_device_not_listed_for_the_hosts_release(snapshot):
-    f = _only(guide_findings([_bcm("236.1.128.0", "36.11.73.00", product="7.0.3")], snapshot),
+def test_device_not_listed_for_the_hosts_release(tmp_path):
+    # the snapshot lists the BCM57414 for 8.0 and 9.0; the exchange file covers ESXi 6.7 (an X710 listing)
+    apply_import(plan_import([SNAPSHOT, EXCHANGE], tmp_path), tmp_path)
+    f = _only(guide_findings([_bcm("236.1.128.0", "36.11.73.00", product="6.7.0")], load_dataset(tmp_path)),
               "guide-device-not-listed")
-    assert f.severity is Severity.ERROR and "not for ESXi 7.0 U3" in f.message and "ESXi 8.0" in f.message
+    assert f.severity is Severity.ERROR and "not for ESXi 6.7" in f.message and "ESXi 8.0" in f.message
 
 
 def test_an_unlisted_device_or_another_subsystem_says_nothing(snapshot):
@@ -197,3 +199,11 @@ def test_the_pdf_scope_names_the_guide_the_audit_used(tmp_path):
     bare = Audit(hosts=[host], inputs=["x"], findings=evaluate_findings([host]))
     first = " ".join(PdfReader(write_pdf(bare, tmp_path / "b.pdf")).pages[0].extract_text().split())
     assert "no imported compatibility guide was used" in first
+
+
+def test_a_release_the_imported_data_does_not_cover_is_no_error(tmp_path):
+    # all.json facts of ESXi 8.0 only: a host on 9.0 cannot be judged from them
+    apply_import(plan_import([ALL_JSON_80], tmp_path), tmp_path)
+    data = load_dataset(tmp_path)
+    found = guide_findings([_bcm("236.1.128.0", "36.11.73.00", product="9.0.0.0")], data)
+    assert [f.rule_id for f in found] == ["guide-release-not-imported"] and found[0].severity is Severity.INFO

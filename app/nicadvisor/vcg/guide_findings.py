@@ -3,8 +3,9 @@
 For a physical pNIC with known VID/DID on an ESXi host whose release is known (:func:`nicadvisor.vcg.builds.
 guide_release`: "ESXi 8.0 U2" from the build or the version):
 
-* ``guide-device-not-listed`` (error): the guide lists the device, but not for the host's release — the release
-  the host runs is not certified for this NIC;
+* ``guide-device-not-listed`` (error): the guide lists the device, but not for the host's release, while the
+  imported data does cover that release (other devices are listed for it) — the release the host runs is not
+  certified for this NIC; ``guide-release-not-imported`` (info) when no imported listing names that release at all;
 * ``guide-driver-not-listed`` (warning): the device is listed for the release, but not with the host's driver
   version (the listed versions of that driver are named);
 * ``guide-firmware-not-listed`` (warning): the driver version is listed, with firmware versions, and the host's
@@ -81,6 +82,14 @@ def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset) -> list[Fi
                         "was not read, so its listing cannot be checked.",
                         "Audit the host with esxcli system version get (or through vCenter) so its release is known.")]
     for_release = [g for g in listed if g.release == release]
+    if not for_release and not any(g.release == release for g in data.listings):
+        # the imported files hold no listing of this release at all (a file saved for one release only): its
+        # absence says nothing about this device
+        return [finding("guide-release-not-imported", "Compatibility guide: host release not in the imported data",
+                        Severity.INFO,
+                        f"The imported guide has no listing for {release} at all, so whether {model} ({p.vid}:{p.did}) "
+                        f"is listed for it cannot be told from it.",
+                        f"Import the guide's data for {release} (nic-advisor vcg import FILE).")]
     if not for_release:
         others = sorted({g.release for g in listed if g.release})
         return [finding("guide-device-not-listed", "NIC not listed for this ESXi release", Severity.ERROR,
