@@ -40,3 +40,19 @@ def merged(results):
             out[4].setdefault(k, f.value)
     return out
 
+
+
+def parsed_facts(command: str, text: str) -> dict:
+    """Every fact the registry reads from ``text`` as ``command``, flat: ``{(kind, key, name): value}`` for pNICs,
+    vmknics, switches and modules, ``{("host", name): value}`` for host facts (property tests compare these)."""
+    from nicadvisor.parsers.registry import parse_output
+
+    out = {}
+    for r in parse_output(command, text):
+        for kind, table in (("pnic", r.pnics), ("vmknic", r.vmknics), ("switch", r.switches), ("module", r.modules)):
+            for key, facts in table.items():
+                for name, fact in facts.items():
+                    out[(kind, key, name)] = fact.value
+        for name, fact in r.host.items():
+            out[("host", name)] = fact.value
+    return out

@@ -7,24 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capturetools import CAPTURES
+from capturetools import CAPTURES, parsed_facts
 from nicadvisor.collect.capture_file import read_capture
 from nicadvisor.parsers.framing import unframe
-from nicadvisor.parsers.registry import parse_output
 
 CAPTURE_FILES = sorted(p.name for p in CAPTURES.glob("*.txt"))
 
 
-def _facts(command: str, text: str) -> dict:
-    out = {}
-    for r in parse_output(command, text):
-        for kind, table in (("pnic", r.pnics), ("vmknic", r.vmknics), ("switch", r.switches), ("module", r.modules)):
-            for key, facts in table.items():
-                for name, fact in facts.items():
-                    out[(kind, key, name)] = fact.value
-        for name, fact in r.host.items():
-            out[("host", name)] = fact.value
-    return out
+_facts = parsed_facts
 
 
 def _frame(text: str, indent: str, quote: bool, crlf: bool, trailing: str) -> str:

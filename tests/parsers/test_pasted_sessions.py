@@ -8,10 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capturetools import CAPTURES, FIXTURES
+from capturetools import CAPTURES, FIXTURES, parsed_facts
 from nicadvisor.collect.capture_file import read_capture
 from nicadvisor.parsers.framing import is_command_echo, unframe
-from nicadvisor.parsers.registry import parse_output
 
 CAPTURE_PATHS = sorted([*CAPTURES.glob("*.txt"), *(FIXTURES / "vm-support").glob("*.txt")], key=lambda p: p.name)
 #: Prompt shapes seen in the real captures: ESXi 5.x+ (``[root@h0062:~]``), ESXi 4.x busybox (``~ #``), the
@@ -20,16 +19,7 @@ PROMPTS = ("[root@esx01:~] ", "~ # ", "[root] ", "[root@esx01 ~]# ", "admin@host
 BARE = ("[root@esx01:~]", "~ # ", "$", "admin@host:~$ ")
 
 
-def _facts(command: str, text: str) -> dict:
-    out = {}
-    for r in parse_output(command, text):
-        for kind, table in (("pnic", r.pnics), ("vmknic", r.vmknics), ("switch", r.switches), ("module", r.modules)):
-            for key, facts in table.items():
-                for name, fact in facts.items():
-                    out[(kind, key, name)] = fact.value
-        for name, fact in r.host.items():
-            out[("host", name)] = fact.value
-    return out
+_facts = parsed_facts
 
 
 def _first_command(header: str) -> str:
