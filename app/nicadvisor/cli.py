@@ -224,9 +224,12 @@ def _print_bench(report, args) -> int:
     for r in report.results:
         measured = (f"{r.throughput_gbps:.2f} Gbit/s" if r.throughput_gbps is not None
                     else f"{r.latency_us:.1f} µs ({r.transactions_per_s:.0f} transactions/s)")
-        expected = f"  expected {r.expected.value:g} {r.expected.unit}" if r.expected else ""
-        where = f"  [{r.endpoints}]" if r.path == "remote" else ""
-        print(f"{r.test:<11} {r.tool:<8} {r.path:<9} {measured}{expected}{where}")
+        expected = f"  expected {r.expected.text()}" if r.expected else ""
+        verdict = f"  {r.verdict().upper()}" if r.verdict() else ""
+        print(f"{r.test:<11} {r.tool:<8} {r.path:<9} {measured}{expected}{verdict}")
+        print(f"    {r.comparison()}")
+        if r.path == "remote":
+            print(f"    [{r.endpoints}]")
     for p in report.problems:
         print(f"problem: {p}", file=sys.stderr)
     if args.json:
@@ -321,7 +324,44 @@ def _bench_between(args) -> int:
             return EXIT_INPUT
         finally:
             signal.signal(signal.SIGINT, previous)
+        report = _expect_between(report, rb, request, args)
     return _print_bench(report, args)
+
+
+def _expect_between(report, rb, request, args):
+    """``report`` with each result compared with the band of its path, from the stored audit of its hosts
+    (:mod:`nicadvisor.services.bench_expect`); the results are added to that audit in the history."""
+    from dataclasses import replace
+
+    from nicadvisor.services.bench_expect import attach_expectations, audit_label, find_audit, path_end
+    from nicadvisor.store import AuditNotFound, HistoryError
+
+    audit, store = None, None if args.no_history else _open_store()
+    try:
+        if store is not None:
+            try:
+                if args.audit is not None:
+                    audit = store.load(args.audit)
+                else:
+                    audit = find_audit(store, [h.target.source for h in request.hosts],
+                                       [h.target.name for h in request.hosts])
+            except (AuditNotFound, HistoryError, OSError) as exc:
+                print(f"nic-advisor bench: the audit of these hosts cannot be read ({exc}); no expected values",
+                      file=sys.stderr)
+        hints = {h.target.name: h.target.source.removeprefix("ssh://") for h in request.hosts}
+        ends = {name: path_end(probe, audit, source_hint=hints.get(name, "")) for name, probe in rb.probes.items()}
+        report = replace(report, results=attach_expectations(report.results, ends))
+        if audit is not None and store is not None and report.results:
+            try:
+                store.set_benchmarks(audit.history_id, list(audit.benchmarks) + list(report.results))
+                print(f"results added to {audit_label(audit)} in {store.path}", file=sys.stderr)
+            except (HistoryError, OSError) as exc:
+                print(f"nic-advisor bench: the results could not be added to {audit_label(audit)}: {exc}",
+                      file=sys.stderr)
+    finally:
+        if store is not None:
+            store.close()
+    return report
 
 
 def _has_display() -> bool:
@@ -498,6 +538,11 @@ def build_parser() -> argparse.ArgumentParser:
     way.add_argument("--password-stdin", action="store_true", help="read the password from the first line of standard input")
     way.add_argument("--password-file", metavar="FILE", help="read the password from FILE (readable only by you)")
     rb.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per SSH command (default 30)")
+    rb.add_argument("--audit", type=int, metavar="ID",
+                    help="the stored audit whose facts set the expected values (default: the newest that holds "
+                         "these hosts); the results are added to it")
+    rb.add_argument("--no-history", action="store_true",
+                    help="neither look up the hosts' audit nor store the results (no expected values)")
     b.set_defaults(func=cmd_bench)
 
     d = sub.add_parser("demo", help="the main job on the demo lab: the wizard, or headless PDF/JSON/CSV without a display")

@@ -367,7 +367,8 @@ def test_results_to_dict():
     r = BenchResult("TCP_RR", "netperf", "loopback", None, 20000.0, 50.0, 1.0, e, "raw", "netperf ...")
     d = BenchReport([r], ["p"]).to_dict()
     assert d["problems"] == ["p"]
-    assert d["results"][0]["expected"] == {"value": 46.94, "unit": "\u00b5s", "basis": "basis"}
+    assert d["results"][0]["expected"] == {"value": 46.94, "unit": "\u00b5s", "basis": "basis", "low": None,
+                                           "high": None, "limits": [], "notes": []}
     with pytest.raises(AttributeError):
         r.test = "x"  # frozen
     band = expected_band("TCP_RR", _end(), None, path=VMS)

@@ -374,3 +374,61 @@ def test_cli_rejects_an_interface_for_a_host_not_benchmarked(capsys):
                      "--interface", "10.9.9.9=eth0"])
     assert code == 2
     assert "--interface names a host that is not in --between: 10.9.9.9" in capsys.readouterr().err
+
+
+# --- expectations from the audited facts and what the probe read ------------------------------------
+
+@needs_root
+@pytest.mark.root
+def test_probe_finds_the_interface_its_mtu_and_the_tbf_rate(lab, journal_dir, known_hosts):
+    """Read-only: the interface holding the SSH address is found (m0, unshaped); the named data interface d0
+    shows the lab's tbf rate."""
+    for interface, want_if, want_tbf in ((None, "m0", None), ("d0", "d0", float(lab.rate_mbit))):
+        request = RemoteRequest(hosts=lab.hosts(interface), duration_s=1)
+        with RemoteBench(request, known_hosts=known_hosts, journal_dir=journal_dir) as rb:
+            rb.prepare()
+            probes = list(rb.probes.values())
+        assert [(p.interface, p.mtu, p.tbf_rate_mbit) for p in probes] == [(want_if, 1500, want_tbf)] * 2
+    _assert_clean(lab, journal_dir)
+
+
+@needs_root
+@pytest.mark.root
+def test_measured_and_expected_agree_on_the_tbf_shaped_link(lab, journal_dir, known_hosts):
+    from nicadvisor.services.bench_expect import attach_expectations, path_end
+
+    with _bench(lab, journal_dir, known_hosts, duration_s=3, tool="netperf", tests=("TCP_STREAM",)) as rb:
+        report = rb.run(rb.prepare())
+        ends = {name: path_end(p, None) for name, p in rb.probes.items()}
+    (r,) = attach_expectations(report.results, ends)
+    assert r.expected is not None and r.expected.unit == "Gbit/s"
+    assert f"tc tbf {lab.rate_mbit} Mbit/s read on" in r.expected.basis
+    # within 10 % of the band's ceiling (the tbf rate × TCP goodput at MTU 1500), so the verdict passes
+    assert r.throughput_gbps / r.expected.high == pytest.approx(1.0, abs=0.10)
+    assert r.verdict() == "pass", r.comparison()
+    _assert_clean(lab, journal_dir)
+
+
+@needs_root
+@pytest.mark.root
+def test_cli_bench_uses_the_stored_audit_of_the_hosts_and_adds_its_results(lab, capsys):
+    hosts = lab.hosts()
+    specs = [f"{h.target.user}@{h.target.host}:{h.target.port}" for h in hosts]
+    trust = [a for h in hosts for a in ("--trust-host-key",
+                                        f"{h.target.host}:{h.target.port}={h.target.trusted_fingerprint}")]
+    code = cli.main(["audit", *[a for spec in specs for a in ("--ssh", spec)], "--kind", "linux", "--ssh-key", hosts[0].target.key_filename, *trust,
+                     "--quiet"])
+    out, err = capsys.readouterr()
+    audit_id = int(err.split("saved as audit #", 1)[1].split()[0])
+    code = cli.main(_cli_args(lab) + ["--yes"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert f"results added to audit #{audit_id}" in err
+    # d0 is a veth (not a pNIC the audit rates), so the line rate is the tbf the probe read; the verdict is shown
+    assert "expected " in out and ("PASS" in out or "WARN" in out)
+    code = cli.main(["history", str(audit_id), "--json", str(lab.base / "h.json")])
+    (b,) = json.loads((lab.base / "h.json").read_text())["benchmarks"]
+    assert b["client"] and b["server"] and b["verdict"] in ("pass", "warn")
+    assert f"tc tbf {lab.rate_mbit} Mbit/s read on" in b["expected"]["basis"]
+    assert any("is not a pNIC of audit #" in n for n in b["expected"]["notes"])
+    assert lab.folders() == set() and lab.processes(*TOOLS) == {}

@@ -220,6 +220,7 @@ def test_real_bench_results_validate_and_reach_the_pdf(tmp_path):
     doc = audit_to_dict(a)
     validate_document(doc)
     assert doc["benchmarks"][0]["expected"] == {"value": 54.0, "unit": "µs",
-                                                "basis": "netperf TCP_RR on loopback (performance-baselines.md §0)"}
+                                                "basis": "netperf TCP_RR on loopback (performance-baselines.md §0)",
+                                                "low": None, "high": None, "limits": [], "notes": []}
     text = " ".join(p.extract_text() for p in PdfReader(str(write_pdf(a, tmp_path / "b.pdf"))).pages)
     assert "56 µs" in text and "netperf -t TCP_RR -l 10" in text

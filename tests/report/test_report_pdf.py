@@ -81,7 +81,7 @@ def test_pdf_holds_summary_plan_hosts_benchmarks_and_appendix(audit, pdf):
     assert "56 µs" in text and "54 µs" in text and "17,800 transactions/s" in text
     assert "netperf on the same veth pair" in text
     # the charts, drawn without a display: their legends are text of the PDF
-    assert "measured (Gbit/s)" in text and "expected for the same path (µs)" in text
+    assert "measured (Gbit/s)" in text and "expected for the same path, high edge (µs)" in text
     assert "fail (" in text and "pass (" in text  # the capability summary chart's legend
     # appendices
     assert "Appendix: inputs not understood" in text

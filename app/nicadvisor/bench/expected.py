@@ -322,14 +322,25 @@ class Band:
         return f"{text} ({'; '.join(self.sources)})"
 
     def to_expected(self) -> Expected:
-        """The :class:`Expected` of the current result format: ``value`` = :attr:`point`."""
-        return Expected(value=self.point, unit=self.unit, basis=self.basis())
+        """The :class:`Expected` a result carries: ``value`` = :attr:`point`, the band's edges, limits and notes."""
+        return Expected(value=self.point, unit=self.unit, basis=self.basis(), low=self.low, high=self.high,
+                        limits=self.limits, notes=self.notes)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of every field (tuples as lists)."""
         return {"low": self.low, "high": self.high, "unit": self.unit, "formula": self.formula,
                 "sources": list(self.sources), "limits": list(self.limits), "notes": list(self.notes),
                 "nominal": self.nominal}
+
+
+def band_of(expected: Expected) -> Band:
+    """The :class:`Band` an :class:`Expected` was made from (:meth:`Band.to_expected`), to judge a stored result
+    again; its formula is the stored basis. Raises ValueError when ``expected`` is not a band."""
+    if not expected.is_band:
+        raise ValueError(f"{expected.text()} is a point figure, not a band")
+    return Band(low=float(expected.low or 0.0), high=float(expected.high or 0.0), unit=expected.unit,
+                formula=expected.basis, sources=(), limits=expected.limits, notes=expected.notes,
+                nominal=expected.value)
 
 
 def endpoint_facts(host: "Host", pnic_name: str, *, encapsulation: str | None = _AUTO,
@@ -557,6 +568,31 @@ def expected_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, *
     if test == "TCP_RR":
         return _rr_band(ends, payload)
     return _crr_band(ends, baseline) if baseline else None
+
+
+def no_band_reason(test: str, a: EndpointFacts | None, b: EndpointFacts | None, *, path: str,
+                   rate_mbit: float | None = None, baseline: float | None = None) -> str:
+    """Why :func:`expected_band` gives no band for these arguments, in words for the user (what is missing and how
+    to learn it); "" when it gives one. Same arguments and errors as :func:`expected_band`."""
+    if expected_band(test, a, b, path=path, rate_mbit=rate_mbit, baseline=baseline) is not None:
+        return ""
+    if test in ("TCP_RR", "TCP_CRR") and path != PATH_VMS:
+        source = RR_SOURCE if test == "TCP_RR" else IPFIX_SOURCE_CRR
+        return (f"the published {test} figures are of VMs on two hypervisors ({source}); none fits a {path} path, "
+                "so the result is shown without a verdict")
+    if test == "TCP_CRR":
+        return "TCP_CRR is judged only against a baseline rate of the same path without IPFIX, and none was given"
+    if path == PATH_LOOPBACK:
+        return "127.0.0.1 on the machine running NIC Advisor has no line rate: no throughput is expected of it"
+    if path == PATH_NETNS:
+        return "an unshaped veth pair has no line rate: shape it (--rate-mbit) to get an expected throughput"
+    ends = [e for e in (a, b) if e is not None]
+    if not ends:
+        return "neither end was audited: audit both hosts first to get an expected throughput"
+    unknown = [e.name for e in ends if e.link_gbps is None]
+    return (f"no line rate: the link speed of {' and '.join(unknown)} is not known (link down, not reported, or a "
+            "virtual NIC without one); an audit that reads it (ethtool IF, esxcli network nic list) gives an "
+            "expected throughput")
 
 
 # --- judging -------------------------------------------------------------------------------------------------------

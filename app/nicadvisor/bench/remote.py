@@ -124,7 +124,8 @@ def check_remote(argv: tuple[str, ...] | list[str]) -> str:
 
     Accepted (``FOLDER`` = ``/tmp/nicadv-bench-<16 hex>``, ``PID`` a number > 0, ``IF`` a Linux
     interface name): ``command -v TOOL`` and ``netperf -V``, ``netperf -t omni -- -h``,
-    ``iperf3 --version``, ``python3 -V`` (probes); ``ip -4 -o addr show dev IF``; ``cat /proc/net/tcp``,
+    ``iperf3 --version``, ``python3 -V`` (probes); ``ip -4 -o addr show [dev IF]``, ``ip -o link show dev IF``
+    and ``tc qdisc show dev IF`` (the interface of the test address, its MTU and a tbf rate); ``cat /proc/net/tcp``,
     ``cat /proc/net/tcp6``; ``mkdir -m 700 FOLDER``; ``rm -rf -- FOLDER``; the agent copy
     ``sh -c 'umask 077 && cat >"$1"' nicadv-copy FOLDER/nicadv_agent.py`` and ``sha256sum`` of it;
     ``cat FOLDER/pN.pid``, ``cat /proc/PID/stat``, ``cat /proc/PID/cmdline``; ``kill -TERM|-KILL PID``;
@@ -144,6 +145,12 @@ def check_remote(argv: tuple[str, ...] | list[str]) -> str:
         ok = True
     elif head in LINUX_TOOL_PATHS["ip"] and n == 7 and argv[1:6] == ("-4", "-o", "addr", "show", "dev"):
         ok = bool(LINUX_IF_RE.match(argv[6]))
+    elif head in LINUX_TOOL_PATHS["ip"] and argv[1:] == ("-4", "-o", "addr", "show"):
+        ok = True
+    elif head in LINUX_TOOL_PATHS["ip"] and n == 6 and argv[1:5] == ("-o", "link", "show", "dev"):
+        ok = bool(LINUX_IF_RE.match(argv[5]))
+    elif head in LINUX_TOOL_PATHS["tc"] and n == 5 and argv[1:4] == ("qdisc", "show", "dev"):
+        ok = bool(LINUX_IF_RE.match(argv[4]))
     elif n == 4 and argv[:3] == ("mkdir", "-m", "700"):
         ok = bool(FOLDER_RE.match(argv[3]))
     elif n == 4 and argv[:3] == ("rm", "-rf", "--"):
@@ -358,6 +365,37 @@ def parse_ipv4_addr(text: str) -> str | None:
     return m.group(1) if m else None
 
 
+def interface_of(ip_addr_show: str, address: str) -> str | None:
+    """The interface holding IPv4 ``address`` in the text of ``ip -4 -o addr show`` (one line per address:
+    ``3: d0    inet 10.216.0.1/30 brd … scope global d0``; a VLAN's ``eth0.10@eth0`` is named ``eth0.10``), or None.
+    Pure."""
+    for line in ip_addr_show.splitlines():
+        parts = line.split()
+        if len(parts) >= 4 and parts[2] == "inet" and parts[3].split("/", 1)[0] == address:
+            return parts[1].split("@", 1)[0]
+    return None
+
+
+def parse_link_mtu(ip_link_show: str) -> int | None:
+    """The ``mtu N`` of ``ip -o link show dev IF`` (bytes), or None. Pure."""
+    m = re.search(r"\bmtu (\d{2,5})\b", ip_link_show)
+    return int(m.group(1)) if m else None
+
+
+_TC_RATE_UNITS = {"": 1e-6, "K": 1e-3, "M": 1.0, "G": 1e3, "T": 1e6}
+
+
+def parse_tbf_rate_mbit(tc_qdisc_show: str) -> float | None:
+    """The rate in Mbit/s of a root ``tbf`` qdisc in ``tc qdisc show dev IF`` (``qdisc tbf 8001: root refcnt 2 rate
+    50Mbit burst 6250b lat 50ms``; tc(8) prints bit/s with a K/M/G/T prefix, 1000-based), or None when the root
+    qdisc is not tbf. Pure."""
+    for line in tc_qdisc_show.splitlines():
+        m = re.match(r"\s*qdisc tbf \S+ root\b.*?\brate (\d+(?:\.\d+)?)([KMGT]?)bit\b", line)
+        if m:
+            return float(m.group(1)) * _TC_RATE_UNITS[m.group(2)]
+    return None
+
+
 def parse_proc_stat(text: str) -> tuple[str, int] | None:
     """``(state, start ticks)`` from ``/proc/PID/stat`` (proc(5): field 3 and field 22), or None. Pure."""
     tail = text.rsplit(")", 1)[-1].split()
@@ -378,7 +416,9 @@ def _python_version(text: str) -> tuple[int, int] | None:
 class HostProbe:
     """What a host offers, read-only: ``tools`` maps each of :data:`PROBE_TOOLS` found to its version
     line ('' when none was printed); ``omni``: netperf has the omni tests; ``address``: the IPv4
-    address tests use on this host (None: not usable, see ``problems``)."""
+    address tests use on this host (None: not usable, see ``problems``); ``interface``: the interface holding it
+    (named by the user, else found with ``ip -4 -o addr show``; None when not found); ``mtu`` its MTU in bytes;
+    ``tbf_rate_mbit`` the rate (Mbit/s) of a tbf qdisc shaping what it sends, None when none."""
 
     name: str
     source: str
@@ -388,6 +428,8 @@ class HostProbe:
     interface: str | None
     listening: frozenset[int] = frozenset()
     problems: tuple[str, ...] = ()
+    mtu: int | None = None
+    tbf_rate_mbit: float | None = None
 
     def python_ok(self) -> bool:
         v = _python_version(self.tools.get("python3", ""))
@@ -442,13 +484,30 @@ def probe_host(conn: HostSession, cancel: threading.Event | None = None) -> Host
         except ValueError:
             problems.append(f"{conn.name}: name the interface to test from (--interface {conn.target.host}=IF): "
                             "its SSH address is not an IPv4 address")
+        if address is not None:
+            for path in LINUX_TOOL_PATHS["ip"]:
+                got = conn.run((path, "-4", "-o", "addr", "show"), cancel=cancel)
+                if got.rc != 127:
+                    conn.ip_path = path
+                    iface = interface_of(got.out, address) if got.rc == 0 else None
+                    break
+    mtu = tbf = None
+    if iface and address:
+        got = conn.run((conn.ip_path, "-o", "link", "show", "dev", iface), cancel=cancel)
+        mtu = parse_link_mtu(got.out) if got.rc == 0 else None
+        for path in LINUX_TOOL_PATHS["tc"]:
+            got = conn.run((path, "qdisc", "show", "dev", iface), cancel=cancel)
+            if got.rc != 127:
+                tbf = parse_tbf_rate_mbit(got.out) if got.rc == 0 else None
+                break
     listening: set[int] = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         got = conn.run(("cat", table), cancel=cancel)
         if got.rc == 0:
             listening |= listening_ports(got.out)
     return HostProbe(name=conn.name, source=conn.target.source, tools=tools, omni=omni, address=address,
-                     interface=iface, listening=frozenset(listening), problems=tuple(problems))
+                     interface=iface, listening=frozenset(listening), problems=tuple(problems), mtu=mtu,
+                     tbf_rate_mbit=tbf)
 
 
 # --- the plan --------------------------------------------------------------------------------------
@@ -815,6 +874,7 @@ class RemoteBench:
         self.journal_dir = journal_dir
         self.conns: dict[str, HostSession] = {}
         self.problems: list[str] = []
+        self.probes: dict[str, HostProbe] = {}
 
     def __enter__(self) -> "RemoteBench":
         return self
@@ -909,6 +969,7 @@ class RemoteBench:
         except BenchError as exc:
             agent_text = None
             problems.append(str(exc))
+        self.probes = {p.name: p for p in probes}
         folders = {p.name: f"/tmp/nicadv-bench-{secrets_hex()}" for p in probes}
         leftovers = {name: tuple(describe_entry(e) for e in rows) for name, rows in self.leftovers().items()}
         self._agent_text = agent_text
@@ -1049,7 +1110,7 @@ class RemoteBench:
                 elapsed = float(max(1, round(self.request.duration_s)))
             return BenchResult(test=pt.test, tool="netperf", path=PATH, throughput_gbps=gbps, transactions_per_s=tps,
                                latency_us=lat, duration_s=elapsed, expected=None, raw=raw, command=command,
-                               endpoints=where)
+                               endpoints=where, client=pt.client, server=pt.server)
         if pt.tool == "iperf3":
             parsed = iperf3.parse_iperf3(out)
             if rc != 0 or parsed["gbps"] is None:
@@ -1057,7 +1118,7 @@ class RemoteBench:
             seconds = parsed["seconds"] if isinstance(parsed["seconds"], (int, float)) else self.request.duration_s
             return BenchResult(test=pt.test, tool="iperf3", path=PATH, throughput_gbps=parsed["gbps"],
                                transactions_per_s=None, latency_us=None, duration_s=float(seconds), expected=None,
-                               raw=raw, command=command, endpoints=where)
+                               raw=raw, command=command, endpoints=where, client=pt.client, server=pt.server)
         data = agent.parse_client_output(out)
         if rc != 0 or data is None:
             raise BenchError(f"the agent printed no result line (exit status {rc}){detail}")
@@ -1065,12 +1126,13 @@ class RemoteBench:
         if pt.test == "TCP_STREAM" and isinstance(data.get("gbps"), (int, float)):
             return BenchResult(test=pt.test, tool="agent", path=PATH, throughput_gbps=float(data["gbps"]),
                                transactions_per_s=None, latency_us=None, duration_s=elapsed, expected=None, raw=raw,
-                               command=command, endpoints=where)
+                               command=command, endpoints=where, client=pt.client, server=pt.server)
         tps = data.get("transactions_per_s")
         if pt.test == "TCP_RR" and isinstance(tps, (int, float)) and tps > 0:
             return BenchResult(test=pt.test, tool="agent", path=PATH, throughput_gbps=None,
                                transactions_per_s=float(tps), latency_us=1e6 / float(tps), duration_s=elapsed,
-                               expected=None, raw=raw, command=command, endpoints=where)
+                               expected=None, raw=raw, command=command, endpoints=where, client=pt.client,
+                               server=pt.server)
         raise BenchError(f"the agent gave no {pt.test} figure: {out.strip()[-200:]}")
 
     def _undo_run(self, journal: RemoteJournal) -> list[str]:

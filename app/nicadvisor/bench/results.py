@@ -22,10 +22,29 @@ class Expected:
     value: float
     unit: str
     basis: str
+    low: float | None = None
+    high: float | None = None
+    limits: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def is_band(self) -> bool:
+        """True when the expectation is a band ``low`` … ``high`` (:class:`nicadvisor.bench.expected.Band`), judged
+        with :func:`nicadvisor.bench.expected.judge`; False for a point figure of the first model."""
+        return self.low is not None and self.high is not None
+
+    def text(self) -> str:
+        """``"8.42…9.45 Gbit/s"`` for a band, ``"≈ 20 Gbit/s"`` for a point figure."""
+        if self.is_band:
+            lo, hi = f"{self.low:.3g}", f"{self.high:.3g}"
+            return f"{hi} {self.unit}" if lo == hi else f"{lo}…{hi} {self.unit}"
+        return f"≈ {self.value:.3g} {self.unit}"
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready dict ``{"value", "unit", "basis"}``."""
-        return {"value": self.value, "unit": self.unit, "basis": self.basis}
+        """Plain JSON-ready dict ``{"value", "unit", "basis", "low", "high", "limits", "notes"}`` (``low``/``high``
+        None and empty lists for a point figure)."""
+        return {"value": self.value, "unit": self.unit, "basis": self.basis, "low": self.low, "high": self.high,
+                "limits": list(self.limits), "notes": list(self.notes)}
 
 
 @dataclass(frozen=True)
@@ -72,6 +91,10 @@ class BenchResult:
       wall time, 100 = one CPU (iperf3 src/iperf_util.c ``cpu_util``: ``getrusage(RUSAGE_SELF)``).
     * ``not_measurable``: "" for a measurement; else the sentence saying why this tool cannot run this test
       (``"not measurable with iperf3: iperf3 has no request/response test"``) and every figure is None.
+    * ``client`` / ``server``: the names of the audited hosts that sent / received (results between hosts; "" on
+      the machine running NIC Advisor).
+    * ``no_expectation``: when ``expected`` is None, why no expectation fits this path, and how to get one
+      (``"lab-b was not audited: audit it first (nic-advisor audit --ssh ...)"``); "" when none was sought.
     """
 
     test: str
@@ -100,6 +123,9 @@ class BenchResult:
     local_cpu_pct: float | None = None
     remote_cpu_pct: float | None = None
     not_measurable: str = ""
+    client: str = ""
+    server: str = ""
+    no_expectation: str = ""
 
     @property
     def measured(self) -> bool:
@@ -124,21 +150,19 @@ class BenchResult:
         }
 
     def comparison(self) -> str:
-        """How the result compares with its expectation, worded the same way for every test: ``"within 10 % of
-        expected"``, ``"35 % below expected"`` (Gbit/s, higher is better), ``"42 % slower than expected"`` (µs,
-        lower is better); ``"no expectation for this path"`` without one; the ``not_measurable`` sentence for a
-        test the tool cannot run."""
-        if self.not_measurable:
-            return self.not_measurable
-        return compare(self.throughput_gbps if self.expected and self.expected.unit == "Gbit/s" else
-                       self.latency_us, self.expected)
+        """How the result compares with its expectation (:func:`comparison_of`)."""
+        return comparison_of(self.to_dict())
+
+    def verdict(self) -> str:
+        """``"pass"``, ``"warn"`` or ``"fail"`` against the expected band (:func:`verdict_of`); "" without one."""
+        return verdict_of(self.to_dict())
 
 
 #: The optional fields added for the test catalogue, in ``to_dict`` order (documents stored before them lack them).
 CATALOGUE_FIELDS: tuple[str, ...] = (
     "spec", "payload_bytes", "streams", "direction", "repetitions", "mean_latency_us", "p50_latency_us",
     "p90_latency_us", "p99_latency_us", "rtt_us", "one_way_us", "loss_pct", "local_cpu_pct", "remote_cpu_pct",
-    "not_measurable",
+    "not_measurable", "client", "server", "no_expectation",
 )
 
 
@@ -168,6 +192,72 @@ class BenchReport:
 
 #: A result within this fraction of its expectation is "within" it.
 WITHIN = 0.10
+
+
+def expected_from_dict(doc: Any) -> Expected | None:
+    """The :class:`Expected` of a result document's ``expected`` (``BenchResult.to_dict()``, stored or exported,
+    with or without the band keys), or None when it is absent or has no numeric ``value``."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("value"), (int, float)) or isinstance(doc["value"], bool):
+        return None
+
+    def num(key: str) -> float | None:
+        v = doc.get(key)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+    def texts(key: str) -> tuple[str, ...]:
+        v = doc.get(key)
+        return tuple(str(x) for x in v) if isinstance(v, (list, tuple)) else ()
+
+    low, high = num("low"), num("high")
+    if low is None or high is None or low > high:
+        low = high = None
+    return Expected(value=float(doc["value"]), unit=str(doc.get("unit") or ""), basis=str(doc.get("basis") or ""),
+                    low=low, high=high, limits=texts("limits"), notes=texts("notes"))
+
+
+def measured_in(doc: dict[str, Any], unit: str) -> float | None:
+    """The measured figure of a result document in ``unit`` (``"Gbit/s"`` → ``throughput_gbps``, ``"µs"`` →
+    ``latency_us``, ``"tr/s"`` → ``transactions_per_s``), or None."""
+    key = {"Gbit/s": "throughput_gbps", "\u00b5s": "latency_us", "tr/s": "transactions_per_s"}.get(unit)
+    v = doc.get(key) if key else None
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def comparison_of(doc: dict[str, Any]) -> str:
+    """How a result (``BenchResult.to_dict()``, stored or exported) compares with its expectation, in the words every
+    view shows (CLI, wizard, PDF, HTML, CSV): for a band, :func:`nicadvisor.bench.expected.explain` (``"within band"``,
+    ``"12 % slower than expected; bounded by: …"``, ``"8 % higher than expected"`` for µs); for a point figure
+    :func:`compare`; without one ``"no expectation: <why>"`` (``no_expectation``) or ``"no expectation for this
+    path"``; the ``not_measurable`` sentence for a test the tool cannot run."""
+    if doc.get("not_measurable"):
+        return str(doc["not_measurable"])
+    expected = expected_from_dict(doc.get("expected"))
+    if expected is None:
+        why = str(doc.get("no_expectation") or "")
+        return f"no expectation: {why}" if why else "no expectation for this path"
+    measured = measured_in(doc, expected.unit)
+    if expected.is_band:
+        if measured is None:
+            return "not measured"
+        from .expected import band_of, explain  # expected.py imports this module
+
+        return explain(measured, band_of(expected))
+    return compare(measured, expected)
+
+
+def verdict_of(doc: dict[str, Any]) -> str:
+    """``"pass"``/``"warn"``/``"fail"`` of a result document against its expected band
+    (:func:`nicadvisor.bench.expected.judge`); "" without a band or a measured figure (a point figure of the first
+    model gets no verdict)."""
+    expected = expected_from_dict(doc.get("expected"))
+    if doc.get("not_measurable") or expected is None or not expected.is_band:
+        return ""
+    measured = measured_in(doc, expected.unit)
+    if measured is None:
+        return ""
+    from .expected import band_of, judge
+
+    return judge(measured, band_of(expected))[0]
 
 
 def compare(measured: float | None, expected: Expected | None) -> str:

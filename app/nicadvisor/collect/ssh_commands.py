@@ -44,8 +44,9 @@ LINUX_IF_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,14}\Z")
 """A Linux interface name as listed in ``/sys/class/net`` (at most 15 characters, never starting with ``-``)."""
 
 LINUX_TOOL_PATHS = {"ethtool": ("ethtool", "/usr/sbin/ethtool", "/sbin/ethtool"),
-                    "ip": ("ip", "/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip")}
-"""Where ``ethtool``/``ip`` may be called from: non-root accounts often lack ``/usr/sbin`` in ``PATH``, so
+                    "ip": ("ip", "/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"),
+                    "tc": ("tc", "/usr/sbin/tc", "/sbin/tc", "/usr/bin/tc")}
+"""Where ``ethtool``/``ip``/``tc`` may be called from: non-root accounts often lack ``/usr/sbin`` in ``PATH``, so
 on ``command not found`` (exit 127) the collector retries these absolute paths (the parsers strip a
 path prefix from the recorded command)."""
 

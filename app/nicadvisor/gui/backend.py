@@ -38,6 +38,14 @@ class Backend:
             -> :class:`nicadvisor.gui.probes.ProbeResult` (Test connection; never raise).
         browse_vcenter(spec, cancel) -> :class:`nicadvisor.gui.probes.InventoryResult` (Browse hosts: the
             datacenter → cluster → host tree; never raises but ``Cancelled``).
+        remote_prepare(ssh_specs, interfaces, duration_s, progress, cancel, ask_host_key=None) -> PreparedBench
+            (connect to and probe the audited hosts read-only, :meth:`nicadvisor.bench.remote.RemoteBench.prepare`;
+            ``interfaces`` maps an SSH spec's ``source`` to the interface to test from; raises ValueError for an
+            invalid request, ``Cancelled``).
+        remote_run(prepared, audit, progress, cancel) -> BenchReport (run the confirmed plan, undo every change,
+            close the connections; each result compared with the band of its path from ``audit``'s facts,
+            :func:`nicadvisor.services.bench_expect.attach_expectations`). remote_close(prepared): close without
+            running (the user declined the plan).
     """
 
     audit: Callable[..., Any]
@@ -48,6 +56,9 @@ class Backend:
     probe_ssh: Callable[..., Any] = probes.probe_ssh
     probe_nsx: Callable[..., Any] = probes.probe_nsx
     browse_vcenter: Callable[..., Any] = probes.browse_vcenter
+    remote_prepare: Callable[..., Any] = lambda *a, **k: _real_remote_prepare(*a, **k)
+    remote_run: Callable[..., Any] = lambda *a, **k: _real_remote_run(*a, **k)
+    remote_close: Callable[[Any], None] = lambda prepared: prepared.bench.close()
 
     @classmethod
     def real(cls) -> "Backend":
@@ -72,6 +83,50 @@ def _real_bench(path: str, duration_s: float, progress: ProgressFn, cancel: thre
 
     request = BenchRequest(path=path, duration_s=duration_s, rate_mbit=rate_mbit)
     return run_quick_bench(request, progress, cancel)
+
+
+@dataclass
+class PreparedBench:
+    """A benchmark between hosts, connected and probed, waiting for the user to confirm :attr:`plan`
+    (:class:`nicadvisor.bench.remote.RemotePlan`; ``plan.lines()`` is what to show). ``bench`` holds the SSH
+    connections; ``problems``: targets that could not be built (no password), as sentences."""
+
+    bench: Any
+    plan: Any
+    problems: list[str]
+
+
+def _real_remote_prepare(ssh_specs: list[Any], interfaces: dict[str, str], duration_s: float, progress: ProgressFn,
+                         cancel: threading.Event, ask_host_key: Callable[[str, int, str, str], bool] | None = None
+                         ) -> PreparedBench:
+    from nicadvisor.bench.remote import RemoteBench, RemoteHost, RemoteRequest
+
+    built = probes.build_targets([], list(ssh_specs), [])
+    hosts = tuple(RemoteHost(t, interfaces.get(t.source) or None) for t in built.ssh)
+    request = RemoteRequest(hosts=hosts, duration_s=duration_s)
+    request.validate()
+    bench = RemoteBench(request, ask=ask_host_key, cancel=cancel)
+    try:
+        plan = bench.prepare(progress)
+    except BaseException:
+        bench.close()
+        raise
+    return PreparedBench(bench, plan, [f"{p.source}: {p.message}" for p in built.problems])
+
+
+def _real_remote_run(prepared: PreparedBench, audit: Any, progress: ProgressFn, cancel: threading.Event) -> Any:
+    from dataclasses import replace
+
+    from nicadvisor.services.bench_expect import attach_expectations, path_end
+
+    rb = prepared.bench
+    rb.cancel = cancel  # this task's Cancel stops the running test; its changes are undone
+    try:
+        report = rb.run(prepared.plan, progress)
+    finally:
+        rb.close()
+    ends = {name: path_end(probe, audit) for name, probe in rb.probes.items()}
+    return replace(report, results=attach_expectations(report.results, ends))
 
 
 def _real_export(audit: Any, pdf: Path | None = None, json: Path | None = None, csv: Path | None = None,

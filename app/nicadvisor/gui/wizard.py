@@ -100,7 +100,7 @@ class NicAdvisorWizard(QWizard):
             PageId.CONNECT: ConnectPage(self.state, self.runner, self.backend, self.asker),
             PageId.DISCOVER: DiscoverPage(self.state, self.runner, self.backend, self.asker),
             PageId.INSPECT: InspectPage(self.state),
-            PageId.BENCHMARK: BenchmarkPage(self.state, self.runner, self.backend),
+            PageId.BENCHMARK: BenchmarkPage(self.state, self.runner, self.backend, self.asker),
             PageId.FINDINGS: FindingsPage(self.state),
             PageId.EXPORT: ExportPage(self.state, self.runner, self.backend),
         }

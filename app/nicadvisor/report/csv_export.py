@@ -1,4 +1,5 @@
-"""CSV exports: the tuning checklist (one row per finding) and the pNIC inventory (one row per pNIC).
+"""CSV exports: the tuning checklist (one row per finding), the pNIC inventory (one row per pNIC) and the
+benchmark results (one row per result).
 
 Both files are UTF-8 with a byte-order mark (``utf-8-sig``) so that spreadsheet programs show ``µ`` and
 ``✔`` correctly, with ``\\r\\n`` row ends (the :mod:`csv` default). Unknown values are empty cells, never 0.
@@ -17,7 +18,7 @@ from typing import Any
 
 from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix
 from nicadvisor.model.entities import Audit, Finding, PhysicalNic
-from nicadvisor.report.json_export import atomic_write
+from nicadvisor.report.json_export import atomic_write, benchmark_entry
 
 ENCODING = "utf-8-sig"
 
@@ -91,6 +92,30 @@ def checklist_rows(audit: Audit) -> list[dict[str, str]]:
     ]
 
 
+#: Columns of :func:`write_benchmarks_csv`, in order (units in the names; the expected band's edges in ``expected_unit``).
+BENCHMARK_COLUMNS = (
+    "test", "spec", "tool", "path", "client", "server", "endpoints", "throughput_gbps", "transactions_per_s",
+    "latency_us", "p99_latency_us", "loss_pct", "expected_low", "expected_high", "expected_unit", "verdict",
+    "comparison", "expected_basis", "command",
+)
+
+
+def benchmark_rows(audit: Audit) -> list[dict[str, str]]:
+    """One dict per benchmark result (:func:`nicadvisor.report.json_export.benchmark_entry`: the same verdict and
+    comparison as every other view); a point expectation fills both edges with its value."""
+    rows = []
+    for b in audit.benchmarks or []:
+        d = benchmark_entry(b)
+        e = d.get("expected") if isinstance(d.get("expected"), dict) else {}
+        low = e.get("low") if e.get("low") is not None else e.get("value")
+        high = e.get("high") if e.get("high") is not None else e.get("value")
+        row = {k: _cell(d.get(k)) for k in BENCHMARK_COLUMNS if k in d}
+        row.update(expected_low=_cell(low), expected_high=_cell(high), expected_unit=_cell(e.get("unit")),
+                   expected_basis=_cell(e.get("basis")))
+        rows.append({k: row.get(k, "") for k in BENCHMARK_COLUMNS})
+    return rows
+
+
 def inventory_columns() -> tuple[str, ...]:
     """Columns of :func:`write_inventory_csv`: ``host``, every PhysicalNic field (model order, without
     ``evidence``), then ``<capability key>_status`` for each capability-matrix column."""
@@ -134,3 +159,9 @@ def write_inventory_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:
     units (``link_speed_mbps`` Mbit/s, ``mtu`` bytes, ``pcie_*_gts`` GT/s, ``coalesce_*_usecs`` µs).
     Replaces ``path`` atomically; returns it. Raises OSError if unwritable."""
     return _write_rows(path, inventory_columns(), inventory_rows(audit))
+
+
+def write_benchmarks_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:
+    """Write the benchmark results: header :data:`BENCHMARK_COLUMNS`, one row per result (Gbit/s, transactions/s,
+    µs, %). Replaces ``path`` atomically; returns it. Raises OSError if unwritable."""
+    return _write_rows(path, BENCHMARK_COLUMNS, benchmark_rows(audit))

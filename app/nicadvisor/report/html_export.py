@@ -16,7 +16,7 @@ from nicadvisor import __version__
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
 from nicadvisor.model.entities import Audit
 from nicadvisor.model.verdict import SYMBOL
-from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_to_dict, summarize
+from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
 from nicadvisor.report.pdf import DEFAULT_TITLE
 from nicadvisor.report.remediation import display_source, info_items, input_roots, remediation_plan, scorecard
 
@@ -36,7 +36,7 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE) -> str:
         symbols=SYMBOL, status_symbol=STATUS_SYMBOL, status_text=STATUS_TEXT, css=_CSS,
         severity_symbol=_SEVERITY_SYMBOL, plan=remediation_plan(audit), info=info_items(audit), hosts=audit.hosts,
         matrices={h.name: capability_matrix(h, audit.findings) for h in audit.hosts},
-        benchmarks=[benchmark_to_dict(b) for b in audit.benchmarks or []],
+        benchmarks=[benchmark_entry(b) for b in audit.benchmarks or []],
         source=lambda s: display_source(s, roots))
 
 

@@ -14,7 +14,7 @@ Shape (documented field by field in ``docs/json-output.md``)::
                 "modules":  [{<every KernelModule field>, "evidence": {...}}]}],
      "findings": [Finding.to_dict(), ...],
      "inputs_not_understood": [InputProblem.to_dict(), ...],
-     "benchmarks": [BenchResult.to_dict(), ...],
+     "benchmarks": [BenchResult.to_dict() + {"verdict", "comparison"}, ...],
      "summary": {"hosts", "pnics", "pseudo_devices", "errors", "warnings", "infos", "ready"},
      "verdict": {"status", "label", "reason", "causes", "hosts": [{"host", "status", "label", "reason"}],
                  "completion", "hosts_expected"}}
@@ -95,6 +95,22 @@ def benchmark_to_dict(result: Any) -> dict[str, Any]:
     raise TypeError(f"benchmark result {type(result).__name__} has no to_dict()")
 
 
+#: Keys :func:`benchmark_entry` adds to a result's document: computed from it, never stored.
+DERIVED_BENCH_KEYS = ("verdict", "comparison")
+
+
+def benchmark_entry(result: Any) -> dict[str, Any]:
+    """A benchmark result as every report shows it: :func:`benchmark_to_dict` plus ``verdict`` (``"pass"``,
+    ``"warn"``, ``"fail"`` against its expected band, ``""`` without one) and ``comparison`` (the sentence:
+    ``"within band"``, ``"12 % slower than expected; bounded by: …"``, ``"no expectation: <why>"``), both from
+    :func:`nicadvisor.bench.results.verdict_of` / ``comparison_of`` so that the CLI, the wizard, JSON, CSV, HTML and
+    PDF say the same. Raises TypeError as :func:`benchmark_to_dict`."""
+    from nicadvisor.bench.results import comparison_of, verdict_of
+
+    doc = {k: v for k, v in benchmark_to_dict(result).items() if k not in DERIVED_BENCH_KEYS}
+    return {**doc, "verdict": verdict_of(doc), "comparison": comparison_of(doc)}
+
+
 def summarize(audit: Audit) -> dict[str, Any]:
     """Counts for the cover page and the JSON ``summary``.
 
@@ -151,7 +167,7 @@ def audit_to_dict(audit: Audit) -> dict[str, Any]:
         "hosts": [host_to_dict(h, findings) for h in audit.hosts],
         "findings": [_plain(f.to_dict()) for f in findings],
         "inputs_not_understood": [p.to_dict() for p in audit.inputs_not_understood],
-        "benchmarks": [benchmark_to_dict(b) for b in (audit.benchmarks or [])],
+        "benchmarks": [benchmark_entry(b) for b in (audit.benchmarks or [])],
         "summary": summarize(audit),
         "verdict": {**audit.verdict.to_dict(), "completion": audit.completion, "hosts_expected": audit.hosts_expected},
     }

@@ -54,11 +54,11 @@ from reportlab.platypus import (
 )
 
 from nicadvisor import __version__
-from nicadvisor.bench.results import Expected, compare
+from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
 from nicadvisor.model.entities import Audit, Evidence, Finding, Host, Severity, clip
 from nicadvisor.model.verdict import SYMBOL
-from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_to_dict, summarize
+from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
 from nicadvisor.report.remediation import (
     TOP_ACTIONS, RemediationItem, display_source, guide_used, info_items, input_roots, reference_title,
     remediation_plan, scorecard,
@@ -553,7 +553,7 @@ def _measured(b: dict[str, Any]) -> list[tuple[float, str]]:
 
 
 def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
-    results = [benchmark_to_dict(b) for b in (audit.benchmarks or [])]
+    results = [benchmark_entry(b) for b in (audit.benchmarks or [])]
     if not results:
         return []
     story: list[Any] = [PageBreak(), Paragraph("Benchmarks", st.h1),
@@ -566,13 +566,9 @@ def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
     for b in results:
         measured = _measured(b)
         expected = b.get("expected") if isinstance(b.get("expected"), dict) else {}
-        exp_value = expected.get("value")
-        exp_unit = str(expected.get("unit") or "")
-        exp_text = f"{_fmt_num(exp_value)} {exp_unit}".strip() if exp_value is not None else "—"
-        value = b.get("throughput_gbps") if exp_unit == "Gbit/s" else b.get("latency_us")
-        ratio = compare(value if isinstance(value, (int, float)) else None,
-                        Expected(float(exp_value), exp_unit, str(expected.get("basis") or ""))
-                        if isinstance(exp_value, (int, float)) else None)
+        exp = expected_from_dict(expected)
+        exp_text = exp.text() if exp is not None else "—"
+        ratio = (f"{b['verdict'].upper()}: " if b.get("verdict") else "") + str(b.get("comparison") or "")
         meas_text = "<br/>".join(_clean(f"{_fmt_num(v)} {u}", fonts) for v, u in measured) or "—"
         duration = b.get("duration_s")
         rows.append([
@@ -611,23 +607,28 @@ def _bench_chart(results: list[dict[str, Any]], unit: str, key: str, fonts: _Fon
     if not rows:
         return None
     measured = [float(b[key]) for b in rows]
-    expected = [float(e["value"]) if isinstance(e := b.get("expected"), dict) and e.get("unit") == unit else 0.0
-                for b in rows]
+    edges = [(e.low, e.high) if e is not None and e.unit == unit and e.is_band else
+             (e.value, e.value) if e is not None and e.unit == unit else (0.0, 0.0)
+             for e in (expected_from_dict(b.get("expected")) for b in rows)]
     drawing = Drawing(FRAME_WIDTH, 52 * mm)
     chart = VerticalBarChart()
     chart.x, chart.y, chart.width, chart.height = 14 * mm, 12 * mm, FRAME_WIDTH - 80 * mm, 36 * mm
-    chart.data = [measured, expected]
-    chart.categoryAxis.categoryNames = [f"{b.get('test', '')} ({b.get('tool', '')})" for b in rows]
+    chart.data = [measured, [lo or 0.0 for lo, _ in edges], [hi or 0.0 for _, hi in edges]]
+    chart.categoryAxis.categoryNames = [
+        f"{b.get('test', '')} ({b.get('tool', '')})" + (f" {b['client']}→{b['server']}" if b.get("client") else "")
+        for b in rows]
     for axis in (chart.categoryAxis.labels, chart.valueAxis.labels):
         axis.fontName, axis.fontSize = fonts.regular, 8
     chart.valueAxis.valueMin = 0
-    chart.bars[0].fillColor, chart.bars[1].fillColor = colors.HexColor("#3b6ea5"), colors.HexColor("#c8c8c8")
+    chart.bars[0].fillColor, chart.bars[1].fillColor = colors.HexColor("#3b6ea5"), colors.HexColor("#e0e0e0")
+    chart.bars[2].fillColor = colors.HexColor("#a8a8a8")
     drawing.add(chart)
     legend = Legend()
     legend.x, legend.y = FRAME_WIDTH - 60 * mm, 45 * mm
     legend.fontName, legend.fontSize = fonts.regular, 8
     legend.colorNamePairs = [(chart.bars[0].fillColor, f"measured ({unit})"),
-                             (chart.bars[1].fillColor, f"expected for the same path ({unit})")]
+                             (chart.bars[1].fillColor, f"expected for the same path, low edge ({unit})"),
+                             (chart.bars[2].fillColor, f"expected for the same path, high edge ({unit})")]
     drawing.add(legend)
     return drawing
 

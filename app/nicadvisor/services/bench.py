@@ -18,7 +18,7 @@ from typing import Callable
 
 from nicadvisor.bench import PATHS, BenchError, Cancelled, check_run_options
 from nicadvisor.bench import agent, iperf3, netperf
-from nicadvisor.bench.expected import expected_for
+from nicadvisor.bench.expected import expected_for, no_band_reason
 from nicadvisor.bench.journal import Journal, restore_from_journal
 from nicadvisor.bench.netns import NetnsError, NetnsPair, can_create, create_pair, destroy_pair
 from nicadvisor.bench.procs import LOOPBACK
@@ -169,7 +169,9 @@ def run_quick_bench(request: BenchRequest, progress: Progress | None = None,
                 continue
             expected = expected_for(test, path, rate_mbit=pair.rate_mbit if pair else None,
                                     mtu=pair.mtu if pair else None)
-            results.append(replace(result, expected=expected, endpoints=_where(path, pair)))
+            why = "" if expected else no_band_reason(test, None, None, path=path,
+                                                     rate_mbit=pair.rate_mbit if pair else None)
+            results.append(replace(result, expected=expected, endpoints=_where(path, pair), no_expectation=why))
         report(1.0, "done")
     finally:
         if pair is not None:

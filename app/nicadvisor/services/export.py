@@ -9,8 +9,10 @@ from nicadvisor.model import Audit
 def export_audit(audit: Audit, pdf: Path | None = None, json: Path | None = None,
                  csv: Path | None = None, html: Path | None = None) -> list[Path]:
     """Write the requested files (parent folders are created) and return their paths in order
-    PDF, JSON, CSV, HTML. Raises OSError when a file cannot be written."""
-    from nicadvisor.report.csv_export import write_csv
+    PDF, JSON, CSV, HTML. With ``csv`` the tuning checklist is written there, and beside it the pNIC inventory
+    (``<name>-inventory.csv``) and, when the audit has benchmark results, those (``<name>-benchmarks.csv``).
+    Raises OSError when a file cannot be written."""
+    from nicadvisor.report.csv_export import write_benchmarks_csv, write_csv, write_inventory_csv
     from nicadvisor.report.html_export import write_html
     from nicadvisor.report.json_export import write_json
     from nicadvisor.report.pdf import write_pdf
@@ -23,4 +25,11 @@ def export_audit(audit: Audit, pdf: Path | None = None, json: Path | None = None
         path.parent.mkdir(parents=True, exist_ok=True)
         writer(audit, path)
         written.append(path)
+        if writer is write_csv:
+            extra = [(path.with_name(f"{path.stem}-inventory.csv"), write_inventory_csv)]
+            if audit.benchmarks:
+                extra.append((path.with_name(f"{path.stem}-benchmarks.csv"), write_benchmarks_csv))
+            for more, write in extra:
+                write(audit, more)
+                written.append(more)
     return written

@@ -39,7 +39,7 @@ from nicadvisor.model.entities import (
     VmkernelNic,
 )
 from nicadvisor.model.verdict import COMPLETIONS
-from nicadvisor.report.json_export import SCHEMA_VERSION, benchmark_to_dict, object_to_dict
+from nicadvisor.report.json_export import DERIVED_BENCH_KEYS, SCHEMA_VERSION, benchmark_to_dict, object_to_dict
 
 #: Host fields that are nested collections, and the class of their items.
 HOST_COLLECTIONS: dict[str, type] = {
@@ -242,9 +242,9 @@ def benchmark_from_dict(doc: Any, where: str = "benchmark") -> Any:
     A document without exactly the ``BenchResult`` keys is returned as a plain dict (the JSON export and
     every report accept mappings too). Raises CodecError when ``doc`` is not an object.
     """
-    from nicadvisor.bench.results import BenchResult, Expected
+    from nicadvisor.bench.results import BenchResult, Expected, expected_from_dict
 
-    d = _mapping(doc, where)
+    d = {k: v for k, v in _mapping(doc, where).items() if k not in DERIVED_BENCH_KEYS}  # computed, never stored
     fields = dataclasses.fields(BenchResult)
     names = {f.name for f in fields}
     # results stored before a field with a default existed (endpoints, the catalogue's measures) load too
@@ -255,9 +255,12 @@ def benchmark_from_dict(doc: Any, where: str = "benchmark") -> Any:
     expected = d.get("expected")
     if expected is not None:
         e = _mapping(expected, f"{where}.expected")
-        if set(e) != {f.name for f in dataclasses.fields(Expected)}:
+        # the first model stored value/unit/basis only; bands added low/high/limits/notes
+        if not {"value", "unit", "basis"} <= set(e) <= {f.name for f in dataclasses.fields(Expected)}:
             return _copy(d)
-        expected = Expected(value=e["value"], unit=e["unit"], basis=e["basis"])
+        expected = expected_from_dict(e)
+        if expected is None:
+            return _copy(d)
     kwargs = {k: d[k] for k in names if k != "expected" and k in d}
     return BenchResult(expected=expected, **kwargs)
 

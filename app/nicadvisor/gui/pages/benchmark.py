@@ -1,22 +1,26 @@
-"""Benchmark page: a one-click quick benchmark (loopback or network namespaces), charted and tabulated."""
+"""Benchmark page: a one-click quick benchmark (loopback, network namespaces, or between the audited Linux hosts
+over SSH after the user confirmed the plan of changes), charted and tabulated."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
-    QButtonGroup, QCheckBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel, QPushButton, QRadioButton, QSpinBox,
-    QTableWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView, QButtonGroup, QCheckBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel, QMessageBox,
+    QPushButton, QRadioButton, QSpinBox, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from nicadvisor.gui.backend import Backend
+from nicadvisor.gui.backend import Backend, PreparedBench
 from nicadvisor.gui.pages.task_page import TaskPage
 from nicadvisor.gui.state import WizardState
+from nicadvisor.gui.probes import snapshot
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
+from nicadvisor.gui.trust import HostKeyAsker
 from nicadvisor.gui.widgets.bench_chart import MeasuredVsExpectedChart
 from nicadvisor.gui.widgets.common import message_label, readonly_table, splitter
 from nicadvisor.gui.widgets.formatting import esc
 
+HOSTS_COLUMNS = ("Use", "Linux host (SSH)", "Interface to test from (empty: its SSH address)")
 TABLE_COLUMNS = ("Test", "Tool", "Where it ran", "Measured", "Expected", "Compared", "Basis of expectation",
                  "Duration", "Command")
 
@@ -34,11 +38,19 @@ def measured_text(result: Any) -> str:
 
 
 def expected_text(result: Any) -> tuple[str, str]:
-    """(``"≈ 20 Gbit/s"``, basis) of ``result.expected``, or ("no expectation", "")."""
+    """(``"0.043…0.0478 Gbit/s"`` for a band or ``"≈ 20 Gbit/s"``, basis) of ``result.expected``, or
+    (``"no expectation"``, why none fits the path)."""
     exp = result.expected
     if exp is None:
-        return "no expectation", ""
-    return f"≈ {exp.value:.3g} {exp.unit}", exp.basis or ""
+        return "no expectation", getattr(result, "no_expectation", "") or ""
+    return exp.text(), exp.basis or ""
+
+
+def compared_text(result: Any) -> str:
+    """``"PASS: within band"``, ``"FAIL: 30 % slower than expected; …"`` or the comparison alone without a band: the
+    words of :meth:`nicadvisor.bench.results.BenchResult.comparison`, as in every report."""
+    verdict = result.verdict()
+    return (f"{verdict.upper()}: " if verdict else "") + result.comparison()
 
 
 class BenchmarkPage(TaskPage):
@@ -64,20 +76,32 @@ class BenchmarkPage(TaskPage):
     TASK_TITLE = "Benchmark"
 
     def __init__(self, state: WizardState, runner: TaskRunner, backend: Backend,
-                 parent: QWidget | None = None) -> None:
+                 asker: HostKeyAsker | None = None, parent: QWidget | None = None) -> None:
         super().__init__(state, runner, backend, parent)
+        self.asker = asker
+        #: Asks the user to confirm a plan of changes (its text lines); True = go. Tests may replace it.
+        self.confirm_plan: Callable[[list[str]], bool] = self._confirm_with_dialog
+        self._prepared: PreparedBench | None = None
         self.end_signals = (self.sig_bench_done, self.sig_bench_cancelled, self.sig_bench_failed)
         self.save_handle: TaskHandle | None = None
         self.setTitle("Benchmark (optional)")
-        self.setSubTitle("A quick TCP_STREAM throughput and TCP_RR latency test on this machine, compared with "
-                         "what the path should reach. Skip it with Next.")
+        self.setSubTitle("A quick TCP_STREAM throughput and TCP_RR latency test, on this machine or between the "
+                         "audited Linux hosts, compared with what that path should reach. Skip it with Next.")
 
         self.loopback_radio = QRadioButton("Loopback (127.0.0.1)")
         self.netns_radio = QRadioButton("Between network namespaces over a veth pair (needs root)")
+        self.hosts_radio = QRadioButton("Between audited Linux hosts over SSH")
+        self.hosts_radio.setToolTip("TCP_STREAM and TCP_RR between the Linux hosts of the Connect page, every pair; "
+                                    "the plan of every change on each host is shown before anything changes")
         self.loopback_radio.setChecked(True)
         self.path_group = QButtonGroup(self)
         self.path_group.addButton(self.loopback_radio)
         self.path_group.addButton(self.netns_radio)
+        self.path_group.addButton(self.hosts_radio)
+        self.hosts_table = readonly_table(HOSTS_COLUMNS, fit=2)
+        self.hosts_table.setEditTriggers(QAbstractItemView.EditTrigger.AllEditTriggers)
+        self.hosts_table.setMaximumHeight(110)
+        self.hosts_hint = message_label()
         self.duration = QDoubleSpinBox()
         self.duration.setRange(1.0, 60.0)
         self.duration.setDecimals(0)
@@ -100,6 +124,7 @@ class BenchmarkPage(TaskPage):
         options = QHBoxLayout()
         options.addWidget(self.loopback_radio)
         options.addWidget(self.netns_radio)
+        options.addWidget(self.hosts_radio)
         options.addStretch(1)
         options.addWidget(QLabel("Duration:"))
         options.addWidget(self.duration)
@@ -135,12 +160,15 @@ class BenchmarkPage(TaskPage):
         layout = QVBoxLayout(self)
         layout.addLayout(options)
         layout.addLayout(shaping)
+        layout.addWidget(self.hosts_table)
+        layout.addWidget(self.hosts_hint)
         layout.addWidget(self.progress)
         layout.addWidget(self.problems)
         layout.addWidget(splitter(Qt.Orientation.Vertical, (charts, 1), (results, 1)), 1)
         self.run_button.clicked.connect(self.start_bench)
         self.table.currentCellChanged.connect(self._on_current_row_changed)
         self.netns_radio.toggled.connect(self._update_shaping)
+        self.hosts_radio.toggled.connect(self._update_shaping)
         self.shape_box.toggled.connect(self._update_shaping)
         self._results: list[Any] = []
         self._update_shaping()
@@ -150,11 +178,49 @@ class BenchmarkPage(TaskPage):
         return self.outcome != "running"
 
     def initializePage(self) -> None:  # Qt override
+        self._fill_hosts()
         if self.state.bench_report is not None:
             self._show(self.state.bench_report)
 
+    def _fill_hosts(self) -> None:
+        """One row per Linux host of the Connect page (ticked), keeping the interfaces already typed."""
+        typed = self.selected_interfaces()
+        specs = [s for s in self.state.ssh_hosts if s.kind == "linux"]
+        self.hosts_table.setRowCount(len(specs))
+        for row, spec in enumerate(specs):
+            use = QTableWidgetItem()
+            use.setFlags(Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled)
+            use.setCheckState(Qt.CheckState.Checked)
+            name = QTableWidgetItem(spec.spec)
+            name.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            name.setData(Qt.ItemDataRole.UserRole, spec)
+            iface = QTableWidgetItem(typed.get(spec.source, ""))
+            iface.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsEditable | Qt.ItemFlag.ItemIsSelectable)
+            for col, item in enumerate((use, name, iface)):
+                self.hosts_table.setItem(row, col, item)
+        self._update_shaping()
+
+    def selected_hosts(self) -> list[Any]:
+        """The ticked :class:`~nicadvisor.gui.state.SshSpec` rows, in table order."""
+        out = []
+        for row in range(self.hosts_table.rowCount()):
+            if self.hosts_table.item(row, 0).checkState() == Qt.CheckState.Checked:
+                out.append(self.hosts_table.item(row, 1).data(Qt.ItemDataRole.UserRole))
+        return out
+
+    def selected_interfaces(self) -> dict[str, str]:
+        """``{spec.source: interface}`` of the rows where an interface was typed."""
+        out = {}
+        for row in range(self.hosts_table.rowCount()):
+            spec, iface = self.hosts_table.item(row, 1), self.hosts_table.item(row, 2)
+            if spec is not None and iface is not None and iface.text().strip():
+                out[spec.data(Qt.ItemDataRole.UserRole).source] = iface.text().strip()
+        return out
+
     def selected_path(self) -> str:
-        """``"netns"`` or ``"loopback"``, as the radio buttons say."""
+        """``"netns"``, ``"hosts"`` or ``"loopback"``, as the radio buttons say."""
+        if self.hosts_radio.isChecked():
+            return "hosts"
         return "netns" if self.netns_radio.isChecked() else "loopback"
 
     def selected_rate(self) -> int | None:
@@ -169,12 +235,24 @@ class BenchmarkPage(TaskPage):
         netns = self.netns_radio.isChecked()
         self.shape_box.setEnabled(netns)
         self.rate.setEnabled(netns and self.shape_box.isChecked())
+        hosts = self.hosts_radio.isChecked()
+        self.hosts_table.setVisible(hosts)
+        self.hosts_hint.setVisible(hosts)
+        count = self.hosts_table.rowCount()
+        self.hosts_hint.setText(
+            "Add two or more Linux hosts (SSH) on the Connect page and audit them: their audited facts set the "
+            "expected values." if count < 2 else
+            "Each result is compared with what the audited facts of both ends (link speed, MTU, PCIe) or a tc tbf "
+            "read on the sender allow; you confirm every change before it is made.")
 
     # --- task ------------------------------------------------------------------------------------
     @Slot()
     def start_bench(self) -> None:
         """Start the quick benchmark with the chosen path and duration (seconds per test)."""
         if self.task_running():
+            return
+        if self.selected_path() == "hosts":
+            self._start_prepare()
             return
         path, duration, rate = self.selected_path(), float(self.duration.value()), self.selected_rate()
         bench_fn = self.backend.bench
@@ -187,7 +265,68 @@ class BenchmarkPage(TaskPage):
         where = f"{path} shaped to {rate} Mbit/s" if rate is not None else path
         self.run_task(task, f"Running TCP_STREAM and TCP_RR on {where}, {duration:g} s each…")
 
+    # --- between audited hosts: prepare (read-only), confirm, run ------------------------------------
+    def _start_prepare(self) -> None:
+        specs = [snapshot(s) for s in self.selected_hosts()]
+        if len(specs) < 2:
+            self.problems.setText("<b>Tick at least two Linux hosts</b> (add them on the Connect page).")
+            return
+        interfaces, duration = self.selected_interfaces(), float(self.duration.value())
+        prepare, asker = self.backend.remote_prepare, self.asker
+
+        def task(progress, cancel):
+            ask = asker.bound(cancel) if asker is not None else None
+            return prepare(specs, interfaces, duration, progress, cancel, ask_host_key=ask)
+
+        self.problems.setText("")
+        self.run_task(task, f"Connecting to {len(specs)} hosts and reading what they offer (nothing is changed)…")
+
+    def _confirm_with_dialog(self, lines: list[str]) -> bool:
+        box = QMessageBox(QMessageBox.Icon.Question, "Run the benchmark on these hosts?",
+                          "These changes are made on the hosts for the tests and undone afterwards "
+                          "(also after Cancel or a crash).", QMessageBox.StandardButton.Yes |
+                          QMessageBox.StandardButton.No, self)
+        box.setDetailedText("\n".join(lines))
+        box.setInformativeText("\n".join(lines[:12]) + ("\n…" if len(lines) > 12 else ""))
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        return box.exec() == QMessageBox.StandardButton.Yes
+
+    def _after_prepare(self, prepared: PreparedBench) -> None:
+        """The plan is ready: show it; run it only when the user says yes, else close the connections."""
+        plan = prepared.plan
+        notes = prepared.problems + list(plan.problems)
+        if notes:
+            self.problems.setText("<b>Problems:</b> " + esc("; ".join(notes)))
+        if not plan.tests:
+            self.progress.end("No test can run between these hosts: nothing was changed.")
+            self._close_prepared(prepared)
+            return
+        if not self.confirm_plan(plan.lines()):
+            self.progress.end("Benchmark declined: nothing was changed on any host.")
+            self._close_prepared(prepared)
+            return
+        self._prepared = prepared
+        run, audit = self.backend.remote_run, self.state.audit
+        self.run_task(lambda progress, cancel: run(prepared, audit, progress, cancel),
+                      f"Running {len(plan.tests)} test(s) between the hosts; every change is undone afterwards…")
+
+    def _close_prepared(self, prepared: PreparedBench) -> None:
+        close = self.backend.remote_close
+        self.runner.start(self.runner.prepare("bench-close", lambda _p, _c: close(prepared)))
+
+    def _after_end(self, which: int, *args: Any) -> None:  # TaskPage: the plan stage is not the end
+        if args and isinstance(args[0], PreparedBench):
+            prepared = args[0]
+            super()._after_end(-1)
+            self._after_prepare(prepared)
+            return
+        super()._after_end(which, *args)
+
     def task_finished(self, report: Any) -> Any:  # TaskPage hook
+        if isinstance(report, PreparedBench):
+            self.progress.end("Read what each host offers; nothing was changed.", 1.0)
+            return report
+        self._prepared = None
         self.state.bench_report = report
         if self.state.audit is not None:
             self.state.audit.benchmarks = list(report.results)
@@ -222,16 +361,18 @@ class BenchmarkPage(TaskPage):
         stream = [r for r in report.results if r.throughput_gbps is not None]
         rr = [r for r in report.results if r.latency_us is not None]
         self.throughput_chart.set_bars(
-            [f"{r.tool} {r.path}" for r in stream], [r.throughput_gbps for r in stream],
-            [r.expected.value if r.expected is not None and r.expected.unit == "Gbit/s" else None for r in stream])
+            [_chart_label(r) for r in stream], [r.throughput_gbps for r in stream],
+            [r.expected.high if r.expected is not None and r.expected.is_band and r.expected.unit == "Gbit/s"
+             else r.expected.value if r.expected is not None and r.expected.unit == "Gbit/s" else None
+             for r in stream])
         self.latency_chart.set_bars(
-            [f"{r.tool} {r.path}" for r in rr], [r.latency_us for r in rr],
+            [_chart_label(r) for r in rr], [r.latency_us for r in rr],
             [r.expected.value if r.expected is not None and r.expected.unit == "µs" else None for r in rr])
         self._results = list(report.results)
         self.table.setRowCount(len(report.results))
         for i, r in enumerate(report.results):
             expected, basis = expected_text(r)
-            values = (r.test, r.tool, r.endpoints or r.path, measured_text(r), expected, r.comparison(), basis,
+            values = (r.test, r.tool, r.endpoints or r.path, measured_text(r), expected, compared_text(r), basis,
                       f"{r.duration_s:g} s" if r.duration_s is not None else "", r.command or "")
             for col, value in enumerate(values):
                 item = QTableWidgetItem(str(value))
@@ -255,7 +396,15 @@ class BenchmarkPage(TaskPage):
         r = self._results[row]
         expected, basis = expected_text(r)
         expectation = (f"expected {esc(expected)}" + (f" — <i>{esc(basis)}</i>" if basis else "")
-                       if r.expected is not None else "no expected value is known for this test and path")
+                       if r.expected is not None else f"no expectation: {esc(basis)}" if basis
+                       else "no expected value is known for this test and path")
+        expectation += f"<br><b>Compared:</b> {esc(compared_text(r))}"
         self.result_detail.setText(
             f"<b>{esc(r.test)}</b> with {esc(r.tool)} on {esc(r.path)}: {esc(measured_text(r))}; {expectation}"
             + f"<br><b>Command:</b> <code>{esc(r.command or '')}</code>")
+
+
+def _chart_label(result: Any) -> str:
+    """``"netperf loopback"``, or ``"netperf lab-a→lab-b"`` for a result between hosts."""
+    client, server = getattr(result, "client", ""), getattr(result, "server", "")
+    return f"{result.tool} {client}→{server}" if client else f"{result.tool} {result.path}"

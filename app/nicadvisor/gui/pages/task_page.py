@@ -105,10 +105,13 @@ class TaskPage(QWizardPage):
 
     # --- slots -----------------------------------------------------------------------------------
     def _after_end(self, which: int, *args: Any) -> None:
-        """Enable the action button, tell the wizard, emit ``end_signals[which]`` with ``args``."""
+        """Enable the action button, tell the wizard, emit ``end_signals[which]`` with ``args`` (none for
+        ``which`` < 0: a stage of a longer job ended)."""
         if self.action_button is not None:
             self.action_button.setEnabled(True)
         self.completeChanged.emit()
+        if which < 0:  # a stage of a longer job ended, not the job: no end signal
+            return
         signal = self.end_signals[which]
         if signal is not None:
             signal.emit(*args)

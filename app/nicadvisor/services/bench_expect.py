@@ -1,0 +1,156 @@
+"""Use-case: the expectation of each result of a benchmark between audited hosts, from their audited facts.
+
+A result between two hosts is compared only with a band for that path (``host-to-host``,
+:func:`nicadvisor.bench.expected.expected_band`), built from:
+
+* the audit of each host (the newest stored audit that holds it, or the one the user names): link speed, MTU, PCIe
+  of the pNIC the test address lives on (:func:`nicadvisor.bench.expected.endpoint_facts`);
+* what the benchmark's read-only probe saw on the host just before the test (:class:`~nicadvisor.bench.remote.HostProbe`):
+  the interface holding the test address, its MTU now, and a ``tc tbf`` qdisc shaping what it sends (its rate is the
+  line rate of that direction: Linux net/sched/sch_tbf.c).
+
+Where no band fits, the result says why and how to get one (``no_expectation``): a host that was not audited, an
+interface that is not a pNIC the audit read (bond, VLAN, bridge, veth), a link speed not reported, or a test the
+references publish figures for only between VMs (TCP_RR, TCP_CRR). Pure except :func:`find_audit`, which reads the
+history.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Iterable
+
+from nicadvisor.bench.expected import PATH_HOSTS, EndpointFacts, endpoint_facts, expected_band, no_band_reason
+from nicadvisor.bench.results import BenchResult
+
+if TYPE_CHECKING:
+    from nicadvisor.bench.remote import HostProbe
+    from nicadvisor.model.entities import Audit, Host
+    from nicadvisor.store.history import AuditStore
+
+#: How many of the newest stored audits :func:`find_audit` looks through.
+SEARCH_DEPTH = 50
+
+
+@dataclass(frozen=True)
+class PathEnd:
+    """One benchmarked host as an end of a test path.
+
+    ``name``: the host's name in the benchmark; ``facts``: its :class:`EndpointFacts` (audited facts of the pNIC
+    holding the test address, with the MTU the probe read; only the probed MTU when the host or pNIC was not audited);
+    ``audited``: True when ``facts`` come from an audit; ``why_not``: when not, why (a sentence naming what to do);
+    ``tbf_rate_mbit``: a tbf rate shaping what this host sends (Mbit/s), None when none; ``origin``: where the facts
+    come from, for the basis (``"audit #12 of 2026-11-25T10:00:00"``)."""
+
+    name: str
+    facts: EndpointFacts
+    audited: bool
+    why_not: str = ""
+    tbf_rate_mbit: float | None = None
+    origin: str = ""
+
+
+def audit_label(audit: "Audit") -> str:
+    """``"audit #12 of 2026-11-25T10:00:00"`` (``"this audit"`` when it was not stored)."""
+    if audit.history_id is None:
+        return "this audit"
+    when = f" of {audit.created_at}" if getattr(audit, "created_at", None) else ""
+    return f"audit #{audit.history_id}{when}"
+
+
+def audited_host(hosts: Iterable["Host"], name: str, source: str) -> "Host | None":
+    """The audited host a benchmark host is: the one read from the same SSH ``source`` (``ssh://user@host:port``,
+    kept in ``Host.inputs``), else the one with the same ``name`` (case-insensitive); None when there is none."""
+    hosts = list(hosts)
+    for h in hosts:
+        if source and source in h.inputs:
+            return h
+    for h in hosts:
+        if h.name.lower() == name.lower():
+            return h
+    return None
+
+
+def path_end(probe: "HostProbe", audit: "Audit | None", *, source_hint: str = "") -> PathEnd:
+    """The :class:`PathEnd` of a probed host, from ``audit`` (None: no audit holds it). Never raises: what is missing
+    becomes ``why_not``. ``source_hint``: the target as the user wrote it, for the advice."""
+    iface = probe.interface
+    where = f"{probe.name}/{iface}" if iface else probe.name
+    bare = EndpointFacts(name=where, mtu=probe.mtu)
+    target = source_hint or probe.source
+    if audit is None:
+        return PathEnd(probe.name, bare, False, f"{probe.name} was not audited: audit it first (nic-advisor audit "
+                       f"--ssh {target}) so that its link speed, MTU and PCIe set the expected throughput",
+                       probe.tbf_rate_mbit)
+    label = audit_label(audit)
+    host = audited_host(audit.hosts, probe.name, probe.source)
+    if host is None:
+        return PathEnd(probe.name, bare, False, f"{probe.name} is not in {label}: audit it (nic-advisor audit --ssh "
+                       f"{target}) so that its link speed, MTU and PCIe set the expected throughput",
+                       probe.tbf_rate_mbit, label)
+    if not iface:
+        return PathEnd(probe.name, bare, False, f"the interface holding {probe.address or 'the test address'} on "
+                       f"{probe.name} was not found: name it with --interface", probe.tbf_rate_mbit, label)
+    pnic = host.pnic(iface)
+    if pnic is None or pnic.is_physical is False:
+        known = ", ".join(p.name for p in host.pnics if p.is_physical is not False) or "none"
+        return PathEnd(probe.name, bare, False, f"{where} is not a pNIC of {label} (a bond, VLAN, bridge, veth or "
+                       f"other software interface, or one the audit did not read; its pNICs: {known}): the link speed "
+                       "of the traffic's pNIC is not known", probe.tbf_rate_mbit, label)
+    facts = replace(endpoint_facts(host, pnic.name, encapsulation=None), name=where)
+    if probe.mtu:
+        facts = replace(facts, mtu=min(probe.mtu, facts.mtu) if facts.mtu else probe.mtu)
+    return PathEnd(probe.name, facts, True, "", probe.tbf_rate_mbit, label)
+
+
+def _streams(result: BenchResult) -> int:
+    return max(1, int(result.streams or 1))
+
+
+def attach_expectations(results: Iterable[BenchResult], ends: dict[str, PathEnd]) -> list[BenchResult]:
+    """``results`` (between hosts: ``client``/``server`` set) with ``expected`` = the host-to-host band of each, or
+    ``no_expectation`` = why none fits. The sender's tbf rate, when the probe saw one, is the line rate of the
+    path (Linux net/sched/sch_tbf.c); the basis names where the facts came from. A result whose ends are not in
+    ``ends`` is returned unchanged. Pure."""
+    out: list[BenchResult] = []
+    for r in results:
+        a, b = ends.get(r.client), ends.get(r.server)
+        if a is None or b is None or r.not_measurable:
+            out.append(r)
+            continue
+        rate = a.tbf_rate_mbit
+        band = expected_band(r.test, a.facts, b.facts, path=PATH_HOSTS, rate_mbit=rate, payload=r.payload_bytes or 1,
+                             streams=_streams(r))
+        if band is None:
+            missing = [e.why_not for e in (a, b) if e.why_not]
+            why = "; ".join(missing) if missing and r.test.endswith("_STREAM") else \
+                no_band_reason(r.test, a.facts, b.facts, path=PATH_HOSTS, rate_mbit=rate)
+            out.append(replace(r, expected=None, no_expectation=why))
+            continue
+        origin = []
+        if rate:
+            origin.append(f"tc tbf {rate:g} Mbit/s read on {a.facts.name} before the test")
+        audited = sorted({e.origin for e in (a, b) if e.audited and e.origin})
+        if audited:
+            origin.append("audited facts of " + " and ".join(audited))
+        unaudited = [e.why_not for e in (a, b) if e.why_not]
+        expected = band.to_expected()
+        basis = expected.basis + ("; " + "; ".join(origin) if origin else "")
+        notes = expected.notes + tuple(unaudited)
+        out.append(replace(r, expected=replace(expected, basis=basis, notes=notes), no_expectation=""))
+    return out
+
+
+def find_audit(store: "AuditStore", sources: Iterable[str], names: Iterable[str]) -> "Audit | None":
+    """The newest stored, finished audit (among the :data:`SEARCH_DEPTH` newest) that holds the most of the hosts
+    read from ``sources`` (``ssh://user@host:port``) or named ``names``; None when none holds any. Raises
+    :class:`nicadvisor.store.HistoryError` when the history cannot be read."""
+    sources, names = set(sources), {n.lower() for n in names}
+    best, best_count = None, 0
+    for summary in store.list_audits()[:SEARCH_DEPTH]:
+        if summary.status not in ("done",) or not summary.hosts:
+            continue
+        audit = store.load(summary.id)
+        count = sum(1 for h in audit.hosts if sources & set(h.inputs) or h.name.lower() in names)
+        if count > best_count:
+            best, best_count = audit, count
+    return best

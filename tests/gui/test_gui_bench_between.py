@@ -1,0 +1,106 @@
+"""Benchmark page, "Between audited Linux hosts over SSH", on the remote lab of real parts (tests/bench/remote_lab.py:
+two network namespaces with their own sshd, joined by a tbf-shaped veth): the wizard audits both hosts over SSH,
+then benchmarks between them after the plan of changes was confirmed; declining changes nothing. Needs root.
+
+Screenshot: wizard-benchmark-between-hosts.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWizard
+
+from guitools import run_audit
+from nicadvisor.gui.state import SshSpec
+from nicadvisor.gui.wizard import PageId
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "bench"))
+sys.path.insert(0, str(HERE.parent / "ssh"))
+import sshd_harness as H  # noqa: E402
+
+from remote_lab import RemoteLab  # noqa: E402
+
+pytestmark = pytest.mark.root
+LEFT = Qt.MouseButton.LeftButton
+TOOLS = ("netperf", "netserver", "iperf3", "python3")
+
+
+@pytest.fixture(scope="module")
+def lab():
+    why = H.available()
+    if why:
+        pytest.skip(f"remote benchmark lab: {why}")
+    lab = RemoteLab(rate_mbit=50)
+    try:
+        yield lab
+    finally:
+        lab.close()
+
+
+def _audited_benchmark_page(make_wizard, qtbot, lab):
+    wizard = make_wizard(store=None)
+    for h in lab.hosts():
+        t = h.target
+        wizard.state.ssh_hosts.append(SshSpec(spec=f"{t.user}@{t.host}:{t.port}", kind="linux",
+                                              key_file=t.key_filename, trusted_fingerprint=t.trusted_fingerprint))
+    wizard.pages[PageId.CONNECT].live_radio.setChecked(True)
+    audit = run_audit(wizard, qtbot)
+    assert {h.name for h in audit.hosts} == {h.target.name for h in lab.hosts()}
+    wizard.next()
+    wizard.next()
+    assert wizard.currentId() == PageId.BENCHMARK
+    page = wizard.pages[PageId.BENCHMARK]
+    page.hosts_radio.setChecked(True)
+    assert page.hosts_table.isVisible() and page.hosts_table.rowCount() == 2
+    for row in range(2):
+        page.hosts_table.item(row, 2).setText("d0")  # the tbf-shaped data link, not the SSH link
+    page.duration.setValue(2)
+    return wizard, page
+
+
+def test_benchmark_between_audited_hosts_after_the_plan_is_confirmed(make_wizard, qtbot, lab, screenshot):
+    wizard, page = _audited_benchmark_page(make_wizard, qtbot, lab)
+    shown: list[list[str]] = []
+
+    def confirm(lines):
+        shown.append(lines)
+        assert lab.folders() == set()  # nothing is changed before the user says yes
+        return True
+
+    page.confirm_plan = confirm
+    with qtbot.waitSignal(page.sig_bench_done, timeout=90_000) as blocker:
+        qtbot.mouseClick(page.run_button, LEFT)
+    report = blocker.args[0]
+    (lines,) = shown
+    assert lines[0] == "Benchmark plan:" and any(line.startswith("Changes on ") for line in lines)
+    assert [r.test for r in report.results] == ["TCP_STREAM", "TCP_RR"], report.problems
+    stream, rr = report.results
+    a, b = (h.target.name for h in lab.hosts())
+    assert (stream.client, stream.server) == (a, b)
+    # d0 is a veth, not a pNIC the audit rates: the expectation is the tbf rate the probe read on the sender
+    assert f"tc tbf {lab.rate_mbit} Mbit/s read on {a}/d0" in stream.expected.basis
+    assert stream.verdict() in ("pass", "warn")
+    assert any("is not a pNIC of" in n for n in stream.expected.notes)
+    assert rr.expected is None and "VMs on two hypervisors" in rr.no_expectation
+    row = next(i for i in range(page.table.rowCount()) if page.table.item(i, 0).text() == "TCP_STREAM")
+    assert page.table.item(row, 5).text() == f"{stream.verdict().upper()}: {stream.comparison()}"
+    assert wizard.state.audit.benchmarks == report.results
+    assert lab.folders() == set() and lab.processes(*TOOLS) == {}
+    screenshot(wizard, "benchmark-between-hosts")
+
+
+def test_declining_the_plan_changes_nothing(make_wizard, qtbot, lab):
+    wizard, page = _audited_benchmark_page(make_wizard, qtbot, lab)
+    page.confirm_plan = lambda lines: False
+    done = []
+    page.sig_bench_done.connect(done.append)
+    qtbot.mouseClick(page.run_button, LEFT)
+    qtbot.waitUntil(lambda: "declined" in page.progress.status.text(), timeout=60_000)
+    qtbot.waitUntil(lambda: not page.task_running() and page.run_button.isEnabled())
+    assert done == [] and wizard.state.bench_report is None
+    assert lab.folders() == set() and lab.processes(*TOOLS) == {}
+    assert wizard.button(QWizard.WizardButton.NextButton).isEnabled()

@@ -1,0 +1,131 @@
+"""Expectations of results between audited hosts (services/bench_expect.py), on hosts audited from the real captures
+of the demo lab: a band only for the same path, from the audited facts of both ends; otherwise why none fits, and
+the same verdict and words in the result, the JSON, the CSV and the PDF."""
+from __future__ import annotations
+
+import csv
+
+import pytest
+from pypdf import PdfReader
+
+from nicadvisor.bench.expected import tcp_goodput_fraction
+from nicadvisor.bench.remote import HostProbe
+from nicadvisor.bench.results import BenchResult
+from nicadvisor.report.csv_export import benchmark_rows, write_benchmarks_csv
+from nicadvisor.report.json_export import audit_to_dict, benchmark_entry
+from nicadvisor.report.pdf import write_pdf
+from nicadvisor.services.audit import AuditRequest, run_audit
+from nicadvisor.services.bench_expect import attach_expectations, audit_label, find_audit, path_end
+from nicadvisor.store import AuditStore
+
+E810, IGB, CX5 = "linux-e810-pulchart", "linux-igb-mfd", "esxi-hpe-connectx5"
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return run_audit(AuditRequest(demo=True))
+
+
+def _probe(name: str, interface: str | None, *, mtu: int | None = 1500, tbf: float | None = None) -> HostProbe:
+    return HostProbe(name=name, source=f"ssh://root@{name}:22", tools={}, omni=False, address="192.0.2.1",
+                     interface=interface, mtu=mtu, tbf_rate_mbit=tbf)
+
+
+def _stream(client: str, server: str, gbps: float, test: str = "TCP_STREAM") -> BenchResult:
+    return BenchResult(test=test, tool="netperf", path="remote", throughput_gbps=gbps, transactions_per_s=None,
+                       latency_us=None, duration_s=2.0, expected=None, raw="", command="netperf ...",
+                       endpoints=f"{client} → {server}", client=client, server=server)
+
+
+def _rr(client: str, server: str) -> BenchResult:
+    return BenchResult(test="TCP_RR", tool="netperf", path="remote", throughput_gbps=None, transactions_per_s=20000.0,
+                       latency_us=50.0, duration_s=2.0, expected=None, raw="", command="netperf ...",
+                       client=client, server=server)
+
+
+def _ends(demo, *specs):
+    return {name: path_end(_probe(name, iface, **kw), demo) for name, iface, kw in specs}
+
+
+def test_audited_ends_give_a_band_of_the_slower_link_at_the_path_mtu(demo):
+    ends = _ends(demo, (E810, "em1", {}), (CX5, "vmnic0", {}))
+    assert ends[E810].audited and ends[E810].facts.link_gbps == 25.0 and ends[E810].facts.mtu == 1500
+    (r,) = attach_expectations([_stream(E810, CX5, 22.0)], ends)
+    e = r.expected
+    assert e.unit == "Gbit/s" and e.is_band
+    assert e.high == pytest.approx(25.0 * tcp_goodput_fraction(1500))  # 25 Gbit/s × 1448 / 1538
+    assert e.low == pytest.approx(e.high * 0.9)
+    assert "link speed 25000 Mbit/s" in e.basis and f"audited facts of {audit_label(demo)}" in e.basis
+    assert r.verdict() == "pass" and r.comparison() == "within band"
+    (slow,) = attach_expectations([_stream(E810, CX5, 11.0)], ends)
+    assert slow.verdict() == "fail" and slow.comparison().startswith("48 % slower than expected")
+
+
+def test_no_expectation_says_why_and_how_to_get_one(demo):
+    not_audited = path_end(_probe("lab-x", "eth1"), None)
+    assert not not_audited.audited
+    (r,) = attach_expectations([_stream("lab-x", E810, 1.0)], {"lab-x": not_audited, E810: path_end(
+        _probe(E810, "em1"), demo)})
+    assert r.expected is None and r.verdict() == ""
+    assert r.comparison() == ("no expectation: lab-x was not audited: audit it first (nic-advisor audit --ssh "
+                              "ssh://root@lab-x:22) so that its link speed, MTU and PCIe set the expected throughput")
+
+    ends = _ends(demo, (E810, "em1", {}), (IGB, "enp2s0", {}))  # the igb capture has no link speed
+    (r,) = attach_expectations([_stream(E810, IGB, 1.0)], ends)
+    assert r.no_expectation.startswith(f"no line rate: the link speed of {IGB}/enp2s0 is not known")
+
+    ends = _ends(demo, (E810, "bond0", {}), (CX5, "vmnic0", {}))
+    assert f"{E810}/bond0 is not a pNIC of this audit" in ends[E810].why_not and "its pNICs: em1" in ends[E810].why_not
+    (r,) = attach_expectations([_stream(E810, CX5, 1.0)], ends)
+    assert r.expected is None and "is not a pNIC" in r.no_expectation
+
+    ends = _ends(demo, (E810, "em1", {}), (CX5, "vmnic0", {}))
+    (r,) = attach_expectations([_rr(E810, CX5)], ends)
+    assert r.expected is None
+    assert r.no_expectation.startswith("the published TCP_RR figures are of VMs on two hypervisors")
+
+
+def test_a_tbf_on_the_sender_is_the_line_rate_even_without_an_audit():
+    ends = {"a": path_end(_probe("a", "d0", mtu=1500, tbf=50.0), None), "b": path_end(_probe("b", "d0"), None)}
+    (r,) = attach_expectations([_stream("a", "b", 0.047)], ends)
+    assert r.expected.high == pytest.approx(0.050 * (1500 - 52) / (1500 + 14))  # tbf counts the Ethernet header
+    assert "tc tbf 50 Mbit/s read on a/d0 before the test" in r.expected.basis
+    assert any("a was not audited" in n for n in r.expected.notes)
+    assert r.verdict() == "pass"
+    (back,) = attach_expectations([_stream("b", "a", 0.9)], ends)  # b sends unshaped: no line rate
+    assert back.expected is None and "b was not audited" in back.no_expectation
+
+
+def test_every_view_says_the_same_verdict_and_words(demo, tmp_path):
+    ends = _ends(demo, (E810, "em1", {}), (CX5, "vmnic0", {}))
+    results = attach_expectations([_stream(E810, CX5, 11.0), _rr(E810, CX5)], ends)
+    demo.benchmarks = list(results)
+    try:
+        doc = audit_to_dict(demo)
+        stream_doc, rr_doc = doc["benchmarks"]
+        assert (stream_doc["verdict"], stream_doc["comparison"]) == (results[0].verdict(), results[0].comparison())
+        assert stream_doc["verdict"] == "fail" and rr_doc["verdict"] == ""
+        assert rr_doc["comparison"] == results[1].comparison() and rr_doc["no_expectation"]
+        rows = benchmark_rows(demo)
+        assert [(r["verdict"], r["comparison"]) for r in rows] == [(b.verdict(), b.comparison()) for b in results]
+        path = write_benchmarks_csv(demo, tmp_path / "b.csv")
+        with open(path, encoding="utf-8-sig", newline="") as fh:
+            read = list(csv.DictReader(fh))
+        assert float(read[0]["expected_high"]) == pytest.approx(results[0].expected.high)
+        text = " ".join(p.extract_text() for p in PdfReader(str(write_pdf(demo, tmp_path / "b.pdf"))).pages)
+        assert "FAIL: 48 % slower" in " ".join(text.split())
+        assert benchmark_entry(results[0])["comparison"] == results[0].comparison()
+    finally:
+        demo.benchmarks = []
+
+
+def test_find_audit_picks_the_newest_stored_audit_holding_the_hosts(demo, tmp_path):
+    store = AuditStore(tmp_path / "history.sqlite")
+    try:
+        first = store.save(demo)
+        second = store.save(demo)
+        found = find_audit(store, [], [E810.upper()])
+        assert found is not None and found.history_id == max(first, second)
+        assert find_audit(store, ["ssh://root@nowhere:22"], ["no-such-host"]) is None
+    finally:
+        store.close()
