@@ -142,13 +142,15 @@ def attach_expectations(results: Iterable[BenchResult], ends: dict[str, PathEnd]
 
 def find_audit(store: "AuditStore", sources: Iterable[str], names: Iterable[str]) -> "Audit | None":
     """The newest stored, finished audit (among the :data:`SEARCH_DEPTH` newest) that holds the most of the hosts
-    read from ``sources`` (``ssh://user@host:port``) or named ``names``; None when none holds any. Raises
+    read from ``sources`` (``ssh://user@host:port``) or named ``names``; None when none holds any. Audits whose inputs
+    name one of ``sources`` are searched first (from their summaries, without loading the others). Raises
     :class:`nicadvisor.store.HistoryError` when the history cannot be read."""
     sources, names = set(sources), {n.lower() for n in names}
     best, best_count = None, 0
-    for summary in store.list_audits()[:SEARCH_DEPTH]:
-        if summary.status not in ("done",) or not summary.hosts:
-            continue
+    finished = [s for s in store.list_audits()[:SEARCH_DEPTH] if s.status == "done" and s.hosts]
+    # audits that named these SSH targets first (their summaries say so: no load), then any by host name
+    by_source = [s for s in finished if sources & set(s.inputs)]
+    for summary in by_source or finished:
         audit = store.load(summary.id)
         count = sum(1 for h in audit.hosts if sources & set(h.inputs) or h.name.lower() in names)
         if count > best_count:
