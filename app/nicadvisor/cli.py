@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 
 EXIT_READY, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
+#: Seconds per benchmark test without a profile.
+DEFAULT_DURATION_S = 2.0
 
 
 def _print_audit(audit, out=None) -> None:
@@ -203,12 +205,23 @@ def _stderr_progress(fraction: float, message: str) -> None:
     print(f"[{fraction * 100:3.0f}%] {message}", file=sys.stderr)
 
 
-def _run_bench(args):
-    from nicadvisor.services.bench import BenchRequest, run_quick_bench
+def _bench_request(args):
+    """The :class:`~nicadvisor.services.bench.BenchRequest` of ``bench``/``audit --bench`` arguments: the netns or
+    loopback path, and with ``--profile`` its own seconds per test unless ``--duration`` is given. Pure."""
+    from nicadvisor.bench.catalogue import FULL_DURATION_S, QUICK_DURATION_S
+    from nicadvisor.services.bench import BenchRequest
 
-    request = BenchRequest(path="netns" if args.netns else "loopback", duration_s=args.duration, tool=args.tool,
-                           rate_mbit=args.rate_mbit)
-    return run_quick_bench(request, progress=_stderr_progress)
+    profile = getattr(args, "profile", None)
+    default = {"quick": QUICK_DURATION_S, "full": FULL_DURATION_S}.get(profile or "", DEFAULT_DURATION_S)
+    return BenchRequest(path="netns" if args.netns else "loopback",
+                        duration_s=args.duration if args.duration is not None else default, tool=args.tool,
+                        rate_mbit=args.rate_mbit, profile=profile, repetitions=getattr(args, "repetitions", None))
+
+
+def _run_bench(args):
+    from nicadvisor.services.bench import run_quick_bench
+
+    return run_quick_bench(_bench_request(args), progress=_stderr_progress)
 
 
 def cmd_bench(args) -> int:
@@ -223,10 +236,12 @@ def cmd_bench(args) -> int:
 def _print_bench(report, args) -> int:
     for r in report.results:
         measured = (f"{r.throughput_gbps:.2f} Gbit/s" if r.throughput_gbps is not None
-                    else f"{r.latency_us:.1f} µs ({r.transactions_per_s:.0f} transactions/s)")
+                    else f"{r.latency_us:.1f} µs ({r.transactions_per_s:.0f} transactions/s)"
+                    if r.latency_us is not None and r.transactions_per_s else "—")
+        label = r.spec or r.test
         expected = f"  expected {r.expected.text()}" if r.expected else ""
         verdict = f"  {r.verdict().upper()}" if r.verdict() else ""
-        print(f"{r.test:<11} {r.tool:<8} {r.path:<9} {measured}{expected}{verdict}")
+        print(f"{label:<19} {r.tool:<8} {r.path:<9} {measured}{expected}{verdict}")
         print(f"    {r.comparison()}")
         if r.path == "remote":
             print(f"    [{r.endpoints}]")
@@ -285,7 +300,10 @@ def _bench_between(args) -> int:
         print("nic-advisor bench: --between and --netns exclude each other", file=sys.stderr)
         return EXIT_INPUT
     try:
-        request = RemoteRequest(hosts=_bench_hosts(args), tests=tuple(args.tests), duration_s=args.duration,
+        if getattr(args, "profile", None):
+            raise LiveArgsError("--profile runs on this machine only; between hosts give --tests")
+        request = RemoteRequest(hosts=_bench_hosts(args), tests=tuple(args.tests),
+                                duration_s=args.duration if args.duration is not None else DEFAULT_DURATION_S,
                                 tool=args.tool, port=args.port or DEFAULT_PORT)
         request.validate()
     except (LiveArgsError, ValueError) as exc:
@@ -517,6 +535,12 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--local", action="store_true", default=True, help="between endpoints on this machine (default)")
     b.add_argument("--json", type=Path, metavar="FILE")
     _bench_args(b)
+    b.add_argument("--profile", choices=("quick", "full"),
+                   help="the test catalogue as the references run it, on this machine: quick (TCP_STREAM, TCP_RR, "
+                        "TCP_CRR, UDP_STREAM 1400 B, 10 s each) or full (1 and 4 streams, the TCP_RR payload sweep "
+                        "1-8192 B, TCP_CRR, UDP_STREAM 64/1400 B, bidirectional; 30 s each, 3 runs averaged)")
+    b.add_argument("--repetitions", type=int, metavar="N",
+                   help="with --profile: runs averaged per test (default: the profile's, quick 1, full 3)")
     from nicadvisor.bench import TESTS
 
     rb = b.add_argument_group("between audited hosts over SSH (the plan of every change is shown first)")
@@ -599,7 +623,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _bench_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--netns", action="store_true", help="between two network namespaces created for the test (root)")
     p.add_argument("--tool", choices=("auto", "netperf", "iperf3", "agent"), default="auto")
-    p.add_argument("--duration", type=float, default=2.0, metavar="SECONDS", help="per test (default 2)")
+    p.add_argument("--duration", type=float, metavar="SECONDS",
+                   help=f"per test (default {DEFAULT_DURATION_S:g}; with --profile the profile's: quick 10, full 30)")
     p.add_argument("--rate-mbit", type=int, metavar="MBIT", help="shape the namespace link with tc tbf")
 
 

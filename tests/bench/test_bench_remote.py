@@ -363,7 +363,7 @@ def test_cli_between_with_yes_runs_and_cleans_up(lab, capsys, tmp_path):
     code = cli.main(_cli_args(lab) + ["--yes", "--json", str(report)])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert "TCP_STREAM  iperf3   remote" in out and "Gbit/s" in out
+    assert "TCP_STREAM          iperf3   remote" in out and "Gbit/s" in out
     (result,) = json.loads(report.read_text())["results"]
     assert result["path"] == "remote" and 5 < result["throughput_gbps"] * 1000 < 60
     assert lab.folders() == set() and lab.processes(*TOOLS) == {}

@@ -70,3 +70,32 @@ def test_cancel_before_start(journal_dir):
 def test_invalid_request(kwargs, journal_dir):
     with pytest.raises(ValueError):
         run_quick_bench(BenchRequest(**kwargs), journal_dir=journal_dir)
+
+
+def test_quick_profile_runs_the_catalogue_and_says_what_a_tool_cannot_measure(journal_dir):
+    """The quick profile with the agent: TCP_STREAM and TCP_RR measured, TCP_CRR and UDP_STREAM each a result
+    that says why the agent cannot run them (never a figure); the run order is the catalogue's."""
+    report = run_quick_bench(BenchRequest(tool="agent", duration_s=1, profile="quick"), journal_dir=journal_dir)
+    assert report.problems == []
+    assert [(r.spec, r.tool) for r in report.results] == [
+        ("TCP_STREAM 1 stream", "agent"), ("TCP_RR 1 B", "agent"), ("TCP_CRR 1 B", "agent"),
+        ("UDP_STREAM 1400 B", "agent")]
+    stream, rr, crr, udp = report.results
+    assert stream.measured and stream.throughput_gbps > 0 and stream.payload_bytes == 65536
+    assert rr.measured and rr.rtt_us == pytest.approx(1e6 / rr.transactions_per_s)
+    for r in (crr, udp):
+        assert not r.measured and r.throughput_gbps is None and r.transactions_per_s is None
+        assert r.comparison() == r.not_measurable and r.not_measurable.startswith("not measurable with agent:")
+    with pytest.raises(ValueError, match="profile"):
+        BenchRequest(profile="slow").validate()
+
+
+def test_cli_profile_takes_its_own_duration_unless_given():
+    from nicadvisor import cli
+
+    parser = cli.build_parser()
+    seen = [cli._bench_request(parser.parse_args(argv)) for argv in (
+        ["bench", "--profile", "full", "--tool", "agent"], ["bench", "--profile", "quick", "--duration", "1",
+                                                            "--repetitions", "2"], ["bench"])]
+    assert [(r.profile, r.duration_s, r.repetitions) for r in seen] == [("full", 30.0, None), ("quick", 1.0, 2),
+                                                                        (None, 2.0, None)]

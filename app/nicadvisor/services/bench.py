@@ -18,6 +18,7 @@ from typing import Callable
 
 from nicadvisor.bench import PATHS, BenchError, Cancelled, check_run_options
 from nicadvisor.bench import agent, iperf3, netperf
+from nicadvisor.bench.catalogue import PROFILES, TestSpec, not_measurable_result, run_spec, tools_for, why_not
 from nicadvisor.bench.expected import expected_for, no_band_reason
 from nicadvisor.bench.journal import Journal, restore_from_journal
 from nicadvisor.bench.netns import NetnsError, NetnsPair, can_create, create_pair, destroy_pair
@@ -41,6 +42,10 @@ class BenchRequest:
       ``"netperf"``, ``"iperf3"`` or ``"agent"``.
     * ``rate_mbit``: tc tbf rate in Mbit/s on the netns path (None = unshaped).
     * ``mtu``: veth MTU in bytes on the netns path (None = 1500).
+    * ``profile``: None (run ``tests``), or ``"quick"`` / ``"full"``: the test catalogue's profile
+      (:mod:`nicadvisor.bench.catalogue`) with ``duration_s`` seconds per run and ``repetitions`` runs averaged
+      (None: the profile's own, quick 1 and full 3);
+      a test no installed tool can run gives a result that says so (``not_measurable``), never a figure.
     """
 
     path: str = "loopback"
@@ -49,9 +54,15 @@ class BenchRequest:
     tool: str = "auto"
     rate_mbit: int | None = None
     mtu: int | None = None
+    profile: str | None = None
+    repetitions: int | None = None
 
     def validate(self) -> None:
         """Raises ValueError naming the first bad field."""
+        if self.profile is not None and self.profile not in PROFILES:
+            raise ValueError(f"profile {self.profile!r} is not one of {tuple(PROFILES)}")
+        if self.repetitions is not None and not 1 <= self.repetitions <= 10:
+            raise ValueError(f"repetitions {self.repetitions} is outside 1..10")
         if self.path not in PATHS:
             raise ValueError(f"path {self.path!r} is not one of {PATHS}")
         check_run_options(self.tests, self.duration_s, self.tool)
@@ -85,6 +96,15 @@ def choose_tool(test: str, wanted: str) -> tuple[str | None, str | None]:
         if test in _CAN_RUN[tool] and _installed(tool):
             return tool, None
     return None, f"no installed tool can run {test} (needs netperf); skipped"
+
+
+def _spec_tool(spec: TestSpec, wanted: str) -> str:
+    """The tool to run a catalogue test with: ``wanted`` when it is installed or cannot run the test at all (the
+    result then says "not measurable with <tool>"), else the first installed tool that can run it (netperf, iperf3,
+    agent); the agent, which is always there, when none can (its not-measurable sentence says why)."""
+    if wanted != "auto" and (_installed(wanted) or why_not(spec, wanted)):
+        return wanted
+    return next((t for t in tools_for(spec) if _installed(t)), "agent")
 
 
 def _where(path: str, pair: NetnsPair | None) -> str:
@@ -132,8 +152,12 @@ def run_quick_bench(request: BenchRequest, progress: Progress | None = None,
     if path == "loopback" and (request.rate_mbit is not None or request.mtu is not None):
         problems.append("rate_mbit and mtu apply only to the netns path; ignored on loopback")
 
-    plan: list[tuple[str, str]] = []
-    for test in request.tests:
+    plan: list[tuple[str | TestSpec, str]] = []
+    if request.profile is not None:
+        timing = {"repetitions": request.repetitions} if request.repetitions else {}
+        specs = PROFILES[request.profile](duration_s=request.duration_s, **timing)
+        plan = [(spec, _spec_tool(spec, request.tool)) for spec in specs]
+    for test in request.tests if request.profile is None else ():
         tool, problem = choose_tool(test, request.tool)
         if problem:
             problems.append(problem)
@@ -152,20 +176,30 @@ def run_quick_bench(request: BenchRequest, progress: Progress | None = None,
                 path = "loopback"
         endpoints = pair.endpoints() if pair else LOOPBACK
         n = max(1, len(plan))
-        for i, (test, tool) in enumerate(plan):
+        for i, (item, tool) in enumerate(plan):
             if cancel is not None and cancel.is_set():
                 raise Cancelled()
-            message = f"{test} with {tool} on {path} ({request.duration_s:g} s)"
+            spec = item if isinstance(item, TestSpec) else None
+            test = spec.test if spec else str(item)
+            runs = spec.repetitions if spec else 1
+            message = f"{spec.name if spec else test} with {tool} on {path} ({request.duration_s:g} s" + \
+                (f" × {runs})" if runs > 1 else ")")
             report(i / n, message)
 
-            def on_tick(elapsed: float, i: int = i, message: str = message) -> None:
-                report(min(i + min(elapsed / request.duration_s, 0.99), n) / n, message)
+            def on_tick(elapsed: float, i: int = i, message: str = message, runs: int = runs) -> None:
+                report(min(i + min(elapsed / (request.duration_s * runs), 0.99), n) / n, message)
 
             try:
-                result = _RUNNERS[tool](test, journal, endpoints=endpoints, duration_s=request.duration_s,
-                                        cancel=cancel, on_tick=on_tick)
+                if spec is not None:
+                    result = run_spec(spec, tool, journal, endpoints=endpoints, cancel=cancel, on_tick=on_tick)
+                else:
+                    result = _RUNNERS[tool](test, journal, endpoints=endpoints, duration_s=request.duration_s,
+                                            cancel=cancel, on_tick=on_tick)
             except BenchError as exc:
-                problems.append(str(exc))
+                problems.append(f"{spec.name}: {exc}" if spec else str(exc))
+                continue
+            if not result.measured:
+                results.append(replace(result, endpoints=_where(path, pair)))
                 continue
             expected = expected_for(test, path, rate_mbit=pair.rate_mbit if pair else None,
                                     mtu=pair.mtu if pair else None)
