@@ -5,6 +5,7 @@ raises (``parse_output`` would turn that into a "parser … failed" note), and n
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -15,7 +16,9 @@ from nicadvisor.collect.capture_file import read_capture
 from nicadvisor.parsers.base import is_placeholder
 from nicadvisor.parsers.registry import parse_output
 
-CAPTURE_FILES = sorted(p.name for p in CAPTURES.glob("*.txt"))
+#: The shared real captures and the project's own (public outputs kept verbatim with their source).
+CAPTURE_PATHS = {p.name: p for p in [*CAPTURES.glob("*.txt"), *(Path(__file__).parent / "captures").glob("*.txt")]}
+CAPTURE_FILES = sorted(CAPTURE_PATHS)
 #: Words of table headers and labels that must never become an interface name.
 HEADER_WORDS = {"name", "pci", "driver", "link", "speed", "duplex", "mac", "mtu", "description", "device", "status",
                 "admin", "features", "settings", "interface", "nic", "uplink", "uplinks", "port", "ports", "vmnic",
@@ -71,11 +74,11 @@ def _check(command: str, text: str) -> None:
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(mutation=_mutations())
 def test_no_parser_breaks_on_a_mutated_real_capture(name, mutation):
-    capture = read_capture(CAPTURES / name)
+    capture = read_capture(CAPTURE_PATHS[name])
     _check(capture.command, _mutate(capture.text, *mutation))
 
 
 @pytest.mark.parametrize("name", CAPTURE_FILES)
 def test_every_real_capture_parses_without_a_parser_failure(name):
-    capture = read_capture(CAPTURES / name)
+    capture = read_capture(CAPTURE_PATHS[name])
     _check(capture.command, capture.text)

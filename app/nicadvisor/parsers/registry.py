@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, ParserFn
-from nicadvisor.parsers.framing import unframe
+from nicadvisor.parsers.framing import is_command_echo, unframe
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,14 @@ def _load() -> None:
             importlib.import_module(f"nicadvisor.parsers.{mod.name}")
 
 
-_PROMPT_RE = re.compile(r"^(\[[^\]]*\]\s*|~\s*#\s*|[\w.-]+>\s*|#\s+|\$\s+)")
+# Prompts in front of a command: ``[root@esx:~]``, ``[Host-1] #`` (bracket then # or $), ``~ #`` (ESXi busybox),
+# ``nsx-edge-1>`` (NSX Edge), ``/>`` and ``/net/pNics/>`` (the interactive vsish shell, whose prompt is its current
+# node: nsx-t-performance-on-intel.txt §1.4.3 CLI 2 ``/> get /net/pNics/vmnic0/rxqueues/info``), ``#``/``$``.
+_PROMPT_RE = re.compile(r"^(\[[^\]]{0,200}\][ \t]*[#$]?\s*|~\s*#\s*|[\w.-]{1,64}>\s*|/[\w./-]{0,200}>\s*|#\s+|\$\s+)")
+# Commands typed inside the interactive vsish shell (``get``/``cat``/``ls`` of a VSI node), as the NSX-T performance
+# guide shows them (nsx-t-performance-on-intel.txt §1.4.3 CLI 2 ``get /net/...``, §1.4.5 CLI 3 ``cat /net/...``):
+# the same read as ``vsish -e get <node>``.
+_VSISH_SHELL_RE = re.compile(r"^(?:get|cat)\s+(/(?:net|vmkModules|hardware|system)/\S*)\s*$")
 _ESXCLI_POWERCLI_RE = re.compile(r"^\$esxcli\.([\w.]+)\.Invoke\(\)")
 
 
@@ -80,7 +87,8 @@ def _strip_wrappers(text: str) -> str:
 
 def normalise(raw: str) -> str:
     """One command, without prompt, ``sudo``/``env``/``VAR=value`` prefixes, path prefix or wrapper:
-    ``localcli`` → ``esxcli``,
+    ``localcli`` → ``esxcli``, ``/> get /net/pNics/vmnic0/rxqueues/info`` (vsish shell) →
+    ``vsish -e get /net/pNics/vmnic0/rxqueues/info``, ``/usr/lib/vmware/vsan/bin/vsish`` → ``vsish``,
     ``$esxcli.network.nic.list.Invoke()`` → ``esxcli network nic list``, ``vmkvsitools lspci`` → ``lspci``,
     ``/sbin/esxcfg-nics`` → ``esxcfg-nics``."""
     text = raw.strip()
@@ -89,6 +97,9 @@ def normalise(raw: str) -> str:
     m = _ESXCLI_POWERCLI_RE.match(text)
     if m:
         return "esxcli " + " ".join(m.group(1).split("."))
+    m = _VSISH_SHELL_RE.match(text)
+    if m:
+        return f"vsish -e get {m.group(1)}"
     words = text.split(None, 1)
     if not words:
         return ""
@@ -123,15 +134,102 @@ def families() -> list[str]:
     return sorted({e.family for e in _ENTRIES})
 
 
-def parse_output(header_command: str, text: str) -> list[ParseResult]:
+# A vm-support ``commands/`` file name: ``basename(argv0)`` + ``_`` + the arguments joined with ``-`` + ``.txt``
+# (vm-support-bundles.md §1 item 6; ``esxcfg-vswitch_-l.txt``, ``vmware_-vl.txt``, ``localcli_network-nic-list.txt``).
+_BUNDLE_FILE_RE = re.compile(r"(?:^|[\s/'\"])(?P<base>[A-Za-z][\w.-]{0,63}?)_(?P<args>[-()\w]{1,200})\.txt\b")
+# Commands quoted in a ``# note:`` (``'cat /net/pNics/vmnic5/rxqueues/info'``, ```esxcfg-nics -l```, "…").
+_QUOTED_RE = re.compile(r"'([^'\n]{2,300})'|`([^`\n]{2,300})`|\"([^\"\n]{2,300})\"")
+#: Lines of the output searched for an echoed command (bounded work on long outputs).
+MAX_ECHO_LINES = 2000
+
+
+def _known(command: str) -> bool:
+    """True when some parser reads at least one command of ``command``."""
+    return any(parsers_for(c) for c in split_commands(command))
+
+
+def bundle_file_command(text: str) -> str | None:
+    """The command whose output a vm-support ``commands/`` file named in ``text`` holds (the bundle's naming rule
+    reversed: ``commands/esxcfg-vswitch_-l.txt`` → ``esxcfg-vswitch -l``, ``localcli_network-nic-list.txt`` →
+    ``esxcli network nic list``), when a parser reads it; else None. Never raises."""
+    for m in _BUNDLE_FILE_RE.finditer(text):
+        base, args = m.group("base"), m.group("args")
+        if base == "localcli" and "--" not in args:
+            candidate = "esxcli " + " ".join(args.split("-"))
+        else:
+            candidate = f"{base} {args.replace('--', ' -')}"
+        if _known(candidate):
+            return candidate
+    return None
+
+
+def resolve_command(header: str, notes: tuple[str, ...] | list[str] = (), text: str = "") -> str:
+    """The command an output is read as: ``header`` (the ``# command:`` line) when a parser reads one of its
+    commands; else a command the header names as a vm-support file (``bundle file commands/esxcfg-vswitch_-l.txt``);
+    else the first command quoted in a ``# note:`` line (``used 'cat /net/pNics/vmnic5/rxqueues/info'``) that a
+    parser reads; else every distinct command echoed after a shell prompt inside ``text`` that a parser reads,
+    joined by `` ; `` (``~ # ethtool -i vmnic7``, ``commands$ sed -n '/DVS/,$p' esxcfg-vswitch_-l.txt``, a pasted
+    session with ``ethtool -c`` then ``ethtool -k``); else ``header`` unchanged. Never raises."""
+    if _known(header):
+        return header
+    found = bundle_file_command(header)
+    if found:
+        return found
+    for note in notes:
+        for m in _QUOTED_RE.finditer(note):
+            quoted = next(g for g in m.groups() if g is not None)
+            if _known(quoted):
+                return normalise(quoted)
+        found = bundle_file_command(note)
+        if found:
+            return found
+    echoed_commands: list[str] = []
+    for line in unframe(text).splitlines()[:MAX_ECHO_LINES]:
+        echoed = is_command_echo(line)
+        if not echoed:
+            continue
+        found = echoed if _known(echoed) else bundle_file_command(echoed)
+        if found and found not in echoed_commands:
+            echoed_commands.append(found)
+    return " ; ".join(echoed_commands) if echoed_commands else header
+
+
+def split_session(text: str) -> list[tuple[str, str]]:
+    """A pasted shell session cut at its prompt lines: ``(echoed command, its output with the prompt line)`` for each
+    command a parser reads, in order (``hand32@node1:~$ ethtool -c enp6s0f1`` … ``hand32@node1:~$ ethtool -k
+    enp6s0f1`` …). The output of a command no parser reads (``sysctl …``) and lines before the first prompt are left
+    out. Only the first :data:`MAX_ECHO_LINES` lines are searched for prompts (bounded work). Never raises."""
+    chunks: list[tuple[str, list[str]]] = []
+    current: list[str] | None = None
+    for i, line in enumerate(unframe(text).splitlines()):
+        echoed = is_command_echo(line) if i < MAX_ECHO_LINES else None
+        if echoed is not None:
+            command = normalise(echoed) if echoed and _known(echoed) else ""
+            current = [line] if command else None
+            if current is not None:
+                chunks.append((command, current))
+            continue
+        if current is not None:
+            current.append(line)
+    return [(command, "\n".join(lines) + "\n") for command, lines in chunks]
+
+
+def parse_output(header_command: str, text: str, notes: tuple[str, ...] | list[str] = ()) -> list[ParseResult]:
     """Run the parser of every command in ``header_command`` over ``text``, after removing the framing pasting
-    adds (:func:`nicadvisor.parsers.framing.unframe`).
+    adds (:func:`nicadvisor.parsers.framing.unframe`). When no parser reads the header's command, a pasted session
+    of several commands is read command by command (:func:`split_session`), else the command is taken from
+    ``notes`` or from a prompt line inside ``text`` (:func:`resolve_command`).
 
     The most specific parser of each command is tried first, the next one only if it understood
     nothing. Returns one ParseResult per command that has a parser (possibly not ``understood``); an empty
     list means no parser knows any of the commands. Never raises on malformed text: a parser that
     raises is a bug, reported as a note rather than lost.
     """
+    if not _known(header_command):
+        session = split_session(text)
+        if len(session) > 1:  # a pasted session of several commands: each output is read as its own command
+            return [r for command, output in session for r in parse_output(command, output)]
+    header_command = resolve_command(header_command, notes, text)
     text = unframe(text)  # indentation, "> " quotes, CRLF and trailing spaces added by pasting
     results: list[ParseResult] = []
     for cmd in split_commands(header_command):
