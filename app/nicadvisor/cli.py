@@ -8,6 +8,7 @@ that cannot be written). ``bench`` exits 0 when every test ran, 2 when none coul
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
@@ -316,6 +317,8 @@ def _bench_between(args) -> int:
         except OSError as exc:
             print(f"nic-advisor bench: {exc}", file=sys.stderr)
             return EXIT_INPUT
+        if args.mtu_check:
+            return _mtu_check(rb, request, args)
         for line in plan.lines():
             print(line)
         if not plan.tests:
@@ -351,21 +354,12 @@ def _expect_between(report, rb, request, args):
     (:mod:`nicadvisor.services.bench_expect`); the results are added to that audit in the history."""
     from dataclasses import replace
 
-    from nicadvisor.services.bench_expect import attach_expectations, audit_label, find_audit, path_end
-    from nicadvisor.store import AuditNotFound, HistoryError
+    from nicadvisor.services.bench_expect import attach_expectations, audit_label, path_end
+    from nicadvisor.store import HistoryError
 
-    audit, store = None, None if args.no_history else _open_store()
+    store = None if args.no_history else _open_store()
     try:
-        if store is not None:
-            try:
-                if args.audit is not None:
-                    audit = store.load(args.audit)
-                else:
-                    audit = find_audit(store, [h.target.source for h in request.hosts],
-                                       [h.target.name for h in request.hosts])
-            except (AuditNotFound, HistoryError, OSError) as exc:
-                print(f"nic-advisor bench: the audit of these hosts cannot be read ({exc}); no expected values",
-                      file=sys.stderr)
+        audit = _audit_of_hosts(store, request, args, "no expected values")
         hints = {h.target.name: h.target.source.removeprefix("ssh://") for h in request.hosts}
         ends = {name: path_end(probe, audit, source_hint=hints.get(name, "")) for name, probe in rb.probes.items()}
         report = replace(report, results=attach_expectations(report.results, ends))
@@ -380,6 +374,65 @@ def _expect_between(report, rb, request, args):
         if store is not None:
             store.close()
     return report
+
+
+def _audit_of_hosts(store, request, args, without: str):
+    """The stored audit of the benchmarked hosts: ``--audit ID``, else the newest that holds them
+    (:func:`nicadvisor.services.bench_expect.find_audit`); None (with a message ending in ``without``) when there is
+    no history or it cannot be read."""
+    from nicadvisor.services.bench_expect import find_audit
+    from nicadvisor.store import AuditNotFound, HistoryError
+
+    if store is None:
+        return None
+    try:
+        if args.audit is not None:
+            return store.load(args.audit)
+        return find_audit(store, [h.target.source for h in request.hosts], [h.target.name for h in request.hosts])
+    except (AuditNotFound, HistoryError, OSError) as exc:
+        print(f"nic-advisor bench: the audit of these hosts cannot be read ({exc}); {without}", file=sys.stderr)
+        return None
+
+
+def _mtu_check(rb, request, args) -> int:
+    """``bench --between … --mtu-check``: ``ping -M do`` with 1700-byte frames and each sender's interface MTU from
+    every host to every other (read-only, so no plan to confirm); the outcome becomes each host's ``mtu_path_ok`` in
+    its stored audit, whose findings and verdict are evaluated again. Exit 0 when every size passed, 1 when one
+    failed, 2 when nothing could be proven."""
+    from nicadvisor.services.bench_expect import audit_label
+    from nicadvisor.services.mtu_check import apply_mtu_paths
+    from nicadvisor.store import HistoryError
+
+    results = rb.check_mtu_paths(_stderr_progress)
+    for r in results:
+        mark = {True: "PASS", False: "FAIL", None: "????"}[r.ok]
+        print(f"{mark}  {r.line()}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"mtu_paths": [dataclasses.asdict(r) for r in results]}, indent=2),
+                                   encoding="utf-8")
+        print(f"wrote {args.json}")
+    store = None if args.no_history else _open_store()
+    try:
+        audit = _audit_of_hosts(store, request, args, "the result is not recorded")
+        if audit is not None and store is not None:
+            changed = apply_mtu_paths(audit, results, {h.target.name: h.target.source for h in request.hosts})
+            try:
+                for host in audit.hosts:
+                    if host.name in changed:
+                        store.update_host(audit.history_id, host)
+                if changed:
+                    store.finish(audit.history_id, audit.findings, audit.benchmarks, verdict=audit.verdict)
+                    print(f"recorded in {audit_label(audit)} ({', '.join(changed)}): "
+                          f"{audit.verdict.symbol} {audit.verdict.headline}", file=sys.stderr)
+            except (HistoryError, OSError, KeyError) as exc:
+                print(f"nic-advisor bench: the result could not be recorded in {audit_label(audit)}: {exc}",
+                      file=sys.stderr)
+    finally:
+        if store is not None:
+            store.close()
+    if any(r.ok is False for r in results):
+        return EXIT_FINDINGS
+    return EXIT_READY if results and all(r.ok for r in results) else EXIT_INPUT
 
 
 def _has_display() -> bool:
@@ -565,6 +618,9 @@ def build_parser() -> argparse.ArgumentParser:
     rb.add_argument("--audit", type=int, metavar="ID",
                     help="the stored audit whose facts set the expected values (default: the newest that holds "
                          "these hosts); the results are added to it")
+    rb.add_argument("--mtu-check", action="store_true",
+                    help="only check that 1700-byte frames (and each sender's interface MTU) cross between the hosts "
+                         "with don't-fragment (ping -M do; read-only, nothing to confirm) and record it in their audit")
     rb.add_argument("--no-history", action="store_true",
                     help="neither look up the hosts' audit nor store the results (no expected values)")
     b.set_defaults(func=cmd_bench)

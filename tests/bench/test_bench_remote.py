@@ -24,6 +24,7 @@ from nicadvisor.bench.remote import (
     AGENT_NAME, RemoteBench, RemoteCommandRefused, RemoteRequest, START_SCRIPT, agent_script, check_remote,
     listening_ports, parse_ipv4_addr, parse_proc_stat,
 )
+from nicadvisor.bench.mtu_path import ping_argv
 from nicadvisor.bench.remote_journal import (
     DB_NAME, JournalVersionError, RemoteJournal, orphaned_entries, read_entries,
 )
@@ -52,6 +53,11 @@ def test_allowlist_accepts_the_benchmark_commands_and_quotes_them():
                   "python3", f"{FOLDER}/{AGENT_NAME}", "client", "--test", "TCP_RR", "--host", "10.0.0.2",
                   "--port", "5201", "--duration", "0.5"])
     check_remote(["/usr/sbin/ip", "-4", "-o", "addr", "show", "dev", "eth0"])
+    check_remote(["ip", "-4", "-o", "addr", "show"])
+    check_remote(["ip", "-o", "link", "show", "dev", "d0"])
+    check_remote(["/usr/sbin/tc", "qdisc", "show", "dev", "d0"])
+    assert check_remote(ping_argv("10.0.0.1", "10.0.0.2", 9000)) == \
+        "ping -M do -c 2 -i 0.2 -W 1 -s 8972 -I 10.0.0.1 10.0.0.2"
 
 
 @pytest.mark.parametrize("argv", [
@@ -70,6 +76,10 @@ def test_allowlist_accepts_the_benchmark_commands_and_quotes_them():
     ["sh", "-c", START_SCRIPT, "nicadv-start", "/etc/passwd", "netserver", "-D"],
     ["sh", "-c", START_SCRIPT, "nicadv-start", f"{FOLDER}/p1.pid", "netperf", "-H", "x;reboot"],
     ["ip", "-4", "-o", "addr", "show", "dev", "-rf"],
+    ["tc", "qdisc", "del", "dev", "d0", "root"],
+    ["ping", "-M", "do", "-c", "2", "-i", "0.2", "-W", "1", "-s", "1672", "-I", "10.0.0.1", "example.org"],
+    ["ping", "-M", "do", "-c", "2", "-i", "0.2", "-W", "1", "-s", "1672", "-I", "10.0.0.1", "-f"],
+    ["ping", "-f", "10.0.0.2"],
 ])
 def test_allowlist_refuses_everything_else(argv):
     with pytest.raises(RemoteCommandRefused):
@@ -432,3 +442,46 @@ def test_cli_bench_uses_the_stored_audit_of_the_hosts_and_adds_its_results(lab, 
     assert f"tc tbf {lab.rate_mbit} Mbit/s read on" in b["expected"]["basis"]
     assert any("is not a pNIC of audit #" in n for n in b["expected"]["notes"])
     assert lab.folders() == set() and lab.processes(*TOOLS) == {}
+
+
+@needs_root
+@pytest.mark.root
+def test_mtu_check_fails_at_the_size_a_lowered_mtu_blocks_and_is_recorded_in_the_audit(lab, capsys):
+    """ping -M do between the lab hosts over d0 (MTU 1500): 1700-byte frames fail on the sender ("message too long"),
+    the audit of both hosts gets the mtu-path-test-failed-linux error naming both ends; with d0 at 9000 on both
+    sides 1700 and 9000 pass and the error is gone. Read-only: no plan, nothing started on a host but ping."""
+    hosts = lab.hosts()
+    specs = [f"{h.target.user}@{h.target.host}:{h.target.port}" for h in hosts]
+    trust = [a for h in hosts for a in ("--trust-host-key",
+                                        f"{h.target.host}:{h.target.port}={h.target.trusted_fingerprint}")]
+    cli.main(["audit", *[a for spec in specs for a in ("--ssh", spec)], "--kind", "linux", "--ssh-key",
+              hosts[0].target.key_filename, *trust, "--quiet"])
+    audit_id = int(capsys.readouterr().err.split("saved as audit #", 1)[1].split()[0])
+    check = [a for a in _cli_args(lab) if a not in ("--tool", "iperf3", "--tests", "TCP_STREAM")]
+    code = cli.main(check + ["--mtu-check", "--audit", str(audit_id)])
+    out, err = capsys.readouterr()
+    assert code == 1, err
+    a, b = (h.target.name for h in hosts)
+    assert f"FAIL  {a} ({lab.data_addr(0)}, d0) → {b} ({lab.data_addr(1)}): 1700-byte frame with don't-fragment: " \
+           "the sender's interface MTU 1500 is below 1700 bytes" in out
+    assert f"recorded in audit #{audit_id} of " in err  # (NOT RATED still: the lab's veths are no physical NIC)
+    cli.main(["history", str(audit_id), "--json", str(lab.base / "h1.json")])
+    doc = json.loads((lab.base / "h1.json").read_text())
+    found = [f for f in doc["findings"] if f["rule_id"] == "mtu-path-test-failed-linux"]
+    assert {f["host"] for f in found} == {a, b} and all(lab.data_addr(0) in f["message"] for f in found)
+    assert lab.folders() == set() and lab.processes(*TOOLS) == {}
+
+    for ns in lab.namespaces:
+        subprocess.run(["ip", "-n", ns, "link", "set", "d0", "mtu", "9000"], check=True, timeout=20)
+    try:
+        code = cli.main(check + ["--mtu-check", "--audit", str(audit_id)])
+        out, err = capsys.readouterr()
+        assert code == 0, out + err
+        assert out.count("PASS  ") == 4  # 1700 and 9000 bytes, both ways
+        cli.main(["history", str(audit_id), "--json", str(lab.base / "h2.json")])
+        doc = json.loads((lab.base / "h2.json").read_text())
+        assert not [f for f in doc["findings"] if f["rule_id"] == "mtu-path-test-failed-linux"]
+        assert {h["mtu_path_ok"] for h in doc["hosts"]} == {True}
+    finally:
+        for ns in lab.namespaces:
+            subprocess.run(["ip", "-n", ns, "link", "set", "d0", "mtu", "1500"], check=False, timeout=20)

@@ -20,7 +20,7 @@ RECOMMENDATIONS = {
     "Geneve Rx Filters, an intelligent queuing mechanism": {"no-geneve-rx-filter", "no-rx-filter-no-rss"},
     "RSS an older hardware-based queuing mechanism": {"no-rss", "single-rx-queue"},
     "Jumbo MTU": {"pnic-mtu-below-1600", "pnic-mtu-below-1700", "pnic-mtu-not-jumbo", "switch-mtu-below-1600",
-                  "tep-mtu-below-1600", "mtu-path-test-failed"},
+                  "tep-mtu-below-1600", "mtu-path-test-failed", "mtu-path-test-failed-linux"},
     "NIC port speed": {"link-below-10g"},
     "Number of NICs—single vs dual TEP": {"single-tep-with-spare-uplinks"},
     "PCIe Gen 3 with x16 lane NICs": {"pcie-budget-below-line-rate", "pcie-link-downgraded"},

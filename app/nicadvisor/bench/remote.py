@@ -52,7 +52,7 @@ from nicadvisor.collect.ssh import (  # the audit's connection and its messages 
 from nicadvisor.collect.ssh_commands import LINUX_IF_RE, LINUX_TOOL_PATHS
 
 from . import BenchError, Cancelled, check_run_options
-from . import agent, iperf3, netperf
+from . import agent, iperf3, mtu_path, netperf
 from .journal import RestoreOutcome
 from .remote_journal import RemoteEntry, RemoteJournal, forget, orphaned_entries
 from .results import BenchReport, BenchResult
@@ -119,13 +119,22 @@ def _tool_argv_ok(argv: tuple[str, ...]) -> bool:
     return all(w in options or _VALUE_RE.match(w) for w in words)
 
 
+def _is_ipv4(text: str) -> bool:
+    try:
+        ipaddress.IPv4Address(text)
+    except ValueError:
+        return False
+    return True
+
+
 def check_remote(argv: tuple[str, ...] | list[str]) -> str:
     """The command line to send for ``argv`` (``shlex.join``), or :class:`RemoteCommandRefused`.
 
     Accepted (``FOLDER`` = ``/tmp/nicadv-bench-<16 hex>``, ``PID`` a number > 0, ``IF`` a Linux
     interface name): ``command -v TOOL`` and ``netperf -V``, ``netperf -t omni -- -h``,
     ``iperf3 --version``, ``python3 -V`` (probes); ``ip -4 -o addr show [dev IF]``, ``ip -o link show dev IF``
-    and ``tc qdisc show dev IF`` (the interface of the test address, its MTU and a tbf rate); ``cat /proc/net/tcp``,
+    and ``tc qdisc show dev IF`` (the interface of the test address, its MTU and a tbf rate);
+    ``ping -M do -c 2 -i 0.2 -W 1 -s N -I ADDR ADDR`` (:mod:`nicadvisor.bench.mtu_path`); ``cat /proc/net/tcp``,
     ``cat /proc/net/tcp6``; ``mkdir -m 700 FOLDER``; ``rm -rf -- FOLDER``; the agent copy
     ``sh -c 'umask 077 && cat >"$1"' nicadv-copy FOLDER/nicadv_agent.py`` and ``sha256sum`` of it;
     ``cat FOLDER/pN.pid``, ``cat /proc/PID/stat``, ``cat /proc/PID/cmdline``; ``kill -TERM|-KILL PID``;
@@ -151,6 +160,9 @@ def check_remote(argv: tuple[str, ...] | list[str]) -> str:
         ok = bool(LINUX_IF_RE.match(argv[5]))
     elif head in LINUX_TOOL_PATHS["tc"] and n == 5 and argv[1:4] == ("qdisc", "show", "dev"):
         ok = bool(LINUX_IF_RE.match(argv[4]))
+    elif n == 14 and argv[:10] == ("ping", "-M", "do", "-c", str(mtu_path.COUNT), "-i", "0.2", "-W", "1", "-s") \
+            and argv[11] == "-I":
+        ok = argv[10].isdigit() and 40 <= int(argv[10]) <= 65507 and all(_is_ipv4(a) for a in (argv[12], argv[13]))
     elif n == 4 and argv[:3] == ("mkdir", "-m", "700"):
         ok = bool(FOLDER_RE.match(argv[3]))
     elif n == 4 and argv[:3] == ("rm", "-rf", "--"):
@@ -974,6 +986,33 @@ class RemoteBench:
         leftovers = {name: tuple(describe_entry(e) for e in rows) for name, rows in self.leftovers().items()}
         self._agent_text = agent_text
         return build_plan(self.request, probes, folders, agent_text, leftovers, problems)
+
+    def check_mtu_paths(self, progress: Progress | None = None) -> list[mtu_path.MtuPathResult]:
+        """After :meth:`prepare`: from every probed host's test address to every other's, ``ping -M do`` with the
+        sizes of :func:`nicadvisor.bench.mtu_path.frame_sizes` (read-only: nothing is started or changed but the
+        ping). Results in host order. Raises :class:`Cancelled`; a host lost is a result with ``ok`` None."""
+        say = progress or (lambda _f, _m: None)
+        probes = [p for p in self.probes.values() if p.address]
+        pairs = [(a, b) for a in probes for b in probes if a is not b]
+        out: list[mtu_path.MtuPathResult] = []
+        for i, (a, b) in enumerate(pairs):
+            for size in mtu_path.frame_sizes(a.mtu):
+                if self.cancel.is_set():
+                    raise Cancelled()
+                say(i / max(1, len(pairs)), f"MTU path {a.name} → {b.name}, {size} bytes")
+                argv = mtu_path.ping_argv(a.address or "", b.address or "", size)
+                try:
+                    got = self._conn(a.name).run(argv, cancel=self.cancel)
+                    rc, text = got.rc, got.out + got.err
+                except (RemoteHostLost, BenchError) as exc:
+                    rc, text = None, str(exc)
+                ok, detail = mtu_path.judge_ping(rc, text, size)
+                if rc == 127:
+                    ok, detail = None, f"ping is not installed on {a.name}"
+                out.append(mtu_path.MtuPathResult(a.name, b.name, a.address or "", b.address or "", a.interface or "",
+                                                  size, ok, detail, f"{shlex.join(argv)}   # on {a.name}", text))
+        say(1.0, "done")
+        return out
 
     def run(self, plan: RemotePlan, progress: Progress | None = None) -> BenchReport:
         """Run ``plan`` (from :meth:`prepare` of this object, after the user confirmed it) and return the

@@ -279,6 +279,21 @@ class AuditStore:
                 raise
             self._conn.execute("COMMIT")
 
+    def update_host(self, audit_id: int, host: Host) -> None:
+        """Replace the stored document of the audit's host named ``host.name`` (a fact learnt after the audit, such as
+        an MTU path check between hosts); committed at once. Raises AuditNotFound for an unknown audit, KeyError when
+        the audit holds no host of that name, TypeError/ValueError as :meth:`add_host`."""
+        doc = host_to_doc(host)
+        text = _dumps(doc)
+        name = redact_secrets(host.name)
+        with self._lock:
+            self._row(audit_id)
+            if self._conn.execute("SELECT 1 FROM hosts WHERE audit_id = ? AND name = ?",
+                                  (int(audit_id), name)).fetchone() is None:
+                raise KeyError(f"audit #{audit_id} holds no host {host.name!r}")
+            self._write([("UPDATE hosts SET doc = ?, pnics = ? WHERE audit_id = ? AND name = ?",
+                          (text, count_pnics(doc), int(audit_id), name))])
+
     def add_problems(self, audit_id: int, problems: Iterable[InputProblem]) -> None:
         """Append input problems not tied to one host (an unreadable path, a failed connection); committed at once.
 
