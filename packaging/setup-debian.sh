@@ -54,6 +54,7 @@ app_pkgs=(
 )
 test_pkgs=(
   openssh-server openssh-client                        # the loopback ESXi/Linux SSH test hosts
+  iputils-ping                                         # the MTU path check run on the namespace test hosts
   xvfb xauth poppler-utils fontconfig                  # GUI under Xvfb, PDF read-back and rendering, fc-list
   binutils                                             # objdump, for the PyInstaller build test
 )
