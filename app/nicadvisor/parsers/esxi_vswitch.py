@@ -23,6 +23,8 @@ _PORTGROUP_HEADER_RE = re.compile(r"^\s*PortGroup Name\s+VLAN ID\b")
 _DVPORT_ROW_RE = re.compile(r"^\s*(?P<port>\d+)\s+(?P<inuse>\d+)(?:\s+(?P<client>\S.*?))?\s*$")
 _VMK_RE = re.compile(r"^vmk\d+$")
 _KINDS = {"Switch": "standard", "DVS": "distributed"}
+MAX_LINE = 4096
+"""Longer lines are not read as switch rows (the row pattern is linear per start position: bounded work)."""
 
 
 def _split_uplinks(text: str) -> list[str]:
@@ -38,14 +40,16 @@ def parse_esxcfg_vswitch(text: str, cmd: CommandLine) -> ParseResult:
     numbers (the name may overflow its column, e.g. ``DSwitch_063LongName 6690``, and vm-support copies
     can be whitespace-flattened), the number of port-count columns being the count of ``Ports`` words
     in the header. Uplinks are comma separated. In DVS sections, ``DVPort ID / In Use / Client`` rows
-    whose client is a vmknic record ``vmknics[vmkN]["switch"]``. Never raises.
+    whose client is a vmknic record ``vmknics[vmkN]["switch"]``. A switch row that cannot be read (a third-party or
+    stale distributed switch printing another shape, a row cut by pasting) is listed in a note with its line number
+    (1-based in ``text``); its section is skipped and the rest of the output is still read. Never raises.
     """
     result = ParseResult(family="esxcfg-vswitch -l")
     kind: str | None = None
     row_re: re.Pattern[str] | None = None
     switch: str | None = None
     sub: str | None = None  # "dvport" / "portgroup" while inside a sub-table
-    for line in text.splitlines():
+    for line_no, line in enumerate(text.splitlines(), start=1):
         m = _SECTION_RE.match(line)
         if m:
             kind = _KINDS[m.group("kind")]
@@ -69,10 +73,11 @@ def parse_esxcfg_vswitch(text: str, cmd: CommandLine) -> ParseResult:
             sub = "portgroup"
             continue
         if switch is None:
-            rm = row_re.match(line)
+            rm = row_re.match(line) if len(line) <= MAX_LINE else None
             if not rm:
-                result.notes.append(f"esxcfg-vswitch -l: switch row not understood: {line.strip()!r}")
-                kind = None
+                result.notes.append(f"esxcfg-vswitch -l: line {line_no}: switch row not understood, its section "
+                                    f"skipped: {line.strip()[:200]!r}")
+                kind = None  # up to the next "Switch Name"/"DVS Name" header
                 continue
             switch = rm.group("name").strip()
             result.switch(switch, "kind", kind, line)

@@ -181,17 +181,28 @@ def parse_ethtool_i(text: str, cmd: CommandLine) -> ParseResult:
     team, macvlan, ipvlan, tun, dummy, ifb, vxlan, geneve: nic-data-sources.md §14 item 12), with the note
     :data:`SOFTWARE_DEVICE_NOTE` for devices stacked on physical ports (bond, VLAN, team, macvlan, ipvlan); the
     driver line is the evidence.
+
+    ``ethtool -i`` prints no interface name: a block is keyed by the interface of the command (echoed above it or
+    in the header), else — when neither names one — by its ``bus-info`` address (``"pci:0000:01:00.0"``, the
+    assembler joins it to the interface at that address). A grep-filtered block without its ``driver:`` line
+    (``# ethtool -i enp2s0f0 |grep version``, capture ``tests/parsers/captures/linux_ethtool-i-x-l_sfc_zero_indirection_onload208.txt``)
+    is read when an echoed command names the interface.
     Captures: ``linux_ethtool-i_ice_e810_fw4.51.txt``, ``linux_ethtool-i_igb_enp2s0.txt``,
-    ``esxi_g_ethtool_-i_ixgbe_esxi41_elatov.txt`` (ESXi 4.1, indented, with prompt). Never raises.
+    ``esxi_g_ethtool_-i_ixgbe_esxi41_elatov.txt`` (ESXi 4.1, indented, with prompt),
+    ``tests/parsers/captures/esxi55_ethtool-i_vmnic0_bnx2x_sneaku.txt`` (ESXi 5.5 bnx2x). Never raises.
     """
     result = ParseResult(family="ethtool -i")
     for key, header, block in _segments(text, _DRIVER_HEADER_RE, cmd):
-        if not header:
-            continue  # no "driver:" line: not an ethtool -i output
+        info = _driver_info(block)
+        if not header and not (key and info and any(line.strip() for line in block)):
+            continue  # no "driver:" line and no echoed command naming the interface: not an ethtool -i output
+        if not key:
+            bus = next((norm_pci(v) for k, v, _ in info if k == "bus-info"), None)
+            key = f"pci:{bus}" if bus else None
         if not key:
             _no_key(result, header)
             continue
-        for k, v, raw in _driver_info(block):
+        for k, v, raw in info:
             if not v or v.upper() in ("N/A", "NA"):
                 continue
             if k == "driver":
@@ -384,14 +395,46 @@ _RXFH_HEADER_RE = re.compile(r"^\s*RX flow hash indirection table for (?P<name>\
 _RXFH_ROW_RE = re.compile(r"(?:^|\s)\d+:(?P<rings>(?:[ \t]+\d+)+)(?=\s|$)")
 
 
+_KEY_HEADER_RE = re.compile(r"RSS hash key:")
+_KEY_BYTES_RE = re.compile(r"^[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){0,255}:?$")
+
+
+def _hash_key(block: list[str]) -> list[int] | None:
+    """The bytes of the ``RSS hash key:`` section of an ``ethtool -x`` block (``00:1f:…`` on the next line(s), a
+    wrapped key joined), ``[]`` when the section is there but holds no byte (cut, or ``Operation not supported``),
+    None when the block has no such section."""
+    for i, line in enumerate(block):
+        m = _KEY_HEADER_RE.search(line)
+        if not m:
+            continue
+        out: list[int] = []
+        rest = [line[m.end():], *block[i + 1:i + 1 + 8]]  # a key is at most a few lines (bounded)
+        for part in rest:
+            text = part.strip()
+            if not text:
+                continue
+            if not _KEY_BYTES_RE.match(text):
+                break
+            out.extend(int(b, 16) for b in text.strip(":").split(":"))
+        return out
+    return None
+
+
 @register(r"^ethtool\s+(?:-x|--show-rxfh-indir|--show-rxfh)\b", "ethtool -x")
 def parse_ethtool_x(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``ethtool -x IF`` (RSS indirection table).
 
     ``rss`` True when the table's entries point to more than one ring, False when the header says one
-    RX ring or every entry points to the same ring, unset when the table is not readable (``Operation not
-    supported`` with several rings). ``rx_queues`` from ``with N RX ring(s)`` (N > 0).
-    Capture: ``linux_ethtool-x_igb_enp2s0_4rings.txt`` (4 rings 0..3). Never raises.
+    RX ring or every entry points to the same ring while the RSS hash key is printed and not all zero, unset when
+    the table is not readable (``Operation not supported`` with several rings). ``rx_queues`` from ``with N RX
+    ring(s)`` (N > 0). A table of one ring under a header of several rings whose hash key is all zeros, cut or
+    missing is no RSS configuration to judge: the sfc driver of onload issue 208 reports an all-zero table and key
+    for a device with 4 channels (capture ``tests/parsers/captures/linux_ethtool-i-x-l_sfc_zero_indirection_onload208.txt``):
+    ``rss`` stays unset and a note says why. A table cut short (a partial paste) is read as far as it goes.
+    The hash key goes to ``records`` (``hash_key_bytes``, ``hash_key_all_zero``), never to a fact.
+    Captures: ``linux_ethtool-x_igb_enp2s0_4rings.txt`` (4 rings 0..3),
+    ``tests/parsers/captures/linux_ethtool-l-x_14rings_partial_pfring819.txt`` (14 rings, table cut at row 152).
+    Never raises.
     """
     result = ParseResult(family="ethtool -x")
     for key, header, block in _segments(text, _RXFH_HEADER_RE, cmd):
@@ -409,14 +452,25 @@ def parse_ethtool_x(text: str, cmd: CommandLine) -> ParseResult:
                 table.extend(int(x) for x in m.group("rings").split())
             if end:
                 break  # the table ends where the hash key/function sections start
+        hash_key = _hash_key(block)
+        if hash_key is not None:
+            result.records.append({"interface": key, "block": "RSS hash key", "hash_key_bytes": len(hash_key),
+                                   "hash_key_all_zero": bool(hash_key) and not any(hash_key)})
         if rings > 0:
             result.pnic(key, "rx_queues", rings, header.strip())
         distinct = sorted(set(table))
         if len(distinct) > 1:
             result.pnic(key, "rss", True, f"{header.strip()} (entries spread over rings {', '.join(map(str, distinct))})")
-        elif rings == 1 or (table and len(distinct) == 1):
+        elif rings == 1:
             result.pnic(key, "rss", False, header.strip())
-        elif not table:
+        elif table and hash_key and any(hash_key):
+            result.pnic(key, "rss", False, f"{header.strip()} (every entry points to ring {distinct[0]})")
+        elif table:
+            result.notes.append(
+                f"{key}: every indirection table entry points to ring {distinct[0]} of {rings}, and the RSS hash key is "
+                f"{'all zeros' if hash_key else 'not shown'}: the driver reports no RSS configuration to judge, RSS "
+                "stays unknown")
+        else:
             result.records.append({"interface": key, "block": header.strip(), "facts": "indirection table not readable"})
     return result
 
@@ -432,6 +486,8 @@ _COALESCE_KEYS = {
     "tx-frames": "coalesce_tx_frames",
 }
 _COALESCE_RE = re.compile(r"(?:^|(?<=\s))(?P<k>rx-usecs|tx-usecs|rx-frames|tx-frames):[ \t]*(?P<v>[^\s]+)")
+# "CQE mode RX: n/a  TX: n/a" (ethtool 5.13+, capture tests/parsers/captures/linux_ethtool-c_na_cqe_mode_tuned726.txt).
+_CQE_RE = re.compile(r"CQE mode RX:[ \t]*(?P<rx>\S+)[ \t]+TX:[ \t]*(?P<tx>\S+)")
 
 
 @register(r"^ethtool\s+(?:-c|--show-coalesce)\b", "ethtool -c")
@@ -440,7 +496,10 @@ def parse_ethtool_c(text: str, cmd: CommandLine) -> ParseResult:
 
     ``coalesce_adaptive_rx`` from ``Adaptive RX: on|off``; ``coalesce_rx_usecs``/``coalesce_tx_usecs``
     (µs) and ``coalesce_rx_frames``/``coalesce_tx_frames`` from the exact keys (``rx-usecs-irq`` and
-    the like are other settings); ``n/a`` → unknown, ``0`` is recorded. Captures:
+    the like are other settings); ``n/a`` → unknown, ``0`` is recorded (``Adaptive RX: n/a`` too: unknown). The
+    ``CQE mode RX: on  TX: off`` line of newer ethtool goes to ``records`` (``cqe_mode_rx``/``cqe_mode_tx``: True,
+    False, or None for ``n/a``). Captures: ``tests/parsers/captures/linux_ethtool-c_na_cqe_mode_tuned726.txt``
+    (most fields n/a),
     ``linux_ethtool-c_ice_e810_static_itr_flattened.txt`` (12/28 µs), ``linux_ethtool-c_igb_enp2s0.txt``
     (its ``rx-usecs.nic:`` key was edited by the fixture's author, so rx-usecs stays unknown there).
     Never raises.
@@ -458,6 +517,10 @@ def parse_ethtool_c(text: str, cmd: CommandLine) -> ParseResult:
         before = len(result.pnics.get(key, {}))
         if adaptive:
             result.pnic(key, "coalesce_adaptive_rx", to_bool(adaptive.group("v")), _raw(block, _ADAPTIVE_RE))
+        cqe = _CQE_RE.search(joined)
+        if cqe:
+            result.records.append({"interface": key, "cqe_mode_rx": to_bool(cqe.group("rx")),
+                                   "cqe_mode_tx": to_bool(cqe.group("tx")), "line": _raw(block, _CQE_RE)})
         for m in values:
             result.pnic(key, _COALESCE_KEYS[m.group("k")], to_int(m.group("v")),
                         _raw(block, re.compile(rf"(?:^|\s){re.escape(m.group('k'))}:")))

@@ -19,6 +19,9 @@ capture ``esxi_vmkernel_log_i40en_icen_itr_msix.txt``):
   by the vmnic (with ``pci_address``), the others by ``"pci:0000:bb:dd.f"``.
 * ``VMK_PCI: ... <pci>: allocated N MSIX interrupts`` and ixgben ``rxITR``/``txITR`` (units not printed)
   and ``vectors`` go to ``records`` only.
+* Lines of the storage functions of the same adapters (FCoE/iSCSI/FC drivers ``qfle3f``, ``bnx2fc``, ``qedf``,
+  ``lpfc``, ``nfnic`` …, or a line naming a ``vmhba`` and no vmnic) are skipped: never a pNIC fact, counted in
+  one record (``kind`` ``storage adapter lines``).
 
 A log is a history: for each device the **last** value logged wins.
 """
@@ -54,6 +57,16 @@ _UPLINK_RXQ_RE = re.compile(
     r"Uplink:\s*\d+:\s*(?P<nic>vmnic\d+):\s*Driver claims supporting (?P<n>\d+) RX queues, "
     r"and (?P<acc>\d+) queues are accepted")
 _NIC_RE = re.compile(r"\b(?P<nic>vmnic\d+)\b")
+# Storage functions of converged adapters log under their own driver, on the same PCI device as the NIC port
+# (another function) or on a vmhba: QLogic qfle3f (FCoE, "QLogic Inc. FCoE Adapter" in VMware's upgrade precheck,
+# code-index file 10383878004) and qfle3i (iSCSI) beside qfle3, bnx2fc/bnx2i ("QLogic's Linux FCoE Offload Driver"
+# README) beside bnx2x, qedf/qedi beside qedentv, brcmfcoe/lpfc/elxiscsi beside elxnet (Broadcom KB 390100 quotes
+# "lpfc : vmhbaX" vmkernel lines), qlnativefc, nfnic/fnic (Broadcom KB 432676 "nfnic: <1>: INFO: … fnic1") and the
+# software vmkfcoe. Their lines are not NIC facts even when they name a PCI address or an MTU (FCoE functions run a
+# 2500-byte "baby jumbo" MTU of their own).
+_STORAGE_DRIVERS_RE = re.compile(
+    r"\b(?P<sdrv>qfle3f|qfle3i|bnx2fc|bnx2i|qedf|qedi|brcmfcoe|lpfc|elxiscsi|qlnativefc|nfnic|fnic|vmkfcoe)\s?:", re.I)
+_VMHBA_RE = re.compile(r"\bvmhba(?:\d+|X)\b")
 
 
 @register(
@@ -76,9 +89,13 @@ def parse_vmkernel_log(text: str, cmd: CommandLine) -> ParseResult:
         facts.setdefault(key, {})[field] = (value, line)  # later lines win: the log is a history
 
     lines = text.splitlines()
+    storage = 0
     for idx, raw in enumerate(lines):
         line = raw.strip()
         if not line:
+            continue
+        if _STORAGE_DRIVERS_RE.search(line) or (_VMHBA_RE.search(line) and not _NIC_RE.search(line)):
+            storage += 1  # an FCoE/iSCSI/FC function of a converged adapter: not a NIC fact
             continue
         pm = _PCI_ANY_RE.search(line)
         pci = norm_pci(pm.group("pci")) if pm else None
@@ -188,4 +205,6 @@ def parse_vmkernel_log(text: str, cmd: CommandLine) -> ParseResult:
         result.notes.append(f"{unkeyed} vmkernel.log line(s) name no vmnic or PCI address; kept in records only")
     if not result.understood:
         result.notes.append("no NIC driver message understood in this vmkernel.log text")
+    if storage:
+        result.records.append({"kind": "storage adapter lines", "lines": storage})
     return result

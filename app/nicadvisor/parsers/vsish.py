@@ -335,39 +335,69 @@ def _names_after_arrow(value: str) -> tuple[int | None, list[str]]:
     return int(m.group(1), 16), m.group(2).split()
 
 
+#: Decoded queue-feature names that are hardware LRO (capture
+#: tests/parsers/captures/esxi55_vsish_rxqueues_info_lro_rss_bnx2x_vmnic2_sneaku.txt: ``LRO`` … ``IPv4LRO``).
+_LRO_FEATURES = frozenset({"LRO", "IPV4LRO", "IPV6LRO"})
+
+
+def _rx_entries(text: str) -> tuple[list[list], bool]:
+    """The ``key: value`` entries of a text-form ``rxqueues/info`` block as ``[key, value, raw, complete]`` and
+    whether the closing ``}`` was seen. A line without ``:`` continues the previous entry (the PDF-wrapped
+    ``VLAN_MAC`` / ``VXLAN Geneve GenericEncap`` of the vmnic5 seed capture). An entry is *complete* when another
+    entry or the closing ``}`` follows it: the last entry of a text cut short may have lost names."""
+    entries: list[list] = []
+    closed = False
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("rx queues info"):
+            continue
+        if line == "}":
+            if entries:
+                entries[-1][3] = True
+            closed = True
+            continue
+        m = re.match(r"^#?\s*([^:]+?)\s*:\s*(.*)$", line)
+        if m and not re.fullmatch(r"[\w\s]+", line):
+            if entries:
+                entries[-1][3] = True
+            entries.append([m.group(1).strip(), m.group(2).strip(), line, False])
+        elif entries and ":" not in line:
+            entries[-1][1] += " " + line
+            entries[-1][2] += " " + line
+    return entries, closed
+
+
 @register(r"^vsish\b.*?/net/pNics/[^/\s]+/rxqueues/info\b", "vsish rxqueues info")
 def parse_rxqueues_info(text: str, cmd: CommandLine) -> ParseResult:
     """``vsish [-p]e get /net/pNics/<vmnic>/rxqueues/info``.
 
-    Text form: ``rx_queues`` = ``# queues supported``, ``geneve_rx_filter`` True when the decoded Rx filter
-    classes name ``Geneve`` (False when the classes are listed without it), ``rss`` True when the decoded
-    queue features name ``RSS`` (False when listed without it). Python form (``-p``): ``rx_queues`` =
-    ``maxQueues``, ``rss`` = ``maxRSSEngines`` > 0; the undocumented ``filterClasses``/``features`` masks
-    are recorded only. One record with all values read. Source: nic-data-sources.md §7; captures
-    ``esxi_vsish_rxqueues_info_{rss_vmnic0,geneve_rxfilter_vmnic5}_seed.txt``, ``esxi_vsish_rxqueues_info_json.txt``,
-    ``esxi_g_vsish_-pe_get_pNics_rxqueues_info_intel-mfd.txt``.
-    Never raises: what cannot be read is skipped and noted.
+    Text form: ``rx_queues`` = ``# queues supported``; the decoded names after ``0x… ->`` of ``Rx filter class``
+    and ``Rx Queue features`` give ``geneve_rx_filter`` True when a filter class is ``Geneve``, ``rss`` True when a
+    feature is ``RSS`` and ``lro`` True when a feature is ``LRO``/``IPv4LRO``/``IPv6LRO``. A name that is absent
+    means "no" (``geneve_rx_filter``/``rss`` False) only when the list is complete: the entry is followed by another
+    entry or by the closing ``}`` and the command was not filtered by a pipe (``| grep``); a list at the end of a
+    text cut short, or of a grep-filtered output, may have lost names, so nothing is concluded from an absence
+    (a note says so). An absent LRO feature is never read as "no LRO": ESX 6.5 and later do LRO in software
+    (nsx-t-performance-on-intel.txt, Figure 19 note). The VXLAN filter class is recorded only (no model field).
+    Python form (``-p``): ``rx_queues`` = ``maxQueues``, ``rss`` = ``maxRSSEngines`` > 0; the undocumented
+    ``filterClasses``/``features`` masks are recorded only. One record with all values read. Source:
+    nic-data-sources.md §7; captures ``esxi_vsish_rxqueues_info_{rss_vmnic0,geneve_rxfilter_vmnic5}_seed.txt``,
+    ``esxi_vsish_rxqueues_info_json.txt``, ``esxi_g_vsish_-pe_get_pNics_rxqueues_info_intel-mfd.txt``,
+    ``tests/parsers/captures/esxi55_vsish_rxqueues_info_lro_rss_bnx2x_vmnic2_sneaku.txt`` (ESXi 5.5 bnx2x: LRO,
+    RSS). Never raises: what cannot be read is skipped and noted.
     """
     result = ParseResult(family="vsish rxqueues info")
     name = real_nic_name(cmd.target)
     record: dict[str, Any] = {"kind": "vsish rxqueues info", "nic": name}
     facts: list[tuple[str, Any, str]] = []
+    filtered = "|" in cmd.raw
 
     if re.search(r"rx queues info\s*\{", text) or re.search(r"^\s*#\s*queues supported", text, re.M):
         record["form"] = "text"
-        entries: list[list[str]] = []  # [key, value, raw]
-        for raw in text.splitlines():
-            line = raw.strip()
-            if not line or line.startswith("rx queues info") or line == "}":
-                continue
-            m = re.match(r"^#?\s*([^:]+?)\s*:\s*(.*)$", line)
-            if m and not re.fullmatch(r"[\w\s]+", line):
-                entries.append([m.group(1).strip(), m.group(2).strip(), line])
-            elif entries and ":" not in line:
-                entries[-1][1] += " " + line
-                entries[-1][2] += " " + line
-        for key, value, raw in entries:
+        entries, _closed = _rx_entries(text)
+        for key, value, raw, complete in entries:
             low = key.lower()
+            complete = complete and not filtered
             if low == "queues supported":
                 record["queues_supported"] = to_int(value)
                 facts.append(("rx_queues", to_int(value), raw))
@@ -382,13 +412,25 @@ def parse_rxqueues_info(text: str, cmd: CommandLine) -> ParseResult:
             elif "filter class" in low:
                 mask, names = _names_after_arrow(value)
                 record["filter_classes_mask"], record["filter_classes"] = mask, names
-                if names:
-                    facts.append(("geneve_rx_filter", any(n.lower() == "geneve" for n in names), raw))
+                record["filter_classes_complete"] = complete
+                geneve = any(n.lower() == "geneve" for n in names)
+                if geneve or (names and complete):
+                    facts.append(("geneve_rx_filter", geneve, raw))
+                elif names:
+                    result.notes.append(f"{name or cmd.text}: the Rx filter class list may be cut ({raw!r}): "
+                                        "no Geneve filter class read, but none concluded")
             elif "features" in low:
                 mask, names = _names_after_arrow(value)
                 record["features_mask"], record["features"] = mask, names
-                if names:
-                    facts.append(("rss", any(n.upper() == "RSS" for n in names), raw))
+                record["features_complete"] = complete
+                upper = {n.upper() for n in names}
+                if "RSS" in upper or (names and complete):
+                    facts.append(("rss", "RSS" in upper, raw))
+                elif names:
+                    result.notes.append(f"{name or cmd.text}: the Rx queue feature list may be cut ({raw!r}): "
+                                        "no RSS feature read, but none concluded")
+                if upper & _LRO_FEATURES:
+                    facts.append(("lro", True, raw))
     else:
         data = read_pyish(text)
         if data is None:
