@@ -58,7 +58,7 @@ def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tu
     by_pci: dict[str, dict[str, tuple[Fact, Evidence]]] = {}
     for cap in inputs.captures:
         host.inputs.append(cap.source)
-        results = parse_output(cap.command, cap.text)
+        results = parse_output(cap.command, cap.text, cap.notes)
         if not results:
             problems.append(InputProblem(cap.source, f"not understood: no parser for the command {cap.command!r}", cap.command))
             continue
