@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from capturetools import parsed_facts
+from capturetools import capture_path, parsed_facts
 from nicadvisor.collect.capture_file import read_capture
 
 HERE = Path(__file__).resolve().parent
@@ -136,3 +136,14 @@ def test_real_ethtool_variants_of_software_and_down_interfaces(netns):
     # a veth whose peer is down: "Link detected: no" although a speed is printed: no speed is kept
     va = parsed_facts("ethtool va", _ethtool(netns, "va"))
     assert va[("pnic", "va", "link_up")] is False and ("pnic", "va", "link_speed_mbps") not in va
+
+
+def test_coalesce_table_is_read_by_the_table_reader_aligned_or_flattened():
+    """esxcli network nic coalesce get (blockbridge guide, ConnectX-3): the N/A rows record nothing; the same table
+    whitespace-flattened by pasting (rule dropped) gives the same facts, by the shapes of its values."""
+    cap = read_capture(capture_path("esxi_esxcli_nic_coalesce_get_mellanox_connectx3.txt"))
+    clean = parsed_facts(cap.command, cap.text)
+    assert {k[1] for k in clean} == {"vmnic1000202", "vmnic2"}  # vmnic0/1: N/A everywhere, nothing recorded
+    assert clean[("pnic", "vmnic2", "coalesce_rx_usecs")] == 3 and clean[("pnic", "vmnic2", "coalesce_adaptive_rx")] is False
+    flat = "\n".join(" ".join(ln.split()) for ln in cap.text.splitlines() if not ln.startswith("---"))
+    assert parsed_facts(cap.command, flat) == clean

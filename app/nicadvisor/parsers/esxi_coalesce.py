@@ -9,28 +9,41 @@ from __future__ import annotations
 
 import re
 
-from nicadvisor.parsers.base import (
-    CommandLine,
-    ParseResult,
-    columns_from_header,
-    cut,
-    is_rule,
-    kv_lines,
-    to_bool,
-    to_int,
-)
+from nicadvisor.parsers.base import CommandLine, ParseResult, kv_lines, to_bool, to_int
 from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.table import ColumnSpec, read_tables
 
-_COALESCE_HEADER_RE = re.compile(r"^\s*NIC\s+RX microseconds\b", re.I)
-# column name (lower case) → (PhysicalNic field, converter)
-_COALESCE_COLUMNS = {
-    "rx microseconds": ("coalesce_rx_usecs", to_int),
-    "rx maximum frames": ("coalesce_rx_frames", to_int),
-    "tx microseconds": ("coalesce_tx_usecs", to_int),
-    "tx maximum frames": ("coalesce_tx_frames", to_int),
-    "adaptive rx": ("coalesce_adaptive_rx", to_bool),
+_NA = "N/A"
+
+
+def _int_or_na(v: str) -> bool:
+    return v == _NA or (v.isdigit() and len(v) <= 9)
+
+
+def _switch_or_na(v: str) -> bool:
+    return v.lower() in ("on", "off", "true", "false", "n/a")
+
+
+#: The columns of ``esxcli network nic coalesce get`` (headers as ESXi prints them; each value's shape: a vmnic name,
+#: a count or ``N/A``, ``On``/``Off``/``N/A``): read by the one table reader (:mod:`nicadvisor.parsers.table`).
+COALESCE_COLUMNS = (
+    ColumnSpec("nic", ("NIC",), lambda v: bool(re.fullmatch(r"vmnic\d{1,9}", v))),
+    ColumnSpec("rx_usecs", ("RX microseconds",), _int_or_na, strong=False),
+    ColumnSpec("rx_frames", ("RX maximum frames",), _int_or_na, strong=False),
+    ColumnSpec("tx_usecs", ("TX microseconds",), _int_or_na, strong=False),
+    ColumnSpec("tx_frames", ("TX Maximum frames",), _int_or_na, strong=False),
+    ColumnSpec("adaptive_rx", ("Adaptive RX",), _switch_or_na, strong=False),
+    ColumnSpec("adaptive_tx", ("Adaptive TX",), _switch_or_na, strong=False),
+    ColumnSpec("sample_s", ("Sample interval seconds",), _int_or_na, strong=False),
+)
+# table key → (PhysicalNic field, converter)
+_COALESCE_FACTS = {
+    "rx_usecs": ("coalesce_rx_usecs", to_int),
+    "rx_frames": ("coalesce_rx_frames", to_int),
+    "tx_usecs": ("coalesce_tx_usecs", to_int),
+    "tx_frames": ("coalesce_tx_frames", to_int),
+    "adaptive_rx": ("coalesce_adaptive_rx", to_bool),
 }
-_PROMPT_RE = re.compile(r"^\s*\[[^\]]*\]")
 
 
 @register(r"^esxcli network nic coalesce get\b", "esxcli network nic coalesce get")
@@ -40,46 +53,34 @@ def parse_coalesce_get(text: str, cmd: CommandLine) -> ParseResult:
     Columns ``NIC | RX microseconds | RX maximum frames | TX microseconds | TX Maximum frames |
     Adaptive RX | Adaptive TX | Sample interval seconds`` → ``coalesce_rx_usecs`` (µs),
     ``coalesce_rx_frames``, ``coalesce_tx_usecs`` (µs), ``coalesce_tx_frames``,
-    ``coalesce_adaptive_rx`` (``Off`` → False). ``N/A`` cells are not recorded. Column offsets come
-    from the dashed rule; without one, a row with exactly as many words as columns is read by
-    position. Adaptive TX and the sample interval go to ``records``
-    (``{"kind": "coalesce", "nic", "adaptive_tx", "sample_interval_s"}``). Never raises.
+    ``coalesce_adaptive_rx`` (``Off`` → False). ``N/A`` cells are not recorded. The header is found by its labels
+    and rows are cut at its columns (the dashed rule's, when there is one) or, flattened by pasting, split by the
+    shapes of their values (:func:`nicadvisor.parsers.table.read_tables`); a row that fits neither is listed with
+    its line number and the others are kept. Adaptive TX and the sample interval go to ``records``
+    (``{"kind": "coalesce", "nic", "adaptive_tx", "sample_interval_s"}``).
+    Capture: ``esxi_esxcli_nic_coalesce_get_mellanox_connectx3.txt``. Never raises.
     """
     result = ParseResult(family="esxcli network nic coalesce get")
-    lines = text.splitlines()
-    start = next((i for i, ln in enumerate(lines) if _COALESCE_HEADER_RE.match(ln)), None)
-    if start is None:
+    tables = read_tables(text, COALESCE_COLUMNS, ("nic", "rx_usecs"))
+    if not tables:
         result.notes.append("esxcli network nic coalesce get: no 'NIC  RX microseconds …' header found")
         return result
-    header = lines[start]
-    rule = lines[start + 1] if start + 1 < len(lines) and is_rule(lines[start + 1]) else None
-    cols = columns_from_header(header, rule)
-    names = [c[0].lower() for c in cols]
-    for line in lines[start + (2 if rule else 1):]:
-        if not line.strip():
-            continue
-        if _PROMPT_RE.match(line):
-            break
-        words = line.split()
-        if rule:
-            cells = [cut(line, s, e) for _, s, e in cols]
-        elif len(words) == len(cols):
-            cells = words
-        else:
-            result.notes.append(f"esxcli network nic coalesce get: row not understood: {line.strip()!r}")
-            continue
-        row = dict(zip(names, cells))
-        nic = row.get("nic", "")
-        if not nic or " " in nic:
-            result.notes.append(f"esxcli network nic coalesce get: row not understood: {line.strip()!r}")
-            continue
-        for col, (fld, conv) in _COALESCE_COLUMNS.items():
-            result.pnic(nic, fld, conv(row.get(col)), line)
-        result.records.append({
-            "kind": "coalesce", "nic": nic,
-            "adaptive_tx": to_bool(row.get("adaptive tx")),
-            "sample_interval_s": to_int(row.get("sample interval seconds")),
-        })
+    for table in tables:
+        for row in table.rows:
+            nic = row.values.get("nic", "")
+            if not nic:
+                result.notes.append(f"esxcli network nic coalesce get: line {row.line_no}: no vmnic in the row")
+                continue
+            for key, (fld, conv) in _COALESCE_FACTS.items():
+                result.pnic(nic, fld, conv(row.values.get(key)), row.line)
+            result.records.append({
+                "kind": "coalesce", "nic": nic,
+                "adaptive_tx": to_bool(row.values.get("adaptive_tx")),
+                "sample_interval_s": to_int(row.values.get("sample_s")),
+            })
+        for line_no, line in table.failed:
+            result.notes.append(f"esxcli network nic coalesce get: line {line_no}: row not understood: "
+                                f"{line.strip()[:200]!r}")
     if not result.records:
         result.notes.append("esxcli network nic coalesce get: header found but no rows")
     return result
