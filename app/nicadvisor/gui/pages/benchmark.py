@@ -360,14 +360,13 @@ class BenchmarkPage(TaskPage):
             self.problems.setText("")
         stream = [r for r in report.results if r.throughput_gbps is not None]
         rr = [r for r in report.results if r.latency_us is not None]
-        self.throughput_chart.set_bars(
-            [_chart_label(r) for r in stream], [r.throughput_gbps for r in stream],
-            [r.expected.high if r.expected is not None and r.expected.is_band and r.expected.unit == "Gbit/s"
-             else r.expected.value if r.expected is not None and r.expected.unit == "Gbit/s" else None
-             for r in stream])
-        self.latency_chart.set_bars(
-            [_chart_label(r) for r in rr], [r.latency_us for r in rr],
-            [r.expected.value if r.expected is not None and r.expected.unit == "µs" else None for r in rr])
+        for chart, rows, unit, value in ((self.throughput_chart, stream, "Gbit/s", "throughput_gbps"),
+                                         (self.latency_chart, rr, "µs", "latency_us")):
+            mine = [r.expected if r.expected is not None and r.expected.unit == unit else None for r in rows]
+            chart.set_bars([_chart_label(r) for r in rows], [getattr(r, value) for r in rows],
+                           [e.value if e is not None else None for e in mine],
+                           bands=[(e.low, e.high) if e is not None and e.is_band else None for e in mine],
+                           verdicts=[r.verdict() for r in rows])
         self._results = list(report.results)
         self.table.setRowCount(len(report.results))
         for i, r in enumerate(report.results):

@@ -3,18 +3,23 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
 MEASURED_BRUSH = "#3b6fb6"
 EXPECTED_BRUSH = "#b9b9b9"
+#: Measured bars take the colour of their verdict against the expected band (the same words as every report).
+VERDICT_BRUSH = {"pass": "#2e8b57", "warn": "#d4a017", "fail": "#c0392b"}
+BAND_PEN = "#333333"
 
 
 class MeasuredVsExpectedChart(pg.PlotWidget):
     """Bar pairs (measured, expected) on a category axis; GUI thread only.
 
-    ``set_bars(labels, measured, expected)`` takes one label per pair, values in ``unit``; an
-    expected value of None draws no grey bar (no expectation known).
+    ``set_bars(labels, measured, expected, bands, verdicts)`` takes one label per pair, values in ``unit``; an
+    expected value of None draws no grey bar (no expectation known); a band ``(low, high)`` is drawn as a whisker
+    over the expected bar; a verdict (``pass``/``warn``/``fail``) colours the measured bar (:data:`VERDICT_BRUSH`).
     """
 
     def __init__(self, title: str, unit: str, parent: QWidget | None = None) -> None:
@@ -37,28 +42,42 @@ class MeasuredVsExpectedChart(pg.PlotWidget):
         self.set_bars([], [], [])
 
     def set_bars(self, labels: Sequence[str], measured: Sequence[float | None],
-                 expected: Sequence[float | None]) -> None:
-        """Redraw: ``measured``/``expected`` values in :attr:`unit`, None for unknown."""
+                 expected: Sequence[float | None], bands: Sequence[tuple[float, float] | None] | None = None,
+                 verdicts: Sequence[str] | None = None) -> None:
+        """Redraw: ``measured``/``expected`` values in :attr:`unit`, None for unknown; ``bands`` the expected
+        ``(low, high)`` per pair (None: a point figure or none); ``verdicts`` per pair (``""``: none)."""
         for item in self._items:
             self.removeItem(item)
         self._items = []
         self.legend.clear()
         width = 0.38
+        bands = list(bands) if bands is not None else [None] * len(measured)
+        verdicts = list(verdicts) if verdicts is not None else [""] * len(measured)
         xs_m = [i - width / 2 for i, v in enumerate(measured) if v is not None]
         hs_m = [float(v) for v in measured if v is not None]
+        brushes = [VERDICT_BRUSH.get(verdicts[i] if i < len(verdicts) else "", MEASURED_BRUSH)
+                   for i, v in enumerate(measured) if v is not None]
         xs_e = [i + width / 2 for i, v in enumerate(expected) if v is not None]
         hs_e = [float(v) for v in expected if v is not None]
         if xs_m:
-            bars = pg.BarGraphItem(x=xs_m, height=hs_m, width=width, brush=MEASURED_BRUSH, pen="#2a4f85")
+            bars = pg.BarGraphItem(x=xs_m, height=hs_m, width=width, brushes=brushes, pen="#2a4f85")
             self.addItem(bars)
-            self.legend.addItem(bars, "measured")
+            self.legend.addItem(bars, "measured (coloured by verdict)" if any(verdicts) else "measured")
             self._items.append(bars)
+        ranged = [(i + width / 2, lo, hi) for i, b in enumerate(bands) if b is not None for lo, hi in [b]]
+        if ranged:
+            xs, lows, highs = (np.array(col, dtype=float) for col in zip(*ranged))
+            mids = (lows + highs) / 2  # ErrorBarItem wants arrays: it does arithmetic on them when it paints
+            whisker = pg.ErrorBarItem(x=xs, y=mids, top=highs - mids, bottom=mids - lows, beam=width * 0.6,
+                                      pen=pg.mkPen(BAND_PEN, width=2))
+            self.addItem(whisker)
+            self._items.append(whisker)
         if xs_e:
             bars = pg.BarGraphItem(x=xs_e, height=hs_e, width=width, brush=EXPECTED_BRUSH, pen="#8a8a8a")
             self.addItem(bars)
-            self.legend.addItem(bars, "expected")
+            self.legend.addItem(bars, "expected (whisker: the band)" if ranged else "expected")
             self._items.append(bars)
-        top = max(hs_m + hs_e, default=1.0) or 1.0
+        top = max(hs_m + hs_e + [hi for _, _, hi in ranged], default=1.0) or 1.0
         for i, (m, e) in enumerate(zip(measured, expected)):
             if m is not None and e is None:
                 note = pg.TextItem("no expected\nvalue known", color="#666666", anchor=(0.5, 1.0))
