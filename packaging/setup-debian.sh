@@ -55,6 +55,7 @@ app_pkgs=(
 test_pkgs=(
   openssh-server openssh-client                        # the loopback ESXi/Linux SSH test hosts
   iputils-ping                                         # the MTU path check run on the namespace test hosts
+  libcap2-bin                                          # capsh: root tests drop the capabilities to meet EACCES
   xvfb xauth poppler-utils fontconfig                  # GUI under Xvfb, PDF read-back and rendering, fc-list
   binutils                                             # objdump, for the PyInstaller build test
 )

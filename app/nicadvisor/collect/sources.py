@@ -60,7 +60,7 @@ def _kind(p: Path) -> str:
 
 def _is_bundle(p: Path, kind: str | None = None) -> bool:
     kind = kind or _kind(p)
-    return (kind == "file" and p.name.endswith(_BUNDLE_SUFFIXES)) or (kind == "dir" and (p / "commands").is_dir())
+    return (kind == "file" and p.name.endswith(_BUNDLE_SUFFIXES)) or (kind == "dir" and _kind(p / "commands") == "dir")
 
 
 def _bundle_host(p: Path, hosts: dict[str, HostInputs], problems: list[InputProblem]) -> None:

@@ -219,6 +219,33 @@ def inputs_without_host(audit: Audit) -> list[str]:
     return missing
 
 
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/") or path.startswith(folder + ":")
+
+
+def unread_parts(audit: Audit) -> list[str]:
+    """Sources of input problems inside a given input that belong to no host that was read: a host folder that was
+    empty, unreadable or held only files that are no captures, a bundle that could not be opened, a link to
+    nothing. A problem belongs to a read host when a host's input lies under its source (a folder of that host), or
+    when it is a file beside the loose capture files a host was read from, or a member of a bundle a host was read
+    from. Live targets are judged by :func:`inputs_without_host`. Pure; in the order the problems were met."""
+    read = [_norm(s) for h in audit.hosts for s in h.inputs]
+    loose = {os.path.dirname(s) for s in read if "://" not in s and ":" not in s.rpartition("/")[2]}
+    bundles = {s.split(":", 1)[0] for s in read if "://" not in s and ":" in s.rpartition("/")[2]}
+    out: list[str] = []
+    for p in audit.inputs_not_understood:
+        src = _norm(p.source)
+        if "://" in src or src in out or src == "local":
+            continue
+        member_of = src.split(":", 1)[0] if ":" in src.rpartition("/")[2] else None
+        if member_of is not None and member_of in bundles:
+            continue
+        if any(_under(r, src) for r in read) or os.path.dirname(src) in loose:
+            continue
+        out.append(src)
+    return out
+
+
 def _problem_of(audit: Audit, given: str) -> str:
     base = _norm(given)
     for p in audit.inputs_not_understood:
@@ -236,7 +263,10 @@ def verdict_of(audit: Audit) -> Verdict:
     if completion != COMPLETE:
         v = incomplete_verdict(completion, len(audit.hosts), getattr(audit, "hosts_expected", None), len(errors))
         return Verdict(v.status, v.reason, v.causes, hosts)
-    failed = inputs_without_host(audit)
+    top = inputs_without_host(audit)
+    parts = [part for part in unread_parts(audit)
+             if part not in top and not any(_under(part, _norm(given)) for given in top)]
+    failed = top + parts
     causes = [f"{given}: {_problem_of(audit, given)}" for given in failed]
     if not audit.rated:
         if not causes:
@@ -257,8 +287,9 @@ def verdict_of(audit: Audit) -> Verdict:
             reason += f"; {_plural(len(unrated), 'host')} could not be rated"
         return Verdict(NOT_READY, reason, tuple(causes), hosts)
     if failed:
-        return Verdict(NOT_RATED, f"{len(failed)} of {len(audit.inputs)} inputs could not be read: {_names(failed)}",
-                       tuple(causes), hosts)
+        what = [f"{len(top)} of {len(audit.inputs)} inputs"] if top else []
+        what += [_plural(len(parts), "part") + " of the inputs"] if parts else []
+        return Verdict(NOT_RATED, f"{' and '.join(what)} could not be read: {_names(failed)}", tuple(causes), hosts)
     if unrated:
         return Verdict(NOT_RATED, f"{len(unrated)} of {_plural(len(hosts), 'host')} could not be rated: "
                                   f"{_names([h.host for h in unrated])}", tuple(causes), hosts)
