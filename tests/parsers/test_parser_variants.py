@@ -147,3 +147,22 @@ def test_coalesce_table_is_read_by_the_table_reader_aligned_or_flattened():
     assert clean[("pnic", "vmnic2", "coalesce_rx_usecs")] == 3 and clean[("pnic", "vmnic2", "coalesce_adaptive_rx")] is False
     flat = "\n".join(" ".join(ln.split()) for ln in cap.text.splitlines() if not ln.startswith("---"))
     assert parsed_facts(cap.command, flat) == clean
+
+
+@needs_netns
+@pytest.mark.root
+def test_ip_link_text_forms_read_what_the_json_form_reads(netns):
+    """The advice "run ip link show" can be followed: its text form (plain, -o one-line, -d details, ip addr show)
+    gives the MTU, admin/link state and MAC the JSON form gives, on real output of this machine's iproute2."""
+    def ip(*args: str) -> str:
+        return subprocess.run(["ip", "-n", netns, *args], capture_output=True, text=True, timeout=20).stdout
+
+    want = {k: v for k, v in parsed_facts("ip -d -j link show", ip("-d", "-j", "link", "show")).items()
+            if k[2] in ("mtu", "admin_up", "link_up", "mac")}
+    assert want[("pnic", "va", "mtu")] == 1500 and want[("pnic", "va", "admin_up")] is True
+    for args in (("link", "show"), ("-o", "link"), ("-d", "link", "show"), ("addr", "show")):
+        got = parsed_facts("ip " + " ".join(args), ip(*args))
+        assert {k: v for k, v in got.items() if k[2] in ("mtu", "admin_up", "link_up", "mac")} == want, args
+        assert got[("pnic", "va", "is_physical")] is False  # va@vb: a veth
+        assert not any(k[1] == "lo" for k in got)
+    assert parsed_facts("ip -d link show", ip("-d", "link", "show"))[("pnic", "br0", "is_physical")] is False

@@ -257,3 +257,62 @@ def parse_ip_link_json(text: str, cmd: CommandLine) -> ParseResult:
             result.pnic(key, "pci_address", norm_pci(str(entry["parentdev"])), raw)
             result.pnic(key, "is_physical", True, raw)
     return result
+
+
+# --- ip link show / ip addr show (text) -----------------------------------------------------------------------
+
+_IP_HEADER_RE = re.compile(r"^\s*\d{1,9}:\s+(?P<name>[^\s:@]{1,64})(?P<at>@\S{1,64})?:\s+<(?P<flags>[A-Z0-9_,-]{0,200})>"
+                           r"(?P<rest>[^\n]{0,2000})$")
+_IP_MTU_RE = re.compile(r"\bmtu (?P<mtu>\d{2,6})\b")
+_IP_STATE_RE = re.compile(r"\bstate (?P<state>[A-Z]{2,20})\b")
+_IP_ETHER_RE = re.compile(r"^\s*link/ether (?P<mac>[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5})\b")
+#: ``ip -d link`` prints the device kind first on the line after ``link/ether`` (``veth``, ``bridge``, ``bond``,
+#: ``vlan protocol 802.1Q id 10`` …): a software device (iproute2 ip/iplink.c, the ``linkinfo`` kinds).
+_IP_KIND_RE = re.compile(r"^\s*(?P<kind>veth|bridge|bond|vlan|macvlan|macvtap|ipvlan|vxlan|geneve|dummy|team|tun|"
+                         r"tap|ifb|bridge_slave|bond_slave|team_slave)\b")
+
+
+@register(r"^ip\s+(?!(?:-\S+\s+)*-j)(?:-\S+\s+)*(?:link|l|addr|address|a)(?:\s|$)", "ip link show")
+def parse_ip_link_text(text: str, cmd: CommandLine) -> ParseResult:
+    """Parse the text form of ``ip [-d] [-o] link show`` (and ``ip addr show``, whose per-interface header is the
+    same), as admins paste it. Per interface (the loopback skipped): ``mtu`` (bytes), ``admin_up`` (``UP`` in the
+    flags), ``link_up`` (True with ``LOWER_UP``; False with ``NO-CARRIER`` or ``state DOWN``/``LOWERLAYERDOWN``;
+    else unset), ``mac`` (``link/ether``), ``is_physical`` False for a name with ``@peer`` (veth, VLAN, macvlan)
+    or a software kind under ``-d`` (veth, bridge, bond, vlan …). The one-line form (``-o``, lines joined by ``\\``)
+    is read too. Source: iproute2 ``ip link`` output (ip-link(8)); real outputs are made at test time in a network
+    namespace. Never raises."""
+    result = ParseResult(family="ip link show")
+    key: str | None = None
+    for raw in text.replace("\\", "\n").splitlines():
+        h = _IP_HEADER_RE.match(raw)
+        if h:
+            flags = h.group("flags").split(",")
+            key = None if "LOOPBACK" in flags else h.group("name")
+            if key is None:
+                continue
+            line = raw.strip()
+            rest = h.group("rest")
+            mtu = _IP_MTU_RE.search(rest)
+            if mtu:
+                result.pnic(key, "mtu", int(mtu.group("mtu")), line)
+            result.pnic(key, "admin_up", "UP" in flags, line)
+            state = _IP_STATE_RE.search(rest)
+            st = state.group("state") if state else ""
+            link_up = True if "LOWER_UP" in flags else False if ("NO-CARRIER" in flags or st in ("DOWN",
+                                                                                                 "LOWERLAYERDOWN")) else None
+            result.pnic(key, "link_up", link_up, line)
+            if h.group("at"):
+                result.pnic(key, "is_physical", False, line)
+            continue
+        if key is None:
+            continue
+        m = _IP_ETHER_RE.match(raw)
+        if m:
+            result.pnic(key, "mac", m.group("mac").lower(), raw.strip())
+            continue
+        k = _IP_KIND_RE.match(raw)
+        if k and not k.group("kind").endswith("_slave"):
+            result.pnic(key, "is_physical", False, raw.strip()[:200])
+    if not result.pnics:
+        result.notes.append("ip link show: no interface header ('N: name: <FLAGS> mtu …') found")
+    return result
