@@ -87,6 +87,11 @@ def test_ansible_excerpt_starting_inside_vmnic_details_yields_every_entry():
     (result,) = parse_output("community.vmware.vmware_host_vmnic_info", excerpt)
     assert {"vmnic0", "vmnic6"} <= set(result.pnics), sorted(result.pnics)
     assert result.pnics["vmnic0"]["driver"].value == "ixgbe" and result.pnics["vmnic6"]["driver"].value == "i40en"
+    # pasted from inside the first entry (its opening brace and first key cut off): that entry is still read
+    cut = excerpt[excerpt.index("\n", excerpt.index("{")) + 1:]
+    assert not cut.lstrip().startswith("{")
+    (result,) = parse_output("community.vmware.vmware_host_vmnic_info", cut)
+    assert {"vmnic0", "vmnic6"} <= set(result.pnics), sorted(result.pnics)
 
 
 # 5. ethtool -k filtered by grep -----------------------------------------------------------------------

@@ -146,15 +146,46 @@ def read_pyish(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def _unmatched_close(text: str) -> int:
+    """Index of the first ``}`` that closes a brace opened before ``text`` starts (outside quoted strings), or -1:
+    one linear scan."""
+    depth, quote, escaped = 0, "", False
+    for i, ch in enumerate(text):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth < 0:
+                return i
+    return -1
+
+
 def read_pyish_all(text: str) -> list[dict[str, Any]]:
     """Every top-level ``{...}`` dict in ``text``, in order, read as :func:`read_pyish` reads one: an excerpt that
     starts inside a list (``{...}, {...}`` pasted from the middle of ``vmnic_details``) yields each entry, not only
-    the first. Never raises."""
+    the first, and one that starts inside the first entry (its ``{`` cut off) yields that entry's remaining keys
+    as an entry too. Never raises."""
+    out: list[dict[str, Any]] = []
+    close = _unmatched_close(text)
+    if close >= 0:
+        # the excerpt starts inside the first entry ('"device": "vmnic0", … },'): its tail is an entry too
+        head, _ = _parse_value(_tokens("{" + text[:close + 1]), 0)
+        if isinstance(head, dict) and head:
+            out.append(head)
+        text = text[close + 1:]
     start = text.find("{")
     if start < 0:
-        return []
+        return out
     toks = _tokens(text[start:])
-    out: list[dict[str, Any]] = []
     i = 0
     while i < len(toks):
         if toks[i] != ("p", "{"):
