@@ -93,6 +93,9 @@ def test_ready_without_errors_and_empty_audit():
     validate_document(doc)
     a.hosts = a.hosts[:1]
     a.inputs = [i for i in a.inputs if not i.startswith("captures/linux_")]
+    doc = audit_to_dict(a)  # captures/esxi-b/ gave no host (its one file was not understood): not all-clear
+    assert doc["verdict"]["label"] == "NOT RATED" and "captures/esxi-b/odd_output.txt" in doc["verdict"]["reason"]
+    a.inputs_not_understood = []
     doc = audit_to_dict(a)
     assert doc["summary"]["ready"] is True and doc["verdict"]["label"] == "READY"
     validate_document(doc)

@@ -384,7 +384,10 @@ def _exec_summary(audit: Audit, title: str, plan: list[RemediationItem], fonts: 
         story.append(Paragraph("No error or warning finding: nothing to change"
                                + ("" if v.status == "ready" else " on what could be read") + ".", st.body))
 
-    story.append(Paragraph("Verdict and scorecard per host", st.h2))
+    legend = _clean("each cell is the worst of that host's pNICs: ✖ fail, ▲ warn, ? unknown, – n/a, ✔ pass; the host "
+                    "pages show every pNIC", fonts)
+    # the legend rides on the heading line: as a paragraph of its own it fell alone onto page 2 (review)
+    story.append(Paragraph(f'Verdict and scorecard per host <font size="8">({legend})</font>', st.h2))
     head = ["Host", "Verdict"] + [_SHORT_TITLE.get(c.key, c.title) for c in CAPABILITIES]
     rows: list[list[Any]] = [[Paragraph(f"<b>{_clean(h, fonts)}</b>", st.cell_small) for h in head]]
     style = list(_GRID)
@@ -403,9 +406,6 @@ def _exec_summary(audit: Audit, title: str, plan: list[RemediationItem], fonts: 
     table.setStyle(TableStyle(style + [("LEFTPADDING", (0, 0), (-1, -1), 2.5), ("RIGHTPADDING", (0, 0), (-1, -1), 2.5),
                                        ("TOPPADDING", (0, 0), (-1, -1), 1.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 2)]))
     story.append(table)
-    story.append(Paragraph("Each capability cell is the worst of that host's pNICs (✖ fail, ▲ warn, ? unknown, – n/a, "
-                           "✔ pass); the host pages show every pNIC.", st.small))
-
     return story
 
 
@@ -579,7 +579,7 @@ def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
             Paragraph(_clean(expected.get("basis") or "—", fonts), st.cell_small),
             Paragraph(_clean(f"{_fmt_num(duration)} s" if duration is not None else "—", fonts), st.cell),
         ])
-    table = Table(rows, colWidths=[26 * mm, 18 * mm, 60 * mm, 32 * mm, 24 * mm, 30 * mm, 57 * mm, 22 * mm],
+    table = Table(rows, colWidths=[26 * mm, 18 * mm, 52 * mm, 30 * mm, 26 * mm, 55 * mm, 46 * mm, 16 * mm],
                   repeatRows=1, hAlign="LEFT")
     table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#888888")),
                                ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#d9e1ea")),
@@ -610,9 +610,9 @@ def _bench_chart(results: list[dict[str, Any]], unit: str, key: str, fonts: _Fon
     edges = [(e.low, e.high) if e is not None and e.unit == unit and e.is_band else
              (e.value, e.value) if e is not None and e.unit == unit else (0.0, 0.0)
              for e in (expected_from_dict(b.get("expected")) for b in rows)]
-    drawing = Drawing(FRAME_WIDTH, 52 * mm)
+    drawing = Drawing(FRAME_WIDTH, 60 * mm)
     chart = VerticalBarChart()
-    chart.x, chart.y, chart.width, chart.height = 14 * mm, 12 * mm, FRAME_WIDTH - 80 * mm, 36 * mm
+    chart.x, chart.y, chart.width, chart.height = 14 * mm, 20 * mm, FRAME_WIDTH - 28 * mm, 36 * mm
     chart.data = [measured, [lo or 0.0 for lo, _ in edges], [hi or 0.0 for _, hi in edges]]
     chart.categoryAxis.categoryNames = [
         f"{b.get('test', '')} ({b.get('tool', '')})" + (f" {b['client']}→{b['server']}" if b.get("client") else "")
@@ -623,8 +623,9 @@ def _bench_chart(results: list[dict[str, Any]], unit: str, key: str, fonts: _Fon
     chart.bars[0].fillColor, chart.bars[1].fillColor = colors.HexColor("#3b6ea5"), colors.HexColor("#e0e0e0")
     chart.bars[2].fillColor = colors.HexColor("#a8a8a8")
     drawing.add(chart)
-    legend = Legend()
-    legend.x, legend.y = FRAME_WIDTH - 60 * mm, 45 * mm
+    legend = Legend()  # one row under the chart: at its right it was cut at the page edge (review)
+    legend.x, legend.y = 14 * mm, 4 * mm
+    legend.columnMaximum, legend.deltax, legend.dxTextSpace = 1, 78 * mm, 3
     legend.fontName, legend.fontSize = fonts.regular, 8
     legend.colorNamePairs = [(chart.bars[0].fillColor, f"measured ({unit})"),
                              (chart.bars[1].fillColor, f"expected for the same path, low edge ({unit})"),
