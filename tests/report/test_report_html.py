@@ -59,3 +59,26 @@ def test_cli_writes_html(tmp_path, capsys):
     text, _ = _parse(out.read_text(encoding="utf-8"))
     assert f"wrote {out}" in capsys.readouterr().out
     assert "NOT READY" in text and "Host esxi-vcf9-nested" in text
+
+
+def test_html_has_the_summary_top_actions_charts_and_readable_benchmarks():
+    """Review of issue 10: the HTML lacked the top actions, the charts and showed raw benchmark figures."""
+    from nicadvisor.bench.results import BenchResult
+    from nicadvisor.report.remediation import TOP_ACTIONS, remediation_plan
+
+    audit = build_audit()
+    audit.benchmarks = [BenchResult(test="TCP_RR", tool="netperf", path="loopback", throughput_gbps=None,
+                                    transactions_per_s=17970.01, latency_us=57.98107126754971, duration_s=1.0,
+                                    expected=None, raw="", command="netperf -t omni",
+                                    no_expectation="no figure fits a loopback path")]
+    html = to_html(audit)
+    text, tags = _parse(html)
+    plan = remediation_plan(audit)
+    assert "Top remediation actions" in text
+    top = text[text.index("Top remediation actions"):text.index("Verdict and scorecard per host")]
+    assert all(item.title in top for item in plan[:TOP_ACTIONS])
+    assert "Compatibility data: the database shipped with" in text
+    assert tags.count("svg") == 2  # the capability summary and the µs benchmark chart
+    assert "<?xml" not in html and "NicAdv-Sans" not in html  # inline SVG, fonts a browser knows
+    assert "17,970" in text and "57.98" in text and "57.98107126754971" not in text and "None" not in text
+    assert "no expectation: no figure fits a loopback path" in text

@@ -234,3 +234,14 @@ def test_demo_vcf9_nested_reports_the_failed_mtu_path_test():
     assert "sendto() failed (Message too long)" in f.message and "1500 data bytes" in f.message
     assert f.evidence[0].line == "PING 192.168.6.1 (192.168.6.1): 1500 data bytes\nsendto() failed (Message too long)"
     assert f.references == ("nsx-t-performance-on-intel.txt §1.5 Checking MTU on an ESXi Host",)
+
+
+def test_an_unread_value_in_a_command_is_a_placeholder_not_the_word_unknown():
+    """Recommendations and rollbacks are commands to run: a fact not read (the switch of vmnic0 on a demo host)
+    becomes ``<switch name>`` there, never ``-v unknown``; the message still says "unknown"."""
+    from nicadvisor.services.audit import AuditRequest, run_audit
+
+    audit = run_audit(AuditRequest(demo=True))
+    rollbacks = [f.rollback for f in audit.findings if f.rollback]
+    assert rollbacks and not any("-v unknown" in r for r in rollbacks)
+    assert any("-v <switch name>" in r for r in rollbacks)

@@ -17,8 +17,11 @@ from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TE
 from nicadvisor.model.entities import Audit
 from nicadvisor.model.verdict import SYMBOL
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
-from nicadvisor.report.pdf import DEFAULT_TITLE
-from nicadvisor.report.remediation import display_source, info_items, input_roots, remediation_plan, scorecard
+from nicadvisor.bench.results import expected_from_dict
+from nicadvisor.report.pdf import DEFAULT_TITLE, chart_drawings
+from nicadvisor.report.remediation import (
+    TOP_ACTIONS, display_source, guide_used, info_items, input_roots, remediation_plan, scorecard,
+)
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("nicadvisor.report", "templates"),
                           autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -28,16 +31,42 @@ _SEVERITY_SYMBOL = {"error": "✖", "warning": "▲", "info": "ℹ"}
 
 def to_html(audit: Audit, title: str = DEFAULT_TITLE) -> str:
     """The HTML document of ``audit`` (UTF-8 text). Raises TypeError for a benchmark without ``to_dict()``."""
+    from reportlab.graphics import renderSVG
+
     roots = input_roots(audit)
     verdict = audit.verdict
+    plan = remediation_plan(audit)
+    charts = [(name, _inline_svg(renderSVG.drawToString(drawing))) for name, drawing in chart_drawings(audit)]
     return _ENV.get_template("report.html.j2").render(
         title=title, tool=TOOL_NAME, version=__version__, audit=audit, verdict=verdict, summary=summarize(audit),
         capabilities=CAPABILITIES, scorecard=scorecard(audit), host_verdicts={h.host: h for h in verdict.hosts},
         symbols=SYMBOL, status_symbol=STATUS_SYMBOL, status_text=STATUS_TEXT, css=_CSS,
-        severity_symbol=_SEVERITY_SYMBOL, plan=remediation_plan(audit), info=info_items(audit), hosts=audit.hosts,
+        severity_symbol=_SEVERITY_SYMBOL, plan=plan, top_actions=plan[:TOP_ACTIONS], info=info_items(audit),
+        hosts=audit.hosts, charts=charts, guide_used=guide_used(audit), num=_num,
+        expected_text=lambda e: (lambda x: x.text() if x else "—")(expected_from_dict(e)),
         matrices={h.name: capability_matrix(h, audit.findings) for h in audit.hosts},
         benchmarks=[benchmark_entry(b) for b in audit.benchmarks or []],
         source=lambda s: display_source(s, roots))
+
+
+def _num(value: object) -> str:
+    """A figure as a reader wants it: 4 significant digits, ``—`` for none."""
+    if isinstance(value, bool) or value is None:
+        return "—"
+    if isinstance(value, (int, float)):
+        return f"{value:.4g}" if abs(value) < 1000 else f"{value:,.0f}"
+    return str(value)
+
+
+def _inline_svg(svg: str) -> str:
+    """The ``<svg>`` element of a standalone SVG document (its XML prolog and doctype dropped, for inline HTML)."""
+    start = svg.find("<svg")
+    if start < 0:
+        return ""
+    # the PDF's registered font names mean nothing to a browser: name the families it has
+    return (svg[start:].replace("font-family: NicAdv-Sans-Bold", "font-family: 'DejaVu Sans', Arial, sans-serif; "
+                                "font-weight: bold")
+            .replace("font-family: NicAdv-Sans", "font-family: 'DejaVu Sans', Arial, sans-serif"))
 
 
 def write_html(audit: Audit, path: str | os.PathLike[str], title: str = DEFAULT_TITLE) -> Path:

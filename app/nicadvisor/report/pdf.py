@@ -634,6 +634,23 @@ def _bench_chart(results: list[dict[str, Any]], unit: str, key: str, fonts: _Fon
     return drawing
 
 
+def chart_drawings(audit: Audit) -> list[tuple[str, Drawing]]:
+    """The charts of the report as ``(title, Drawing)``, for another format (the HTML export renders them as SVG):
+    the capability summary when there are pNICs, and measured against expected for the benchmark results in
+    Gbit/s and in µs (those there are). Pure but for registering the fonts."""
+    fonts = _register_fonts()
+    out: list[tuple[str, Drawing]] = []
+    if any(h.pnics for h in audit.hosts):
+        out.append(("Capability summary: how many physical pNICs have each status, per column",
+                    _capability_chart(audit, fonts)))
+    results = [benchmark_entry(b) for b in (audit.benchmarks or [])]
+    for unit, key in (("Gbit/s", "throughput_gbps"), ("µs", "latency_us")):
+        drawing = _bench_chart(results, unit, key, fonts)
+        if drawing is not None:
+            out.append((f"Benchmarks: measured against expected ({unit})", drawing))
+    return out
+
+
 def _bullets(items: Iterable[str], fonts: _Fonts, st: _Styles) -> list[Paragraph]:
     """One small bulleted paragraph per item (long paths wrap inside their own bullet)."""
     return [Paragraph(_clean(i, fonts), st.bullet, bulletText="•") for i in items]

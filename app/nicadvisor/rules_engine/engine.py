@@ -84,6 +84,9 @@ def evaluate(rules: list[Rule], hosts: list[Host]) -> list[Finding]:
                 if role == OVERLAY_NONE:
                     continue
                 values = {k: fact_text(v) for k, v in ctx.items()}
+                # in the commands to run (recommendation, rollback) an unread value is a placeholder to fill in,
+                # never the word "unknown" typed into a command line ("esxcli ... set -v unknown")
+                to_fill = {k: (fact_text(v) if v is not None else f"<{k.replace('_', ' ')}>") for k, v in ctx.items()}
                 target = host.name if obj is host else f"{host.name}/{obj.name}"
                 message = string.Template(rule.message).safe_substitute(values)
                 severity, full, title = rule.severity, None, rule.title
@@ -95,10 +98,10 @@ def evaluate(rules: list[Rule], hosts: list[Host]) -> list[Finding]:
                 findings.append(Finding(
                     rule_id=rule.id, title=title, severity=severity, host=host.name, target=target,
                     message=message,
-                    recommendation=string.Template(rule.recommendation).safe_substitute(values),
+                    recommendation=string.Template(rule.recommendation).safe_substitute(to_fill),
                     references=rule.references, evidence=_evidence(rule, obj, ctx, host), category=rule.category,
                     facts=_known_condition_facts(rule, ctx), overlay_role=role, full_severity=full,
-                    rollback=string.Template(rule.rollback).safe_substitute(values),
+                    rollback=string.Template(rule.rollback).safe_substitute(to_fill),
                 ))
     findings.sort(key=lambda f: (f.severity.rank, f.host, f.target, f.rule_id))
     return findings
