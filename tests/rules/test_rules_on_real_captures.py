@@ -1,0 +1,109 @@
+"""Every rule on facts from real captures (issue 8 §4): where a real capture (a file of ../shared/fixtures, audited
+alone as one host folder, or a host of the bundled demo lab) makes a rule fire, that is its positive test; where a
+real capture holds the facts the rule reads for another object and the rule stays silent, that is its negative test.
+Rules no real capture can fire are listed with why, so that a new rule must be placed in one of the lists."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from capturetools import capture_path
+from nicadvisor.rules_engine import load_rules
+from nicadvisor.services.audit import AuditRequest, run_audit
+
+#: rule → (capture that fires it, the target it fires on; "DEMO" = the bundled demo lab)
+POSITIVE = {
+    "coalescing-on": ("esxi_esxcli_nic_coalesce_get_mellanox_connectx3.txt", "h/vmnic1000202"),
+    "ens-capable-not-enabled": ("esxi_esxcfg-nics-e_ens_capability_igbn_ixgben_i40en.txt", "h/vmnic5"),
+    "legacy-vmklinux-driver": ("esxi_api_ansible_vmnic_info_x540_ixgbe_lldp_partial.txt", "h/vmnic0"),
+    "link-below-10g": ("esxi_esxcfg-nics-l_e810_x710_bcm57416_i350_82599.txt", "h/vmnic4"),
+    "linux-coalescing-on": ("linux_ethtool-c_ice_e810_static_itr_flattened.txt", "h/em1"),
+    "mtu-path-test-failed": ("esxi_vmkping-d_message_too_long_mtu_mismatch.txt", "h"),
+    "no-geneve-rx-filter": ("linux_ethtool-k_igb_enp2s0.txt", "h/enp2s0"),
+    "not-ens-capable": ("esxi_esxcfg-nics-e_ens_capability_igbn_ixgben_i40en.txt", "h/vmnic0"),
+    "pnic-link-down": ("esxi_esxcfg-nics-l_e810_x710_bcm57416_i350_82599.txt", "h/vmnic14"),
+    "pnic-mtu-below-1600": ("esxi_esxcfg-nics-l_e810_x710_bcm57416_i350_82599.txt", "h/vmnic0"),
+    "pnic-mtu-below-1700": ("nsx_edge_cli_get_physical-ports_vmxnet3_pmd_flattened.txt", "h/fp-eth1"),
+    "single-rx-queue": ("nsx_edge_cli_get_physical-ports_vmxnet3_pmd_flattened.txt", "h/fp-eth0"),
+    "switch-mtu-below-1600": ("esxi_esxcfg-vswitch-l_vss_and_dvs_mtu.txt", "h/vSwitch0"),
+    "switch-mtu-below-1700": ("esxi_g_esxcfg-vswitch_-l_vss_and_dvs_esxi60_sio4.txt", "h/vDS-C-Transport"),
+    "switch-mtu-below-1700-no-tep": ("DEMO", "esxi-sio4-nsxv/DSwitch"),
+    "tep-mtu-below-1700": ("esxi_g_esxcfg-vmknic_-l_netstack_esxi60_sio4.txt", "h/vmk2"),
+    "virtual-uplink-offload": ("esxi_api_govc_dump_pcidevice_vmxnet3.txt", "h/pci:0000:0b:00.0"),
+}
+#: rule → (capture holding the facts the rule reads for this target, on which the rule does not fire)
+NEGATIVE = {
+    "coalescing-on": ("linux_ethtool-c_ice_e810_static_itr_flattened.txt", "h/em1"),
+    "ens-capable-not-enabled": ("esxi_esxcfg-nics-e_ens_capability_igbn_ixgben_i40en.txt", "h/vmnic0"),
+    "legacy-vmklinux-driver": ("esxi_api_ansible_vmnic_info_xxv710_i40en_25g_partial.txt", "h/vmnic6"),
+    "link-below-10g": ("esxi_esxcfg-nics-l_e810_x710_bcm57416_i350_82599.txt", "h/vmnic0"),
+    "linux-coalescing-on": ("esxi_esxcli_nic_coalesce_get_mellanox_connectx3.txt", "h/vmnic2"),
+    "no-geneve-rx-filter": ("esxi_api_ansible_vmnic_info_xxv710_i40en_25g_partial.txt", "h/vmnic6"),
+    "not-ens-capable": ("esxi_esxcfg-nics-e_ens_capability_igbn_ixgben_i40en.txt", "h/vmnic4"),
+    "pnic-link-down": ("esxi_esxcfg-nics-l_e810_x710_bcm57416_i350_82599.txt", "h/vmnic0"),
+    "pnic-mtu-below-1600": ("esxi_esxcfg-nics-l_nvmxnet3_nested_mixed_mtu.txt", "h/vmnic0"),
+    "pnic-mtu-below-1700": ("nsx_edge_cli_get_physical-ports_vmxnet3_pmd_flattened.txt", "h/fp-eth0"),
+    "single-rx-queue": ("esxi_localcli_networkinternal_nic_privstats_32q.txt", "h/vmnic1"),
+    "switch-mtu-below-1600": ("esxi_esxcfg-vswitch-l_vss_and_dvs_mtu.txt", "h/DSwitch_063LongName"),
+    "switch-mtu-below-1700": ("esxi_g_esxcfg-vswitch_-l_vss_and_dvs_esxi60_sio4.txt", "h/vSwitch0"),
+}
+#: Rules no single real capture nor demo host makes fire, and where they are proven instead.
+ELSEWHERE = {
+    "nsx-ens-mode-pnic-not-ens-capable": "the real NSX Manager API answers of ../shared/fixtures/nsx-api (tests/nsx)",
+    "nsx-ens-interrupt-pnic-not-interrupt-capable": "the real NSX Manager API answers (tests/nsx)",
+    "nsx-ens-mode-not-realized": "the real NSX Manager API answers (tests/nsx)",
+    "switch-mtu-above-pnic-mtu": "the real NSX Manager API answers (tests/nsx)",
+    "mtu-path-test-failed-linux": "a real ping -M do between namespace hosts over SSH (tests/bench/test_bench_remote.py)",
+    "ens-mode-for-general-workloads": "no public capture of a VDS/N-VDS in Enhanced Datapath mode: facts set in tests",
+    "vds-ipfix-enabled": "no public capture of a VDS with IPFIX on (vSphere API or net-dvs): facts set in tests",
+    "uplink-link-down": "no public capture of a switch uplink without link: facts set in tests",
+    "linux-pnic-mtu-below-1600": "no public Linux capture of a physical NIC's MTU below 1600: facts set in tests",
+    "linux-pnic-mtu-below-1700": "no public Linux capture of a physical NIC's MTU of 1600-1699: facts set in tests",
+    "pnic-mtu-not-jumbo": "no public capture of an overlay uplink between 1700 and 8999 bytes: facts set in tests",
+    "tep-mtu-below-1600": "no public capture of a TEP vmknic below 1600 bytes: facts set in tests",
+    "no-geneve-offload": "no public capture of a physical pNIC read as without Geneve offload on an overlay "
+                         "switch: facts set in tests",
+    "no-rx-filter-no-rss": "no public capture of an overlay uplink read without both: facts set in tests",
+    "no-rss": "no public capture of an overlay uplink read without RSS: facts set in tests",
+    "pcie-link-downgraded": "no complete public lspci/dmesg capture of a downgraded NIC link (the grep-filtered "
+                            "excerpt of issue 6 is a transformation): facts set in tests",
+    "pcie-budget-below-line-rate": "no public capture of a NIC whose PCIe link is below its line rate: facts set in tests",
+    "single-tep-with-spare-uplinks": "no public capture of a host with one TEP and spare uplinks: facts set in tests",
+}
+_AUDITS: dict[str, object] = {}
+
+
+def _audit(source: str, tmp_path_factory):
+    if source not in _AUDITS:
+        if source == "DEMO":
+            _AUDITS[source] = run_audit(AuditRequest(demo=True))
+        else:
+            folder = tmp_path_factory.mktemp("rulecase") / "h"
+            folder.mkdir()
+            shutil.copy(capture_path(source), folder / source)  # byte-identical: the real capture, alone
+            _AUDITS[source] = run_audit(AuditRequest(capture_paths=(str(folder),)))
+    return _AUDITS[source]
+
+
+@pytest.mark.parametrize("rule_id", sorted(POSITIVE))
+def test_the_rule_fires_on_a_real_capture(rule_id, tmp_path_factory):
+    source, target = POSITIVE[rule_id]
+    audit = _audit(source, tmp_path_factory)
+    assert [f for f in audit.findings if f.rule_id == rule_id and f.target == target], (rule_id, source, target)
+
+
+@pytest.mark.parametrize("rule_id", sorted(NEGATIVE))
+def test_the_rule_stays_silent_on_a_real_capture_that_holds_its_facts(rule_id, tmp_path_factory):
+    source, target = NEGATIVE[rule_id]
+    audit = _audit(source, tmp_path_factory)
+    host_name, _, obj_name = target.partition("/")
+    host = next(h for h in audit.hosts if h.name == host_name)
+    assert obj_name in {o.name for o in [*host.pnics, *host.switches, *host.vmknics]}  # the object was read
+    assert not [f for f in audit.findings if f.rule_id == rule_id and f.target == target], (rule_id, source, target)
+
+
+def test_every_rule_is_proven_on_real_captures_or_says_where_it_is():
+    ids = {r.id for r in load_rules(user=False)}
+    assert set(POSITIVE) | set(ELSEWHERE) == ids
+    assert not set(POSITIVE) & set(ELSEWHERE)
