@@ -52,7 +52,7 @@ class RemoteLab:
     """``n`` namespace hosts (2 by default) with sshd, joined by a data link shaped to ``rate_mbit``.
     ``no_programs``: ``{host index: names}`` left out of that host's ``PATH``."""
 
-    def __init__(self, n: int = 2, rate_mbit: int = 50, no_programs: dict[int, tuple[str, ...]] | None = None) -> None:
+    def __init__(self, n: int = 2, rate_mbit: int | None = 50, no_programs: dict[int, tuple[str, ...]] | None = None) -> None:
         if n != 2:
             raise ValueError("the lab joins exactly two hosts by one veth pair")
         self.tag = secrets.token_hex(3)
@@ -116,8 +116,9 @@ class RemoteLab:
         for k, ns in enumerate(self.namespaces, 1):
             _run("ip", "-n", ns, "addr", "add", f"{DATA_NET}.{k}/30", "dev", DATA_IF)
             _run("ip", "-n", ns, "link", "set", DATA_IF, "up")
-            _run("tc", "-n", ns, "qdisc", "add", "dev", DATA_IF, "root", "tbf", "rate", f"{self.rate_mbit}mbit",
-                 "burst", str(tbf_burst_bytes(self.rate_mbit, 1500)), "latency", "50ms")
+            if self.rate_mbit:  # None: an unshaped link (benchmarks/orchestration.py)
+                _run("tc", "-n", ns, "qdisc", "add", "dev", DATA_IF, "root", "tbf", "rate", f"{self.rate_mbit}mbit",
+                     "burst", str(tbf_burst_bytes(self.rate_mbit, 1500)), "latency", "50ms")
 
     # --- using -------------------------------------------------------------------------------------
     def data_addr(self, i: int) -> str:
