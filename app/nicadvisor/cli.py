@@ -249,7 +249,9 @@ def _print_bench(report, args) -> int:
     for p in report.problems:
         print(f"problem: {p}", file=sys.stderr)
     if args.json:
-        Path(args.json).write_text(json.dumps({"results": [r.to_dict() for r in report.results],
+        from nicadvisor.report.json_export import benchmark_entry
+
+        Path(args.json).write_text(json.dumps({"results": [benchmark_entry(r) for r in report.results],
                                                "problems": report.problems}, indent=2), encoding="utf-8")
         print(f"wrote {args.json}")
     return EXIT_READY if report.results else EXIT_INPUT

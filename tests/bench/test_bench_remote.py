@@ -376,6 +376,7 @@ def test_cli_between_with_yes_runs_and_cleans_up(lab, capsys, tmp_path):
     assert "TCP_STREAM          iperf3   remote" in out and "Gbit/s" in out
     (result,) = json.loads(report.read_text())["results"]
     assert result["path"] == "remote" and 5 < result["throughput_gbps"] * 1000 < 60
+    assert result["verdict"] in ("pass", "warn") and result["comparison"]  # the same words as every view
     assert lab.folders() == set() and lab.processes(*TOOLS) == {}
 
 
