@@ -3,7 +3,8 @@
 Exit codes of ``audit``, ``demo`` and ``history ID`` follow the verdict (:mod:`nicadvisor.model.verdict`):
 0 = READY, 1 = NOT READY (at least one finding of error severity), 2 = NOT RATED (nothing or not enough could
 be read, an input yielded no host, the audit was interrupted) or an input/usage error (bad arguments, a report
-that cannot be written). ``bench`` exits 0 when every test ran, 2 when none could.
+that cannot be written). ``bench`` exits 0 when tests ran and none is below its expected band (FAIL), 1 when one is
+(``--mtu-check``: when a size did not pass), 2 when none could run or the input is wrong.
 """
 from __future__ import annotations
 
@@ -228,15 +229,34 @@ def _run_bench(args):
 def cmd_bench(args) -> int:
     """``nic-advisor bench``: the quick benchmark; prints Gbit/s, µs and transactions/s. With ``--between A B [C ...]``
     the tests run between those hosts over SSH (:func:`_bench_between`). Returns the exit code."""
+    problem = _json_target_problem(args.json)
+    if problem:
+        print(f"nic-advisor bench: {problem}", file=sys.stderr)
+        return EXIT_INPUT
     if args.between:
         return _bench_between(args)
     report = _run_bench(args)
     return _print_bench(report, args)
 
 
+def _json_target_problem(path) -> str:
+    """Why ``--json PATH`` cannot be written, checked before anything runs ("" when it can): a folder is refused;
+    a missing parent folder is created, as ``history --json`` does."""
+    if path is None:
+        return ""
+    target = Path(path)
+    if target.is_dir():
+        return f"--json {target}: a folder, not a file"
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"--json {target}: its folder cannot be made: {exc.strerror or exc}"
+    return ""
+
+
 def _print_bench(report, args) -> int:
     for r in report.results:
-        measured = (f"{r.throughput_gbps:.2f} Gbit/s" if r.throughput_gbps is not None
+        measured = (_rate_text(r.throughput_gbps) if r.throughput_gbps is not None
                     else f"{r.latency_us:.1f} µs ({r.transactions_per_s:.0f} transactions/s)"
                     if r.latency_us is not None and r.transactions_per_s else "—")
         label = r.spec or r.test
@@ -244,6 +264,8 @@ def _print_bench(report, args) -> int:
         verdict = f"  {r.verdict().upper()}" if r.verdict() else ""
         print(f"{label:<19} {r.tool:<8} {r.path:<9} {measured}{expected}{verdict}")
         print(f"    {r.comparison()}")
+        for note in r.expected.notes if r.expected else ():
+            print(f"    note: {note}")
         if r.path == "remote":
             print(f"    [{r.endpoints}]")
     for p in report.problems:
@@ -251,10 +273,21 @@ def _print_bench(report, args) -> int:
     if args.json:
         from nicadvisor.report.json_export import benchmark_entry
 
-        Path(args.json).write_text(json.dumps({"results": [benchmark_entry(r) for r in report.results],
-                                               "problems": report.problems}, indent=2), encoding="utf-8")
+        try:
+            Path(args.json).write_text(json.dumps({"results": [benchmark_entry(r) for r in report.results],
+                                                   "problems": report.problems}, indent=2), encoding="utf-8")
+        except OSError as exc:
+            print(f"nic-advisor bench: cannot write {args.json}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_INPUT
         print(f"wrote {args.json}")
-    return EXIT_READY if report.results else EXIT_INPUT
+    if not report.results:
+        return EXIT_INPUT
+    return EXIT_FINDINGS if any(r.verdict() == "fail" for r in report.results) else EXIT_READY
+
+
+def _rate_text(gbps: float) -> str:
+    """``"9.42 Gbit/s"``, or in Mbit/s below 1 Gbit/s (``"47.9 Mbit/s"``): never ``"0.00 Gbit/s"``."""
+    return f"{gbps:.2f} Gbit/s" if gbps >= 1 else f"{gbps * 1000:.3g} Mbit/s"
 
 
 def _bench_hosts(args) -> tuple:
@@ -312,6 +345,10 @@ def _bench_between(args) -> int:
     except (LiveArgsError, ValueError) as exc:
         print(f"nic-advisor bench: {exc}", file=sys.stderr)
         return EXIT_INPUT
+    refused = _audit_refused(request, args)
+    if refused:
+        print(f"nic-advisor bench: {refused}; nothing was run", file=sys.stderr)
+        return EXIT_INPUT
     cancel = threading.Event()
     with RemoteBench(request, ask=ask_host_key_on_terminal, cancel=cancel) as rb:
         try:
@@ -356,7 +393,7 @@ def _expect_between(report, rb, request, args):
     (:mod:`nicadvisor.services.bench_expect`); the results are added to that audit in the history."""
     from dataclasses import replace
 
-    from nicadvisor.services.bench_expect import attach_expectations, audit_label, path_end
+    from nicadvisor.services.bench_expect import attach_expectations, audit_label, audited_host, path_end
     from nicadvisor.store import HistoryError
 
     store = None if args.no_history else _open_store()
@@ -365,7 +402,15 @@ def _expect_between(report, rb, request, args):
         hints = {h.target.name: h.target.source.removeprefix("ssh://") for h in request.hosts}
         ends = {name: path_end(probe, audit, source_hint=hints.get(name, "")) for name, probe in rb.probes.items()}
         report = replace(report, results=attach_expectations(report.results, ends))
-        if audit is not None and store is not None and report.results:
+        holds = [h.target.name for h in request.hosts if audit is not None
+                 and audited_host(audit.hosts, h.target.name, h.target.source) is not None]
+        if audit is not None and not holds:
+            print(f"nic-advisor bench: {audit_label(audit)} holds none of these hosts: the results are not added to "
+                  "it", file=sys.stderr)
+        elif audit is None and store is not None:
+            print("nic-advisor bench: no stored audit holds these hosts (audit them first: nic-advisor audit --ssh "
+                  "...): the results are not stored and have no audited facts", file=sys.stderr)
+        if audit is not None and holds and store is not None and report.results:
             try:
                 store.set_benchmarks(audit.history_id, list(audit.benchmarks) + list(report.results))
                 print(f"results added to {audit_label(audit)} in {store.path}", file=sys.stderr)
@@ -376,6 +421,29 @@ def _expect_between(report, rb, request, args):
         if store is not None:
             store.close()
     return report
+
+
+def _audit_refused(request, args) -> str:
+    """Why ``--audit ID`` cannot be used for these hosts, checked before anything runs ("" when it can): an id the
+    history does not hold, or an audit that holds none of the hosts (their results would land in another estate's
+    audit)."""
+    from nicadvisor.services.bench_expect import audit_label, audited_host
+    from nicadvisor.store import AuditNotFound, HistoryError
+
+    if args.audit is None:
+        return ""
+    store = _open_store()
+    if store is None:
+        return f"--audit {args.audit}: the audit history cannot be opened"
+    try:
+        audit = store.load(args.audit)
+    except (AuditNotFound, HistoryError, OSError) as exc:
+        return f"--audit {args.audit}: {exc}"
+    finally:
+        store.close()
+    if not any(audited_host(audit.hosts, h.target.name, h.target.source) for h in request.hosts):
+        return f"--audit {args.audit}: {audit_label(audit)} holds none of these hosts"
+    return ""
 
 
 def _audit_of_hosts(store, request, args, without: str):
@@ -416,8 +484,14 @@ def _mtu_check(rb, request, args) -> int:
     store = None if args.no_history else _open_store()
     try:
         audit = _audit_of_hosts(store, request, args, "the result is not recorded")
+        if audit is None and store is not None:
+            print("nic-advisor bench: no stored audit holds these hosts (audit them first): the result is not "
+                  "recorded", file=sys.stderr)
         if audit is not None and store is not None:
             changed = apply_mtu_paths(audit, results, {h.target.name: h.target.source for h in request.hosts})
+            if not changed:
+                print(f"nic-advisor bench: nothing recorded in {audit_label(audit)}: it holds none of the hosts whose "
+                      "test proved something", file=sys.stderr)
             try:
                 for host in audit.hosts:
                     if host.name in changed:
@@ -617,14 +691,17 @@ def build_parser() -> argparse.ArgumentParser:
     way.add_argument("--password-stdin", action="store_true", help="read the password from the first line of standard input")
     way.add_argument("--password-file", metavar="FILE", help="read the password from FILE (readable only by you)")
     rb.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per SSH command (default 30)")
-    rb.add_argument("--audit", type=int, metavar="ID",
-                    help="the stored audit whose facts set the expected values (default: the newest that holds "
-                         "these hosts); the results are added to it")
+    which = rb.add_mutually_exclusive_group()
+    which.add_argument("--audit", type=int, metavar="ID",
+                       help="the stored audit of these hosts, whose facts set the expected values (default: the newest "
+                            "that holds them); the results are added to it. An audit that holds none of them is "
+                            "refused before anything runs")
     rb.add_argument("--mtu-check", action="store_true",
                     help="only check that 1700-byte frames (and each sender's interface MTU) cross between the hosts "
                          "with don't-fragment (ping -M do; read-only, nothing to confirm) and record it in their audit")
-    rb.add_argument("--no-history", action="store_true",
-                    help="neither look up the hosts' audit nor store the results (no expected values)")
+    which.add_argument("--no-history", action="store_true",
+                       help="neither look up the hosts' audit nor store the results (expected values then come only "
+                            "from a tc tbf read on a sender)")
     b.set_defaults(func=cmd_bench)
 
     d = sub.add_parser("demo", help="the main job on the demo lab: the wizard, or headless PDF/JSON/CSV without a display")

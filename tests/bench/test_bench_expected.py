@@ -373,3 +373,14 @@ def test_results_to_dict():
         r.test = "x"  # frozen
     band = expected_band("TCP_RR", _end(), None, path=VMS)
     assert band.to_dict()["sources"] == list(band.sources) and band.to_dict()["nominal"] == band.nominal
+
+
+def test_udp_band_follows_the_datagram_size():
+    """Review: the 64-byte UDP_STREAM of the full profile was judged against the 1400-byte band (false FAIL). A tbf
+    charges each frame from its Ethernet header: 64 / (64 + 8 + 20 + 14) of the rate."""
+    from nicadvisor.bench.expected import expected_for
+
+    small = expected_for("UDP_STREAM", "netns", rate_mbit=100, datagram=64)
+    assert small.high == pytest.approx(0.100 * 64 / (64 + 8 + 20 + 14))
+    assert "64-byte datagrams" in small.basis
+    assert expected_for("UDP_STREAM", "netns", rate_mbit=100).high > small.high

@@ -25,6 +25,7 @@ from nicadvisor.bench.remote import (
     listening_ports, parse_ipv4_addr, parse_proc_stat,
 )
 from nicadvisor.bench.mtu_path import ping_argv
+from nicadvisor.bench.netns import tbf_burst_bytes
 from nicadvisor.bench.remote_journal import (
     DB_NAME, JournalVersionError, RemoteJournal, orphaned_entries, read_entries,
 )
@@ -215,6 +216,8 @@ def test_benchmark_between_two_hosts_over_ssh(lab, journal_dir, known_hosts, too
         assert r.tool == tool and r.path == "remote"
         assert lab.data_addr(1) in r.command and f"on {a}" in r.command
         assert f"{a} ({lab.data_addr(0)}) → {b} ({lab.data_addr(1)})" in r.endpoints
+        if tool == "netperf":  # every omni figure is read, as a local run reads it (review: CPU and loss were lost)
+            assert r.local_cpu_pct is not None and r.remote_cpu_pct is not None
         if r.test == "TCP_STREAM":
             # the traffic crossed the tbf-shaped data link (50 Mbit/s), not the unshaped SSH link
             assert 5 < r.throughput_gbps * 1000 < 60
@@ -373,7 +376,7 @@ def test_cli_between_with_yes_runs_and_cleans_up(lab, capsys, tmp_path):
     code = cli.main(_cli_args(lab) + ["--yes", "--json", str(report)])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert "TCP_STREAM          iperf3   remote" in out and "Gbit/s" in out
+    assert "TCP_STREAM          iperf3   remote" in out and "Mbit/s" in out  # 50 Mbit/s tbf: never "0.05 Gbit/s"
     (result,) = json.loads(report.read_text())["results"]
     assert result["path"] == "remote" and 5 < result["throughput_gbps"] * 1000 < 60
     assert result["verdict"] in ("pass", "warn") and result["comparison"]  # the same words as every view
@@ -486,3 +489,55 @@ def test_mtu_check_fails_at_the_size_a_lowered_mtu_blocks_and_is_recorded_in_the
     finally:
         for ns in lab.namespaces:
             subprocess.run(["ip", "-n", ns, "link", "set", "d0", "mtu", "1500"], check=False, timeout=20)
+
+
+def test_cli_refuses_an_audit_that_holds_none_of_the_hosts_before_anything_runs(capsys, tmp_path):
+    """Review: --audit N of another estate used to receive these hosts' results, shown as PASS."""
+    cli.main(["audit", "--demo", "--quiet"])
+    audit_id = int(capsys.readouterr().err.split("saved as audit #", 1)[1].split()[0])
+    code = cli.main(["bench", "--between", "u@10.0.0.1", "u@10.0.0.2", "--ssh-key", "/nonexistent", "--yes",
+                     "--audit", str(audit_id)])
+    err = capsys.readouterr().err
+    assert code == 2 and f"--audit {audit_id}: audit #{audit_id}" in err and "holds none of these hosts" in err
+    assert "nothing was run" in err and "connecting" not in err
+    code = cli.main(["bench", "--between", "u@10.0.0.1", "u@10.0.0.2", "--ssh-key", "/nonexistent", "--yes",
+                     "--audit", "999999"])
+    assert code == 2 and "--audit 999999" in capsys.readouterr().err
+    (tmp_path / "folder.json").mkdir()
+    code = cli.main(["bench", "--tool", "agent", "--duration", "0.5", "--json", str(tmp_path / "folder.json")])
+    assert code == 2 and "a folder, not a file" in capsys.readouterr().err  # refused before the run, no traceback
+    with pytest.raises(SystemExit):
+        cli.main(["bench", "--between", "u@10.0.0.1", "u@10.0.0.2", "--audit", "1", "--no-history"])
+
+
+@needs_root
+@pytest.mark.root
+def test_mtu_check_between_unreachable_addresses_proves_nothing_and_records_nothing(lab, capsys):
+    """Review: without --interface the hosts ping their management addresses, which do not reach each other: a
+    100-byte ping goes first, gets no reply, and nothing is recorded (no MTU error on a host that is fine)."""
+    hosts = lab.hosts(None)
+    args = ["bench", "--between", *[f"{h.target.user}@{h.target.host}:{h.target.port}" for h in hosts],
+            "--ssh-key", hosts[0].target.key_filename, "--mtu-check"]
+    for h in hosts:
+        args += ["--trust-host-key", f"{h.target.host}:{h.target.port}={h.target.trusted_fingerprint}"]
+    code = cli.main(args)
+    out, err = capsys.readouterr()
+    assert code == 2, out + err
+    assert out.count("????  ") == 2 and "no reply even to a 100-byte ping" in out and "FAIL" not in out
+
+
+@needs_root
+@pytest.mark.root
+def test_a_result_far_below_its_band_fails_and_sets_the_exit_code(lab, capsys):
+    """A tbf of 100 Gbit/s on the sender sets a band the veth cannot reach: FAIL, exit 1 (review)."""
+    ns = lab.namespaces[0]
+    subprocess.run(["tc", "-n", ns, "qdisc", "replace", "dev", "d0", "root", "tbf", "rate", "100gbit", "burst", "1mb",
+                    "latency", "50ms"], check=True, timeout=20)
+    try:
+        code = cli.main(_cli_args(lab) + ["--yes", "--no-history"])
+        out, err = capsys.readouterr()
+    finally:
+        subprocess.run(["tc", "-n", ns, "qdisc", "replace", "dev", "d0", "root", "tbf", "rate",
+                        f"{lab.rate_mbit}mbit", "burst", str(tbf_burst_bytes(lab.rate_mbit, 1500)), "latency", "50ms"],
+                       check=True, timeout=20)
+    assert "FAIL" in out and code == 1, out + err

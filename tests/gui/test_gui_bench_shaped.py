@@ -84,7 +84,7 @@ def test_netns_shaped_stream_has_an_expected_value(make_wizard, qtbot, screensho
     bars = [i for i in bench.throughput_chart._items if isinstance(i, pg.BarGraphItem)]
     assert len(bars) == 2
     row = next(i for i in range(bench.table.rowCount()) if bench.table.item(i, 0).text() == "TCP_STREAM")
-    assert bench.table.item(row, 4).text() == want.text() == f"{want.low:.3g}…{want.high:.3g} Gbit/s"
+    assert bench.table.item(row, 4).text() == want.text() == f"{want.low * 1000:.3g}…{want.high * 1000:.3g} Mbit/s"
     # one verdict, the same words as the reports: the tbf holds the stream inside the band or just below it
     assert bench.table.item(row, 5).text() == f"{result.verdict().upper()}: {result.comparison()}"
     assert result.verdict() in ("pass", "warn")

@@ -60,3 +60,20 @@ def test_a_folder_is_refused_and_a_regular_file_replaced(tmp_path):
     f.write_text("old", encoding="utf-8")
     atomic_write(f, _writer("new"))
     assert f.read_text(encoding="utf-8") == "new" and [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_csv_to_a_stream_writes_no_companion_files_beside_it(tmp_path):
+    """Review: --csv /dev/null used to create /dev/null-inventory.csv and /dev/null-benchmarks.csv."""
+    from nicadvisor.services.audit import AuditRequest, run_audit
+    from nicadvisor.services.export import export_audit
+
+    audit = run_audit(AuditRequest(demo=True))
+    assert export_audit(audit, csv=Path("/dev/null")) == [Path("/dev/null")]
+    assert not Path("/dev/null-inventory.csv").exists()
+    written = export_audit(audit, csv=tmp_path / "a.csv")
+    assert [p.name for p in written] == ["a.csv", "a-inventory.csv"]
+
+
+def test_a_missing_folder_is_named_not_a_temporary_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"the folder .*nowhere does not exist"):
+        atomic_write(tmp_path / "nowhere" / "x.json", _writer("x"))

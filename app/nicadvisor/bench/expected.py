@@ -396,7 +396,7 @@ def _common_notes(ends: list[EndpointFacts]) -> list[str]:
 
 
 def _stream_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, path: str, rate_mbit: float | None,
-                 inner_mtu: int | None, streams: int) -> Band | None:
+                 inner_mtu: int | None, streams: int, datagram: int = UDP_DATAGRAM) -> Band | None:
     ends = [e for e in (a, b) if e is not None]
     limits: list[str] = []
     notes = _common_notes(ends) if path != PATH_NETNS else []
@@ -432,9 +432,9 @@ def _stream_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, pa
     else:
         hi_inner = lo_inner = mtu
     if test == "UDP_STREAM":
-        frac_hi = udp_goodput_fraction(hi_inner, framing, encap=overhead)
-        frac_lo = udp_goodput_fraction(lo_inner, framing, encap=overhead)
-        kind = f"UDP goodput of {UDP_DATAGRAM}-byte datagrams"
+        frac_hi = udp_goodput_fraction(hi_inner, framing, datagram=datagram, encap=overhead)
+        frac_lo = udp_goodput_fraction(lo_inner, framing, datagram=datagram, encap=overhead)
+        kind = f"UDP goodput of {datagram}-byte datagrams"
     else:
         frac_hi = tcp_goodput_fraction(hi_inner, framing, encap=overhead)
         frac_lo = tcp_goodput_fraction(lo_inner, framing, encap=overhead)
@@ -541,11 +541,12 @@ def _crr_band(ends: list[EndpointFacts], baseline: float) -> Band:
 
 def expected_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, *, path: str,
                   rate_mbit: float | None = None, payload: int = 1, inner_mtu: int | None = None,
-                  streams: int = 1, baseline: float | None = None) -> Band | None:
+                  streams: int = 1, baseline: float | None = None, datagram: int | None = None) -> Band | None:
     """The band of ``test`` (``TCP_STREAM``, ``UDP_STREAM``, ``TCP_RR``, ``TCP_CRR``) from ``a`` (sender/client)
     to ``b`` (receiver/server) on ``path`` (:data:`PATHS`), or None when no published figure fits that path.
 
     ``rate_mbit``: tbf rate of a shaped link (its line rate, Mbit/s); ``payload``: RR request size in bytes;
+    ``datagram``: UDP_STREAM datagram size in bytes (None: :data:`UDP_DATAGRAM`, 1400);
     ``inner_mtu``: the VMs' MTU on an overlay (None: 1500 … the largest that fits); ``streams``: parallel flows;
     ``baseline``: a TCP_CRR rate (tr/s) of the same path without IPFIX. Stream tests need a line rate (the
     tbf rate, or both ends' link speeds); RR needs the vm-to-vm path; CRR needs vm-to-vm and ``baseline``.
@@ -560,7 +561,7 @@ def expected_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, *
     if test in ("TCP_STREAM", "UDP_STREAM"):
         if path == PATH_LOOPBACK:
             return None
-        return _stream_band(test, a, b, path, rate_mbit, inner_mtu, streams)
+        return _stream_band(test, a, b, path, rate_mbit, inner_mtu, streams, datagram or UDP_DATAGRAM)
     if test not in ("TCP_RR", "TCP_CRR"):
         raise ValueError(f"unknown test {test!r}")
     if path != PATH_VMS:
@@ -650,13 +651,13 @@ def explain(measured: float, band: Band) -> str:
 # --- the v1 API, derived from the bands ----------------------------------------------------------------------------
 
 def expected_stream(test: str, *, rate_mbit: int | None = None, link_speed_mbps: int | None = None,
-                    mtu: int | None = None) -> Expected | None:
+                    mtu: int | None = None, datagram: int | None = None) -> Expected | None:
     """Expected received throughput (Gbit/s, the band's ceiling) of ``test`` (``TCP_STREAM`` or ``UDP_STREAM``)
     on one link: ``rate_mbit`` a tbf rate (wins), else ``link_speed_mbps``; ``mtu`` bytes (default 1500).
     None when neither rate is known. See :func:`expected_band`."""
     end = EndpointFacts(name="link", link_gbps=link_speed_mbps / 1000.0 if link_speed_mbps else None, mtu=mtu)
     path = PATH_NETNS if rate_mbit else PATH_HOSTS
-    band = expected_band(test, end, None, path=path, rate_mbit=rate_mbit)
+    band = expected_band(test, end, None, path=path, rate_mbit=rate_mbit, datagram=datagram)
     return band.to_expected() if band else None
 
 
@@ -678,7 +679,7 @@ def expected_rr(test: str = "TCP_RR", *, request_bytes: int = 1,
 
 def expected_for(test: str, path: str, *, rate_mbit: int | None = None, link_speed_mbps: int | None = None,
                  mtu: int | None = None, request_bytes: int = 1,
-                 nsx_features: tuple[str, ...] = ()) -> Expected | None:
+                 nsx_features: tuple[str, ...] = (), datagram: int | None = None) -> Expected | None:
     """The :class:`Expected` of ``test`` on ``path`` (:data:`PATHS`), or None; derived from :func:`expected_band`.
 
     Loopback gets None; netns only a shaped stream (``rate_mbit``); request/response tests only on ``vm-to-vm``.
@@ -688,7 +689,7 @@ def expected_for(test: str, path: str, *, rate_mbit: int | None = None, link_spe
     if test.endswith("_STREAM"):
         if path == PATH_LOOPBACK or (path == PATH_NETNS and not rate_mbit):
             return None
-        return expected_stream(test, rate_mbit=rate_mbit, link_speed_mbps=link_speed_mbps, mtu=mtu)
+        return expected_stream(test, rate_mbit=rate_mbit, link_speed_mbps=link_speed_mbps, mtu=mtu, datagram=datagram)
     if path != PATH_VMS:
         return None
     return expected_rr(test, request_bytes=request_bytes, nsx_features=nsx_features)

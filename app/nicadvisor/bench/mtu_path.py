@@ -10,6 +10,9 @@ Sizes (bytes of the IPv4 frame, ``ping -s`` = frame − 20 IPv4 − 8 ICMP):
 * the sender interface's own MTU when it is larger (9000 on a jumbo fabric): the configured MTU must cross the path
   too, or frames between 1700 and it are dropped.
 
+A 100-byte ping goes first (:data:`REACH_FRAME`): when the peer does not answer it, nothing is proven (no route, a
+firewall, no ICMP echo) and the larger sizes are not tried.
+
 Outcomes, from iputils ``ping`` (``ping -V``: iputils 20221126) output: replies came back → the size passes;
 ``ping: local error: message too long, mtu=N`` → the sender's own interface MTU N is below the size; no reply and no
 local error → dropped on the path (or the peer does not answer ICMP: the message says both).
@@ -24,6 +27,9 @@ from dataclasses import dataclass
 GENEVE_FABRIC_MTU = 1700
 ICMP_OVERHEAD = 28  # IPv4 header 20 (RFC 791) + ICMP echo header 8 (RFC 792)
 COUNT = 2
+#: A small frame (bytes) sent first: when even it gets no reply the peer is unreachable (no route, a firewall, no
+#: ICMP echo) and the MTU sizes would prove nothing.
+REACH_FRAME = 100
 REFERENCE = "nsx-t-performance-on-intel.txt §Jumbo MTU for Higher Throughput"
 
 _STATS_RE = re.compile(r"(?P<sent>\d+) packets transmitted, (?P<recv>\d+) (?:packets )?received")
@@ -89,12 +95,28 @@ def judge_ping(rc: int | None, output: str, frame_bytes: int) -> tuple[bool | No
     return None, f"the ping did not run (exit status {rc})" + (f": {last}" if last else "")
 
 
+def unreachable(detail: str) -> str:
+    """The sentence for a peer that does not answer a :data:`REACH_FRAME`-byte ping (``detail``: what that ping
+    gave): nothing is proven about the MTU."""
+    return (f"no reply even to a {REACH_FRAME}-byte ping ({detail}): the peer is unreachable from this address or "
+            "does not answer ICMP echo; nothing is proven about the MTU (name the interface on the TEP network with "
+            "--interface)")
+
+
 def host_verdict(results: list[MtuPathResult]) -> tuple[bool | None, str]:
     """``(mtu_path_ok, evidence)`` of one sending host from its results: False with the failed lines when any size to
     any peer failed; True with the passed lines when every size passed; None (nothing proven) otherwise."""
     failed = [r for r in results if r.ok is False]
     if failed:
-        return False, "\n".join(r.line() for r in failed)
+        return False, "\n".join(_evidence(r) for r in failed)
     if results and all(r.ok for r in results):
-        return True, "\n".join(r.line() for r in results)
+        return True, "\n".join(_evidence(r) for r in results)
     return None, ""
+
+
+def _evidence(r: MtuPathResult) -> str:
+    """The result's sentence and the ping's own decisive line (its local error, else its statistics line)."""
+    lines = [ln.strip() for ln in r.output.splitlines() if ln.strip()]
+    own = next((ln for ln in lines if _LOCAL_RE.search(ln)), None) or next((ln for ln in lines if _STATS_RE.search(ln)),
+                                                                          "")
+    return f"{r.line()}" + (f" [ping: {own}]" if own else "")

@@ -996,7 +996,7 @@ class RemoteBench:
         pairs = [(a, b) for a in probes for b in probes if a is not b]
         out: list[mtu_path.MtuPathResult] = []
         for i, (a, b) in enumerate(pairs):
-            for size in mtu_path.frame_sizes(a.mtu):
+            for size in (mtu_path.REACH_FRAME, *mtu_path.frame_sizes(a.mtu)):
                 if self.cancel.is_set():
                     raise Cancelled()
                 say(i / max(1, len(pairs)), f"MTU path {a.name} → {b.name}, {size} bytes")
@@ -1009,8 +1009,14 @@ class RemoteBench:
                 ok, detail = mtu_path.judge_ping(rc, text, size)
                 if rc == 127:
                     ok, detail = None, f"ping is not installed on {a.name}"
+                if size == mtu_path.REACH_FRAME:
+                    if ok:
+                        continue  # the peer answers: the sizes that prove the MTU follow
+                    ok, detail = None, mtu_path.unreachable(detail)
                 out.append(mtu_path.MtuPathResult(a.name, b.name, a.address or "", b.address or "", a.interface or "",
                                                   size, ok, detail, f"{shlex.join(argv)}   # on {a.name}", text))
+                if ok is None:
+                    break  # nothing the larger sizes could prove
         say(1.0, "done")
         return out
 
@@ -1132,24 +1138,21 @@ class RemoteBench:
             time.sleep(0.05)
 
     def _result(self, pt: PlannedTest, rc: int | None, out: str, err: str, server_out: str) -> BenchResult:
-        where = (f"{pt.client} ({pt.client_addr}) → {pt.server} ({pt.server_addr}) over their own network: "
-                 "audited hosts, run over SSH")
+        where = (f"{pt.client} ({pt.client_addr}) → {pt.server} ({pt.server_addr}) over their own network, run over "
+                 "SSH")
         command = f"{shlex.join(pt.client_argv)}   # on {pt.client}"
         last = _first_line("\n".join(reversed((err.strip() or out.strip() or server_out.strip()).splitlines())))
         detail = f": {last}" if last else ""
         raw = out if not err.strip() else out + "\n# stderr:\n" + err
         if pt.tool == "netperf":
             values = netperf.parse_omni(out)
-            gbps, tps, lat = netperf.omni_figures(values, pt.test)
-            if rc != 0 or (gbps is None and tps is None):
+            measures = netperf.omni_measures(values, pt.test)  # loss, CPU, percentiles: as the local run reads them
+            if rc != 0 or (measures["throughput_gbps"] is None and measures["transactions_per_s"] is None):
                 raise BenchError(f"netperf printed no result line (exit status {rc}){detail}")
-            try:
-                elapsed = float(values.get("ELAPSED_TIME", ""))
-            except ValueError:
-                elapsed = float(max(1, round(self.request.duration_s)))
-            return BenchResult(test=pt.test, tool="netperf", path=PATH, throughput_gbps=gbps, transactions_per_s=tps,
-                               latency_us=lat, duration_s=elapsed, expected=None, raw=raw, command=command,
-                               endpoints=where, client=pt.client, server=pt.server)
+            if measures["duration_s"] is None:
+                measures["duration_s"] = float(max(1, round(self.request.duration_s)))
+            return BenchResult(test=pt.test, tool="netperf", path=PATH, expected=None, raw=raw, command=command,
+                               endpoints=where, client=pt.client, server=pt.server, **measures)
         if pt.tool == "iperf3":
             parsed = iperf3.parse_iperf3(out)
             if rc != 0 or parsed["gbps"] is None:

@@ -34,11 +34,14 @@ class Expected:
         return self.low is not None and self.high is not None
 
     def text(self) -> str:
-        """``"8.42…9.45 Gbit/s"`` for a band, ``"≈ 20 Gbit/s"`` for a point figure."""
+        """``"8.42…9.45 Gbit/s"`` for a band, ``"≈ 20 Gbit/s"`` for a point figure; below 1 Gbit/s in Mbit/s
+        (``"43…47.8 Mbit/s"``)."""
+        small = self.unit == "Gbit/s" and (self.high if self.is_band else self.value) < 1
+        scale, unit = (1000.0, "Mbit/s") if small else (1.0, self.unit)
         if self.is_band:
-            lo, hi = f"{self.low:.3g}", f"{self.high:.3g}"
-            return f"{hi} {self.unit}" if lo == hi else f"{lo}…{hi} {self.unit}"
-        return f"≈ {self.value:.3g} {self.unit}"
+            lo, hi = f"{self.low * scale:.3g}", f"{self.high * scale:.3g}"
+            return f"{hi} {unit}" if lo == hi else f"{lo}…{hi} {unit}"
+        return f"≈ {self.value * scale:.3g} {unit}"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict ``{"value", "unit", "basis", "low", "high", "limits", "notes"}`` (``low``/``high``

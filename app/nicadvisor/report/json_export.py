@@ -212,6 +212,8 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], None]) ->
                 shutil.copyfileobj(src, dst)
         return given
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    if not target.parent.is_dir():
+        raise FileNotFoundError(2, f"{given}: the folder {target.parent} does not exist")
     try:
         write(tmp)
         os.replace(tmp, target)

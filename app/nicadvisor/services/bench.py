@@ -201,8 +201,9 @@ def run_quick_bench(request: BenchRequest, progress: Progress | None = None,
             if not result.measured:
                 results.append(replace(result, endpoints=_where(path, pair)))
                 continue
+            datagram = spec.payload if spec is not None and test == "UDP_STREAM" else None
             expected = expected_for(test, path, rate_mbit=pair.rate_mbit if pair else None,
-                                    mtu=pair.mtu if pair else None)
+                                    mtu=pair.mtu if pair else None, datagram=datagram)
             why = "" if expected else no_band_reason(test, None, None, path=path,
                                                      rate_mbit=pair.rate_mbit if pair else None)
             results.append(replace(result, expected=expected, endpoints=_where(path, pair), no_expectation=why))

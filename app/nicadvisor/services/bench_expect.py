@@ -119,7 +119,8 @@ def attach_expectations(results: Iterable[BenchResult], ends: dict[str, PathEnd]
             continue
         rate = a.tbf_rate_mbit
         band = expected_band(r.test, a.facts, b.facts, path=PATH_HOSTS, rate_mbit=rate, payload=r.payload_bytes or 1,
-                             streams=_streams(r))
+                             streams=_streams(r),
+                             datagram=r.payload_bytes if r.test == "UDP_STREAM" and r.payload_bytes else None)
         if band is None:
             missing = [e.why_not for e in (a, b) if e.why_not]
             why = "; ".join(missing) if missing and r.test.endswith("_STREAM") else \

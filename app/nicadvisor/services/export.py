@@ -10,7 +10,8 @@ def export_audit(audit: Audit, pdf: Path | None = None, json: Path | None = None
                  csv: Path | None = None, html: Path | None = None) -> list[Path]:
     """Write the requested files (parent folders are created) and return their paths in order
     PDF, JSON, CSV, HTML. With ``csv`` the tuning checklist is written there, and beside it the pNIC inventory
-    (``<name>-inventory.csv``) and, when the audit has benchmark results, those (``<name>-benchmarks.csv``).
+    (``<name>-inventory.csv``) and, when the audit has benchmark results, those (``<name>-benchmarks.csv``); not when
+    ``csv`` is a stream or device (``/dev/stdout``), where only the checklist goes.
     Raises OSError when a file cannot be written."""
     from nicadvisor.report.csv_export import write_benchmarks_csv, write_csv, write_inventory_csv
     from nicadvisor.report.html_export import write_html
@@ -26,6 +27,8 @@ def export_audit(audit: Audit, pdf: Path | None = None, json: Path | None = None
         writer(audit, path)
         written.append(path)
         if writer is write_csv:
+            if path.exists() and not path.resolve().is_file():
+                continue  # a stream (/dev/stdout, a FIFO): the companion files have no folder to go beside it
             extra = [(path.with_name(f"{path.stem}-inventory.csv"), write_inventory_csv)]
             if audit.benchmarks:
                 extra.append((path.with_name(f"{path.stem}-benchmarks.csv"), write_benchmarks_csv))
