@@ -548,6 +548,8 @@ def _measured(b: dict[str, Any]) -> list[tuple[float, str]]:
     for key, unit in (("throughput_gbps", "Gbit/s"), ("transactions_per_s", "transactions/s"), ("latency_us", "µs")):
         value = b.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if unit == "Gbit/s" and value < 1:
+                value, unit = value * 1000, "Mbit/s"  # never "0 Gbit/s" for a shaped or slow link
             out.append((float(value), unit))
     return out
 
@@ -579,7 +581,7 @@ def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
             Paragraph(_clean(expected.get("basis") or "—", fonts), st.cell_small),
             Paragraph(_clean(f"{_fmt_num(duration)} s" if duration is not None else "—", fonts), st.cell),
         ])
-    table = Table(rows, colWidths=[26 * mm, 18 * mm, 52 * mm, 30 * mm, 26 * mm, 55 * mm, 46 * mm, 16 * mm],
+    table = Table(rows, colWidths=[26 * mm, 18 * mm, 50 * mm, 30 * mm, 28 * mm, 53 * mm, 45 * mm, 19 * mm],
                   repeatRows=1, hAlign="LEFT")
     table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#888888")),
                                ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#d9e1ea")),
