@@ -91,3 +91,30 @@ def test_netns_shaped_stream_has_an_expected_value(make_wizard, qtbot, screensho
     bench.table.setCurrentCell(row, 0)
     assert f"expected {want.text()}" in bench.result_detail.text()
     screenshot(wizard, "benchmark-netns-shaped")
+
+
+def test_quick_profile_from_the_page_runs_the_catalogue(make_wizard, qtbot):
+    """The profile box runs the test catalogue on this machine: the agent measures what it can and says what it
+    cannot, in the table (never a figure for a test it cannot run)."""
+    calls = []
+
+    def bench(**kwargs):
+        calls.append(kwargs.get("profile"))
+        return _real_bench(path="loopback", duration_s=1.0, progress=kwargs["progress"], cancel=kwargs["cancel"],
+                           profile=kwargs.get("profile"))
+
+    wizard = make_wizard(store=None, backend=dataclasses.replace(Backend.real(), bench=bench))
+    page = _to_benchmark(wizard, qtbot)
+    page.tests_box.setCurrentIndex(page.tests_box.findData("quick"))
+    page.duration.setValue(1)
+    with qtbot.waitSignal(page.sig_bench_done, timeout=120_000) as blocker:
+        qtbot.mouseClick(page.run_button, LEFT)
+    report = blocker.args[0]
+    assert calls == ["quick"]
+    assert [r.spec for r in report.results] == ["TCP_STREAM 1 stream", "TCP_RR 1 B", "TCP_CRR 1 B", "UDP_STREAM 1400 B"]
+    rows = [page.table.item(i, 0).text() for i in range(page.table.rowCount())]
+    assert rows == [r.spec for r in report.results]
+    crr = rows.index("TCP_CRR 1 B")
+    assert page.table.item(crr, 5).text() == report.results[crr].comparison()  # measured, or why not
+    page.hosts_radio.setChecked(True)
+    assert not page.tests_box.isEnabled() and page.selected_profile() is None

@@ -27,9 +27,10 @@ class Backend:
               ask_host_key=None, store=None) -> nicadvisor.model.Audit
             (``nicadvisor.services.audit.run_audit``; raises a ``Cancelled`` when cancel is set; with a
             ``store`` the audit is written to the history as it runs and ``audit.history_id`` is set).
-        bench(path, duration_s, progress, cancel, rate_mbit=None) -> BenchReport(results, problems)
+        bench(path, duration_s, progress, cancel, rate_mbit=None, profile=None) -> BenchReport(results, problems)
             (``nicadvisor.services.bench.run_quick_bench``; path "loopback" or "netns"; seconds; ``rate_mbit``:
-            shape the netns veth with tc tbf to this many Mbit/s, which gives TCP_STREAM its expected value).
+            shape the netns veth with tc tbf to this many Mbit/s, which gives TCP_STREAM its expected value;
+            ``profile``: ``"quick"``/``"full"``, the test catalogue instead of TCP_STREAM and TCP_RR).
         export(audit, pdf, json, csv) -> list[Path]
             (``nicadvisor.services.export.export_audit``; paths may be None).
         open_store() -> (AuditStore | None, problem: str)
@@ -78,10 +79,10 @@ def _real_audit(demo: bool, capture_paths: tuple[str, ...], local: bool, progres
 
 
 def _real_bench(path: str, duration_s: float, progress: ProgressFn, cancel: threading.Event,
-                rate_mbit: int | None = None) -> Any:
+                rate_mbit: int | None = None, profile: str | None = None) -> Any:
     from nicadvisor.services.bench import BenchRequest, run_quick_bench
 
-    request = BenchRequest(path=path, duration_s=duration_s, rate_mbit=rate_mbit)
+    request = BenchRequest(path=path, duration_s=duration_s, rate_mbit=rate_mbit, profile=profile)
     return run_quick_bench(request, progress, cancel)
 
 

@@ -6,7 +6,8 @@ from typing import Any, Callable
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
-    QAbstractItemView, QButtonGroup, QCheckBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel, QMessageBox,
+    QAbstractItemView, QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
+    QMessageBox,
     QPushButton, QRadioButton, QSpinBox, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
@@ -26,9 +27,11 @@ TABLE_COLUMNS = ("Test", "Tool", "Where it ran", "Measured", "Expected", "Compar
 
 
 def measured_text(result: Any) -> str:
-    """TCP_STREAM: ``"12.3 Gbit/s"``; TCP_RR: ``"31.2 µs (32,051 trans/s)"``; ``"—"`` when unknown."""
+    """TCP_STREAM: ``"12.3 Gbit/s"`` (``"47.9 Mbit/s"`` below 1 Gbit/s); TCP_RR: ``"31.2 µs (32,051 trans/s)"``;
+    ``"—"`` when unknown."""
     if result.throughput_gbps is not None:
-        return f"{result.throughput_gbps:.2f} Gbit/s"
+        g = result.throughput_gbps
+        return f"{g:.2f} Gbit/s" if g >= 1 else f"{g * 1000:.3g} Mbit/s"
     if result.latency_us is not None:
         tps = f" ({result.transactions_per_s:,.0f} trans/s)" if result.transactions_per_s else ""
         return f"{result.latency_us:.1f} µs{tps}"
@@ -116,6 +119,12 @@ class BenchmarkPage(TaskPage):
         self.rate.setSingleStep(100)
         self.rate.setValue(1000)
         self.rate.setSuffix(" Mbit/s (tc tbf)")
+        self.tests_box = QComboBox()
+        self.tests_box.addItem("TCP_STREAM + TCP_RR", None)
+        self.tests_box.addItem("Quick profile (+ TCP_CRR, UDP_STREAM)", "quick")
+        self.tests_box.addItem("Full profile (streams, payload sweep, 3 runs)", "full")
+        self.tests_box.setToolTip("The test catalogue as the reference documents run it (on this machine: loopback "
+                                  "or namespaces); a test the tool cannot run says so instead of a figure")
         self.run_button = QPushButton("Run quick benchmark")
         self.run_button.setDefault(False)
         self.run_button.setAutoDefault(False)
@@ -126,6 +135,7 @@ class BenchmarkPage(TaskPage):
         options.addWidget(self.netns_radio)
         options.addWidget(self.hosts_radio)
         options.addStretch(1)
+        options.addWidget(self.tests_box)
         options.addWidget(QLabel("Duration:"))
         options.addWidget(self.duration)
         options.addWidget(self.run_button)
@@ -236,6 +246,7 @@ class BenchmarkPage(TaskPage):
         self.shape_box.setEnabled(netns)
         self.rate.setEnabled(netns and self.shape_box.isChecked())
         hosts = self.hosts_radio.isChecked()
+        self.tests_box.setEnabled(not hosts)
         self.hosts_table.setVisible(hosts)
         self.hosts_hint.setVisible(hosts)
         count = self.hosts_table.rowCount()
@@ -257,13 +268,22 @@ class BenchmarkPage(TaskPage):
         path, duration, rate = self.selected_path(), float(self.duration.value()), self.selected_rate()
         bench_fn = self.backend.bench
         shaping = {"rate_mbit": rate} if rate is not None else {}
+        profile = self.selected_profile()
+        if profile:
+            shaping["profile"] = profile
 
         def task(progress, cancel):
             return bench_fn(path=path, duration_s=duration, progress=progress, cancel=cancel, **shaping)
 
         self.problems.setText("")
         where = f"{path} shaped to {rate} Mbit/s" if rate is not None else path
-        self.run_task(task, f"Running TCP_STREAM and TCP_RR on {where}, {duration:g} s each…")
+        what = f"the {profile} profile" if profile else "TCP_STREAM and TCP_RR"
+        self.run_task(task, f"Running {what} on {where}, {duration:g} s each…")
+
+    def selected_profile(self) -> str | None:
+        """``"quick"``/``"full"`` (the test catalogue) or None (TCP_STREAM and TCP_RR); profiles run on this
+        machine only: between hosts the plain tests run."""
+        return self.tests_box.currentData() if not self.hosts_radio.isChecked() else None
 
     # --- between audited hosts: prepare (read-only), confirm, run ------------------------------------
     def _start_prepare(self) -> None:
@@ -371,7 +391,7 @@ class BenchmarkPage(TaskPage):
         self.table.setRowCount(len(report.results))
         for i, r in enumerate(report.results):
             expected, basis = expected_text(r)
-            values = (r.test, r.tool, r.endpoints or r.path, measured_text(r), expected, compared_text(r), basis,
+            values = (r.spec or r.test, r.tool, r.endpoints or r.path, measured_text(r), expected, compared_text(r), basis,
                       f"{r.duration_s:g} s" if r.duration_s is not None else "", r.command or "")
             for col, value in enumerate(values):
                 item = QTableWidgetItem(str(value))
