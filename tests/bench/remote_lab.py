@@ -40,6 +40,7 @@ from nicadvisor.collect.known_hosts import KnownHosts  # noqa: E402
 from nicadvisor.collect.ssh import SshTarget  # noqa: E402
 
 DATA_NET = "10.216.0"
+_USED_SUBNETS: set[str] = set()  # management subnets handed out in this process (see RemoteLab._free_subnet)
 DATA_IF = "d0"
 SSH_PORT = 2222
 
@@ -77,9 +78,17 @@ class RemoteLab:
 
     # --- building ----------------------------------------------------------------------------------
     def _free_subnet(self) -> str:
+        """A 10.215.N.0/30 management subnet no interface holds and no earlier lab of this test run used: a host
+        key remembered for 10.215.N.2:2222 by an earlier lab would make a later lab's new key look changed."""
         used = subprocess.run(["ip", "-4", "-o", "addr"], capture_output=True, text=True, timeout=10).stdout
         taken = used + " ".join(self.mgmt)
-        return next(f"10.215.{k}" for k in range(secrets.randbelow(60) * 4, 256, 4) if f"10.215.{k}." not in taken)
+        start = secrets.randbelow(60) * 4
+        for k in [*range(start, 256, 4), *range(0, start, 4)]:
+            net = f"10.215.{k}"
+            if f"{net}." not in taken and net not in _USED_SUBNETS:
+                _USED_SUBNETS.add(net)
+                return net
+        raise RuntimeError("no free 10.215.N.0/30 subnet left for a lab host")
 
     def _path_without(self, i: int, names: tuple[str, ...]) -> Path:
         """A folder of links to every program of /usr/bin and /bin except ``names``."""
