@@ -70,6 +70,7 @@ class MeasuredVsExpectedChart(pg.PlotWidget):
             mids = (lows + highs) / 2  # ErrorBarItem wants arrays: it does arithmetic on them when it paints
             whisker = pg.ErrorBarItem(x=xs, y=mids, top=highs - mids, bottom=mids - lows, beam=width * 0.6,
                                       pen=pg.mkPen(BAND_PEN, width=2))
+            whisker.setZValue(10)  # over the expected bar it spans
             self.addItem(whisker)
             self._items.append(whisker)
         if xs_e:
@@ -91,4 +92,4 @@ class MeasuredVsExpectedChart(pg.PlotWidget):
             self._items.append(text)
         self.getAxis("bottom").setTicks([[(i, label) for i, label in enumerate(labels)]])
         self.setXRange(-0.7, max(len(labels), 1) - 0.3, padding=0)
-        self.setYRange(0, top * 1.25, padding=0)
+        self.setYRange(0, top * 1.6, padding=0)  # headroom: value labels stay under the legend (top right)
