@@ -167,9 +167,9 @@ def resolve_command(header: str, notes: tuple[str, ...] | list[str] = (), text: 
     """The command an output is read as: ``header`` (the ``# command:`` line) when a parser reads one of its
     commands; else a command the header names as a vm-support file (``bundle file commands/esxcfg-vswitch_-l.txt``);
     else the first command quoted in a ``# note:`` line (``used 'cat /net/pNics/vmnic5/rxqueues/info'``) that a
-    parser reads; else every distinct command echoed after a shell prompt inside ``text`` that a parser reads,
-    joined by `` ; `` (``~ # ethtool -i vmnic7``, ``commands$ sed -n '/DVS/,$p' esxcfg-vswitch_-l.txt``, a pasted
-    session with ``ethtool -c`` then ``ethtool -k``); else ``header`` unchanged. Never raises."""
+    parser reads; else the first command echoed after a shell prompt inside ``text`` that a parser reads
+    (``~ # ethtool -i vmnic7``, ``commands$ sed -n '/DVS/,$p' esxcfg-vswitch_-l.txt``; a session of several commands
+    is cut by :func:`split_session` first); else ``header`` unchanged. Never raises."""
     if _known(header):
         return header
     found = bundle_file_command(header)
@@ -183,15 +183,20 @@ def resolve_command(header: str, notes: tuple[str, ...] | list[str] = (), text: 
         found = bundle_file_command(note)
         if found:
             return found
-    echoed_commands: list[str] = []
     for line in unframe(text).splitlines()[:MAX_ECHO_LINES]:
-        echoed = is_command_echo(line)
-        if not echoed:
-            continue
-        found = echoed if _known(echoed) else bundle_file_command(echoed)
-        if found and found not in echoed_commands:
-            echoed_commands.append(found)
-    return " ; ".join(echoed_commands) if echoed_commands else header
+        found = _echoed_command(line)
+        if found:
+            return found
+    return header
+
+
+def _echoed_command(line: str) -> str | None:
+    """The command a parser reads that ``line`` echoes after a shell prompt (or names as a vm-support file), else
+    None."""
+    echoed = is_command_echo(line)
+    if not echoed:
+        return None
+    return normalise(echoed) if _known(echoed) else bundle_file_command(echoed)
 
 
 def split_session(text: str) -> list[tuple[str, str]]:
@@ -204,7 +209,7 @@ def split_session(text: str) -> list[tuple[str, str]]:
     for i, line in enumerate(unframe(text).splitlines()):
         echoed = is_command_echo(line) if i < MAX_ECHO_LINES else None
         if echoed is not None:
-            command = normalise(echoed) if echoed and _known(echoed) else ""
+            command = _echoed_command(line) or ""
             current = [line] if command else None
             if current is not None:
                 chunks.append((command, current))
