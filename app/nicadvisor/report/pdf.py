@@ -590,8 +590,9 @@ def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
     charts = [c for c in (_bench_chart(results, "Gbit/s", "throughput_gbps", fonts),
                           _bench_chart(results, "µs", "latency_us", fonts)) if c is not None]
     if charts:
-        story.append(Paragraph("Measured against expected", st.h2))
-        story.extend(charts)
+        # the heading stays with its first chart (it was left alone at the foot of a page)
+        story.append(KeepTogether([Paragraph("Measured against expected", st.h2), charts[0]]))
+        story.extend(charts[1:])
     commands = [(b.get("test", ""), b.get("command")) for b in results if b.get("command")]
     if commands:
         story.append(Paragraph("Commands run", st.h2))
