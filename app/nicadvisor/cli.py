@@ -401,7 +401,7 @@ def _expect_between(report, rb, request, args):
         audit = _audit_of_hosts(store, request, args, "no expected values")
         hints = {h.target.name: h.target.source.removeprefix("ssh://") for h in request.hosts}
         ends = {name: path_end(probe, audit, source_hint=hints.get(name, "")) for name, probe in rb.probes.items()}
-        report = replace(report, results=attach_expectations(report.results, ends))
+        report = replace(report, results=attach_expectations(report.results, ends, rb.path_rtts))
         holds = [h.target.name for h in request.hosts if audit is not None
                  and audited_host(audit.hosts, h.target.name, h.target.source) is not None]
         if audit is not None and not holds:

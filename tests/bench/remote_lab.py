@@ -8,6 +8,11 @@ Layout (``<t>`` = 6 hex digits of the lab; N chosen among free 10.215.N.0/30 sub
     root ns  rl<t>m1 10.215.M.1/30 <==veth==> m0 10.215.M.2/30  nicadvrl-<t>1  (sshd :2222)  d0 10.216.0.2/30
                                                     nicadvrl-<t>0 d0 <==veth, tbf RATE==> nicadvrl-<t>1 d0
 
+With ``delay_us`` the two ``d0`` are not joined directly but through a third namespace ``nicadvrl-<t>r`` in which
+``delay_relay.py`` passes every frame between its interfaces ``r0`` and ``r1`` after ``delay_us`` (a user-space
+relay: this kernel has no netem); the hosts' ``d0`` then send without checksum offload, TSO or GSO (the relay
+passes frames on as they are).
+
 Benchmark traffic uses the ``d0`` addresses, which exist only inside the two namespaces. The
 namespaces share this machine's file system and programs; a host can be given a ``PATH`` without some
 programs (``SetEnv PATH=`` in its sshd_config) to play a host where they are not installed.
@@ -51,9 +56,11 @@ def _run(*argv: str) -> None:
 
 class RemoteLab:
     """``n`` namespace hosts (2 by default) with sshd, joined by a data link shaped to ``rate_mbit``.
-    ``no_programs``: ``{host index: names}`` left out of that host's ``PATH``."""
+    ``no_programs``: ``{host index: names}`` left out of that host's ``PATH``; ``delay_us``: join the hosts through
+    the delay relay instead (each frame held that long in each direction)."""
 
-    def __init__(self, n: int = 2, rate_mbit: int | None = 50, no_programs: dict[int, tuple[str, ...]] | None = None) -> None:
+    def __init__(self, n: int = 2, rate_mbit: int | None = 50, no_programs: dict[int, tuple[str, ...]] | None = None,
+                 delay_us: int | None = None) -> None:
         if n != 2:
             raise ValueError("the lab joins exactly two hosts by one veth pair")
         self.tag = secrets.token_hex(3)
@@ -63,6 +70,8 @@ class RemoteLab:
         self.outside: list[str] = []
         self.sshds: list[H.Sshd] = []
         self.mgmt: list[str] = []
+        self.delay_us = delay_us
+        self.relay: subprocess.Popen | None = None
         self.user = H.TestUser(self.base)
         try:
             self.client_key = H.keygen(self.base / "client_key")
@@ -119,10 +128,28 @@ class RemoteLab:
         self.sshds.append(sshd)
         sshd.start()
 
+    def _relay_link(self) -> None:
+        relay = f"nicadvrl-{self.tag}r"
+        _run("ip", "netns", "add", relay)
+        self.namespaces.append(relay)  # removed with the others; never a host (hosts() uses the sshds)
+        for k, ns in enumerate(self.namespaces[:2]):
+            _run("ip", "link", "add", DATA_IF, "netns", ns, "type", "veth", "peer", "name", f"r{k}", "netns", relay)
+            _run("ip", "netns", "exec", ns, "ethtool", "-K", DATA_IF, "tx", "off", "tso", "off", "gso", "off")
+            _run("ip", "netns", "exec", relay, "ethtool", "-K", f"r{k}", "gro", "off", "tx", "off")
+            _run("ip", "-n", relay, "link", "set", f"r{k}", "up")
+        self.relay = subprocess.Popen(["ip", "netns", "exec", relay, sys.executable, str(HERE / "delay_relay.py"),
+                                       "r0", "r1", str(self.delay_us)], stdout=subprocess.PIPE, text=True)
+        assert self.relay.stdout is not None
+        if self.relay.stdout.readline().strip() != "ready":
+            raise RuntimeError("the delay relay did not start")
+
     def _data_link(self) -> None:
         a, b = self.namespaces
-        _run("ip", "link", "add", DATA_IF, "netns", a, "type", "veth", "peer", "name", DATA_IF, "netns", b)
-        for k, ns in enumerate(self.namespaces, 1):
+        if self.delay_us is not None:
+            self._relay_link()
+        else:
+            _run("ip", "link", "add", DATA_IF, "netns", a, "type", "veth", "peer", "name", DATA_IF, "netns", b)
+        for k, ns in enumerate((a, b), 1):
             _run("ip", "-n", ns, "addr", "add", f"{DATA_NET}.{k}/30", "dev", DATA_IF)
             _run("ip", "-n", ns, "link", "set", DATA_IF, "up")
             if self.rate_mbit:  # None: an unshaped link (benchmarks/orchestration.py)
@@ -143,7 +170,7 @@ class RemoteLab:
     def hosts(self, interface: str | None = DATA_IF):
         from nicadvisor.bench.remote import RemoteHost
 
-        return tuple(RemoteHost(self.target(i), interface) for i in range(len(self.namespaces)))
+        return tuple(RemoteHost(self.target(i), interface) for i in range(len(self.sshds)))
 
     def processes(self, *names: str) -> dict[int, list[str]]:
         """Live (non-zombie) processes of the lab's account whose program is one of ``names`` (all when
@@ -189,6 +216,12 @@ class RemoteLab:
             for folder in self.folders():  # a safety net: the tests check that the benchmark removed them
                 shutil.rmtree(folder, ignore_errors=True)
         self.user.remove()  # kills every process the account still runs
+        if self.relay is not None:
+            self.relay.kill()
+            self.relay.wait(timeout=20)
+            if self.relay.stdout is not None:
+                self.relay.stdout.close()
+            self.relay = None
         for ns in self.namespaces:
             subprocess.run(["ip", "netns", "del", ns], check=False, timeout=20, capture_output=True)
         for dev in self.outside:

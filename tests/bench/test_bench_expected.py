@@ -348,8 +348,8 @@ def test_v1_expected_for_is_derived_from_the_band():
         expected_for("TCP_RR", "wan")
 
 
-def test_expected_module_is_pure():
-    tree = ast.parse(Path(expected_mod.__file__).read_text(encoding="utf-8"))
+def _imports(module) -> set[str]:
+    tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
     guarded = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) for n in ast.walk(node)}
     imported = set()
     for node in ast.walk(tree):
@@ -358,8 +358,16 @@ def test_expected_module_is_pure():
         if isinstance(node, ast.Import):
             imported |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
-            imported.add(("." * node.level) + (node.module or ""))
-    assert imported <= {"__future__", "math", "dataclasses", "typing", ".results"}
+            imported |= {("." * node.level) + (node.module or a.name) if node.module else "." + a.name
+                         for a in node.names}
+    return imported
+
+
+def test_expected_module_is_pure():
+    from nicadvisor.bench import path_rtt
+
+    assert _imports(expected_mod) <= {"__future__", "math", "dataclasses", "typing", ".results", ".path_rtt"}
+    assert _imports(path_rtt) <= {"__future__", "re", "dataclasses"}
 
 
 def test_results_to_dict():

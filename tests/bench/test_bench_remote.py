@@ -425,6 +425,39 @@ def test_measured_and_expected_agree_on_the_tbf_shaped_link(lab, journal_dir, kn
 
 @needs_root
 @pytest.mark.root
+def test_rr_expectation_tracks_a_delay_added_on_the_path(journal_dir, known_hosts):
+    """Two hosts joined through the user-space delay relay (no netem here): the path's ICMP echo round trip, measured
+    by the benchmark just before the TCP_RR test, sets the expected round trip; with 0.5 ms and then 2 ms held in each
+    direction, expected and measured agree within 10 % and both grow by the added 2 × 1.5 ms."""
+    from nicadvisor.services.bench_expect import attach_expectations, path_end
+
+    seen = {}
+    for delay_us in (500, 2000):
+        lab = _lab_or_skip(rate_mbit=None, delay_us=delay_us)
+        try:
+            with _bench(lab, journal_dir, known_hosts, duration_s=3, tool="netperf", tests=("TCP_RR",)) as rb:
+                report = rb.run(rb.prepare())
+                ends = {name: path_end(p, None) for name, p in rb.probes.items()}
+                rtts = dict(rb.path_rtts)
+            assert report.problems == []
+            (r,) = attach_expectations(report.results, ends, rtts)
+            (rtt,) = rtts.values()
+            assert rtt.received == rtt.sent == 10 and rtt.min_us >= 2 * delay_us  # the echo crossed the relay
+            assert r.expected is not None and r.expected.unit == "\u00b5s", r.no_expectation
+            assert "ICMP echo round trip" in r.expected.basis and "ping -c 10" in rtt.command
+            assert r.rtt_us == pytest.approx(r.expected.value, rel=0.10), (r.rtt_us, r.expected.text())
+            assert r.verdict() == "pass", r.comparison()
+            seen[delay_us] = (r.expected.value, r.rtt_us)
+            _assert_clean(lab, journal_dir)
+        finally:
+            lab.close()
+    added = 2 * (2000 - 500)
+    assert seen[2000][0] - seen[500][0] == pytest.approx(added, rel=0.10)  # the expectation tracks the delay
+    assert seen[2000][1] - seen[500][1] == pytest.approx(added, rel=0.10)  # and so does the measurement
+
+
+@needs_root
+@pytest.mark.root
 def test_cli_bench_uses_the_stored_audit_of_the_hosts_and_adds_its_results(lab, capsys):
     hosts = lab.hosts()
     specs = [f"{h.target.user}@{h.target.host}:{h.target.port}" for h in hosts]

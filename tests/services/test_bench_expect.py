@@ -82,7 +82,49 @@ def test_no_expectation_says_why_and_how_to_get_one(demo):
     ends = _ends(demo, (E810, "em1", {}), (CX5, "vmnic0", {}))
     (r,) = attach_expectations([_rr(E810, CX5)], ends)
     assert r.expected is None
-    assert r.no_expectation.startswith("the published TCP_RR figures are of VMs on two hypervisors")
+    assert r.no_expectation.startswith("the path's ICMP echo round trip, which a host-to-host TCP_RR is judged "
+                                       "against, was not measured (published TCP_RR figures are of VMs")
+    why = "ping -c 10 ... got no reply from 192.0.2.1 (ICMP echo blocked or dropped on the path)"
+    (r,) = attach_expectations([_rr(E810, CX5)], ends, {(E810, CX5): why})
+    assert r.expected is None and f"was not measured: {why}" in r.no_expectation
+
+
+def _real_ping(count: int = 5) -> str:
+    """A real iputils ping summary, made now on loopback."""
+    import subprocess
+
+    got = subprocess.run(["ping", "-c", str(count), "-i", "0.2", "-W", "1", "-s", "56", "127.0.0.1"],
+                         capture_output=True, text=True, timeout=30)
+    assert got.returncode == 0, got.stderr
+    return got.stdout
+
+
+def test_a_host_to_host_tcp_rr_is_judged_against_the_paths_echo_round_trip(demo):
+    from nicadvisor.bench.path_rtt import WAKEUP_ALLOWANCE_US, parse_ping
+
+    text = _real_ping()
+    rtt = parse_ping(text, E810, CX5, "ping -c 5 ...   # on " + E810)
+    assert rtt is not None and rtt.sent == rtt.received == 5 and 0 < rtt.min_us <= rtt.avg_us <= rtt.max_us
+    assert rtt.mdev_us is not None
+    assert parse_ping(text.replace("rtt min/avg/max/mdev", "rtt"), E810, CX5) is None  # no summary: not measured
+    ends = _ends(demo, (E810, "em1", {}), (CX5, "vmnic0", {}))
+
+    def rr(rtt_us: float, payload: int = 1) -> BenchResult:
+        return BenchResult(test="TCP_RR", tool="netperf", path="remote", throughput_gbps=None,
+                           transactions_per_s=1e6 / rtt_us, latency_us=rtt_us, duration_s=2.0, expected=None, raw="",
+                           command="netperf ...", client=E810, server=CX5, rtt_us=rtt_us, payload_bytes=payload)
+
+    high = rtt.avg_us * 1.10 + WAKEUP_ALLOWANCE_US
+    ok, slow, big = attach_expectations([rr(rtt.min_us * 1.02), rr(high * 2), rr(rtt.min_us, 8192)], ends,
+                                        {(E810, CX5): rtt})
+    e = ok.expected
+    assert e.unit == "\u00b5s" and e.value == pytest.approx(rtt.min_us) and e.high == pytest.approx(high)
+    assert e.low == pytest.approx(rtt.min_us * 0.9)
+    assert "ICMP echo round trip" in e.basis and f"from {E810} to {CX5}" in e.basis
+    assert "tc tbf" not in e.basis and not any("not audited" in n for n in e.notes)
+    assert ok.verdict() == "pass" and ok.comparison() == "within band"
+    assert slow.verdict() == "fail" and slow.comparison().startswith("100 % higher than expected")
+    assert big.expected is None and "stands only for requests up to 1448 bytes" in big.no_expectation
 
 
 def test_a_tbf_on_the_sender_is_the_line_rate_even_without_an_audit():

@@ -52,7 +52,7 @@ from nicadvisor.collect.ssh import (  # the audit's connection and its messages 
 from nicadvisor.collect.ssh_commands import LINUX_IF_RE, LINUX_TOOL_PATHS
 
 from . import BenchError, Cancelled, check_run_options
-from . import agent, iperf3, mtu_path, netperf
+from . import agent, iperf3, mtu_path, netperf, path_rtt
 from .journal import RestoreOutcome
 from .remote_journal import RemoteEntry, RemoteJournal, forget, orphaned_entries
 from .results import BenchReport, BenchResult
@@ -134,7 +134,8 @@ def check_remote(argv: tuple[str, ...] | list[str]) -> str:
     interface name): ``command -v TOOL`` and ``netperf -V``, ``netperf -t omni -- -h``,
     ``iperf3 --version``, ``python3 -V`` (probes); ``ip -4 -o addr show [dev IF]``, ``ip -o link show dev IF``
     and ``tc qdisc show dev IF`` (the interface of the test address, its MTU and a tbf rate);
-    ``ping -M do -c 2 -i 0.2 -W 1 -s N -I ADDR ADDR`` (:mod:`nicadvisor.bench.mtu_path`); ``cat /proc/net/tcp``,
+    ``ping -M do -c 2 -i 0.2 -W 1 -s N -I ADDR ADDR`` (:mod:`nicadvisor.bench.mtu_path`);
+    ``ping -c 10 -i 0.2 -W 1 -s 56 -I ADDR ADDR`` (:mod:`nicadvisor.bench.path_rtt`); ``cat /proc/net/tcp``,
     ``cat /proc/net/tcp6``; ``mkdir -m 700 FOLDER``; ``rm -rf -- FOLDER``; the agent copy
     ``sh -c 'umask 077 && cat >"$1"' nicadv-copy FOLDER/nicadv_agent.py`` and ``sha256sum`` of it;
     ``cat FOLDER/pN.pid``, ``cat /proc/PID/stat``, ``cat /proc/PID/cmdline``; ``kill -TERM|-KILL PID``;
@@ -163,6 +164,8 @@ def check_remote(argv: tuple[str, ...] | list[str]) -> str:
     elif n == 14 and argv[:10] == ("ping", "-M", "do", "-c", str(mtu_path.COUNT), "-i", "0.2", "-W", "1", "-s") \
             and argv[11] == "-I":
         ok = argv[10].isdigit() and 40 <= int(argv[10]) <= 65507 and all(_is_ipv4(a) for a in (argv[12], argv[13]))
+    elif n == 12 and argv[:10] == path_rtt.ping_argv("", "")[:10]:
+        ok = all(_is_ipv4(a) for a in (argv[10], argv[11]))
     elif n == 4 and argv[:3] == ("mkdir", "-m", "700"):
         ok = bool(FOLDER_RE.match(argv[3]))
     elif n == 4 and argv[:3] == ("rm", "-rf", "--"):
@@ -887,6 +890,9 @@ class RemoteBench:
         self.conns: dict[str, HostSession] = {}
         self.problems: list[str] = []
         self.probes: dict[str, HostProbe] = {}
+        self.path_rtts: dict[tuple[str, str], path_rtt.PathRtt | str] = {}
+        """After :meth:`run`: per ``(client, server)`` of a TCP_RR test, the path's ICMP echo round trip or why it is
+        not known (:meth:`measure_path_rtts`)."""
 
     def __enter__(self) -> "RemoteBench":
         return self
@@ -1020,6 +1026,34 @@ class RemoteBench:
         say(1.0, "done")
         return out
 
+    def measure_path_rtts(self, plan: RemotePlan, progress: Progress | None = None
+                          ) -> dict[tuple[str, str], path_rtt.PathRtt | str]:
+        """The ICMP echo round trip of every ``(client, server)`` path that has a TCP_RR test in ``plan``: ``ping
+        -c 10 -i 0.2 -W 1 -s 56`` from the client's test address to the server's (read-only, about 2 s a path), as
+        :class:`~nicadvisor.bench.path_rtt.PathRtt`, or a sentence saying why it is not known (no reply, ping not
+        installed, host lost). Also kept in :attr:`path_rtts`. Raises :class:`Cancelled`."""
+        say = progress or (lambda _f, _m: None)
+        pairs = list(dict.fromkeys((t.client, t.server, t.client_addr, t.server_addr) for t in plan.tests
+                                   if t.test == "TCP_RR"))
+        for client, server, src, dst in pairs:
+            if self.cancel.is_set():
+                raise Cancelled()
+            say(0.0, f"round trip {client} → {server} (ping)")
+            argv = path_rtt.ping_argv(src, dst)
+            command = f"{shlex.join(argv)}   # on {client}"
+            try:
+                got = self._conn(client).run(argv, cancel=self.cancel)
+            except (RemoteHostLost, BenchError) as exc:
+                self.path_rtts[(client, server)] = f"{command} could not run: {exc}"
+                continue
+            if got.rc == 127:
+                self.path_rtts[(client, server)] = f"ping is not installed on {client}"
+                continue
+            rtt = path_rtt.parse_ping(got.out + got.err, client, server, command)
+            self.path_rtts[(client, server)] = rtt if rtt is not None else (
+                f"{command} got no reply from {dst} (ICMP echo blocked or dropped on the path)")
+        return self.path_rtts
+
     def run(self, plan: RemotePlan, progress: Progress | None = None) -> BenchReport:
         """Run ``plan`` (from :meth:`prepare` of this object, after the user confirmed it) and return the
         report: results in plan order (``path`` ``"remote"``, ``expected`` None), problems as sentences
@@ -1032,6 +1066,7 @@ class RemoteBench:
         problems += [f"cleaned up after an earlier run: {s}" for s in restored.undone]
         problems += [f"could not clean up after an earlier run: {s}" for s in restored.failed]
         results: list[BenchResult] = []
+        self.measure_path_rtts(plan, progress)  # read-only: before anything is changed
         journal = RemoteJournal(self.journal_dir)
         made: dict[str, str] = {}
         counter = [0]

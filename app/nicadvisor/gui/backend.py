@@ -127,7 +127,7 @@ def _real_remote_run(prepared: PreparedBench, audit: Any, progress: ProgressFn, 
     finally:
         rb.close()
     ends = {name: path_end(probe, audit) for name, probe in rb.probes.items()}
-    return replace(report, results=attach_expectations(report.results, ends))
+    return replace(report, results=attach_expectations(report.results, ends, rb.path_rtts))
 
 
 def _real_export(audit: Any, pdf: Path | None = None, json: Path | None = None, csv: Path | None = None,

@@ -11,7 +11,8 @@ A result between two hosts is compared only with a band for that path (``host-to
 
 Where no band fits, the result says why and how to get one (``no_expectation``): a host that was not audited, an
 interface that is not a pNIC the audit read (bond, VLAN, bridge, veth), a link speed not reported, or a test the
-references publish figures for only between VMs (TCP_RR, TCP_CRR). Pure except :func:`find_audit`, which reads the
+references publish figures for only between VMs (TCP_CRR; a TCP_RR is judged against the path's own ICMP echo
+round trip, :mod:`nicadvisor.bench.path_rtt`). Pure except :func:`find_audit`, which reads the
 history.
 """
 from __future__ import annotations
@@ -23,6 +24,7 @@ from nicadvisor.bench.expected import PATH_HOSTS, EndpointFacts, endpoint_facts,
 from nicadvisor.bench.results import BenchResult
 
 if TYPE_CHECKING:
+    from nicadvisor.bench.path_rtt import PathRtt
     from nicadvisor.bench.remote import HostProbe
     from nicadvisor.model.entities import Audit, Host
     from nicadvisor.store.history import AuditStore
@@ -106,34 +108,42 @@ def _streams(result: BenchResult) -> int:
     return max(1, int(result.streams or 1))
 
 
-def attach_expectations(results: Iterable[BenchResult], ends: dict[str, PathEnd]) -> list[BenchResult]:
+def attach_expectations(results: Iterable[BenchResult], ends: dict[str, PathEnd],
+                        rtts: "dict[tuple[str, str], PathRtt | str] | None" = None) -> list[BenchResult]:
     """``results`` (between hosts: ``client``/``server`` set) with ``expected`` = the host-to-host band of each, or
     ``no_expectation`` = why none fits. The sender's tbf rate, when the probe saw one, is the line rate of the
-    path (Linux net/sched/sch_tbf.c); the basis names where the facts came from. A result whose ends are not in
-    ``ends`` is returned unchanged. Pure."""
+    path (Linux net/sched/sch_tbf.c); ``rtts`` maps ``(client, server)`` to the path's ICMP echo round trip
+    (:class:`~nicadvisor.bench.path_rtt.PathRtt`, what a TCP_RR is judged against) or to why it is not known;
+    the basis names where the facts came from. A result whose ends are not in ``ends`` is returned unchanged. Pure."""
     out: list[BenchResult] = []
+    rtts = rtts or {}
     for r in results:
         a, b = ends.get(r.client), ends.get(r.server)
         if a is None or b is None or r.not_measurable:
             out.append(r)
             continue
         rate = a.tbf_rate_mbit
-        band = expected_band(r.test, a.facts, b.facts, path=PATH_HOSTS, rate_mbit=rate, payload=r.payload_bytes or 1,
-                             streams=_streams(r),
+        got = rtts.get((r.client, r.server))
+        rtt = got if got is not None and not isinstance(got, str) else None
+        rtt_problem = got if isinstance(got, str) else ""
+        payload = r.payload_bytes or 1
+        band = expected_band(r.test, a.facts, b.facts, path=PATH_HOSTS, rate_mbit=rate, payload=payload,
+                             streams=_streams(r), path_rtt=rtt,
                              datagram=r.payload_bytes if r.test == "UDP_STREAM" and r.payload_bytes else None)
         if band is None:
             missing = [e.why_not for e in (a, b) if e.why_not]
             why = "; ".join(missing) if missing and r.test.endswith("_STREAM") else \
-                no_band_reason(r.test, a.facts, b.facts, path=PATH_HOSTS, rate_mbit=rate)
+                no_band_reason(r.test, a.facts, b.facts, path=PATH_HOSTS, rate_mbit=rate, payload=payload,
+                               path_rtt=rtt, rtt_problem=rtt_problem)
             out.append(replace(r, expected=None, no_expectation=why))
             continue
         origin = []
-        if rate:
+        if rate and r.test != "TCP_RR":  # a TCP_RR band is the path's echo round trip, which already crossed the tbf
             origin.append(f"tc tbf {rate:g} Mbit/s read on {a.facts.name} before the test")
         audited = sorted({e.origin for e in (a, b) if e.audited and e.origin})
         if audited:
             origin.append("audited facts of " + " and ".join(audited))
-        unaudited = [e.why_not for e in (a, b) if e.why_not]
+        unaudited = [e.why_not for e in (a, b) if e.why_not and r.test != "TCP_RR"]
         expected = band.to_expected()
         basis = expected.basis + ("; " + "; ".join(origin) if origin else "")
         notes = expected.notes + tuple(unaudited)
