@@ -336,11 +336,17 @@ def _bench_between(args) -> int:
         print("nic-advisor bench: --between and --netns exclude each other", file=sys.stderr)
         return EXIT_INPUT
     try:
-        if getattr(args, "profile", None):
-            raise LiveArgsError("--profile runs on this machine only; between hosts give --tests")
+        profile = getattr(args, "profile", None)
+        specs = ()
+        if profile:
+            from nicadvisor.bench.catalogue import PROFILES
+
+            local = _bench_request(args)  # the profile's seconds and runs, as on this machine
+            timing = {"repetitions": local.repetitions} if local.repetitions else {}
+            specs = tuple(PROFILES[profile](duration_s=local.duration_s, **timing))
         request = RemoteRequest(hosts=_bench_hosts(args), tests=tuple(args.tests),
-                                duration_s=args.duration if args.duration is not None else DEFAULT_DURATION_S,
-                                tool=args.tool, port=args.port or DEFAULT_PORT)
+                                duration_s=_bench_request(args).duration_s, tool=args.tool,
+                                port=args.port or DEFAULT_PORT, specs=specs)
         request.validate()
     except (LiveArgsError, ValueError) as exc:
         print(f"nic-advisor bench: {exc}", file=sys.stderr)
@@ -665,7 +671,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--json", type=Path, metavar="FILE")
     _bench_args(b)
     b.add_argument("--profile", choices=("quick", "full"),
-                   help="the test catalogue as the references run it, on this machine: quick (TCP_STREAM, TCP_RR, "
+                   help="the test catalogue as the references run it (on this machine or --between hosts): quick "
+                        "(TCP_STREAM, TCP_RR, "
                         "TCP_CRR, UDP_STREAM 1400 B, 10 s each) or full (1 and 4 streams, the TCP_RR payload sweep "
                         "1-8192 B, TCP_CRR, UDP_STREAM 64/1400 B, bidirectional; 30 s each, 3 runs averaged)")
     b.add_argument("--repetitions", type=int, metavar="N",

@@ -89,6 +89,38 @@ def test_allowlist_refuses_everything_else(argv):
 
 # --- pure readers, fed with this machine's real /proc and ip output -----------------------------------
 
+def test_the_full_profile_between_hosts_plans_each_catalogue_test_with_a_tool_that_can_run_it():
+    from nicadvisor.bench.catalogue import full_profile
+    from nicadvisor.bench.remote import HostProbe, RemoteHost, build_plan
+    from nicadvisor.collect.ssh import SshTarget
+
+    def probe(name, addr, tools):
+        return HostProbe(name=name, source=f"ssh://u@{name}:22", tools=dict.fromkeys(tools, ""), omni=True,
+                         address=addr, interface="d0")
+
+    hosts = tuple(RemoteHost(SshTarget(host=h, user="u", kind="linux", key_filename="/nonexistent"), "d0")
+                  for h in ("a", "b"))
+    specs = tuple(full_profile(duration_s=2, repetitions=2))
+    request = RemoteRequest(hosts=hosts, specs=specs, duration_s=2)
+    request.validate()
+    both = [probe("a", "192.0.2.1", ("netperf", "netserver", "iperf3")),
+            probe("b", "192.0.2.2", ("netperf", "netserver", "iperf3"))]
+    plan = build_plan(request, both, {"a": "/tmp/nicadv-bench-" + "0" * 16, "b": "/tmp/nicadv-bench-" + "1" * 16})
+    by_name = {t.spec.name: t for t in plan.tests}
+    assert list(by_name) == [s.name for s in specs]  # every test of the profile, in its order
+    assert all(t.repetitions == 2 and t.duration_s == 2 for t in plan.tests)
+    four = next(t for name, t in by_name.items() if name.startswith("TCP_STREAM") and t.spec.streams > 1)
+    assert four.tool == "iperf3" and "-P" in four.client_argv  # netperf runs one stream per process
+    assert "8192,8192" in by_name["TCP_RR 8192 B"].client_argv
+    bidir = by_name["bidirectional"]
+    assert bidir.tool == "netperf" and "-b" in bidir.client_argv
+    assert any("2 times" in c for c in plan.changes()["a"])
+    netperf_only = [probe("a", "192.0.2.1", ("netperf", "netserver")), probe("b", "192.0.2.2", ("netperf", "netserver"))]
+    plan = build_plan(request, netperf_only, {"a": "/tmp/nicadv-bench-" + "0" * 16, "b": "/tmp/nicadv-bench-" + "1" * 16})
+    assert not any(t.spec.streams > 1 for t in plan.tests)
+    assert any("netperf runs one stream per process" in p for p in plan.problems)
+
+
 def test_listening_ports_reads_real_proc_net_tcp():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -380,6 +412,31 @@ def test_cli_between_with_yes_runs_and_cleans_up(lab, capsys, tmp_path):
     (result,) = json.loads(report.read_text())["results"]
     assert result["path"] == "remote" and 5 < result["throughput_gbps"] * 1000 < 60
     assert result["verdict"] in ("pass", "warn") and result["comparison"]  # the same words as every view
+    assert lab.folders() == set() and lab.processes(*TOOLS) == {}
+
+
+@needs_root
+@pytest.mark.root
+def test_cli_quick_profile_between_hosts_runs_the_catalogue_and_judges_each_test(lab, capsys, tmp_path):
+    """One click between two hosts: the quick profile of the test catalogue (each test named by it), the stream
+    tests judged against the tbf rate, the TCP_RR against the path's echo round trip, nothing left behind."""
+    from nicadvisor.bench.catalogue import QUICK_BUDGET_S, estimated_seconds, quick_profile
+
+    assert estimated_seconds(quick_profile()) < QUICK_BUDGET_S <= 60  # the default one-click run, per host pair
+    args = [a for a in _cli_args(lab) if a not in ("--tool", "iperf3", "--tests", "TCP_STREAM")]
+    report = tmp_path / "bench.json"
+    code = cli.main(args + ["--profile", "quick", "--duration", "2", "--yes", "--no-history", "--json", str(report)])
+    out, err = capsys.readouterr()
+    assert code in (0, 1), err
+    results = json.loads(report.read_text())["results"]
+    assert [r["spec"] for r in results] == ["TCP_STREAM 1 stream", "TCP_RR 1 B", "TCP_CRR 1 B", "UDP_STREAM 1400 B"]
+    assert all(r["tool"] == "netperf" and r["path"] == "remote" for r in results)
+    by_test = {r["test"]: r for r in results}
+    assert by_test["TCP_STREAM"]["verdict"] == "pass" and "tc tbf 50 Mbit/s" in by_test["TCP_STREAM"]["expected"]["basis"]
+    assert "ICMP echo round trip" in by_test["TCP_RR"]["expected"]["basis"]
+    assert by_test["TCP_CRR"]["expected"] is None and by_test["TCP_CRR"]["no_expectation"]
+    assert by_test["UDP_STREAM"]["payload_bytes"] == 1400 and by_test["UDP_STREAM"]["loss_pct"] is not None
+    assert "TCP_RR 1 B" in out
     assert lab.folders() == set() and lab.processes(*TOOLS) == {}
 
 

@@ -53,6 +53,7 @@ from nicadvisor.collect.ssh_commands import LINUX_IF_RE, LINUX_TOOL_PATHS
 
 from . import BenchError, Cancelled, check_run_options
 from . import agent, iperf3, mtu_path, netperf, path_rtt
+from .catalogue import TestSpec, combine_repetitions, why_not
 from .journal import RestoreOutcome
 from .remote_journal import RemoteEntry, RemoteJournal, forget, orphaned_entries
 from .results import BenchReport, BenchResult
@@ -86,7 +87,8 @@ TOOL_OPTIONS: dict[str, frozenset[str]] = {
                           "-o", "-O", "-k", "-m", "-M", "-r", "-s", "-S", "-b", "-D"}),
     "iperf3": frozenset({"-s", "-c", "-1", "-B", "-p", "-t", "-J", "-u", "-b", "-l", "-i", "-f", "-O", "-P", "-R",
                          "-w", "-N", "-Z", "--forceflush", "--get-server-output"}),
-    "python3": frozenset({"serve", "client", "--bind", "--port", "--once", "--test", "--host", "--duration"}),
+    "python3": frozenset({"serve", "client", "--bind", "--port", "--once", "--test", "--host", "--duration",
+                          "--request", "--response"}),
 }
 #: ``netperf -t omni -- -h`` prints this heading only when the omni tests are compiled in (netperf 2.7.0
 #: on this machine; the usage text of src/nettest_omni.c).
@@ -531,13 +533,16 @@ def probe_host(conn: HostSession, cancel: threading.Event | None = None) -> Host
 class RemoteRequest:
     """What to measure between ``hosts`` (at least two, distinct): ``tests`` (netperf names, in
     order), ``duration_s`` per test, ``tool`` (one of :data:`nicadvisor.bench.TOOL_CHOICES`), ``port`` (the server's TCP
-    port; netperf also uses ``port + 1`` for its data connection). Journal in ``journal_dir``."""
+    port; netperf also uses ``port + 1`` for its data connection). ``specs``: catalogue tests
+    (:func:`nicadvisor.bench.catalogue.quick_profile` / ``full_profile``: payload, streams, direction, repetitions and
+    seconds of their own) run instead of ``tests`` when given. Journal in ``journal_dir``."""
 
     hosts: tuple[RemoteHost, ...]
     tests: tuple[str, ...] = ("TCP_STREAM", "TCP_RR")
     duration_s: float = 2.0
     tool: str = "auto"
     port: int = DEFAULT_PORT
+    specs: tuple[TestSpec, ...] = ()
 
     def validate(self) -> None:
         """Raises ValueError naming the first bad field."""
@@ -550,7 +555,9 @@ class RemoteRequest:
             if h.target.kind != "linux":
                 raise ValueError(f"{h.target.name}: benchmarks between ESXi hosts are not supported yet "
                                  "(only Linux hosts and VMs)")
-        check_run_options(self.tests, self.duration_s, self.tool)
+        check_run_options(tuple(s.test for s in self.specs) or self.tests, self.duration_s, self.tool)
+        for spec in self.specs:
+            spec.validate()
         if not 1024 <= self.port <= 65534:
             raise ValueError(f"port {self.port} is outside 1024..65534")
 
@@ -569,10 +576,24 @@ class PlannedTest:
     server_argv: tuple[str, ...]
     client_argv: tuple[str, ...]
     ports: tuple[int, ...]
+    spec: TestSpec | None = None
 
     @property
     def label(self) -> str:
-        return f"{self.test} with {self.tool} from {self.client} ({self.client_addr}) to {self.server} ({self.server_addr})"
+        name = self.spec.name if self.spec is not None else self.test
+        runs = f" × {self.spec.repetitions}" if self.spec is not None and self.spec.repetitions > 1 else ""
+        return (f"{name}{runs} with {self.tool} from {self.client} ({self.client_addr}) to {self.server} "
+                f"({self.server_addr})")
+
+    @property
+    def repetitions(self) -> int:
+        """Runs of this test, averaged into one result."""
+        return self.spec.repetitions if self.spec is not None else 1
+
+    @property
+    def duration_s(self) -> float | None:
+        """Seconds per run of a catalogue test (None: the plan's)."""
+        return self.spec.duration_s if self.spec is not None else None
 
 
 @dataclass(frozen=True)
@@ -605,8 +626,9 @@ class RemotePlan:
             ports = " and ".join(f"TCP {p}" for p in t.ports)
             out[t.server].append(f"start `{shlex.join(t.server_argv)}` listening on {t.server_addr} {ports} "
                                  f"for {t.test}; stopped after the test (no firewall rule is changed)")
-            out[t.client].append(f"start `{shlex.join(t.client_argv)}` for about {self.duration_s:g} s "
-                                 f"(traffic only to {t.server_addr} on {t.server})")
+            runs = f", {t.repetitions} times" if t.repetitions > 1 else ""
+            out[t.client].append(f"start `{shlex.join(t.client_argv)}` for about {t.duration_s or self.duration_s:g} s"
+                                 f"{runs} (traffic only to {t.server_addr} on {t.server})")
         return out
 
     def lines(self) -> list[str]:
@@ -620,8 +642,14 @@ class RemotePlan:
         return lines
 
 
-def _can(tool: str, test: str, c: HostProbe, s: HostProbe) -> str | None:
-    """None when ``tool`` can run ``test`` from ``c`` to ``s``, else why not."""
+def _can(tool: str, test: str, c: HostProbe, s: HostProbe, spec: TestSpec | None = None) -> str | None:
+    """None when ``tool`` can run ``test`` (or the catalogue ``spec``) from ``c`` to ``s``, else why not."""
+    if spec is not None:
+        why = why_not(spec, tool)
+        if why:
+            return why.removeprefix(f"not measurable with {tool}: ")
+        if tool == "netperf" and spec.streams > 1:
+            return f"netperf runs one stream per process; {spec.streams} streams between hosts run with iperf3 -P"
     if tool == "netperf":
         if test not in netperf.TESTS:
             return f"netperf cannot run {test}"
@@ -642,26 +670,28 @@ def _can(tool: str, test: str, c: HostProbe, s: HostProbe) -> str | None:
             if missing else None)
 
 
-def choose_tool(test: str, wanted: str, c: HostProbe, s: HostProbe) -> tuple[str | None, list[str]]:
-    """``(tool or None, sentences)`` for ``test`` from ``c`` to ``s``: netperf, else iperf3, else the
-    agent (``auto``), or the ``wanted`` tool when it can run (else the automatic choice, said why)."""
+def choose_tool(test: str, wanted: str, c: HostProbe, s: HostProbe,
+                spec: TestSpec | None = None) -> tuple[str | None, list[str]]:
+    """``(tool or None, sentences)`` for ``test`` (or the catalogue ``spec``) from ``c`` to ``s``: netperf, else
+    iperf3, else the agent (``auto``), or the ``wanted`` tool when it can run (else the automatic choice, said why)."""
     notes: list[str] = []
+    label = spec.name if spec is not None else test
     if wanted != "auto":
-        why = _can(wanted, test, c, s)
+        why = _can(wanted, test, c, s, spec)
         if why is None:
             return wanted, notes
-        notes.append(f"{test} {c.name}→{s.name}: {why}")
+        notes.append(f"{label} {c.name}→{s.name}: {why}")
     reasons = []
     for tool in ("netperf", "iperf3", "agent"):
-        why = _can(tool, test, c, s)
+        why = _can(tool, test, c, s, spec)
         if why is None:
             if wanted != "auto":
                 notes[-1] += f"; it runs with {tool}"
             elif reasons:
-                notes.append(f"{test} {c.name}→{s.name}: {reasons[0]}; it runs with {tool}")
+                notes.append(f"{label} {c.name}→{s.name}: {reasons[0]}; it runs with {tool}")
             return tool, notes
         reasons.append(why)
-    notes.append(f"{test} {c.name}→{s.name} cannot run: {'; '.join(reasons)}")
+    notes.append(f"{label} {c.name}→{s.name} cannot run: {'; '.join(reasons)}")
     return None, notes
 
 
@@ -685,8 +715,13 @@ def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[st
         for s in probes[i + 1:]:
             if c.address is None or s.address is None:
                 continue
-            for test in request.tests:
-                tool, why = choose_tool(test, request.tool, c, s)
+            for item in request.specs or request.tests:
+                spec = item if isinstance(item, TestSpec) else None
+                test = spec.test if spec is not None else str(item)
+                secs = spec.duration_s if spec is not None else d
+                payload = spec.payload if spec is not None else None
+                bidir = spec is not None and spec.direction == "bidirectional"
+                tool, why = choose_tool(test, request.tool, c, s, spec)
                 if tool == "agent" and agent_text is None:
                     why.append(f"{test} {c.name}→{s.name}: the agent file cannot be built; skipped")
                     tool = None
@@ -697,26 +732,34 @@ def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[st
                 bind = c.address if c.interface else None
                 if tool == "netperf":
                     server = netperf.netserver_argv(s.address, port)
-                    client = netperf.netperf_argv(test, s.address, port, d) + ["-P", f",{port + 1}"]
+                    client = netperf.netperf_argv(test, s.address, port, secs, payload=payload,
+                                                  extra=spec.options if spec is not None else ()) + ["-P", f",{port + 1}"]
                     if bind:
                         client = client[:1] + ["-L", bind] + client[1:]
                     ports: tuple[int, ...] = (port, port + 1)
                 elif tool == "iperf3":
                     server = iperf3.server_argv(s.address, port)
-                    client = iperf3.client_argv(test, s.address, port, d) + (["-B", bind] if bind else [])
+                    client = iperf3.client_argv("TCP_STREAM" if bidir else test, s.address, port, secs,
+                                                payload=payload if spec is not None and test.endswith("_STREAM") else None,
+                                                streams=spec.streams if spec is not None else 1, bidirectional=bidir)
+                    client += ["-B", bind] if bind else []
                     ports = (port,)
                 else:
                     server = ["python3", _agent_path(folders[s.name]), "serve", "--bind", s.address, "--port", str(port)]
                     client = ["python3", _agent_path(folders[c.name]), "client", "--test", test, "--host", s.address,
-                              "--port", str(port), "--duration", f"{d:g}"]
+                              "--port", str(port), "--duration", f"{secs:g}"]
+                    if test == "TCP_RR" and payload and payload != 1:
+                        client += ["--request", str(payload), "--response", str(payload)]
                     ports = (port,)
                 busy = sorted(set(ports) & s.listening)
                 if busy:
                     notes.append(f"{test} {c.name}→{s.name}: TCP port {', '.join(map(str, busy))} is already in use on "
                                  f"{s.name}; checked again before the test")
+                if tool == "iperf3" and bidir:
+                    test = "TCP_STREAM"  # iperf3's bidirectional test is a --bidir stream (as on this machine)
                 tests.append(PlannedTest(client=c.name, server=s.name, test=test, tool=tool, client_addr=c.address,
                                          server_addr=s.address, server_argv=tuple(server), client_argv=tuple(client),
-                                         ports=ports))
+                                         ports=ports, spec=spec))
     checked = []
     for t in tests:  # every command of the plan must pass the allowlist now, not halfway through the run
         pid = _pidfile(folders[t.server], 0)
@@ -1077,13 +1120,18 @@ class RemoteBench:
                     raise Cancelled()
                 say(i / n, pt.label)
 
-                def on_tick(elapsed: float, i: int = i, label: str = pt.label) -> None:
-                    say(min(i + min(elapsed / plan.duration_s, 0.99), n) / n, label)
-
+                secs = pt.duration_s or plan.duration_s
                 try:
                     for host in (pt.server, pt.client):
                         self._folder(journal, plan, host, made)
-                    results.append(self._one(journal, plan, pt, counter, on_tick, problems))
+                    runs = []
+                    for k in range(pt.repetitions):
+                        def on_tick(elapsed: float, i: int = i, label: str = pt.label, k: int = k) -> None:
+                            done = (k * secs + elapsed) / (secs * pt.repetitions)
+                            say(min(i + min(done, 0.99), n) / n, label)
+
+                        runs.append(self._one(journal, plan, pt, counter, on_tick, problems))
+                    results.append(combine_repetitions(pt.spec, runs) if pt.spec is not None else runs[0])
                 except (RemoteHostLost, BenchError, RemoteCommandRefused) as exc:
                     problems.append(f"{pt.label}: {exc}")
             say(1.0, "done")
@@ -1141,7 +1189,8 @@ class RemoteBench:
                 cli = _Started(client, journal, pt.client_argv, cli_pidfile)
                 try:
                     with cli:
-                        rc, out, err = wait_channel(cli.chan, plan.duration_s + 20, self.cancel, name=pt.client,
+                        rc, out, err = wait_channel(cli.chan, (pt.duration_s or plan.duration_s) + 20, self.cancel,
+                                                    name=pt.client,
                                                     what=shlex.join(pt.client_argv), on_tick=on_tick)
                         server_out = srv.output() if srv.exited() else ""
                 finally:
@@ -1181,25 +1230,26 @@ class RemoteBench:
         raw = out if not err.strip() else out + "\n# stderr:\n" + err
         if pt.tool == "netperf":
             values = netperf.parse_omni(out)
-            measures = netperf.omni_measures(values, pt.test)  # loss, CPU, percentiles: as the local run reads them
+            bidir = pt.spec is not None and pt.spec.direction == "bidirectional"
+            measures = netperf.omni_measures(values, pt.test, bidirectional=bidir)  # as the local run reads them
             if rc != 0 or (measures["throughput_gbps"] is None and measures["transactions_per_s"] is None):
                 raise BenchError(f"netperf printed no result line (exit status {rc}){detail}")
             if measures["duration_s"] is None:
-                measures["duration_s"] = float(max(1, round(self.request.duration_s)))
+                measures["duration_s"] = float(max(1, round(pt.duration_s or self.request.duration_s)))
             return BenchResult(test=pt.test, tool="netperf", path=PATH, expected=None, raw=raw, command=command,
                                endpoints=where, client=pt.client, server=pt.server, **measures)
         if pt.tool == "iperf3":
             parsed = iperf3.parse_iperf3(out)
             if rc != 0 or parsed["gbps"] is None:
                 raise BenchError(f"iperf3 gave no result (exit status {rc}): {parsed['error'] or last or 'no output'}")
-            seconds = parsed["seconds"] if isinstance(parsed["seconds"], (int, float)) else self.request.duration_s
+            seconds = parsed["seconds"] if isinstance(parsed["seconds"], (int, float)) else (pt.duration_s or self.request.duration_s)
             return BenchResult(test=pt.test, tool="iperf3", path=PATH, throughput_gbps=parsed["gbps"],
                                transactions_per_s=None, latency_us=None, duration_s=float(seconds), expected=None,
                                raw=raw, command=command, endpoints=where, client=pt.client, server=pt.server)
         data = agent.parse_client_output(out)
         if rc != 0 or data is None:
             raise BenchError(f"the agent printed no result line (exit status {rc}){detail}")
-        elapsed = float(data.get("elapsed_s") or self.request.duration_s)
+        elapsed = float(data.get("elapsed_s") or pt.duration_s or self.request.duration_s)
         if pt.test == "TCP_STREAM" and isinstance(data.get("gbps"), (int, float)):
             return BenchResult(test=pt.test, tool="agent", path=PATH, throughput_gbps=float(data["gbps"]),
                                transactions_per_s=None, latency_us=None, duration_s=elapsed, expected=None, raw=raw,

@@ -39,7 +39,8 @@ class Backend:
             -> :class:`nicadvisor.gui.probes.ProbeResult` (Test connection; never raise).
         browse_vcenter(spec, cancel) -> :class:`nicadvisor.gui.probes.InventoryResult` (Browse hosts: the
             datacenter → cluster → host tree; never raises but ``Cancelled``).
-        remote_prepare(ssh_specs, interfaces, duration_s, progress, cancel, ask_host_key=None) -> PreparedBench
+        remote_prepare(ssh_specs, interfaces, duration_s, progress, cancel, ask_host_key=None, profile=None)
+            -> PreparedBench (``profile``: ``"quick"``/``"full"`` of the test catalogue, ``duration_s`` seconds each)
             (connect to and probe the audited hosts read-only, :meth:`nicadvisor.bench.remote.RemoteBench.prepare`;
             ``interfaces`` maps an SSH spec's ``source`` to the interface to test from; raises ValueError for an
             invalid request, ``Cancelled``).
@@ -98,13 +99,15 @@ class PreparedBench:
 
 
 def _real_remote_prepare(ssh_specs: list[Any], interfaces: dict[str, str], duration_s: float, progress: ProgressFn,
-                         cancel: threading.Event, ask_host_key: Callable[[str, int, str, str], bool] | None = None
-                         ) -> PreparedBench:
+                         cancel: threading.Event, ask_host_key: Callable[[str, int, str, str], bool] | None = None,
+                         profile: str | None = None) -> PreparedBench:
+    from nicadvisor.bench.catalogue import PROFILES
     from nicadvisor.bench.remote import RemoteBench, RemoteHost, RemoteRequest
 
     built = probes.build_targets([], list(ssh_specs), [])
     hosts = tuple(RemoteHost(t, interfaces.get(t.source) or None) for t in built.ssh)
-    request = RemoteRequest(hosts=hosts, duration_s=duration_s)
+    specs = tuple(PROFILES[profile](duration_s=duration_s)) if profile else ()
+    request = RemoteRequest(hosts=hosts, duration_s=duration_s, specs=specs)
     request.validate()
     bench = RemoteBench(request, ask=ask_host_key, cancel=cancel)
     try:

@@ -123,8 +123,8 @@ class BenchmarkPage(TaskPage):
         self.tests_box.addItem("TCP_STREAM + TCP_RR", None)
         self.tests_box.addItem("Quick profile (+ TCP_CRR, UDP_STREAM)", "quick")
         self.tests_box.addItem("Full profile (streams, payload sweep, 3 runs)", "full")
-        self.tests_box.setToolTip("The test catalogue as the reference documents run it (on this machine: loopback "
-                                  "or namespaces); a test the tool cannot run says so instead of a figure")
+        self.tests_box.setToolTip("The test catalogue as the reference documents run it (on this machine or between "
+                                  "the audited hosts); a test no tool can run says so instead of a figure")
         self.run_button = QPushButton("Run quick benchmark")
         self.run_button.setDefault(False)
         self.run_button.setAutoDefault(False)
@@ -246,7 +246,6 @@ class BenchmarkPage(TaskPage):
         self.shape_box.setEnabled(netns)
         self.rate.setEnabled(netns and self.shape_box.isChecked())
         hosts = self.hosts_radio.isChecked()
-        self.tests_box.setEnabled(not hosts)
         self.hosts_table.setVisible(hosts)
         self.hosts_hint.setVisible(hosts)
         count = self.hosts_table.rowCount()
@@ -281,9 +280,9 @@ class BenchmarkPage(TaskPage):
         self.run_task(task, f"Running {what} on {where}, {duration:g} s each…")
 
     def selected_profile(self) -> str | None:
-        """``"quick"``/``"full"`` (the test catalogue) or None (TCP_STREAM and TCP_RR); profiles run on this
-        machine only: between hosts the plain tests run."""
-        return self.tests_box.currentData() if not self.hosts_radio.isChecked() else None
+        """``"quick"``/``"full"`` (the test catalogue) or None (TCP_STREAM and TCP_RR), on this machine or between
+        hosts."""
+        return self.tests_box.currentData()
 
     # --- between audited hosts: prepare (read-only), confirm, run ------------------------------------
     def _start_prepare(self) -> None:
@@ -292,11 +291,12 @@ class BenchmarkPage(TaskPage):
             self.problems.setText("<b>Tick at least two Linux hosts</b> (add them on the Connect page).")
             return
         interfaces, duration = self.selected_interfaces(), float(self.duration.value())
-        prepare, asker = self.backend.remote_prepare, self.asker
+        prepare, asker, profile = self.backend.remote_prepare, self.asker, self.selected_profile()
+        extra = {"profile": profile} if profile else {}
 
         def task(progress, cancel):
             ask = asker.bound(cancel) if asker is not None else None
-            return prepare(specs, interfaces, duration, progress, cancel, ask_host_key=ask)
+            return prepare(specs, interfaces, duration, progress, cancel, ask_host_key=ask, **extra)
 
         self.problems.setText("")
         self.run_task(task, f"Connecting to {len(specs)} hosts and reading what they offer (nothing is changed)…")
