@@ -9,9 +9,12 @@ import pytest
 import yaml
 
 from capturetools import REPO, SHARED
-from nicadvisor.model import PhysicalNic
+from nicadvisor.model import Host, PhysicalNic
+from nicadvisor.model.capabilities import PASS, capability_matrix
+from nicadvisor.rules_engine import evaluate, load_rules
 from nicadvisor.vcg.driver_catalogue import (CAPABILITIES, ORIGIN_LABEL, PNIC_FIELDS, DriverCatalogueError,
                                               load_catalogue, parse_catalogue, shipped_catalogue_path)
+from nicadvisor.vcg.knowledge import fill_from_driver_catalogue, rss_commands
 
 CATALOGUE = REPO / "resources" / "vcg" / "driver_catalogue.yaml"
 
@@ -50,6 +53,9 @@ def test_shipped_file_is_found_and_loads(catalogue):
     assert catalogue.origin == str(CATALOGUE)
     assert ("esxi", "i40en") in catalogue.drivers()
     assert ("linux", "ice") in catalogue.drivers("linux")
+    assert {("linux", "bnxt_en"), ("linux", "qede")} <= set(catalogue.drivers("linux"))
+    # no public primary source states a bnxtnet or qedentv capability (SOURCES.md "Not in the catalogue, and why")
+    assert not {"bnxtnet", "qedentv"} & {d for _, d in catalogue.drivers()}
     assert all(os == "esxi" for os, _ in catalogue.drivers("esxi"))
 
 
@@ -174,6 +180,84 @@ def test_linux_lookups(catalogue):
     assert ixgbe["rss"].range.startswith("0-16")
     # the same module name on the other OS is a different entry
     assert catalogue.lookup("ice", "1.13.7", "esxi") == {}
+
+
+BNXT_BNXT_C = "0020ae2a4aa81becd182231bf48acd66c86c86dd"
+BNXT_README = "edcb6804d8de8cf664c325935088ed63bd684a0a"
+QEDE_MAIN_C = "01e23015a97c46ea376aacde549510b336bd5987"
+
+
+def test_bnxt_en_lookup(catalogue):
+    facts = catalogue.lookup("bnxt_en", "1.10.2-223.0.161.0", "linux")
+    assert set(facts) == {"geneve_offload", "rss"}  # no max_rx_queues: the driver reads it from the firmware
+    geneve = facts["geneve_offload"]
+    assert geneve.decided and geneve.value is True and geneve.since is None
+    assert geneve.reason.startswith(f"{ORIGIN_LABEL} (bnxt_en): ")
+    assert "drivers/net/ethernet/broadcom/bnxt/bnxt.c" in geneve.source and BNXT_BNXT_C in geneve.source
+    assert "UDP_TUNNEL_TYPE_GENEVE" in geneve.note and "NETIF_F_GSO_UDP_TUNNEL" in geneve.note
+    assert geneve.command("set") is None
+    rss = facts["rss"]
+    assert rss.decided and rss.value is True and rss.module_param is None and rss.since is None
+    assert "weka/netxtreme-bnxt_en" in rss.source and "bnxt_en/README.TXT" in rss.source
+    assert BNXT_README in rss.source and "1.10.2" in rss.source and "out-of-tree" in rss.source
+    assert rss.command("set", nic="ens2f0np0", value=16) == "ethtool -L ens2f0np0 combined 16 rx 0 tx 0"
+    assert rss.command("rollback", nic="ens2f0np0", previous=8) == "ethtool -L ens2f0np0 combined 8 rx 0 tx 0"
+    assert "up to 8" in rss.range
+    # a version the source does not name changes nothing: no fact has `since`
+    assert catalogue.lookup("bnxt_en", None, "linux")["rss"].value is True
+    # the ESXi driver of the same NICs is another module, not in the catalogue
+    assert catalogue.lookup("bnxtnet", "230.0.112.0-1OEM.800.1.0.20613240", "esxi", esxi_version="9.0") == {}
+    assert catalogue.lookup("bnxt_en", None, "esxi") == {}
+
+
+def test_qede_lookup(catalogue):
+    facts = catalogue.lookup("qede", "8.37.0.20", "linux")
+    assert set(facts) == {"geneve_offload", "rss"}
+    geneve = facts["geneve_offload"]
+    assert geneve.decided and geneve.value is True and geneve.since is None
+    assert "drivers/net/ethernet/qlogic/qede/qede_main.c" in geneve.source and QEDE_MAIN_C in geneve.source
+    assert "option length greater than 32B" in geneve.note
+    rss = facts["rss"]
+    assert rss.decided and rss.value is True and QEDE_MAIN_C in rss.source
+    # stated in code only: no command, parameter or range
+    assert (rss.set_command, rss.rollback_command, rss.module_param, rss.range) == (None, None, None, None)
+    assert rss.command("set", nic="ens3f0", value=8) is None
+    assert catalogue.lookup("qedentv", "3.70.35.0-1OEM.700.1.0.15843807", "esxi", esxi_version="8.0.3") == {}
+
+
+def _linux_host(driver: str, version: str | None = None) -> Host:
+    nic = PhysicalNic(name="ens2f0np0", driver=driver, driver_version=version, is_physical=True, mtu=9000,
+                      link_up=True, link_speed_mbps=25000)
+    return Host(name="kvm1", kind="linux", product_version="Ubuntu 22.04", pnics=[nic])
+
+
+def test_a_linux_bnxt_en_pnic_gets_geneve_offload_from_the_catalogue():
+    host = _linux_host("bnxt_en", "1.10.2-223.0.161.0")
+    assert fill_from_driver_catalogue(host) == ["ens2f0np0.geneve_offload"]
+    nic = host.pnic("ens2f0np0")
+    assert nic.geneve_offload is True
+    ev = nic.evidence["geneve_offload"]
+    assert ev.command == ORIGIN_LABEL
+    assert ev.line == "bnxt_en 1.10.2-223.0.161.0: geneve_offload = True"
+    assert "bnxt/bnxt.c" in ev.source and BNXT_BNXT_C in ev.source
+    assert nic.rss is None  # RSS is not filled: a driver that can do RSS says nothing about RSS being on
+    (row,) = capability_matrix(host, evaluate(load_rules(), [host]))
+    cell = row.cells["geneve_offload"]
+    assert cell.status == PASS and cell.text.endswith(f"· {ORIGIN_LABEL}") and "not read on the host" in cell.reason
+    enable, rollback = rss_commands(host, nic, "4")
+    assert enable == "ethtool -L ens2f0np0 combined <queues> rx 0 tx 0"
+    assert rollback == "ethtool -L ens2f0np0 combined 4 rx 0 tx 0"
+    assert rss_commands(host, nic, None)[1] == "ethtool -L ens2f0np0 combined <the count read before> rx 0 tx 0"
+
+
+def test_a_linux_qede_pnic_gets_geneve_offload_and_no_rss_command():
+    host = _linux_host("qede")
+    assert fill_from_driver_catalogue(host) == ["ens2f0np0.geneve_offload"]
+    nic = host.pnic("ens2f0np0")
+    assert nic.geneve_offload is True and nic.evidence["geneve_offload"].command == ORIGIN_LABEL
+    assert nic.evidence["geneve_offload"].line == "qede (version unknown): geneve_offload = True"
+    assert QEDE_MAIN_C in nic.evidence["geneve_offload"].source
+    assert rss_commands(host, nic, "8") == (None, None)  # the catalogue states no command for qede
 
 
 def test_version_below_since_is_undecided():
