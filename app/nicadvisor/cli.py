@@ -51,12 +51,14 @@ def _exit_code(audit) -> int:
     return audit.verdict.exit_code
 
 
-def _export(audit, args) -> bool:
-    """Write the requested reports; False (with the reason on stderr) when one cannot be written."""
+def _export(audit, args, store=None) -> bool:
+    """Write the requested reports (with ``store``, the audit history, the PDF/HTML show earlier benchmark runs of
+    the same tests); False (with the reason on stderr) when one cannot be written."""
     from nicadvisor.services.export import export_audit
 
     try:
-        for path in export_audit(audit, pdf=args.pdf, json=args.json, csv=args.csv, html=getattr(args, "html", None)):
+        for path in export_audit(audit, pdf=args.pdf, json=args.json, csv=args.csv, html=getattr(args, "html", None),
+                                 store=store):
             print(f"wrote {path}")
     except OSError as exc:
         print(f"nic-advisor: cannot write {exc.filename or 'the report'}: {exc.strerror or exc}", file=sys.stderr)
@@ -90,12 +92,12 @@ def cmd_audit(args) -> int:
             if audit.benchmarks:
                 store.set_benchmarks(audit.history_id, audit.benchmarks)
             print(f"saved as audit #{audit.history_id} in {store.path}", file=sys.stderr)
+        _print_audit(audit)
+        if not _export(audit, args, store):
+            return EXIT_INPUT
     finally:
         if store is not None:
             store.close()
-    _print_audit(audit)
-    if not _export(audit, args):
-        return EXIT_INPUT
     if audit.verdict.status != "ready":
         print(f"nic-advisor audit: {audit.verdict.headline}", file=sys.stderr)
     return _exit_code(audit)
@@ -198,7 +200,7 @@ def _history(store, args, AuditNotFound) -> int:
         print(exc, file=sys.stderr)
         return EXIT_INPUT
     _print_audit(audit)
-    if not _export(audit, args):
+    if not _export(audit, args, store):
         return EXIT_INPUT
     return _exit_code(audit)
 

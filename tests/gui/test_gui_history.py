@@ -108,3 +108,45 @@ def test_history_that_cannot_be_opened(make_wizard, qtbot, tmp_path, screenshot)
     audit = run_audit(wizard, qtbot)  # the audit still runs, without history
     assert audit.history_id is None and audit.hosts
     assert "not saved (the audit history is not available)" in wizard.pages[PageId.DISCOVER].summary.text()
+
+
+def test_benchmark_page_draws_the_earlier_runs_of_the_same_tests(make_wizard, qtbot, tmp_path, screenshot):
+    """A second benchmark of a later audit shows the first audit's results of the same tests on the same path as
+    hollow circles on the charts and in the result detail (read from the history on a worker)."""
+    import pyqtgraph as pg
+
+    store = AuditStore(tmp_path / "history.sqlite3")
+    wizard = make_wizard(store=store)
+    bench = wizard.pages[PageId.BENCHMARK]
+    runs = []
+    discover = wizard.pages[PageId.DISCOVER]
+    for n in range(2):
+        if n == 0:
+            run_audit(wizard, qtbot)
+        else:  # a second audit of the same inputs
+            while wizard.currentId() != PageId.DISCOVER:
+                wizard.back()
+            with qtbot.waitSignal(discover.sig_audit_done, timeout=60_000):
+                qtbot.mouseClick(discover.rerun_button, LEFT)
+            qtbot.waitUntil(lambda: next_enabled(wizard))
+        while wizard.currentId() != PageId.BENCHMARK:
+            wizard.next()
+        bench.duration.setValue(1)
+        with qtbot.waitSignal(bench.sig_bench_done, timeout=120_000) as blocker:
+            qtbot.mouseClick(bench.run_button, LEFT)
+        runs.append(blocker.args[0])
+        assert runs[-1].results, runs[-1].problems
+        qtbot.waitUntil(lambda: bench.save_handle is not None and bench.save_handle.done, timeout=10_000)
+        qtbot.waitUntil(lambda: bench.earlier_handle is not None and bench.earlier_handle.done, timeout=10_000)
+    qtbot.waitUntil(lambda: any(bench._earlier), timeout=10_000)  # drawn when the worker's answer arrives
+    first, second = runs
+    first_id = store.list_audits()[-1].id
+    assert [[(e.audit_id, e.value) for e in runs_of] for runs_of in bench._earlier] == [
+        [(first_id, r.throughput_gbps if r.throughput_gbps is not None else r.latency_us)] for r in first.results]
+    dots = [i for i in bench.throughput_chart._items if isinstance(i, pg.ScatterPlotItem)]
+    assert len(dots) == 1 and list(dots[0].data["y"]) == [r.throughput_gbps for r in first.results
+                                                         if r.throughput_gbps is not None]
+    bench.table.setCurrentCell(0, 0)
+    assert f"(audit #{first_id}" in bench.result_detail.text() and "Earlier runs:" in bench.result_detail.text()
+    screenshot(wizard, "benchmark-earlier-runs")
+    store.close()

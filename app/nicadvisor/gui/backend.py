@@ -31,7 +31,7 @@ class Backend:
             (``nicadvisor.services.bench.run_quick_bench``; path "loopback" or "netns"; seconds; ``rate_mbit``:
             shape the netns veth with tc tbf to this many Mbit/s, which gives TCP_STREAM its expected value;
             ``profile``: ``"quick"``/``"full"``, the test catalogue instead of TCP_STREAM and TCP_RR).
-        export(audit, pdf, json, csv) -> list[Path]
+        export(audit, pdf, json, csv, html, store) -> list[Path] (``store``: the history, for earlier benchmark runs)
             (``nicadvisor.services.export.export_audit``; paths may be None).
         open_store() -> (AuditStore | None, problem: str)
             (``nicadvisor.store.AuditStore`` at its default path; on failure None and why).
@@ -134,10 +134,10 @@ def _real_remote_run(prepared: PreparedBench, audit: Any, progress: ProgressFn, 
 
 
 def _real_export(audit: Any, pdf: Path | None = None, json: Path | None = None, csv: Path | None = None,
-                 html: Path | None = None) -> list[Path]:
+                 html: Path | None = None, store: Any = None) -> list[Path]:
     from nicadvisor.services.export import export_audit
 
-    return export_audit(audit, pdf=pdf, json=json, csv=csv, html=html)
+    return export_audit(audit, pdf=pdf, json=json, csv=csv, html=html, store=store)
 
 
 def _real_open_store(path: Path | str | None = None) -> tuple[Any, str]:

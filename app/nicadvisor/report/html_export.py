@@ -8,6 +8,7 @@ Evidence sources are shown relative to the input folders (:func:`nicadvisor.repo
 from __future__ import annotations
 
 import os
+from typing import Any
 from pathlib import Path
 
 import jinja2
@@ -18,7 +19,7 @@ from nicadvisor.model.entities import Audit
 from nicadvisor.model.verdict import SYMBOL
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
 from nicadvisor.bench.results import expected_from_dict
-from nicadvisor.report.pdf import DEFAULT_TITLE, chart_drawings
+from nicadvisor.report.pdf import DEFAULT_TITLE, chart_drawings, earlier_lines
 from nicadvisor.report.remediation import (
     TOP_ACTIONS, display_source, guide_used, info_items, input_roots, remediation_plan, scorecard,
 )
@@ -29,14 +30,17 @@ _CSS = {"pass": "pass", "warn": "warn", "fail": "fail", "unknown": "unknown", "n
 _SEVERITY_SYMBOL = {"error": "✖", "warning": "▲", "info": "ℹ"}
 
 
-def to_html(audit: Audit, title: str = DEFAULT_TITLE) -> str:
-    """The HTML document of ``audit`` (UTF-8 text). Raises TypeError for a benchmark without ``to_dict()``."""
+def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] | None = None) -> str:
+    """The HTML document of ``audit`` (UTF-8 text); ``earlier``: per benchmark result its earlier runs from the audit
+    history (:func:`nicadvisor.services.bench_history.for_audit`), charted and listed as in the PDF. Raises
+    TypeError for a benchmark without ``to_dict()``."""
     from reportlab.graphics import renderSVG
 
     roots = input_roots(audit)
     verdict = audit.verdict
     plan = remediation_plan(audit)
-    charts = [(name, _inline_svg(renderSVG.drawToString(drawing))) for name, drawing in chart_drawings(audit)]
+    charts = [(name, _inline_svg(renderSVG.drawToString(drawing))) for name, drawing in chart_drawings(audit, earlier)]
+    benchmarks = [benchmark_entry(b) for b in audit.benchmarks or []]
     return _ENV.get_template("report.html.j2").render(
         title=title, tool=TOOL_NAME, version=__version__, audit=audit, verdict=verdict, summary=summarize(audit),
         capabilities=CAPABILITIES, scorecard=scorecard(audit), host_verdicts={h.host: h for h in verdict.hosts},
@@ -45,7 +49,7 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE) -> str:
         hosts=audit.hosts, charts=charts, guide_used=guide_used(audit), num=_num,
         expected_text=lambda e: (lambda x: x.text() if x else "—")(expected_from_dict(e)),
         matrices={h.name: capability_matrix(h, audit.findings) for h in audit.hosts},
-        benchmarks=[benchmark_entry(b) for b in audit.benchmarks or []],
+        benchmarks=benchmarks, earlier=earlier_lines(benchmarks, earlier),
         source=lambda s: display_source(s, roots))
 
 
@@ -69,9 +73,10 @@ def _inline_svg(svg: str) -> str:
             .replace("font-family: NicAdv-Sans", "font-family: 'DejaVu Sans', Arial, sans-serif"))
 
 
-def write_html(audit: Audit, path: str | os.PathLike[str], title: str = DEFAULT_TITLE) -> Path:
+def write_html(audit: Audit, path: str | os.PathLike[str], title: str = DEFAULT_TITLE, *,
+               earlier: list[list[Any]] | None = None) -> Path:
     """Write :func:`to_html` to ``path`` (UTF-8), replaced atomically; returns the path. Raises OSError."""
-    text = to_html(audit, title)
+    text = to_html(audit, title, earlier)
 
     def _write(tmp: Path) -> None:
         with open(tmp, "x", encoding="utf-8", newline="\n") as fh:

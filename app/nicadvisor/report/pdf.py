@@ -554,7 +554,20 @@ def _measured(b: dict[str, Any]) -> list[tuple[float, str]]:
     return out
 
 
-def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
+def earlier_lines(results: list[dict[str, Any]], earlier: list[list[Any]] | None) -> list[str]:
+    """One line per result that has earlier runs of the same test on the same path (``earlier``: per result, newest
+    first, :mod:`nicadvisor.services.bench_history`): ``"TCP_STREAM (netperf) a→b: 9.41 Gbit/s on 2026-11-20
+    (audit #12, PASS); …"``. Shared by the PDF and the HTML."""
+    lines = []
+    for b, runs in zip(results, earlier or []):
+        if runs:
+            where = f" {b['client']}→{b['server']}" if b.get("client") else f" on {b.get('path', '')}"
+            lines.append(f"{b.get('spec') or b.get('test', '')} ({b.get('tool', '')}){where}: "
+                         + "; ".join(run.text() for run in runs))
+    return lines
+
+
+def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles, earlier: list[list[Any]] | None = None) -> list[Any]:
     results = [benchmark_entry(b) for b in (audit.benchmarks or [])]
     if not results:
         return []
@@ -587,12 +600,18 @@ def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
                                ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#d9e1ea")),
                                ("VALIGN", (0, 0), (-1, -1), "TOP")]))
     story.append(table)
-    charts = [c for c in (_bench_chart(results, "Gbit/s", "throughput_gbps", fonts),
-                          _bench_chart(results, "µs", "latency_us", fonts)) if c is not None]
+    charts = [c for c in (_bench_chart(results, "Gbit/s", "throughput_gbps", fonts, earlier),
+                          _bench_chart(results, "µs", "latency_us", fonts, earlier)) if c is not None]
     if charts:
         # the heading stays with its first chart (it was left alone at the foot of a page)
         story.append(KeepTogether([Paragraph("Measured against expected", st.h2), charts[0]]))
         story.extend(charts[1:])
+    history = earlier_lines(results, earlier)
+    if history:
+        story.append(KeepTogether([Paragraph("Earlier runs of the same tests", st.h2),
+                                   Paragraph("From the audit history: the same test between the same hosts (or on the "
+                                             "same path of this machine), newest first.", st.small),
+                                   *_bullets(history, fonts, st)]))
     commands = [(b.get("test", ""), b.get("command")) for b in results if b.get("command")]
     if commands:
         story.append(Paragraph("Commands run", st.h2))
@@ -603,13 +622,18 @@ def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
     return story
 
 
-def _bench_chart(results: list[dict[str, Any]], unit: str, key: str, fonts: _Fonts) -> Drawing | None:
+def _bench_chart(results: list[dict[str, Any]], unit: str, key: str, fonts: _Fonts,
+                 earlier: list[list[Any]] | None = None) -> Drawing | None:
     """Bars of measured vs expected for the results measured in ``unit`` (``key`` holds the value), drawn without
-    a display; None when no result is in that unit. A result without an expectation shows its measured bar only."""
-    rows = [b for b in results if isinstance(b.get(key), (int, float))]
-    if not rows:
+    a display; None when no result is in that unit. A result without an expectation shows its measured bar only.
+    ``earlier`` (per result, newest first): a fourth bar shows the newest earlier run of the same test."""
+    picked = [i for i, b in enumerate(results) if isinstance(b.get(key), (int, float))]
+    if not picked:
         return None
+    rows = [results[i] for i in picked]
     measured = [float(b[key]) for b in rows]
+    runs = earlier if earlier and len(earlier) == len(results) else None
+    previous = [next((r.value for r in runs[i] if r.unit == unit), 0.0) for i in picked] if runs else []
     edges = [(e.low, e.high) if e is not None and e.unit == unit and e.is_band else
              (e.value, e.value) if e is not None and e.unit == unit else (0.0, 0.0)
              for e in (expected_from_dict(b.get("expected")) for b in rows)]
@@ -617,6 +641,8 @@ def _bench_chart(results: list[dict[str, Any]], unit: str, key: str, fonts: _Fon
     chart = VerticalBarChart()
     chart.x, chart.y, chart.width, chart.height = 14 * mm, 20 * mm, FRAME_WIDTH - 28 * mm, 36 * mm
     chart.data = [measured, [lo or 0.0 for lo, _ in edges], [hi or 0.0 for _, hi in edges]]
+    if any(previous):
+        chart.data.append(previous)
     chart.categoryAxis.categoryNames = [
         f"{b.get('test', '')} ({b.get('tool', '')})" + (f" {b['client']}→{b['server']}" if b.get("client") else "")
         for b in rows]
@@ -625,22 +651,32 @@ def _bench_chart(results: list[dict[str, Any]], unit: str, key: str, fonts: _Fon
     chart.valueAxis.valueMin = 0
     chart.bars[0].fillColor, chart.bars[1].fillColor = colors.HexColor("#3b6ea5"), colors.HexColor("#e0e0e0")
     chart.bars[2].fillColor = colors.HexColor("#a8a8a8")
+    if any(previous):
+        chart.bars[3].fillColor = colors.HexColor("#9fb8d6")
     drawing.add(chart)
     legend = Legend()  # one row under the chart: at its right it was cut at the page edge (review)
     legend.x, legend.y = 14 * mm, 4 * mm
+    legend.alignment = "right"  # the swatch before its words
     legend.columnMaximum, legend.deltax, legend.dxTextSpace = 1, 78 * mm, 3
     legend.fontName, legend.fontSize = fonts.regular, 8
     legend.colorNamePairs = [(chart.bars[0].fillColor, f"measured ({unit})"),
                              (chart.bars[1].fillColor, f"expected for the same path, low edge ({unit})"),
                              (chart.bars[2].fillColor, f"expected for the same path, high edge ({unit})")]
+    if any(previous):  # four in one row: shorter words
+        legend.deltax = 62 * mm
+        legend.colorNamePairs = [(chart.bars[0].fillColor, f"measured ({unit})"),
+                                 (chart.bars[1].fillColor, f"expected, low edge ({unit})"),
+                                 (chart.bars[2].fillColor, f"expected, high edge ({unit})"),
+                                 (chart.bars[3].fillColor, f"newest earlier run, same test and path")]
     drawing.add(legend)
     return drawing
 
 
-def chart_drawings(audit: Audit) -> list[tuple[str, Drawing]]:
+def chart_drawings(audit: Audit, earlier: list[list[Any]] | None = None) -> list[tuple[str, Drawing]]:
     """The charts of the report as ``(title, Drawing)``, for another format (the HTML export renders them as SVG):
     the capability summary when there are pNICs, and measured against expected for the benchmark results in
-    Gbit/s and in µs (those there are). Pure but for registering the fonts."""
+    Gbit/s and in µs (those there are), with the newest earlier run of each test from ``earlier``. Pure but for
+    registering the fonts."""
     fonts = _register_fonts()
     out: list[tuple[str, Drawing]] = []
     if any(h.pnics for h in audit.hosts):
@@ -648,7 +684,7 @@ def chart_drawings(audit: Audit) -> list[tuple[str, Drawing]]:
                     _capability_chart(audit, fonts)))
     results = [benchmark_entry(b) for b in (audit.benchmarks or [])]
     for unit, key in (("Gbit/s", "throughput_gbps"), ("µs", "latency_us")):
-        drawing = _bench_chart(results, unit, key, fonts)
+        drawing = _bench_chart(results, unit, key, fonts, earlier)
         if drawing is not None:
             out.append((f"Benchmarks: measured against expected ({unit})", drawing))
     return out
@@ -711,8 +747,10 @@ def _info_appendix(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
     return story
 
 
-def build_story(audit: Audit, title: str = DEFAULT_TITLE, fonts: _Fonts | None = None) -> list[Any]:
-    """The platypus flowables of the whole document (see the module docstring for the order)."""
+def build_story(audit: Audit, title: str = DEFAULT_TITLE, fonts: _Fonts | None = None,
+                earlier: list[list[Any]] | None = None) -> list[Any]:
+    """The platypus flowables of the whole document (see the module docstring for the order); ``earlier``: per
+    benchmark result its earlier runs (:func:`nicadvisor.services.bench_history.for_audit`)."""
     fonts = fonts or _register_fonts()
     st = _Styles(fonts)
     plan = remediation_plan(audit)
@@ -728,7 +766,7 @@ def build_story(audit: Audit, title: str = DEFAULT_TITLE, fonts: _Fonts | None =
     host_verdicts = {hv.host: hv for hv in audit.verdict.hosts}  # computed once: it reads every finding
     for index, host in enumerate(audit.hosts, start=1):
         story.extend(_host_section(index, host, audit, plan, host_verdicts, fonts, st))
-    story.extend(_benchmark_section(audit, fonts, st))
+    story.extend(_benchmark_section(audit, fonts, st, earlier))
     story.extend(_info_appendix(audit, fonts, st))
     story.extend(_appendix(audit, fonts, st))
     story.extend(_inputs_appendix(audit, fonts, st))
@@ -751,18 +789,19 @@ class _OutlinedDoc(SimpleDocTemplate):
 
 
 def write_pdf(audit: Audit, path: str | os.PathLike[str], title: str = DEFAULT_TITLE, *,
-              font_dir: str | os.PathLike[str] | None = None) -> Path:
+              font_dir: str | os.PathLike[str] | None = None, earlier: list[list[Any]] | None = None) -> Path:
     """Write the tuning checklist of ``audit`` as an A4-landscape PDF to ``path`` (replaced atomically).
 
     ``font_dir`` holds the DejaVu TTF files (default :data:`FONT_DIR`); without them the PDF uses Helvetica
-    and ASCII status symbols.
+    and ASCII status symbols. ``earlier``: per benchmark result, its earlier runs from the audit history
+    (:func:`nicadvisor.services.bench_history.for_audit`), charted and listed beside it.
 
     Returns the path. Raises OSError if it cannot be written, TypeError for a benchmark result without
     ``to_dict()``; reportlab's LayoutError only for content no page could hold (not expected: long cells
     and evidence lines wrap).
     """
     fonts = _register_fonts(None if font_dir is None else Path(font_dir))
-    story = build_story(audit, title, fonts)
+    story = build_story(audit, title, fonts, earlier)
     footer = f"{TOOL_NAME} {__version__} · NSX pNIC tuning checklist · audit {audit.created_at}"
 
     class _Canvas(_NumberedCanvas):

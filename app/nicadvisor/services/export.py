@@ -1,25 +1,33 @@
 """The export use-case: write the audit as PDF tuning checklist, JSON, CSV and HTML."""
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from nicadvisor.model import Audit
 
 
 def export_audit(audit: Audit, pdf: Path | None = None, json: Path | None = None,
-                 csv: Path | None = None, html: Path | None = None) -> list[Path]:
+                 csv: Path | None = None, html: Path | None = None, *, store: Any = None) -> list[Path]:
     """Write the requested files (parent folders are created) and return their paths in order
     PDF, JSON, CSV, HTML. With ``csv`` the tuning checklist is written there, and beside it the pNIC inventory
     (``<name>-inventory.csv``) and, when the audit has benchmark results, those (``<name>-benchmarks.csv``); not when
-    ``csv`` is a stream or device (``/dev/stdout``), where only the checklist goes.
+    ``csv`` is a stream or device (``/dev/stdout``), where only the checklist goes. ``store``: the audit history
+    (:class:`~nicadvisor.store.history.AuditStore`); with it the PDF and HTML chart and list the earlier runs of the
+    same benchmark tests (:mod:`nicadvisor.services.bench_history`).
     Raises OSError when a file cannot be written."""
     from nicadvisor.report.csv_export import write_benchmarks_csv, write_csv, write_inventory_csv
     from nicadvisor.report.html_export import write_html
     from nicadvisor.report.json_export import write_json
     from nicadvisor.report.pdf import write_pdf
 
+    from nicadvisor.services.bench_history import for_audit
+
+    earlier = for_audit(store, audit) if (pdf or html) else None
     written: list[Path] = []
-    for path, writer in ((pdf, write_pdf), (json, write_json), (csv, write_csv), (html, write_html)):
+    for path, writer in ((pdf, partial(write_pdf, earlier=earlier)), (json, write_json), (csv, write_csv),
+                         (html, partial(write_html, earlier=earlier))):
         if path is None:
             continue
         path = Path(path)

@@ -393,6 +393,24 @@ class AuditStore:
                 "FROM audits a LEFT JOIN hosts h ON h.audit_id = a.id GROUP BY a.id ORDER BY a.id DESC").fetchall()
             return [self._summary(r) for r in rows]
 
+    def benchmark_runs(self, limit: int = 50) -> list[tuple[int, str, list[dict[str, Any]]]]:
+        """The benchmark results stored with the ``limit`` newest audits that have any, newest first:
+        ``(audit id, created_at, [result document, …])`` (documents as stored: ``BenchResult.to_dict()`` keys). A row
+        whose results cannot be read is left out (its audit still loads and says why)."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT id, created_at, benchmarks FROM audits WHERE benchmarks IS NOT NULL AND benchmarks != '[]' "
+                "ORDER BY id DESC LIMIT ?", (int(limit),)).fetchall()
+        out: list[tuple[int, str, list[dict[str, Any]]]] = []
+        for audit_id, created_at, text in rows:
+            try:
+                docs = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(docs, list):
+                out.append((int(audit_id), str(created_at), [d for d in docs if isinstance(d, dict)]))
+        return out
+
     def _summary(self, r: tuple[Any, ...]) -> AuditSummary:
         try:
             inputs = json.loads(r[3])

@@ -181,6 +181,8 @@ class BenchmarkPage(TaskPage):
         self.hosts_radio.toggled.connect(self._update_shaping)
         self.shape_box.toggled.connect(self._update_shaping)
         self._results: list[Any] = []
+        self._earlier: list[list[Any]] = []  # per result: its earlier runs (services.bench_history.EarlierRun)
+        self.earlier_handle: Any = None
         self._update_shaping()
 
     # --- wizard hooks ----------------------------------------------------------------------------
@@ -352,8 +354,33 @@ class BenchmarkPage(TaskPage):
             self.state.audit.benchmarks = list(report.results)
             self._save_to_history(self.state.audit)
         self.progress.end(f"Benchmark finished: {len(report.results)} result(s).", 1.0)
+        self._earlier = []
         self._show(report)
+        self._load_earlier(report)
         return report
+
+    def _load_earlier(self, report: Any) -> None:
+        """Read the earlier runs of these tests from the history on a worker, then draw them on the charts;
+        :attr:`earlier_handle` is the task, None without a history."""
+        from nicadvisor.services.bench_history import load_earlier
+
+        store, audit = self.state.store, self.state.audit
+        self.earlier_handle = None
+        if store is None or not report.results:
+            return
+        exclude = getattr(audit, "history_id", None)
+        results = list(report.results)
+        handle = self.runner.prepare("bench-earlier",
+                                     lambda _p, _c: load_earlier(store, results, exclude_audit=exclude))
+
+        def done(earlier: Any, report: Any = report) -> None:
+            if self.state.bench_report is report:  # not a later run's
+                self._earlier = list(earlier)
+                self._show(report)
+
+        handle.sig_finished.connect(done)
+        self.earlier_handle = handle
+        self.runner.start(handle)
 
     def _save_to_history(self, audit: Any) -> None:
         """Store the results with the audit in the history (``AuditStore.set_benchmarks``, on a worker);
@@ -378,15 +405,18 @@ class BenchmarkPage(TaskPage):
             self.problems.setText("<b>Problems:</b> " + "; ".join(report.problems))
         else:
             self.problems.setText("")
-        stream = [r for r in report.results if r.throughput_gbps is not None]
-        rr = [r for r in report.results if r.latency_us is not None]
-        for chart, rows, unit, value in ((self.throughput_chart, stream, "Gbit/s", "throughput_gbps"),
-                                         (self.latency_chart, rr, "µs", "latency_us")):
+        earlier = self._earlier if len(self._earlier) == len(report.results) else [[] for _ in report.results]
+        stream = [i for i, r in enumerate(report.results) if r.throughput_gbps is not None]
+        rr = [i for i, r in enumerate(report.results) if r.latency_us is not None]
+        for chart, picked, unit, value in ((self.throughput_chart, stream, "Gbit/s", "throughput_gbps"),
+                                           (self.latency_chart, rr, "µs", "latency_us")):
+            rows = [report.results[i] for i in picked]
             mine = [r.expected if r.expected is not None and r.expected.unit == unit else None for r in rows]
             chart.set_bars([_chart_label(r) for r in rows], [getattr(r, value) for r in rows],
                            [e.value if e is not None else None for e in mine],
                            bands=[(e.low, e.high) if e is not None and e.is_band else None for e in mine],
-                           verdicts=[r.verdict() for r in rows])
+                           verdicts=[r.verdict() for r in rows],
+                           history=[[run.value for run in earlier[i] if run.unit == unit] for i in picked])
         self._results = list(report.results)
         self.table.setRowCount(len(report.results))
         for i, r in enumerate(report.results):
@@ -418,6 +448,9 @@ class BenchmarkPage(TaskPage):
                        if r.expected is not None else f"no expectation: {esc(basis)}" if basis
                        else "no expected value is known for this test and path")
         expectation += f"<br><b>Compared:</b> {esc(compared_text(r))}"
+        runs = self._earlier[row] if row < len(self._earlier) else []
+        if runs:
+            expectation += "<br><b>Earlier runs:</b> " + esc("; ".join(run.text() for run in runs))
         self.result_detail.setText(
             f"<b>{esc(r.test)}</b> with {esc(r.tool)} on {esc(r.path)}: {esc(measured_text(r))}; {expectation}"
             + f"<br><b>Command:</b> <code>{esc(r.command or '')}</code>")

@@ -164,7 +164,7 @@ class ExportPage(TaskPage):
         if not any(paths.values()):
             self.hint.setText("Tick at least one format to export.")
             return
-        audit, export_fn = self.state.audit, self.backend.export
+        audit, export_fn, store = self.state.audit, self.backend.export, self.state.store
         chosen = [(fmt, p) for fmt, p in paths.items() if p is not None]
 
         def task(progress, cancel):
@@ -174,7 +174,7 @@ class ExportPage(TaskPage):
                 progress(0.1 + 0.9 * i / len(chosen), f"Writing {path.name}…")
                 try:
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    written += [Path(p) for p in export_fn(audit, **{fmt: path})]
+                    written += [Path(p) for p in export_fn(audit, store=store, **{fmt: path})]
                 except OSError as exc:
                     failed.append(f"{path}: {exc.strerror or exc}")
             return written, failed

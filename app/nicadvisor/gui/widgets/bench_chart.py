@@ -12,6 +12,7 @@ EXPECTED_BRUSH = "#b9b9b9"
 #: Measured bars take the colour of their verdict against the expected band (the same words as every report).
 VERDICT_BRUSH = {"pass": "#2e8b57", "warn": "#d4a017", "fail": "#c0392b"}
 BAND_PEN = "#333333"
+HISTORY_PEN = "#222222"
 
 
 class MeasuredVsExpectedChart(pg.PlotWidget):
@@ -19,7 +20,9 @@ class MeasuredVsExpectedChart(pg.PlotWidget):
 
     ``set_bars(labels, measured, expected, bands, verdicts)`` takes one label per pair, values in ``unit``; an
     expected value of None draws no grey bar (no expectation known); a band ``(low, high)`` is drawn as a whisker
-    over the expected bar; a verdict (``pass``/``warn``/``fail``) colours the measured bar (:data:`VERDICT_BRUSH`).
+    over the expected bar; a verdict (``pass``/``warn``/``fail``) colours the measured bar (:data:`VERDICT_BRUSH`);
+    ``history`` per pair: the values of earlier runs of the same test on the same path (from the audit history,
+    :mod:`nicadvisor.services.bench_history`), drawn as hollow circles over the measured bar.
     """
 
     def __init__(self, title: str, unit: str, parent: QWidget | None = None) -> None:
@@ -43,9 +46,10 @@ class MeasuredVsExpectedChart(pg.PlotWidget):
 
     def set_bars(self, labels: Sequence[str], measured: Sequence[float | None],
                  expected: Sequence[float | None], bands: Sequence[tuple[float, float] | None] | None = None,
-                 verdicts: Sequence[str] | None = None) -> None:
+                 verdicts: Sequence[str] | None = None, history: Sequence[Sequence[float]] | None = None) -> None:
         """Redraw: ``measured``/``expected`` values in :attr:`unit`, None for unknown; ``bands`` the expected
-        ``(low, high)`` per pair (None: a point figure or none); ``verdicts`` per pair (``""``: none)."""
+        ``(low, high)`` per pair (None: a point figure or none); ``verdicts`` per pair (``""``: none); ``history``
+        per pair the earlier runs' values in :attr:`unit` (empty: none)."""
         for item in self._items:
             self.removeItem(item)
         self._items = []
@@ -60,7 +64,8 @@ class MeasuredVsExpectedChart(pg.PlotWidget):
         xs_e = [i + width / 2 for i, v in enumerate(expected) if v is not None]
         hs_e = [float(v) for v in expected if v is not None]
         if xs_m:
-            bars = pg.BarGraphItem(x=xs_m, height=hs_m, width=width, brushes=brushes, pen="#2a4f85")
+            bars = pg.BarGraphItem(x=xs_m, height=hs_m, width=width, brushes=brushes, brush=MEASURED_BRUSH,
+                                   pen="#2a4f85")  # ``brush``: the legend's swatch (``brushes`` paint the bars)
             self.addItem(bars)
             self.legend.addItem(bars, "measured (coloured by verdict)" if any(verdicts) else "measured")
             self._items.append(bars)
@@ -73,12 +78,20 @@ class MeasuredVsExpectedChart(pg.PlotWidget):
             whisker.setZValue(10)  # over the expected bar it spans
             self.addItem(whisker)
             self._items.append(whisker)
+        earlier = [(i - width / 2, float(v)) for i, vals in enumerate(history or []) for v in vals]
+        if earlier:
+            dots = pg.ScatterPlotItem(x=[x for x, _ in earlier], y=[y for _, y in earlier], symbol="o", size=9,
+                                      pen=pg.mkPen(HISTORY_PEN, width=1.5), brush=None)
+            dots.setZValue(11)
+            self.addItem(dots)
+            self.legend.addItem(dots, "earlier runs (history)")
+            self._items.append(dots)
         if xs_e:
             bars = pg.BarGraphItem(x=xs_e, height=hs_e, width=width, brush=EXPECTED_BRUSH, pen="#8a8a8a")
             self.addItem(bars)
             self.legend.addItem(bars, "expected (whisker: the band)" if ranged else "expected")
             self._items.append(bars)
-        top = max(hs_m + hs_e + [hi for _, _, hi in ranged], default=1.0) or 1.0
+        top = max(hs_m + hs_e + [hi for _, _, hi in ranged] + [y for _, y in earlier], default=1.0) or 1.0
         for i, (m, e) in enumerate(zip(measured, expected)):
             if m is not None and e is None:
                 note = pg.TextItem("no expected\nvalue known", color="#666666", anchor=(0.5, 1.0))
