@@ -93,7 +93,7 @@ def test_netns_shaped_stream_has_an_expected_value(make_wizard, qtbot, screensho
     screenshot(wizard, "benchmark-netns-shaped")
 
 
-def test_quick_profile_from_the_page_runs_the_catalogue(make_wizard, qtbot):
+def test_quick_profile_from_the_page_runs_the_catalogue(make_wizard, qtbot, screenshot):
     """The profile box runs the test catalogue on this machine: the agent measures what it can and says what it
     cannot, in the table (never a figure for a test it cannot run)."""
     calls = []
@@ -116,5 +116,14 @@ def test_quick_profile_from_the_page_runs_the_catalogue(make_wizard, qtbot):
     assert rows == [r.spec for r in report.results]
     crr = rows.index("TCP_CRR 1 B")
     assert page.table.item(crr, 5).text() == report.results[crr].comparison()  # measured, or why not
+    # the percentile tab: one group per request/response result that reports percentiles, labelled by its test
+    with_percentiles = [r for r in report.results if r.p99_latency_us is not None]
+    ticks = page.percentile_chart.getAxis("bottom")._tickLevels[0]
+    assert [label for _, label in ticks] == [f"{r.spec} · {r.tool} loopback" for r in with_percentiles]
+    assert with_percentiles and all(r.p50_latency_us <= r.p99_latency_us for r in with_percentiles)
+    assert page.sweep_chart.listDataItems() == []  # one payload is no sweep: the tab says to run the full profile
+    page.chart_tabs.setCurrentIndex(1)
+    screenshot(wizard, "benchmark-percentiles")
+    page.chart_tabs.setCurrentIndex(0)
     page.hosts_radio.setChecked(True)  # the catalogue runs between hosts too (tests/bench/test_bench_remote.py)
     assert page.tests_box.isEnabled() and page.selected_profile() == "quick"

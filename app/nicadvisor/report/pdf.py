@@ -41,6 +41,8 @@ from reportlab.pdfbase.ttfonts import TTFError, TTFont
 from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.graphics.charts.barcharts import VerticalBarChart
 from reportlab.graphics.charts.legends import Legend
+from reportlab.graphics.charts.lineplots import LinePlot
+from reportlab.graphics.widgets.markers import makeMarker
 from reportlab.graphics.shapes import Drawing
 from reportlab.platypus import (
     Flowable,
@@ -54,6 +56,7 @@ from reportlab.platypus import (
 )
 
 from nicadvisor import __version__
+from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
 from nicadvisor.model.entities import Audit, Evidence, Finding, Host, Severity, clip
@@ -587,7 +590,7 @@ def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles, earlier: list[l
         meas_text = "<br/>".join(_clean(f"{_fmt_num(v)} {u}", fonts) for v, u in measured) or "—"
         duration = b.get("duration_s")
         rows.append([
-            Paragraph(_clean(b.get("test", ""), fonts), st.cell), Paragraph(_clean(b.get("tool", ""), fonts), st.cell),
+            Paragraph(_clean(b.get("spec") or b.get("test", ""), fonts), st.cell), Paragraph(_clean(b.get("tool", ""), fonts), st.cell),
             Paragraph(_clean(b.get("endpoints") or b.get("path") or "—", fonts), st.cell_small),
             Paragraph(meas_text, st.cell),
             Paragraph(_clean(exp_text, fonts), st.cell), Paragraph(_clean(ratio, fonts), st.cell),
@@ -606,13 +609,17 @@ def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles, earlier: list[l
         # the heading stays with its first chart (it was left alone at the foot of a page)
         story.append(KeepTogether([Paragraph("Measured against expected", st.h2), charts[0]]))
         story.extend(charts[1:])
+    for title, drawing in (("Latency per transaction: mean and percentiles", _percentile_chart(results, fonts)),
+                           ("TCP_RR payload sweep: round trip by request size", _sweep_chart(results, fonts))):
+        if drawing is not None:
+            story.append(KeepTogether([Paragraph(title, st.h2), drawing]))
     history = earlier_lines(results, earlier)
     if history:
         story.append(KeepTogether([Paragraph("Earlier runs of the same tests", st.h2),
                                    Paragraph("From the audit history: the same test between the same hosts (or on the "
                                              "same path of this machine), newest first.", st.small),
                                    *_bullets(history, fonts, st)]))
-    commands = [(b.get("test", ""), b.get("command")) for b in results if b.get("command")]
+    commands = [(b.get("spec") or b.get("test", ""), b.get("command")) for b in results if b.get("command")]
     if commands:
         story.append(Paragraph("Commands run", st.h2))
         for test, command in commands:
@@ -643,9 +650,7 @@ def _bench_chart(results: list[dict[str, Any]], unit: str, key: str, fonts: _Fon
     chart.data = [measured, [lo or 0.0 for lo, _ in edges], [hi or 0.0 for _, hi in edges]]
     if any(previous):
         chart.data.append(previous)
-    chart.categoryAxis.categoryNames = [
-        f"{b.get('test', '')} ({b.get('tool', '')})" + (f" {b['client']}→{b['server']}" if b.get("client") else "")
-        for b in rows]
+    chart.categoryAxis.categoryNames = [chart_label(b) for b in rows]
     for axis in (chart.categoryAxis.labels, chart.valueAxis.labels):
         axis.fontName, axis.fontSize = fonts.regular, 8
     chart.valueAxis.valueMin = 0
@@ -654,21 +659,84 @@ def _bench_chart(results: list[dict[str, Any]], unit: str, key: str, fonts: _Fon
     if any(previous):
         chart.bars[3].fillColor = colors.HexColor("#9fb8d6")
     drawing.add(chart)
-    legend = Legend()  # one row under the chart: at its right it was cut at the page edge (review)
-    legend.x, legend.y = 14 * mm, 4 * mm
-    legend.alignment = "right"  # the swatch before its words
-    legend.columnMaximum, legend.deltax, legend.dxTextSpace = 1, 78 * mm, 3
-    legend.fontName, legend.fontSize = fonts.regular, 8
-    legend.colorNamePairs = [(chart.bars[0].fillColor, f"measured ({unit})"),
-                             (chart.bars[1].fillColor, f"expected for the same path, low edge ({unit})"),
-                             (chart.bars[2].fillColor, f"expected for the same path, high edge ({unit})")]
     if any(previous):  # four in one row: shorter words
-        legend.deltax = 62 * mm
-        legend.colorNamePairs = [(chart.bars[0].fillColor, f"measured ({unit})"),
-                                 (chart.bars[1].fillColor, f"expected, low edge ({unit})"),
-                                 (chart.bars[2].fillColor, f"expected, high edge ({unit})"),
-                                 (chart.bars[3].fillColor, f"newest earlier run, same test and path")]
-    drawing.add(legend)
+        pairs = [(chart.bars[0].fillColor, f"measured ({unit})"),
+                 (chart.bars[1].fillColor, f"expected, low edge ({unit})"),
+                 (chart.bars[2].fillColor, f"expected, high edge ({unit})"),
+                 (chart.bars[3].fillColor, "newest earlier run, same test and path")]
+        drawing.add(_chart_legend(pairs, fonts, deltax=62 * mm))
+    else:  # one row under the chart: at its right it was cut at the page edge (review)
+        pairs = [(chart.bars[0].fillColor, f"measured ({unit})"),
+                 (chart.bars[1].fillColor, f"expected for the same path, low edge ({unit})"),
+                 (chart.bars[2].fillColor, f"expected for the same path, high edge ({unit})")]
+        drawing.add(_chart_legend(pairs, fonts, deltax=78 * mm))
+    return drawing
+
+
+PERCENTILE_COLOURS = {"mean": "#3b6ea5", "p50": "#8fb0d8", "p90": "#d4a017", "p99": "#c0392b"}
+SWEEP_COLOURS = ("#3b6ea5", "#c0392b", "#2e8b57", "#d4a017", "#7d3c98")
+
+
+def _chart_legend(pairs: list[tuple[Any, str]], fonts: _Fonts, deltax: float = 40 * mm) -> Legend:
+    """A chart's legend: ``pairs`` of (colour, words) in one row under the chart, ``deltax`` apart, each swatch
+    before its words."""
+    legend = Legend()
+    legend.x, legend.y = 14 * mm, 4 * mm
+    legend.alignment = "right"
+    legend.columnMaximum, legend.deltax, legend.dxTextSpace = 1, deltax, 3
+    legend.fontName, legend.fontSize = fonts.regular, 8
+    legend.colorNamePairs = pairs
+    return legend
+
+
+def _percentile_chart(results: list[dict[str, Any]], fonts: _Fonts) -> Drawing | None:
+    """Grouped bars mean/p50/p90/p99 latency (µs) per request/response result (:func:`percentile_rows`); None
+    when no result reports percentiles."""
+    rows = percentile_rows(results)
+    if not rows:
+        return None
+    names = [n for n in PERCENTILE_COLOURS if any(n in v for _, v in rows)]
+    drawing = Drawing(FRAME_WIDTH, 60 * mm)
+    chart = VerticalBarChart()
+    chart.x, chart.y, chart.width, chart.height = 14 * mm, 20 * mm, FRAME_WIDTH - 28 * mm, 36 * mm
+    chart.data = [[v.get(n, 0.0) for _, v in rows] for n in names]
+    chart.categoryAxis.categoryNames = [label for label, _ in rows]
+    for axis in (chart.categoryAxis.labels, chart.valueAxis.labels):
+        axis.fontName, axis.fontSize = fonts.regular, 8
+    chart.valueAxis.valueMin = 0
+    for k, n in enumerate(names):
+        chart.bars[k].fillColor = colors.HexColor(PERCENTILE_COLOURS[n])
+    drawing.add(chart)
+    drawing.add(_chart_legend([(colors.HexColor(PERCENTILE_COLOURS[n]), f"{n} latency (µs)") for n in names], fonts))
+    return drawing
+
+
+def _sweep_chart(results: list[dict[str, Any]], fonts: _Fonts) -> Drawing | None:
+    """TCP_RR round trip (µs) by request size (bytes, log2 axis), one line per tool and path
+    (:func:`sweep_series`); None without a sweep (two sizes or more)."""
+    import math
+
+    series = sweep_series(results)
+    if not series:
+        return None
+    drawing = Drawing(FRAME_WIDTH, 60 * mm)
+    plot = LinePlot()
+    plot.x, plot.y, plot.width, plot.height = 14 * mm, 20 * mm, FRAME_WIDTH - 28 * mm, 36 * mm
+    plot.data = [[(math.log2(p), v) for p, v in points] for points in series.values()]
+    payloads = sorted({p for points in series.values() for p, _ in points})
+    plot.xValueAxis.valueSteps = [math.log2(p) for p in payloads]
+    plot.xValueAxis.valueMin, plot.xValueAxis.valueMax = math.log2(payloads[0]) - 0.3, math.log2(payloads[-1]) + 0.3
+    plot.xValueAxis.labelTextFormat = lambda v: f"{round(2 ** v)} B"
+    plot.yValueAxis.valueMin = 0
+    for axis in (plot.xValueAxis.labels, plot.yValueAxis.labels):
+        axis.fontName, axis.fontSize = fonts.regular, 8
+    for k in range(len(series)):
+        colour = colors.HexColor(SWEEP_COLOURS[k % len(SWEEP_COLOURS)])
+        plot.lines[k].strokeColor, plot.lines[k].strokeWidth = colour, 1.5
+        plot.lines[k].symbol = makeMarker("FilledCircle", size=4, fillColor=colour, strokeColor=colour)
+    drawing.add(plot)
+    drawing.add(_chart_legend([(colors.HexColor(SWEEP_COLOURS[k % len(SWEEP_COLOURS)]), f"{name}: TCP_RR round trip (µs)")
+                         for k, name in enumerate(series)], fonts, deltax=90 * mm))
     return drawing
 
 
@@ -687,6 +755,10 @@ def chart_drawings(audit: Audit, earlier: list[list[Any]] | None = None) -> list
         drawing = _bench_chart(results, unit, key, fonts, earlier)
         if drawing is not None:
             out.append((f"Benchmarks: measured against expected ({unit})", drawing))
+    for title, drawing in (("Benchmarks: latency per transaction, mean and percentiles", _percentile_chart(results, fonts)),
+                           ("Benchmarks: TCP_RR payload sweep", _sweep_chart(results, fonts))):
+        if drawing is not None:
+            out.append((title, drawing))
     return out
 
 

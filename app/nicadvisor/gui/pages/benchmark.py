@@ -7,9 +7,10 @@ from typing import Any, Callable
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView, QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
-    QMessageBox,
-    QPushButton, QRadioButton, QSpinBox, QTableWidgetItem, QVBoxLayout, QWidget,
+    QMessageBox, QPushButton, QRadioButton, QSpinBox, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
+
+from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 
 from nicadvisor.gui.backend import Backend, PreparedBench
 from nicadvisor.gui.pages.task_page import TaskPage
@@ -17,7 +18,7 @@ from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.probes import snapshot
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
-from nicadvisor.gui.widgets.bench_chart import MeasuredVsExpectedChart
+from nicadvisor.gui.widgets.bench_chart import MeasuredVsExpectedChart, PayloadSweepChart, PercentileChart
 from nicadvisor.gui.widgets.common import message_label, readonly_table, splitter
 from nicadvisor.gui.widgets.formatting import esc
 
@@ -151,11 +152,18 @@ class BenchmarkPage(TaskPage):
 
         self.throughput_chart = MeasuredVsExpectedChart("TCP_STREAM throughput", "Gbit/s")
         self.latency_chart = MeasuredVsExpectedChart("TCP_RR latency (lower is better)", "µs")
-        charts = QWidget()
-        charts_layout = QHBoxLayout(charts)
+        measured = QWidget()
+        charts_layout = QHBoxLayout(measured)
         charts_layout.setContentsMargins(0, 0, 0, 0)
         charts_layout.addWidget(self.throughput_chart)
         charts_layout.addWidget(self.latency_chart)
+        self.percentile_chart = PercentileChart()
+        self.sweep_chart = PayloadSweepChart()
+        charts = QTabWidget()
+        charts.addTab(measured, "Measured vs expected")
+        charts.addTab(self.percentile_chart, "Latency percentiles")
+        charts.addTab(self.sweep_chart, "Payload sweep")
+        self.chart_tabs = charts
 
         self.table = readonly_table(TABLE_COLUMNS, single=False)
         self.table.horizontalHeader().setStretchLastSection(True)
@@ -412,11 +420,14 @@ class BenchmarkPage(TaskPage):
                                            (self.latency_chart, rr, "µs", "latency_us")):
             rows = [report.results[i] for i in picked]
             mine = [r.expected if r.expected is not None and r.expected.unit == unit else None for r in rows]
-            chart.set_bars([_chart_label(r) for r in rows], [getattr(r, value) for r in rows],
+            chart.set_bars([chart_label(r.to_dict()) for r in rows], [getattr(r, value) for r in rows],
                            [e.value if e is not None else None for e in mine],
                            bands=[(e.low, e.high) if e is not None and e.is_band else None for e in mine],
                            verdicts=[r.verdict() for r in rows],
                            history=[[run.value for run in earlier[i] if run.unit == unit] for i in picked])
+        docs = [r.to_dict() for r in report.results]
+        self.percentile_chart.set_rows(percentile_rows(docs))
+        self.sweep_chart.set_series(sweep_series(docs))
         self._results = list(report.results)
         self.table.setRowCount(len(report.results))
         for i, r in enumerate(report.results):
@@ -454,9 +465,3 @@ class BenchmarkPage(TaskPage):
         self.result_detail.setText(
             f"<b>{esc(r.test)}</b> with {esc(r.tool)} on {esc(r.path)}: {esc(measured_text(r))}; {expectation}"
             + f"<br><b>Command:</b> <code>{esc(r.command or '')}</code>")
-
-
-def _chart_label(result: Any) -> str:
-    """``"netperf loopback"``, or ``"netperf lab-a→lab-b"`` for a result between hosts."""
-    client, server = getattr(result, "client", ""), getattr(result, "server", "")
-    return f"{result.tool} {client}→{server}" if client else f"{result.tool} {result.path}"

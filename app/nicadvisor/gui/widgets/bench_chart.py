@@ -106,3 +106,105 @@ class MeasuredVsExpectedChart(pg.PlotWidget):
         self.getAxis("bottom").setTicks([[(i, label) for i, label in enumerate(labels)]])
         self.setXRange(-0.7, max(len(labels), 1) - 0.3, padding=0)
         self.setYRange(0, top * 1.6, padding=0)  # headroom: value labels stay under the legend (top right)
+
+
+def _plot(widget: pg.PlotWidget, title: str, left: str) -> None:
+    widget.setTitle(title, color="#222222", size="10pt")
+    widget.setLabel("left", left, color="#222222")
+    widget.getAxis("left").enableAutoSIPrefix(False)
+    widget.setMouseEnabled(x=False, y=False)
+    widget.hideButtons()
+    widget.setMenuEnabled(False)
+    widget.showGrid(x=False, y=True, alpha=0.25)
+    for axis in ("left", "bottom"):
+        widget.getAxis(axis).setPen("#555555")
+        widget.getAxis(axis).setTextPen("#222222")
+    widget.setMinimumHeight(200)
+
+
+PERCENTILE_BRUSH = {"mean": "#3b6fb6", "p50": "#7fa6d9", "p90": "#d4a017", "p99": "#c0392b"}
+
+
+class PercentileChart(pg.PlotWidget):
+    """Latency percentiles per request/response result: grouped bars mean, p50, p90, p99 in µs (the rows of
+    :func:`nicadvisor.bench.figures.percentile_rows`); GUI thread only."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent=parent, background="w")
+        _plot(self, "Latency per transaction: mean and percentiles (lower is better)", "µs")
+        self.legend = self.addLegend(offset=(-10, 10), labelTextColor="#222222")
+        self._items: list[pg.GraphicsObject] = []
+        self.set_rows([])
+
+    def set_rows(self, rows: Sequence[tuple[str, dict[str, float]]]) -> None:
+        """Redraw from ``[(label, {"mean"|"p50"|"p90"|"p99": µs})]``."""
+        for item in self._items:
+            self.removeItem(item)
+        self._items = []
+        self.legend.clear()
+        width = 0.2
+        top = 1.0
+        for k, name in enumerate(PERCENTILE_BRUSH):
+            xs = [i + (k - 1.5) * width for i, (_, v) in enumerate(rows) if name in v]
+            hs = [v[name] for _, v in rows if name in v]
+            if not xs:
+                continue
+            bars = pg.BarGraphItem(x=xs, height=hs, width=width, brush=PERCENTILE_BRUSH[name], pen="#555555")
+            self.addItem(bars)
+            self.legend.addItem(bars, name)
+            self._items.append(bars)
+            top = max(top, *hs)
+        if not rows:
+            note = pg.TextItem("no request/response result with percentiles", color="#666666", anchor=(0.5, 0.5))
+            note.setPos(0, 0.5)
+            self.addItem(note)
+            self._items.append(note)
+        self.getAxis("bottom").setTicks([[(i, label) for i, (label, _) in enumerate(rows)]])
+        self.setXRange(-0.7, max(len(rows), 1) - 0.3, padding=0)
+        self.setYRange(0, top * 1.4, padding=0)
+
+
+SWEEP_PENS = ("#3b6fb6", "#c0392b", "#2e8b57", "#d4a017", "#7d3c98")
+
+
+class PayloadSweepChart(pg.PlotWidget):
+    """TCP_RR round trip (µs) against the request = response size (bytes, log2 axis), one line per tool and path
+    (:func:`nicadvisor.bench.figures.sweep_series`); GUI thread only."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent=parent, background="w")
+        _plot(self, "TCP_RR payload sweep: round trip by request size (lower is better)", "µs")
+        self.setLabel("bottom", "request = response size (bytes)", color="#222222")
+        self.legend = self.addLegend(offset=(10, 10), labelTextColor="#222222")
+        self._items: list[pg.GraphicsObject] = []
+        self.set_series({})
+
+    def set_series(self, series: dict[str, Sequence[tuple[int, float]]]) -> None:
+        """Redraw from ``{label: [(payload bytes, round trip µs), …]}``."""
+        for item in self._items:
+            self.removeItem(item)
+        self._items = []
+        self.legend.clear()
+        payloads: set[int] = set()
+        top = 1.0
+        for k, (label, points) in enumerate(series.items()):
+            xs = [float(np.log2(p)) for p, _ in points]
+            ys = [v for _, v in points]
+            line = pg.PlotDataItem(xs, ys, pen=pg.mkPen(SWEEP_PENS[k % len(SWEEP_PENS)], width=2), symbol="o",
+                                   symbolSize=7, symbolBrush=SWEEP_PENS[k % len(SWEEP_PENS)])
+            self.addItem(line)
+            self.legend.addItem(line, label)
+            self._items.append(line)
+            payloads |= {p for p, _ in points}
+            top = max(top, *ys)
+        if not series:
+            note = pg.TextItem("no payload sweep: run the full profile (TCP_RR 1 … 8192 bytes)", color="#666666",
+                               anchor=(0.5, 0.5))
+            note.setPos(6.5, 0.5)
+            self.addItem(note)
+            self._items.append(note)
+            payloads = {1, 8192}
+        ticks = sorted(payloads)
+        self.getAxis("bottom").setTicks([[(float(np.log2(p)), str(p)) for p in ticks]])
+        self.setXRange(float(np.log2(min(ticks))) - 0.5, float(np.log2(max(ticks))) + 0.5, padding=0)
+        self.setYRange(0, top * 1.3, padding=0)

@@ -153,5 +153,6 @@ class GuidePanel(QWidget):
 
     def _on_applied(self, path: Any) -> None:
         self.plan = None
-        self.diff.appendPlainText(f"Imported: {path}")
+        self.diff.appendPlainText(f"Imported: {path}\nAudits from now on are checked against it; an audit already run "
+                                  "is not: run it again (Discover: Run again) to check its hosts.")
         self.refresh()
