@@ -340,6 +340,8 @@ def _bench_between(args) -> int:
     try:
         profile = getattr(args, "profile", None)
         specs = ()
+        if profile and list(args.tests) != ["TCP_STREAM", "TCP_RR"]:
+            raise LiveArgsError("give --tests or --profile, not both (a profile has its own tests)")
         if profile:
             from nicadvisor.bench.catalogue import PROFILES
 

@@ -367,7 +367,7 @@ def test_expected_module_is_pure():
     from nicadvisor.bench import path_rtt
 
     assert _imports(expected_mod) <= {"__future__", "math", "dataclasses", "typing", ".results", ".path_rtt"}
-    assert _imports(path_rtt) <= {"__future__", "re", "dataclasses"}
+    assert _imports(path_rtt) <= {"__future__", "re", "statistics", "dataclasses"}
 
 
 def test_results_to_dict():

@@ -52,6 +52,7 @@ def test_the_wizard_and_the_pdf_draw_the_sweep(sweep, make_wizard, qtbot, tmp_pa
     xs, ys = line.getData()
     assert [round(2 ** x) for x in xs] == list(PAYLOADS) and list(ys) == pytest.approx([r.rtt_us for r in sweep])
     page.chart_tabs.setCurrentIndex(2)
+    page.resize(1200, 800)
     screenshot(page, "benchmark-payload-sweep")
 
     audit = Audit(created_at="2026-11-25T10:00:00")

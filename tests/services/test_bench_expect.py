@@ -4,6 +4,8 @@ the same verdict and words in the result, the JSON, the CSV and the PDF."""
 from __future__ import annotations
 
 import csv
+import dataclasses
+import statistics
 
 import pytest
 from pypdf import PdfReader
@@ -114,7 +116,9 @@ def test_a_host_to_host_tcp_rr_is_judged_against_the_paths_echo_round_trip(demo)
                            transactions_per_s=1e6 / rtt_us, latency_us=rtt_us, duration_s=2.0, expected=None, raw="",
                            command="netperf ...", client=E810, server=CX5, rtt_us=rtt_us, payload_bytes=payload)
 
-    high = rtt.avg_us * 1.10 + WAKEUP_ALLOWANCE_US
+    assert len(rtt.times_us) == 5  # each echo's time= is read
+    assert rtt.typical_us == pytest.approx(statistics.median(rtt.times_us[1:]))  # the first echo left out
+    high = rtt.typical_us * 1.10 + WAKEUP_ALLOWANCE_US
     ok, slow, big = attach_expectations([rr(rtt.min_us * 1.02), rr(high * 2), rr(rtt.min_us, 8192)], ends,
                                         {(E810, CX5): rtt})
     e = ok.expected
@@ -125,6 +129,14 @@ def test_a_host_to_host_tcp_rr_is_judged_against_the_paths_echo_round_trip(demo)
     assert ok.verdict() == "pass" and ok.comparison() == "within band"
     assert slow.verdict() == "fail" and slow.comparison().startswith("100 % higher than expected")
     assert big.expected is None and "stands only for requests up to 1448 bytes" in big.no_expectation
+    # an echo lost: the path drops packets, and its round trip decides nothing
+    lossy = dataclasses.replace(rtt, received=rtt.sent - 1)
+    (r,) = attach_expectations([rr(rtt.min_us)], ends, {(E810, CX5): lossy})
+    assert r.expected is None and "1 of 5 echoes" in r.no_expectation and "find the loss first" in r.no_expectation
+    # a burst (bidirectional) run keeps several transactions in flight: not one round trip
+    (r,) = attach_expectations([dataclasses.replace(rr(rtt.min_us), direction="bidirectional")], ends,
+                               {(E810, CX5): rtt})
+    assert r.expected is None and "several transactions in flight" in r.no_expectation
 
 
 def test_a_tbf_on_the_sender_is_the_line_rate_even_without_an_audit():

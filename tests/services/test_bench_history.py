@@ -2,6 +2,7 @@
 on the same path counts, newest first, the current audit left out; the PDF and HTML chart and list them."""
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 
 import pytest
@@ -35,18 +36,27 @@ def test_only_the_same_test_on_the_same_path_is_an_earlier_run(tmp_path):
     band = Expected(value=9.4, unit="Gbit/s", basis="link", low=8.5, high=9.4)
     with AuditStore(tmp_path / "h.sqlite3") as store:
         first = _saved(store, "2026-11-20T10:00:00", [_stream(9.1, expected=band), _rr(60.0)])
-        _saved(store, "2026-11-21T10:00:00", [_stream(5.0, "a", "c"), _stream(3.0, spec="TCP_STREAM 4 streams")])
+        other_tool = dataclasses.replace(_stream(7.0), tool="agent")
+        _saved(store, "2026-11-21T10:00:00", [_stream(5.0, "a", "c"), _stream(3.0, spec="TCP_STREAM 4 streams"),
+                                              other_tool])
         second = _saved(store, "2026-11-22T10:00:00", [_stream(8.0), _rr(55.0)])
         now = [_stream(9.3), _rr(50.0), _stream(1.0, "x", "y")]
         runs = load_earlier(store, now)
         assert [[(r.audit_id, r.value) for r in rs] for rs in runs] == [[(second, 8.0), (first, 9.1)],
                                                                       [(second, 55.0), (first, 60.0)], []]
         assert runs[0][1].verdict == "pass" and runs[0][1].unit == "Gbit/s" and runs[1][0].unit == "\u00b5s"
-        assert runs[0][1].text() == f"9.1 Gbit/s on 2026-11-20 (audit #{first}, PASS)"
-        # the audit the results belong to is not an earlier run of them
-        assert [r.audit_id for r in load_earlier(store, now, exclude_audit=second)[0]] == [first]
+        assert runs[0][1].text() == f"9.1 Gbit/s with netperf, audit #{first} of 2026-11-20 (PASS)"
         assert earlier_runs([], store.benchmark_runs()) == []
         assert run_key(now[0].to_dict()) != run_key(_stream(9.3, "b", "a").to_dict())  # the other direction
+        # the same test run twice in one audit (bench --between adds to it): the first run is an earlier run of the
+        # second, and the current results themselves are not
+        again = _stream(9.2)
+        audit = store.load(second)
+        store.set_benchmarks(second, [*audit.benchmarks, again])
+        (mine,) = load_earlier(store, [again], exclude_audit=second)
+        assert [(r.audit_id, r.value) for r in mine] == [(second, 8.0), (first, 9.1)]
+        # two identical current tests both get their earlier runs
+        assert [len(rs) for rs in load_earlier(store, [_stream(9.3), _stream(9.4)])] == [3, 3]
 
 
 def test_the_pdf_and_html_chart_and_list_the_earlier_runs(tmp_path):
@@ -64,10 +74,11 @@ def test_the_pdf_and_html_chart_and_list_the_earlier_runs(tmp_path):
         export_audit(audit, pdf=pdf, html=html, store=store)
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     assert "Earlier runs of the same tests" in text
-    assert f"TCP_STREAM 1 stream (netperf) a→b: 9.1 Gbit/s on 2026-11-20 (audit #{first})" in " ".join(text.split())
+    assert f"TCP_STREAM 1 stream (netperf) a→b: 9.1 Gbit/s with netperf, audit #{first} of 2026-11-20" in \
+        " ".join(text.split())
     assert "newest earlier run, same test and path" in text  # the chart's fourth bar
     page = html.read_text(encoding="utf-8")
-    assert "Earlier runs of the same tests" in page and f"(audit #{first})" in page
+    assert "Earlier runs of the same tests" in page and f"audit #{first} of 2026-11-20" in page
     assert "newest earlier run" in page  # in the inline SVG chart
     assert "Earlier runs" not in to_html(audit)  # without the history: nothing claimed
 

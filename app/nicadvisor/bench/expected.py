@@ -12,7 +12,8 @@ Paths (``path=``) — a result is compared only with an expectation for its own 
   it has no hypervisor hop, so no round-trip expectation.
 * ``host-to-host``: two audited hosts' own stacks (Linux hosts, vmk interfaces) through pNICs ``a`` and ``b``:
   line rate, PCIe and MTU only; no encapsulation, no VM round-trip figure: a TCP_RR is judged against the path's
-  own ICMP echo round trip measured just before it (``path_rtt``, :mod:`nicadvisor.bench.path_rtt`).
+  own ICMP echo round trip measured right before it (``path_rtt``, :mod:`nicadvisor.bench.path_rtt`): the band
+  judges what the hosts add to the path, not the path.
 * ``vm-to-vm``: VMs on two hypervisors through pNICs ``a`` (sender) and ``b`` (receiver), encapsulated when the
   ends say so. The references' path: everything below applies.
 
@@ -57,8 +58,9 @@ Stream bands (Gbit/s, higher is better):
     The 10 % (:data:`nicadvisor.bench.results.WITHIN`) and the 25 % warn margin are this project's conventions.
 
 Round-trip band between hosts (µs, lower is better; host-to-host TCP_RR of at most 1448 bytes, with the path's ICMP
-echo round trip): nominal = echo minimum, low = minimum × 0.90, high = average × 1.10 + 50 µs for the two
-benchmark processes' wake-ups (:mod:`nicadvisor.bench.path_rtt`).
+echo round trip, one frame each way, no echo lost): nominal = echo minimum (+ the longer frames' serialization at
+the link speed), low = nominal × 0.90, high = median echo (first left out) × 1.10 + 40 µs for the answering
+process's wake-up (:mod:`nicadvisor.bench.path_rtt`).
 
 Round-trip band (µs, lower is better; vm-to-vm TCP_RR):
     base = 2 × the VMware vSwitch TCP_RR latency of vmfex-vs-vswitch-netperf.txt "TCP Latency Performance"
@@ -79,7 +81,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import path_rtt as _rtt  # pure as well (re, dataclasses)
+from . import path_rtt as _rtt  # pure as well (re, statistics, dataclasses)
 from .results import WITHIN, Expected
 
 if TYPE_CHECKING:  # duck-typed at run time: this module imports no model code
@@ -397,6 +399,12 @@ def _encapsulation(ends: list[EndpointFacts]) -> str | None:
     return kinds.pop() if kinds else None
 
 
+def _path_mtu(ends: list[EndpointFacts]) -> int | None:
+    """The smallest MTU of the ends (bytes), None when none is known."""
+    mtus = [e.mtu for e in ends if e.mtu]
+    return min(mtus) if mtus else None
+
+
 def _common_notes(ends: list[EndpointFacts]) -> list[str]:
     return [f"{e.name}: a vmkping -d MTU path test failed: full-size frames may be dropped or fragmented"
             for e in ends if e.mtu_path_ok is False]
@@ -533,20 +541,19 @@ def _rr_band(ends: list[EndpointFacts], payload: int) -> Band:
                 limits=tuple(limits), notes=tuple(notes), nominal=nominal)
 
 
-def _path_rr_band(ends: list[EndpointFacts], rtt: "PathRtt") -> Band:
-    """TCP_RR between two hosts from the path's own ICMP echo round trip (:mod:`nicadvisor.bench.path_rtt`)."""
-    low, nominal, high = _rtt.rr_band_edges(rtt)
-    formula = (f"a small TCP_RR transaction is one round trip of the path: {rtt.text()} from {rtt.client} to "
-               f"{rtt.server} just before the test; expected = the echo minimum (low edge × {1 - _rtt.WITHIN:.2f}), high = "
-               f"average × {1 + _rtt.WITHIN:.2f} + "
-               f"{_rtt.WAKEUP_ALLOWANCE_US:g} {MICRO} for the two benchmark processes' wake-ups ({_rtt.WAKEUP_SOURCE})")
+def _path_rr_band(ends: list[EndpointFacts], rtt: "PathRtt", payload: int) -> Band:
+    """TCP_RR between two hosts from the path's own ICMP echo round trip (:mod:`nicadvisor.bench.path_rtt`): what the
+    hosts add to the path, not the path itself."""
+    speeds = [e.link_gbps for e in ends if e.link_gbps]
+    low, nominal, high, serial = _rtt.rr_band_edges(rtt, payload, min(speeds) if speeds else None)
+    formula = (f"the path's {rtt.text()} from {rtt.client} to {rtt.server}, measured right before the test; a "
+               f"TCP_RR transaction is one round trip of it: expected = the echo minimum"
+               + (f" {serial}" if serial else "") + f" (low edge × {1 - _rtt.WITHIN:.2f}), high = median echo × "
+               f"{1 + _rtt.WITHIN:.2f} + {_rtt.WAKEUP_ALLOWANCE_US:g} {MICRO} for the answering process's wake-up "
+               "(this judges what the hosts add, not the path)")
     notes = _common_notes(ends)
-    for e in ends:
-        if e.coalesce_adaptive_rx or (e.coalesce_rx_usecs or 0) > 0:
-            notes.append(f"{e.name}: interrupt coalescing is on: it delays TCP_RR replies more than echo replies "
-                         "(vmfex-vs-vswitch-netperf.txt Table 6 ran with it off)")
-    if rtt.received < rtt.sent:
-        notes.append(f"{rtt.sent - rtt.received} of {rtt.sent} echoes got no reply: the path drops packets")
+    if payload + _rtt.TCP_OVERHEAD > _rtt.ECHO_FRAME and not speeds:
+        notes.append("the link speed is not known: the longer frames' serialization is not counted")
     return Band(low=low, high=high, unit=MICRO, formula=formula, sources=(_rtt.SOURCE, _rtt.WAKEUP_SOURCE),
                 notes=tuple(notes), nominal=nominal)
 
@@ -567,7 +574,7 @@ def _crr_band(ends: list[EndpointFacts], baseline: float) -> Band:
 def expected_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, *, path: str,
                   rate_mbit: float | None = None, payload: int = 1, inner_mtu: int | None = None,
                   streams: int = 1, baseline: float | None = None, datagram: int | None = None,
-                  path_rtt: "PathRtt | None" = None) -> Band | None:
+                  path_rtt: "PathRtt | None" = None, direction: str = "send") -> Band | None:
     """The band of ``test`` (``TCP_STREAM``, ``UDP_STREAM``, ``TCP_RR``, ``TCP_CRR``) from ``a`` (sender/client)
     to ``b`` (receiver/server) on ``path`` (:data:`PATHS`), or None when no published figure fits that path.
 
@@ -575,9 +582,10 @@ def expected_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, *
     ``datagram``: UDP_STREAM datagram size in bytes (None: :data:`UDP_DATAGRAM`, 1400);
     ``inner_mtu``: the VMs' MTU on an overlay (None: 1500 … the largest that fits); ``streams``: parallel flows;
     ``baseline``: a TCP_CRR rate (tr/s) of the same path without IPFIX; ``path_rtt``: the ICMP echo round trip of
-    a host-to-host path (:class:`~nicadvisor.bench.path_rtt.PathRtt`). Stream tests need a line rate (the
-    tbf rate, or both ends' link speeds); RR needs the vm-to-vm path, or host-to-host with ``path_rtt`` and a
-    request of at most :data:`~nicadvisor.bench.path_rtt.MAX_RR_PAYLOAD` bytes; CRR needs vm-to-vm and ``baseline``.
+    a host-to-host path (:class:`~nicadvisor.bench.path_rtt.PathRtt`) and ``direction`` of its test. Stream tests
+    need a line rate (the tbf rate, or both ends' link speeds); RR needs the vm-to-vm path, or host-to-host with
+    ``path_rtt`` (no echo lost), one request at a time (``direction`` ``"send"``) of one frame
+    (:func:`~nicadvisor.bench.path_rtt.max_payload` at the ends' MTU); CRR needs vm-to-vm and ``baseline``.
     Raises ValueError for an unknown path, test, a non-positive ``streams`` or ends that disagree on the
     encapsulation.
     """
@@ -592,8 +600,9 @@ def expected_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, *
         return _stream_band(test, a, b, path, rate_mbit, inner_mtu, streams, datagram or UDP_DATAGRAM)
     if test not in ("TCP_RR", "TCP_CRR"):
         raise ValueError(f"unknown test {test!r}")
-    if test == "TCP_RR" and path == PATH_HOSTS and path_rtt is not None and not _rtt.rr_no_band_reason(payload):
-        return _path_rr_band(ends, path_rtt)
+    if test == "TCP_RR" and path == PATH_HOSTS and path_rtt is not None and not _rtt.rr_no_band_reason(
+            path_rtt, payload, mtu=_path_mtu(ends), direction=direction):
+        return _path_rr_band(ends, path_rtt, payload)
     if path != PATH_VMS:
         return None  # the published round-trip and transaction figures are of VMs on two hypervisors
     if test == "TCP_RR":
@@ -603,16 +612,17 @@ def expected_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, *
 
 def no_band_reason(test: str, a: EndpointFacts | None, b: EndpointFacts | None, *, path: str,
                    rate_mbit: float | None = None, baseline: float | None = None, payload: int = 1,
-                   path_rtt: "PathRtt | None" = None, rtt_problem: str = "") -> str:
+                   path_rtt: "PathRtt | None" = None, rtt_problem: str = "", direction: str = "send") -> str:
     """Why :func:`expected_band` gives no band for these arguments, in words for the user (what is missing and how
     to learn it); "" when it gives one. ``rtt_problem``: why the path's echo round trip is not known (a
     host-to-host TCP_RR). Same arguments and errors as :func:`expected_band`."""
     if expected_band(test, a, b, path=path, rate_mbit=rate_mbit, baseline=baseline, payload=payload,
-                     path_rtt=path_rtt) is not None:
+                     path_rtt=path_rtt, direction=direction) is not None:
         return ""
     if test == "TCP_RR" and path == PATH_HOSTS:
         if path_rtt is not None:
-            return _rtt.rr_no_band_reason(payload)
+            ends = [e for e in (a, b) if e is not None]
+            return _rtt.rr_no_band_reason(path_rtt, payload, mtu=_path_mtu(ends), direction=direction)
         return ("the path's ICMP echo round trip, which a host-to-host TCP_RR is judged against, was not measured"
                 + (f": {rtt_problem}" if rtt_problem else "") + " (published TCP_RR figures are of VMs on two "
                 f"hypervisors, {RR_SOURCE})")

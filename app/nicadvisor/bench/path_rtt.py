@@ -1,13 +1,15 @@
-"""The round trip of a path between two audited hosts, measured with ICMP echo just before its TCP_RR test, and the
-TCP_RR band it gives. PURE here (argv, parsing, the band); :mod:`nicadvisor.bench.remote` runs the ping over SSH.
+"""The round trip of a path between two audited hosts, measured with ICMP echo right before each TCP_RR test on it,
+and the TCP_RR band it gives. PURE here (argv, parsing, the band); :mod:`nicadvisor.bench.remote` runs the ping over
+SSH.
 
 Why: the published TCP_RR figures are of VMs on two hypervisors (vmfex-vs-vswitch-netperf.txt Table 3); between two
 hosts nothing in the audit (link speed, MTU, PCIe) says how long a round trip takes, because that depends on the
-switches and distance between them. The path's own ICMP echo round trip does: a 1-byte TCP_RR transaction is one
+switches and distance between them. The path's own ICMP echo round trip does. A small TCP_RR transaction is one
 request and one reply on the same path ("RTT = 1e6 / transactions per second", vmfex-vs-vswitch-netperf.txt
-'TCP Latency Performance'), plus the wake-up of the two benchmark processes that ICMP echo does not have (the echo
-is answered in the peer's kernel). So a TCP_RR round trip far above the path's echo round trip points at the hosts
-(interrupt coalescing, CPU power states, a busy CPU), not at the network.
+'TCP Latency Performance'); it differs from an echo by the wake-up of the process that answers it (an echo is
+answered in the peer's kernel) and by the TCP work on both ends. So the band says how much the hosts add to what the
+path takes: it judges the hosts' request/response overhead, not the network. A slow or distant path is not a
+failure of this test: the basis states the path's echo round trip in µs for the reader to judge.
 
 Command: ``ping -c 10 -i 0.2 -W 1 -s 56 -I <source> <destination>`` (iputils: 10 echoes 0.2 s apart, the shortest
 interval an unprivileged user may ask for; 56 bytes = the default echo payload, a 98-byte IPv4 frame, one frame
@@ -16,25 +18,27 @@ each way like a small TCP_RR request). Read-only: nothing is started or changed 
 from __future__ import annotations
 
 import re
+import statistics
 from dataclasses import dataclass
 
 COUNT = 10
 PAYLOAD = 56
-#: The largest TCP_RR request/response (bytes) the echo round trip stands for: one frame each way at a 1500-byte
-#: MTU (1500 − 20 IPv4 − 32 TCP with timestamps). A larger request takes several segments and their ACKs.
-MAX_RR_PAYLOAD = 1448
-#: Added to the echo round trip for the two processes' wake-ups (µs): "About 40 µs of every unpinned round trip is
-#: cross-vCPU wake-up or IPI latency, not network stack" (shared/design/research/performance-baselines.md §2.4,
-#: netperf TCP_RR 1 byte on a 2-vCPU VM: 54 µs unpinned against 13.5 µs with both ends on one CPU); rounded up.
-WAKEUP_ALLOWANCE_US = 50.0
+ECHO_FRAME = PAYLOAD + 28  # bytes of IPv4 + ICMP + payload (RFC 791, RFC 792)
+TCP_OVERHEAD = 52  # IPv4 20 + TCP 20 + timestamps option 12: the TCP payload one frame carries is MTU - 52
+#: Added to the echo round trip (µs) for the one process wake-up a TCP_RR transaction has and an echo has not (the
+#: server's): "About 40 µs of every unpinned round trip is cross-vCPU wake-up or IPI latency, not network stack"
+#: (shared/design/research/performance-baselines.md §2.4, netperf TCP_RR 1 byte, 54 µs unpinned vs 13.5 µs with both
+#: ends on one CPU).
+WAKEUP_ALLOWANCE_US = 40.0
 WITHIN = 0.10
 SOURCE = "vmfex-vs-vswitch-netperf.txt 'TCP Latency Performance' (RTT = 1e6 / transaction rate)"
-WAKEUP_SOURCE = "performance-baselines.md §2.4 (about 40 µs of an unpinned round trip is process wake-up)"
+WAKEUP_SOURCE = "performance-baselines.md §2.4 (about 40 µs of an unpinned round trip is a process wake-up)"
 
-_SUMMARY_RE = re.compile(r"(?:rtt|round-trip) min/avg/max(?:/mdev)? = (?P<min>\d{1,9}(?:\.\d{1,6})?)/"
-                         r"(?P<avg>\d{1,9}(?:\.\d{1,6})?)/(?P<max>\d{1,9}(?:\.\d{1,6})?)(?:/(?P<mdev>\d{1,9}"
-                         r"(?:\.\d{1,6})?))? ms")
+_NUM = r"\d{1,9}(?:\.\d{1,6})?"
+_SUMMARY_RE = re.compile(rf"(?:rtt|round-trip) min/avg/max(?:/(?:mdev|stddev))? = (?P<min>{_NUM})/(?P<avg>{_NUM})/"
+                         rf"(?P<max>{_NUM})(?:/(?P<mdev>{_NUM}))? ms")
 _STATS_RE = re.compile(r"(?P<sent>\d{1,9}) packets transmitted, (?P<recv>\d{1,9}) (?:packets )?received")
+_TIME_RE = re.compile(rf"\btime[=<](?P<ms>{_NUM}) ?ms\b")
 
 
 def ping_argv(source: str, destination: str) -> tuple[str, ...]:
@@ -45,8 +49,9 @@ def ping_argv(source: str, destination: str) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class PathRtt:
     """The ICMP echo round trip from ``client`` to ``server`` (host names), in µs: ``min_us``/``avg_us``/``max_us``
-    (and ``mdev_us`` when iputils prints it) over ``received`` of ``sent`` echoes; ``command`` the command as run
-    (with the host it ran on), ``output`` its text, the evidence."""
+    (and ``mdev_us`` when the ping prints it) over ``received`` of ``sent`` echoes; ``times_us`` each echo's round
+    trip in order (empty when the ping printed none); ``command`` the command as run (with the host it ran on),
+    ``output`` its text, the evidence."""
 
     client: str
     server: str
@@ -58,39 +63,80 @@ class PathRtt:
     received: int
     command: str = ""
     output: str = ""
+    times_us: tuple[float, ...] = ()
+
+    @property
+    def typical_us(self) -> float:
+        """The median echo round trip without the first echo (which often pays for a cold route or neighbour cache),
+        µs; the average when the ping printed no per-echo times."""
+        times = self.times_us[1:] if len(self.times_us) > 2 else self.times_us
+        return statistics.median(times) if times else self.avg_us
 
     def text(self) -> str:
-        """``"ICMP echo round trip 2,051 µs (min 2,003, max 2,140; 10 of 10 answered)"``."""
-        return (f"ICMP echo round trip {self.avg_us:,.0f} \u00b5s (min {self.min_us:,.0f}, max {self.max_us:,.0f}; "
-                f"{self.received} of {self.sent} answered)")
+        """``"ICMP echo round trip 2,051 µs (median; min 2,003, max 2,140; 10 of 10 answered)"``."""
+        return (f"ICMP echo round trip {self.typical_us:,.0f} \u00b5s (median; min {self.min_us:,.0f}, max "
+                f"{self.max_us:,.0f}; {self.received} of {self.sent} answered)")
 
 
 def parse_ping(text: str, client: str = "", server: str = "", command: str = "") -> PathRtt | None:
-    """The :class:`PathRtt` of an iputils (``rtt min/avg/max/mdev = a/b/c/d ms``) or BusyBox
-    (``round-trip min/avg/max = a/b/c ms``) ping summary; None when the text has no summary (no reply came back, or
-    the output was cut). Never raises."""
-    m = _SUMMARY_RE.search(text[-4096:])
+    """The :class:`PathRtt` of an iputils (``rtt min/avg/max/mdev = a/b/c/d ms``), BusyBox or ESXi
+    (``round-trip min/avg/max = a/b/c ms``) or GNU inetutils (``round-trip min/avg/max/stddev = …``) ping, with each
+    echo's ``time=… ms``; None when the text has no summary (no reply came back, or the output was cut). Reads at most
+    the last 64 KiB. Never raises."""
+    tail = text[-65536:]
+    m = _SUMMARY_RE.search(tail)
     if m is None:
         return None
-    stats = _STATS_RE.search(text[-4096:])
+    stats = _STATS_RE.search(tail)
     sent = int(stats.group("sent")) if stats else 0
     received = int(stats.group("recv")) if stats else 0
     mdev = float(m.group("mdev")) * 1000 if m.group("mdev") else None
+    times = tuple(float(t.group("ms")) * 1000 for t in _TIME_RE.finditer(tail))
     return PathRtt(client, server, float(m.group("min")) * 1000, float(m.group("avg")) * 1000,
-                   float(m.group("max")) * 1000, mdev, sent, received, command, text)
+                   float(m.group("max")) * 1000, mdev, sent, received, command, text, times)
 
 
-def rr_band_edges(rtt: PathRtt) -> tuple[float, float, float]:
-    """``(low, nominal, high)`` round trip in µs that a small TCP_RR transaction on this path is expected to take:
-    nominal = the echo minimum (the path's own round trip: echoes 0.2 s apart often meet idle CPUs that wake late,
-    which a busy TCP_RR loop does not), low = minimum × 0.90, high = the echo average × 1.10 +
-    :data:`WAKEUP_ALLOWANCE_US` (the two benchmark processes' wake-ups that an echo does not have)."""
-    return rtt.min_us * (1 - WITHIN), rtt.min_us, max(rtt.min_us, rtt.avg_us * (1 + WITHIN) + WAKEUP_ALLOWANCE_US)
+def ping_problem(rc: int | None, text: str, command: str, destination: str) -> str:
+    """Why a ping that gave no :class:`PathRtt` measured nothing, in words: exit status 1 (iputils: no reply)
+    → no echo came back; another status → the ping itself failed (its first error line). Never raises."""
+    if rc == 1:
+        return f"{command} got no reply from {destination} (ICMP echo blocked or dropped on the path)"
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("PING")), "")
+    return f"{command} failed (exit status {rc})" + (f": {first}" if first else "")
 
 
-def rr_no_band_reason(payload: int) -> str:
-    """Why a TCP_RR of ``payload`` bytes is not judged against the echo round trip ("" when it is)."""
-    if payload <= MAX_RR_PAYLOAD:
-        return ""
-    return (f"a {payload}-byte request takes several TCP segments and their acknowledgements each way; the path's "
-            f"ICMP echo round trip stands only for requests up to {MAX_RR_PAYLOAD} bytes (one frame each way)")
+def max_payload(mtu: int | None) -> int:
+    """The largest TCP_RR request (bytes) that is one frame each way, like the echo: ``MTU - 52`` (1448 at 1500)."""
+    return (mtu or 1500) - TCP_OVERHEAD
+
+
+def rr_no_band_reason(rtt: PathRtt, payload: int, *, mtu: int | None = None, direction: str = "send") -> str:
+    """Why a TCP_RR of ``payload`` bytes is not judged against the echo round trip ``rtt`` ("" when it is): a
+    burst/bidirectional run (several transactions in flight), a request of several frames, or echoes lost."""
+    if direction != "send":
+        return ("a burst or bidirectional TCP_RR keeps several transactions in flight; the echo round trip stands "
+                "only for one request and one reply at a time")
+    if payload > max_payload(mtu):
+        return (f"a {payload}-byte request takes several TCP segments and their acknowledgements each way at MTU "
+                f"{mtu or 1500}; the echo round trip stands only for requests up to {max_payload(mtu)} bytes "
+                "(one frame each way)")
+    if rtt.received < rtt.sent or rtt.received == 0:
+        return (f"{rtt.sent - rtt.received} of {rtt.sent} echoes from {rtt.client} to {rtt.server} got no reply: the "
+                "path drops packets, and a round trip measured on it says nothing firm; find the loss first")
+    return ""
+
+
+def rr_band_edges(rtt: PathRtt, payload: int = 1, link_gbps: float | None = None) -> tuple[float, float, float, str]:
+    """``(low, nominal, high, serialization note)`` round trip in µs that a TCP_RR transaction of ``payload`` bytes
+    (one frame each way) is expected to take on this path: nominal = the echo minimum (the path's floor: a busy
+    request/response loop runs near it, while echoes 0.2 s apart may wake idle CPUs) plus the longer frames' extra
+    serialization at ``link_gbps`` (one store-and-forward hop each way; not counted when the link speed is unknown),
+    low = nominal × 0.90, high = the typical echo (:attr:`PathRtt.typical_us`) × 1.10 + the same serialization +
+    :data:`WAKEUP_ALLOWANCE_US` (the answering process's wake-up)."""
+    extra_bytes = max(0, payload + TCP_OVERHEAD - ECHO_FRAME)
+    serial = 2 * extra_bytes * 8 / (link_gbps * 1e3) if link_gbps else 0.0  # µs: bits / (Gbit/s × 1e3)
+    note = (f"+ {serial:.1f} µs to serialize the {extra_bytes} more bytes each way at {link_gbps:g} Gbit/s"
+            if serial >= 0.05 else "")
+    nominal = rtt.min_us + serial
+    high = max(nominal, rtt.typical_us * (1 + WITHIN) + serial + WAKEUP_ALLOWANCE_US)
+    return nominal * (1 - WITHIN), nominal, high, note

@@ -39,7 +39,7 @@ import shlex
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -624,17 +624,37 @@ class RemotePlan:
                                  "run with the host's python3")
         for t in self.tests:
             ports = " and ".join(f"TCP {p}" for p in t.ports)
-            out[t.server].append(f"start `{shlex.join(t.server_argv)}` listening on {t.server_addr} {ports} "
-                                 f"for {t.test}; stopped after the test (no firewall rule is changed)")
+            name = t.spec.name if t.spec is not None else t.test
             runs = f", {t.repetitions} times" if t.repetitions > 1 else ""
+            out[t.server].append(f"start `{shlex.join(t.server_argv)}` listening on {t.server_addr} {ports} "
+                                 f"for {name}{runs}; stopped after the test (no firewall rule is changed)")
             out[t.client].append(f"start `{shlex.join(t.client_argv)}` for about {t.duration_s or self.duration_s:g} s"
                                  f"{runs} (traffic only to {t.server_addr} on {t.server})")
         return out
+
+    def estimated_seconds(self) -> float:
+        """Planned wall time of every test in seconds: per run its whole seconds plus 1 s to start the server
+        (:data:`nicadvisor.bench.catalogue.RUN_OVERHEAD_S`), times its runs, plus 2 s of ping before each one-way
+        TCP_RR (:meth:`RemoteBench.measure_path_rtt`)."""
+        from .catalogue import RUN_OVERHEAD_S
+
+        total = 0.0
+        for t in self.tests:
+            total += t.repetitions * (max(1, round(t.duration_s or self.duration_s)) + RUN_OVERHEAD_S)
+            if t.test == "TCP_RR" and (t.spec is None or t.spec.direction == "send"):
+                total += path_rtt.COUNT * 0.2
+        return total
 
     def lines(self) -> list[str]:
         """The plan as text lines for the terminal or a dialog."""
         lines = ["Benchmark plan:"]
         lines += [f"  {t.label}" for t in self.tests] or ["  no test can run"]
+        if self.tests:
+            secs = self.estimated_seconds()
+            lines.append(f"  about {secs / 60:.0f} min in all" if secs >= 120 else f"  about {secs:.0f} s in all")
+        if any(t.test == "TCP_RR" for t in self.tests):
+            lines.append(f"  read-only, before each one-way TCP_RR: {shlex.join(path_rtt.ping_argv('CLIENT', 'SERVER'))}"
+                         " from the client's test address to the server's (the round trip the test is judged with)")
         for host, changes in self.changes().items():
             lines.append(f"Changes on {host}:")
             lines += [f"  - {c}" for c in changes]
@@ -650,6 +670,8 @@ def _can(tool: str, test: str, c: HostProbe, s: HostProbe, spec: TestSpec | None
             return why.removeprefix(f"not measurable with {tool}: ")
         if tool == "netperf" and spec.streams > 1:
             return f"netperf runs one stream per process; {spec.streams} streams between hosts run with iperf3 -P"
+        if tool != "netperf" and spec.direction == "bidirectional":
+            return "between hosts the bidirectional test runs with netperf only (its burst TCP_RR)"
     if tool == "netperf":
         if test not in netperf.TESTS:
             return f"netperf cannot run {test}"
@@ -720,7 +742,6 @@ def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[st
                 test = spec.test if spec is not None else str(item)
                 secs = spec.duration_s if spec is not None else d
                 payload = spec.payload if spec is not None else None
-                bidir = spec is not None and spec.direction == "bidirectional"
                 tool, why = choose_tool(test, request.tool, c, s, spec)
                 if tool == "agent" and agent_text is None:
                     why.append(f"{test} {c.name}→{s.name}: the agent file cannot be built; skipped")
@@ -739,9 +760,9 @@ def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[st
                     ports: tuple[int, ...] = (port, port + 1)
                 elif tool == "iperf3":
                     server = iperf3.server_argv(s.address, port)
-                    client = iperf3.client_argv("TCP_STREAM" if bidir else test, s.address, port, secs,
+                    client = iperf3.client_argv(test, s.address, port, secs,
                                                 payload=payload if spec is not None and test.endswith("_STREAM") else None,
-                                                streams=spec.streams if spec is not None else 1, bidirectional=bidir)
+                                                streams=spec.streams if spec is not None else 1)
                     client += ["-B", bind] if bind else []
                     ports = (port,)
                 else:
@@ -755,8 +776,6 @@ def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[st
                 if busy:
                     notes.append(f"{test} {c.name}→{s.name}: TCP port {', '.join(map(str, busy))} is already in use on "
                                  f"{s.name}; checked again before the test")
-                if tool == "iperf3" and bidir:
-                    test = "TCP_STREAM"  # iperf3's bidirectional test is a --bidir stream (as on this machine)
                 tests.append(PlannedTest(client=c.name, server=s.name, test=test, tool=tool, client_addr=c.address,
                                          server_addr=s.address, server_argv=tuple(server), client_argv=tuple(client),
                                          ports=ports, spec=spec))
@@ -933,9 +952,9 @@ class RemoteBench:
         self.conns: dict[str, HostSession] = {}
         self.problems: list[str] = []
         self.probes: dict[str, HostProbe] = {}
-        self.path_rtts: dict[tuple[str, str], path_rtt.PathRtt | str] = {}
-        """After :meth:`run`: per ``(client, server)`` of a TCP_RR test, the path's ICMP echo round trip or why it is
-        not known (:meth:`measure_path_rtts`)."""
+        self.path_rtts: dict[tuple[str, str, str], path_rtt.PathRtt | str] = {}
+        """After :meth:`run`: per ``(client, server, test name)`` of a one-way TCP_RR test, the path's ICMP echo round
+        trip measured right before it, or why it is not known (:meth:`measure_path_rtt`)."""
 
     def __enter__(self) -> "RemoteBench":
         return self
@@ -1069,33 +1088,29 @@ class RemoteBench:
         say(1.0, "done")
         return out
 
-    def measure_path_rtts(self, plan: RemotePlan, progress: Progress | None = None
-                          ) -> dict[tuple[str, str], path_rtt.PathRtt | str]:
-        """The ICMP echo round trip of every ``(client, server)`` path that has a TCP_RR test in ``plan``: ``ping
-        -c 10 -i 0.2 -W 1 -s 56`` from the client's test address to the server's (read-only, about 2 s a path), as
-        :class:`~nicadvisor.bench.path_rtt.PathRtt`, or a sentence saying why it is not known (no reply, ping not
-        installed, host lost). Also kept in :attr:`path_rtts`. Raises :class:`Cancelled`."""
-        say = progress or (lambda _f, _m: None)
-        pairs = list(dict.fromkeys((t.client, t.server, t.client_addr, t.server_addr) for t in plan.tests
-                                   if t.test == "TCP_RR"))
-        for client, server, src, dst in pairs:
-            if self.cancel.is_set():
-                raise Cancelled()
-            say(0.0, f"round trip {client} → {server} (ping)")
-            argv = path_rtt.ping_argv(src, dst)
-            command = f"{shlex.join(argv)}   # on {client}"
-            try:
-                got = self._conn(client).run(argv, cancel=self.cancel)
-            except (RemoteHostLost, BenchError) as exc:
-                self.path_rtts[(client, server)] = f"{command} could not run: {exc}"
-                continue
-            if got.rc == 127:
-                self.path_rtts[(client, server)] = f"ping is not installed on {client}"
-                continue
-            rtt = path_rtt.parse_ping(got.out + got.err, client, server, command)
-            self.path_rtts[(client, server)] = rtt if rtt is not None else (
-                f"{command} got no reply from {dst} (ICMP echo blocked or dropped on the path)")
-        return self.path_rtts
+    def measure_path_rtt(self, pt: PlannedTest) -> path_rtt.PathRtt | str:
+        """The ICMP echo round trip of ``pt``'s path right before it: ``ping -c 10 -i 0.2 -W 1 -s 56`` from the
+        client's test address to the server's (read-only, about 2 s), as :class:`~nicadvisor.bench.path_rtt.PathRtt`,
+        or a sentence saying why it is not known (no reply, the ping failed or is not installed, host lost). Kept in
+        :attr:`path_rtts` under ``(client, server, test name)``. Raises :class:`Cancelled`."""
+        if self.cancel.is_set():
+            raise Cancelled()
+        argv = path_rtt.ping_argv(pt.client_addr, pt.server_addr)
+        command = f"{shlex.join(argv)}   # on {pt.client}"
+        got: path_rtt.PathRtt | str
+        try:
+            out = self._conn(pt.client).run(argv, cancel=self.cancel)
+        except (RemoteHostLost, BenchError) as exc:
+            got = f"{command} could not run: {exc}"
+        else:
+            if out.rc == 127:
+                got = f"ping is not installed on {pt.client}"
+            else:
+                text = out.out + out.err
+                got = path_rtt.parse_ping(text, pt.client, pt.server, command) or \
+                    path_rtt.ping_problem(out.rc, text, command, pt.server_addr)
+        self.path_rtts[(pt.client, pt.server, pt.spec.name if pt.spec is not None else pt.test)] = got
+        return got
 
     def run(self, plan: RemotePlan, progress: Progress | None = None) -> BenchReport:
         """Run ``plan`` (from :meth:`prepare` of this object, after the user confirmed it) and return the
@@ -1109,7 +1124,6 @@ class RemoteBench:
         problems += [f"cleaned up after an earlier run: {s}" for s in restored.undone]
         problems += [f"could not clean up after an earlier run: {s}" for s in restored.failed]
         results: list[BenchResult] = []
-        self.measure_path_rtts(plan, progress)  # read-only: before anything is changed
         journal = RemoteJournal(self.journal_dir)
         made: dict[str, str] = {}
         counter = [0]
@@ -1124,6 +1138,10 @@ class RemoteBench:
                 try:
                     for host in (pt.server, pt.client):
                         self._folder(journal, plan, host, made)
+                    rtt = None
+                    if pt.test == "TCP_RR" and (pt.spec is None or pt.spec.direction == "send"):
+                        say(i / n, f"round trip {pt.client} → {pt.server} (ping, read-only)")
+                        rtt = self.measure_path_rtt(pt)  # right before the test it is judged with
                     runs = []
                     for k in range(pt.repetitions):
                         def on_tick(elapsed: float, i: int = i, label: str = pt.label, k: int = k) -> None:
@@ -1131,7 +1149,12 @@ class RemoteBench:
                             say(min(i + min(done, 0.99), n) / n, label)
 
                         runs.append(self._one(journal, plan, pt, counter, on_tick, problems))
-                    results.append(combine_repetitions(pt.spec, runs) if pt.spec is not None else runs[0])
+                    result = combine_repetitions(pt.spec, runs) if pt.spec is not None else runs[0]
+                    if rtt is not None:  # the echo's evidence stays with the result it judges
+                        evidence = rtt.output if isinstance(rtt, path_rtt.PathRtt) else rtt
+                        command = rtt.command if isinstance(rtt, path_rtt.PathRtt) else "the path round trip"
+                        result = replace(result, raw=f"# {command}\n{evidence.rstrip()}\n# ---\n{result.raw}")
+                    results.append(result)
                 except (RemoteHostLost, BenchError, RemoteCommandRefused) as exc:
                     problems.append(f"{pt.label}: {exc}")
             say(1.0, "done")

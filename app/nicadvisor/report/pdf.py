@@ -650,9 +650,7 @@ def _bench_chart(results: list[dict[str, Any]], unit: str, key: str, fonts: _Fon
     chart.data = [measured, [lo or 0.0 for lo, _ in edges], [hi or 0.0 for _, hi in edges]]
     if any(previous):
         chart.data.append(previous)
-    chart.categoryAxis.categoryNames = [chart_label(b) for b in rows]
-    for axis in (chart.categoryAxis.labels, chart.valueAxis.labels):
-        axis.fontName, axis.fontSize = fonts.regular, 8
+    _categories(chart, rows, fonts)
     chart.valueAxis.valueMin = 0
     chart.bars[0].fillColor, chart.bars[1].fillColor = colors.HexColor("#3b6ea5"), colors.HexColor("#e0e0e0")
     chart.bars[2].fillColor = colors.HexColor("#a8a8a8")
@@ -677,6 +675,19 @@ PERCENTILE_COLOURS = {"mean": "#3b6ea5", "p50": "#8fb0d8", "p90": "#d4a017", "p9
 SWEEP_COLOURS = ("#3b6ea5", "#c0392b", "#2e8b57", "#d4a017", "#7d3c98")
 
 
+def _categories(chart: VerticalBarChart, docs: list[dict[str, Any]], fonts: _Fonts) -> None:
+    """Name a bar chart's groups after ``docs`` (:func:`chart_label`); with more than four groups only the test
+    (``"TCP_RR 64 B"``, the table above says the tool and ends), turned 30° so that they do not overlap."""
+    crowded = len(docs) > 4
+    chart.categoryAxis.categoryNames = [str(d.get("spec") or d.get("test", "")) if crowded else chart_label(d)
+                                        for d in docs]
+    for axis in (chart.categoryAxis.labels, chart.valueAxis.labels):
+        axis.fontName, axis.fontSize = fonts.regular, 8
+    if crowded:
+        chart.categoryAxis.labels.angle, chart.categoryAxis.labels.boxAnchor = 30, "ne"
+        chart.categoryAxis.labels.fontSize = 7
+
+
 def _chart_legend(pairs: list[tuple[Any, str]], fonts: _Fonts, deltax: float = 40 * mm) -> Legend:
     """A chart's legend: ``pairs`` of (colour, words) in one row under the chart, ``deltax`` apart, each swatch
     before its words."""
@@ -692,17 +703,16 @@ def _chart_legend(pairs: list[tuple[Any, str]], fonts: _Fonts, deltax: float = 4
 def _percentile_chart(results: list[dict[str, Any]], fonts: _Fonts) -> Drawing | None:
     """Grouped bars mean/p50/p90/p99 latency (µs) per request/response result (:func:`percentile_rows`); None
     when no result reports percentiles."""
-    rows = percentile_rows(results)
-    if not rows:
+    docs = [d for d in results if percentile_rows([d])]
+    if not docs:
         return None
+    rows = percentile_rows(docs)
     names = [n for n in PERCENTILE_COLOURS if any(n in v for _, v in rows)]
     drawing = Drawing(FRAME_WIDTH, 60 * mm)
     chart = VerticalBarChart()
     chart.x, chart.y, chart.width, chart.height = 14 * mm, 20 * mm, FRAME_WIDTH - 28 * mm, 36 * mm
     chart.data = [[v.get(n, 0.0) for _, v in rows] for n in names]
-    chart.categoryAxis.categoryNames = [label for label, _ in rows]
-    for axis in (chart.categoryAxis.labels, chart.valueAxis.labels):
-        axis.fontName, axis.fontSize = fonts.regular, 8
+    _categories(chart, docs, fonts)
     chart.valueAxis.valueMin = 0
     for k, n in enumerate(names):
         chart.bars[k].fillColor = colors.HexColor(PERCENTILE_COLOURS[n])

@@ -112,7 +112,8 @@ def attach_expectations(results: Iterable[BenchResult], ends: dict[str, PathEnd]
                         rtts: "dict[tuple[str, str], PathRtt | str] | None" = None) -> list[BenchResult]:
     """``results`` (between hosts: ``client``/``server`` set) with ``expected`` = the host-to-host band of each, or
     ``no_expectation`` = why none fits. The sender's tbf rate, when the probe saw one, is the line rate of the
-    path (Linux net/sched/sch_tbf.c); ``rtts`` maps ``(client, server)`` to the path's ICMP echo round trip
+    path (Linux net/sched/sch_tbf.c); ``rtts`` maps ``(client, server, test name)`` (or ``(client, server)``
+    for every test of the pair) to the path's ICMP echo round trip measured right before that test
     (:class:`~nicadvisor.bench.path_rtt.PathRtt`, what a TCP_RR is judged against) or to why it is not known;
     the basis names where the facts came from. A result whose ends are not in ``ends`` is returned unchanged. Pure."""
     out: list[BenchResult] = []
@@ -123,18 +124,18 @@ def attach_expectations(results: Iterable[BenchResult], ends: dict[str, PathEnd]
             out.append(r)
             continue
         rate = a.tbf_rate_mbit
-        got = rtts.get((r.client, r.server))
+        got = rtts.get((r.client, r.server, r.spec or r.test), rtts.get((r.client, r.server)))
         rtt = got if got is not None and not isinstance(got, str) else None
         rtt_problem = got if isinstance(got, str) else ""
         payload = r.payload_bytes or 1
         band = expected_band(r.test, a.facts, b.facts, path=PATH_HOSTS, rate_mbit=rate, payload=payload,
-                             streams=_streams(r), path_rtt=rtt,
+                             streams=_streams(r), path_rtt=rtt, direction=r.direction or "send",
                              datagram=r.payload_bytes if r.test == "UDP_STREAM" and r.payload_bytes else None)
         if band is None:
             missing = [e.why_not for e in (a, b) if e.why_not]
             why = "; ".join(missing) if missing and r.test.endswith("_STREAM") else \
                 no_band_reason(r.test, a.facts, b.facts, path=PATH_HOSTS, rate_mbit=rate, payload=payload,
-                               path_rtt=rtt, rtt_problem=rtt_problem)
+                               path_rtt=rtt, rtt_problem=rtt_problem, direction=r.direction or "send")
             out.append(replace(r, expected=None, no_expectation=why))
             continue
         origin = []

@@ -1,9 +1,11 @@
 """Use-case: earlier runs of the same benchmark tests, from the audit history, to draw beside today's results.
 
-A run is "the same test" only on the same path: the same catalogue test (or netperf test), payload, streams and
-direction, with the same tool family of figures, between the same two hosts (``client``/``server`` of a result between
-audited hosts) or, for a run on the machine running NIC Advisor, on the same path and machine (``endpoints``). So an
-earlier run is never compared across paths, as the expectations are not either.
+A run is "the same test" only on the same path with the same tool: the same catalogue test (or netperf test),
+payload, streams and direction, the same tool, and the same ends: for a result between audited hosts the same two
+hosts *and addresses* (``endpoints`` names both), for a run on the machine running NIC Advisor the same path, machine,
+MTU and shaping (``endpoints`` says them). So an earlier run is never compared across paths or tools, as the
+expectations are not either. An MTU or link change between two runs over the same addresses is not seen: the
+earlier run's audit says what was true then.
 
 :func:`earlier_runs` is pure (result documents in, runs out); :func:`load_earlier` reads the history.
 """
@@ -39,16 +41,23 @@ class EarlierRun:
     comparison: str = ""
 
     def text(self) -> str:
-        """``"9.41 Gbit/s on 2026-11-20 (audit #12, PASS)"``."""
-        verdict = f", {self.verdict.upper()}" if self.verdict else ""
-        return f"{self.value:,.3g} {self.unit} on {self.when[:10]} (audit #{self.audit_id}{verdict})"
+        """``"9.41 Gbit/s with netperf, audit #12 of 2026-11-20 (PASS)"`` (the date is the audit's: a run added to an
+        audit later carries no date of its own)."""
+        verdict = f" ({self.verdict.upper()})" if self.verdict else ""
+        return f"{self.value:,.3g} {self.unit} with {self.tool}, audit #{self.audit_id} of {self.when[:10]}{verdict}"
 
 
 def run_key(doc: Mapping[str, Any]) -> tuple[Any, ...]:
-    """What makes two result documents the same test on the same path (see the module docstring)."""
-    where = (doc.get("client"), doc.get("server")) if doc.get("client") else (doc.get("path"), doc.get("endpoints"))
-    return (doc.get("spec") or doc.get("test"), doc.get("test"), doc.get("payload_bytes"), doc.get("streams") or 1,
-            doc.get("direction") or "send", *where)
+    """What makes two result documents the same test on the same path with the same tool (module docstring)."""
+    return (doc.get("spec") or doc.get("test"), doc.get("test"), doc.get("tool"), doc.get("payload_bytes"),
+            doc.get("streams") or 1, doc.get("direction") or "send", doc.get("path"), doc.get("client"),
+            doc.get("server"), doc.get("endpoints"))
+
+
+def _same_result(doc: Mapping[str, Any]) -> tuple[Any, ...]:
+    """A result document as stored, to tell a current result from an earlier run kept in the same audit."""
+    return (run_key(doc), doc.get("command"), doc.get("throughput_gbps"), doc.get("transactions_per_s"),
+            doc.get("latency_us"), doc.get("duration_s"))
 
 
 def figure(doc: Mapping[str, Any]) -> tuple[float, str] | None:
@@ -66,21 +75,29 @@ def earlier_runs(current: Iterable[Mapping[str, Any]], history: Iterable[tuple[i
     """For each of the ``current`` result documents (in order), its earlier runs, newest first (at most
     ``per_result``): the results of the ``history`` rows (``(audit id, created_at, documents)``, newest first, as
     :meth:`~nicadvisor.store.history.AuditStore.benchmark_runs` gives) with the same :func:`run_key` and a figure in
-    the same unit, leaving out the audit ``exclude_audit`` (the one the current results belong to). Pure."""
+    the same unit. In the audit ``exclude_audit`` (the one the current results belong to) the current results
+    themselves are left out, and the other runs it holds (a benchmark run again and added to it) count, newest
+    first. Pure."""
     current = list(current)
-    wanted = {run_key(d): i for i, d in enumerate(current)}
+    wanted: dict[tuple[Any, ...], list[int]] = {}
+    for i, d in enumerate(current):
+        wanted.setdefault(run_key(d), []).append(i)
+    mine = {_same_result(d) for d in current}
     units = {i: (figure(d) or (None, None))[1] for i, d in enumerate(current)}
     out: list[list[EarlierRun]] = [[] for _ in current]
     for audit_id, when, docs in history:
-        if audit_id == exclude_audit:
-            continue
-        for doc in docs:
-            i = wanted.get(run_key(doc))
-            got = figure(doc)
-            if i is None or got is None or got[1] != units[i] or len(out[i]) >= per_result:
+        own = audit_id == exclude_audit
+        for doc in reversed(docs):  # an audit keeps its runs in the order they were added: newest last
+            if own and _same_result(doc) in mine:
                 continue
-            out[i].append(EarlierRun(audit_id, when, got[0], got[1], str(doc.get("tool") or ""), verdict_of(doc),
-                                     comparison_of(doc)))
+            got = figure(doc)
+            if got is None:
+                continue
+            run = EarlierRun(audit_id, when, got[0], got[1], str(doc.get("tool") or ""), verdict_of(doc),
+                             comparison_of(doc))
+            for i in wanted.get(run_key(doc), ()):
+                if got[1] == units[i] and len(out[i]) < per_result:
+                    out[i].append(run)
     return out
 
 
