@@ -28,19 +28,9 @@ class MeasuredVsExpectedChart(pg.PlotWidget):
     def __init__(self, title: str, unit: str, parent: QWidget | None = None) -> None:
         super().__init__(parent=parent, background="w")
         self.unit = unit
-        self.setTitle(title, color="#222222", size="10pt")
-        self.setLabel("left", unit, color="#222222")
-        self.getAxis("left").enableAutoSIPrefix(False)  # the unit is fixed: no "Gbit/s (x0.001)" below 1 Gbit/s
-        self.setMouseEnabled(x=False, y=False)
-        self.hideButtons()
-        self.setMenuEnabled(False)
-        self.showGrid(x=False, y=True, alpha=0.25)
-        for axis in ("left", "bottom"):
-            self.getAxis(axis).setPen("#555555")
-            self.getAxis(axis).setTextPen("#222222")
+        _plot(self, title, unit)
         self.getAxis("bottom").setHeight(32)
         self.legend = self.addLegend(offset=(-10, 10), labelTextColor="#222222")
-        self.setMinimumHeight(200)
         self._items: list[pg.GraphicsObject] = []
         self.set_bars([], [], [])
 
@@ -109,9 +99,10 @@ class MeasuredVsExpectedChart(pg.PlotWidget):
 
 
 def _plot(widget: pg.PlotWidget, title: str, left: str) -> None:
+    """The look every benchmark chart shares: title, fixed unit on the left axis, no mouse zoom, light grid."""
     widget.setTitle(title, color="#222222", size="10pt")
     widget.setLabel("left", left, color="#222222")
-    widget.getAxis("left").enableAutoSIPrefix(False)
+    widget.getAxis("left").enableAutoSIPrefix(False)  # the unit is fixed: no "Gbit/s (x0.001)" below 1 Gbit/s
     widget.setMouseEnabled(x=False, y=False)
     widget.hideButtons()
     widget.setMenuEnabled(False)
