@@ -244,7 +244,8 @@ def test_nvds_mtu_from_uplink_profile_and_uplinks_from_pnics():
     (hf,) = n.host_results(inv)  # tn-edge01 left out
     assert hf.name == "tn-esx01" and hf.kind == "esxi"
     sw, _, host = _facts(hf)
-    assert sw["hs-fabric"] == {"kind": "opaque", "uplinks": ["vmnic1"], "mtu": 1700, "nsx_host_switch": True}  # profile mtu, not global 1600
+    # profile mtu, not global 1600; its transport zones were not read: whether it carries the overlay is unknown
+    assert sw["hs-fabric"] == {"kind": "opaque", "uplinks": ["vmnic1"], "mtu": 1700}
     assert "ens_mode" not in sw["hs-fabric"]  # 2.x: mode on the transport zone, not read
     assert host == {"kind": "esxi"}
     assert [rf.path for rf in hf.responses] == ["/api/v1/transport-nodes/66148b6a-3ad3-41cb-9c26-7e72e856ddb2",
@@ -270,11 +271,11 @@ def test_ens_interrupt_mode_and_unresolved_profile():
 def test_vds_standard_mode_needs_version_and_mtu_is_vcenters():
     with_version = n.build_inventory("nsx", transport_nodes=fixture_text(TN_VDS_SALT), version=fixture_text(VERSION))
     sw, _, _ = _facts(n.host_results(with_version)[0])
-    assert sw["dvs1"] == {"kind": "distributed", "ens_mode": "standard", "nsx_host_switch": True}  # NSX 3.1: STANDARD is what runs
+    assert sw["dvs1"] == {"kind": "distributed", "ens_mode": "standard"}  # NSX 3.1: STANDARD is what runs (zones not read)
     without = n.build_inventory("nsx", transport_nodes=fixture_text(TN_VDS_SALT))
     hf = n.host_results(without)[0]
     sw, _, _ = _facts(hf)
-    assert sw["dvs1"] == {"kind": "distributed", "nsx_host_switch": True}  # 4.2+ may realize STANDARD as EDP: unknown version → unset
+    assert sw["dvs1"] == {"kind": "distributed"}  # 4.2+ may realize STANDARD as EDP: unknown version → unset
     assert any("version is unknown" in x for x in hf.responses[0].result.notes)
 
 

@@ -168,7 +168,9 @@ class VmkernelNic(_WithEvidence):
 class Switch(_WithEvidence):
     """A virtual switch: ``kind`` is ``standard`` (vSwitch), ``distributed`` (VDS) or ``opaque``
     (N-VDS); ``mtu`` in bytes; ``uplinks`` are pNIC names; ``ipfix_enabled`` for VDS IPFIX;
-    ``nsx_host_switch`` True when NSX names it as a host switch of the transport node (it carries the overlay)."""
+    ``nsx_host_switch``: True when NSX names it as a host switch of the transport node that carries the overlay
+    (in an OVERLAY transport zone, or holding a TEP), False when NSX names it but only in VLAN transport zones, None
+    when unknown (:func:`nicadvisor.parsers.nsx_api.carries_overlay`)."""
 
     name: str
     kind: str | None = None
@@ -226,12 +228,13 @@ class Host(_WithEvidence):
     def overlay_switches(self) -> tuple[set[str], bool]:
         """(names of the switches known to carry the overlay, whether that set is complete).
 
-        A switch carries the overlay when a TEP vmknic is on it, when NSX names it as a host switch of this
-        transport node, or when it is an N-VDS (``opaque``). The set is complete when it is not empty and every
+        A switch carries the overlay when a TEP vmknic is on it, or when NSX names it as a host switch of this
+        transport node in an OVERLAY transport zone (``nsx_host_switch`` True). An N-VDS (``opaque``) alone is not
+        enough: one in VLAN transport zones only carries none. The set is complete when it is not empty and every
         TEP vmknic's switch is known; with a TEP whose switch is unknown, other switches may carry it too."""
         teps = [v for v in self.vmknics if v.is_tep]
         known = {v.switch for v in teps if v.switch}
-        known |= {s.name for s in self.switches if s.nsx_host_switch or s.kind == "opaque"}
+        known |= {s.name for s in self.switches if s.nsx_host_switch}
         return known, bool(known) and all(v.switch for v in teps)
 
     def overlay_role(self, pnic: PhysicalNic) -> str:

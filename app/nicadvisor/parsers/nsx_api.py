@@ -25,6 +25,8 @@ GitHub comment inside a Markdown fence) is read up to its last complete member a
 :func:`host_results` turns the inventory into :class:`~nicadvisor.parsers.base.ParseResult` facts per
 host: one ``Switch`` per host switch — ``kind`` ``"opaque"`` (N-VDS) or ``"distributed"`` (VDS),
 ``ens_mode`` (``"standard"``/``"ens"``/``"ens_interrupt"``), ``uplinks`` (N-VDS pNIC device names),
+``nsx_host_switch`` (whether it carries the overlay: True in an OVERLAY transport zone or with a realized TEP,
+False in VLAN transport zones only, unset when its zones were not read; :func:`carries_overlay`),
 ``mtu`` (N-VDS only: the uplink profile's ``mtu``, else the global ``physical_uplink_mtu``; a VDS MTU is
 owned by vCenter, §2.3, so NSX's value is only noted) — and the realized TEP vmknics.
 """
@@ -735,6 +737,63 @@ def _ens_mode(inv: NsxInventory, tn: TransportNode, hs: HostSwitch) -> tuple[str
                       f"zones was not read ({', '.join(tz_ids) or 'none named'}): mode unknown")
 
 
+def _zone_kind(z: TransportZone) -> str | None:
+    """``"overlay"`` or ``"vlan"`` from a zone's ``transport_type`` (Manager OVERLAY|VLAN; Policy OVERLAY_STANDARD,
+    OVERLAY_ENS, OVERLAY_BACKED, VLAN_BACKED), None when absent or not one of those."""
+    t = (z.transport_type or "").upper()
+    return "overlay" if t.startswith("OVERLAY") else "vlan" if t.startswith("VLAN") else None
+
+
+def carries_overlay(inv: NsxInventory, tn: TransportNode, hs: HostSwitch) -> tuple[bool | None, str]:
+    """Whether host switch ``hs`` of ``tn`` carries the Geneve overlay, and why: the value of
+    ``Switch.nsx_host_switch`` (the model's :meth:`~nicadvisor.model.Host.overlay_switches` decides on it).
+
+    True when it holds a realized TEP (``/state`` ``host_switch_states[].endpoints``) or is attached to an OVERLAY
+    transport zone; False when every one of its transport zones was read and is a VLAN zone (an NSX host switch for
+    VLAN segments only: no Geneve crosses it); None when that is not known (a zone not read, or none named), so its
+    overlay role stays unknown rather than assumed. The zones are the host switch's own
+    ``transport_zone_endpoints`` (NSX-T 3.x+), else its realized ``transport_zone_ids`` in ``/state``, else the
+    transport node's (NSX-T 2.x), of which a zone bound to another host switch by ``host_switch_name`` is left out.
+    """
+    st = inv.states.get(tn.id)
+    hss = next((x for x in (st.host_switch_states or []) if x.name == hs.name or (x.id and x.id == hs.id)), None) \
+        if st is not None else None
+    if hss is not None and hss.endpoints:
+        return True, (f"host switch {hs.name!r} holds {len(hss.endpoints)} realized TEP(s) "
+                      f"({', '.join(e.device_name for e in hss.endpoints)}) in transport node {tn.id}/state")
+    node_level = False  # NSX-T 2.x: the zones are named on the transport node, bound to a host switch by name
+    if hs.transport_zone_ids:
+        ids, where = hs.transport_zone_ids, f"{hs.path}.transport_zone_endpoints"
+    elif hss is not None and hss.transport_zone_ids:
+        ids, where = hss.transport_zone_ids, f"transport node {tn.id}/state host_switch_states {hs.name!r}"
+    else:
+        ids, where = tn.transport_zone_ids, "transport_zone_endpoints (transport node, NSX-T 2.x)"
+        node_level = True
+    if not ids:
+        return None, (f"no transport zone is named for host switch {hs.name!r} of transport node {tn.id}: whether it "
+                      "carries the overlay is unknown")
+    shown, unknown, kinds = [], [], set()
+    for t in ids:
+        z = inv.zone(t)
+        if z is not None and node_level and z.host_switch_name and z.host_switch_name != hs.name:
+            continue  # the zone belongs to another host switch of the node
+        kind = _zone_kind(z) if z is not None else None
+        if z is None or kind is None or (node_level and not z.host_switch_name and len(tn.host_switches) > 1):
+            unknown.append(t)
+            continue
+        kinds.add(kind)
+        shown.append(f"{z.display_name or z.id}: {z.transport_type}")
+    line = f"{where}: {', '.join(shown) or 'none of them read'}"
+    if "overlay" in kinds:
+        return True, f"{line} (host switch {hs.name!r} is in an overlay transport zone)"
+    if unknown:
+        return None, (f"transport zone(s) {', '.join(unknown)} of host switch {hs.name!r} not read or of unknown type: "
+                      "whether it carries the overlay is unknown")
+    if not kinds:
+        return None, f"no transport zone of host switch {hs.name!r} is its own: whether it carries the overlay is unknown"
+    return False, f"{line} (host switch {hs.name!r} is in VLAN transport zones only: it carries no overlay)"
+
+
 def _tn_result(inv: NsxInventory, tn: TransportNode) -> tuple[ParseResult, list[str]]:
     r = ParseResult(family=FAMILY)
     problems: list[str] = []
@@ -748,7 +807,10 @@ def _tn_result(inv: NsxInventory, tn: TransportNode) -> tuple[ParseResult, list[
         kline = (_line(f"{hs.path}.host_switch_type", hs.type) if hs.type_stated
                  else f"{hs.path}: no host_switch_type (NSX-T 2.x: N-VDS, the schema default)")
         r.switch(hs.name, "kind", kind, kline)
-        r.switch(hs.name, "nsx_host_switch", True, f"{hs.path}: host switch {hs.name!r} of transport node {tn.id}")
+        overlay, oline = carries_overlay(inv, tn, hs)
+        if overlay is None:
+            r.notes.append(f"{hs.name}: {oline}")
+        r.switch(hs.name, "nsx_host_switch", overlay, oline)
         mode, mline, mnote = _ens_mode(inv, tn, hs)
         r.switch(hs.name, "ens_mode", mode, mline)
         if mnote:

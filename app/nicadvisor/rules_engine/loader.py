@@ -5,25 +5,56 @@ recommendation, references, evidence?, overlay?, rollback?} ]``. Unknown keys ar
 ``rule.schema.json``); errors name the file and line. ``condition`` is a ``rule-engine`` expression
 over the facts of the object the rule applies to (see :mod:`nicadvisor.rules_engine.context`),
 compiled at load time so a syntax error is reported with its file and line, never at audit time.
+
+A file is also refused (``file:line``) for a key written twice in one mapping (YAML would keep the last one
+silently), a reference that names a document other than one of :data:`REFERENCE_DOCUMENTS`, and a condition that
+compares facts and values of types that can never match (``mtu == "9000"``, ``driver > 5``): conditions are
+type-checked against the facts' types (:func:`fact_types`, from the model dataclasses' annotations).
 """
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import string
+import types
+import typing
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import rule_engine
 import yaml
 
-from nicadvisor.model import Severity
+from nicadvisor.model import Host, KernelModule, PhysicalNic, Severity, Switch, VmkernelNic
 from nicadvisor.paths import rules_dir
-from nicadvisor.rules_engine.context import known_facts
+from nicadvisor.rules_engine.context import EXTRA_FACTS, known_facts
 
 _SCHEMA = json.loads((Path(__file__).with_name("rule.schema.json")).read_text(encoding="utf-8"))
 CONTEXT = rule_engine.Context(default_value=None)
+
+#: The reference documents a rule may cite as ``"<document> §<section>"``: those of ``shared/reference`` (the
+#: shipped rules cite them all; tests/rules/test_rule_file_checks.py keeps this list equal to that folder). Any
+#: other source is a URL or ``"vendor: …"``.
+REFERENCE_DOCUMENTS = frozenset({
+    "nsx-latency-part1-dfw.txt", "nsx-latency-part2-vxlan-dlr.txt", "nsx-t-performance-on-intel.txt",
+    "vds-ipfix-impact-nsxv.txt", "vmfex-vs-vswitch-netperf.txt",
+})
+
+_OBJECTS = {"pnic": PhysicalNic, "vmknic": VmkernelNic, "switch": Switch, "host": Host}
+#: Python types of the derived facts of :mod:`nicadvisor.rules_engine.context` (``EXTRA_FACTS``), by name; a
+#: ``"Class.field"`` string takes that model field's type. tests/rules/test_rule_file_checks.py checks that every
+#: derived fact has one and that the audit's contexts hold values of these types.
+DERIVED_FACT_TYPES: dict[str, Any] = {
+    "host_name": "Host.name", "host_kind": "Host.kind", "host_version": "Host.product_version",
+    "switch_name": "Switch.name", "switch_kind": "Switch.kind", "switch_mtu": "Switch.mtu",
+    "switch_ens_mode": "Switch.ens_mode", "module_version": "KernelModule.version",
+    "module_options": "KernelModule.options", "link_speed_gbps": float, "pcie_bandwidth_gbps": float,
+    "pcie_bandwidth_capable_gbps": float, "ports_line_rate_gbps": float, "has_tep": bool,
+    "rss_enable_command": str, "rss_rollback_command": str, "carries_tep": bool, "mtu_path_error": str,
+    "tep_count": int, "overlay_uplinks": int,
+}
 
 
 class RuleError(ValueError):
@@ -70,25 +101,160 @@ def _line_of(node: yaml.Node, path: list) -> int:
     return node.start_mark.line + 1
 
 
+def _nodes(node: object):
+    """Every expression of a compiled condition, ``node`` first (depth first)."""
+    yield node
+    children = list(getattr(node, "__dict__", {}).values())
+    for cls in type(node).__mro__:  # most expression classes keep their operands in __slots__
+        children += [getattr(node, slot) for slot in getattr(cls, "__slots__", ()) if hasattr(node, slot)]
+    for value in children:
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(v, (rule_engine.ast.ExpressionBase, rule_engine.ast.Statement)):
+                yield from _nodes(v)
+
+
 def _condition_names(compiled: rule_engine.Rule) -> set[str]:
     """The top-level symbols a compiled condition reads (``mtu``, ``module_options`` …)."""
-    names: set[str] = set()
+    return {n.name for n in _nodes(compiled.statement)
+            if isinstance(n, rule_engine.ast.SymbolExpression) and n.scope is None}
 
-    def walk(node: object) -> None:
-        if isinstance(node, rule_engine.ast.SymbolExpression):
-            if node.scope is None:
-                names.add(node.name)
-            return
-        children = list(getattr(node, "__dict__", {}).values())
-        for cls in type(node).__mro__:  # most expression classes keep their operands in __slots__
-            children += [getattr(node, slot) for slot in getattr(cls, "__slots__", ()) if hasattr(node, slot)]
-        for value in children:
-            for v in value if isinstance(value, (list, tuple)) else (value,):
-                if isinstance(v, (rule_engine.ast.ExpressionBase, rule_engine.ast.Statement)):
-                    walk(v)
 
-    walk(compiled.statement)
-    return names
+def _data_type(hint: Any) -> Any:
+    """The rule-engine DataType of a Python type hint (``int | None`` → FLOAT: null is allowed for every fact and
+    compared with ``== null``); UNDEFINED (not type-checked) when it has none."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(args) != 1:
+            return rule_engine.DataType.UNDEFINED
+        hint = args[0]
+    try:
+        return rule_engine.DataType.from_type(hint)
+    except (TypeError, ValueError):
+        return rule_engine.DataType.UNDEFINED
+
+
+def _field_hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def fact_types(applies_to: str) -> dict[str, Any]:
+    """The rule-engine DataType of every fact a condition on ``applies_to`` objects may use (:func:`known_facts`):
+    the model fields' annotations, and :data:`DERIVED_FACT_TYPES` for the derived ones (UNDEFINED, so not checked,
+    for a derived fact without a type there)."""
+    return dict(_fact_types(applies_to))
+
+
+@functools.lru_cache(maxsize=None)
+def _fact_types(applies_to: str) -> tuple[tuple[str, Any], ...]:
+    classes = {"Host": Host, "Switch": Switch, "KernelModule": KernelModule}
+    hints = _field_hints(_OBJECTS[applies_to])
+    out = {}
+    for name in known_facts(applies_to):
+        hint = hints.get(name) if name not in EXTRA_FACTS[applies_to] else DERIVED_FACT_TYPES.get(name)
+        if isinstance(hint, str):
+            cls, _, attr = hint.partition(".")
+            hint = _field_hints(classes[cls]).get(attr)
+        out[name] = _data_type(hint) if hint is not None else rule_engine.DataType.UNDEFINED
+    return tuple(sorted(out.items()))
+
+
+def _typed_context(applies_to: str) -> rule_engine.Context:
+    """A rule-engine Context that knows the type of each fact (unknown names stay UNDEFINED: they are refused with
+    their own message)."""
+    known = fact_types(applies_to)
+    return rule_engine.Context(default_value=None,
+                               type_resolver=lambda name: known.get(name, rule_engine.DataType.UNDEFINED))
+
+
+_TYPE_WORDS = {"FLOAT": "number", "STRING": "string", "BOOLEAN": "boolean", "ARRAY": "list", "MAPPING": "map",
+               "NULL": "null"}
+
+
+def _type_name(dt: Any) -> str:
+    """``number``, ``string``, ``boolean``, ``list``, ``map`` … for a rule-engine DataType."""
+    name = str(getattr(dt, "name", dt))
+    return _TYPE_WORDS.get(name, name.lower())
+
+
+def _type_mismatch(statement: object) -> str | None:
+    """Why a condition compiled with typed facts can never match: an equality (``==``/``!=``) or membership (``in``)
+    between values of types that are never equal (rule-engine accepts those and evaluates them to false/true);
+    None when there is no such comparison."""
+    DT = rule_engine.DataType
+    ast = rule_engine.ast
+
+    def defined(dt: Any) -> bool:
+        return dt is not None and dt != DT.UNDEFINED and dt != DT.NULL
+
+    def side(node: object) -> str:
+        kind = _type_name(getattr(node, "result_type", "?"))
+        if isinstance(node, ast.SymbolExpression):
+            return f"{node.name} ({kind})"
+        if isinstance(node, ast.LiteralExpressionBase) and not isinstance(node.value, (list, tuple, dict)):
+            value = repr(node.value) if isinstance(node.value, str) else str(node.value)
+            return f"{value} ({kind})"
+        return kind
+
+    for node in _nodes(statement):
+        if (type(node) is ast.ComparisonExpression and defined(node.left.result_type)  # == and != only
+                and defined(node.right.result_type)
+                and not DT.is_compatible(node.left.result_type, node.right.result_type)):
+            op = "==" if node.type == "eq" else "!="
+            return f"{side(node.left)} {op} {side(node.right)}: values of different types are never equal"
+        if isinstance(node, ast.ContainsExpression):
+            held = getattr(node.container.result_type, "value_type", None)
+            if defined(held) and defined(node.member.result_type) and not DT.is_compatible(held, node.member.result_type):
+                return (f"{side(node.member)} in {side(node.container)}: the list holds {_type_name(held)} "
+                        f"values, so it is never found")
+    return None
+
+
+def check_condition_types(condition: str, applies_to: str) -> str | None:
+    """Why ``condition`` on ``applies_to`` objects compares facts with values of the wrong type (``mtu == "9000"``,
+    ``driver > 5``), or None when its types fit the facts'. The condition must compile untyped already."""
+    context = _typed_context(applies_to)
+    try:
+        typed = rule_engine.Rule(condition, context=context)
+    except rule_engine.errors.EngineError as exc:
+        facts = fact_types(applies_to)
+        named = sorted(_condition_names(rule_engine.Rule(condition, context=CONTEXT)) & set(facts))
+        return (f"it compares or computes with values of different types ({exc}; "
+                + ", ".join(f"{n} is a {_type_name(facts[n])}" for n in named) + ")")
+    return _type_mismatch(typed.statement)
+
+
+class _DuplicateKey(yaml.constructor.ConstructorError):
+    """A key written twice in one YAML mapping (``problem_mark`` is the second one)."""
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a key written twice in one mapping (YAML keeps the last one silently: a
+    rule written ``severity: info`` then ``severity: error`` would load as an error rule)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[object, int] = {}
+        for key_node, _value in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise _DuplicateKey(None, None, f"duplicate key {key!r} (first at line {seen[key]}): YAML would "
+                                    f"silently keep only the last value", key_node.start_mark)
+            seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+def _reference_problem(ref: str) -> str | None:
+    """Why ``ref`` does not name a known source, or None: ``"<document> §<section>"`` must name one of
+    :data:`REFERENCE_DOCUMENTS` (the schema already requires that form, a URL or ``"vendor: …"``)."""
+    if "://" in ref or ref.startswith("vendor: "):
+        return None
+    doc, sep, _section = ref.partition(" §")
+    if sep and doc not in REFERENCE_DOCUMENTS:
+        return (f"reference {ref!r} names {doc!r}, which is not a reference document (one of "
+                f"{', '.join(sorted(REFERENCE_DOCUMENTS))}; or cite a URL or \"vendor: …\")")
+    return None
 
 
 def load_rule_file(path: Path) -> list[Rule]:
@@ -96,7 +262,9 @@ def load_rule_file(path: Path) -> list[Rule]:
     text = path.read_text(encoding="utf-8")
     try:
         node = yaml.compose(text)
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    except _DuplicateKey as exc:
+        raise RuleError(f"{path}:{exc.problem_mark.line + 1}: {exc.problem}") from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else 0
@@ -127,6 +295,14 @@ def load_rule_file(path: Path) -> list[Rule]:
                 kline = _line_of(node, ["rules", i, key])
                 raise RuleError(f"{path}:{kline}: rule {item['id']}: {key} names unknown fact(s) "
                                 f"{', '.join(unknown)} for {item['applies_to']} (see rules/README.md)")
+        why = check_condition_types(item["condition"], item["applies_to"])
+        if why:
+            cline = _line_of(node, ["rules", i, "condition"])
+            raise RuleError(f"{path}:{cline}: rule {item['id']}: condition {item['condition']!r} can never match: {why}")
+        for j, ref in enumerate(item["references"]):
+            why = _reference_problem(ref)
+            if why:
+                raise RuleError(f"{path}:{_line_of(node, ['rules', i, 'references', j])}: rule {item['id']}: {why}")
         if item.get("overlay") and item["applies_to"] not in ("pnic", "switch"):
             raise RuleError(f"{path}:{_line_of(node, ['rules', i, 'overlay'])}: rule {item['id']}: overlay: true is "
                             f"for pnic and switch rules (a vmknic rule names is_tep in its condition)")
