@@ -582,13 +582,35 @@ def cmd_rules(args) -> int:
 
 def cmd_vcg(args) -> int:
     """``nic-advisor vcg import FILE... [--dry-run] [--replace]`` / ``vcg status`` / ``vcg export FILE`` /
-    ``vcg fetch`` (download the public vSAN HCL, then import it as with ``import``): the
-    compatibility guide the user imports (:mod:`nicadvisor.vcg.guide_store`). Import prints the diff and applies it
-    atomically (``--dry-run``: only the diff). Returns 0, or 2 for a file that cannot be imported (nothing changes)."""
-    from nicadvisor.collect.guide_fetch import GuideFetchError, fetch_guide
+    ``vcg fetch`` (download the public vSAN HCL into a temporary folder, removed afterwards, then import it as with
+    ``import``): the compatibility guide the user imports (:mod:`nicadvisor.vcg.guide_store`). Import prints what
+    it read (with the date of the data, or that none is stated), the warnings, the diff and its notes, and applies
+    it atomically (``--dry-run``: only the diff; an import that changes nothing writes nothing). Returns 0, or 2 for
+    a file that cannot be imported or an import that would make the stored guide too large (nothing changes)."""
+    from nicadvisor.collect.guide_fetch import GuideFetchError, downloaded_guide
     from nicadvisor.vcg.guide_formats import GuideFormatError, write_exchange_csv, write_exchange_json
     from nicadvisor.vcg.guide_store import (GuideStoreError, apply_import, guide_dir, load_dataset, plan_import,
                                             staleness)
+
+    def run_import(files) -> int:
+        plan = plan_import(files, replace=args.replace, companion=args.companion)
+        for f in plan.read:
+            date = (f"data of {f.data_date.date().isoformat()}" if f.data_date else
+                    "date of the data not stated (its age is counted from the import date)")
+            print(f"read {f.path}: {f.format}, {len(f.listings)} listing(s), {date}, sha256 {f.sha256}")
+        for w in plan.warnings:
+            print(f"  warning: {w}")
+        for line in plan.diff.lines():
+            print(line)
+        if plan.unchanged:
+            print(f"nothing to change: the imported guide stays version {plan.current_version}")
+            return EXIT_READY
+        if args.dry_run:
+            print("dry run: nothing was changed")
+            return EXIT_READY
+        path = apply_import(plan)
+        print(f"imported as version {plan.new.version}: {path}")
+        return EXIT_READY
 
     try:
         if args.action in ("import", "fetch"):
@@ -598,25 +620,13 @@ def cmd_vcg(args) -> int:
                     return EXIT_INPUT
                 print(f"downloading {args.url} (timeout {args.timeout:g} s"
                       + (f", proxy {args.proxy}" if args.proxy else "") + ")", file=sys.stderr)
-                args.files = [str(fetch_guide(args.url, timeout_s=args.timeout, proxy=args.proxy,
-                                              ca_file=args.ca_file))]
+                with downloaded_guide(args.url, timeout_s=args.timeout, proxy=args.proxy,
+                                      ca_file=args.ca_file) as fetched:
+                    return run_import([str(fetched)])
             if not args.files:
                 print("nic-advisor vcg import: name one or more guide files", file=sys.stderr)
                 return EXIT_INPUT
-            plan = plan_import(args.files, replace=args.replace, companion=args.companion)
-            for f in plan.read:
-                date = f.data_date.date().isoformat() if f.data_date else "no date stated"
-                print(f"read {f.path}: {f.format}, {len(f.listings)} listing(s), data of {date}, sha256 {f.sha256}")
-            for w in plan.warnings:
-                print(f"  skipped: {w}")
-            for line in plan.diff.lines():
-                print(line)
-            if args.dry_run:
-                print("dry run: nothing was changed")
-                return EXIT_READY
-            path = apply_import(plan)
-            print(f"imported as version {plan.new.version}: {path}")
-            return EXIT_READY
+            return run_import(args.files)
         data = load_dataset()
         if args.action == "export":
             if not args.files or len(args.files) != 1:
@@ -626,10 +636,11 @@ def cmd_vcg(args) -> int:
                 print("nic-advisor vcg export: no compatibility guide was imported", file=sys.stderr)
                 return EXIT_INPUT
             out = Path(args.files[0])
+            # the export carries the data's own age (the oldest date the guide is aged from), not the export time
             if out.suffix.lower() == ".csv":
-                write_exchange_csv(data.listings, out)
+                write_exchange_csv(data.listings, out, data_date=data.data_date())
             else:
-                write_exchange_json(data.listings, out, source_note=data.describe())
+                write_exchange_json(data.listings, out, source_note=data.describe(), data_date=data.data_date())
             print(f"wrote {len(data.listings)} listing(s) to {out}")
             return EXIT_READY
         if data is None:
@@ -638,8 +649,8 @@ def cmd_vcg(args) -> int:
         devices = {(g.vid, g.did, g.svid, g.ssid) for g in data.listings}
         print(f"compatibility guide version {data.version}: {len(devices)} device(s), {len(data.listings)} listing(s)")
         for f in data.files:
-            print(f"  {f.name}: {f.format}, data of {(f.data_date or 'no date stated')[:10]}, imported "
-                  f"{f.imported_at}, {f.listings} listing(s), sha256 {f.sha256}")
+            print(f"  {f.name}: {f.format}, {f.date_text()}, first imported {f.imported_at}, {f.listings} "
+                  f"listing(s), sha256 {f.sha256}")
         stale = staleness(data)
         if stale:
             print(f"{stale[0]}: {stale[1]}")
@@ -751,8 +762,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--companion", metavar="RESULTS.json",
                    help="with import of a Broadcom guide details answer: the saved search answer that names its PCI IDs")
     v.add_argument("--replace", action="store_true",
-                   help="with import: the files replace the whole imported guide (default: they update the devices "
-                        "they name)")
+                   help="with import: the files replace the whole imported guide (default: they update what they "
+                        "name, per device, ESXi release and kind of source; a full vSAN HCL replaces the earlier one)")
     from nicadvisor.collect.guide_fetch import DEFAULT_TIMEOUT_S, VSAN_HCL_URL
 
     v.add_argument("--url", default=VSAN_HCL_URL, help=f"with fetch: what to download (default {VSAN_HCL_URL}, "

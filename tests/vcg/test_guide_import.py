@@ -130,8 +130,9 @@ def test_driver_version_not_listed_names_the_listed_ones(snapshot):
 def test_device_not_listed_for_the_hosts_release(tmp_path):
     # the snapshot lists the BCM57414 for 8.0 and 9.0; the exchange file covers ESXi 6.7 (an X710 listing)
     apply_import(plan_import([SNAPSHOT, EXCHANGE], tmp_path), tmp_path)
-    f = _only(guide_findings([_bcm("236.1.128.0", "36.11.73.00", product="6.7.0")], load_dataset(tmp_path)),
-              "guide-device-not-listed")
+    host = _bcm("236.1.128.0", "36.11.73.00", product="6.7.0")
+    host.build = "8169922"  # the ESXi 6.7 GA build: "6.7.0" alone names no update level (it prints it for every one)
+    f = _only(guide_findings([host], load_dataset(tmp_path)), "guide-device-not-listed")
     assert f.severity is Severity.ERROR and "not for ESXi 6.7" in f.message and "ESXi 8.0" in f.message
 
 

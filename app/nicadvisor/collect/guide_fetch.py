@@ -6,12 +6,20 @@ The one public compatibility-data endpoint that needs no login is the vSAN HCL J
 Broadcom KB 315556 "Updating the vSAN HCL database manually"; shared/design/research/vcg-data.md §2.3). Its ``nic``
 part lists vSAN/RDMA NICs with driver → firmware pairs per release; it is not an NSX feature source. The Broadcom
 Compatibility Guide has no official API (vcg-data.md §1), so its answers are imported from files the user saved.
+
+A download goes into a temporary folder of its own unless a folder is given: :func:`downloaded_guide` removes it
+when its ``with`` block ends; :func:`fetch_guide` removes it when the download fails, else at the latest when the
+program exits.
 """
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
+import shutil
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 VSAN_HCL_URL = "https://vvs.broadcom.com/service/vsan/all.json"
 DEFAULT_TIMEOUT_S = 30.0
@@ -23,9 +31,30 @@ class GuideFetchError(Exception):
     """The download failed: the message names the URL and the cause (timeout, TLS, HTTP status, too large)."""
 
 
+_TEMP_DIRS: set[Path] = set()
+
+
+def _remove_temp_dirs() -> None:
+    for folder in list(_TEMP_DIRS):
+        shutil.rmtree(folder, ignore_errors=True)
+        _TEMP_DIRS.discard(folder)
+
+
+atexit.register(_remove_temp_dirs)
+
+
+def _discard(path: Path, own_dir: Path | None) -> None:
+    path.unlink(missing_ok=True)
+    if own_dir is not None:
+        shutil.rmtree(own_dir, ignore_errors=True)
+        _TEMP_DIRS.discard(own_dir)
+
+
 def fetch_guide(url: str = VSAN_HCL_URL, *, timeout_s: float = DEFAULT_TIMEOUT_S, proxy: str | None = None,
                 ca_file: str | None = None, max_bytes: int = MAX_DOWNLOAD_BYTES, folder: Path | None = None) -> Path:
-    """Download ``url`` into a new file in ``folder`` (default: a temporary folder) and return its path.
+    """Download ``url`` into a new file in ``folder`` (default: a new temporary folder, removed when the download
+    fails and at the latest when the program exits — use :func:`downloaded_guide` to remove it sooner) and return
+    its path.
 
     ``timeout_s`` bounds the connection and each read (seconds); ``proxy`` (``http://host:port``) is used for
     http and https; ``ca_file`` replaces the system's CA store for TLS verification (never disabled). The body is
@@ -36,7 +65,10 @@ def fetch_guide(url: str = VSAN_HCL_URL, *, timeout_s: float = DEFAULT_TIMEOUT_S
     if not url.startswith("https://"):
         raise GuideFetchError(f"{url}: only https:// downloads are made (the data decides compatibility findings)")
     proxies = {"http": proxy, "https": proxy} if proxy else None
-    target_dir = folder or Path(tempfile.mkdtemp(prefix="nic-advisor-guide-"))
+    own_dir = None if folder else Path(tempfile.mkdtemp(prefix="nic-advisor-guide-"))
+    if own_dir is not None:
+        _TEMP_DIRS.add(own_dir)
+    target_dir = folder or own_dir
     name = url.rstrip("/").rsplit("/", 1)[-1] or "guide.json"
     path = target_dir / name
     try:
@@ -56,16 +88,28 @@ def fetch_guide(url: str = VSAN_HCL_URL, *, timeout_s: float = DEFAULT_TIMEOUT_S
                         raise GuideFetchError(f"{url}: more than {max_bytes} bytes; download stopped")
                     fh.write(chunk)
     except GuideFetchError:
-        path.unlink(missing_ok=True)
+        _discard(path, own_dir)
         raise
     except requests.exceptions.SSLError as exc:
-        path.unlink(missing_ok=True)
+        _discard(path, own_dir)
         raise GuideFetchError(f"{url}: TLS verification failed ({exc.__class__.__name__}); a proxy that "
                               "intercepts TLS needs its CA given with --ca-file") from exc
     except requests.exceptions.Timeout as exc:
-        path.unlink(missing_ok=True)
+        _discard(path, own_dir)
         raise GuideFetchError(f"{url}: no answer within {timeout_s:g} s") from exc
     except (requests.exceptions.RequestException, OSError) as exc:
-        path.unlink(missing_ok=True)
+        _discard(path, own_dir)
         raise GuideFetchError(f"{url}: {exc.__class__.__name__}: {exc}") from exc
     return path
+
+
+@contextlib.contextmanager
+def downloaded_guide(url: str = VSAN_HCL_URL, **options) -> Iterator[Path]:
+    """``with downloaded_guide(url, timeout_s=…, proxy=…, ca_file=…) as path:`` — :func:`fetch_guide` into a
+    temporary folder that is removed when the block ends (the caller reads the file inside the block; with a
+    ``folder`` option the file is removed and the folder kept). Raises GuideFetchError as fetch_guide does."""
+    path = fetch_guide(url, **options)
+    try:
+        yield path
+    finally:
+        _discard(path, path.parent if path.parent in _TEMP_DIRS else None)

@@ -3,22 +3,42 @@
 For a physical pNIC with known VID/DID on an ESXi host whose release is known (:func:`nicadvisor.vcg.builds.
 guide_release`: "ESXi 8.0 U2" from the build or the version):
 
-* ``guide-device-not-listed`` (error): the guide lists the device, but not for the host's release, while the
-  imported data does cover that release (other devices are listed for it) — the release the host runs is not
-  certified for this NIC; ``guide-release-not-imported`` (info) when no imported listing names that release at all;
+* ``guide-device-not-listed``: the guide lists the device, but not for the host's release, while imported data of
+  the same kind (``GuideListing.source``) covers that release for other devices. An **error** when an I/O-guide
+  answer (Broadcom Compatibility Guide, old VCG API) or an exchange file that does not name its source says so; a
+  **warning** worded for what it is when only the vSAN HCL says so — the vSAN HCL lists NICs certified for
+  vSAN/RDMA, so a NIC missing there for a release is not "not certified" for general networking;
+* ``guide-release-not-stated`` (info): some listing of the device names no release, or a release label that was
+  not understood (kept as written at import): the guide then does not decide whether the device is listed for the
+  host's release, and nothing is claimed;
+* ``guide-release-not-imported`` (info): the data that lists the device has no listing for the host's release at
+  all (a file saved for other releases): its absence says nothing;
+* ``guide-driver-unchecked`` (info): the device is listed for the release, but the imported data names no driver
+  for it (a search answer): driver and firmware were not checked;
 * ``guide-driver-not-listed`` (warning): the device is listed for the release, but not with the host's driver
-  version (the listed versions of that driver are named);
-* ``guide-firmware-not-listed`` (warning): the driver version is listed, with firmware versions, and the host's
-  firmware is none of them;
-* ``guide-newer-driver-adds-feature`` (info): a newer listed version of the same driver adds a feature (Geneve
-  offload, Geneve Rx filters, Enhanced Datapath) that the host's listed version does not have;
-* ``guide-listed`` (info): the device, driver and firmware match a listing (the listing's features named).
+  module and version. Modules are compared exactly (``i40en`` is not ``i40en_ens``: ENS and non-ENS drivers are
+  listed apart; ``-``/``_`` and a remark in parentheses do not count); versions by their numbers, and by the whole
+  text, build suffix included (``1.0-1OEM.700`` is not ``1.0-2vmw.800``), when host and listing both give one;
+* ``guide-firmware-unknown`` (info): the driver version is listed with firmware versions but the host's firmware
+  was not read (the finding says how: ``esxcli network nic get -n vmnicX``);
+* ``guide-firmware-unclear`` (info): the firmware read and the one listed agree only as far as the shorter goes
+  (listed ``14``, read ``14.30.1004``), or the listing pairs the firmware with an additional firmware version the
+  firmware text read does not show;
+* ``guide-firmware-not-listed`` (warning): the driver version is listed with firmware versions and the host's
+  firmware is none of them. Firmware texts are compared token by token (the first token, and the next ones when
+  the listing gives them; ``/pkg …`` tails dropped), each token by whole dot-separated components (numbers as
+  numbers, trailing zero components ignored): listed ``14`` does not match ``14.30.1004``;
+* ``guide-newer-driver-adds-feature`` (info): a newer listed version of the same driver module adds a feature
+  (Geneve offload, Geneve Rx filters, Enhanced Datapath) that the host's listed version does not have;
+* ``guide-listed`` (info, what makes the driver column pass): device, driver module and version, and firmware (when
+  the listing names any) match a listing (the listing's features named; a build suffix not compared is said).
 
 A device the guide does not list at all gives nothing: the files a user imports need not cover every device (the
 vSAN HCL lists only vSAN/RDMA NICs), so absence proves nothing. A device listed only for other subsystems (SVID/SSID)
-is left alone unless the host's subsystem is known. Every finding cites the imported files (name, format, data date,
-sha256) and says "compatibility guide data (imported)". When the data is older than 90 / 180 days, one
-``guide-data-stale`` warning / error per audited ESXi host says so (as vSAN Health does for its HCL database).
+is left alone unless the host's subsystem is known. Every finding cites the imported files (name, format, data date
+or "date of the data not stated; imported on …", sha256) and says "compatibility guide data (imported)". When the
+data is older than 90 / 180 days, one ``guide-data-stale`` warning / error per audited ESXi host says so (as vSAN
+Health does for its HCL database).
 """
 from __future__ import annotations
 
@@ -28,7 +48,7 @@ from nicadvisor.model import Finding, Host, PhysicalNic, Severity
 from nicadvisor.vcg.builds import guide_release
 from nicadvisor.vcg.guide_formats import GuideListing
 from nicadvisor.vcg.guide_store import GuideDataset, staleness
-from nicadvisor.vcg.normalize import firmware_matches, normalise_driver, version_key
+from nicadvisor.vcg.normalize import driver_module, normalise_driver, parse_release, version_key
 
 #: Features whose absence matters for the overlay, by how the guide may spell them (lower case) → label.
 _FEATURES = {"geneve-offload": "Geneve offload", "geneve offload": "Geneve offload",
@@ -36,6 +56,9 @@ _FEATURES = {"geneve-offload": "Geneve offload", "geneve offload": "Geneve offlo
              "geneve rx filter": "Geneve Rx filters", "enhanced datapath - interrupt mode": "ENS interrupt mode",
              "enhanced datapath - poll mode": "ENS poll mode", "n-vds enhanced datapath": "Enhanced Datapath"}
 TRUST = "compatibility guide data (imported)"
+_KIND = {"vsan-hcl": "the vSAN HCL", "bcg-results": "a Broadcom Compatibility Guide search answer",
+         "bcg-details": "a Broadcom Compatibility Guide details answer", "vcg-api": "a VCG API answer",
+         None: "an exchange file that does not name its source"}
 
 
 def _subsystem_ok(g: GuideListing, p: PhysicalNic) -> bool:
@@ -53,12 +76,87 @@ def _features(listings: list[GuideListing]) -> set[str]:
     return {_FEATURES[f.lower()] for g in listings for f in g.features if f.lower() in _FEATURES}
 
 
-def _same_version(a: str | None, b: str | None) -> bool:
-    return bool(a and b) and version_key(a) == version_key(b)
+def _has_suffix(version: str) -> bool:
+    return "-" in version.strip().strip("-")
 
 
-def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset) -> list[Finding]:
-    """The guide findings of one pNIC (see the module docstring); [] when the guide does not list it."""
+def _same_version(listed: str | None, host: str | None) -> bool:
+    """Same numbers (:func:`version_key`), and the same whole text, build suffix included, when both give one."""
+    if not (listed and host) or version_key(listed) != version_key(host):
+        return False
+    if _has_suffix(listed) and _has_suffix(host):
+        return listed.strip().casefold() == host.strip().casefold()
+    return True
+
+
+def _understood(release: str | None) -> bool:
+    return release is not None and parse_release(release) is not None
+
+
+def _fw_tokens(text: str) -> list[str]:
+    return [t.split("/")[0] for t in text.split() if t.split("/")[0]]
+
+
+def _components(token: str) -> list[int | str]:
+    parts: list[int | str] = [int(c) if c.isdigit() else c.casefold() for c in token.split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return parts
+
+
+def _token_match(host: str, listed: str) -> str:
+    """"yes" (same components), "partial" (one is a component prefix of the other) or "no"."""
+    h, g = _components(host), _components(listed)
+    if h == g:
+        return "yes"
+    shorter = min(len(h), len(g))
+    return "partial" if h[:shorter] == g[:shorter] else "no"
+
+
+def firmware_match(host: str | None, listed: str | None) -> str | None:
+    """How the host's firmware text compares with a listed one: "yes", "partial" (they agree only as far as the
+    shorter goes: listed ``14``, host ``14.30.1004``; or the host shows fewer tokens than listed), "no", or None
+    when either is missing or ``N/A``. Tokens (whitespace-separated, ``/…`` tails dropped) are compared in order,
+    as many as the listing gives, each by whole dot-separated components."""
+    if not host or not listed or host.strip().upper() in ("N/A", "NA") or listed.strip().upper() in ("N/A", "NA"):
+        return None
+    h, g = _fw_tokens(host), _fw_tokens(listed)
+    if not h or not g:
+        return None
+    result = "yes"
+    for i, token in enumerate(g):
+        if i >= len(h):
+            result = "partial"
+            continue
+        m = _token_match(h[i], token)
+        if m == "no":
+            return "no"
+        if m == "partial":
+            result = "partial"
+    return result
+
+
+def _shows(host: str, additional: str) -> bool:
+    """True when every token of ``additional`` is one of the host firmware text's tokens."""
+    have = _fw_tokens(host)
+    return all(any(_token_match(h, a) == "yes" for h in have) for a in _fw_tokens(additional))
+
+
+def _coverage(data: GuideDataset) -> set[tuple[str | None, str | None]]:
+    """(source, release) pairs the data has listings for."""
+    return {(g.source, g.release) for g in data.listings}
+
+
+def _said_by(listings: list[GuideListing]) -> str:
+    kinds = {g.source for g in listings}
+    return "the vSAN HCL" if kinds == {"vsan-hcl"} else "the guide"
+
+
+def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset,
+                      coverage: set[tuple[str | None, str | None]] | None = None) -> list[Finding]:
+    """The guide findings of one pNIC (see the module docstring); [] when the guide does not list it.
+    ``coverage``: the (source, release) pairs of ``data`` (computed when not given; :func:`guide_findings` passes
+    it once for all pNICs)."""
     if p.is_physical is False or not (p.vid and p.did) or host.kind != "esxi":
         return []
     listed = [g for g in data.for_device(p.vid.lower(), p.did.lower()) if _subsystem_ok(g, p)]
@@ -68,7 +166,7 @@ def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset) -> list[Fi
     refs = (f"compatibility guide (imported): {data.describe()}",)
     evidence = tuple(p.evidence[k] for k in ("vid", "did", "svid", "ssid", "driver", "driver_version",
                                              "firmware_version") if k in p.evidence)
-    model = listed[0].model
+    model = f"{listed[0].model} ({p.vid}:{p.did})" if listed[0].model else f"the device {p.vid}:{p.did}"
     release = guide_release(host.product_version, host.build)
 
     def finding(rule_id: str, title: str, severity: Severity, message: str, recommendation: str) -> Finding:
@@ -78,69 +176,155 @@ def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset) -> list[Fi
 
     if release is None:
         return [finding("guide-release-unknown", "Compatibility guide: host release unknown", Severity.INFO,
-                        f"{model} ({p.vid}:{p.did}) is in the imported guide, but the ESXi release of {host.name} "
+                        f"{model} is in the imported guide, but the ESXi release of {host.name} "
                         "was not read, so its listing cannot be checked.",
                         "Audit the host with esxcli system version get (or through vCenter) so its release is known.")]
     for_release = [g for g in listed if g.release == release]
-    if not for_release and not any(g.release == release for g in data.listings):
-        # the imported files hold no listing of this release at all (a file saved for one release only): its
-        # absence says nothing about this device
-        return [finding("guide-release-not-imported", "Compatibility guide: host release not in the imported data",
-                        Severity.INFO,
-                        f"The imported guide has no listing for {release} at all, so whether {model} ({p.vid}:{p.did}) "
-                        f"is listed for it cannot be told from it.",
-                        f"Import the guide's data for {release} (nic-advisor vcg import FILE).")]
     if not for_release:
-        others = sorted({g.release for g in listed if g.release})
-        return [finding("guide-device-not-listed", "NIC not listed for this ESXi release", Severity.ERROR,
-                        f"{model} ({p.vid}:{p.did}) is listed in the compatibility guide for "
-                        f"{', '.join(others) or 'other releases'}, not for {release}, which {host.name} runs.",
-                        f"Run {host.name} on a release the guide lists for this NIC, or replace the NIC with one "
-                        f"listed for {release}.")]
-    driver = normalise_driver(p.driver)
-    same_driver = [g for g in for_release if normalise_driver(g.driver) == driver] if driver else []
+        return [_not_for_release(host, p, data, listed, release, model, finding,
+                                 _coverage(data) if coverage is None else coverage)]
+    said = _said_by(for_release)
+    module = driver_module(p.driver)
+    with_driver = [g for g in for_release if g.driver]
+    if module and not with_driver:
+        kinds = sorted({_KIND[g.source] for g in for_release})
+        return [finding("guide-driver-unchecked", "Listed for the release; no driver data imported", Severity.INFO,
+                        f"{model} is listed for {release} ({said}), but the imported data ("
+                        f"{', '.join(kinds)}) names no driver or firmware for it, so {p.driver} "
+                        f"{p.driver_version or ''}".rstrip() + " and the firmware of " + p.name + " were not checked.",
+                        f"Import the guide's details for {model} on {release} (a Broadcom Compatibility Guide details "
+                        "answer, with its search answer as --companion), or check the driver/firmware pair there.")]
+    same_driver = [g for g in with_driver if driver_module(g.driver) == module] if module else []
     mine = [g for g in same_driver if _same_version(g.driver_version, p.driver_version)]
     out: list[Finding] = []
-    if driver and p.driver_version and not mine:
+    if module and p.driver_version and not mine:
         versions = sorted({g.driver_version for g in same_driver if g.driver_version}, key=lambda v: version_key(v) or "")
-        other = sorted({f"{g.driver} {g.driver_version}" for g in for_release if g.driver} - {
-            f"{g.driver} {g.driver_version}" for g in same_driver})
+        other = sorted({f"{g.driver} {g.driver_version or ''}".rstrip() for g in with_driver
+                        if driver_module(g.driver) != module})
         listed_text = (f"lists {p.driver} {', '.join(versions)}" if versions else
                        f"lists other drivers ({', '.join(other[:6])})" if other else "lists no driver")
+        twins = sorted({g.driver for g in with_driver if driver_module(g.driver) != module
+                        and normalise_driver(g.driver) == normalise_driver(p.driver)})
+        apart = (f" {', '.join(twins)} is another module than {p.driver}: ENS and non-ENS drivers are listed apart."
+                 if twins else "")
         out.append(finding("guide-driver-not-listed", "Driver version not listed for this NIC and release",
                            Severity.WARNING,
-                           f"{p.name} runs {p.driver} {p.driver_version}; for {model} on {release} the guide "
-                           f"{listed_text}.",
-                           f"Install a driver version the guide lists for {model} on {release}"
+                           f"{p.name} runs {p.driver} {p.driver_version}; for {model} on {release} {said} "
+                           f"{listed_text}.{apart}",
+                           f"Install a driver version {said} lists for {model} on {release}"
                            + (f" ({p.driver} {versions[-1]})" if versions else "") + ", with its listed firmware."))
-    if mine:
-        firmwares = sorted({fw for g in mine for fw in g.firmware})
-        if firmwares and p.firmware_version and not any(firmware_matches(p.firmware_version, fw) for fw in firmwares):
-            out.append(finding("guide-firmware-not-listed", "Firmware not the listed driver/firmware pair",
-                               Severity.WARNING,
-                               f"{p.name} has firmware {p.firmware_version}; with {p.driver} {p.driver_version} on "
-                               f"{release} the guide lists firmware {', '.join(firmwares[:8])}.",
-                               f"Update the firmware of {p.name} to a version listed with {p.driver} "
-                               f"{p.driver_version} (or move both to another listed pair)."))
-        have = _features(mine)
-        newer = [g for g in same_driver if (version_key(g.driver_version) or "") > (version_key(p.driver_version) or "")]
-        adds: dict[str, str] = {}
-        for g in sorted(newer, key=lambda g: version_key(g.driver_version) or ""):
-            for feature in _features([g]) - have:
-                adds.setdefault(feature, g.driver_version or "")
-        for feature, version in adds.items():
-            out.append(finding("guide-newer-driver-adds-feature", f"A newer listed driver adds {feature}",
-                               Severity.INFO,
-                               f"{p.name} runs {p.driver} {p.driver_version}, listed without {feature}; the guide "
-                               f"lists {p.driver} {version} with {feature} for {model} on {release}.",
-                               f"Update {p.driver} to {version} (with its listed firmware) to get {feature}."))
-        if not out:
-            feats = sorted(have)
-            out.append(finding("guide-listed", "Listed in the compatibility guide", Severity.INFO,
-                               f"{model} with {p.driver} {p.driver_version} is listed for {release}"
-                               + (f" with {', '.join(feats)}" if feats else "") + ".",
-                               "Nothing to change for the listing."))
+    if not mine:
+        return out
+    firmware_ok = True
+    constrained = [g for g in mine if g.firmware]
+    firmwares = list(dict.fromkeys(fw for g in constrained for fw in g.firmware))
+    if constrained and not p.firmware_version:
+        firmware_ok = False
+        out.append(finding("guide-firmware-unknown", "Firmware not read: the listed pair cannot be checked",
+                           Severity.INFO,
+                           f"{model} with {p.driver} {p.driver_version} is listed for {release} with firmware "
+                           f"{', '.join(firmwares[:8])} only; the firmware of {p.name} was not read, so whether it is "
+                           "a listed pair is not known.",
+                           f"Read the firmware on {host.name} with esxcli network nic get -n {p.name} (Driver Info: "
+                           "Firmware Version) and audit again."))
+    elif constrained:
+        results = []
+        for g in constrained:
+            for fw in g.firmware:
+                m = firmware_match(p.firmware_version, fw)
+                if m == "yes" and g.additional_firmware and not _shows(p.firmware_version, g.additional_firmware):
+                    m = "additional"
+                results.append((m, fw, g))
+        if not any(m == "yes" for m, _, _ in results):
+            firmware_ok = False
+            unclear = [(m, fw, g) for m, fw, g in results if m in ("partial", "additional", None)]
+            if unclear:
+                why = "; ".join(
+                    f"{fw} with additional firmware {g.additional_firmware}, which the firmware text read does not "
+                    "show" if m == "additional" else
+                    f"{fw}, which agrees with it only as far as the shorter goes" if m == "partial" else
+                    f"{fw}, which cannot be compared with it"
+                    for m, fw, g in unclear[:4])
+                out.append(finding("guide-firmware-unclear", "Firmware: the listed pair cannot be confirmed",
+                                   Severity.INFO,
+                                   f"{p.name} has firmware {p.firmware_version}; with {p.driver} {p.driver_version} "
+                                   f"on {release} {said} lists {why}.",
+                                   f"Compare the full firmware of {p.name} (esxcli network nic get -n {p.name}, or the "
+                                   f"vendor's tool) with the guide's entry for {model}."))
+            else:
+                out.append(finding("guide-firmware-not-listed", "Firmware not the listed driver/firmware pair",
+                                   Severity.WARNING,
+                                   f"{p.name} has firmware {p.firmware_version}; with {p.driver} {p.driver_version} "
+                                   f"on {release} {said} lists firmware {', '.join(firmwares[:8])}.",
+                                   f"Update the firmware of {p.name} to a version listed with {p.driver} "
+                                   f"{p.driver_version} (or move both to another listed pair)."))
+    have = _features(mine)
+    newer = [g for g in same_driver if (version_key(g.driver_version) or "") > (version_key(p.driver_version) or "")]
+    adds: dict[str, str] = {}
+    for g in sorted(newer, key=lambda g: version_key(g.driver_version) or ""):
+        for feature in _features([g]) - have:
+            adds.setdefault(feature, g.driver_version or "")
+    for feature, version in adds.items():
+        out.append(finding("guide-newer-driver-adds-feature", f"A newer listed driver adds {feature}",
+                           Severity.INFO,
+                           f"{p.name} runs {p.driver} {p.driver_version}, listed without {feature}; {said} "
+                           f"lists {p.driver} {version} with {feature} for {model} on {release}.",
+                           f"Update {p.driver} to {version} (with its listed firmware) to get {feature}."))
+    if firmware_ok:
+        feats = sorted(have)
+        suffixes = sorted({g.driver_version for g in mine if g.driver_version and _has_suffix(g.driver_version)})
+        build_note = (f" (the guide lists {', '.join(suffixes)}; {p.name} reports {p.driver_version} without a build "
+                      "suffix, so the build was not compared)"
+                      if suffixes and not _has_suffix(p.driver_version or "") else "")
+        fw_note = "" if constrained else " (the listing names no firmware)"
+        out.append(finding("guide-listed", "Listed in the compatibility guide", Severity.INFO,
+                           f"{model} with {p.driver} {p.driver_version} is listed for {release} in {said}"
+                           + (f" with {', '.join(feats)}" if feats else "") + build_note + fw_note + ".",
+                           "Nothing to change for the listing."))
     return out
+
+
+def _not_for_release(host: Host, p: PhysicalNic, data: GuideDataset, listed: list[GuideListing], release: str,
+                     model: str, finding, coverage: set[tuple[str | None, str | None]]) -> Finding:
+    """The finding for a device the imported data lists, but not for the host's release (module docstring)."""
+    named = sorted({g.release for g in listed if _understood(g.release)})
+    vague = [g for g in listed if not _understood(g.release)]
+    if vague:
+        labels = sorted({repr(g.release) for g in vague if g.release})
+        how = ("without a release" if not labels else
+               f"for release label(s) not understood ({', '.join(labels)})")
+        kinds = sorted({_KIND[g.source] for g in vague})
+        return finding("guide-release-not-stated", "Compatibility guide: release of the listing not stated",
+                       Severity.INFO,
+                       f"{model} is in the imported guide data {how} ({', '.join(kinds)})"
+                       + (f", and for {', '.join(named)}" if named else "")
+                       + f": the data does not say whether it is listed for {release}, which {host.name} runs.",
+                       f"Check {model} for {release} in the compatibility guide, or import a file that names its "
+                       "releases (a Broadcom Compatibility Guide search answer lists supportedReleases).")
+    deciding = sorted({g.source for g in listed if (g.source, release) in coverage}, key=lambda k: k or "")
+    if not deciding:
+        kinds = sorted({_KIND[g.source] for g in listed})
+        return finding("guide-release-not-imported", "Compatibility guide: host release not in the imported data",
+                       Severity.INFO,
+                       f"The imported guide data that lists {model} ({', '.join(kinds)}) has no "
+                       f"listing for {release} at all, so whether it is listed for {release} cannot be told from it.",
+                       f"Import the guide's data for {release} (nic-advisor vcg import FILE).")
+    general = [k for k in deciding if k != "vsan-hcl"]
+    if general:
+        return finding("guide-device-not-listed", "NIC not listed for this ESXi release", Severity.ERROR,
+                       f"{model} is listed in the compatibility guide for "
+                       f"{', '.join(named) or 'other releases'}, not for {release}, which {host.name} runs "
+                       f"({', '.join(_KIND[k] for k in general)} lists other devices for {release}).",
+                       f"Run {host.name} on a release the guide lists for this NIC, or replace the NIC with one "
+                       f"listed for {release}.")
+    vsan = sorted({g.release for g in listed if g.source == "vsan-hcl" and g.release})
+    return finding("guide-device-not-listed", "NIC not in the vSAN HCL for this ESXi release", Severity.WARNING,
+                   f"The vSAN HCL (imported) lists {model} for {', '.join(vsan)}, not for {release}, "
+                   f"which {host.name} runs: it is not certified there for vSAN/RDMA use on {release}. The vSAN HCL "
+                   "lists NICs certified for vSAN/RDMA only, so this says nothing about its certification for general "
+                   "networking.",
+                   f"If {host.name} uses this NIC for vSAN or RDMA, run a release the vSAN HCL lists for it; for "
+                   f"general networking check the I/O program of the Broadcom Compatibility Guide for {release}.")
 
 
 def guide_findings(hosts: list[Host], data: GuideDataset | None, today: _dt.date | None = None) -> list[Finding]:
@@ -150,9 +334,10 @@ def guide_findings(hosts: list[Host], data: GuideDataset | None, today: _dt.date
         return []
     out: list[Finding] = []
     stale = staleness(data, today)
+    coverage = _coverage(data)
     for host in hosts:
         for p in host.pnics:
-            out.extend(findings_for_pnic(host, p, data))
+            out.extend(findings_for_pnic(host, p, data, coverage))
         if stale is not None and host.kind == "esxi":
             level, message = stale
             out.append(Finding(

@@ -2,8 +2,12 @@
 
 :func:`read_guide_file` reads one file, detects its format from the content (never from the name) and
 returns a :class:`GuideFile`: one :class:`GuideListing` per device × release × driver version, plus warnings
-for every entry it had to skip (each naming the JSON path or CSV line). A file that cannot be read as any of
-the formats raises :class:`GuideFormatError` naming the file.
+for every entry it had to skip (each naming the JSON path or CSV line) and for what it read with doubt (a release
+label it does not understand, a duplicate JSON key, a driver version listed twice with other firmware, a data date
+in the future). A file that cannot be read as any of the formats, or that fits two of them, raises
+:class:`GuideFormatError` naming the file. Every listing records the kind of file it came from
+(``GuideListing.source``): the vSAN HCL lists NICs certified for vSAN/RDMA, the Broadcom Compatibility Guide and the
+old VCG API answer for the I/O program, so a finding can say which guide says what.
 
 Formats (``GuideFile.format``) and where their layout was learned (public code; vcg-data.md §2)
     ``vsan-hcl``       the vSAN HCL ``all.json`` VMware/Broadcom publish for offline use (Broadcom KB 315556;
@@ -14,7 +18,8 @@ Formats (``GuideFile.format``) and where their layout was learned (public code; 
                        [{firmware, vsanSupport}]}`` (lamw/vmware-scripts
                        ``powershell/create_custom_vsan_esa_hcl_json.ps1``; the Go checker ``evaluateVsanPCI`` quoted
                        in vcg-data.md §2.3 reads ``data.nic``/``data.controller`` the same way). Only ``data.nic``
-                       is read. Also accepted: the trimmed snapshot ``vmware/vcfcheck``
+                       is read. A file of this top-level layout is the whole published dump (``GuideFile.complete``:
+                       an import replaces the earlier vSAN HCL data with it). Also accepted: the trimmed snapshot ``vmware/vcfcheck``
                        ``Data/VsanHcl/VsanHclCompatibility.json`` — a top-level list of ``{id, vid, did, ssid, svid,
                        rel: {"8.0 U3": {vs: [...], drv: {<driver>: {<version>: {fws: [{fw, vs}]}}}}}}``; it mixes
                        storage controllers and RDMA NICs and names no vendor, model or link.
@@ -33,7 +38,11 @@ Formats (``GuideFile.format``) and where their layout was learned (public code; 
                        ``POST .../compguide/programs/viewDetails?programId=io&id=<uuid>&filterBy=<release>``:
                        ``data.details.subsections[].fieldValues[]`` with ``driverName, driverVersion,
                        firmwareVersion, additionalFirmwareVersion`` (a public "ESXi Upgrade Compatibility Tool"
-                       PowerShell script, vcg-data.md §2.1). The JSON key of the I/O "Features" list was not found in
+                       PowerShell script, vcg-data.md §2.1). One row is one certification: its
+                       ``additionalFirmwareVersion`` goes with its ``firmwareVersion`` (the legacy guide's
+                       ``FirmwareVersion``/``AddlFirmwareVersion`` of one record, shown as two columns of one row by
+                       arielsanchezmora/vDocumentation ``Get-ESXIODevice.ps1``), so it is kept as
+                       ``GuideListing.additional_firmware``, not as another firmware that would do. The JSON key of the I/O "Features" list was not found in
                        public code; ``features`` is read when present (unverified). The release is read from a
                        row's ``productReleaseVersion``/``release`` key or the file's ``filterBy`` (unverified keys).
                        Such an answer usually names no PCI IDs: pass the viewResults answer it came from as
@@ -54,6 +63,7 @@ Exchange format, JSON (UTF-8)::
 
     {"format": "nic-advisor-vcg-exchange", "format_version": 1,
      "generated_at": "2025-01-31T12:00:00Z",          # ISO 8601 UTC; becomes GuideFile.data_date
+     "data_date": "2025-01-01T00:00:00Z",             # optional: the date of the data, preferred to generated_at
      "source_note": "free text: where the listings came from",
      "listings": [{"vid": "14e4", "did": "16d7", "svid": "1028", "ssid": "0bdd",   # 4 lower-case hex or null
                    "vendor": "...", "model": "...",                                  # strings ("" = unknown)
@@ -62,29 +72,37 @@ Exchange format, JSON (UTF-8)::
                    "driver_type": "inbox" | "async" | null,
                    "firmware": ["38.11.38.06"],                                      # list of strings
                    "features": ["RoCE v2"],                                          # list of strings
-                   "link": "https://..." | null}]}
+                   "link": "https://..." | null,
+                   "additional_firmware": "..." | null,          # optional: goes with the firmware listed
+                   "source": "vsan-hcl" | "bcg-results" | "bcg-details" | "vcg-api" | null}]}  # optional
 
     A reader refuses another ``format`` or a ``format_version`` other than 1; a listing that does not fit
-    the shape above is skipped with a warning naming ``listings[i]``.
+    the shape above is skipped with a warning naming ``listings[i]``; an unknown ``source`` is read as null with a
+    warning (``source`` and ``additional_firmware`` are optional: files written before they existed still read).
 
 Exchange format, CSV (UTF-8, RFC 4180 quoting)::
 
     # format: nic-advisor-vcg-exchange 1            <- optional comment lines, only before the header
     # generated_at: 2025-01-31T12:00:00Z            <- becomes GuideFile.data_date
-    vid,did,svid,ssid,vendor,model,release,driver,driver_version,driver_type,firmware,features,link
-    14e4,16d7,1028,0bdd,,,ESX 9.0,bnxtroce,238.1.122.0-1OEM.900,,38.11.38.06,RoCE v2;vSAN;vSAN ESA,
+    # data_date: 2025-01-01T00:00:00Z               <- optional: preferred to generated_at
+    vid,did,svid,ssid,vendor,model,release,driver,driver_version,driver_type,firmware,features,link,additional_firmware,source
+    14e4,16d7,1028,0bdd,,,ESX 9.0,bnxtroce,238.1.122.0-1OEM.900,,38.11.38.06,RoCE v2;vSAN;vSAN ESA,,,vsan-hcl
 
-    The header must name every column of :data:`EXCHANGE_CSV_COLUMNS` (any order; other columns are
-    ignored). An empty cell is null (``vendor``/``model``: ""). ``firmware`` and ``features`` are lists joined
+    The header must name every column of :data:`EXCHANGE_CSV_REQUIRED` (any order; ``additional_firmware`` and
+    ``source`` are optional, other columns are ignored); the writer writes :data:`EXCHANGE_CSV_COLUMNS`. An empty cell is null (``vendor``/``model``: ""). ``firmware`` and ``features`` are lists joined
     with ``;`` — a value containing ``;`` cannot be written. A row that does not fit is skipped with a warning
     naming its file line.
 
 Common rules: PCI IDs are normalised to 4 lower-case hex digits (``0x8086`` → ``8086``); IDs given as JSON
 numbers are refused (their base is ambiguous). A missing or empty ``svid``/``ssid`` means "any". Releases are
-normalised with :func:`normalise_release` ("8.0 U3" → "ESXi 8.0 U3", "9.0" → "ESX 9.0"); a label that does not
-parse is kept as written. Driver names and versions, firmware and feature names are kept exactly as written
-(features are de-duplicated and sorted for the guide formats). Files larger than ``max_bytes`` are refused before
-they are read.
+normalised with :func:`normalise_release` ("8.0 U3" → "ESXi 8.0 U3", "9.0" → "ESX 9.0", "VMware ESXi 8.0 U2" →
+"ESXi 8.0 U2", "ESXi 8.0.2" → "ESXi 8.0 U2"); a label that is not understood or ambiguous ("ESX 9.0.1": for ESX 9 the
+third number is a maintenance release; "6.7.0": ESXi 6.x prints it for every update; "8.0 U3b") is kept as written,
+with a warning (once per label and file): it then matches no host release. Driver names and versions, firmware and
+feature names are kept exactly as written (features are de-duplicated and sorted for the guide formats). Files
+larger than ``max_bytes`` are refused before they are read, files giving more than ``max_listings`` listings while
+they are read. A data date more than a day in the future is not used (warning): the data is then aged from its
+import date.
 """
 from __future__ import annotations
 
@@ -93,9 +111,11 @@ import hashlib
 import io
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import date as date_type
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -103,19 +123,29 @@ from nicadvisor.parsers.base import hex4
 from nicadvisor.vcg.normalize import parse_release, release_label
 
 __all__ = [
-    "EXCHANGE_CSV_COLUMNS", "EXCHANGE_FORMAT", "EXCHANGE_FORMAT_VERSION", "FORMATS", "GuideFile",
-    "GuideFormatError", "GuideListing", "detect_format", "normalise_release", "read_guide_file",
-    "write_exchange_csv", "write_exchange_json",
+    "EXCHANGE_CSV_COLUMNS", "EXCHANGE_CSV_REQUIRED", "EXCHANGE_FORMAT", "EXCHANGE_FORMAT_VERSION", "FORMATS",
+    "SOURCES", "GuideFile", "GuideFormatError", "GuideListing", "detect_format", "detect_formats",
+    "normalise_release", "read_guide_file", "release_reading", "write_exchange_csv", "write_exchange_json",
 ]
 
 FORMATS = ("vsan-hcl", "bcg-results", "bcg-details", "vcg-api", "exchange-json", "exchange-csv")
 EXCHANGE_FORMAT = "nic-advisor-vcg-exchange"
 EXCHANGE_FORMAT_VERSION = 1
-EXCHANGE_CSV_COLUMNS: tuple[str, ...] = (
+#: The columns an exchange CSV must have.
+EXCHANGE_CSV_REQUIRED: tuple[str, ...] = (
     "vid", "did", "svid", "ssid", "vendor", "model", "release", "driver", "driver_version", "driver_type",
     "firmware", "features", "link",
 )
+#: The columns the writer writes: the required ones, then the optional ``additional_firmware`` and ``source``.
+EXCHANGE_CSV_COLUMNS: tuple[str, ...] = EXCHANGE_CSV_REQUIRED + ("additional_firmware", "source")
+#: The kinds of file a listing can come from (``GuideListing.source``): the vSAN HCL (NICs certified for vSAN/RDMA)
+#: and the answers of the I/O guide (Broadcom Compatibility Guide search / details, the old VCG API).
+SOURCES = ("vsan-hcl", "bcg-results", "bcg-details", "vcg-api")
 DEFAULT_MAX_BYTES = 256 * 2**20
+#: Most listings one file may give (memory stays bounded; the vSAN HCL's NIC part gives some tens of thousands).
+DEFAULT_MAX_LISTINGS = 500_000
+#: A data date later than now plus this is refused (clock skew allowed for).
+FUTURE_TOLERANCE = timedelta(days=1)
 MAX_WARNINGS = 500
 _LIST_SEP = ";"
 _HEX4 = frozenset("0123456789abcdef")
@@ -137,8 +167,12 @@ class GuideListing:
     ``release`` is normalised (:func:`normalise_release`) or None when the entry names none; ``driver`` is the
     module name as listed; ``driver_type`` is "inbox", "async" or None; ``firmware`` the firmware versions listed
     with that driver version (empty = no firmware constraint given); ``features`` the feature names exactly as
-    the guide spells them; ``link`` the guide's web link when the file gives one. Raises ValueError for an ID
-    that is not 4 lower-case hex digits or a ``driver_type`` outside inbox/async/None.
+    the guide spells them; ``link`` the guide's web link when the file gives one; ``additional_firmware`` the
+    additional firmware version the guide lists together with ``firmware`` (viewDetails
+    ``additionalFirmwareVersion``: one certification names both), or None; ``source`` the kind of file the listing
+    came from (one of :data:`SOURCES`, None when unknown: an exchange file that does not say). Raises ValueError for
+    an ID that is not 4 lower-case hex digits, a ``driver_type`` outside inbox/async/None or a ``source`` outside
+    :data:`SOURCES`/None.
     """
 
     vid: str
@@ -154,6 +188,8 @@ class GuideListing:
     firmware: tuple[str, ...]
     features: tuple[str, ...]
     link: str | None
+    additional_firmware: str | None = None
+    source: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("vid", "did", "svid", "ssid"):
@@ -166,13 +202,19 @@ class GuideListing:
             raise ValueError(f"GuideListing.driver_type must be 'inbox', 'async' or None, not {self.driver_type!r}")
         if not isinstance(self.firmware, tuple) or not isinstance(self.features, tuple):
             raise ValueError("GuideListing.firmware and .features must be tuples of strings")
+        if self.source not in (None, *SOURCES):
+            raise ValueError(f"GuideListing.source must be one of {', '.join(SOURCES)} or None, not {self.source!r}")
+        if self.additional_firmware is not None and not isinstance(self.additional_firmware, str):
+            raise ValueError("GuideListing.additional_firmware must be a string or None")
 
 
 @dataclass(frozen=True)
 class GuideFile:
     """One imported file: ``path`` as given, ``format`` (one of :data:`FORMATS`), ``sha256`` of its bytes (hex),
-    ``data_date`` the time the data says it was produced (UTC, None when the file states none), ``listings``
-    and ``warnings`` (skipped entries with their JSON path or CSV line, at most :data:`MAX_WARNINGS` + 1)."""
+    ``data_date`` the time the data says it was produced (UTC, None when the file states none or states a time in
+    the future), ``listings``, ``warnings`` (skipped entries with their JSON path or CSV line, doubtful readings;
+    at most :data:`MAX_WARNINGS` + 1) and ``complete``: True when the file is a whole published dump of its source
+    (the vSAN HCL ``all.json`` top-level layout), so that it replaces the earlier data of that source."""
 
     path: str
     format: str
@@ -180,19 +222,52 @@ class GuideFile:
     data_date: datetime | None
     listings: tuple[GuideListing, ...]
     warnings: tuple[str, ...]
+    complete: bool = False
 
 
 class _Skip(Exception):
     """An entry that cannot be used; the message becomes a warning."""
 
 
-class _Ctx:
-    """Warnings collected while reading one file."""
+class _Listings(list):
+    """The listings read from one file: refuses to grow beyond its limit (memory stays bounded)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, ctx: "_Ctx") -> None:
+        super().__init__()
+        self.ctx = ctx
+
+    def append(self, item: GuideListing) -> None:  # type: ignore[override]
+        self.ctx.count += 1
+        if self.ctx.count > self.ctx.max_listings:
+            raise self.ctx.error(f"gives more than {self.ctx.max_listings} listings; not read (a stored guide is "
+                                 "bounded: import the part of the guide you need)")
+        super().append(item)
+
+
+class _Ctx:
+    """Warnings collected while reading one file, the kind of source its listings get and their bound."""
+
+    def __init__(self, path: str, max_listings: int = DEFAULT_MAX_LISTINGS) -> None:
         self.path = path
         self.warnings: list[str] = []
         self._dropped = 0
+        self.source: str | None = None
+        self.max_listings = max_listings
+        self.count = 0
+        self._labels_warned: set[str] = set()
+
+    def out(self) -> _Listings:
+        """A new list of listings counted against this file's bound."""
+        return _Listings(self)
+
+    def release(self, where: str, value: Any) -> str | None:
+        """A release label read at ``where`` (:func:`release_reading`); warns once per label it keeps as written."""
+        label, doubt = release_reading(value)
+        if doubt and label not in self._labels_warned:
+            self._labels_warned.add(label)
+            self.warn(where, f"release {label!r} kept as written: {doubt}; it matches no host release (say the "
+                             "release as the guide does, e.g. \"ESXi 8.0 U2\", \"ESX 9.0\")")
+        return label
 
     def warn(self, where: str, message: str) -> None:
         if len(self.warnings) < MAX_WARNINGS:
@@ -211,17 +286,51 @@ class _Ctx:
 # --------------------------------------------------------------------------------------------- helpers
 
 
-def normalise_release(text: Any) -> str | None:
-    """A release label in :func:`nicadvisor.vcg.normalize.release_label` form.
+_PRODUCT_PREFIX_RE = re.compile(r"^(?:VMware\s+)?(?:vSphere\s+)?", re.I)
+_DOTTED_RELEASE_RE = re.compile(r"^(?:ESXi?\s*)?(\d+)\.(\d+)\.(\d+)(?:\.(\d+))?$", re.I)
 
-    ``"8.0 U3"``, ``"ESXi 8.0 U3"``, ``"ESXi 8.0 Update 3"`` → ``"ESXi 8.0 U3"``; ``"7.0"`` → ``"ESXi 7.0"``;
-    ``"9.0"`` / ``"ESX 9.0"`` → ``"ESX 9.0"``. Text that does not parse is returned stripped; empty text and
-    non-strings give None.
+
+def release_reading(text: Any) -> tuple[str | None, str | None]:
+    """``(label, doubt)``: the release label in :func:`nicadvisor.vcg.normalize.release_label` form and None, or
+    the text as written (stripped) and why it was not normalised; ``(None, None)`` for empty text and non-strings.
+
+    Unambiguous spellings are normalised: ``"8.0 U3"``, ``"ESXi 8.0 Update 3"``, ``"VMware ESXi 8.0 U3"``,
+    ``"ESXi 8.0.3"`` → ``"ESXi 8.0 U3"`` (for 7.x and 8.x the third number is the update); ``"9.0"``,
+    ``"ESX 9.0.0.0"`` → ``"ESX 9.0"``. Ambiguous ones are kept: ``"6.7.0"`` (ESXi 6.x prints x.y.0 for every
+    update), ``"ESX 9.0.1"`` (for ESX 9 the third number is a maintenance release, and which guide release names
+    it is not known), ``"ESXi 8.0 U3b"`` (a patch), anything else that does not parse.
     """
     if not isinstance(text, str) or not text.strip():
-        return None
-    parsed = parse_release(text.strip())
-    return release_label(*parsed) if parsed else text.strip()
+        return None, None
+    raw = text.strip()
+    bare = _PRODUCT_PREFIX_RE.sub("", raw, count=1).strip()
+    parsed = parse_release(bare)
+    if parsed:
+        return release_label(*parsed), None
+    m = _DOTTED_RELEASE_RE.match(bare)
+    if m:
+        major, minor, third = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        fourth = m.group(4)
+        if major in (7, 8) and fourth is None:
+            return release_label(major, minor, third), None
+        if major >= 9 and third == 0:
+            return release_label(major, minor, 0), None
+        if major <= 6:
+            return raw, f"ESXi {major}.x prints {major}.{minor}.0 for every update, so the update is not known"
+        if major >= 9:
+            return raw, (f"for ESX {major} the third number is a maintenance release, and which guide release "
+                         "names it is not known")
+    return raw, "not a release label that is understood"
+
+
+def normalise_release(text: Any) -> str | None:
+    """A release label in :func:`nicadvisor.vcg.normalize.release_label` form (:func:`release_reading`).
+
+    ``"8.0 U3"``, ``"ESXi 8.0 U3"``, ``"ESXi 8.0 Update 3"``, ``"VMware ESXi 8.0 U3"``, ``"ESXi 8.0.3"`` →
+    ``"ESXi 8.0 U3"``; ``"7.0"`` → ``"ESXi 7.0"``; ``"9.0"`` / ``"ESX 9.0"`` → ``"ESX 9.0"``. Text that is not
+    understood or ambiguous is returned stripped (the readers warn about it); empty text and non-strings give None.
+    """
+    return release_reading(text)[0]
 
 
 def _text(value: Any) -> str | None:
@@ -326,34 +435,45 @@ def _listing(ids: tuple[str, str, str | None, str | None], **fields: Any) -> Gui
                         model=fields.get("model") or "", release=fields.get("release"),
                         driver=fields.get("driver"), driver_version=fields.get("driver_version"),
                         driver_type=fields.get("driver_type"), firmware=fields.get("firmware", ()),
-                        features=fields.get("features", ()), link=fields.get("link"))
+                        features=fields.get("features", ()), link=fields.get("link"),
+                        additional_firmware=fields.get("additional_firmware"), source=fields.get("source"))
 
 
 # --------------------------------------------------------------------------------------------- detection
 
 
-def detect_format(doc: Any) -> str | None:
-    """The format of a parsed JSON document (one of :data:`FORMATS` except ``exchange-csv``), or None."""
+def detect_formats(doc: Any) -> list[str]:
+    """Every format (of :data:`FORMATS` except ``exchange-csv``) whose marks a parsed JSON document has:
+    ``format`` = the exchange format; ``data.fieldValues`` (list: bcg-results); ``data.details`` (object:
+    bcg-details); ``data.nic``/``controller``/``ssd``/``hdd`` (list) or a top-level list of ``{vid, rel}``
+    entries (vsan-hcl); ``matches``/``potentialMatches``/``searchResult`` (vcg-api). More than one means the
+    file fits two formats and reading it as one would drop the other's part."""
     if isinstance(doc, list):
         # one well-formed entry among the first 50 is enough: malformed ones become warnings later
-        if any(isinstance(e, dict) and "rel" in e and "vid" in e for e in doc[:50]):
-            return "vsan-hcl"
-        return None
+        return ["vsan-hcl"] if any(isinstance(e, dict) and "rel" in e and "vid" in e for e in doc[:50]) else []
     if not isinstance(doc, dict):
-        return None
+        return []
+    found = []
     if doc.get("format") == EXCHANGE_FORMAT:
-        return "exchange-json"
+        found.append("exchange-json")
     data = doc.get("data")
     if isinstance(data, dict):
         if isinstance(data.get("fieldValues"), list):
-            return "bcg-results"
+            found.append("bcg-results")
         if isinstance(data.get("details"), dict):
-            return "bcg-details"
+            found.append("bcg-details")
         if any(isinstance(data.get(k), list) for k in ("nic", "controller", "ssd", "hdd")):
-            return "vsan-hcl"
+            found.append("vsan-hcl")
     if any(k in doc for k in ("matches", "potentialMatches")) or isinstance(doc.get("searchResult"), dict):
-        return "vcg-api"
-    return None
+        found.append("vcg-api")
+    return found
+
+
+def detect_format(doc: Any) -> str | None:
+    """The format of a parsed JSON document (one of :data:`FORMATS` except ``exchange-csv``), or None when it
+    fits none or more than one (:func:`detect_formats`)."""
+    found = detect_formats(doc)
+    return found[0] if len(found) == 1 else None
 
 
 # --------------------------------------------------------------------------------------------- vsan-hcl
@@ -371,10 +491,10 @@ def _vsan_entry(entry: Any, where: str, ctx: _Ctx, out: list[GuideListing]) -> N
     releases = entry.get("rel") if snapshot else entry.get("releases")
     if not isinstance(releases, dict):
         raise _Skip(f"no releases object ({'rel' if snapshot else 'releases'})")
-    common = {"vendor": vendor, "model": model or "", "link": link}
+    common = {"vendor": vendor, "model": model or "", "link": link, "source": ctx.source}
     for rel_key, rel_data in releases.items():
         rwhere = f"{where}.{'rel' if snapshot else 'releases'}[{rel_key!r}]"
-        release = normalise_release(rel_key)
+        release = ctx.release(rwhere, rel_key)
         if not isinstance(rel_data, dict):
             ctx.warn(rwhere, "release entry is not an object; skipped")
             continue
@@ -418,7 +538,7 @@ def _vsan_entry(entry: Any, where: str, ctx: _Ctx, out: list[GuideListing]) -> N
 
 
 def _read_vsan_hcl(doc: Any, ctx: _Ctx) -> tuple[datetime | None, list[GuideListing]]:
-    out: list[GuideListing] = []
+    out = ctx.out()
     date = None
     if isinstance(doc, list):
         entries, prefix = doc, ""
@@ -483,7 +603,7 @@ def _bcg_device(item: dict, fallback_ids: Any) -> _BcgDevice:
 
 
 def _read_bcg_results(doc: dict, ctx: _Ctx) -> tuple[datetime | None, list[GuideListing]]:
-    out: list[GuideListing] = []
+    out = ctx.out()
     request_ids = _request_ids(doc)
     for i, item in enumerate(doc["data"]["fieldValues"]):
         where = f"data.fieldValues[{i}]"
@@ -494,14 +614,14 @@ def _read_bcg_results(doc: dict, ctx: _Ctx) -> tuple[datetime | None, list[Guide
             if device.ids is None:
                 raise _Skip("no PCI IDs (vid/did on the item or in a saved request's filters)")
             releases = item.get("supportedReleases") or []
-            names = [normalise_release(r.get("name") if isinstance(r, dict) else r)
-                     for r in (releases if isinstance(releases, list) else [])]
+            names = [ctx.release(f"{where}.supportedReleases[{k}]", r.get("name") if isinstance(r, dict) else r)
+                     for k, r in enumerate(releases if isinstance(releases, list) else [])]
             names = [n for n in names if n] or [None]
             feats = _features(_strings(item.get("features")))
             link = _text(item.get("link")) or _text(item.get("vcgLink"))
             for name in dict.fromkeys(names):
                 out.append(_listing(device.ids, vendor=device.vendor, model=device.model, release=name,
-                                    features=feats, link=link))
+                                    features=feats, link=link, source=ctx.source))
         except _Skip as exc:
             ctx.warn(where, f"{exc}; entry skipped")
     return None, out
@@ -517,6 +637,8 @@ def _companion_device(details: dict, companion: str | os.PathLike[str], max_byte
     except json.JSONDecodeError as exc:
         raise GuideFormatError(f"{cpath}: companion is not valid JSON (line {exc.lineno} column {exc.colno}: "
                                f"{exc.msg})") from exc
+    except (ValueError, RecursionError) as exc:   # e.g. a number of more digits than Python converts
+        raise GuideFormatError(f"{cpath}: companion cannot be read as JSON ({exc})") from exc
     if detect_format(cdoc) != "bcg-results":
         raise ctx.error(f"companion {cpath} is not a viewResults (bcg-results) answer")
     request_ids = _request_ids(cdoc)
@@ -566,8 +688,8 @@ def _read_bcg_details(doc: dict, ctx: _Ctx, companion: Any, max_bytes: int) -> t
                             "data.details.subsections[].fieldValues[]); import it together with the viewResults "
                             "answer it came from (companion file)")
         device = _companion_device(details, companion, max_bytes, ctx)
-    file_release = normalise_release(doc.get("filterBy") or details.get("filterBy"))
-    out: list[GuideListing] = []
+    file_release = ctx.release("filterBy", doc.get("filterBy") or details.get("filterBy"))
+    out = ctx.out()
     for where, row in rows:
         try:
             if device is None:
@@ -576,13 +698,17 @@ def _read_bcg_details(doc: dict, ctx: _Ctx, companion: Any, max_bytes: int) -> t
                     raise _Skip("no PCI IDs")
             else:
                 row_device = device
-            release = normalise_release(row.get("productReleaseVersion") or row.get("release")) or file_release
+            release = ctx.release(where, row.get("productReleaseVersion") or row.get("release")) or file_release
+            firmware = _firmware([row.get("firmwareVersion")])
+            additional = _firmware([row.get("additionalFirmwareVersion")])
+            if additional and not firmware:
+                ctx.warn(where, f"additionalFirmwareVersion {additional[0]!r} without a firmwareVersion; not used")
             out.append(_listing(row_device.ids, vendor=row_device.vendor, model=row_device.model, release=release,
                                 driver=_text(row.get("driverName")), driver_version=_text(row.get("driverVersion")),
-                                driver_type=_driver_type(row.get("driverType")),
-                                firmware=_firmware([row.get("firmwareVersion"), row.get("additionalFirmwareVersion")]),
+                                driver_type=_driver_type(row.get("driverType")), firmware=firmware,
+                                additional_firmware=additional[0] if additional and firmware else None,
                                 features=_features(_strings(row.get("features"))),
-                                link=_text(row.get("link"))))
+                                link=_text(row.get("link")), source=ctx.source))
         except _Skip as exc:
             ctx.warn(where, f"{exc}; entry skipped")
     return None, out
@@ -598,8 +724,8 @@ def _read_vcg_api(doc: dict, ctx: _Ctx) -> tuple[None, list[GuideListing]]:
     except _Skip as exc:
         ctx.warn("searchOption", f"{exc}; not used")
         option_ids = None
-    default_release = normalise_release(option.get("foundRelease") or option.get("releaseversion"))
-    out: list[GuideListing] = []
+    default_release = ctx.release("searchOption", option.get("foundRelease") or option.get("releaseversion"))
+    out = ctx.out()
     for key in ("matches", "potentialMatches"):
         entries = doc.get(key) or []
         if not isinstance(entries, list):
@@ -616,20 +742,21 @@ def _read_vcg_api(doc: dict, ctx: _Ctx) -> tuple[None, list[GuideListing]]:
                     raise _Skip("no PCI IDs (vid/did on the entry" + (" or searchOption)" if key == "matches" else ")"))
                 common = {"vendor": _text(match.get("vendor")) or _text(match.get("brandName")) or "",
                           "model": _text(match.get("model")) or "",
-                          "link": _text(match.get("vcgLink"))}
+                          "link": _text(match.get("vcgLink")), "source": ctx.source}
                 records = match.get("features") or []
                 if isinstance(records, dict):
                     records = list(records.values())
                 if not isinstance(records, list):
                     raise _Skip("features is neither a list nor an object")
-                release = normalise_release(match.get("releaseVersion")) or default_release
+                release = ctx.release(where, match.get("releaseVersion")) or default_release
                 if not records:
                     out.append(_listing(ids, release=release, **common))
                 for k, rec in enumerate(records):
                     if not isinstance(rec, dict):
                         ctx.warn(f"{where}.features[{k}]", "not an object; skipped")
                         continue
-                    out.append(_listing(ids, release=normalise_release(rec.get("releaseVersion")) or release,
+                    out.append(_listing(ids, release=ctx.release(f"{where}.features[{k}]",
+                                                                 rec.get("releaseVersion")) or release,
                                         driver=_text(rec.get("driverName")) or _text(rec.get("driver")),
                                         driver_version=_text(rec.get("driverVersion")),
                                         driver_type=_driver_type(rec.get("driverType")),
@@ -643,14 +770,14 @@ def _read_vcg_api(doc: dict, ctx: _Ctx) -> tuple[None, list[GuideListing]]:
 # --------------------------------------------------------------------------------------------- exchange
 
 
-def _exchange_record(rec: dict) -> GuideListing:
+def _exchange_record(rec: dict, ctx: _Ctx, where: str) -> GuideListing:
     """A GuideListing from an exchange-format record (JSON object or CSV row as dict of lists/strings)."""
     ids = _ids(rec)
     for name in ("vendor", "model"):
         if rec.get(name) is not None and not isinstance(rec.get(name), str):
             raise _Skip(f"{name} is not a string")
     strs: dict[str, str | None] = {}
-    for name in ("release", "driver", "driver_version", "link"):
+    for name in ("release", "driver", "driver_version", "link", "additional_firmware", "source"):
         value = rec.get(name)
         if value is not None and not isinstance(value, str):
             raise _Skip(f"{name} is not a string")
@@ -665,10 +792,15 @@ def _exchange_record(rec: dict) -> GuideListing:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise _Skip(f"{name} is not a list of strings")
         lists[name] = tuple(v.strip() for v in value if v.strip())
+    source = strs["source"]
+    if source is not None and source not in SOURCES:
+        ctx.warn(where, f"source {source!r} is not one of {', '.join(SOURCES)}; read as not stated")
+        source = None
     return _listing(ids, vendor=(rec.get("vendor") or "").strip(), model=(rec.get("model") or "").strip(),
-                    release=normalise_release(strs["release"]), driver=strs["driver"],
+                    release=ctx.release(where, strs["release"]), driver=strs["driver"],
                     driver_version=strs["driver_version"], driver_type=driver_type,
-                    firmware=lists["firmware"], features=lists["features"], link=strs["link"])
+                    firmware=lists["firmware"], features=lists["features"], link=strs["link"],
+                    additional_firmware=strs["additional_firmware"] if lists["firmware"] else None, source=source)
 
 
 def _read_exchange_json(doc: dict, ctx: _Ctx) -> tuple[datetime | None, list[GuideListing]]:
@@ -678,15 +810,19 @@ def _read_exchange_json(doc: dict, ctx: _Ctx) -> tuple[datetime | None, list[Gui
     records = doc.get("listings")
     if not isinstance(records, list):
         raise ctx.error("listings is missing or not a list")
-    date = _parse_date(doc.get("generated_at"))
-    if date is None and doc.get("generated_at") not in (None, ""):
-        ctx.warn("generated_at", f"unreadable date {doc.get('generated_at')!r}")
-    out: list[GuideListing] = []
+    date = None
+    for key in ("data_date", "generated_at"):
+        if doc.get(key) not in (None, ""):
+            date = _parse_date(doc.get(key))
+            if date is not None:
+                break
+            ctx.warn(key, f"unreadable date {doc.get(key)!r}")
+    out = ctx.out()
     for i, rec in enumerate(records):
         try:
             if not isinstance(rec, dict):
                 raise _Skip("not an object")
-            out.append(_exchange_record(rec))
+            out.append(_exchange_record(rec, ctx, f"listings[{i}]"))
         except _Skip as exc:
             ctx.warn(f"listings[{i}]", f"{exc}; entry skipped")
     return date, out
@@ -705,15 +841,19 @@ def _read_exchange_csv(text: str, ctx: _Ctx) -> tuple[datetime | None, list[Guid
     reader = csv.DictReader(io.StringIO("".join(lines[skipped:])))
     header = [h.strip() for h in (reader.fieldnames or [])]
     reader.fieldnames = header
-    missing = [c for c in EXCHANGE_CSV_COLUMNS if c not in header]
+    missing = [c for c in EXCHANGE_CSV_REQUIRED if c not in header]
     if not header or missing:
         raise ctx.error("not JSON, and not a CSV in the nic-advisor exchange format (line "
                         f"{skipped + 1} should be the header {','.join(EXCHANGE_CSV_COLUMNS)}"
                         + (f"; missing {', '.join(missing)}" if header else "") + ")")
-    date = _parse_date(meta.get("generated_at")) if meta.get("generated_at") else None
-    if meta.get("generated_at") and date is None:
-        ctx.warn("# generated_at", f"unreadable date {meta['generated_at']!r}")
-    out: list[GuideListing] = []
+    date = None
+    for key in ("data_date", "generated_at"):
+        if meta.get(key):
+            date = _parse_date(meta[key])
+            if date is not None:
+                break
+            ctx.warn(f"# {key}", f"unreadable date {meta[key]!r}")
+    out = ctx.out()
     for row in reader:
         where = f"line {skipped + reader.line_num}"
         try:
@@ -724,7 +864,7 @@ def _read_exchange_csv(text: str, ctx: _Ctx) -> tuple[datetime | None, list[Guid
                 rec[name] = [v for v in rec[name].split(_LIST_SEP)]
             for name in ("svid", "ssid", "release", "driver", "driver_version", "driver_type", "link"):
                 rec[name] = rec[name] or None
-            out.append(_exchange_record(rec))
+            out.append(_exchange_record(rec, ctx, where))
         except _Skip as exc:
             ctx.warn(where, f"{exc}; row skipped")
     return date, out
@@ -758,40 +898,100 @@ def _decode(raw: bytes, where: str) -> str:
                                "compatibility-guide file") from exc
 
 
+class _DuplicateKeys:
+    """``object_pairs_hook`` for json.loads: builds each object as json does (the last value of a repeated key
+    wins) and counts the keys that were repeated."""
+
+    def __init__(self) -> None:
+        self.keys: dict[str, int] = {}
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    self.keys[key] = self.keys.get(key, 0) + 1
+                seen.add(key)
+        return obj
+
+
+def _warn_conflicting_firmware(listings: Iterable[GuideListing], ctx: _Ctx) -> None:
+    """Warn when one device × release × driver version is listed more than once with other firmware (a format whose
+    listing holds every firmware of a driver version: vsan-hcl, exchange)."""
+    seen: dict[tuple, tuple[str, ...]] = {}
+    warned: set[tuple] = set()
+    for g in listings:
+        if not g.driver_version:
+            continue
+        key = (g.vid, g.did, g.svid, g.ssid, g.release, g.driver, g.driver_version)
+        if key not in seen:
+            seen[key] = g.firmware
+        elif seen[key] != g.firmware and key not in warned:
+            warned.add(key)
+            sub = f" {g.svid or '*'}:{g.ssid or '*'}" if g.svid or g.ssid else ""
+            ctx.warn(f"{g.vid}:{g.did}{sub} {g.release or '(no release)'} {g.driver} {g.driver_version}",
+                     f"listed more than once with other firmware ({', '.join(seen[key]) or 'none'} | "
+                     f"{', '.join(g.firmware) or 'none'}); both are kept, so the firmware of either counts as listed "
+                     "— check the file")
+
+
 def read_guide_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES,
-                    companion: str | os.PathLike[str] | None = None) -> GuideFile:
+                    companion: str | os.PathLike[str] | None = None,
+                    max_listings: int = DEFAULT_MAX_LISTINGS) -> GuideFile:
     """Read one compatibility-guide file; the format is detected from the content (module docstring).
 
     ``max_bytes`` bounds the file (and the companion): a larger file is refused before it is read.
-    ``companion`` is the viewResults answer a ``bcg-details`` file came from, used only when the details name no
-    PCI IDs; it is ignored for other formats. Malformed entries and entries with unreadable IDs are skipped and
-    reported in ``GuideFile.warnings`` with their JSON path / CSV line.
+    ``max_listings`` bounds the listings it may give (checked while reading). ``companion`` is the viewResults
+    answer a ``bcg-details`` file came from, used only when the details name no PCI IDs; it is ignored for other
+    formats. Malformed entries and entries with unreadable IDs are skipped and reported in ``GuideFile.warnings``
+    with their JSON path / CSV line; so are release labels kept as written, repeated JSON keys (json keeps the last
+    value), a driver version listed twice with other firmware (vsan-hcl, exchange) and a data date more than
+    :data:`FUTURE_TOLERANCE` in the future (not used: ``data_date`` is then None).
 
     Raises GuideFormatError (message starts with the file name) for an oversize, binary, non-UTF-8, invalid
-    JSON or unrecognised file, an unsupported exchange ``format_version``, or a bcg-details answer whose device
-    cannot be identified; FileNotFoundError when the file does not exist.
+    JSON (a number too long to convert included) or unrecognised file, a JSON file that fits two formats, an
+    unsupported exchange ``format_version``, a bcg-details answer whose device cannot be identified, or more than
+    ``max_listings`` listings; FileNotFoundError when the file does not exist.
     """
     p = Path(path)
-    ctx = _Ctx(str(path))
+    ctx = _Ctx(str(path), max_listings)
     raw = _read_bounded(p, max_bytes)
     sha = hashlib.sha256(raw).hexdigest()
     text = _decode(raw, ctx.path)
+    del raw
     if not text.strip():
         raise ctx.error("empty file")
+    complete = False
     if text.lstrip()[:1] in ("{", "["):
+        duplicates = _DuplicateKeys()
         try:
-            doc = json.loads(text)
+            doc = json.loads(text, object_pairs_hook=duplicates)
         except json.JSONDecodeError as exc:
             raise ctx.error(f"not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})") from exc
         except RecursionError as exc:
             raise ctx.error("JSON nested too deeply") from exc
-        fmt = detect_format(doc)
-        if fmt is None:
+        except ValueError as exc:   # e.g. an integer of more digits than Python converts
+            raise ctx.error(f"cannot be read as JSON ({exc})") from exc
+        del text
+        if duplicates.keys:
+            shown = ", ".join(f"{k!r} ({n}×)" for k, n in list(duplicates.keys.items())[:10])
+            more = f" and {len(duplicates.keys) - 10} more" if len(duplicates.keys) > 10 else ""
+            ctx.warn("JSON", f"repeated keys in one object: {shown}{more}; only the last value of each was read — "
+                             "the file may be damaged or joined by hand")
+        found = detect_formats(doc)
+        if not found:
             raise ctx.error("JSON, but not a recognised compatibility-guide format (expected a vSAN HCL all.json "
                             "or vcfcheck snapshot, a BCG viewResults/viewDetails answer, a VCG iodevices/search "
                             "answer or a nic-advisor exchange file)")
+        if len(found) > 1:
+            raise ctx.error(f"fits more than one format ({', '.join(found)}): reading it as one would drop the "
+                            "other part; not imported — save each answer in a file of its own")
+        fmt = found[0]
+        ctx.source = fmt if fmt in SOURCES else None
         if fmt == "vsan-hcl":
             date, listings = _read_vsan_hcl(doc, ctx)
+            complete = isinstance(doc, dict)
         elif fmt == "bcg-results":
             date, listings = _read_bcg_results(doc, ctx)
         elif fmt == "bcg-details":
@@ -803,8 +1003,14 @@ def read_guide_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MA
     else:
         fmt = "exchange-csv"
         date, listings = _read_exchange_csv(text, ctx)
+    if fmt in ("vsan-hcl", "exchange-json", "exchange-csv"):
+        _warn_conflicting_firmware(listings, ctx)
+    if date is not None and date > datetime.now(timezone.utc) + FUTURE_TOLERANCE:
+        ctx.warn("data date", f"{date.isoformat()} is in the future; not used (the data is aged from its import "
+                              "date instead)")
+        date = None
     return GuideFile(path=ctx.path, format=fmt, sha256=sha, data_date=date, listings=tuple(listings),
-                     warnings=ctx.final_warnings())
+                     warnings=ctx.final_warnings(), complete=complete)
 
 
 # --------------------------------------------------------------------------------------------- writing
@@ -835,31 +1041,45 @@ def _write_atomic(path: str | os.PathLike[str], text: str) -> None:
         raise
 
 
-def write_exchange_json(listings: Iterable[GuideListing], path: str | os.PathLike[str], *, source_note: str) -> None:
+def _date_text(value: datetime | date_type | None) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value.astimezone(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return value.isoformat()
+
+
+def write_exchange_json(listings: Iterable[GuideListing], path: str | os.PathLike[str], *, source_note: str,
+                        data_date: datetime | date_type | None = None) -> None:
     """Write listings as an exchange JSON file (module docstring), ``generated_at`` = now (UTC).
 
-    ``source_note`` says where the listings came from and is required (non-empty). Raises TypeError for an item
-    that is not a GuideListing, ValueError for an empty ``source_note``; OSError from writing. The file is
-    replaced atomically.
+    ``source_note`` says where the listings came from and is required (non-empty). ``data_date``: the date of the
+    data written (an export of an imported guide passes its data date, so that a re-import does not take the
+    export time for the age of the data); written as ``data_date``, which a reader prefers to ``generated_at``.
+    Raises TypeError for an item that is not a GuideListing, ValueError for an empty ``source_note``; OSError from
+    writing. The file is replaced atomically.
     """
     items = _check_listings(listings)
     if not isinstance(source_note, str) or not source_note.strip():
         raise ValueError("source_note must say where the listings come from")
     doc = {
         "format": EXCHANGE_FORMAT, "format_version": EXCHANGE_FORMAT_VERSION, "generated_at": _now_utc(),
+        **({"data_date": _date_text(data_date)} if data_date is not None else {}),
         "source_note": source_note.strip(),
         "listings": [{
             "vid": x.vid, "did": x.did, "svid": x.svid, "ssid": x.ssid, "vendor": x.vendor, "model": x.model,
             "release": x.release, "driver": x.driver, "driver_version": x.driver_version,
             "driver_type": x.driver_type, "firmware": list(x.firmware), "features": list(x.features),
-            "link": x.link} for x in items],
+            "link": x.link, "additional_firmware": x.additional_firmware, "source": x.source} for x in items],
     }
     _write_atomic(path, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
 
 
-def write_exchange_csv(listings: Iterable[GuideListing], path: str | os.PathLike[str]) -> None:
+def write_exchange_csv(listings: Iterable[GuideListing], path: str | os.PathLike[str], *,
+                       data_date: datetime | date_type | None = None) -> None:
     """Write listings as an exchange CSV file (module docstring) with ``# format`` and ``# generated_at``
-    comment lines and the :data:`EXCHANGE_CSV_COLUMNS` header.
+    comment lines (``# data_date`` too when ``data_date`` is given: see :func:`write_exchange_json`) and the
+    :data:`EXCHANGE_CSV_COLUMNS` header.
 
     Raises TypeError for an item that is not a GuideListing; ValueError when a firmware or feature value is
     empty, has surrounding spaces or contains ``;`` (the list separator); OSError from writing. The file is
@@ -868,6 +1088,8 @@ def write_exchange_csv(listings: Iterable[GuideListing], path: str | os.PathLike
     items = _check_listings(listings)
     buf = io.StringIO()
     buf.write(f"# format: {EXCHANGE_FORMAT} {EXCHANGE_FORMAT_VERSION}\r\n# generated_at: {_now_utc()}\r\n")
+    if data_date is not None:
+        buf.write(f"# data_date: {_date_text(data_date)}\r\n")
     writer = csv.writer(buf)
     writer.writerow(EXCHANGE_CSV_COLUMNS)
     for i, x in enumerate(items):
@@ -878,5 +1100,6 @@ def write_exchange_csv(listings: Iterable[GuideListing], path: str | os.PathLike
                                      f"(empty, padded or contains {_LIST_SEP!r})")
         writer.writerow([x.vid, x.did, x.svid or "", x.ssid or "", x.vendor, x.model, x.release or "",
                          x.driver or "", x.driver_version or "", x.driver_type or "",
-                         _LIST_SEP.join(x.firmware), _LIST_SEP.join(x.features), x.link or ""])
+                         _LIST_SEP.join(x.firmware), _LIST_SEP.join(x.features), x.link or "",
+                         x.additional_firmware or "", x.source or ""])
     _write_atomic(path, buf.getvalue())

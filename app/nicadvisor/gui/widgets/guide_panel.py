@@ -33,12 +33,22 @@ def status_text() -> str:
     devices = len({(g.vid, g.did, g.svid, g.ssid) for g in data.listings})
     lines = [f"Imported compatibility guide, version {data.version}: {devices} device(s), "
              f"{len(data.listings)} listing(s)."]
-    lines += [f"• {f.name} — {f.format}, data of {(f.data_date or f.imported_at)[:10]}, imported "
-              f"{f.imported_at[:16].replace('T', ' ')}" for f in data.files]
+    lines += [f"• {f.name} — {f.format}, {f.date_text()}, imported {f.imported_at[:16].replace('T', ' ')}"
+              for f in data.files]
     stale = staleness(data)
     if stale:
         lines.append(f"{stale[0].upper()}: {stale[1]}.")
     return "\n".join(lines)
+
+
+def _plan_download(url: str, proxy: str | None, ca_file: str | None) -> Any:
+    """Download ``url`` into a temporary folder, read it into an import plan, remove the folder (the plan holds what
+    was read: Apply needs no file)."""
+    from nicadvisor.collect.guide_fetch import downloaded_guide
+    from nicadvisor.vcg.guide_store import plan_import
+
+    with downloaded_guide(url, proxy=proxy, ca_file=ca_file) as path:
+        return plan_import([path])
 
 
 class GuidePanel(QWidget):
@@ -89,8 +99,7 @@ class GuidePanel(QWidget):
         """After the user agreed (``confirm``: a question naming the URL), download ``url`` (default: the public
         vSAN HCL) on a worker with the proxy typed beside the button, then show the diff as for files. Returns
         False when the user declined."""
-        from nicadvisor.collect.guide_fetch import VSAN_HCL_URL, fetch_guide
-        from nicadvisor.vcg.guide_store import plan_import
+        from nicadvisor.collect.guide_fetch import VSAN_HCL_URL
 
         url = url or VSAN_HCL_URL
         proxy = self.proxy_edit.text().strip() or None
@@ -100,7 +109,7 @@ class GuidePanel(QWidget):
                 "imported until you press Apply.") != QMessageBox.StandardButton.Yes:
             return False
         self._start(f"Downloading {url}…",
-                    lambda _progress, _cancel: plan_import([fetch_guide(url, proxy=proxy, ca_file=ca_file)]))
+                    lambda _progress, _cancel: _plan_download(url, proxy, ca_file))
         return True
 
     def prepare(self, files: list[str]) -> None:
@@ -124,12 +133,13 @@ class GuidePanel(QWidget):
     def _on_planned(self, plan: Any) -> None:
         self.plan = plan
         lines = [f"{Path(f.path).name}: {f.format}, {len(f.listings)} listing(s)" for f in plan.read]
-        lines += [f"skipped: {w}" for w in plan.warnings[:50]]
+        lines += [f"warning: {w}" for w in plan.warnings[:50]]
         lines += plan.diff.lines(50)
-        lines.append("Nothing would change." if plan.diff.empty else
+        unchanged = plan.unchanged
+        lines.append("Nothing would change." if unchanged else
                      f"Apply to make this version {plan.new.version} of the imported guide.")
         self.diff.setPlainText("\n".join(lines))
-        self.apply_button.setEnabled(not plan.diff.empty)
+        self.apply_button.setEnabled(not unchanged)
         self.pick_button.setEnabled(True)
         self.download_button.setEnabled(True)
 
