@@ -18,11 +18,22 @@ def _finding(rule_id, severity, category):
     return Finding(rule_id, "t", severity, "h", "h/vmnic0", "m", "r", category=category)
 
 
-def test_driver_cell_needs_a_compatibility_database_entry():
+def test_driver_cell_needs_a_listing_that_confirms_the_driver():
+    # the driver version was not read: that is the reason, not "not in the compatibility database"
     (row,) = capability_matrix(_host(), [])
-    assert row.cells["driver"].status == UNKNOWN and "not in the compatibility database" in row.cells["driver"].text
+    cell = row.cells["driver"]
+    assert cell.status == UNKNOWN and "not in the compatibility database" not in cell.text + cell.reason
+    assert "driver version of vmnic0 was not read" in cell.reason and "esxcli network nic get -n vmnic0" in cell.reason
+    # a database entry for the device confirms nothing by itself
     (row,) = capability_matrix(_host(), [_finding("vcg-entries", Severity.INFO, "driver")])
+    assert row.cells["driver"].status == UNKNOWN
+    (row,) = capability_matrix(_host(), [_finding("vcg-driver-meets-minimum", Severity.INFO, "driver")])
     assert row.cells["driver"].status == PASS
+    # version read, nothing lists the device: then it is not in the database
+    host = _host()
+    host.pnics[0].set_fact("driver_version", "1.8.7", EV)
+    (row,) = capability_matrix(host, [])
+    assert row.cells["driver"].status == UNKNOWN and "not in the compatibility database" in row.cells["driver"].text
 
 
 def test_cells_follow_findings_and_facts():

@@ -10,9 +10,14 @@ column's capability facts as "no" (``no-rx-filter-no-rss`` decides both the RSS 
   passes), when the pNIC is known to carry no overlay (:meth:`Host.overlay_role` ``none``: its switch carries
   no TEP while others do, or it uplinks no switch), or for
   ENS on Linux (an ESXi datapath);
-* ``pass`` when the column's facts were read and no finding objects (for the Driver column: only when the
-  compatibility database has the device);
-* ``unknown`` otherwise, with :attr:`Cell.reason` saying why and how to learn it.
+* ``pass`` when the column's facts were read and no finding objects (for the Driver column: only when a listing
+  confirms the driver — ``vcg-driver-meets-minimum``: the host's release, with its update, and the driver version
+  are known and meet a listing of the compatibility database; or ``guide-listed`` from the imported guide. A
+  ``vcg-entries`` finding only says the database knows the device and never passes the cell);
+* ``unknown`` otherwise, with :attr:`Cell.reason` saying why and how to learn it (for the Driver column: what was
+  not read, with its command — ``esxcli network nic get -n vmnic2`` for the driver version, ``vmware -vl`` for the
+  release —, as the ``vcg-driver-unconfirmed`` / ``guide-release-*`` findings state it; "not in the compatibility
+  database" only when nothing lists the device and the driver version was read).
 
 Pure: used by the GUI, the PDF and the JSON alike.
 """
@@ -37,6 +42,7 @@ class Capability:
         facts: the pNIC facts it shows.
         confirmed_by: finding ids one of which must be present for the cell to pass (else it is ``unknown``), for
             columns whose facts alone prove nothing (a driver name is no compatibility statement).
+        explained_by: finding ids whose message says why such a column is not confirmed (shown as the reason).
         negative: boolean facts whose ``False`` is a "no" (a cell never passes on one).
         path_categories: finding categories on the pNIC's switch, that switch's TEP vmknics and the host that
             also decide this column.
@@ -49,6 +55,7 @@ class Capability:
     title: str
     facts: tuple[str, ...]
     confirmed_by: tuple[str, ...] = ()
+    explained_by: tuple[str, ...] = ()
     negative: tuple[str, ...] = ()
     path_categories: tuple[str, ...] = ()
     overlay: bool = True
@@ -74,7 +81,11 @@ CAPABILITIES: tuple[Capability, ...] = (
                overlay=False, learn_esxi="lspci -v (ESXi shell)", learn_linux="lspci -vv -s <PCI address of {pnic}>"),
     Capability("coalescing", "Coalescing", ("coalesce_adaptive_rx", "coalesce_rx_usecs"), overlay=False,
                learn_esxi="esxcli network nic coalesce get", learn_linux="ethtool -c {pnic}"),
-    Capability("driver", "Driver / VCG", ("driver", "driver_version", "firmware_version"), confirmed_by=("vcg-entries", "guide-listed"),
+    Capability("driver", "Driver / VCG", ("driver", "driver_version", "firmware_version"),
+               confirmed_by=("vcg-driver-meets-minimum", "guide-listed"),
+               explained_by=("vcg-driver-unconfirmed", "guide-release-unknown", "guide-release-not-imported",
+                             "guide-release-not-stated", "guide-driver-unchecked", "guide-firmware-unknown",
+                             "guide-firmware-unclear"),
                overlay=False, learn_esxi="esxcli network nic get -n {pnic}", learn_linux="ethtool -i {pnic}"),
 )
 
@@ -196,15 +207,47 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
                       + f" (not read on the host: {_learn(host, pnic, cap)}); it passes every rule of this column")
     elif known:  # confirmed_by: the facts alone prove nothing
         status = UNKNOWN
-        text += " · not in the compatibility database"
-        reason = ("the device is not in the compatibility database: import the compatibility guide for it "
-                  "(nic-advisor vcg import) or check it in the VMware (Broadcom) Compatibility Guide")
+        suffix, reason = _unconfirmed(host, pnic, cap, mine)
+        text += f" · {suffix}"
     else:
         status = UNKNOWN
         reason = f"none of this column's facts was reported — {_learn(host, pnic, cap)}"
         if no_overlay:
             reason += f" ({none_why})"
     return Cell(status=status, text=text, evidence=evidence, findings=mine, reason=reason)
+
+
+def _unconfirmed(host: Host, pnic: PhysicalNic, cap: Capability, mine: tuple[Finding, ...]) -> tuple[str, str]:
+    """(text suffix, reason) of a column whose facts were read but that no ``confirmed_by`` finding confirms: what
+    is missing and how to learn it, from the ``explained_by`` findings and the pNIC's own facts. "Not in the
+    compatibility database" only when nothing explains it and the driver version was read."""
+    why: list[str] = []
+    for f in mine:
+        if f.rule_id not in cap.explained_by:
+            continue
+        if f.rule_id == "guide-release-unknown":
+            text = (f"the imported compatibility guide lists the device, but the ESXi release of {host.name} (with "
+                    f"its update level) is not known, so its listing cannot be checked: run vmware -vl")
+        elif f.rule_id == "guide-release-not-imported":
+            text = f"{f.message} {f.recommendation}".strip()
+        else:
+            text = f.message
+        if text not in why:
+            why.append(text)
+    read_version = f"run {_command(host, pnic, cap)}"
+    if pnic.driver_version is None and not any("driver version" in w for w in why):
+        why.insert(0, f"the driver version of {pnic.name} was not read, so no compatibility listing can be checked: "
+                      f"{read_version}")
+    if why:
+        suffix = "driver version not read" if pnic.driver_version is None else "not confirmed by a listing"
+        return suffix, "; ".join(why)
+    return "not in the compatibility database", (
+        "the device is not in the compatibility database: import the compatibility guide for it "
+        "(nic-advisor vcg import) or check it in the VMware (Broadcom) Compatibility Guide")
+
+
+def _command(host: Host, pnic: PhysicalNic, cap: Capability) -> str:
+    return (cap.learn_linux if host.kind == "linux" else cap.learn_esxi).replace("{pnic}", pnic.name)
 
 
 def capability_matrix(host: Host, findings: list[Finding]) -> list[Row]:

@@ -10,8 +10,9 @@ Every field of the object (``PhysicalNic``, ``VmkernelNic``, ``Switch``, ``Host`
   ``ports_line_rate_gbps`` (sum of the link speeds of all ports of the same PCIe device, Gbit/s),
   ``has_tep`` (the host has an NSX TEP vmknic), ``rss_enable_command`` / ``rss_rollback_command`` (the driver
   catalogue's command that enables RSS for this driver and the one that restores what the audit read — the module
-  parameters on ESXi, the channel count on Linux —; without a catalogue entry, text pointing to the vendor guide:
-  :func:`nicadvisor.vcg.knowledge.rss_commands`);
+  parameters on ESXi, the channel count on Linux —; without a command, text pointing to the vendor guide that says
+  whether the catalogue has no entry for the driver or an entry that gives no command, citing its source:
+  :func:`nicadvisor.vcg.knowledge.rss_commands`, :func:`nicadvisor.vcg.knowledge.rss_fact_without_command`);
 * vmknics: ``is_tep`` is already a field;
 * switches: ``has_tep`` (the host has an NSX TEP vmknic) and ``carries_tep`` (see :func:`carries_tep`);
 * host: ``mtu_path_error`` (the raw lines of a failed vmkping MTU path test, the evidence of
@@ -96,7 +97,7 @@ def pnic_context(host: Host, pnic: PhysicalNic) -> dict[str, Any]:
 
 
 def _rss_commands(host: Host, pnic: PhysicalNic, mod: Any) -> tuple[str, str]:
-    from nicadvisor.vcg.knowledge import rss_commands
+    from nicadvisor.vcg.knowledge import rss_commands, rss_fact_without_command
 
     if host.kind == "esxi":
         previous = None if mod is None or mod.options is None else " ".join(f"{k}={v}" for k, v in mod.options.items())
@@ -105,8 +106,14 @@ def _rss_commands(host: Host, pnic: PhysicalNic, mod: Any) -> tuple[str, str]:
     enable, rollback = rss_commands(host, pnic, previous)
     driver = pnic.driver or "the driver"
     if enable is None:
-        enable = (f"the {driver} RSS module parameter of the vendor's driver guide: the driver catalogue has no "
-                  f"entry for it")
+        setting = "RSS module parameter" if host.kind == "esxi" else "RSS setting"
+        stated = rss_fact_without_command(host, pnic)
+        if stated is not None:  # qede, icen: the catalogue states RSS, from a source that gives no command
+            enable = (f"the {driver} {setting} of the vendor's driver guide: the driver catalogue's {stated.driver} "
+                      f"entry gives no command to set it (source: {stated.source})")
+        else:
+            enable = (f"the {driver} {setting} of the vendor's driver guide: the driver catalogue has no "
+                      f"entry for it")
     if rollback is None:
         rollback = (f"Set the {driver} module parameters back to what 'esxcli system module parameters list -m "
                     f"{driver}' showed before the change, and reboot the host." if host.kind == "esxi" else

@@ -39,7 +39,17 @@ Where the rows come from (every row names its own source)
 Unknown builds
     A build that is not in the table is **not** placed by its neighbours: build numbers of different lines
     interleave (6.0 U1 build 5251621 is higher than 6.0 U3's 5050593), so a gap says nothing. An unknown build
-    gives None from :func:`release_of_build`, and :func:`guide_release` then uses the version text alone.
+    gives None from :func:`release_of_build`, and :func:`guide_release` then uses the version text alone — which
+    names the update only for 7.0 and 8.0 (``7.0.3``). A 6.x host prints ``6.7.0`` for every update, so a 6.x
+    build that is not in the table (a patch after 6.7 U3 such as 17700523, "ESXi 6.7 P05", whose KB name states
+    no update) gives None, "update unknown", never the GA release; the ``Update N`` line ``vmware -vl`` prints
+    (``VMware ESXi 6.7.0 Update 3``, passed as ``level``) decides it when the caller has it.
+
+ESX 9 releases
+    ESX 9 is versioned ``major.minor.maintenance.patch`` (KB 395110): a maintenance release (``9.0.1.0``) or an
+    express patch (``9.0.0.0100``) belongs to its ``major.minor`` release, and the compatibility guide names only
+    those (``ESX 9.0``, ``ESX 9.1``: :func:`nicadvisor.vcg.guide_formats.normalise_release`). ``9.0.1.0`` is
+    therefore ``ESX 9.0``, never "ESX 9.0 U1", a label no guide uses.
 """
 from __future__ import annotations
 
@@ -60,6 +70,9 @@ COLUMNS = ("build", "version", "label", "update_label", "release_date", "source"
 
 _BUILD_RE = re.compile(r"^\s*(?:(?:release)?build[-\s:]*)?(\d{1,12})\s*$", re.I)
 _VERSION_RE = re.compile(r"^\d+\.\d+\.\d+(?:\.\d+)?$")
+#: The release level ``vmware -vl`` prints on its second line (``GA``, ``Update 3``, ``U3``), or in a version text.
+_LEVEL_RE = re.compile(r"^\s*(?:GA|U(?:pdate)?\s*(\d+)[a-z]?)\s*$", re.I)
+_UPDATE_IN_TEXT_RE = re.compile(r"\b(?:GA\b|U(?:pdate)?\s*\d+)", re.I)
 
 
 @dataclass(frozen=True)
@@ -124,11 +137,11 @@ def _row(raw: dict[str, str], origin: str, line: int) -> EsxiBuild:
     if release is None or release[1] is None or release_label(*release) != cells["update_label"]:
         raise _fail(origin, line, f"update_label {cells['update_label']!r} is not a canonical release label")
     named = parse_host_version(cells["label"])
-    if named is None or (named[0], named[1], named[2] or 0) != release:
+    if named is None or named[:2] != release[:2] or (named[0] < 9 and (named[2] or 0) != release[2]):
         raise _fail(origin, line, f"label {cells['label']!r} does not name release {cells['update_label']!r}")
     version = parse_host_version(cells["version"])
     assert version is not None  # _VERSION_RE matched
-    if version[:2] != release[:2] or (version[0] >= 7 and (version[2] or 0) != release[2]):
+    if version[:2] != release[:2] or (7 <= version[0] < 9 and (version[2] or 0) != release[2]):
         raise _fail(origin, line, f"version {cells['version']!r} contradicts {cells['update_label']!r}")
     date: _dt.date | None = None
     if cells["release_date"]:
@@ -144,8 +157,8 @@ def read_builds(text: str, origin: str = BUILDS_FILE_NAME) -> tuple[EsxiBuild, .
     """Parse and check the CSV text: header exactly :data:`COLUMNS`, builds strictly increasing.
 
     Every row must be consistent: ``update_label`` a canonical release label, ``label`` naming that release,
-    ``version`` of the same major.minor (and, for 7.0 and later, the same update). Raises VcgDataError naming
-    ``origin`` and the line.
+    ``version`` of the same major.minor (and, for 7.0 and 8.0, the same update; an ESX 9 maintenance release such
+    as ``9.0.1.0`` belongs to ``ESX 9.0``). Raises VcgDataError naming ``origin`` and the line.
     """
     reader = csv.DictReader(io.StringIO(text))
     if tuple(reader.fieldnames or ()) != COLUMNS:
@@ -180,18 +193,44 @@ def release_of_build(build: int | str | None) -> EsxiBuild | None:
     return None if number is None else _by_build().get(number)
 
 
-def guide_release(product_version: str | None, build: int | str | None) -> str | None:
-    """The compatibility-guide release of a host: ``"ESXi 8.0 U2"``, ``"ESXi 6.7 U3"``, ``"ESX 9.0"``.
+def parse_level(text: str | None) -> int | None:
+    """The update level of a release-level text: ``"GA"`` → 0, ``"Update 3"`` / ``"U3"`` / ``"Update 3b"`` → 3;
+    None for anything else (empty, unreadable)."""
+    if not text:
+        return None
+    m = _LEVEL_RE.match(str(text))
+    if not m:
+        return None
+    return int(m.group(1)) if m.group(1) is not None else 0
+
+
+def level_from_records(records) -> str | None:
+    """The release level (``"Update 3"``, ``"GA"``) a ``vmware -vl`` output states, from the ``records`` of its
+    :class:`nicadvisor.parsers.base.ParseResult` (``{"family": "vmware -vl", "fields": {"version", "level"}}``);
+    None when none does. Other records are ignored."""
+    for record in records or ():
+        if isinstance(record, dict) and record.get("family") == "vmware -vl":
+            level = (record.get("fields") or {}).get("level")
+            if parse_level(level) is not None:
+                return str(level)
+    return None
+
+
+def guide_release(product_version: str | None, build: int | str | None, level: str | None = None) -> str | None:
+    """The compatibility-guide release of a host: ``"ESXi 8.0 U2"``, ``"ESXi 6.7 U3"``, ``"ESX 9.0"``; None when
+    the release **with its update level** is not known.
 
     1. A known build gives its row's ``update_label`` (this is how 6.x hosts, which print ``6.7.0`` for every
        update, get their update level), unless a readable ``product_version`` names another major.minor: the
        build is then not trusted and the version decides.
-    2. Otherwise the version text: ``"8.0.2"`` → ``"ESXi 8.0 U2"``, ``"7.0.0"`` → ``"ESXi 7.0"``,
-       ``"6.7.0 Update 3"`` → ``"ESXi 6.7 U3"``, ``"9.0.0.0"`` → ``"ESX 9.0"``. A version without an update level
-       reads as update 0 (:func:`nicadvisor.vcg.normalize.parse_host_version`): for 6.x pass the ``Update``
-       field of ``esxcli system version get`` along (``"6.7.0 Update 3"``), or the result is the x.y base release.
-    3. None when neither the build is known nor the version readable. Unknown builds are never placed by their
-       neighbours.
+    2. Otherwise the version text, when it states the update: 7.0 / 8.0 versions carry it as their third number
+       (``"8.0.2"`` → ``"ESXi 8.0 U2"``, ``"7.0.0"`` → ``"ESXi 7.0"``); any version may name it (``"6.7.0 Update
+       3"`` → ``"ESXi 6.7 U3"``); ``level`` is the release level ``vmware -vl`` printed (``"Update 3"``, ``"GA"``,
+       see :func:`level_from_records`) and decides it for a 6.x version. ESX 9: the ``major.minor`` release
+       (``"9.0.1.0"`` → ``"ESX 9.0"``, see the module docstring).
+    3. None otherwise: a 6.x version without a known build or level (``"6.7.0"`` with build 17700523, a patch of
+       6.7 U3 the table does not hold) has an unknown update — it is **not** taken for the GA release —, and
+       nothing readable gives None. Unknown builds are never placed by their neighbours.
     """
     host = parse_host_version(product_version)
     row = release_of_build(build)
@@ -202,4 +241,33 @@ def guide_release(product_version: str | None, build: int | str | None) -> str |
     if host is None:
         return None
     major, minor, update = host
-    return release_label(major, minor, update or 0)
+    if major >= 9:
+        return release_label(major, minor, 0)
+    stated = parse_level(level)
+    if stated is None and product_version and _UPDATE_IN_TEXT_RE.search(product_version):
+        stated = update if update is not None else 0   # "6.7.0 Update 3", "VMware ESXi 8.0 Update 3", "6.7.0 GA"
+    if stated is None and major >= 7:
+        stated = update                                 # 7.0 / 8.0: the third number is the update level
+    return None if stated is None else release_label(major, minor, stated)
+
+
+def host_release(host, level: str | None = None) -> str | None:
+    """:func:`guide_release` of an audited :class:`nicadvisor.model.Host` (``product_version``, ``build``), with the
+    ``vmware -vl`` release ``level`` when the caller read it. None for a host that is not ESXi."""
+    if getattr(host, "kind", None) not in ("esxi", None):
+        return None
+    return guide_release(host.product_version, host.build, level)
+
+
+def release_unknown_reason(host) -> str:
+    """Why :func:`host_release` is None for ``host``, and the read-only command that tells the release."""
+    version, build = host.product_version, host.build
+    if not version and not build:
+        return f"the ESXi release of {host.name} was not read (run vmware -vl)"
+    if version and parse_host_version(version) is None:
+        return f"the ESXi version {version!r} of {host.name} was not understood (run vmware -vl)"
+    if build and release_of_build(build) is None:
+        return (f"the update level of ESXi {version or '(version unknown)'} on {host.name} is unknown: build {build} "
+                f"is not in the build table (run vmware -vl: it prints the update, e.g. 'VMware ESXi 6.7.0 Update 3')")
+    return (f"the update level of ESXi {version} on {host.name} is unknown: no build was read (run vmware -vl: it "
+            f"prints the build and the update)")

@@ -11,17 +11,52 @@ Only capabilities are filled: Geneve offload, Geneve Rx filters, Enhanced Datapa
 mode) and the maximum Rx queues. RSS is **not** filled: the catalogue says a driver *can* do RSS, while the pNIC's
 ``rss`` fact says whether it is *on* (a module parameter); taking one for the other would pass a host whose RSS is
 off. For RSS the catalogue gives the exact command to enable it and to roll it back (:func:`rss_commands`).
+
+A catalogue value never silences a rule (design)
+    A catalogue value is *lower trust* than a reading: it states what a document says of a driver, not what this
+    NIC does. It must never make a rule stop firing that fires on the facts read on the host — for example
+    ``geneve_rx_filter = true`` from the catalogue would turn off ``no-rss`` ("RSS off and no Geneve Rx filter
+    known") on an i40en host that reads ``rss = False``, hiding a warning behind a document about another NIC.
+    :func:`fill_from_driver_catalogue` therefore fills a value **only where the rule outcome cannot become more
+    reassuring**: it evaluates the shipped rules on the host as read, then with the value filled, and keeps the
+    value only when every finding of the first evaluation is still there, with the same or a higher severity (a
+    value may add or raise a finding, never remove or lower one). A value that would remove or lower one is left
+    unfilled: the fact stays unknown, the rule keeps firing, and the cell says what to read on the host. This is
+    checked against the rules themselves, not a list of fields, so a new rule is protected without a change here.
+    (The alternative, a rule context that reads catalogue values as unknown, would leave the rules module and the
+    matrix disagreeing about the same fact.)
+
+Device scope
+    The catalogue keys a fact by driver (module, version, ESXi release), but some sources state a fact for one
+    device only. :data:`DEVICE_SCOPE` keeps that scope: such a fact decides nothing for another device, or for a
+    pNIC whose PCI IDs were not read (and is then neither filled nor reported as a conflict).
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 from nicadvisor.model import Evidence, Finding, Host, PhysicalNic, Severity
+from nicadvisor.parsers.base import hex4
+from nicadvisor.vcg.builds import host_release
 from nicadvisor.vcg.driver_catalogue import ORIGIN_LABEL, CatalogueFact, DriverCatalogue, load_catalogue
 
 #: The catalogue capabilities that may decide a pNIC fact (capability → PhysicalNic field).
 FILLED = {"geneve_offload": "geneve_offload", "geneve_rx_filter": "geneve_rx_filter", "ens": "ens_capable",
           "ens_interrupt": "ens_interrupt_capable", "max_rx_queues": "rx_queues_max"}
+
+#: Catalogue facts whose source states them for some devices only: (os, driver family, capability) →
+#: (PCI vendor:device IDs, lower-case hex, and what the source shows). Names from pci.ids (v2023.04.10).
+#: * i40en ``geneve_rx_filter``: nsx-t-performance-on-intel.txt shows it on vmnic5 (§1.4.5, CLI 3), an
+#:   "Intel Corporation Ethernet Controller XL710 for 40GbE QSFP+" on i40en (§1.5, CLI 4), and names "Intel XL710s"
+#:   for the Rx filter gain (§1.8); it names no other i40en device (X710, XXV710, X722) and no driver version. pci.ids
+#:   gives that name to 8086:1583 and 8086:1584.
+DEVICE_SCOPE: dict[tuple[str, str, str], tuple[frozenset[tuple[str, str]], str]] = {
+    ("esxi", "i40en", "geneve_rx_filter"): (
+        frozenset({("8086", "1583"), ("8086", "1584")}),
+        "the Intel XL710 for 40GbE QSFP+ (8086:1583, 8086:1584), the only NIC its source "
+        "(nsx-t-performance-on-intel.txt §1.4.5, §1.5, §1.8) shows it on"),
+}
 
 
 @functools.lru_cache(maxsize=1)
@@ -35,28 +70,98 @@ def _os(host: Host) -> str | None:
 
 def catalogue_facts(host: Host, pnic: PhysicalNic, catalogue: DriverCatalogue | None = None) -> dict[str, CatalogueFact]:
     """The catalogue's facts for ``pnic``'s driver and version on ``host`` (``{}`` when the driver, the OS or the
-    catalogue entry is unknown). Raises DriverCatalogueError only if the shipped catalogue is broken."""
+    catalogue entry is unknown). A fact :data:`DEVICE_SCOPE` limits to other devices is returned undecided. The ESXi
+    release given to the catalogue is :func:`nicadvisor.vcg.builds.host_release` when known (6.x: from the build),
+    else the version text. Raises DriverCatalogueError only if the shipped catalogue is broken."""
     os_name = _os(host)
     if os_name is None or not pnic.driver or pnic.is_physical is False:
         return {}
     cat = catalogue or _shipped()
-    return cat.lookup(pnic.driver, pnic.driver_version, os_name,
-                      esxi_version=host.product_version if os_name == "esxi" else None)
+    # the guide release ("ESXi 7.0 U3", from the build for 6.x) when known, else the version text as read
+    esxi_version = (host_release(host) or host.product_version) if os_name == "esxi" else None
+    facts = cat.lookup(pnic.driver, pnic.driver_version, os_name, esxi_version=esxi_version)
+    return {cap: _scoped(os_name, pnic, fact) for cap, fact in facts.items()}
 
 
-def fill_from_driver_catalogue(host: Host, catalogue: DriverCatalogue | None = None) -> list[str]:
+def _scoped(os_name: str, pnic: PhysicalNic, fact: CatalogueFact) -> CatalogueFact:
+    """``fact``, undecided when :data:`DEVICE_SCOPE` limits it to devices ``pnic`` is not (or not known to be)."""
+    scope = DEVICE_SCOPE.get((os_name, fact.driver, fact.capability))
+    if scope is None or not fact.decided:
+        return fact
+    ids, what = scope
+    device = (hex4(pnic.vid), hex4(pnic.did))
+    if device in ids:
+        return fact
+    why = (f"the source states this for {what}; {pnic.name} is {device[0]}:{device[1]}" if None not in device else
+           f"the source states this for {what}; the PCI IDs of {pnic.name} were not read")
+    return dataclasses.replace(fact, value=None, decided=False, reason=why)
+
+
+def fill_from_driver_catalogue(host: Host, catalogue: DriverCatalogue | None = None,
+                               rules: list | None = None) -> list[str]:
     """Set the unknown capability facts (:data:`FILLED`) of ``host``'s physical pNICs from the catalogue's decided
-    facts; returns ``"vmnic2.geneve_rx_filter"``-style names of what was set."""
-    filled = []
+    facts, **except** a value that would make a rule stop firing or fire lower than on the facts read on the host
+    (see "A catalogue value never silences a rule" in the module docstring; ``rules``: default the shipped ones).
+    Returns ``"vmnic2.geneve_rx_filter"``-style names of what was set."""
+    candidates = []
     for p in host.pnics:
         for cap, fact in catalogue_facts(host, p, catalogue).items():
             field = FILLED.get(cap)
-            if field is None or not fact.decided or fact.value is None:
+            if field is None or not fact.decided or fact.value is None or getattr(p, field) is not None:
                 continue
             line = f"{p.driver} {p.driver_version or '(version unknown)'}: {cap} = {fact.value}"
-            if p.set_fact(field, fact.value, Evidence(ORIGIN_LABEL, line, fact.source)):
-                filled.append(f"{p.name}.{field}")
+            candidates.append((p, field, fact.value, Evidence(ORIGIN_LABEL, line, fact.source)))
+    if not candidates:
+        return []
+    rules = _shipped_rules() if rules is None else rules
+    as_read = _outcome(host, rules)
+    for p, field, value, evidence in candidates:
+        p.set_fact(field, value, evidence)
+    if _no_less_alarming(as_read, _outcome(host, rules)):
+        return [f"{p.name}.{field}" for p, field, _v, _e in candidates]
+    # some value would silence or lower a finding: keep, one by one, only those that do not
+    for p, field, _v, _e in candidates:
+        _unset(p, field)
+    filled = []
+    for p, field, value, evidence in candidates:
+        p.set_fact(field, value, evidence)
+        if _no_less_alarming(as_read, _outcome(host, rules)):
+            filled.append(f"{p.name}.{field}")
+        else:
+            _unset(p, field)
     return filled
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_rules_cached() -> tuple:
+    from nicadvisor.rules_engine import load_rules
+
+    return tuple(load_rules())
+
+
+def _shipped_rules() -> list:
+    return list(_shipped_rules_cached())
+
+
+def _outcome(host: Host, rules: list) -> dict[tuple[str, str], int]:
+    """(rule id, target) → the most severe rank (0 error … 2 info) the rules give on ``host``."""
+    from nicadvisor.rules_engine import evaluate
+
+    out: dict[tuple[str, str], int] = {}
+    for f in evaluate(rules, [host]):
+        key = (f.rule_id, f.target)
+        out[key] = min(out.get(key, 3), f.severity.rank)
+    return out
+
+
+def _no_less_alarming(before: dict[tuple[str, str], int], after: dict[tuple[str, str], int]) -> bool:
+    """True when every finding of ``before`` is in ``after`` with the same or a more severe rank."""
+    return all(key in after and after[key] <= rank for key, rank in before.items())
+
+
+def _unset(p: PhysicalNic, field: str) -> None:
+    setattr(p, field, None)
+    p.evidence.pop(field, None)
 
 
 def from_catalogue(pnic: PhysicalNic, field: str) -> bool:
@@ -94,6 +199,18 @@ def catalogue_conflicts(hosts: list[Host], catalogue: DriverCatalogue | None = N
 def _category(field: str) -> str:
     return {"geneve_offload": "geneve_offload", "geneve_rx_filter": "rx_filter", "ens_capable": "ens",
             "ens_interrupt_capable": "ens", "rx_queues_max": "rss"}.get(field, "driver")
+
+
+def rss_fact_without_command(host: Host, pnic: PhysicalNic,
+                             catalogue: DriverCatalogue | None = None) -> CatalogueFact | None:
+    """The catalogue's RSS (or default-queue RSS) fact for ``pnic``'s driver when the catalogue has one but it
+    gives no command to set RSS (qede: stated in code only; icen: a release-note line), so the advice can say so
+    and cite it; None when a fact gives a command or the catalogue has no RSS fact for the driver."""
+    facts = catalogue_facts(host, pnic, catalogue)
+    rss = [facts[c] for c in ("rss", "drss") if c in facts]
+    if not rss or any(f.set_command for f in rss):
+        return None
+    return rss[0]
 
 
 def rss_commands(host: Host, pnic: PhysicalNic, previous: str | None,
