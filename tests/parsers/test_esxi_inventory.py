@@ -385,7 +385,8 @@ def test_lspci_v_aquantia_class_line():
 def test_vmware_vl_from_vm_support_bundle():
     cap = read_capture(FIXTURES / "vm-support" / "bundle_commands_vmware_-vl.txt_esxi510_elatov.txt")
     (r,) = parse_output("vmware -vl", cap.text)
-    assert {k: f.value for k, f in r.host.items()} == {"product_version": "5.1.0", "build": "799733", "kind": "esxi"}
+    assert {k: f.value for k, f in r.host.items()} == {"product_version": "5.1.0", "build": "799733", "kind": "esxi",
+                                                       "product_update": "GA"}
     assert r.records == [{"family": "vmware -vl", "fields": {"version": "5.1.0", "level": "GA"}}]
     (r2,) = parse_output("vmware -lv", cap.text)
     assert r2.host["build"].value == "799733"

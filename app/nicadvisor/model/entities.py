@@ -202,6 +202,11 @@ OVERLAY_CARRIES, OVERLAY_POSSIBLE, OVERLAY_NONE = "carries", "possible", "none"
 @dataclass
 class Host(_WithEvidence):
     """An audited host. ``kind`` is ``esxi`` or ``linux``; ``inputs`` lists the sources read.
+    ``product_version`` and ``build`` are the ESXi version and build number (``"6.7.0"``, ``"17700523"``: ``vmware
+    -vl`` first line, vSphere API ``AboutInfo.version``/``build``). ``product_update`` is the release level ``vmware
+    -vl`` prints on its second line, as printed (``"Update 3"`` from ``VMware ESXi 6.7.0 Update 3``, ``"GA"``), None
+    when not read (the vSphere API reports no such field); it decides the update of a 6.x host whose build the build
+    table does not hold (:func:`nicadvisor.vcg.builds.host_release`).
     ``mtu_path_ok`` is False when a ``vmkping -d`` MTU path test failed (its evidence is the error line),
     True when one passed, None when none was read."""
 
@@ -209,6 +214,7 @@ class Host(_WithEvidence):
     kind: str | None = None
     product_version: str | None = None
     build: str | None = None
+    product_update: str | None = None
     pnics: list[PhysicalNic] = field(default_factory=list)
     vmknics: list[VmkernelNic] = field(default_factory=list)
     switches: list[Switch] = field(default_factory=list)

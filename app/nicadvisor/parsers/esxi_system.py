@@ -1,5 +1,5 @@
-"""ESXi host/system facts: ``vmware -vl`` (product version, build), ``esxcli software vib list`` (NIC driver
-VIB versions) and NVIDIA MFT ``flint -d <bdf> q`` (ConnectX firmware).
+"""ESXi host/system facts: ``vmware -vl`` (product version, build, update level), ``esxcli software vib list``
+(NIC driver VIB versions) and NVIDIA MFT ``flint -d <bdf> q`` (ConnectX firmware).
 
 Formats: ``shared/design/research/nic-data-sources.md`` §2 (VIB version differs from the driver module's
 own version string; flint gives ``FW Version`` and ``PSID``), §13 (version caveats). Pure functions, never
@@ -34,9 +34,13 @@ def parse_vmware_version(text: str, cmd: CommandLine) -> ParseResult:
     (vm-support member ``commands/vmware_-vl.txt``: ``VMware ESXi 5.1.0 build-799733`` / ``… 5.1.0 GA``).
 
     Host facts: ``product_version`` (``"5.1.0"``), ``build`` (digits, ``"799733"``, as the vSphere API's
-    ``about.build``), ``kind`` ``"esxi"`` for an ESXi product line. The release level (``GA``, ``Update 3``)
-    goes to ``records``. Prompt or prose lines around are ignored. Never raises."""
+    ``about.build``), ``kind`` ``"esxi"`` for an ESXi product line, and ``product_update``: the release level of
+    the second line as printed (``"GA"``, ``"Update 3"``), which a 6.x host's version (``6.7.0`` for every update)
+    does not carry. The level line is also a record ``{"family", "fields": {"version", "level"}}``. A level line
+    whose major.minor is not the build line's (two hosts' outputs pasted together) gives no ``product_update``, and
+    a note. Prompt or prose lines around are ignored. Never raises."""
     result = ParseResult(family="vmware -vl")
+    levels: list[tuple[str, str, str]] = []   # (version, level, line)
     for raw in text.splitlines():
         m = _VERSION_RE.match(raw)
         if m:
@@ -48,7 +52,16 @@ def parse_vmware_version(text: str, cmd: CommandLine) -> ParseResult:
         m = _LEVEL_RE.match(raw)
         if m:
             result.records.append({"family": result.family, "fields": {"version": m.group(1), "level": m.group(2)}})
-    if not result.host:
+            levels.append((m.group(1), m.group(2), raw))
+    if levels:
+        level_version, level, raw = levels[0]
+        version = result.host.get("product_version")
+        if version is not None and level_version.split(".")[:2] != str(version.value).split(".")[:2]:
+            result.notes.append(f"vmware -vl: the release level line {raw.strip()!r} is for another version than "
+                                f"{version.line.strip()!r}; the update level was not taken")
+        else:
+            result.host_fact("product_update", level, raw)
+    if "build" not in result.host:
         result.notes.append("vmware -vl: no 'VMware ESXi <version> build-<n>' line found")
     return result
 

@@ -4,7 +4,7 @@ The forward direction reuses :mod:`nicadvisor.report.json_export` (``object_to_d
 ``benchmark_to_dict``, ``audit_to_dict``), so a stored host has exactly the shape of a host in the JSON
 export (schema version 1, ``docs/json-output.md``) minus the derived ``capabilities`` cells::
 
-    {"name": "esxi-a", "kind": "esxi", "product_version", "build", "inputs": [...],
+    {"name": "esxi-a", "kind": "esxi", "product_version", "build", "product_update", "inputs": [...],
      "evidence": {field: {"command", "line", "source"}},
      "pnics": [{<every PhysicalNic field>, "evidence": {...}}], "vmknics": [...],
      "switches": [...], "modules": [...]}

@@ -43,7 +43,9 @@ Unknown builds
     names the update only for 7.0 and 8.0 (``7.0.3``). A 6.x host prints ``6.7.0`` for every update, so a 6.x
     build that is not in the table (a patch after 6.7 U3 such as 17700523, "ESXi 6.7 P05", whose KB name states
     no update) gives None, "update unknown", never the GA release; the ``Update N`` line ``vmware -vl`` prints
-    (``VMware ESXi 6.7.0 Update 3``, passed as ``level``) decides it when the caller has it.
+    (``VMware ESXi 6.7.0 Update 3``: the host's ``product_update``, which :func:`host_release` passes as ``level``)
+    decides it when it was read. The vSphere API gives no such level (``AboutInfo`` has version and build; its
+    ``patchLevel`` exists only from vSphere API 7.0.2, whose versions carry the update already).
 
 ESX 9 releases
     ESX 9 is versioned ``major.minor.maintenance.patch`` (KB 395110): a maintenance release (``9.0.1.0``) or an
@@ -224,10 +226,11 @@ def guide_release(product_version: str | None, build: int | str | None, level: s
        update, get their update level), unless a readable ``product_version`` names another major.minor: the
        build is then not trusted and the version decides.
     2. Otherwise the version text, when it states the update: 7.0 / 8.0 versions carry it as their third number
-       (``"8.0.2"`` → ``"ESXi 8.0 U2"``, ``"7.0.0"`` → ``"ESXi 7.0"``); any version may name it (``"6.7.0 Update
+       (``"8.0.2"`` → ``"ESXi 8.0 U2"``, ``"7.0.0"`` → ``"ESXi 7.0"``), which a ``level`` does not override (the
+       two come from different lines, possibly of different outputs); any version may name it (``"6.7.0 Update
        3"`` → ``"ESXi 6.7 U3"``); ``level`` is the release level ``vmware -vl`` printed (``"Update 3"``, ``"GA"``,
-       see :func:`level_from_records`) and decides it for a 6.x version. ESX 9: the ``major.minor`` release
-       (``"9.0.1.0"`` → ``"ESX 9.0"``, see the module docstring).
+       :attr:`nicadvisor.model.Host.product_update`, see :func:`level_from_records`) and decides it for a 6.x
+       version. ESX 9: the ``major.minor`` release (``"9.0.1.0"`` → ``"ESX 9.0"``, see the module docstring).
     3. None otherwise: a 6.x version without a known build or level (``"6.7.0"`` with build 17700523, a patch of
        6.7 U3 the table does not hold) has an unknown update — it is **not** taken for the GA release —, and
        nothing readable gives None. Unknown builds are never placed by their neighbours.
@@ -243,6 +246,8 @@ def guide_release(product_version: str | None, build: int | str | None, level: s
     major, minor, update = host
     if major >= 9:
         return release_label(major, minor, 0)
+    if major >= 7 and update is not None:
+        return release_label(major, minor, update)     # 7.0 / 8.0: the third number is the update level
     stated = parse_level(level)
     if stated is None and product_version and _UPDATE_IN_TEXT_RE.search(product_version):
         stated = update if update is not None else 0   # "6.7.0 Update 3", "VMware ESXi 8.0 Update 3", "6.7.0 GA"
@@ -252,22 +257,48 @@ def guide_release(product_version: str | None, build: int | str | None, level: s
 
 
 def host_release(host, level: str | None = None) -> str | None:
-    """:func:`guide_release` of an audited :class:`nicadvisor.model.Host` (``product_version``, ``build``), with the
-    ``vmware -vl`` release ``level`` when the caller read it. None for a host that is not ESXi."""
+    """:func:`guide_release` of an audited :class:`nicadvisor.model.Host`: its ``product_version``, ``build`` and
+    ``product_update`` (the release level ``vmware -vl`` printed, e.g. ``"Update 3"``), or the ``level`` given
+    instead. The one place that turns a host into its compatibility-guide release. None for a host that is not
+    ESXi, and when the release with its update is not known (:func:`release_unknown_reason` says why)."""
     if getattr(host, "kind", None) not in ("esxi", None):
         return None
+    if level is None:
+        level = getattr(host, "product_update", None)
     return guide_release(host.product_version, host.build, level)
 
 
 def release_unknown_reason(host) -> str:
-    """Why :func:`host_release` is None for ``host``, and the read-only command that tells the release."""
+    """Why :func:`host_release` is None for ``host``: what was read, what is missing, and the read-only command
+    that tells it (``vmware -vl``, whose second line names the update level: ``VMware ESXi 6.7.0 Update 3``)."""
     version, build = host.product_version, host.build
+    update = getattr(host, "product_update", None)
     if not version and not build:
-        return f"the ESXi release of {host.name} was not read (run vmware -vl)"
-    if version and parse_host_version(version) is None:
+        return (f"the ESXi release of {host.name} was not read (run vmware -vl: it prints the version, the build "
+                f"and the update level)")
+    parsed = parse_host_version(version) if version else None
+    if version and parsed is None:
         return f"the ESXi version {version!r} of {host.name} was not understood (run vmware -vl)"
-    if build and release_of_build(build) is None:
-        return (f"the update level of ESXi {version or '(version unknown)'} on {host.name} is unknown: build {build} "
-                f"is not in the build table (run vmware -vl: it prints the update, e.g. 'VMware ESXi 6.7.0 Update 3')")
-    return (f"the update level of ESXi {version} on {host.name} is unknown: no build was read (run vmware -vl: it "
-            f"prints the build and the update)")
+    example = f"'VMware ESXi {version or '6.7.0'} Update 3'"
+    read = f"ESXi {version}" + (f", build {build}" if build else "") if version else f"ESXi build {build}"
+    if update and parse_level(update) is None:
+        return (f"the version of {host.name} was read ({read}), but its update level {update!r} was not understood "
+                f"(run vmware -vl: its second line names the update, e.g. {example})")
+    if not version:
+        what = "version" if update else "version and update level"
+        return (f"the build of {host.name} was read ({read}), but not its {what}: build {build} is not in the build "
+                f"table (run vmware -vl: it prints the version, the build and the update level)")
+    missing: list[str] = []
+    if parsed and parsed[0] < 7:
+        missing.append(f"ESXi {parsed[0]}.x prints {version} for every update")
+    row = release_of_build(build) if build else None
+    if not build:
+        missing.append("no build was read")
+    elif row is None:
+        missing.append(f"build {build} is not in the build table")
+    else:
+        missing.append(f"build {build} is that of {row.label} (not ESXi {version})")
+    missing.append("no update level was read")
+    return (f"the version of {host.name} was read ({read}), but its update level was not: "
+            f"{', '.join(missing[:-1])} and {missing[-1]} (run vmware -vl: its second line names the update, e.g. "
+            f"{example})")

@@ -1,8 +1,15 @@
 """Findings from the compatibility guide the user imported (:mod:`nicadvisor.vcg.guide_store`), per ESXi pNIC.
 
-For a physical pNIC with known VID/DID on an ESXi host whose release is known (:func:`nicadvisor.vcg.builds.
-guide_release`: "ESXi 8.0 U2" from the build or the version):
+For a physical pNIC with known VID/DID on an ESXi host, against the host's release (:func:`nicadvisor.vcg.builds.
+host_release`: "ESXi 8.0 U2" from the build, the version, or the update level ``vmware -vl`` printed,
+``Host.product_update``):
 
+* ``guide-release-unknown`` (info): the release with its update level is not known (a 6.x host prints ``6.7.0``
+  for every update; a build the build table does not hold leaves the update unknown). The finding says what was
+  read and what is missing, which releases of the host's major.minor list the device, and how to learn the update:
+  ``vmware -vl``. When no listing of the device names the host's major.minor at all, it still says only that the
+  update level decides (the imported data may hold the device for no update of that line, or not cover the one the
+  host runs): never "not listed for this release";
 * ``guide-device-not-listed``: the guide lists the device, but not for the host's release, while imported data of
   the same kind (``GuideListing.source``) covers that release for other devices. An **error** when an I/O-guide
   answer (Broadcom Compatibility Guide, old VCG API) or an exchange file that does not name its source says so; a
@@ -45,10 +52,11 @@ from __future__ import annotations
 import datetime as _dt
 
 from nicadvisor.model import Finding, Host, PhysicalNic, Severity
-from nicadvisor.vcg.builds import guide_release
+from nicadvisor.vcg.builds import host_release, release_unknown_reason
 from nicadvisor.vcg.guide_formats import GuideListing
 from nicadvisor.vcg.guide_store import GuideDataset, staleness
-from nicadvisor.vcg.normalize import driver_module, normalise_driver, parse_release, version_key
+from nicadvisor.vcg.normalize import (driver_module, normalise_driver, parse_host_version, parse_release,
+                                      release_label, version_key)
 
 #: Features whose absence matters for the overlay, by how the guide may spell them (lower case) → label.
 _FEATURES = {"geneve-offload": "Geneve offload", "geneve offload": "Geneve offload",
@@ -167,7 +175,7 @@ def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset,
     evidence = tuple(p.evidence[k] for k in ("vid", "did", "svid", "ssid", "driver", "driver_version",
                                              "firmware_version") if k in p.evidence)
     model = f"{listed[0].model} ({p.vid}:{p.did})" if listed[0].model else f"the device {p.vid}:{p.did}"
-    release = guide_release(host.product_version, host.build)
+    release = host_release(host)
 
     def finding(rule_id: str, title: str, severity: Severity, message: str, recommendation: str) -> Finding:
         return Finding(rule_id=rule_id, title=title, severity=severity, host=host.name, target=target,
@@ -175,10 +183,7 @@ def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset,
                        evidence=evidence, category="driver")
 
     if release is None:
-        return [finding("guide-release-unknown", "Compatibility guide: host release unknown", Severity.INFO,
-                        f"{model} is in the imported guide, but the ESXi release of {host.name} "
-                        "was not read, so its listing cannot be checked.",
-                        "Audit the host with esxcli system version get (or through vCenter) so its release is known.")]
+        return [_release_unknown(host, listed, model, finding)]
     for_release = [g for g in listed if g.release == release]
     if not for_release:
         return [_not_for_release(host, p, data, listed, release, model, finding,
@@ -282,6 +287,45 @@ def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset,
                            + (f" with {', '.join(feats)}" if feats else "") + build_note + fw_note + ".",
                            "Nothing to change for the listing."))
     return out
+
+
+def _release_order(label: str) -> tuple:
+    parsed = parse_release(label)
+    return (parsed[0], -1 if parsed[1] is None else parsed[1], parsed[2]) if parsed else (999, 999, 999)
+
+
+def _release_unknown(host: Host, listed: list[GuideListing], model: str, finding) -> Finding:
+    """``guide-release-unknown``: what was read of the host's release and what is missing (its update level, most
+    often), the releases of its major.minor the device is listed for, and the command that tells the update."""
+    why = release_unknown_reason(host)
+    read = parse_host_version(host.product_version)
+    releases = sorted({g.release for g in listed if _understood(g.release)}, key=_release_order)
+    if read is None:
+        message = (f"{model} is in the imported guide (for {', '.join(releases) or 'releases not stated'}); "
+                   f"{why}, so which listing applies cannot be checked.")
+        recommendation = (f"Run vmware -vl on {host.name} (read-only: it prints the version, the build and the "
+                          "update level, e.g. 'VMware ESXi 6.7.0 build-17700523' / 'VMware ESXi 6.7.0 Update 3') "
+                          "and audit again with its output.")
+        return finding("guide-release-unknown", "Compatibility guide: host release unknown", Severity.INFO,
+                       message, recommendation)
+    major, minor, _update = read
+    line = release_label(major, minor, 0)
+    same_line = [r for r in releases if parse_release(r)[:2] in ((major, minor), (major, None))]
+    others = [r for r in releases if r not in same_line]
+    if same_line:
+        message = (f"The imported guide lists {model} for {', '.join(same_line)}"
+                   + (f" (and {', '.join(others)})" if others else "")
+                   + f"; {why}, so which of these listings applies to {host.name}, if any, is not known.")
+    else:
+        message = (f"The imported guide lists {model}"
+                   + (f" for {', '.join(others)}" if others else " without a release it understands")
+                   + f" and for no release of {line}; {why}. The guide lists devices per update ({line}, "
+                   f"{line} U1, …), so the update level decides which listing applies: the device is not reported "
+                   "as unlisted for a release that is not known.")
+    recommendation = (f"Learn the update level of {host.name}: run vmware -vl there (read-only; its second line "
+                      f"names it, e.g. 'VMware ESXi {host.product_version} Update 3') and audit again with its output.")
+    return finding("guide-release-unknown", "Compatibility guide: host update level unknown", Severity.INFO,
+                   message, recommendation)
 
 
 def _not_for_release(host: Host, p: PhysicalNic, data: GuideDataset, listed: list[GuideListing], release: str,
