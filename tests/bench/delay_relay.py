@@ -4,7 +4,8 @@ one network namespace that holds every frame for a fixed time before passing it 
     python3 delay_relay.py IF_A IF_B DELAY_US
 
 Two AF_PACKET sockets (one per interface); per direction a reader thread stamps each frame it receives with its due
-time (now + DELAY_US) and a writer thread sends it out of the other interface at that time, in order. Frames the
+time (now + DELAY_US) and a writer thread sends it out of the other interface at that time, in order (it sleeps
+until shortly before, then spins: a late wake-up would add its own, varying delay). Frames the
 relay itself sent (PACKET_OUTGOING) are not read back. Prints "ready" once both sockets are bound, runs until killed.
 The hosts' interfaces must not hand it partial checksums or GSO super-frames (tests/bench/remote_lab.py turns
 tx checksumming, TSO and GSO off on them): an AF_PACKET socket passes frames on as they are.
@@ -19,6 +20,7 @@ import time
 
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4  # <linux/if_packet.h>
+SPIN_S = 0.0004
 
 
 def _open(ifname: str) -> socket.socket:
@@ -48,8 +50,10 @@ def _direction(rx: socket.socket, tx: socket.socket, delay_s: float) -> None:
                     ready.wait()
                 due, data = queue.popleft()
             wait = due - time.monotonic()
-            if wait > 0:
-                time.sleep(wait)
+            if wait > SPIN_S:
+                time.sleep(wait - SPIN_S)  # the scheduler wakes a sleeper late by tens of µs, more on a busy host:
+            while time.monotonic() < due:  # the last SPIN_S are spent spinning, so the delay holds under load
+                pass
             try:
                 tx.send(data)
             except OSError:

@@ -484,12 +484,12 @@ def test_measured_and_expected_agree_on_the_tbf_shaped_link(lab, journal_dir, kn
 @pytest.mark.root
 def test_rr_expectation_tracks_a_delay_added_on_the_path(journal_dir, known_hosts):
     """Two hosts joined through the user-space delay relay (no netem here): the path's ICMP echo round trip, measured
-    by the benchmark just before the TCP_RR test, sets the expected round trip; with 0.5 ms and then 2 ms held in each
-    direction, expected and measured agree within 10 % and both grow by the added 2 × 1.5 ms."""
+    by the benchmark just before the TCP_RR test, sets the expected round trip; with 2 ms and then 5 ms held in each
+    direction, expected and measured agree within 10 % and both grow by the added 2 × 3 ms."""
     from nicadvisor.services.bench_expect import attach_expectations, path_end
 
     seen = {}
-    for delay_us in (500, 2000):
+    for delay_us in (2000, 5000):
         lab = _lab_or_skip(rate_mbit=None, delay_us=delay_us)
         try:
             with _bench(lab, journal_dir, known_hosts, duration_s=3, tool="netperf", tests=("TCP_RR",)) as rb:
@@ -508,9 +508,9 @@ def test_rr_expectation_tracks_a_delay_added_on_the_path(journal_dir, known_host
             _assert_clean(lab, journal_dir)
         finally:
             lab.close()
-    added = 2 * (2000 - 500)
-    assert seen[2000][0] - seen[500][0] == pytest.approx(added, rel=0.10)  # the expectation tracks the delay
-    assert seen[2000][1] - seen[500][1] == pytest.approx(added, rel=0.10)  # and so does the measurement
+    added = 2 * (5000 - 2000)
+    assert seen[5000][0] - seen[2000][0] == pytest.approx(added, rel=0.10)  # the expectation tracks the delay
+    assert seen[5000][1] - seen[2000][1] == pytest.approx(added, rel=0.10)  # and so does the measurement
 
 
 @needs_root

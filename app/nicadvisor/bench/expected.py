@@ -58,9 +58,9 @@ Stream bands (Gbit/s, higher is better):
     The 10 % (:data:`nicadvisor.bench.results.WITHIN`) and the 25 % warn margin are this project's conventions.
 
 Round-trip band between hosts (µs, lower is better; host-to-host TCP_RR of at most 1448 bytes, with the path's ICMP
-echo round trip, one frame each way, no echo lost): nominal = echo minimum (+ the longer frames' serialization at
-the link speed), low = nominal × 0.90, high = median echo (first left out) × 1.10 + 40 µs for the answering
-process's wake-up (:mod:`nicadvisor.bench.path_rtt`).
+echo round trip, one frame each way, no echo lost): nominal = median echo (first left out) + 40 µs for the
+answering process's wake-up (+ the longer frames' serialization at the link speed), low = echo minimum × 0.90,
+high = median echo × 1.10 + 40 µs (:mod:`nicadvisor.bench.path_rtt`).
 
 Round-trip band (µs, lower is better; vm-to-vm TCP_RR):
     base = 2 × the VMware vSwitch TCP_RR latency of vmfex-vs-vswitch-netperf.txt "TCP Latency Performance"
@@ -547,10 +547,10 @@ def _path_rr_band(ends: list[EndpointFacts], rtt: "PathRtt", payload: int) -> Ba
     speeds = [e.link_gbps for e in ends if e.link_gbps]
     low, nominal, high, serial = _rtt.rr_band_edges(rtt, payload, min(speeds) if speeds else None)
     formula = (f"the path's {rtt.text()} from {rtt.client} to {rtt.server}, measured right before the test; a "
-               f"TCP_RR transaction is one round trip of it: expected = the echo minimum"
-               + (f" {serial}" if serial else "") + f" (low edge × {1 - _rtt.WITHIN:.2f}), high = median echo × "
-               f"{1 + _rtt.WITHIN:.2f} + {_rtt.WAKEUP_ALLOWANCE_US:g} {MICRO} for the answering process's wake-up "
-               "(this judges what the hosts add, not the path)")
+               f"TCP_RR transaction is one round trip of it plus the answering process's wake-up: expected = median "
+               f"echo + {_rtt.WAKEUP_ALLOWANCE_US:g} {MICRO}" + (f" {serial}" if serial else "")
+               + f", low = echo minimum × {1 - _rtt.WITHIN:.2f}, high = median echo × {1 + _rtt.WITHIN:.2f} + "
+               f"{_rtt.WAKEUP_ALLOWANCE_US:g} {MICRO} (this judges what the hosts add, not the path)")
     notes = _common_notes(ends)
     if payload + _rtt.TCP_OVERHEAD > _rtt.ECHO_FRAME and not speeds:
         notes.append("the link speed is not known: the longer frames' serialization is not counted")

@@ -128,15 +128,16 @@ def rr_no_band_reason(rtt: PathRtt, payload: int, *, mtu: int | None = None, dir
 
 def rr_band_edges(rtt: PathRtt, payload: int = 1, link_gbps: float | None = None) -> tuple[float, float, float, str]:
     """``(low, nominal, high, serialization note)`` round trip in µs that a TCP_RR transaction of ``payload`` bytes
-    (one frame each way) is expected to take on this path: nominal = the echo minimum (the path's floor: a busy
-    request/response loop runs near it, while echoes 0.2 s apart may wake idle CPUs) plus the longer frames' extra
-    serialization at ``link_gbps`` (one store-and-forward hop each way; not counted when the link speed is unknown),
-    low = nominal × 0.90, high = the typical echo (:attr:`PathRtt.typical_us`) × 1.10 + the same serialization +
-    :data:`WAKEUP_ALLOWANCE_US` (the answering process's wake-up)."""
+    (one frame each way) is expected to take on this path: nominal = the typical echo (:attr:`PathRtt.typical_us`)
+    + :data:`WAKEUP_ALLOWANCE_US` (the answering process's wake-up, which an echo answered in the kernel has not) + the
+    longer frames' extra serialization at ``link_gbps`` (one store-and-forward hop each way; not counted when the link
+    speed is unknown); low = the echo minimum × 0.90 (the path cannot be crossed faster); high = the typical echo ×
+    1.10 + the same wake-up and serialization."""
     extra_bytes = max(0, payload + TCP_OVERHEAD - ECHO_FRAME)
     serial = 2 * extra_bytes * 8 / (link_gbps * 1e3) if link_gbps else 0.0  # µs: bits / (Gbit/s × 1e3)
     note = (f"+ {serial:.1f} µs to serialize the {extra_bytes} more bytes each way at {link_gbps:g} Gbit/s"
             if serial >= 0.05 else "")
-    nominal = rtt.min_us + serial
-    high = max(nominal, rtt.typical_us * (1 + WITHIN) + serial + WAKEUP_ALLOWANCE_US)
-    return nominal * (1 - WITHIN), nominal, high, note
+    nominal = rtt.typical_us + WAKEUP_ALLOWANCE_US + serial
+    high = rtt.typical_us * (1 + WITHIN) + WAKEUP_ALLOWANCE_US + serial
+    low = min((rtt.min_us + serial) * (1 - WITHIN), nominal)
+    return low, nominal, high, note
