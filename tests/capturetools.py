@@ -18,6 +18,21 @@ def capture_path(name: str) -> Path:
     return p
 
 
+#: A real capture that alone makes a READY host: a whole, unfiltered pNIC listing (link state and MTU of every uplink)
+#: of a nested ESXi host, some of whose pNICs have a Geneve-sized MTU (the others only get conditional warnings).
+READY_CAPTURE = "esxi_esxcfg-nics-l_nvmxnet3_nested_mixed_mtu.txt"
+
+
+def ready_host(folder: Path, name: str = "esx-nested") -> Path:
+    """A host folder ``folder/name`` holding :data:`READY_CAPTURE` (its host is READY on its own); returns it."""
+    import shutil
+
+    host = folder / name
+    host.mkdir(parents=True, exist_ok=True)
+    shutil.copy(capture_path(READY_CAPTURE), host / READY_CAPTURE)
+    return host
+
+
 def parse_capture(name: str):
     """Parse a real capture through the registry: returns list[ParseResult]."""
     from nicadvisor.collect.capture_file import read_capture

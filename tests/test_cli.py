@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 from pypdf import PdfReader
 
+from capturetools import ready_host
 from nicadvisor.cli import main
 
 SCHEMA = Path(__file__).resolve().parents[1] / "app" / "nicadvisor" / "report" / "audit.schema.json"
@@ -95,11 +96,12 @@ def test_bench_local_runs_real_tests(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("host, code, label", [
-    ("esxi-sio4-nsxv", 0, "READY"),  # vmnic1's MTU is its vSwitch's (1600): rated, warnings only
-    ("esxi-nsx-perf-xl710", 2, "NOT RATED"),  # vmnic0/vmnic3 have no MTU in the inputs: no all-clear
+    ("esx-nested", 0, "READY"),  # a whole pNIC listing, some pNICs fit for Geneve: rated, warnings only
+    ("esxi-nsx-perf-xl710", 2, "NOT RATED"),  # its only pNIC listing was filtered (| grep vmnic5): no all-clear
 ])
 def test_audit_is_saved_in_history_and_can_be_exported_again(tmp_path, capsys, host, code, label):
-    assert main(["audit", "--quiet", "--capture", str(demo_host(host))]) == code
+    folder = ready_host(tmp_path, host) if code == 0 else demo_host(host)
+    assert main(["audit", "--quiet", "--capture", str(folder)]) == code
     captured = capsys.readouterr()
     assert f"Verdict: {'✔' if code == 0 else '?'} {label}:" in captured.out
     audit_id = int(captured.err.split("saved as audit #")[1].split()[0])

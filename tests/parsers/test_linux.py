@@ -222,7 +222,8 @@ def test_dmesg_limited_by_line_gives_current_and_capable():
 
 def test_sysfs_current_link_speed_width_brace_command():
     p = pnics("linux_sysfs_current_link_speed_width.txt")
-    assert p == {"nvme0n1": {"pcie_speed_gts": 8.0, "pcie_width": 4}}
+    # the capture's device is an NVMe disk (/sys/block): its PCIe link is read, and it is marked as no pNIC
+    assert p == {"nvme0n1": {"pcie_speed_gts": 8.0, "pcie_width": 4, "is_physical": False}}
 
 
 def test_sysfs_paths_and_braces():

@@ -71,7 +71,7 @@ def test_csv_to_a_stream_writes_no_companion_files_beside_it(tmp_path):
     assert export_audit(audit, csv=Path("/dev/null")) == [Path("/dev/null")]
     assert not Path("/dev/null-inventory.csv").exists()
     written = export_audit(audit, csv=tmp_path / "a.csv")
-    assert [p.name for p in written] == ["a.csv", "a-inventory.csv"]
+    assert [p.name for p in written] == ["a.csv", "a-verdict.csv", "a-inventory.csv"]
 
 
 def test_a_missing_folder_is_named_not_a_temporary_file(tmp_path):

@@ -54,7 +54,7 @@ def test_checklist_csv_neutralises_formulas(tmp_path):
 def test_inventory_csv_one_row_per_pnic_with_facts_and_statuses(audit, tmp_path):
     header, rows = _read(write_inventory_csv(audit, tmp_path / "inventory.csv"))
     fields = [f.name for f in dataclasses.fields(PhysicalNic) if f.name != "evidence"]
-    assert header == ["host"] + fields + [f"{c.key}_status" for c in CAPABILITIES]
+    assert header == ["host", "host_verdict"] + fields + [f"{c.key}_status" for c in CAPABILITIES]
     assert [(r["host"], r["name"]) for r in rows] == [
         ("esxi-a", "vmnic0"), ("esxi-a", "vmnic2"), ("esxi-a", "vmnic3"), ("esxi-a", "vusb0"),
         ("lnx-1", "enp2s0"), ("lnx-1", CX6_PCI)]
@@ -76,3 +76,22 @@ def test_inventory_csv_one_row_per_pnic_with_facts_and_statuses(audit, tmp_path)
     cx = rows_by[CX6_PCI]
     assert (cx["pcie_speed_capable_gts"], cx["pcie_width_capable"], cx["numa_node"]) == ("16.0", "16", "0")
     assert cx["pcie_status"] == "warn"
+
+
+def test_verdict_csv_says_the_one_verdict_even_when_nothing_was_read(audit, tmp_path):
+    """Review: a NOT RATED checklist CSV (no findings) was the same file as a READY one: the verdict file says it."""
+    from nicadvisor.model import Audit
+    from nicadvisor.report.csv_export import VERDICT_COLUMNS, write_verdict_csv
+
+    header, rows = _read(write_verdict_csv(Audit(), tmp_path / "empty.csv"))
+    assert header == list(VERDICT_COLUMNS)
+    assert [(r["scope"], r["label"]) for r in rows] == [("audit", "NOT RATED")]
+    assert rows[0]["reason"].startswith("no physical NIC could be read")
+    header, rows = _read(write_verdict_csv(audit, tmp_path / "v.csv"))
+    v = audit.verdict
+    assert (rows[0]["scope"], rows[0]["status"], rows[0]["label"]) == ("audit", v.status, v.label)
+    assert rows[0]["reason"].splitlines()[0] == v.reason
+    assert [(r["host"], r["label"], r["reason"]) for r in rows[1:]] == [(h.host, h.label, h.reason) for h in v.hosts]
+    _, inventory = _read(write_inventory_csv(audit, tmp_path / "i.csv"))
+    labels = {h.host: h.label for h in v.hosts}
+    assert all(r["host_verdict"] == labels[r["host"]] for r in inventory)

@@ -89,7 +89,7 @@ def test_ready_without_errors_and_empty_audit():
     assert doc["summary"]["ready"] is False and doc["verdict"]["label"] == "NOT RATED"
     assert doc["verdict"]["hosts"][1] == {"host": "lnx-1", "status": "not_rated", "label": "NOT RATED",
                                           "reason": doc["verdict"]["hosts"][1]["reason"]}
-    assert "MTU of enp2s0" in doc["verdict"]["hosts"][1]["reason"]
+    assert "link state of enp2s0" in doc["verdict"]["hosts"][1]["reason"]
     validate_document(doc)
     a.hosts = a.hosts[:1]
     a.inputs = [i for i in a.inputs if not i.startswith("captures/linux_")]

@@ -5,21 +5,20 @@ unreadable folder never ends the audit."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
 
-from nicadvisor.paths import demo_lab_dir
+from capturetools import ready_host
 from nicadvisor.services.audit import AuditRequest, run_audit
 
-READY_HOST = "esxi-sio4-nsxv"  # READY on its own in the demo lab
+READY_HOST = "esx-nested"  # READY on its own: a whole pNIC listing
 
 
 def _lab(tmp_path):
     lab = tmp_path / "lab"
-    shutil.copytree(demo_lab_dir() / READY_HOST, lab / READY_HOST)
+    ready_host(lab, READY_HOST)
     return lab
 
 

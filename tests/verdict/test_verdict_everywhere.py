@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from capturetools import CAPTURES
+from capturetools import CAPTURES, ready_host
 from nicadvisor.cli import main
 from nicadvisor.model import Audit
 from nicadvisor.model.verdict import NOT_RATED, READY, incomplete_verdict
@@ -69,7 +69,7 @@ def test_nothing_read_is_not_rated_in_every_view(kind, tmp_path, capsys):
 
 
 def test_an_input_that_yields_no_host_keeps_the_rest_from_being_ready(tmp_path, capsys):
-    good = demo_lab_dir() / "esxi-sio4-nsxv"
+    good = ready_host(tmp_path)
     assert main(["audit", "--quiet", "--no-history", "--capture", str(good)]) == 0  # READY on its own
     capsys.readouterr()
     missing = tmp_path / "esx-02"
@@ -129,10 +129,16 @@ def test_demo_lab_verdicts_are_computed_from_its_facts():
     v = audit.verdict
     assert v.label == "NOT READY" and v.exit_code == 1
     by_host = {h.host: h for h in v.hosts}
-    # a Linux host whose MTU no input reports is not rated: nobody can say whether a Geneve frame fits
-    assert by_host["linux-igb-mfd"].status == NOT_RATED and "MTU of enp2s0" in by_host["linux-igb-mfd"].reason
-    # vmnic1 has no MTU of its own, but its vSwitch has 1600 (an ESXi uplink follows it): rated, READY
-    assert by_host["esxi-sio4-nsxv"].status == READY
+    # a Linux host whose link state and MTU no input reports is not rated: no pNIC listing was read
+    assert by_host["linux-igb-mfd"].status == NOT_RATED and "link state of enp2s0" in by_host["linux-igb-mfd"].reason
+    assert by_host["linux-e810-pulchart"].status == NOT_RATED and "MTU of em1" in by_host["linux-e810-pulchart"].reason
+    # its switches name uplinks that no pNIC listing holds (only a tso get of vmnic1 was captured): not rated,
+    # however clean the little that was read
+    assert by_host["esxi-sio4-nsxv"].status == NOT_RATED
+    assert by_host["esxi-sio4-nsxv"].reason == "uplinks vmnic0, vmnic2, vmnic10 not listed: run esxcfg-nics -l"
+    # its only listing was filtered (| grep vmnic5): the pNICs it left out were never seen
+    assert by_host["esxi-nsx-perf-xl710"].reason == "pNIC list filtered (| grep vmnic5): run esxcfg-nics -l"
+    assert READY not in {h.status for h in v.hosts}
     assert all(h.status != READY for h in v.hosts if any(f.host == h.host and f.severity.value == "error"
                                                          for f in audit.findings))
 
@@ -146,7 +152,7 @@ def test_cancelled_and_empty_audits_are_not_ready():
 
 
 def test_history_summary_of_a_finished_audit_is_the_stored_verdict(tmp_path):
-    audit = run_audit(AuditRequest(capture_paths=(str(demo_lab_dir() / "esxi-sio4-nsxv"),)))
+    audit = run_audit(AuditRequest(capture_paths=(str(ready_host(tmp_path)),)))
     with AuditStore(tmp_path / "h.sqlite3") as store:
         audit_id = store.save(audit)
         line = store.summary(audit_id)

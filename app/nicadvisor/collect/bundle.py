@@ -91,6 +91,9 @@ MAX_READ_BYTES = MAX_CAPTURE_BYTES + 1024 * 1024
 MAX_FRAGMENTS = 64
 #: Folders deeper than this inside an extracted bundle are not read.
 MAX_BUNDLE_DEPTH = 16
+#: At most this many archive members are looked at (a real ESXi 7/8 vm-support bundle holds tens of thousands):
+#: a small archive of a million empty members would otherwise cost a gigabyte and most of a minute.
+MAX_MEMBERS = 200_000
 
 
 class _BoundedReader:
@@ -179,7 +182,7 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
     Returns (captures, skipped) where ``skipped`` lists what was not read, each naming the member and why: an
     unreadable member, a link (in an archive; in a folder, one leaving the bundle), a FIFO or device, a member or
     bundle over its byte budget (:data:`MAX_CAPTURE_BYTES` per file, :data:`MAX_BUNDLE_BYTES` per bundle,
-    :data:`MAX_FRAGMENTS` fragments per file), a corrupt tail. An archive holding several bundle roots
+    :data:`MAX_FRAGMENTS` fragments per file, :data:`MAX_MEMBERS` members per archive), a corrupt tail. An archive holding several bundle roots
     (``esx-a-…/commands``, ``esx-b-…/commands``) gives captures whose ``host`` is each root's host name.
     Raises BundleError naming ``path`` when it is not a tar/gzip archive or holds no ``commands/``.
     """
@@ -200,7 +203,13 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
             raise BundleError(f"{path}: not a vm-support bundle (not a readable .tgz archive: {exc})") from exc
         infos: dict[str, tarfile.TarInfo] = {}
         try:
-            for m in tar:
+            seen = 0
+            while (m := tar.next()) is not None:
+                tar.members.clear()  # tarfile keeps every header it read; only the files kept below are needed
+                seen += 1
+                if seen > MAX_MEMBERS:
+                    skipped.append(f"{path}: more than {MAX_MEMBERS} members: the rest of the archive was not read")
+                    break
                 if m.isfile():
                     infos[m.name] = m
                 elif (m.issym() or m.islnk()) and _strip_root([m.name]):

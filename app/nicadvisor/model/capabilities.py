@@ -5,12 +5,15 @@ it uplinks, the TEP vmknics on that switch and the host's path tests (for the MT
 ``tep``). A finding belongs to a pNIC's column when its ``category`` is the column, or when it read one of the
 column's capability facts as "no" (``no-rx-filter-no-rss`` decides both the RSS and the Rx filter column).
 
-* ``fail`` with an ``error`` finding, ``warn`` with a ``warning`` (``info`` findings never downgrade a cell);
+* ``fail`` with an ``error`` finding, ``warn`` with a ``warning`` or with a *conditional* one (an overlay rule
+  lowered to ``info`` because the pNIC's role is not known: its title says "if it carries overlay"; other ``info``
+  findings never downgrade a cell);
 * ``n/a`` ("not judged") when no finding decided the cell and a capability was read as "no" (a "no" never
   passes), when the pNIC is known to carry no overlay (:meth:`Host.overlay_role` ``none``: its switch carries
   no TEP while others do, or it uplinks no switch), or for
   ENS on Linux (an ESXi datapath);
-* ``pass`` when the column's facts were read and no finding objects (for the Driver column: only when a listing
+* ``pass`` when the column's facts were read (for the PCIe column all four: negotiated and capable speed and
+  width, or nobody can tell whether the link trained down) and no finding objects (for the Driver column: only when a listing
   confirms the driver — ``vcg-driver-meets-minimum``: the host's release, with its update, and the driver version
   are known and meet a listing of the compatibility database; or ``guide-listed`` from the imported guide. A
   ``vcg-entries`` finding only says the database knows the device and never passes the cell);
@@ -49,6 +52,8 @@ class Capability:
         overlay: True when the column matters only for a pNIC that carries overlay traffic.
         learn_esxi, learn_linux: the read-only command that reports the column's facts (``{pnic}`` is the pNIC
             name), shown in an unknown cell's reason; empty when the column does not apply to that kind.
+        needs_all: facts that must all be known for the cell to pass (one alone proves nothing: a PCIe link's
+            negotiated speed and width say whether it trained down only beside what the device is capable of).
     """
 
     key: str
@@ -61,6 +66,7 @@ class Capability:
     overlay: bool = True
     learn_esxi: str = ""
     learn_linux: str = ""
+    needs_all: tuple[str, ...] = ()
 
 
 CAPABILITIES: tuple[Capability, ...] = (
@@ -78,7 +84,8 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability("ens", "ENS / EDP", ("ens_capable", "ens_enabled", "ens_mode"), negative=("ens_capable",),
                learn_esxi="esxcfg-nics -e"),
     Capability("pcie", "PCIe link", ("pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable"),
-               overlay=False, learn_esxi="lspci -v (ESXi shell)", learn_linux="lspci -vv -s <PCI address of {pnic}>"),
+               overlay=False, learn_esxi="lspci -v (ESXi shell)", learn_linux="lspci -vv -s <PCI address of {pnic}>",
+               needs_all=("pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable")),
     Capability("coalescing", "Coalescing", ("coalesce_adaptive_rx", "coalesce_rx_usecs"), overlay=False,
                learn_esxi="esxcli network nic coalesce get", learn_linux="ethtool -c {pnic}"),
     Capability("driver", "Driver / VCG", ("driver", "driver_version", "firmware_version"),
@@ -183,11 +190,18 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
     sw = host.switch_of(pnic.name)
     none_why = (f"it uplinks {sw.name}, which carries no overlay (the host's TEPs are on other switches)" if sw
                 else "it is an uplink of no virtual switch of this host")
+    # a rule lowered to info only because the pNIC's overlay role is not known still objects: never a pass
+    conditional = [f for f in mine if f.severity is Severity.INFO
+                   and getattr(f, "full_severity", None) in (Severity.ERROR, Severity.WARNING)]
+    missing = [n for n in cap.needs_all if getattr(pnic, n) is None]
     if Severity.ERROR in severities or Severity.WARNING in severities:
         status = FAIL if Severity.ERROR in severities else WARN
         worst = Severity.ERROR if status == FAIL else Severity.WARNING
         titles = list(dict.fromkeys(f.title for f in mine if f.severity is worst))  # conditional ones say so
         reason = "; ".join(titles)
+    elif conditional:
+        status = WARN
+        reason = "; ".join(dict.fromkeys(f.title for f in conditional))
     elif cap.key == "ens" and host.kind == "linux":
         status, reason = NOT_JUDGED, "ENS / Enhanced Data Path is an ESXi datapath: it does not apply to Linux hosts"
     elif noes:
@@ -200,6 +214,10 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
     elif no_overlay and known:
         status = NOT_JUDGED
         reason = f"{none_why}: it carries no overlay traffic now"
+    elif known and missing:
+        status = UNKNOWN
+        reason = (f"{', '.join(n.replace('_', ' ') for n in missing)} not reported: the values read alone cannot "
+                  f"show whether this column passes — {_learn(host, pnic, cap)}")
     elif known and (not cap.confirmed_by or any(f.rule_id in cap.confirmed_by for f in mine)):
         status, reason = PASS, "the values read pass every rule of this column"
         if catalogued:

@@ -7,14 +7,16 @@ The verdict never reassures without data:
 
 * **NOT RATED** when the audit did not run to its end (interrupted, cancelled or failed: "interrupted after N of M
   hosts"), when no physical pNIC could be read, when an input or live target yielded no host, or when a host
-  could not be rated (no physical pNIC read, or the MTU of a pNIC that may carry the overlay unknown: without it
-  nobody can say whether a Geneve frame fits — ``nsx-t-performance-on-intel.txt`` §Jumbo MTU for Higher
-  Throughput: NSX needs at least 1600 bytes).
+  could not be rated (no physical pNIC read; a pNIC inventory that is not whole — :func:`inventory_gap`: filtered
+  through ``grep``, missing an uplink a switch names, or without the link state of an overlay candidate; or the
+  MTU of a pNIC that may carry the overlay unknown: without it nobody can say whether a Geneve frame fits —
+  ``nsx-t-performance-on-intel.txt`` §Jumbo MTU for Higher Throughput: NSX needs at least 1600 bytes).
 * **NOT READY** when at least one finding has severity ``error`` (on a complete audit; an incomplete one is
   never more than NOT RATED, its errors are listed in the reason), or when a host has no known overlay pNIC
   yet (no TEP: before the NSX rollout) and every pNIC that could carry it would have an error if it did
   (a *conditional* error: an overlay rule lowered to a warning because the pNIC's role is not known). A
-  conditional error never lets a host pass that has no pNIC fit for the overlay.
+  conditional error never lets a host pass that has no pNIC fit for the overlay; a candidate without link
+  (``link_up`` False) is unfit too.
 * **READY** only when the audit is complete, every input yielded hosts, every host was rated, and no finding is
   an error; its reason says how many capability cells stayed unknown (what the verdict could not see).
 
@@ -23,6 +25,7 @@ Exit codes (``nic-advisor audit``/``demo``/``history ID``): READY 0, NOT READY 1
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -145,8 +148,12 @@ def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
         targets = list(dict.fromkeys(f.target.partition("/")[2] or f.target for f in errors))
         return HostVerdict(host.name, NOT_READY, f"{_plural(len(errors), 'error finding')} ({_names(targets)})")
     phys = [p for p in host.pnics if p.is_physical is not False]
+    listing = "ip link show" if host.kind == "linux" else "esxcfg-nics -l"
     if not phys:
-        return HostVerdict(host.name, NOT_RATED, "no physical NIC was read on this host")
+        return HostVerdict(host.name, NOT_RATED, f"no physical NIC was read on this host (run {listing})")
+    gap = inventory_gap(host)
+    if gap:
+        return HostVerdict(host.name, NOT_RATED, gap)
     unfit, fit = _overlay_fitness(host, findings)
     if unfit and not fit:
         titles = dict.fromkeys(t.split(" — ")[0].removesuffix(" (if it carries overlay)")
@@ -158,14 +165,66 @@ def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
         if unknown:
             how = "ip link show" if host.kind == "linux" else "esxcfg-nics -l"
             return HostVerdict(host.name, NOT_RATED,
-                               f"the MTU of {_names(unknown)} was not read (run {how}): nobody can say whether "
-                               "a Geneve frame fits")
+                               f"the MTU of {_names(unknown)} was not read: run {how}")
     unknown = _unknown_cells(host, findings)
     also = f"; {unknown[0]} of {unknown[1]} capability cells unknown" if unknown[0] else ""
     if unfit:
         also += (f"; no TEP is known yet: carry the overlay on {_names(fit)}, not on {_names(list(unfit))} "
                  "(conditional errors)")
     return HostVerdict(host.name, READY, f"no error finding on {_plural(len(phys), 'physical pNIC')}{also}")
+
+
+#: Commands whose output lists a host's pNICs (their normalised start): filtered through a pipe, they list only some.
+_INVENTORY_COMMANDS = ("esxcfg-nics -l", "esxcli network nic list", "localcli network nic list", "ip link", "ip l ",
+                       "ip addr", "ip a ", "ip -")
+_FILTERS = ("grep", "egrep", "fgrep", "head", "tail", "awk", "sed", "cut")
+_ESXI_UPLINK = re.compile(r"^vmnic\d{1,4}$")
+
+
+def _listings(command: str) -> list[bool]:
+    """For each pNIC listing in ``command`` (a recorded command line, possibly several joined by ``;`` or ``&&``):
+    True when it is piped through a filter (``esxcfg-nics -l | grep vmnic5``), False when it lists every pNIC."""
+    out = []
+    for part in re.split(r";|&&", command):
+        head, bar, tail = part.partition("|")
+        words = head.split()
+        while words and ("/" in words[0] or words[0] in ("sudo", "env")):  # /bin/esxcli, sudo ip link
+            words[0] = words[0].rpartition("/")[2]
+            if words[0] in ("sudo", "env"):
+                words.pop(0)
+            else:
+                break
+        if not (" ".join(words) + " ").startswith(_INVENTORY_COMMANDS):
+            continue
+        filt = tail.split()[:1]
+        out.append(bool(bar) and bool(filt) and filt[0].rpartition("/")[2] in _FILTERS)
+    return out
+
+
+def inventory_gap(host: Host) -> str:
+    """Why ``host``'s pNIC inventory cannot be trusted to be whole, or ``""``; one sentence with the command to run.
+
+    * the only pNIC listing read was filtered (``esxcfg-nics -l | grep vmnic5``): the pNICs it left out were never
+      seen;
+    * a virtual switch names an uplink (``vmnicN``) that no pNIC listing holds;
+    * a pNIC that may carry the overlay has no link state read: no listing (``esxcfg-nics -l``, ``esxcli network nic
+      list``, ``ip link``, the vSphere API) reported it, so nothing says it is up (a ``tso get`` alone names it).
+    Pure."""
+    how = "ip link show" if host.kind == "linux" else "esxcfg-nics -l"
+    commands = list(dict.fromkeys(e.command for p in host.pnics for e in p.evidence.values()))
+    listings = {c: _listings(c) for c in commands}
+    filtered = [c for c, kinds in listings.items() if any(kinds)]
+    if filtered and not any(not k for kinds in listings.values() for k in kinds):
+        pipe = "|" + filtered[0].split("|", 1)[1].split(";")[0].rstrip()
+        return f"pNIC list filtered ({pipe.strip()}): run {how}"
+    named = {p.name for p in host.pnics}
+    absent = [u for s in host.switches for u in (s.uplinks or []) if _ESXI_UPLINK.match(u) and u not in named]
+    if absent:
+        return f"uplinks {_names(list(dict.fromkeys(absent)))} not listed: run {how}"
+    blind = [p.name for p in host.overlay_candidates() if p.link_up is None]
+    if blind:
+        return f"the link state of {_names(blind)} was not read (no pNIC listing): run {how}"
+    return ""
 
 
 def _overlay_fitness(host: Host, findings: list[Any]) -> tuple[dict[str, list[str]], list[str]]:
@@ -184,6 +243,9 @@ def _overlay_fitness(host: Host, findings: list[Any]) -> tuple[dict[str, list[st
         sw = next((s for s in host.switches if s.name == obj), None)
         for name in (sw.uplinks or []) if sw is not None else [obj]:
             unfit.setdefault(name, []).append(f.title)
+    for p in candidates:  # a port without link carries nothing (pnic-link-down is only a warning before a TEP)
+        if p.link_up is False:
+            unfit.setdefault(p.name, []).append("link down")
     fit = [p.name for p in candidates if p.name not in unfit]
     return {p.name: unfit[p.name] for p in candidates if p.name in unfit}, fit
 

@@ -192,11 +192,20 @@ def nic_row_ok(values: Mapping[str, str]) -> bool:
     return bool(NAME_RE.match(values.get("name", ""))) and ("link" in values or "pci" in values)
 
 
+_UPLINK_WORD_RE = re.compile(r"^(vmnic\d{1,4})\b")
+
+
 def note_failed_rows(result: ParseResult, tables: list[Table]) -> None:
-    """One note per table row that was not read: ``"<family>: line N: row not understood: '<row>'"``."""
+    """One note per table row that was not read: ``"<family>: line N: row not understood: '<row>'"``. An uplink the
+    row names (``vmnic1  0000:4b:00.1 icen  Up  25000M``, cut off) is still listed, with no facts: the host then
+    has a pNIC whose link and MTU are unknown instead of one pNIC fewer (a lost row never makes a host look
+    complete)."""
     for table in tables:
         for line_no, raw in table.failed:
             result.notes.append(f"{result.family}: line {line_no}: row not understood: {raw.strip()[:200]!r}")
+            named = _UPLINK_WORD_RE.match(raw.strip())
+            if named:
+                result.pnics.setdefault(named.group(1), {})
 
 
 def headerless_rows(text: str, order: tuple[ColumnSpec, ...], ok, skip: set[int]) -> list[tuple[int, dict[str, str], str]]:

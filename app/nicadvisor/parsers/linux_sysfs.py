@@ -70,7 +70,8 @@ def sysfs_target(path: str) -> tuple[str, str, str] | None:
     ``/sys/class/net/eth0/mtu`` → ("eth0", "net", "mtu"); ``/sys/class/net/eth0/device/vendor`` →
     ("eth0", "pci", "vendor"); ``/sys/bus/pci/devices/0000:b3:00.0/current_link_speed`` →
     ("pci:0000:b3:00.0", "pci", "current_link_speed"); ``/sys/block/nvme0n1/device/device/current_link_width``
-    → ("nvme0n1", "pci", "current_link_width").
+    → ("nvme0n1", "pci", "current_link_width") (:func:`parse_sysfs_cat` marks such a device ``is_physical`` False:
+    it is no network interface).
     """
     parts = [p for p in path.split("/") if p]
     if len(parts) < 3 or parts[0] != "sys" or ".." in parts:
@@ -166,6 +167,9 @@ def parse_sysfs_cat(text: str, cmd: CommandLine) -> ParseResult:
         if target:
             key, kind, attr = target
             _record_value(result, key, kind, attr, line, f"{path}: {line.strip()}")
+            if not path.startswith(("/sys/class/net/", "/sys/bus/pci/", "/sys/devices/")) and key in result.pnics:
+                # /sys/block/nvme0n1/device/…: the PCI link of a disk or another class's device, never a pNIC
+                result.pnic(key, "is_physical", False, f"{path}: not under /sys/class/net (no network interface)")
     return result
 
 
@@ -252,6 +256,8 @@ def parse_ip_link_json(text: str, cmd: CommandLine) -> ParseResult:
         kind = info.get("info_kind")
         if isinstance(kind, str) and kind:
             result.pnic(key, "is_physical", False, f'{raw_base} "linkinfo": {{"info_kind": "{kind}"}}')
+        elif software_device(key, [str(f) for f in flags]):
+            result.pnic(key, "is_physical", False, f'{raw_base} "flags": {json.dumps(flags)}')
         elif entry.get("parentbus") == "pci" and norm_pci(str(entry.get("parentdev", ""))):
             raw = f'{raw_base} "parentbus": "pci", "parentdev": "{entry["parentdev"]}"'
             result.pnic(key, "pci_address", norm_pci(str(entry["parentdev"])), raw)
@@ -272,13 +278,30 @@ _IP_KIND_RE = re.compile(r"^\s*(?P<kind>veth|bridge|bond|vlan|macvlan|macvtap|ip
                          r"tap|ifb|bridge_slave|bond_slave|team_slave)\b")
 
 
+#: Names the kernel and the usual tools give software devices, never a PCI port: bonding ``bond0`` (and ``team0``),
+#: bridges (``br0``, Docker's ``docker0`` / ``br-<hex>``, libvirt's ``virbr0``), libvirt/QEMU taps ``vnet0``, ``tap…``,
+#: ``tun…``, ``veth…``, ``dummy0``, Open vSwitch's ``ovs-system``, tunnel devices ``vxlan_sys_4789`` /
+#: ``genev_sys_6081``, WireGuard ``wg0``, Kubernetes CNI ``cni0``, ``flannel.1``, ``cali…``, ``kube-ipvs0``.
+_SOFTWARE_NAME_RE = re.compile(r"^(?:bond\d{1,5}|team\d{1,5}|br\d{1,5}|br-[0-9a-f]{4,32}|docker\d{1,5}|virbr\d{1,5}"
+                               r"(?:-nic)?|vnet\d{1,5}|tap\w{0,30}|tun\w{0,30}|veth\w{0,30}|dummy\d{0,5}|ovs-system|"
+                               r"vxlan_sys_\d{1,5}|genev_sys_\d{1,5}|wg\d{1,5}|cni\d{1,5}|flannel\.\d{1,5}|cali\w{1,30}|"
+                               r"kube-ipvs\d{1,3})$")
+
+
+def software_device(name: str, flags: list[str] | tuple[str, ...] = ()) -> bool:
+    """True when an interface is a software device by its name (:data:`_SOFTWARE_NAME_RE`) or by the ``MASTER``
+    flag (a bond's IFF_MASTER, ip-link(8)): it is no pNIC, whatever MTU and link it shows."""
+    return bool(_SOFTWARE_NAME_RE.match(name)) or "MASTER" in flags
+
+
 @register(r"^ip\s+(?!(?:-\S+\s+)*-j)(?:-\S+\s+)*(?:link|l|addr|address|a)(?:\s|$)", "ip link show")
 def parse_ip_link_text(text: str, cmd: CommandLine) -> ParseResult:
     """Parse the text form of ``ip [-d] [-o] link show`` (and ``ip addr show``, whose per-interface header is the
     same), as admins paste it. Per interface (the loopback skipped): ``mtu`` (bytes), ``admin_up`` (``UP`` in the
     flags), ``link_up`` (True with ``LOWER_UP``; False with ``NO-CARRIER`` or ``state DOWN``/``LOWERLAYERDOWN``;
-    else unset), ``mac`` (``link/ether``), ``is_physical`` False for a name with ``@peer`` (veth, VLAN, macvlan)
-    or a software kind under ``-d`` (veth, bridge, bond, vlan …). The one-line form (``-o``, lines joined by ``\\``)
+    else unset), ``mac`` (``link/ether``), ``is_physical`` False for a name with ``@peer`` (veth, VLAN, macvlan),
+    a software kind under ``-d`` (veth, bridge, bond, vlan …) or a software device's name or flag
+    (:func:`software_device`: ``bond0``, ``docker0``, ``virbr0``, a ``MASTER``). The one-line form (``-o``, lines joined by ``\\``)
     is read too. Source: iproute2 ``ip link`` output (ip-link(8)); real outputs are made at test time in a network
     namespace. Never raises."""
     result = ParseResult(family="ip link show")
@@ -301,7 +324,7 @@ def parse_ip_link_text(text: str, cmd: CommandLine) -> ParseResult:
             link_up = True if "LOWER_UP" in flags else False if ("NO-CARRIER" in flags or st in ("DOWN",
                                                                                                  "LOWERLAYERDOWN")) else None
             result.pnic(key, "link_up", link_up, line)
-            if h.group("at"):
+            if h.group("at") or software_device(key, flags):
                 result.pnic(key, "is_physical", False, line)
             continue
         if key is None:

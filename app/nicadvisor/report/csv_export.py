@@ -1,5 +1,5 @@
-"""CSV exports: the tuning checklist (one row per finding), the pNIC inventory (one row per pNIC) and the
-benchmark results (one row per result).
+"""CSV exports: the tuning checklist (one row per finding), the verdict (one row for the audit, one per host), the
+pNIC inventory (one row per pNIC, with its host's verdict) and the benchmark results (one row per result).
 
 Both files are UTF-8 with a byte-order mark (``utf-8-sig``) so that spreadsheet programs show ``µ`` and
 ``✔`` correctly, with ``\\r\\n`` row ends (the :mod:`csv` default). Unknown values are empty cells, never 0.
@@ -116,20 +116,38 @@ def benchmark_rows(audit: Audit) -> list[dict[str, str]]:
     return rows
 
 
+#: Columns of :func:`write_verdict_csv`, in order.
+VERDICT_COLUMNS = ("scope", "host", "status", "label", "reason")
+
+
+def verdict_rows(audit: Audit) -> list[dict[str, str]]:
+    """The one verdict (:func:`nicadvisor.model.verdict.verdict_of`, as every view shows it): a first row with
+    ``scope`` ``audit`` (its ``reason`` followed by its causes, one per line), then one row per host (``scope``
+    ``host``). A spreadsheet of an audit that read nothing says NOT RATED and why, never an empty list."""
+    v = audit.verdict
+    reason = "\n".join([v.reason, *v.causes])
+    rows = [{"scope": "audit", "host": "", "status": v.status, "label": v.label, "reason": _safe(reason)}]
+    rows += [{"scope": "host", "host": _safe(h.host), "status": h.status, "label": h.label, "reason": _safe(h.reason)}
+             for h in v.hosts]
+    return rows
+
+
 def inventory_columns() -> tuple[str, ...]:
-    """Columns of :func:`write_inventory_csv`: ``host``, every PhysicalNic field (model order, without
-    ``evidence``), then ``<capability key>_status`` for each capability-matrix column."""
+    """Columns of :func:`write_inventory_csv`: ``host``, ``host_verdict`` (READY / NOT READY / NOT RATED), every
+    PhysicalNic field (model order, without ``evidence``), then ``<capability key>_status`` for each
+    capability-matrix column."""
     fields = tuple(f.name for f in dataclasses.fields(PhysicalNic) if f.name != "evidence")
-    return ("host",) + fields + tuple(f"{c.key}_status" for c in CAPABILITIES)
+    return ("host", "host_verdict") + fields + tuple(f"{c.key}_status" for c in CAPABILITIES)
 
 
 def inventory_rows(audit: Audit) -> list[dict[str, str]]:
     """One dict per pNIC of every host (pseudo devices included, with empty capability statuses)."""
     rows = []
+    labels = {h.host: h.label for h in audit.verdict.hosts}
     for host in audit.hosts:
         matrix = {r.pnic: r for r in capability_matrix(host, list(audit.findings))}
         for pnic in host.pnics:
-            row = {"host": _safe(host.name)}
+            row = {"host": _safe(host.name), "host_verdict": labels.get(host.name, "")}
             row.update({name: _cell(value) for name, value in pnic.facts().items()})
             cells = matrix[pnic.name].cells if pnic.is_physical is not False and pnic.name in matrix else {}
             for cap in CAPABILITIES:
@@ -159,6 +177,12 @@ def write_inventory_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:
     units (``link_speed_mbps`` Mbit/s, ``mtu`` bytes, ``pcie_*_gts`` GT/s, ``coalesce_*_usecs`` µs).
     Replaces ``path`` atomically; returns it. Raises OSError if unwritable."""
     return _write_rows(path, inventory_columns(), inventory_rows(audit))
+
+
+def write_verdict_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:
+    """Write the verdict: header :data:`VERDICT_COLUMNS`, the audit's row, then one row per host
+    (:func:`verdict_rows`). Replaces ``path`` atomically; returns it. Raises OSError if unwritable."""
+    return _write_rows(path, VERDICT_COLUMNS, verdict_rows(audit))
 
 
 def write_benchmarks_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:

@@ -404,8 +404,8 @@ def _exec_summary(audit: Audit, title: str, plan: list[RemediationItem], fonts: 
                                   f'{fonts.sym(STATUS_SYMBOL[status])}</b></font>', st.cell_center))
             style.append(("BACKGROUND", (c, r), (c, r), STATUS_FILL[status]))
         rows.append(line)
-    caps_w = (FRAME_WIDTH - 40 * mm - 95 * mm) / len(CAPABILITIES)
-    table = Table(rows, colWidths=[40 * mm, 95 * mm] + [caps_w] * len(CAPABILITIES), repeatRows=1, hAlign="LEFT")
+    caps_w = (FRAME_WIDTH - 37 * mm - 98 * mm) / len(CAPABILITIES)
+    table = Table(rows, colWidths=[37 * mm, 98 * mm] + [caps_w] * len(CAPABILITIES), repeatRows=1, hAlign="LEFT")
     table.setStyle(TableStyle(style + [("LEFTPADDING", (0, 0), (-1, -1), 2.5), ("RIGHTPADDING", (0, 0), (-1, -1), 2.5),
                                        ("TOPPADDING", (0, 0), (-1, -1), 1.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 2)]))
     story.append(table)

@@ -167,4 +167,5 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
     check(cancel)
     report(0.9, "Checking rules and the compatibility database")
     audit.findings = evaluate_findings(audit.hosts, rules)
-    report(1.0, f"Audited {len(audit.hosts)} hosts, {sum(len(h.pnics) for h in audit.hosts)} pNICs")
+    phys = sum(1 for h in audit.hosts for p in h.pnics if p.is_physical is not False)  # as every export counts
+    report(1.0, f"Audited {len(audit.hosts)} hosts, {phys} pNICs")
