@@ -229,7 +229,9 @@ def parse_ethtool_i(text: str, cmd: CommandLine) -> ParseResult:
 
 _FEATURES_HEADER_RE = re.compile(r"^\s*(?:Features|Offload parameters) for (?P<name>\S+?):")
 _FEATURE_RE = re.compile(
-    r"(?P<key>[a-z][a-z0-9_-]*(?: [a-z][a-z0-9_-]*)*):\s*(?P<val>on|off)"
+    # a key starts at a word's start and is at most 6 words of 48 characters ("tcp segmentation offload",
+    # "tx-udp_tnl-csum-segmentation"): each start then costs bounded work, so a long line is read in linear time
+    r"(?<![a-z0-9_-])(?P<key>[a-z][a-z0-9_-]{0,47}(?: [a-z][a-z0-9_-]{0,47}){0,5}):\s*(?P<val>on|off)"
     r"(?P<suffix>\s*\[(?:fixed|requested on|requested off|not requested)\])?(?=\s|$)",
     re.I,
 )

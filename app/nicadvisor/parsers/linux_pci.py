@@ -23,7 +23,7 @@ _DEVICE_RE = re.compile(
 )
 _NET_CLASS_RE = re.compile(r"(?i)\b(?:ethernet|network|infiniband|fabric) controller\b")
 _LNK_RE = re.compile(
-    r"(?P<reg>LnkCap|LnkSta):.*?\bSpeed\s+(?P<speed>[0-9.]+\s*GT/s|unknown)(?:\s*\((?:ok|downgraded)\))?\s*,"
+    r"(?P<reg>LnkCap|LnkSta):[^\n]{0,120}?\bSpeed\s+(?P<speed>[0-9.]+\s*GT/s|unknown)(?:\s*\((?:ok|downgraded)\))?\s*,"
     r"\s*Width\s+x(?P<width>\d+)",
     re.I,
 )
@@ -31,7 +31,7 @@ _IDS_RE = re.compile(r"\[(?P<v>[0-9a-fA-F]{4}):(?P<d>[0-9a-fA-F]{4})\]")
 _NUMA_RE = re.compile(r"^\s*NUMA node:\s*(?P<n>-?\d+)\b")
 # Keys that start a line of lspci -vv; a whitespace-flattened copy is split back before them.
 _SPLIT_RE = re.compile(
-    r"\s+(?=(?:Subsystem|Control|Status|Latency|Interrupt|NUMA node|Region \d+|Expansion ROM|Capabilities|"
+    r"(?<!\s)\s+(?=(?:Subsystem|Control|Status|Latency|Interrupt|NUMA node|Region \d+|Expansion ROM|Capabilities|"
     r"DevCap|DevCtl|DevSta|LnkCap|LnkCtl|LnkSta|Kernel driver in use|Kernel modules)\b[^:]{0,20}:)"
 )
 _SUBSYS_RE = re.compile(r"^\s*Subsystem:\s*(?P<desc>.*?)\s*$")

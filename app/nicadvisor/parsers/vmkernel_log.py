@@ -48,7 +48,7 @@ _DIR_ITR_RE = re.compile(r"Setting\s+(?P<dir>RX|TX)\s+Interrupt Throttle Rate\s+
 _ENS_MODE_RE = re.compile(r"configured in (?P<intr>Interrupt\s+)?ENS mode", re.I)
 _NUMQ_RE = re.compile(_PCI + r":\s*feature\.(?P<dir>rx|tx):\s*numQueue\s*=\s*(?P<n>\d+)")
 _VECTORS_RE = re.compile(_PCI + r":\s*feature\.intr:\s*vectors\s*=\s*(?P<n>\d+)")
-_IXGBEN_ITR_RE = re.compile(_PCI + r":\s*config\.intr:.*?rxITR\s*=\s*(?P<rx>\d+),\s*txITR\s*=\s*(?P<tx>\d+)")
+_IXGBEN_ITR_RE = re.compile(_PCI + r":\s*config\.intr:[^\n]{0,200}?rxITR\s*=\s*(?P<rx>\d+),\s*txITR\s*=\s*(?P<tx>\d+)")
 _MAXQ_RE = re.compile(_PCI + r":\s*maxTxQueues=(?P<tx>\d+),\s*maxRxQueues=(?P<rx>\d+),\s*maxNumRssQ=(?P<rss>\d+)")
 _REG_RSS_RE = re.compile(_PCI + r":\s*Register RSS\b")
 _MTU_RE = re.compile(r"Changing MTU from (?P<old>\d+) to (?P<new>\d+)")

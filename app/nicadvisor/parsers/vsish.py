@@ -243,7 +243,7 @@ def _no_name_note(result: ParseResult, cmd: CommandLine) -> None:
 # --- properties ----------------------------------------------------------------------------------
 
 _CAP_HEAD_RE = re.compile(
-    r"^\s*(?P<block>Device\s+(?:Hardware|Software)\s+Cap(?:abilities)?\s+\w+|[\w ]*Cap[\w ]*?)\s*::?\s*"
+    r"^\s*(?P<block>Device\s+(?:Hardware|Software)\s+Cap(?:abilities)?\s+\w+|[\w ]{0,60}Cap[\w ]{0,60}?)\s*::?\s*"
     r"(?P<mask>0x[0-9a-fA-F]+)?\s*(?:->)?\s*(?P<names>.*)$"
 )
 _CAP_TOKEN_RE = re.compile(r"^(?:VMNET_)?CAP_\w+$", re.I)

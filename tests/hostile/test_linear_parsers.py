@@ -1,0 +1,31 @@
+"""Hostile review (parsers): four patterns rescanned the rest of a line from every start position, so one pasted
+line of a few hundred kilobytes took minutes (``ethtool -k`` feature keys, ``lspci -vv`` flattened-key split and
+``LnkCap`` reads, vsish ``Cap`` block heads, vmkernel.log ``config.intr``). Each now costs bounded work per
+position. A child process parses a 2 MB adversarial line with each and must finish within the hostile-input bound
+(60 s, as conftest.py gives every hostile child); at the old quadratic cost each took hours."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+CASES = {
+    "ethtool -k, one long word": 'linux_ethtool.parse_ethtool_k("a" * N, C.parse("ethtool -k eth0"))',
+    "ethtool -k, many short words": 'linux_ethtool.parse_ethtool_k("a " * (N // 2), C.parse("ethtool -k eth0"))',
+    "lspci -vv, a whitespace run": 'linux_pci.parse_lspci_vv(" " * N + "x", C.parse("lspci -vv"))',
+    "lspci -vv, repeated LnkCap": 'linux_pci.parse_lspci_vv("LnkCap:" * (N // 7), C.parse("lspci -vv -s 0000:01:00.0"))',
+    "vsish properties, repeated Cap": ('vsish.parse_properties("Cap " * (N // 4) + "-:", '
+                                       'C.parse("vsish -e get /net/pNics/vmnic0/properties"))'),
+    "vmkernel.log, repeated config.intr": ('vmkernel_log.parse_vmkernel_log("0000:af:00.0: config.intr: " * (N // 28), '
+                                           'C.parse("cat /var/log/vmkernel.log"))'),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_2mb_adversarial_line_is_parsed_in_bounded_time(case):
+    code = ("from nicadvisor.parsers import linux_ethtool, linux_pci, vsish, vmkernel_log\n"
+            "from nicadvisor.parsers.base import CommandLine as C\n"
+            f"N = 2_000_000\nr = {CASES[case]}\nprint('parsed', len(r.notes))\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert run.returncode == 0 and run.stdout.startswith("parsed"), run.stderr[-2000:]
