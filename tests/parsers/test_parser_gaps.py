@@ -99,9 +99,10 @@ def test_ansible_excerpt_starting_inside_vmnic_details_yields_every_entry():
 def test_grep_filtered_ethtool_k_is_keyed_by_the_echoed_command_and_placeholders_name_nothing():
     udp = [line for line in _body("linux_ethtool-k_igb_enp2s0.txt").splitlines() if "udp" in line]
     pasted = "$ ethtool -k enp2s0 | grep udp\n" + "\n".join(udp) + "\n$ ethtool -k eno1 | grep udp\n" + "\n".join(udp)
-    (result,) = parse_output("ethtool -k", pasted)
-    assert set(result.pnics) == {"enp2s0", "eno1"}
-    assert result.pnics["eno1"]["geneve_offload"].value is True
+    results = parse_output("ethtool -k", pasted)  # one result per echoed command
+    pnics = {k: v for r in results for k, v in r.pnics.items()}
+    assert set(pnics) == {"enp2s0", "eno1"} and all(len(r.pnics) == 1 for r in results)
+    assert pnics["eno1"]["geneve_offload"].value is True
     (placeholder,) = parse_output("ethtool -k <dev> | grep udp", "\n".join(udp))
     assert placeholder.pnics == {} and placeholder.notes  # '<dev>' is no pNIC: said, not invented
 

@@ -107,7 +107,8 @@ def parse_intnet_rss_get(text: str, cmd: CommandLine) -> ParseResult:
     ``NetQ RSS Info:``) describe RSS queues, not the NIC's rx queue count, so they go to one record
     ``{"kind": "intnet_rss", "nic", "current_support", "modes_supported", "max_rss_queues",
     "netq_rss_engines", "active_modes", "defq_rss_active_queues", "netq_rss_active_queues"}``
-    (counts as int; NetQ RSS engines appear only under traffic, §14 item 8). Never raises.
+    (counts as int; NetQ RSS engines appear only under traffic, §14 item 8). Two outputs in one text (a second
+    ``Current support`` line) are ambiguous: nothing is recorded, a note says why. Never raises.
     """
     result = ParseResult(family="esxcli intnet rss get")
     nic = cmd.target
@@ -127,6 +128,10 @@ def parse_intnet_rss_get(text: str, cmd: CommandLine) -> ParseResult:
             if field in ("max_rss_queues", "netq_rss_engines"):
                 record[field] = to_int(value)
             elif field == "current_support":
+                if support_line is not None:  # a second output in the same text (captures appended)
+                    result.notes.append("esxcli intnet rss get: 'Current support' appears more than once: the text "
+                                        f"holds several outputs, so none is read as {nic or 'this pNIC'}'s")
+                    return result
                 record[field] = to_bool(value)
                 support_line = raw
             else:

@@ -82,10 +82,14 @@ def _segments(text: str, header_re: re.Pattern[str], cmd: CommandLine) -> list[S
 
     ``header_re`` may define a ``name`` group (the interface named by the header). A block ends at a
     prompt line or at the header of another ethtool output. Lines after an echoed ``ethtool … IF`` command with
-    no header of their own (a grep-filtered output) are a block keyed by that IF. With no header and no echoed
-    command at all, the whole text is one block keyed by ``cmd.target``; a placeholder (``<dev>``) is no key.
+    no header of their own (a grep-filtered output) are a block keyed by that IF. A block whose header names no
+    interface and follows no echoed command is keyed by ``cmd.target`` only when it is the only such block (two
+    outputs appended under one header are never both that interface's: they get no key). With no header and no
+    echoed command at all, the whole text is one block keyed by ``cmd.target``; a placeholder (``<dev>``) is no
+    key.
     """
     segs: list[Segment] = []
+    guessed: list[list[str]] = []  # blocks keyed only by the header's command (no name, no echoed command)
     current: list[str] | None = None
     echoed: str | None = None
     pending = text.splitlines()
@@ -116,6 +120,8 @@ def _segments(text: str, header_re: re.Pattern[str], cmd: CommandLine) -> list[S
             rest = line[h.end():] if name else line
             current = [rest]
             segs.append((key, line, current))
+            if not (name or echoed):
+                guessed.append(current)
             echoed = None
             continue
         if _ANY_HEADER_RE.match(line):
@@ -124,6 +130,10 @@ def _segments(text: str, header_re: re.Pattern[str], cmd: CommandLine) -> list[S
         if current is not None:
             current.append(line)
     segs = [seg for seg in segs if seg[1] or any(x.strip() for x in seg[2])]
+    if sum(1 for seg in segs if any(seg[2] is g for g in guessed)) > 1:
+        # several outputs and only the header's command to name them (two captures appended): none is known to be
+        # that interface's, so none is keyed by it (ethtool -i then keys each by its own bus-info address)
+        segs = [(None, h, b) if any(b is g for g in guessed) else (k, h, b) for k, h, b in segs]
     if not segs and text.strip():
         segs.append((cmd.target, "", text.splitlines()))
     return segs

@@ -219,21 +219,52 @@ def split_session(text: str) -> list[tuple[str, str]]:
     return [(command, "\n".join(lines) + "\n") for command, lines in chunks]
 
 
+def _before_first_echo(text: str) -> str:
+    """The lines of ``text`` before its first prompt line that echoes a command a parser reads, ``""`` when they are
+    only prompt lines (``esxcli … set`` before the ``list`` it changed) or blank."""
+    lines = unframe(text).splitlines()
+    for i, line in enumerate(lines[:MAX_ECHO_LINES]):
+        if is_command_echo(line) and _echoed_command(line):
+            head = lines[:i]
+            break
+    else:
+        return ""
+    if all(not ln.strip() or is_command_echo(ln) is not None for ln in head):
+        return ""
+    return "\n".join(head) + "\n"
+
+
+def _other_targets(header_command: str, session: list[tuple[str, str]]) -> bool:
+    """True when an echoed command of ``session`` is about an interface or module (``-n vmnic3``, ``-m ixgben``,
+    ``/net/pNics/vmnic3/``) that no command of the header names: its output belongs to that one, not the header's."""
+    named = {c.target for c in split_commands(header_command)}
+    return any((t := CommandLine.parse(command).target) is not None and t not in named for command, _ in session)
+
+
 def parse_output(header_command: str, text: str, notes: tuple[str, ...] | list[str] = ()) -> list[ParseResult]:
     """Run the parser of every command in ``header_command`` over ``text``, after removing the framing pasting
-    adds (:func:`nicadvisor.parsers.framing.unframe`). When no parser reads the header's command, a pasted session
-    of several commands is read command by command (:func:`split_session`), else the command is taken from
-    ``notes`` or from a prompt line inside ``text`` (:func:`resolve_command`).
+    adds (:func:`nicadvisor.parsers.framing.unframe`). A pasted session of several commands is read command by
+    command (:func:`split_session`), also under a header that names one: the text before the first prompt is the
+    header command's output, each echoed command's output its own (so ``vsish … vmnic2 …`` never gets the offloads
+    a later ``vsish … vmnic3 …`` printed). Else the command is taken from ``notes`` or from a prompt line inside
+    ``text`` (:func:`resolve_command`).
 
     The most specific parser of each command is tried first, the next one only if it understood
     nothing. Returns one ParseResult per command that has a parser (possibly not ``understood``); an empty
     list means no parser knows any of the commands. Never raises on malformed text: a parser that
     raises is a bug, reported as a note rather than lost.
     """
+    session = split_session(text)
     if not _known(header_command):
-        session = split_session(text)
         if len(session) > 1:  # a pasted session of several commands: each output is read as its own command
             return [r for command, output in session for r in parse_output(command, output)]
+    elif _other_targets(header_command, session):
+        # the header names a command, but the text holds echoed outputs about other interfaces or modules (a pasted
+        # session, or a capture appended to another): each output is read as its own command, the text before the
+        # first prompt as the header's, so that one interface's or module's output is never credited to another's
+        head = _before_first_echo(text)
+        first = parse_output(header_command, head) if head.strip() else []
+        return first + [r for command, output in session for r in parse_output(command, output)]
     header_command = resolve_command(header_command, notes, text)
     text = unframe(text)  # indentation, "> " quotes, CRLF and trailing spaces added by pasting
     results: list[ParseResult] = []

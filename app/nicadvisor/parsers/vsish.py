@@ -267,8 +267,9 @@ def parse_properties(text: str, cmd: CommandLine) -> ParseResult:
     hardware capability block (``Activated`` preferred, else ``Supported``: a capability missing from a
     block that was read is False), ``numa_node`` (``Device NUMA Node:``, negative = unknown),
     ``legacy_vmklinux`` (indented ``Legacy`` field), ``driver``/``driver_version``/``firmware_version``
-    when named. Every capability block goes to ``records``. Source: nic-data-sources.md §6, §10;
-    capture ``esxi_vsish_pnic_properties_geneve_offload_vmnic3_seed.txt``.
+    when named. Every capability block goes to ``records``. A capability block that appears twice (two outputs
+    appended under one command) makes the text ambiguous: nothing is recorded, a note says why. Source:
+    nic-data-sources.md §6, §10; capture ``esxi_vsish_pnic_properties_geneve_offload_vmnic3_seed.txt``.
     Never raises: what cannot be read is skipped and noted.
     """
     result = ParseResult(family="vsish pnic properties")
@@ -276,6 +277,7 @@ def parse_properties(text: str, cmd: CommandLine) -> ParseResult:
     blocks: dict[str, dict[str, Any]] = {}
     current: dict[str, Any] | None = None
     scalars: dict[str, tuple[str, str]] = {}
+    heads: dict[str, int] = {}
     for raw in text.splitlines():
         line = raw.strip()
         if not line:
@@ -284,6 +286,7 @@ def parse_properties(text: str, cmd: CommandLine) -> ParseResult:
         head = _CAP_HEAD_RE.match(raw) if "Cap" in raw and ":" in raw else None
         if head and (head.group("mask") or _cap_names(head.group("names"))):
             block = re.sub(r"\s+", " ", head.group("block").strip())
+            heads[block] = heads.get(block, 0) + 1
             current = blocks.setdefault(block, {"mask": head.group("mask"), "caps": [], "lines": []})
             current["caps"].extend(_cap_names(head.group("names")))
             current["lines"].append(line)
@@ -301,6 +304,12 @@ def parse_properties(text: str, cmd: CommandLine) -> ParseResult:
             if key.lower() == "legacy" and m.group(1):
                 scalars["__legacy_indented"] = (m.group(3).strip(), raw.strip())
 
+    repeated = sorted(b for b, n in heads.items() if n > 1)
+    if repeated:  # two outputs in one text (captures appended): which one is this pNIC's cannot be told
+        result.notes.append(f"vsish pnic properties: the block {repeated[0]!r} appears {heads[repeated[0]]} times: "
+                            f"the text holds several properties outputs, so none is read as {name or 'this pNIC'}'s "
+                            "(capture each pNIC's output on its own, or paste it with its prompt line)")
+        return result
     driver = None
     for key, field in (("driver name", "driver"), ("driver", "driver"), ("driver version", "driver_version"),
                        ("firmware version", "firmware_version")):
