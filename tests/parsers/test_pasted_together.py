@@ -85,3 +85,17 @@ def test_an_appended_module_table_with_its_prompt_goes_to_its_own_module():
             + "\n".join(rows).replace("  0      Large", "  1      Large") + "\n")
     facts, _ = _facts(cap.command, cap.text + more)
     assert facts[("ixgbe", "options")]["LRO"] == "0" and facts[("ixgben", "options")]["LRO"] == "1"
+
+
+def test_a_switch_name_ending_in_a_number_keeps_its_mtu_and_uplinks():
+    """Review: ``Prod DSwitch 2`` was read as ``Prod DSwitch`` with the Configured Ports (512) as its MTU and
+    ``9000`` as an uplink. Uplinks are pNIC names, never bare numbers."""
+    cap = read_capture(capture_path("esxi_esxcfg-vswitch-l_vss_and_dvs_mtu.txt"))
+    for name, text in (("Prod DSwitch 2", cap.text.replace("DSwitch_063LongName 6690", "Prod DSwitch 2   6690")),
+                       ("dvSwitch 01", cap.text.replace("DSwitch_063LongName 6690", "dvSwitch 01   6690")
+                        .replace("9000    vmnic3", "9000"))):
+        assert text != cap.text
+        (r,) = parse_output(cap.command, text)
+        sw = r.switches[name]
+        assert sw["mtu"].value == 9000 and all(not u.isdigit() for u in sw["uplinks"].value)
+        assert r.vmknics["vmk1"]["switch"].value == name

@@ -55,7 +55,10 @@ def parse_esxcfg_vswitch(text: str, cmd: CommandLine) -> ParseResult:
             kind = _KINDS[m.group("kind")]
             counts = len(re.findall(r"\bPorts\b", m.group("cols").split("MTU")[0]))
             row_re = re.compile(
-                r"^\s*(?P<name>\S.*?)" + r"\s+\d+" * counts + r"\s+(?P<mtu>\d+)(?:\s+(?P<uplinks>\S.*?))?\s*$"
+                # uplinks are pNIC names, never a bare number: a name ending in one ("Prod DSwitch 2") is then
+                # read whole instead of shifting every count one column (MTU read from "Configured Ports")
+                r"^\s*(?P<name>\S.*?)" + r"\s+\d+" * counts
+                + r"\s+(?P<mtu>\d+)(?:\s+(?P<uplinks>(?!\d+(?:[\s,]|$))\S.*?))?\s*$"
             )
             switch, sub = None, None
             continue
