@@ -163,6 +163,11 @@ def _source_kind(host: Host) -> str:
 
 
 def _learn(host: Host, pnic: PhysicalNic, cap: Capability) -> str:
+    if host.kind not in ("esxi", "linux"):  # an NSX Edge, or a host whose kind no input told: name both
+        both = [f"{c.replace('{pnic}', pnic.name)} on {k}" for k, c in (("ESXi", cap.learn_esxi),
+                                                                        ("Linux", cap.learn_linux)) if c]
+        return ("not in the inputs (the host's kind was not read): run " + " or ".join(both)) if both else \
+            "not in the inputs"
     command = (cap.learn_linux if host.kind == "linux" else cap.learn_esxi).replace("{pnic}", pnic.name)
     if _source_kind(host) == "vcenter" and cap.key in NOT_IN_VSPHERE_API:
         return ("not readable through the vSphere API: audit this host with --esxcli-over-api or over SSH"
