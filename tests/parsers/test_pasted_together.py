@@ -99,3 +99,17 @@ def test_a_switch_name_ending_in_a_number_keeps_its_mtu_and_uplinks():
         sw = r.switches[name]
         assert sw["mtu"].value == 9000 and all(not u.isdigit() for u in sw["uplinks"].value)
         assert r.vmknics["vmk1"]["switch"].value == name
+
+
+def test_one_output_giving_a_pnic_two_values_leaves_it_unknown_with_both_lines():
+    """Review: a before/after paste of ``esxcli network nic list`` gave vmnic2 whichever MTU came first (9000 or
+    1500), silently. Which one is the host's now cannot be told: unknown, with a note quoting both rows."""
+    cap = read_capture(capture_path("esxi_esxcli_nic_list_x550_ixgben_e810_icen_100g.txt"))
+    after = cap.text.replace("  1500  Intel(R) Ethernet Controller E810-C", "  9000  Intel(R) Ethernet Controller E810-C")
+    assert after != cap.text
+    for text in (cap.text + f"\n{PROMPT}esxcli network nic list\n" + after,
+                 after + f"\n{PROMPT}esxcli network nic list\n" + cap.text):
+        (r,) = parse_output(cap.command, text)
+        assert "mtu" not in r.pnics["vmnic2"] and r.pnics["vmnic0"]["mtu"].value == 1500
+        note = next(n for n in r.notes if n.startswith("vmnic2 mtu is "))
+        assert "1500" in note and "9000" in note and note.endswith("left unknown")

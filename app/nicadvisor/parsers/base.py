@@ -42,6 +42,8 @@ class ParseResult:
     notes: list[str] = field(default_factory=list)
     # Free-form records for outputs that feed no model field yet (nsxdp-cli, NSX Edge) but were read.
     records: list[dict[str, Any]] = field(default_factory=list)
+    # (table, key, field) given two different values in this output: left unknown (see _put)
+    conflicted: set[tuple[int, str, str]] = field(default_factory=set)
 
     @property
     def understood(self) -> bool:
@@ -50,19 +52,19 @@ class ParseResult:
 
     def pnic(self, key: str, name: str, value: Any, line: str) -> None:
         """Record pNIC fact ``name`` = ``value`` for ``key``; ``None`` values are not recorded."""
-        _put(self.pnics, key, name, value, line)
+        _put(self, self.pnics, key, name, value, line)
 
     def vmknic(self, key: str, name: str, value: Any, line: str) -> None:
         """Like :meth:`pnic`, for a vmknic fact."""
-        _put(self.vmknics, key, name, value, line)
+        _put(self, self.vmknics, key, name, value, line)
 
     def switch(self, key: str, name: str, value: Any, line: str) -> None:
         """Like :meth:`pnic`, for a switch fact."""
-        _put(self.switches, key, name, value, line)
+        _put(self, self.switches, key, name, value, line)
 
     def module(self, key: str, name: str, value: Any, line: str) -> None:
         """Like :meth:`pnic`, for a module fact."""
-        _put(self.modules, key, name, value, line)
+        _put(self, self.modules, key, name, value, line)
 
     def host_fact(self, name: str, value: Any, line: str) -> None:
         """Record host fact ``name`` (first value wins; None is not recorded)."""
@@ -70,12 +72,25 @@ class ParseResult:
             self.host[name] = Fact(value, line)
 
 
-def _put(table: dict[str, dict[str, Fact]], key: str, name: str, value: Any, line: str) -> None:
+def _put(result: "ParseResult", table: dict[str, dict[str, Fact]], key: str, name: str, value: Any,
+         line: str) -> None:
+    """Record ``table[key][name]`` in ``result``. Two different values for the same key in the same output (a
+    before/after paste, two hosts' outputs in one file) cannot be told apart from the text: the fact is left
+    unknown and a note in ``result.notes`` quotes both lines (the same value twice is kept)."""
     if value is None or not key:
         return
     facts = table.setdefault(key, {})
+    slot = (id(table), key, name)
+    if slot in result.conflicted:
+        return
     if name not in facts:
         facts[name] = Fact(value, line.rstrip("\n"))
+    elif facts[name].value != value:
+        first = facts.pop(name)
+        result.conflicted.add(slot)
+        if len(result.notes) < 200:
+            result.notes.append(f"{key} {name} is {first.value!r} ({first.line.strip()[:200]!r}) and {value!r} "
+                                f"({line.strip()[:200]!r}) in the same output: left unknown")
 
 
 @dataclass(frozen=True)
