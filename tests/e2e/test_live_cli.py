@@ -31,7 +31,7 @@ import pytest
 from e2e_lab import ORIGINAL_XDG, PASSWORDS, PW_NSX, PW_SSH, PW_VC, USER, cert_thumbprint
 from pypdf import PdfReader
 
-from capturetools import CAPTURES
+from capturetools import CAPTURES, READY_CAPTURE
 from nicadvisor.cli import main
 from nicadvisor.secrets import SERVICE_PREFIX, ssh_service_id
 
@@ -254,7 +254,7 @@ def test_failing_targets_are_named_and_the_good_host_is_audited(esxi_ssh, nsx, m
     dead = _closed_port()
     _save_passwords(memory_keyring, dead, esxi_ssh, nsx, ssh_password="Wrong-" + PW_SSH)
     requests_before = len(nsx.srv.log)
-    good = CAPTURES / "esxi_esxcfg-nics-l_xl710_mtu9000_vmnic5_seed.txt"
+    good = CAPTURES / READY_CAPTURE  # a whole pNIC listing: READY on its own
     code = main(["audit", "--vcenter", f"https://127.0.0.1:{dead}", "--user", USER,
                  "--ssh", f"{esxi_ssh.user}@127.0.0.1:{esxi_ssh.port}",
                  "--trust-host-key", f"127.0.0.1:{esxi_ssh.port}={esxi_ssh.fingerprint}",
@@ -263,11 +263,11 @@ def test_failing_targets_are_named_and_the_good_host_is_audited(esxi_ssh, nsx, m
                  "--timeout", "10"])
     err = capsys.readouterr().err
     doc = _load(tmp_path / "audit.json")
-    # the good host: vmnic5, XL710 on i40en, 40 Gbit/s, MTU 9000 (esxcfg-nics -l | grep vmnic5): no error finding
+    # the good host: six nvmxnet3 uplinks at 10 Gbit/s, MTU 9000 or 1500 (a nested ESXi): no error finding
     (host,) = doc["hosts"]
     assert host["kind"] == "esxi"
-    (v5,) = host["pnics"]
-    assert (v5["name"], v5["driver"], v5["link_speed_mbps"], v5["mtu"]) == ("vmnic5", "i40en", 40000, 9000)
+    v5 = next(p for p in host["pnics"] if p["name"] == "vmnic5")
+    assert (len(host["pnics"]), v5["driver"], v5["link_speed_mbps"], v5["mtu"]) == (6, "nvmxnet3", 10000, 9000)
     assert doc["summary"]["errors"] == 0
     # ... but three of the four inputs were not read: no all-clear, each named as a cause
     assert code == 2 and doc["summary"]["ready"] is False
