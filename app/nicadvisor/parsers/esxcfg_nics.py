@@ -87,7 +87,7 @@ def parse_esxcfg_nics_l(text: str, cmd: CommandLine) -> ParseResult:
     note_failed_rows(result, tables)
     skip = table_lines(tables)
     consumed: set[int] = set()
-    for line_no, values, _raw in headerless_rows(text, ESXCFG_L_COLUMNS, _l_row_ok, skip):
+    for line_no, values, _raw in headerless_rows(text, ESXCFG_L_COLUMNS, _l_row_ok, skip, result.notes):
         if line_no in consumed:
             continue
         values, used = _join_wrapped(values, lines, line_no - 1)

@@ -208,15 +208,28 @@ def note_failed_rows(result: ParseResult, tables: list[Table]) -> None:
                 result.pnics.setdefault(named.group(1), {})
 
 
-def headerless_rows(text: str, order: tuple[ColumnSpec, ...], ok, skip: set[int]) -> list[tuple[int, dict[str, str], str]]:
+#: At most this many lines are tried as header-less uplink rows (a host has a few dozen uplinks at most): past it a
+#: hostile text of millions of name-like lines would cost minutes, as each try splits the line by value shapes.
+MAX_HEADERLESS_TRIES = 4096
+
+
+def headerless_rows(text: str, order: tuple[ColumnSpec, ...], ok, skip: set[int],
+                    notes: list[str] | None = None) -> list[tuple[int, dict[str, str], str]]:
     """``(line_no, values, line)`` of the lines (other than those in ``skip``) that read as rows of a table
     without its header (``| grep vmnic5``), split by shapes in the command's column ``order`` and kept when
-    ``ok(values)``."""
+    ``ok(values)``. Only lines whose first word is an uplink name (:data:`NAME_RE`) are tried, at most
+    :data:`MAX_HEADERLESS_TRIES` of them (then a note goes to ``notes``)."""
     layout = layout_from_specs(order)
     out = []
+    tries = 0
     for i, raw in enumerate(text.splitlines(), start=1):
-        if i in skip or not raw.strip():
+        if i in skip or not raw.strip() or not NAME_RE.match(raw.split(None, 1)[0]):
             continue
+        tries += 1
+        if tries > MAX_HEADERLESS_TRIES:
+            if notes is not None:
+                notes.append(f"more than {MAX_HEADERLESS_TRIES} lines look like uplink rows: the rest were not read")
+            break
         row = read_row(raw, layout, i)
         if row is not None and ok(row.values):
             out.append((i, row.values, raw))
@@ -269,7 +282,7 @@ def parse_nic_list(text: str, cmd: CommandLine) -> ParseResult:
                 table.failed.append((row.line_no, row.line))
     note_failed_rows(result, tables)
     if not tables:
-        for _n, values, raw in headerless_rows(text, ESXCLI_COLUMNS, _list_headerless_ok, set()):
+        for _n, values, raw in headerless_rows(text, ESXCLI_COLUMNS, _list_headerless_ok, set(), result.notes):
             record_nic_row(result, values, raw)
         if not result.pnics:
             _parse_powercli_records(text.splitlines(), result)

@@ -118,6 +118,11 @@ def find_layout(line: str, specs: Sequence[ColumnSpec], required: Iterable[str],
     by one space form one column). Tabs are expanded (8 columns) before offsets are taken."""
     if len(line) > MAX_LINE or not line.strip():
         return None
+    lowered_line = line.lower()
+    for key in required:  # cheap test first: each required column's label must be in the line (most lines are rows)
+        labels_of = next((sp.labels for sp in specs if sp.key == key), ())
+        if labels_of and not any(label.split()[0].lower() in lowered_line for label in labels_of):
+            return None
     text = line.expandtabs()
     words = _words(text)
     lowered = " ".join(w[2].lower() for w in words)
