@@ -59,3 +59,17 @@ def test_an_unreadable_folder_is_named_and_the_rest_audited(tmp_path):
     assert "Traceback" not in run.stderr, run.stderr
     assert READY_HOST in run.stdout and f"{locked}" in run.stderr and "cannot be read" in run.stderr
     assert run.returncode == 2  # NOT RATED: the locked folder could not be read
+
+
+def test_a_file_of_a_read_host_that_could_not_be_read_keeps_that_host_from_ready(tmp_path):
+    """Hostile review: a host folder with a good listing and a 50 MB file headed ``esxcfg-nics -l`` was READY. That
+    file may hold the outputs that decide the host: NOT RATED, naming it (a stray note beside it still is not)."""
+    lab = _lab(tmp_path)
+    big = lab / READY_HOST / "nic_list_full.txt"
+    with open(big, "wb") as fh:
+        fh.write(b"# command: esxcfg-nics -l\n")
+        fh.truncate(50 * 1024 * 1024)  # sparse: over the capture size cap without writing 50 MB
+    v = run_audit(AuditRequest(capture_paths=(str(lab),))).verdict
+    (host,) = v.hosts
+    assert v.status == "not_rated" and host.status == "not_rated"
+    assert host.reason == "nic_list_full.txt could not be read: see the inputs not understood"

@@ -8,9 +8,10 @@ The verdict never reassures without data:
 * **NOT RATED** when the audit did not run to its end (interrupted, cancelled or failed: "interrupted after N of M
   hosts"), when no physical pNIC could be read, when an input or live target yielded no host, or when a host
   could not be rated (no physical pNIC read; a pNIC inventory that is not whole — :func:`inventory_gap`: filtered
-  through ``grep``, missing an uplink a switch names, or without the link state of an overlay candidate; or the
-  MTU of a pNIC that may carry the overlay unknown: without it nobody can say whether a Geneve frame fits —
-  ``nsx-t-performance-on-intel.txt`` §Jumbo MTU for Higher Throughput: NSX needs at least 1600 bytes).
+  through ``grep``, missing an uplink a switch names, or without the link state of an overlay candidate; a file
+  beside its captures that could not be read, :func:`unread_inputs_of`; or the MTU of a pNIC that may carry the
+  overlay unknown: without it nobody can say whether a Geneve frame fits — ``nsx-t-performance-on-intel.txt``
+  §Jumbo MTU for Higher Throughput: NSX needs at least 1600 bytes).
 * **NOT READY** when at least one finding has severity ``error`` (on a complete audit; an incomplete one is
   never more than NOT RATED, its errors are listed in the reason), or when a host has no known overlay pNIC
   yet (no TEP: before the NSX rollout) and every pNIC that could carry it would have an error if it did
@@ -316,10 +317,36 @@ def _problem_of(audit: Audit, given: str) -> str:
     return "nothing could be read from it"
 
 
+#: Input problems that mean a file given for a host held something that was not read (as opposed to a stray file
+#: that is no capture, a FIFO or a link, which hold no command output): its facts may be the ones that decide.
+_UNREAD_MARKS = ("bytes is too large for a command capture", "unreadable (", "more than ", "truncated or corrupt")
+
+
+def unread_inputs_of(audit: Audit, host: Host) -> list[str]:
+    """Inputs beside ``host``'s captures (in a folder it was read from, or in the bundle it came from) that could not
+    be read although they may hold its command outputs: too large, unreadable, a bundle cut short. Pure."""
+    folders = {os.path.dirname(_norm(s)) for s in host.inputs if "://" not in s}
+    bundles = {_norm(s).split(":", 1)[0] for s in host.inputs if "://" not in s and ":" in s.rpartition("/")[2]}
+    out = []
+    for p in audit.inputs_not_understood:
+        src = _norm(p.source)
+        near = os.path.dirname(src) in folders or src.split(":", 1)[0] in bundles or src in bundles
+        if near and any(m in p.message for m in _UNREAD_MARKS) and src not in out:
+            out.append(src)
+    return out
+
+
 def verdict_of(audit: Audit) -> Verdict:
     """The verdict of ``audit`` (see the module docstring for the rules). Pure; never raises."""
     findings = list(audit.findings)
     hosts = tuple(host_verdict(h, findings) for h in audit.hosts)
+    # a READY host beside a file of its own that could not be read (too large, unreadable) is not rated: that file
+    # may hold the outputs that decide it
+    by_name = {h.name: h for h in audit.hosts}
+    hosts = tuple(HostVerdict(hv.host, NOT_RATED, f"{_names([os.path.basename(u) for u in unread])} could not be "
+                                                  "read: see the inputs not understood")
+                  if hv.status == READY and (unread := unread_inputs_of(audit, by_name[hv.host])) else hv
+                  for hv in hosts)
     errors = [f for f in findings if f.severity is Severity.ERROR]
     completion = getattr(audit, "completion", COMPLETE)
     if completion != COMPLETE:
