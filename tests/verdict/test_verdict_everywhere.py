@@ -157,3 +157,10 @@ def test_history_summary_of_a_finished_audit_is_the_stored_verdict(tmp_path):
         audit_id = store.save(audit)
         line = store.summary(audit_id)
         assert (line.verdict, line.verdict_of().headline) == ("ready", audit.verdict.headline)
+
+
+def test_ready_on_virtual_uplinks_says_so(tmp_path):
+    """Hostile review: a nested ESXi host's six nvmxnet3 uplinks were READY as "6 physical pNICs"."""
+    v = run_audit(AuditRequest(capture_paths=(str(ready_host(tmp_path)),))).verdict
+    assert v.status == READY and "6 pNICs, 6 of them virtual uplinks" in v.reason and "physical" not in v.reason
+    assert "6 of them virtual uplinks" in v.hosts[0].reason

@@ -172,7 +172,7 @@ def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
     if unfit:
         also += (f"; no TEP is known yet: carry the overlay on {_names(fit)}, not on {_names(list(unfit))} "
                  "(conditional errors)")
-    return HostVerdict(host.name, READY, f"no error finding on {_plural(len(phys), 'physical pNIC')}{also}")
+    return HostVerdict(host.name, READY, f"no error finding on {_pnic_count(phys)}{also}")
 
 
 #: Commands whose output lists a host's pNICs (their normalised start): filtered through a pipe, they list only some.
@@ -226,6 +226,16 @@ def inventory_gap(host: Host) -> str:
     if blind:
         return f"the link state of {_names(blind)} was not read (no pNIC listing): run {how}"
     return ""
+
+
+def _pnic_count(pnics: list[Any]) -> str:
+    """``"4 physical pNICs"``, or ``"6 pNICs, 6 of them virtual uplinks (a nested host or a VM: their offloads are
+    virtual)"`` when some are vmxnet3-style uplinks (``is_virtual_uplink``): READY then says what it judged."""
+    virtual = sum(1 for p in pnics if p.is_virtual_uplink)
+    if not virtual:
+        return _plural(len(pnics), "physical pNIC")
+    return (f"{_plural(len(pnics), 'pNIC')}, {virtual} of them virtual uplinks (a nested host or a VM: their "
+            "offloads are virtual)")
 
 
 def _overlay_fitness(host: Host, findings: list[Any]) -> tuple[dict[str, list[str]], list[str]]:
@@ -382,10 +392,9 @@ def verdict_of(audit: Audit) -> Verdict:
     if unrated:
         return Verdict(NOT_RATED, f"{len(unrated)} of {_plural(len(hosts), 'host')} could not be rated: "
                                   f"{_names([h.host for h in unrated])}", tuple(causes), hosts)
-    pnics = sum(1 for h in audit.hosts for p in h.pnics if p.is_physical is not False)
+    pnics = [p for h in audit.hosts for p in h.pnics if p.is_physical is not False]
     unknown = [_unknown_cells(h, findings) for h in audit.hosts]
     blind, cells = sum(u for u, _ in unknown), sum(c for _, c in unknown)
     also = f"; {blind} of {cells} capability cells unknown (see the matrix)" if blind else ""
-    return Verdict(READY, f"no error finding on {_plural(len(hosts), 'host')} and {_plural(pnics, 'physical pNIC')}"
-                          f"{also}",
+    return Verdict(READY, f"no error finding on {_plural(len(hosts), 'host')} and {_pnic_count(pnics)}{also}",
                    (), hosts)
