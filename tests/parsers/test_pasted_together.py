@@ -113,3 +113,11 @@ def test_one_output_giving_a_pnic_two_values_leaves_it_unknown_with_both_lines()
         assert "mtu" not in r.pnics["vmnic2"] and r.pnics["vmnic0"]["mtu"].value == 1500
         note = next(n for n in r.notes if n.startswith("vmnic2 mtu is "))
         assert "1500" in note and "9000" in note and note.endswith("left unknown")
+
+
+def test_a_nic_get_cut_mid_name_is_read_as_the_uplink_its_command_names():
+    """Review: ``esxcli network nic get -n vmnic4`` cut after ``Name: vmn`` created a pNIC called ``vmn``."""
+    cap = read_capture(capture_path("esxi_esxcli_nic_get_bnx2x_qlogic57810_flattened.txt"))
+    cut = cap.text[:cap.text.index("Name: ") + len("Name: vmn")]
+    (r,) = parse_output(cap.command, cut)
+    assert list(r.pnics) == ["vmnic4"] and any("output cut?" in n for n in r.notes)

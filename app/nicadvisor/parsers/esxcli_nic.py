@@ -369,6 +369,11 @@ def parse_nic_get(text: str, cmd: CommandLine) -> ParseResult:
 
 def _record_get_block(block: dict[str, tuple[str, str]], cmd: CommandLine, result: ParseResult) -> None:
     name = clean(block.get("Name", ("", ""))[0]) or cmd.target
+    if name and cmd.target and name != cmd.target and not NAME_RE.match(name):
+        # "Name: vmn" under -n vmnic4: the output was cut mid-name; the command says whose it is
+        result.notes.append(f"esxcli network nic get: 'Name: {name}' is no uplink name (output cut?): read as "
+                            f"{cmd.target}, named by -n")
+        name = cmd.target
     if not name:
         result.notes.append("esxcli network nic get: output names no uplink (no 'Name:' line, no -n)")
         return
