@@ -270,7 +270,13 @@ def test_verdict_wording_for_latency():
     assert judge(50.0, band) == ("pass", "within band")
     assert judge(51.6 * 1.08, band) == ("warn", "8 % higher than expected")  # lower is better: never "108 %"
     assert judge(51.6 * 1.5, band) == ("fail", "50 % higher than expected")
-    assert judge(30.0, band) == ("pass", "36 % lower than expected")
+    assert judge(44.0, band) == ("pass", "6 % lower than expected")
+    # well below the floor is never a reassuring pass: the result did not cross what the band describes
+    assert judge(30.0, band) == ("warn", "36 % lower than expected")
+    assert "below the path's floor" in explain(30.0, band)
+    for bad in (float("inf"), float("nan"), -1.0):
+        with pytest.raises(ValueError):
+            judge(bad, band)
     assert explain(80.0, band) == "55 % higher than expected; no audited fact explains it"
 
 

@@ -60,6 +60,21 @@ def test_netperf_without_server_gives_nothing():
     assert omni_figures({}, "TCP_STREAM") == (None, None, None)
 
 
+def test_a_sender_whose_peer_received_nothing_measured_nothing():
+    """Benchmark review: with REMOTE_RECV_THROUGHPUT=0.00 after the sender sent (a broken or fake netperf), the
+    send-side THROUGHPUT was reported and passed its band. The fallback is for the receive direction only, where
+    netperf prints REMOTE_RECV_THROUGHPUT=0.00 and LOCAL_SEND_CALLS=0 (as this machine's netperf 2.7 does for
+    ``-d recv``); non-finite figures are none."""
+    sent = parse_omni("THROUGHPUT=180\nTHROUGHPUT_UNITS=10^6bits/s\nREMOTE_RECV_THROUGHPUT=0.00\n"
+                      "LOCAL_SEND_CALLS=100\nREMOTE_RECV_CALLS=0\n")
+    assert omni_figures(sent, "TCP_STREAM") == (0.0, None, None)
+    received = parse_omni("THROUGHPUT=41591.24\nTHROUGHPUT_UNITS=10^6bits/s\nREMOTE_RECV_THROUGHPUT=0.00\n"
+                          "REMOTE_RECV_CALLS=0\nLOCAL_SEND_CALLS=0\nLOCAL_RECV_CALLS=85946\nDIRECTION=Receive\n")
+    assert omni_figures(received, "TCP_STREAM")[0] == pytest.approx(41.59124)
+    assert omni_figures(parse_omni("THROUGHPUT=inf\nTHROUGHPUT_UNITS=10^6bits/s\n"), "TCP_STREAM")[0] is None
+    assert omni_figures(parse_omni("TRANSACTION_RATE=inf\n"), "TCP_RR") == (None, None, None)
+
+
 @pytest.mark.parametrize("junk", ["", "garbage,,,", "1,2,3", "THROUGHPUT=abc\nTHROUGHPUT_UNITS=furlongs", "\x00\xff"])
 def test_netperf_parser_never_raises(junk):
     values = parse_omni(junk)

@@ -659,15 +659,19 @@ def judge(measured: float, band: Band) -> tuple[str, str]:
     ``high`` → ``"5 % faster than expected"``, ``pass`` up to 10 % above, else ``warn`` (above the path's ceiling:
     the traffic may not have crossed the audited link). Lower is better (µs): above ``high`` →
     ``"8 % higher than expected"`` (relative to ``high``), ``warn``/``fail`` as above; below ``low`` →
-    ``"x % lower than expected"``, ``pass``. Raises ValueError for a negative or NaN ``measured``.
+    ``"x % lower than expected"``, ``pass`` up to 10 % below, else ``warn`` (below the path's floor, the mirror of
+    a stream above its ceiling: the transactions may not have crossed the audited path, or the reference — an idle
+    echo, a published figure — does not bound it; never a reassuring pass). Raises ValueError for a negative, NaN
+    or infinite ``measured``.
     """
-    if measured is None or math.isnan(measured) or measured < 0:
+    if measured is None or not math.isfinite(measured) or measured < 0:
         raise ValueError(f"cannot judge measured value {measured!r}")
     if band.low <= measured <= band.high:
         return "pass", "within band"
     if band.lower_is_better:
         if measured < band.low:
-            return "pass", f"{_pct(1 - measured / band.low)} lower than expected"
+            under = 1 - measured / band.low if band.low else 0.0
+            return ("pass" if under <= WITHIN else "warn"), f"{_pct(under)} lower than expected"
         over = measured / band.high - 1
         return ("warn" if over <= WARN_MARGIN else "fail"), f"{_pct(over)} higher than expected"
     if measured > band.high:
@@ -693,7 +697,9 @@ def explain(measured: float, band: Band) -> str:
         elif not band.limits:
             parts.append("no audited fact explains it")
     if not worse_than_band and verdict == "warn":
-        parts.append("above the audited path's ceiling: did the traffic cross the audited link?")
+        parts.append("below the path's floor: did the transactions cross the audited path, or does the reference "
+                     "not bound it (an idle echo overstates a busy request/response loop)?" if band.lower_is_better
+                     else "above the audited path's ceiling: did the traffic cross the audited link?")
     return "; ".join(parts)
 
 

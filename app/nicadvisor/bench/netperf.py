@@ -28,6 +28,7 @@ names come first). Both are read by :func:`parse_omni`, e.g. from a run on this 
 """
 from __future__ import annotations
 
+import math
 import shutil
 import threading
 import time
@@ -155,7 +156,8 @@ def _num(values: dict[str, str], key: str) -> float | None:
         v = float(tok)
     except ValueError:
         return None
-    return v if v >= 0 else None  # netperf prints -1 for "not applicable"
+    # netperf prints -1 for "not applicable"; "inf"/"nan" are no figures (a broken or fake tool)
+    return v if math.isfinite(v) and v >= 0 else None
 
 
 def _cpu(values: dict[str, str], key: str) -> float | None:
@@ -168,14 +170,18 @@ def _cpu(values: dict[str, str], key: str) -> float | None:
 def omni_figures(values: dict[str, str], test: str) -> tuple[float | None, float | None, float | None]:
     """``(throughput_gbps, transactions_per_s, latency_us)`` from :func:`parse_omni` values. Pure.
 
-    Stream tests: REMOTE_RECV_THROUGHPUT (what arrived; for UDP it is less than what was sent),
-    else THROUGHPUT, converted from THROUGHPUT_UNITS to Gbit/s; None if the unit is unknown.
+    Stream tests: REMOTE_RECV_THROUGHPUT (what arrived; for UDP it is less than what was sent; 0 when this side
+    sent and nothing arrived), else THROUGHPUT (the receive direction, where netperf prints
+    REMOTE_RECV_THROUGHPUT=0.00 and LOCAL_SEND_CALLS=0), converted from THROUGHPUT_UNITS to Gbit/s; None if the
+    unit is unknown. Non-finite figures (``inf``) are none.
     RR/CRR tests: TRANSACTION_RATE (else THROUGHPUT in ``Trans/s``); latency = 1e6 / rate µs.
     """
     if test.endswith("_STREAM"):
         factor = _UNIT_TO_GBPS.get(values.get("THROUGHPUT_UNITS", ""))
         value = _num(values, "REMOTE_RECV_THROUGHPUT")
-        if value is None or value == 0:
+        if value is None or (value == 0 and not _num(values, "LOCAL_SEND_CALLS")):
+            # the receiving side's figure only when this side sent: in the receive direction netperf prints
+            # REMOTE_RECV_THROUGHPUT=0.00 and LOCAL_SEND_CALLS=0; a sender whose peer received 0 bytes measured 0
             value = _num(values, "THROUGHPUT")
         if factor is None or value is None:
             return None, None, None
