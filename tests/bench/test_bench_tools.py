@@ -132,3 +132,23 @@ def test_agent_rr_payload_in_process_mode(journal_dir):
     assert r.payload_bytes == 4096 and "--request 4096 --response 4096" in r.command
     assert r.p99_latency_us >= r.p50_latency_us > 0 and r.one_way_us == pytest.approx(r.rtt_us / 2)
     assert read_entries(journal_dir) == []
+
+
+def test_a_udp_stream_that_lost_every_datagram_reports_100_percent_loss(journal_dir):
+    """Benchmark review: a UDP_STREAM whose datagrams all died on the path reported ``loss_pct`` 0 (iperf3 writes
+    ``lost_percent`` 0 when no datagram arrived to count loss from). Real iperf3 between two namespaces whose
+    receiving veth's MTU (1000 bytes) is below the 1400-byte datagrams: none arrives, the loss is 100 %."""
+    from nicadvisor.bench import iperf3 as iperf3_mod
+    from nicadvisor.bench.netns import can_create, create_pair, destroy_pair
+    from nicadvisor.bench.sysutil import run_cmd
+
+    if can_create():
+        pytest.fail(f"the CI runner must be able to create network namespaces: {can_create()}")
+    with Journal(journal_dir) as journal:
+        pair = create_pair(journal)
+        try:
+            assert run_cmd(["ip", "-n", pair.server_ns, "link", "set", "dev", pair.server_if, "mtu", "1000"]).ok
+            udp = iperf3_mod.run_iperf3("UDP_STREAM", journal, endpoints=pair.endpoints(), duration_s=1, payload=1400)
+            assert udp.throughput_gbps == 0 and udp.loss_pct == 100.0
+        finally:
+            destroy_pair(pair, journal)

@@ -85,6 +85,27 @@ def load_json(text: str) -> dict[str, Any] | None:
     return None
 
 
+def _num_of(block: Any, key: str) -> float | None:
+    value = block.get(key) if isinstance(block, dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _udp_loss(summary: Any, sent: Any, received: Any) -> float | None:
+    """Datagrams lost, % of those sent (UDP): the receiver's ``lost_percent`` when it counted datagrams; 100 when
+    the sender sent some and the receiver got none (iperf3 then writes ``lost_percent`` 0: it counts loss from the
+    sequence numbers of datagrams that arrived); else ``end.sum``'s (documents without ``sum_received``); None
+    when nothing says. Pure."""
+    sent_packets = _num_of(sent, "packets") or _num_of(summary, "packets")
+    received_packets = _num_of(received, "packets")
+    if received_packets is not None and received_packets > 0 and _num_of(received, "lost_percent") is not None:
+        return _num_of(received, "lost_percent")
+    if sent_packets and (received_packets == 0 or _num_of(received, "bytes") == 0):
+        return 100.0
+    if _num_of(summary, "packets") and _num_of(summary, "lost_percent") is not None:
+        return _num_of(summary, "lost_percent")
+    return None
+
+
 def parse_iperf3(text: str) -> dict[str, Any]:
     """Read iperf3 ``-J`` output. Pure; never raises.
 
@@ -121,8 +142,7 @@ def parse_iperf3(text: str) -> dict[str, Any]:
         out["seconds"] = summary.get("seconds")
     if bps is not None:
         out["gbps"] = bps / 1e9
-    if isinstance(summary, dict) and isinstance(summary.get("lost_percent"), (int, float)):
-        out["lost_percent"] = float(summary["lost_percent"])
+    out["lost_percent"] = _udp_loss(summary, sent, received)
     if isinstance(sent, dict) and isinstance(sent.get("retransmits"), int):
         out["retransmits"] = sent["retransmits"]
     reverse = end.get("sum_received_bidir_reverse")
@@ -142,7 +162,7 @@ def run_iperf3(test: str, journal: Journal, *, endpoints: Endpoints = LOOPBACK, 
     """Run one iperf3 ``test`` (``TCP_STREAM`` or ``UDP_STREAM``) against a one-off server on
     ``endpoints``; ``expected`` is None (the service attaches it). ``payload``, ``streams`` and
     ``bidirectional`` as in :func:`client_argv` (a bidirectional result's throughput is both directions
-    summed; ``loss_pct`` is iperf3's ``lost_percent`` for UDP).
+    summed; ``loss_pct`` for UDP as :func:`parse_iperf3` reads it, 100 when nothing arrived).
 
     Raises ValueError for another test or bad options, :class:`BenchError` when iperf3 fails or reports no
     rate, :class:`Cancelled` when ``cancel`` is set (server and client stopped first).

@@ -1268,7 +1268,9 @@ class RemoteBench:
             seconds = parsed["seconds"] if isinstance(parsed["seconds"], (int, float)) else (pt.duration_s or self.request.duration_s)
             return BenchResult(test=pt.test, tool="iperf3", path=PATH, throughput_gbps=parsed["gbps"],
                                transactions_per_s=None, latency_us=None, duration_s=float(seconds), expected=None,
-                               raw=raw, command=command, endpoints=where, client=pt.client, server=pt.server)
+                               raw=raw, command=command, endpoints=where, client=pt.client, server=pt.server,
+                               loss_pct=parsed["lost_percent"] if pt.test == "UDP_STREAM" else None,
+                               local_cpu_pct=parsed["local_cpu_pct"], remote_cpu_pct=parsed["remote_cpu_pct"])
         data = agent.parse_client_output(out)
         if rc != 0 or data is None:
             raise BenchError(f"the agent printed no result line (exit status {rc}){detail}")
