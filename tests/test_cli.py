@@ -144,3 +144,19 @@ def test_unwritable_report_is_an_input_error(tmp_path, capsys):
                  "--json", "/proc/nope/x.json"])
     assert code == 2
     assert "nic-advisor: cannot write /proc/nope" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--duration", "0"], "duration 0.0 s is outside"),
+    (["--netns", "--rate-mbit", "0"], "rate 0 Mbit/s is outside"),
+    (["--netns", "--rate-mbit", "99999999"], "rate 99999999 Mbit/s is outside"),  # tc refused it: ran on loopback
+    (["--profile", "quick", "--repetitions", "0"], "repetitions 0 is outside"),
+    (["--tests", "UDP_STREAM"], "--tests is for --between"),  # was ignored: TCP_STREAM and TCP_RR ran, exit 0
+    (["--repetitions", "3"], "--repetitions needs --profile"),
+])
+def test_bench_refuses_what_it_would_not_do_with_exit_2(argv, says, capsys):
+    """Benchmark review: bad values gave tracebacks with exit 1 (a result FAILed), and --tests on this machine was
+    silently ignored. Nothing runs; the message names the argument."""
+    assert main(["bench", *argv]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err

@@ -237,6 +237,18 @@ def cmd_bench(args) -> int:
         return EXIT_INPUT
     if args.between:
         return _bench_between(args)
+    if args.tests is not None:
+        print("nic-advisor bench: --tests is for --between; on this machine choose the tests with --profile",
+              file=sys.stderr)
+        return EXIT_INPUT
+    if args.repetitions is not None and not args.profile:
+        print("nic-advisor bench: --repetitions needs --profile", file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        _bench_request(args).validate()
+    except ValueError as exc:
+        print(f"nic-advisor bench: {exc}", file=sys.stderr)
+        return EXIT_INPUT
     report = _run_bench(args)
     return _print_bench(report, args)
 
@@ -340,8 +352,9 @@ def _bench_between(args) -> int:
     try:
         profile = getattr(args, "profile", None)
         specs = ()
-        if profile and list(args.tests) != ["TCP_STREAM", "TCP_RR"]:
+        if profile and args.tests is not None:
             raise LiveArgsError("give --tests or --profile, not both (a profile has its own tests)")
+        args.tests = args.tests or ["TCP_STREAM", "TCP_RR"]
         if profile:
             from nicadvisor.bench.catalogue import PROFILES
 
@@ -699,7 +712,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="run the tests between these hosts (every pair, the first of a pair sends)")
     rb.add_argument("--interface", action="append", default=[], metavar="HOST=IF",
                     help="the interface whose IPv4 address a host tests from (default: its SSH address)")
-    rb.add_argument("--tests", nargs="+", choices=TESTS, default=["TCP_STREAM", "TCP_RR"], metavar="TEST",
+    rb.add_argument("--tests", nargs="+", choices=TESTS, default=None, metavar="TEST",
                     help=f"tests to run, of {', '.join(TESTS)} (default TCP_STREAM TCP_RR)")
     rb.add_argument("--port", type=int, metavar="PORT",
                     help="TCP port the servers listen on; netperf also uses the next one (default 5201, iperf3's own)")

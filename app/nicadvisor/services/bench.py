@@ -66,10 +66,18 @@ class BenchRequest:
         if self.path not in PATHS:
             raise ValueError(f"path {self.path!r} is not one of {PATHS}")
         check_run_options(self.tests, self.duration_s, self.tool)
-        if self.rate_mbit is not None and self.rate_mbit <= 0:
-            raise ValueError(f"rate {self.rate_mbit} Mbit/s must be positive")
-        if self.mtu is not None and not 68 <= self.mtu <= 65535:
-            raise ValueError(f"MTU {self.mtu} is outside 68..65535 bytes")
+        if self.rate_mbit is not None and not 0 < self.rate_mbit <= MAX_RATE_MBIT:
+            raise ValueError(f"rate {self.rate_mbit} Mbit/s is outside 1..{MAX_RATE_MBIT}")
+        if self.mtu is not None and not MIN_MTU <= self.mtu <= 65535:
+            raise ValueError(f"MTU {self.mtu} is outside {MIN_MTU}..65535 bytes")
+
+
+#: The fastest tbf shaping asked for (Mbit/s, 400 Gbit/s): tc refuses the burst of a larger rate, and the run then
+#: fell back to loopback without the shaping that was asked for.
+MAX_RATE_MBIT = 400_000
+#: The smallest path MTU (bytes) a benchmark runs at: below it no TCP goodput can be estimated
+#: (:func:`nicadvisor.bench.expected.tcp_goodput_fraction`), so the results would be lost after the run.
+MIN_MTU = 576
 
 
 def _installed(tool: str) -> bool:
