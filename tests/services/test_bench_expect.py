@@ -138,6 +138,10 @@ def test_a_host_to_host_tcp_rr_is_judged_against_the_paths_echo_round_trip(demo)
     (r,) = attach_expectations([dataclasses.replace(rr(rtt.min_us), direction="bidirectional")], ends,
                                {(E810, CX5): rtt})
     assert r.expected is None and "several transactions in flight" in r.no_expectation
+    # ... and it says so also when no echo was measured for it (none is, on purpose): not "the echo was not measured"
+    (r,) = attach_expectations([dataclasses.replace(rr(rtt.min_us), direction="bidirectional")], ends, {})
+    assert r.expected is None and "several transactions in flight" in r.no_expectation
+    assert "not measured" not in r.no_expectation
 
 
 def test_a_tbf_on_the_sender_is_the_line_rate_even_without_an_audit():

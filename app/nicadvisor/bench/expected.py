@@ -620,6 +620,8 @@ def no_band_reason(test: str, a: EndpointFacts | None, b: EndpointFacts | None, 
                      path_rtt=path_rtt, direction=direction) is not None:
         return ""
     if test == "TCP_RR" and path == PATH_HOSTS:
+        if direction != "send":  # no echo is measured for it: it would not stand for several transactions in flight
+            return _rtt.BURST_REASON
         if path_rtt is not None:
             ends = [e for e in (a, b) if e is not None]
             return _rtt.rr_no_band_reason(path_rtt, payload, mtu=_path_mtu(ends), direction=direction)

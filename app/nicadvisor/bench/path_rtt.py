@@ -110,12 +110,17 @@ def max_payload(mtu: int | None) -> int:
     return (mtu or 1500) - TCP_OVERHEAD
 
 
+#: Why a burst or bidirectional TCP_RR has no band (no echo is measured for it: it would not stand for it).
+BURST_REASON = ("a burst or bidirectional TCP_RR keeps several transactions in flight; the echo round trip stands "
+                "only for one request and one reply at a time")
+
+
 def rr_no_band_reason(rtt: PathRtt, payload: int, *, mtu: int | None = None, direction: str = "send") -> str:
     """Why a TCP_RR of ``payload`` bytes is not judged against the echo round trip ``rtt`` ("" when it is): a
-    burst/bidirectional run (several transactions in flight), a request of several frames, or echoes lost."""
+    burst/bidirectional run (several transactions in flight, :data:`BURST_REASON`), a request of several frames,
+    or echoes lost."""
     if direction != "send":
-        return ("a burst or bidirectional TCP_RR keeps several transactions in flight; the echo round trip stands "
-                "only for one request and one reply at a time")
+        return BURST_REASON
     if payload > max_payload(mtu):
         return (f"a {payload}-byte request takes several TCP segments and their acknowledgements each way at MTU "
                 f"{mtu or 1500}; the echo round trip stands only for requests up to {max_payload(mtu)} bytes "
