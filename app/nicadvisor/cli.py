@@ -14,6 +14,8 @@ import json
 import os
 import re
 import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 EXIT_READY, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
@@ -222,10 +224,33 @@ def _bench_request(args):
                         rate_mbit=args.rate_mbit, profile=profile, repetitions=getattr(args, "repetitions", None))
 
 
+#: Signals that cancel a running benchmark as Ctrl-C does: what is running stops and every change is undone
+#: (SIGTERM comes from systemd, ``timeout`` or a CI cancel; it used to leave namespaces and a netserver behind).
+CANCEL_SIGNALS = ("SIGINT", "SIGTERM")
+
+
+@contextmanager
+def _cancel_on_signals(cancel: threading.Event):
+    """While inside, :data:`CANCEL_SIGNALS` set ``cancel`` instead of ending the process (main thread only)."""
+    import signal
+
+    previous = {}
+    for name in CANCEL_SIGNALS:
+        sig = getattr(signal, name)
+        previous[sig] = signal.signal(sig, lambda _sig, _frame: cancel.set())
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def _run_bench(args):
     from nicadvisor.services.bench import run_quick_bench
 
-    return run_quick_bench(_bench_request(args), progress=_stderr_progress)
+    cancel = threading.Event()
+    with _cancel_on_signals(cancel):
+        return run_quick_bench(_bench_request(args), progress=_stderr_progress, cancel=cancel)
 
 
 def cmd_bench(args) -> int:
@@ -249,7 +274,13 @@ def cmd_bench(args) -> int:
     except ValueError as exc:
         print(f"nic-advisor bench: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    report = _run_bench(args)
+    from nicadvisor.bench import Cancelled
+
+    try:
+        report = _run_bench(args)
+    except Cancelled:
+        print("nic-advisor bench: cancelled; the running test was stopped and its changes undone", file=sys.stderr)
+        return EXIT_INPUT
     return _print_bench(report, args)
 
 
@@ -338,10 +369,8 @@ def _bench_hosts(args) -> tuple:
 
 def _bench_between(args) -> int:
     """``bench --between``: connect and probe (read-only), print exactly what will change on which host, ask (or
-    require ``--yes`` without a terminal), then run; Ctrl-C cancels the running test and undoes every change."""
-    import signal
-    import threading
-
+    require ``--yes`` without a terminal), then run; Ctrl-C or SIGTERM cancels the running test and undoes every
+    change."""
     from nicadvisor.bench import Cancelled
     from nicadvisor.bench.remote import DEFAULT_PORT, RemoteBench, RemoteRequest
     from nicadvisor.cli_live import LiveArgsError, ask_host_key_on_terminal
@@ -395,18 +424,17 @@ def _bench_between(args) -> int:
             if input("Make these changes and run the tests? [y/N] ").strip().lower() not in ("y", "yes"):
                 print("nothing was changed", file=sys.stderr)
                 return EXIT_INPUT
-        previous = signal.signal(signal.SIGINT, lambda _sig, _frame: cancel.set())
-        try:
-            report = rb.run(plan, _stderr_progress)
-        except Cancelled:
-            print("nic-advisor bench: cancelled; the running test was stopped and its changes undone", file=sys.stderr)
-            return EXIT_INPUT
-        except OSError as exc:
-            print(f"nic-advisor bench: the undo journal cannot be used ({exc}); changes not undone stay recorded where "
-                  "possible and are undone at the next run with these hosts", file=sys.stderr)
-            return EXIT_INPUT
-        finally:
-            signal.signal(signal.SIGINT, previous)
+        with _cancel_on_signals(cancel):
+            try:
+                report = rb.run(plan, _stderr_progress)
+            except Cancelled:
+                print("nic-advisor bench: cancelled; the running test was stopped and its changes undone",
+                      file=sys.stderr)
+                return EXIT_INPUT
+            except OSError as exc:
+                print(f"nic-advisor bench: the undo journal cannot be used ({exc}); changes not undone stay recorded "
+                      "where possible and are undone at the next run with these hosts", file=sys.stderr)
+                return EXIT_INPUT
         report = _expect_between(report, rb, request, args)
     return _print_bench(report, args)
 

@@ -1,0 +1,44 @@
+"""Benchmark review: SIGTERM of ``nic-advisor bench`` (systemd stop, ``timeout``, a CI cancel) left both network
+namespaces and a listening netserver until the next run, and Ctrl-C ended in a traceback. Both signals now cancel
+as the wizard's Cancel does: the running test stops and every change is undone before the process exits (2)."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from nicadvisor.bench.netns import can_create
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_during_a_netns_benchmark_undoes_everything(tmp_path, sig):
+    if can_create():
+        pytest.fail(f"the CI runner must be able to create network namespaces: {can_create()}")
+    env = dict(os.environ, XDG_STATE_HOME=str(tmp_path / "state"), XDG_DATA_HOME=str(tmp_path / "data"))
+    proc = subprocess.Popen([sys.executable, "-m", "nicadvisor.cli", "bench", "--netns", "--rate-mbit", "200",
+                             "--duration", "20", "--tool", "netperf"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    prefix = f"nicadv-{proc.pid}-"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # wait until the path exists and the test runs
+        names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
+        if prefix in names and subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
+                                              check=False).returncode == 0:
+            break
+        time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail("the benchmark never started its test")
+    time.sleep(1.0)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, err
+    assert "cancelled; the running test was stopped and its changes undone" in err and "Traceback" not in err
+    names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
+    assert prefix not in names
+    leftovers = subprocess.run(["pgrep", "-af", "netserver"], capture_output=True, text=True, check=False).stdout
+    assert not [ln for ln in leftovers.splitlines() if "10.213." in ln], leftovers
