@@ -398,3 +398,14 @@ def test_udp_band_follows_the_datagram_size():
     assert small.high == pytest.approx(0.100 * 64 / (64 + 8 + 20 + 14))
     assert "64-byte datagrams" in small.basis
     assert expected_for("UDP_STREAM", "netns", rate_mbit=100).high > small.high
+
+
+def test_a_tbf_faster_than_an_audited_link_does_not_hide_it():
+    """Benchmark review: a 1000 Mbit/s tbf read on the sender overrode two audited 100 Mbit/s pNICs, so a line-rate
+    94 Mbit/s result FAILed ("89 % slower"). The slower of the shaping and the audited links is the line rate."""
+    a, b = _end("a/eth0", link_gbps=0.1, mtu=1500), _end("b/eth0", link_gbps=0.1, mtu=1500)
+    band = expected_band("TCP_STREAM", a, b, path=expected_mod.PATH_HOSTS, rate_mbit=1000)
+    assert band.high == pytest.approx(0.1 * tcp_goodput_fraction(1500)) and judge(0.094, band)[0] == "pass"
+    assert "below the tc tbf rate 1000 Mbit/s" in band.formula
+    shaped = expected_band("TCP_STREAM", a, b, path=expected_mod.PATH_HOSTS, rate_mbit=50)  # the tbf is the slower: it decides
+    assert shaped.high < 0.05 and "tc tbf rate 50 Mbit/s" in shaped.formula

@@ -416,9 +416,14 @@ def _stream_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, pa
     limits: list[str] = []
     notes = _common_notes(ends) if path != PATH_NETNS else []
     sources: list[str] = []
-    if rate_mbit:
+    slower = [e for e in ends if e.link_gbps and rate_mbit and e.link_gbps < rate_mbit / 1000.0]
+    if rate_mbit and not slower:
         line, framing, what = rate_mbit / 1000.0, ETH_HEADER, f"tc tbf rate {rate_mbit:g} Mbit/s"
         sources.append(TBF_SOURCE)
+    elif slower:  # an audited link slower than the shaping is the bottleneck, not the tbf
+        slow = min(slower, key=lambda e: e.link_gbps or 0.0)
+        line, framing = float(slow.link_gbps or 0.0), WIRE_OVERHEAD
+        what = f"link speed {_mbit(line)} ({slow.name}, below the tc tbf rate {rate_mbit:g} Mbit/s)"
     elif path == PATH_NETNS or not ends or any(e.link_gbps is None for e in ends):
         return None  # no line rate
     else:
@@ -456,7 +461,7 @@ def _stream_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, pa
         kind = "TCP goodput of full-size segments"
     bottleneck = line
     pcie = [(e.pcie_gbps, e) for e in ends if e.pcie_gbps is not None]
-    if pcie and not rate_mbit:
+    if pcie:
         budget, end = min(pcie, key=lambda p: p[0])
         if budget < line:
             bottleneck = budget
