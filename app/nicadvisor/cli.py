@@ -312,7 +312,7 @@ def _print_bench(report, args) -> int:
         for note in r.expected.notes if r.expected else ():
             print(f"    note: {note}")
         if r.path == "remote":
-            print(f"    [{r.endpoints}]")
+            print(f"    [{r.endpoints}" + (f"; {r.path_conditions}" if r.path_conditions else "") + "]")
     for p in report.problems:
         print(f"problem: {p}", file=sys.stderr)
     if args.json:

@@ -59,6 +59,21 @@ def test_only_the_same_test_on_the_same_path_is_an_earlier_run(tmp_path):
         assert [len(rs) for rs in load_earlier(store, [_stream(9.3), _stream(9.4)])] == [3, 3]
 
 
+def test_runs_over_a_differently_shaped_path_are_not_earlier_runs(tmp_path):
+    """Benchmark review: a run over a 200 Mbit/s tbf was listed as an earlier run "of the same test and path" beside
+    a 50 Mbit/s one, though both shapings were read and stored. The path conditions read before a run are part of
+    what makes it the same path."""
+    shaped = {rate: dataclasses.replace(_stream(rate / 1100), path_conditions=f"tc tbf {rate} Mbit/s on a; MTU 1500 "
+                                                                              "on a, 1500 on b")
+              for rate in (200, 50)}
+    with AuditStore(tmp_path / "h.sqlite3") as store:
+        old = _saved(store, "2026-11-20T10:00:00", [shaped[200], shaped[50]])
+        (runs,) = load_earlier(store, [dataclasses.replace(shaped[50], throughput_gbps=0.046)])
+        assert [(r.audit_id, r.value) for r in runs] == [(old, pytest.approx(50 / 1100))]
+        (none,) = load_earlier(store, [_stream(0.046)])  # a run that read no conditions matches none that did
+        assert none == []
+
+
 def test_the_pdf_and_html_chart_and_list_the_earlier_runs(tmp_path):
     from nicadvisor.report.html_export import to_html
     from nicadvisor.services.export import export_audit

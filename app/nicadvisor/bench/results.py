@@ -98,6 +98,9 @@ class BenchResult:
       the machine running NIC Advisor).
     * ``no_expectation``: when ``expected`` is None, why no expectation fits this path, and how to get one
       (``"lab-b was not audited: audit it first (nic-advisor audit --ssh ...)"``); "" when none was sought.
+    * ``path_conditions``: what shaped the path when it ran, as read then (``"tc tbf 200 Mbit/s on lab-a; MTU 1500
+      on lab-a, 9000 on lab-b"``); "" when nothing was read. Earlier runs are "the same path" only with the same
+      conditions (:func:`nicadvisor.services.bench_history.run_key`).
     """
 
     test: str
@@ -129,6 +132,7 @@ class BenchResult:
     client: str = ""
     server: str = ""
     no_expectation: str = ""
+    path_conditions: str = ""
 
     @property
     def measured(self) -> bool:
@@ -165,7 +169,7 @@ class BenchResult:
 CATALOGUE_FIELDS: tuple[str, ...] = (
     "spec", "payload_bytes", "streams", "direction", "repetitions", "mean_latency_us", "p50_latency_us",
     "p90_latency_us", "p99_latency_us", "rtt_us", "one_way_us", "loss_pct", "local_cpu_pct", "remote_cpu_pct",
-    "not_measurable", "client", "server", "no_expectation",
+    "not_measurable", "client", "server", "no_expectation", "path_conditions",
 )
 
 

@@ -94,7 +94,7 @@ def checklist_rows(audit: Audit) -> list[dict[str, str]]:
 
 #: Columns of :func:`write_benchmarks_csv`, in order (units in the names; the expected band's edges in ``expected_unit``).
 BENCHMARK_COLUMNS = (
-    "test", "spec", "tool", "path", "client", "server", "endpoints", "throughput_gbps", "transactions_per_s",
+    "test", "spec", "tool", "path", "client", "server", "endpoints", "path_conditions", "throughput_gbps", "transactions_per_s",
     "latency_us", "p99_latency_us", "loss_pct", "expected_low", "expected_high", "expected_unit", "verdict",
     "comparison", "expected_basis", "command",
 )

@@ -108,6 +108,16 @@ def _streams(result: BenchResult) -> int:
     return max(1, int(result.streams or 1))
 
 
+def path_conditions(a: PathEnd, b: PathEnd) -> str:
+    """What shaped the path from ``a`` to ``b`` when it was probed: the sender's tbf rate and both ends' MTU
+    (``"tc tbf 200 Mbit/s on lab-a; MTU 1500 on lab-a, 1500 on lab-b"``), "" when nothing was read. Pure."""
+    parts = [f"tc tbf {a.tbf_rate_mbit:g} Mbit/s on {a.name}"] if a.tbf_rate_mbit else []
+    mtus = [f"{e.facts.mtu} on {e.name}" for e in (a, b) if e.facts.mtu]
+    if mtus:
+        parts.append("MTU " + ", ".join(mtus))
+    return "; ".join(parts)
+
+
 def attach_expectations(results: Iterable[BenchResult], ends: dict[str, PathEnd],
                         rtts: "dict[tuple[str, str], PathRtt | str] | None" = None) -> list[BenchResult]:
     """``results`` (between hosts: ``client``/``server`` set) with ``expected`` = the host-to-host band of each, or
@@ -123,6 +133,7 @@ def attach_expectations(results: Iterable[BenchResult], ends: dict[str, PathEnd]
         if a is None or b is None or r.not_measurable:
             out.append(r)
             continue
+        r = replace(r, path_conditions=path_conditions(a, b))
         rate = a.tbf_rate_mbit
         got = rtts.get((r.client, r.server, r.spec or r.test), rtts.get((r.client, r.server)))
         rtt = got if got is not None and not isinstance(got, str) else None

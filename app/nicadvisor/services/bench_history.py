@@ -3,9 +3,11 @@
 A run is "the same test" only on the same path with the same tool: the same catalogue test (or netperf test),
 payload, streams and direction, the same tool, and the same ends: for a result between audited hosts the same two
 hosts *and addresses* (``endpoints`` names both), for a run on the machine running NIC Advisor the same path, machine,
-MTU and shaping (``endpoints`` says them). So an earlier run is never compared across paths or tools, as the
-expectations are not either. An MTU or link change between two runs over the same addresses is not seen: the
-earlier run's audit says what was true then.
+MTU and shaping (``endpoints`` says them), and between hosts the same path conditions read before the run (the
+sender's tbf rate and both ends' MTU: ``path_conditions``; a run that read none matches only runs that read none).
+So an earlier run is never compared across paths, shapings or tools, as the expectations are not either. A change
+of link speed between two runs over the same addresses is not seen: the earlier run's audit says what was true
+then.
 
 :func:`earlier_runs` is pure (result documents in, runs out); :func:`load_earlier` reads the history.
 """
@@ -51,7 +53,7 @@ def run_key(doc: Mapping[str, Any]) -> tuple[Any, ...]:
     """What makes two result documents the same test on the same path with the same tool (module docstring)."""
     return (doc.get("spec") or doc.get("test"), doc.get("test"), doc.get("tool"), doc.get("payload_bytes"),
             doc.get("streams") or 1, doc.get("direction") or "send", doc.get("path"), doc.get("client"),
-            doc.get("server"), doc.get("endpoints"))
+            doc.get("server"), doc.get("endpoints"), doc.get("path_conditions") or "")
 
 
 def _same_result(doc: Mapping[str, Any]) -> tuple[Any, ...]:
