@@ -149,9 +149,8 @@ def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
         targets = list(dict.fromkeys(f.target.partition("/")[2] or f.target for f in errors))
         return HostVerdict(host.name, NOT_READY, f"{_plural(len(errors), 'error finding')} ({_names(targets)})")
     phys = [p for p in host.pnics if p.is_physical is not False]
-    listing = "ip link show" if host.kind == "linux" else "esxcfg-nics -l"
     if not phys:
-        return HostVerdict(host.name, NOT_RATED, f"no physical NIC was read on this host (run {listing})")
+        return HostVerdict(host.name, NOT_RATED, f"no physical NIC was read on this host (run {_listing(host)})")
     gap = inventory_gap(host)
     if gap:
         return HostVerdict(host.name, NOT_RATED, gap)
@@ -164,9 +163,7 @@ def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
         unknown = [p.name for p in host.overlay_candidates()
                    if p.mtu is None and getattr(host.switch_of(p.name), "mtu", None) is None]
         if unknown:
-            how = "ip link show" if host.kind == "linux" else "esxcfg-nics -l"
-            return HostVerdict(host.name, NOT_RATED,
-                               f"the MTU of {_names(unknown)} was not read: run {how}")
+            return HostVerdict(host.name, NOT_RATED, f"the MTU of {_names(unknown)} was not read: run {_listing(host)}")
     unknown = _unknown_cells(host, findings)
     also = f"; {unknown[0]} of {unknown[1]} capability cells unknown" if unknown[0] else ""
     if unfit:
@@ -180,6 +177,11 @@ _INVENTORY_COMMANDS = ("esxcfg-nics -l", "esxcli network nic list", "localcli ne
                        "ip addr", "ip a ", "ip -")
 _FILTERS = ("grep", "egrep", "fgrep", "head", "tail", "awk", "sed", "cut")
 _ESXI_UPLINK = re.compile(r"^vmnic\d{1,4}$")
+
+
+def _listing(host: Host) -> str:
+    """The read-only command that lists ``host``'s pNICs with their link state and MTU."""
+    return "ip link show" if host.kind == "linux" else "esxcfg-nics -l"
 
 
 def _listings(command: str) -> list[bool]:
@@ -211,7 +213,7 @@ def inventory_gap(host: Host) -> str:
     * a pNIC that may carry the overlay has no link state read: no listing (``esxcfg-nics -l``, ``esxcli network nic
       list``, ``ip link``, the vSphere API) reported it, so nothing says it is up (a ``tso get`` alone names it).
     Pure."""
-    how = "ip link show" if host.kind == "linux" else "esxcfg-nics -l"
+    how = _listing(host)
     commands = list(dict.fromkeys(e.command for p in host.pnics for e in p.evidence.values()))
     listings = {c: _listings(c) for c in commands}
     filtered = [c for c, kinds in listings.items() if any(kinds)]
