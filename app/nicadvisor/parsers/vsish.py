@@ -265,7 +265,8 @@ def parse_properties(text: str, cmd: CommandLine) -> ParseResult:
     Records on the vmnic: ``geneve_offload`` (``CAP_GENEVE_OFFLOAD``; for driver ``ixgben``
     ``CAP_OFFSET_BASED_OFFLOAD``), ``vxlan_offload`` (``CAP_ENCAP``), ``tso`` (``CAP_TSO``) from the
     hardware capability block (``Activated`` preferred, else ``Supported``: a capability missing from a
-    block that was read is False), ``numa_node`` (``Device NUMA Node:``, negative = unknown),
+    block that was read is False, unless the block names fewer capabilities than its mask sets bits: then the list
+    was cut and a missing one is unknown, with a note), ``numa_node`` (``Device NUMA Node:``, negative = unknown),
     ``legacy_vmklinux`` (indented ``Legacy`` field), ``driver``/``driver_version``/``firmware_version``
     when named. Every capability block goes to ``records``. A capability block that appears twice (two outputs
     appended under one command) makes the text ambiguous: nothing is recorded, a note says why. Source:
@@ -344,9 +345,18 @@ def parse_properties(text: str, cmd: CommandLine) -> ParseResult:
     if hw is not None:
         caps = {_norm_cap(c) for c in blocks[hw]["caps"]}
         evidence = " ".join(blocks[hw]["lines"])
+        mask = blocks[hw]["mask"]
+        bits = bin(int(mask, 16)).count("1") if mask else None
+        # vsish names one capability per bit the mask sets (the capture: 0x793c032b, 15 bits, 15 names); fewer
+        # names than bits is a list cut short, where a capability not named is unknown, not "no"
+        cut = bits is not None and len(caps) < bits
+        if cut and name:
+            result.notes.append(f"{name}: {hw} {mask} sets {bits} capabilities but {len(caps)} are named (the list "
+                                "was cut?): a capability not named is left unknown")
         if caps and name:
-            result.pnic(name, "vxlan_offload", "CAP_ENCAP" in caps, evidence)
-            result.pnic(name, "tso", "CAP_TSO" in caps, evidence)
+            for cap, fact in (("CAP_ENCAP", "vxlan_offload"), ("CAP_TSO", "tso")):
+                if cap in caps or not cut:
+                    result.pnic(name, fact, cap in caps, evidence)
             if "CAP_GENEVE_OFFLOAD" in caps:
                 result.pnic(name, "geneve_offload", True, evidence)
             elif "CAP_OFFSET_BASED_OFFLOAD" in caps:
@@ -357,7 +367,7 @@ def parse_properties(text: str, cmd: CommandLine) -> ParseResult:
                         f"{name}: CAP_OFFSET_BASED_OFFLOAD without CAP_GENEVE_OFFLOAD; Geneve via offset-based "
                         "offload is known for ixgben only and the driver is not named here"
                     )
-            else:
+            elif not cut:
                 result.pnic(name, "geneve_offload", False, evidence)
     if not name and result.records:
         _no_name_note(result, cmd)
