@@ -187,6 +187,7 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
     Raises BundleError naming ``path`` when it is not a tar/gzip archive or holds no ``commands/``.
     """
     skipped: list[str] = []
+    has_commands: bool | None = None  # an archive: whether it has commands/ (only the files read are kept)
     if path.is_dir():
         files = _folder_members(path, skipped)
 
@@ -202,6 +203,7 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
         except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
             raise BundleError(f"{path}: not a vm-support bundle (not a readable .tgz archive: {exc})") from exc
         infos: dict[str, tarfile.TarInfo] = {}
+        has_commands = False
         try:
             seen = 0
             while (m := tar.next()) is not None:
@@ -211,7 +213,12 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
                     skipped.append(f"{path}: more than {MAX_MEMBERS} members: the rest of the archive was not read")
                     break
                 if m.isfile():
-                    infos[m.name] = m
+                    rel = _strip_root([m.name]).get(m.name)
+                    if rel is None:
+                        continue
+                    has_commands = has_commands or rel[1].startswith("commands/")
+                    if command_for(re.sub(r"\.FRAG-\d{5}$", "", rel[1])) is not None:
+                        infos[m.name] = m  # only the files read are kept: a bundle holds tens of thousands
                 elif (m.issym() or m.islnk()) and _strip_root([m.name]):
                     skipped.append(f"{path}:{m.name}: skipped: a link member ({'symbolic' if m.issym() else 'hard'} "
                                    f"link to {m.linkname}) is not followed")
@@ -229,16 +236,21 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
 
         names = list(infos)
     try:
-        return _captures(path, names, read, skipped)
+        return _captures(path, names, read, skipped, has_commands)
     finally:
         if tar is not None:
             tar.close()
             tar.fileobj.close()  # tarfile does not close a file object it was given
 
 
-def _captures(path: Path, names: list[str], read, skipped: list[str]) -> tuple[list[Capture], list[str]]:
+def _captures(path: Path, names: list[str], read, skipped: list[str],
+              has_commands: bool | None = None) -> tuple[list[Capture], list[str]]:
+    """The captures of the bundle members ``names`` (``has_commands``: whether the bundle has a ``commands/`` folder,
+    when ``names`` holds only the members that are read; None: look in ``names``)."""
     rel = _strip_root(names)
-    if not any(r.startswith("commands/") for _root, r in rel.values()):
+    if has_commands is None:
+        has_commands = any(r.startswith("commands/") for _root, r in rel.values())
+    if not has_commands:
         if skipped:  # there was a commands/ folder, but nothing in it could be read: say why
             raise BundleError(f"{path}: nothing readable in commands/: " + "; ".join(skipped[:3]))
         raise BundleError(f"{path}: no commands/ folder, so not an ESXi vm-support bundle")
