@@ -164,3 +164,12 @@ def test_ready_on_virtual_uplinks_says_so(tmp_path):
     v = run_audit(AuditRequest(capture_paths=(str(ready_host(tmp_path)),))).verdict
     assert v.status == READY and "6 pNICs, 6 of them virtual uplinks" in v.reason and "physical" not in v.reason
     assert "6 of them virtual uplinks" in v.hosts[0].reason
+
+
+def test_a_port_read_alone_with_its_link_down_is_not_rated():
+    """Regression review: ``esxcli network nic get`` of one down port (no listing, no MTU) became NOT READY "link
+    down" once a candidate without link counted as unfit; the host's other ports were never seen: NOT RATED."""
+    audit = run_audit(AuditRequest(capture_paths=(str(CAPTURES / "esxi_esxcli_nic_get_i40en_x710_fw7.10.txt"),)))
+    (host,) = audit.verdict.hosts
+    assert audit.hosts[0].pnics[0].link_up is False
+    assert host.status == NOT_RATED and host.reason.startswith("the MTU of vmnic0 was not read")

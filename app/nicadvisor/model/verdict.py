@@ -154,16 +154,17 @@ def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
     gap = inventory_gap(host)
     if gap:
         return HostVerdict(host.name, NOT_RATED, gap)
-    unfit, fit = _overlay_fitness(host, findings)
+    unfit, fit = _overlay_fitness(host, findings, link=False)
     if unfit and not fit:
-        titles = dict.fromkeys(t.split(" — ")[0].removesuffix(" (if it carries overlay)")
-                               for ts in unfit.values() for t in ts)
-        return HostVerdict(host.name, NOT_READY, f"no pNIC fit for the overlay: {'; '.join(titles)}")
+        return HostVerdict(host.name, NOT_READY, _unfit_reason(unfit))
     if host.mtu_path_ok is not True:
         unknown = [p.name for p in host.overlay_candidates()
                    if p.mtu is None and getattr(host.switch_of(p.name), "mtu", None) is None]
-        if unknown:
+        if unknown:  # before the link check: a port read alone (esxcli network nic get) has a link but no MTU
             return HostVerdict(host.name, NOT_RATED, f"the MTU of {_names(unknown)} was not read: run {_listing(host)}")
+    unfit, fit = _overlay_fitness(host, findings)
+    if unfit and not fit:
+        return HostVerdict(host.name, NOT_READY, _unfit_reason(unfit))
     unknown = _unknown_cells(host, findings)
     also = f"; {unknown[0]} of {unknown[1]} capability cells unknown" if unknown[0] else ""
     if unfit:
@@ -240,7 +241,14 @@ def _pnic_count(pnics: list[Any]) -> str:
             "offloads are virtual)")
 
 
-def _overlay_fitness(host: Host, findings: list[Any]) -> tuple[dict[str, list[str]], list[str]]:
+def _unfit_reason(unfit: dict[str, list[str]]) -> str:
+    """``"no pNIC fit for the overlay: pNIC MTU below 1600; link down"``: what makes every candidate unfit."""
+    titles = dict.fromkeys(t.split(" — ")[0].removesuffix(" (if it carries overlay)") for ts in unfit.values()
+                           for t in ts)
+    return f"no pNIC fit for the overlay: {'; '.join(titles)}"
+
+
+def _overlay_fitness(host: Host, findings: list[Any], *, link: bool = True) -> tuple[dict[str, list[str]], list[str]]:
     """Before the overlay has a known place on ``host`` (no pNIC whose :meth:`Host.overlay_role` is ``carries``),
     which candidate pNICs a conditional error (a rule lowered from ``error`` because the role is only possible)
     makes unfit — ``{pNIC: [finding titles]}`` — and which candidates are fit. Both empty once the overlay's pNICs are known
@@ -256,7 +264,7 @@ def _overlay_fitness(host: Host, findings: list[Any]) -> tuple[dict[str, list[st
         sw = next((s for s in host.switches if s.name == obj), None)
         for name in (sw.uplinks or []) if sw is not None else [obj]:
             unfit.setdefault(name, []).append(f.title)
-    for p in candidates:  # a port without link carries nothing (pnic-link-down is only a warning before a TEP)
+    for p in candidates if link else ():  # a port without link carries nothing (pnic-link-down is only a warning)
         if p.link_up is False:
             unfit.setdefault(p.name, []).append("link down")
     fit = [p.name for p in candidates if p.name not in unfit]

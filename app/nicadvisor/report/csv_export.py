@@ -94,9 +94,9 @@ def checklist_rows(audit: Audit) -> list[dict[str, str]]:
 
 #: Columns of :func:`write_benchmarks_csv`, in order (units in the names; the expected band's edges in ``expected_unit``).
 BENCHMARK_COLUMNS = (
-    "test", "spec", "tool", "path", "client", "server", "endpoints", "path_conditions", "throughput_gbps", "transactions_per_s",
+    "test", "spec", "tool", "path", "client", "server", "endpoints", "throughput_gbps", "transactions_per_s",
     "latency_us", "p99_latency_us", "loss_pct", "expected_low", "expected_high", "expected_unit", "verdict",
-    "comparison", "expected_basis", "command",
+    "comparison", "expected_basis", "command", "path_conditions",
 )
 
 
@@ -133,11 +133,11 @@ def verdict_rows(audit: Audit) -> list[dict[str, str]]:
 
 
 def inventory_columns() -> tuple[str, ...]:
-    """Columns of :func:`write_inventory_csv`: ``host``, ``host_verdict`` (READY / NOT READY / NOT RATED), every
-    PhysicalNic field (model order, without ``evidence``), then ``<capability key>_status`` for each
-    capability-matrix column."""
+    """Columns of :func:`write_inventory_csv`: ``host``, every PhysicalNic field (model order, without
+    ``evidence``), ``<capability key>_status`` for each capability-matrix column, then ``host_verdict`` (READY /
+    NOT READY / NOT RATED; last, so that the earlier columns keep their places)."""
     fields = tuple(f.name for f in dataclasses.fields(PhysicalNic) if f.name != "evidence")
-    return ("host", "host_verdict") + fields + tuple(f"{c.key}_status" for c in CAPABILITIES)
+    return ("host",) + fields + tuple(f"{c.key}_status" for c in CAPABILITIES) + ("host_verdict",)
 
 
 def inventory_rows(audit: Audit) -> list[dict[str, str]]:
