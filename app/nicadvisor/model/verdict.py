@@ -140,10 +140,12 @@ def incomplete_verdict(completion: str, hosts_read: int, hosts_expected: int | N
 
 
 def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
-    """The verdict of one host given the audit's ``findings``: NOT READY with any error finding on it; NOT
-    RATED with no physical pNIC, or with an overlay candidate (:meth:`Host.overlay_candidates`) whose MTU is unknown
-    (neither its own nor that of the switch it uplinks, whose MTU an ESXi uplink follows) and no passed
-    ``vmkping -d`` path test; READY otherwise."""
+    """The verdict of one host given the audit's ``findings``, in this order: NOT READY with any error finding on
+    it; NOT RATED with no physical pNIC or a pNIC listing that is not whole (:func:`inventory_gap`); NOT READY when
+    every candidate would fail a conditional error; NOT RATED with an overlay candidate
+    (:meth:`Host.overlay_candidates`) whose MTU is unknown (neither its own nor that of the switch it uplinks, whose
+    MTU an ESXi uplink follows) and no passed ``vmkping -d`` path test; NOT READY when no candidate is left with a
+    link; READY otherwise."""
     errors = [f for f in findings if f.host == host.name and f.severity is Severity.ERROR]
     if errors:
         targets = list(dict.fromkeys(f.target.partition("/")[2] or f.target for f in errors))
