@@ -32,6 +32,7 @@ import vcsimtools  # noqa: E402
 from nsx_responder import NsxResponder, server_context  # noqa: E402
 from capturetools import CAPTURES  # noqa: E402
 
+from nicadvisor.model.verdict import SYMBOL  # noqa: E402
 from nicadvisor.collect.known_hosts import KnownHosts  # noqa: E402
 from nicadvisor.collect.tls_pinning import fetch_thumbprint  # noqa: E402
 from nicadvisor.gui.state import Source  # noqa: E402
@@ -181,7 +182,10 @@ def test_vcenter_trust_dialog_then_audit(make_wizard, qtbot, tmp_path, vcsim, us
     label = f"127.0.0.1:{vcsim.port}"
     assert rows[0][0] == f"vCenter {label}" and rows[0][2] == "▲ 2 hosts read · 1 problem"
     assert sorted(r[0] for r in rows if r[3] == 1) == ["DC0_C0_H0", "DC0_C0_H1"]
-    assert all(r[2].startswith("✔") and "pNIC" in r[2] for r in rows if r[3] == 1)
+    # each host row says the host's own verdict (a green tick only for READY), then what was read
+    verdicts = {v.host: v for v in audit.verdict.hosts}
+    assert all(r[2].startswith(f"{SYMBOL[verdicts[r[0]].status]} {verdicts[r[0]].label}: {verdicts[r[0]].reason} · ")
+               and r[2].endswith("pNICs read") for r in rows if r[3] == 1)
     # vcsim has no HostKernelModuleSystem: that problem is shown under its source
     assert any(t.startswith(f"vcenter://{label}: vCenter {label}: driver modules could not be read")
                for t in discover.problem_texts()), discover.problem_texts()

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 
 from nicadvisor.gui.widgets.host_progress import HostProgressTree, TargetRow, route_message
 from nicadvisor.model import InputProblem
+from nicadvisor.model.verdict import HostVerdict
 
 
 def test_route_message():
@@ -44,12 +45,18 @@ def test_tree_rows_and_final_status(qtbot):
     assert rows[3] == ("ESXi esxi-a (SSH)", "inspecting 9 outputs", "◷ inspecting", 0)
     assert rows[5] == ("NSX Manager nsx.lab", "read 1 host(s) from NSX Manager nsx.lab", "◷ read, inspecting", 0)
 
+    verdict = SimpleNamespace(hosts=[HostVerdict("h1", "ready", "no error finding on 2 physical pNICs"),
+                                     HostVerdict("h2", "not_ready", "1 error finding (vmnic0)"),
+                                     HostVerdict("esxi-a", "not_rated", "the MTU of vmnic0 was not read")])
     audit = SimpleNamespace(
         hosts=[SimpleNamespace(name="h1", pnics=[_pnic(), _pnic()]), SimpleNamespace(name="h2", pnics=[_pnic()]),
                SimpleNamespace(name="esxi-a", pnics=[_pnic(), _pnic(False)])],
         inputs_not_understood=[InputProblem("vcenter://vc1.lab:443", "driver modules could not be read"),
-                               InputProblem("ssh://root@esxi-b:22", "cannot connect to esxi-b:22: connection refused")])
+                               InputProblem("ssh://root@esxi-b:22", "cannot connect to esxi-b:22: connection refused")],
+        verdict=verdict)
     statuses = tree.finish(audit)
     assert statuses == {"vc1.lab:443": "▲ 2 hosts read · 1 problem", "esxi-a": "✔ 1 pNIC",
                         "esxi-b": "✖ cannot connect to esxi-b:22: connection refused", "nsx.lab": "✔ read"}
-    assert [r[2] for r in tree.rows() if r[0] in ("h1", "h2")] == ["✔ 2 pNICs", "✔ 1 pNIC"]
+    # a host row says the host's own verdict (a green tick only for READY), then how many pNICs were read
+    assert [r[2] for r in tree.rows() if r[0] in ("h1", "h2")] == [
+        "✔ READY: no error finding on 2 physical pNICs · 2 pNICs read", "✖ NOT READY: 1 error finding (vmnic0) · 1 pNIC read"]

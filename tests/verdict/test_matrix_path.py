@@ -86,3 +86,18 @@ def test_vcenter_only_hosts_are_told_how_to_learn_what_the_api_does_not_report()
     cell = capability_matrix(host, [])[0].cells["geneve_offload"]
     assert cell.status == UNKNOWN
     assert "not readable through the vSphere API" in cell.reason and "--esxcli-over-api" in cell.reason
+
+
+def test_a_cell_passes_only_on_the_values_it_needs_and_a_path_warning_says_what_is_missing(demo):
+    """Wizard review: Link "✔ pass" on esxi-pasek-bnx2x/vmnic4 with the link speed never read (the below-10 Gbit/s
+    rule could not run), and MTU "▲ warn / not reported" on esxi-sio4-nsxv/vmnic1 without saying that the pNIC's own
+    MTU is still to be read."""
+    _audit, rows = demo
+    link = rows["esxi-pasek-bnx2x"]["vmnic4"].cells["link"]
+    assert link.status == UNKNOWN and "link speed mbps not reported" in link.reason
+    mtu = rows["esxi-sio4-nsxv"]["vmnic1"].cells["mtu"]
+    assert mtu.status == WARN and "vmnic1's own values were not reported — not in the inputs: run esxcfg-nics -l" \
+        in mtu.reason
+    # a conditional warning (if it carries overlay) keeps a read 1 Gbit/s link from passing
+    slow = rows["esxi-elatov-z2mini"]["vmnic0"].cells["link"]
+    assert slow.status == WARN and "(if it carries overlay)" in slow.reason

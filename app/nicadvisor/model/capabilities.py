@@ -71,7 +71,8 @@ class Capability:
 
 CAPABILITIES: tuple[Capability, ...] = (
     Capability("link", "Link", ("link_up", "link_speed_mbps"), negative=("link_up",), overlay=False,
-               learn_esxi="esxcli network nic list", learn_linux="ethtool {pnic}"),
+               learn_esxi="esxcli network nic list", learn_linux="ethtool {pnic}",
+               needs_all=("link_up", "link_speed_mbps")),
     Capability("mtu", "MTU", ("mtu",), path_categories=("mtu", "tep"),
                learn_esxi="esxcfg-nics -l", learn_linux="ip link show {pnic}"),
     Capability("geneve_offload", "Geneve offload", ("geneve_offload",), negative=("geneve_offload",),
@@ -204,6 +205,8 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
         worst = Severity.ERROR if status == FAIL else Severity.WARNING
         titles = list(dict.fromkeys(f.title for f in mine if f.severity is worst))  # conditional ones say so
         reason = "; ".join(titles)
+        if not known:  # decided by the path (switch, TEP) alone: the pNIC's own values are still to be read
+            reason += f"; {pnic.name}'s own values were not reported — {_learn(host, pnic, cap)}"
     elif conditional:
         status = WARN
         reason = "; ".join(dict.fromkeys(f.title for f in conditional))

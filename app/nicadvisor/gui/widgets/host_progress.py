@@ -18,6 +18,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
+from nicadvisor.model.verdict import SYMBOL
 from nicadvisor.gui.widgets.target_editor import STATUS_COLOURS, status_kind
 
 COLUMNS = ("Target / host", "Current step", "Status")
@@ -179,10 +180,14 @@ class HostProgressTree(QTreeWidget):
         """Final statuses from ``audit`` (hosts, ``inputs_not_understood``); returns ``{target label: status}``
         for the live targets."""
         pnics = {h.name: sum(1 for p in h.pnics if p.is_physical is not False) for h in audit.hosts}
+        verdicts = {v.host: v for v in audit.verdict.hosts}
         for host in audit.hosts:
             item = self._host_row(host.name)
             n = pnics[host.name]
-            self._set(item, "done", f"✔ {n} pNIC{'s' if n != 1 else ''}")
+            v = verdicts.get(host.name)
+            # the host's own verdict, as every view shows it: a green tick only for READY
+            verdict = f"{SYMBOL[v.status]} {v.label}: {v.reason}" if v is not None else "? NOT RATED"
+            self._set(item, "done", f"{verdict} · {n} pNIC{'s' if n != 1 else ''} read")
         out: dict[str, str] = {}
         for label, t in self._targets.items():
             mine = [p for p in audit.inputs_not_understood
