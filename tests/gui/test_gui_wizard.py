@@ -89,6 +89,14 @@ def test_walk_whole_wizard_on_demo_lab(make_wizard, qtbot, tmp_path, screenshot)
     assert {r.path for r in report.results} == {"loopback"}
     assert wizard.state.audit.benchmarks == list(report.results)
     screenshot(wizard, "benchmark")
+    # the page fits the wizard's default 1200 px (review: one wide options row widened it to 1475 px)
+    assert bench.minimumSizeHint().width() <= 1200, bench.minimumSizeHint()
+    # results of another path than the one now selected are greyed out and say so; back on their path they are not
+    bench.netns_radio.setChecked(True)
+    assert not bench.results_area.isEnabled() and bench.stale_hint.isVisibleTo(bench)
+    assert "last run, on the loopback path" in bench.stale_hint.text()
+    bench.loopback_radio.setChecked(True)
+    assert bench.results_area.isEnabled() and not bench.stale_hint.isVisibleTo(bench)
 
     # Findings: grouped by severity, detail pane, filter.
     wizard.next()

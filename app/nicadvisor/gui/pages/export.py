@@ -111,7 +111,7 @@ class ExportPage(TaskPage):
 
         self.written = QListWidget()
         self.written.setAlternatingRowColors(True)
-        self.written.setMaximumHeight(6 * self.written.fontMetrics().lineSpacing() + 12)
+        self.written.setMaximumHeight(8 * self.written.fontMetrics().lineSpacing() + 12)
         written_box = QGroupBox("Written")
         wl = QVBoxLayout(written_box)
         wl.addWidget(self.written)

@@ -23,6 +23,10 @@ LEGEND = ("Each cell: status symbol and word, then the values read. "
           "test); select one to see the evidence, the findings and why. Click a column title to sort.")
 
 
+#: The detail pane while no cell is selected, and while the audit read no pNIC at all (there is nothing to select).
+SELECT_CELL = "Select a cell of the matrix to see its evidence and findings."
+NOTHING_READ = ("No pNIC was read, so the matrix is empty: the banner above says why. Go Back to choose other inputs.")
+
 class InspectPage(QWizardPage):
     """Shows ``capability_matrix`` for every host of ``state.audit`` in a QTableView.
 
@@ -72,7 +76,7 @@ class InspectPage(QWizardPage):
         tools.addWidget(self.group_box)
         tools.addWidget(self.count)
 
-        self.detail = detail_browser("Select a cell of the matrix to see its evidence and findings.")
+        self.detail = detail_browser(SELECT_CELL)
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.banner)
@@ -97,6 +101,7 @@ class InspectPage(QWizardPage):
         self._on_filter_changed()
         self._size_columns()
         self.detail.clear()
+        self.detail.setPlaceholderText(SELECT_CELL if self.model.rowCount() else NOTHING_READ)
         if self.proxy.rowCount():
             self.select_cell(self.proxy.mapToSource(self.proxy.index(0, 0)).row(), len(FIXED_COLUMNS))
 
