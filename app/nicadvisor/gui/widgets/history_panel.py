@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractButton, QAbstractItemView, QDialog, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QMessageBox,
+    QAbstractButton, QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit, QMessageBox,
     QPushButton, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget,
 )
 
@@ -20,6 +20,8 @@ from nicadvisor.gui.widgets.formatting import esc
 from nicadvisor.services.audit import reopen_audit
 
 COLUMNS = ("Date", "Name", "Status", "Verdict", "Hosts", "pNICs", "Errors", "Warnings", "Inputs")
+#: Width (px) of the Verdict column; the user can widen it, the tooltip shows the whole verdict.
+VERDICT_WIDTH = 320
 STATUS_TEXT = {"done": "✔ done", "cancelled": "■ cancelled", "failed": "✖ failed", "interrupted": "▲ interrupted",
                "running": "◷ running", "nothing read": "✖ nothing read"}
 #: Colour of the verdict column's text per verdict status.
@@ -94,6 +96,12 @@ class PastAuditsPanel(QWidget):
         self._demo = _demo_dir()
 
         self.table = readonly_table(COLUMNS, single=False, alternating=True, fit=len(COLUMNS) - 1)
+        # the verdict is elided to a fixed width (its tooltip holds it whole): at its full length it pushed Hosts,
+        # pNICs, Errors, Warnings and Inputs, which tell audits apart, off the screen
+        verdict = COLUMNS.index("Verdict")
+        self.table.horizontalHeader().setSectionResizeMode(verdict, QHeaderView.ResizeMode.Interactive)
+        self.table.horizontalHeader().resizeSection(verdict, VERDICT_WIDTH)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.compare_dialog: QDialog | None = None
         self.name_dialog: QInputDialog | None = None
