@@ -89,7 +89,12 @@ def cmd_audit(args) -> int:
     try:
         audit = run_audit(request, progress=None if args.quiet else _stderr_progress, store=store)
         if args.bench:
-            audit.benchmarks.extend(_run_bench(args).results)
+            from nicadvisor.bench import Cancelled
+
+            try:
+                audit.benchmarks.extend(_run_bench(_bench_request(args)).results)
+            except Cancelled:  # the audit itself is kept; the benchmark's changes were undone
+                print(CANCELLED, file=sys.stderr)
         if store is not None and audit.history_id is not None:
             if audit.benchmarks:
                 store.set_benchmarks(audit.history_id, audit.benchmarks)
@@ -224,6 +229,8 @@ def _bench_request(args):
                         rate_mbit=args.rate_mbit, profile=profile, repetitions=getattr(args, "repetitions", None))
 
 
+#: What ``bench`` says when a signal cancelled it (every change is undone first).
+CANCELLED = "nic-advisor bench: cancelled; the running test was stopped and its changes undone"
 #: Signals that cancel a running benchmark as Ctrl-C does: what is running stops and every change is undone
 #: (SIGTERM comes from systemd, ``timeout`` or a CI cancel; it used to leave namespaces and a netserver behind).
 CANCEL_SIGNALS = ("SIGINT", "SIGTERM")
@@ -245,12 +252,12 @@ def _cancel_on_signals(cancel: threading.Event):
             signal.signal(sig, handler)
 
 
-def _run_bench(args):
+def _run_bench(request):
     from nicadvisor.services.bench import run_quick_bench
 
     cancel = threading.Event()
     with _cancel_on_signals(cancel):
-        return run_quick_bench(_bench_request(args), progress=_stderr_progress, cancel=cancel)
+        return run_quick_bench(request, progress=_stderr_progress, cancel=cancel)
 
 
 def cmd_bench(args) -> int:
@@ -269,17 +276,18 @@ def cmd_bench(args) -> int:
     if args.repetitions is not None and not args.profile:
         print("nic-advisor bench: --repetitions needs --profile", file=sys.stderr)
         return EXIT_INPUT
+    request = _bench_request(args)
     try:
-        _bench_request(args).validate()
+        request.validate()
     except ValueError as exc:
         print(f"nic-advisor bench: {exc}", file=sys.stderr)
         return EXIT_INPUT
     from nicadvisor.bench import Cancelled
 
     try:
-        report = _run_bench(args)
+        report = _run_bench(request)
     except Cancelled:
-        print("nic-advisor bench: cancelled; the running test was stopped and its changes undone", file=sys.stderr)
+        print(CANCELLED, file=sys.stderr)
         return EXIT_INPUT
     return _print_bench(report, args)
 
@@ -428,8 +436,7 @@ def _bench_between(args) -> int:
             try:
                 report = rb.run(plan, _stderr_progress)
             except Cancelled:
-                print("nic-advisor bench: cancelled; the running test was stopped and its changes undone",
-                      file=sys.stderr)
+                print(CANCELLED, file=sys.stderr)
                 return EXIT_INPUT
             except OSError as exc:
                 print(f"nic-advisor bench: the undo journal cannot be used ({exc}); changes not undone stay recorded "

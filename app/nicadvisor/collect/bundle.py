@@ -87,6 +87,8 @@ MAX_BUNDLE_BYTES = 64 * 1024 * 1024
 #: The largest single read the archive may ask for: a member of MAX_CAPTURE_BYTES plus its headers. A long-name
 #: (GNU LongLink) or PAX header announcing more (a "header bomb": 1 MB of gzip claiming GBs) is refused.
 MAX_READ_BYTES = MAX_CAPTURE_BYTES + 1024 * 1024
+#: The suffix vm-support gives the parts of a file split in fragments (``name.FRAG-00000``, ``name.FRAG-00001`` …).
+_FRAG_RE = re.compile(r"\.FRAG-\d{5}$")
 #: At most this many fragments (``*.FRAG-NNNNN``) are joined into one file.
 MAX_FRAGMENTS = 64
 #: Folders deeper than this inside an extracted bundle are not read.
@@ -217,7 +219,7 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
                     if rel is None:
                         continue
                     has_commands = has_commands or rel[1].startswith("commands/")
-                    if command_for(re.sub(r"\.FRAG-\d{5}$", "", rel[1])) is not None:
+                    if command_for(_FRAG_RE.sub("", rel[1])) is not None:
                         infos[m.name] = m  # only the files read are kept: a bundle holds tens of thousands
                 elif (m.issym() or m.islnk()) and _strip_root([m.name]):
                     skipped.append(f"{path}:{m.name}: skipped: a link member ({'symbolic' if m.issym() else 'hard'} "
@@ -261,7 +263,7 @@ def _captures(path: Path, names: list[str], read, skipped: list[str],
         if m not in rel:
             continue
         root, r = rel[m]
-        groups.setdefault((root, re.sub(r"\.FRAG-\d{5}$", "", r)), []).append(m)
+        groups.setdefault((root, _FRAG_RE.sub("", r)), []).append(m)
     captures: list[Capture] = []
     total = 0
     for (root, base), parts in sorted(groups.items()):

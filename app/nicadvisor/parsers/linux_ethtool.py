@@ -89,7 +89,7 @@ def _segments(text: str, header_re: re.Pattern[str], cmd: CommandLine) -> list[S
     key.
     """
     segs: list[Segment] = []
-    guessed: list[list[str]] = []  # blocks keyed only by the header's command (no name, no echoed command)
+    guessed: set[int] = set()  # ids of the blocks keyed only by the header's command (no name, no echoed command)
     current: list[str] | None = None
     echoed: str | None = None
     pending = text.splitlines()
@@ -121,7 +121,7 @@ def _segments(text: str, header_re: re.Pattern[str], cmd: CommandLine) -> list[S
             current = [rest]
             segs.append((key, line, current))
             if not (name or echoed):
-                guessed.append(current)
+                guessed.add(id(current))
             echoed = None
             continue
         if _ANY_HEADER_RE.match(line):
@@ -130,10 +130,10 @@ def _segments(text: str, header_re: re.Pattern[str], cmd: CommandLine) -> list[S
         if current is not None:
             current.append(line)
     segs = [seg for seg in segs if seg[1] or any(x.strip() for x in seg[2])]
-    if sum(1 for seg in segs if any(seg[2] is g for g in guessed)) > 1:
+    if sum(1 for seg in segs if id(seg[2]) in guessed) > 1:
         # several outputs and only the header's command to name them (two captures appended): none is known to be
         # that interface's, so none is keyed by it (ethtool -i then keys each by its own bus-info address)
-        segs = [(None, h, b) if any(b is g for g in guessed) else (k, h, b) for k, h, b in segs]
+        segs = [(None, h, b) if id(b) in guessed else (k, h, b) for k, h, b in segs]
     if not segs and text.strip():
         segs.append((cmd.target, "", text.splitlines()))
     return segs
