@@ -263,9 +263,10 @@ def _legend(fonts: _Fonts, st: _Styles) -> Paragraph:
     for status in ("pass", "warn", "fail", "unknown", "n/a"):
         ink = STATUS_INK[status].hexval()[2:]
         parts.append(f'<font color="#{ink}"><b>{fonts.sym(STATUS_SYMBOL[status])} {STATUS_TEXT[status]}</b></font>')
-    explain = ("pass: facts known, no finding · warn / fail: the worst warning / error finding on the pNIC or "
-               "its path (switch, TEP vmknic, host MTU test) · unknown: the facts were not reported (collect "
-               "more inputs) · n/a: not judged (a “no” no rule judged, a pNIC that carries no overlay)")
+    explain = ("pass: the facts it needs known, no finding · warn / fail: the worst warning / error finding on the "
+               "pNIC or its path (switch, TEP vmknic, host MTU test), or a warning that holds if the pNIC carries "
+               "overlay · unknown: the facts were not reported (collect more inputs) · n/a: not judged (a “no” no "
+               "rule judged, a pNIC that carries no overlay)")
     return Paragraph("Legend: " + " &nbsp; ".join(parts) + f"<br/>{explain}", st.small)
 
 
