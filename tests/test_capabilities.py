@@ -15,7 +15,14 @@ def _host():
 
 
 def _finding(rule_id, severity, category):
-    return Finding(rule_id, "t", severity, "h", "h/vmnic0", "m", "r", category=category)
+    return Finding(rule_id=rule_id,
+                   title="t",
+                   severity=severity,
+                   host="h",
+                   target="h/vmnic0",
+                   message="m",
+                   recommendation="r",
+                   category=category)
 
 
 def test_driver_cell_needs_a_listing_that_confirms_the_driver():

@@ -41,8 +41,14 @@ def test_checklist_csv_one_row_per_finding_most_severe_first(audit, tmp_path):
 
 def test_checklist_csv_neutralises_formulas(tmp_path):
     a = build_audit()
-    a.findings = [Finding("R1", "=HYPERLINK(\"http://x\")", Severity.WARNING, "h", "h/vmnic0", "+1 more",
-                          "-cmd|' /C calc'!A0", references=("@ref",))]
+    a.findings = [Finding(rule_id="R1",
+                          title="=HYPERLINK(\"http://x\")",
+                          severity=Severity.WARNING,
+                          host="h",
+                          target="h/vmnic0",
+                          message="+1 more",
+                          recommendation="-cmd|' /C calc'!A0",
+                          references=("@ref",))]
     _, rows = _read(write_csv(a, tmp_path / "c.csv"))
     row = rows[0]
     assert row["title"] == "'=HYPERLINK(\"http://x\")"

@@ -176,9 +176,14 @@ def test_pdf_wraps_long_evidence_and_many_rows(tmp_path):
         p.set_fact("ens_mode", "ens_interrupt", ev("esxcfg-nics -e", "x", "s"))
         host.pnics.append(p)
     token = "VMNET_CAP_" * 80  # one word far wider than the page
-    a.findings.append(Finding(
-        "LONG-1", "Long evidence", Severity.WARNING, "esxi-a", "esxi-a/vmnic10", "m " * 300, "r",
-        evidence=(ev("vsish -e get /net/pNics/vmnic10/" + "x/" * 200, token + "\n" + "<tag> & " * 100,
+    a.findings.append(Finding(rule_id="LONG-1",
+                              title="Long evidence",
+                              severity=Severity.WARNING,
+                              host="esxi-a",
+                              target="esxi-a/vmnic10",
+                              message="m " * 300,
+                              recommendation="r",
+                              evidence=(ev("vsish -e get /net/pNics/vmnic10/" + "x/" * 200, token + "\n" + "<tag> & " * 100,
                      "bundle.tgz:" + "d/" * 100),)))
     a.hosts.append(Host(name="h-" + "z" * 150))
     a.inputs_not_understood.extend(InputProblem("s/" * 120, "m " * 200, "c" * 300) for _ in range(20))

@@ -143,13 +143,13 @@ def _fmt(name: str, value: object) -> str:
 
 
 def _path_targets(host: Host, pnic: PhysicalNic) -> set[str]:
-    """Finding targets on the pNIC's path: its switch, the TEP vmknics on that switch, and the host itself (its
-    path tests) when the pNIC may carry the overlay (:meth:`Host.overlay_candidates`)."""
-    targets = {host.name} if pnic in host.overlay_candidates() else set()
+    """Finding objects (:attr:`Finding.obj`) on the pNIC's path: its switch, the TEP vmknics on that switch, and
+    the host itself (``""``: its path tests) when the pNIC may carry the overlay (:meth:`Host.overlay_candidates`)."""
+    targets = {""} if pnic in host.overlay_candidates() else set()
     sw = host.switch_of(pnic.name)
     if sw is not None:
-        targets.add(f"{host.name}/{sw.name}")
-        targets |= {f"{host.name}/{v.name}" for v in host.vmknics if v.is_tep and v.switch == sw.name}
+        targets.add(sw.name)
+        targets |= {v.name for v in host.vmknics if v.is_tep and v.switch == sw.name}
     return targets
 
 
@@ -178,10 +178,9 @@ def _learn(host: Host, pnic: PhysicalNic, cap: Capability) -> str:
 
 def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Finding]) -> Cell:
     """The cell of ``pnic`` in column ``cap`` given all ``findings`` of the audit (see the module docstring)."""
-    target = f"{host.name}/{pnic.name}"
     path = _path_targets(host, pnic) if cap.path_categories else set()
-    own = [f for f in findings if f.target == target and _decides(f, pnic, cap)]
-    around = [f for f in findings if f.target in path and f.category in cap.path_categories]
+    own = [f for f in findings if f.host == host.name and f.obj == pnic.name and _decides(f, pnic, cap)]
+    around = [f for f in findings if f.host == host.name and f.obj in path and f.category in cap.path_categories]
     mine = tuple(own + [f for f in around if f not in own])
     known = [(n, getattr(pnic, n)) for n in cap.facts if getattr(pnic, n) is not None]
     evidence = tuple(pnic.evidence[n] for n, _ in known if n in pnic.evidence)

@@ -131,8 +131,8 @@ def diff_audits(before: Audit, after: Audit) -> AuditDiff:
     for name in sorted(old_hosts.keys() & new_hosts.keys()):
         _host_changes(old_hosts[name], new_hosts[name], diff)
     both = old_hosts.keys() & new_hosts.keys()
-    old_f = {(f.rule_id, f.target): f for f in before.findings if f.host in both}
-    new_f = {(f.rule_id, f.target): f for f in after.findings if f.host in both}
+    old_f = {(f.rule_id, f.host, f.obj): f for f in before.findings if f.host in both}
+    new_f = {(f.rule_id, f.host, f.obj): f for f in after.findings if f.host in both}
     diff.findings_fixed = [old_f[k] for k in sorted(old_f.keys() - new_f.keys(), key=lambda k: (k[1], k[0]))]
     diff.findings_new = [new_f[k] for k in sorted(new_f.keys() - old_f.keys(), key=lambda k: (k[1], k[0]))]
     old_b = {(getattr(r, "test", "?"), getattr(r, "path", "?")): r for r in before.benchmarks or []}

@@ -300,11 +300,20 @@ class Severity(str, enum.Enum):
         return {"error": 0, "warning": 1, "info": 2}[self.value]
 
 
+def join_target(host: str, obj: str = "") -> str:
+    """How a finding's object is shown: ``"esxi-a/vmnic2"``, or ``"esxi-a"`` for the host itself. For display only:
+    host, switch and pNIC names may hold ``/``, so nothing ever splits this text back."""
+    return f"{host}/{obj}" if obj else host
+
+
 @dataclass(frozen=True)
 class Finding:
     """One rule hit (or a compatibility-database note) on one object.
 
-    ``target`` names the object (``esxi-a/vmnic2``), ``evidence`` the facts the rule read,
+    ``host`` and ``obj`` name the object structurally: the host's name and the name of the pNIC, switch or vmknic
+    on it (``""`` for the host itself); ``target`` is the two joined for display (``esxi-a/vmnic2``), derived when
+    not given, and never split again: names may hold ``/`` themselves (``rack1/esx01``). ``evidence`` the facts the
+    rule read,
     ``references`` the source documents (``nsx-t-performance-on-intel.txt §3``), ``category`` the
     capability-matrix column it decides, ``facts`` the names of the known facts its condition read (a
     finding that read a pNIC's ``geneve_rx_filter == false`` also decides the Rx filter column).
@@ -318,9 +327,10 @@ class Finding:
     title: str
     severity: Severity
     host: str
-    target: str
     message: str
     recommendation: str
+    obj: str = ""
+    target: str = ""
     references: tuple[str, ...] = ()
     evidence: tuple[Evidence, ...] = ()
     category: str = ""
@@ -328,6 +338,13 @@ class Finding:
     overlay_role: str = ""
     full_severity: Severity | None = None
     rollback: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.target:
+            object.__setattr__(self, "target", join_target(self.host, self.obj))
+        elif not self.obj and self.target != self.host and self.target.startswith(self.host + "/"):
+            # a finding stored before ``obj`` existed: its target was always "<host>/<object>" or "<host>"
+            object.__setattr__(self, "obj", self.target[len(self.host) + 1:])
 
     @property
     def conditional(self) -> bool:
@@ -339,7 +356,7 @@ class Finding:
         """The finding as in the JSON report (severity as its string, evidence as dicts)."""
         return {
             "rule_id": self.rule_id, "title": self.title, "severity": self.severity.value,
-            "host": self.host, "target": self.target, "message": self.message,
+            "host": self.host, "object": self.obj, "target": self.target, "message": self.message,
             "recommendation": self.recommendation, "references": list(self.references),
             "evidence": [e.to_dict() for e in self.evidence], "category": self.category,
             "facts": list(self.facts), "overlay_role": self.overlay_role,

@@ -148,7 +148,7 @@ def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
     link; READY otherwise."""
     errors = [f for f in findings if f.host == host.name and f.severity is Severity.ERROR]
     if errors:
-        targets = list(dict.fromkeys(f.target.partition("/")[2] or f.target for f in errors))
+        targets = list(dict.fromkeys(f.obj or f.host for f in errors))
         return HostVerdict(host.name, NOT_READY, f"{_plural(len(errors), 'error finding')} ({_names(targets)})")
     phys = [p for p in host.pnics if p.is_physical is not False]
     if not phys:
@@ -262,9 +262,8 @@ def _overlay_fitness(host: Host, findings: list[Any], *, link: bool = True) -> t
     for f in findings:
         if f.host != host.name or getattr(f, "full_severity", None) is not Severity.ERROR:
             continue
-        obj = f.target.partition("/")[2]
-        sw = next((s for s in host.switches if s.name == obj), None)
-        for name in (sw.uplinks or []) if sw is not None else [obj]:
+        sw = next((s for s in host.switches if s.name == f.obj), None)
+        for name in (sw.uplinks or []) if sw is not None else [f.obj]:
             unfit.setdefault(name, []).append(f.title)
     for p in candidates if link else ():  # a port without link carries nothing (pnic-link-down is only a warning)
         if p.link_up is False:

@@ -87,7 +87,6 @@ def evaluate(rules: list[Rule], hosts: list[Host]) -> list[Finding]:
                 # in the commands to run (recommendation, rollback) an unread value is a placeholder to fill in,
                 # never the word "unknown" typed into a command line ("esxcli ... set -v unknown")
                 to_fill = {k: (fact_text(v) if v is not None else f"<{k.replace('_', ' ')}>") for k, v in ctx.items()}
-                target = host.name if obj is host else f"{host.name}/{obj.name}"
                 message = string.Template(rule.message).safe_substitute(values)
                 severity, full, title = rule.severity, None, rule.title
                 if role == OVERLAY_POSSIBLE:
@@ -96,7 +95,7 @@ def evaluate(rules: list[Rule], hosts: list[Host]) -> list[Finding]:
                     message = (f"If {obj.name} will carry overlay traffic (no TEP or NSX host switch is known on it): "
                                f"{message}")
                 findings.append(Finding(
-                    rule_id=rule.id, title=title, severity=severity, host=host.name, target=target,
+                    rule_id=rule.id, title=title, severity=severity, host=host.name, obj="" if obj is host else obj.name,
                     message=message,
                     recommendation=string.Template(rule.recommendation).safe_substitute(to_fill),
                     references=rule.references, evidence=_evidence(rule, obj, ctx, host), category=rule.category,

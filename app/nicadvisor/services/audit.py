@@ -76,7 +76,7 @@ def vcg_findings(audit_hosts) -> list[Finding]:
         out += guide_findings(audit_hosts, load_dataset())
     except GuideStoreError as exc:
         out += [Finding(rule_id="guide-unreadable", title="Imported compatibility guide unreadable",
-                        severity=Severity.WARNING, host=h.name, target=h.name,
+                        severity=Severity.WARNING, host=h.name,
                         message=f"The imported compatibility guide could not be read, so no pNIC was checked against "
                                 f"it: {exc}", recommendation="Import the guide again (nic-advisor vcg import FILE).",
                         category="driver") for h in audit_hosts if h.kind == "esxi"]

@@ -218,7 +218,8 @@ def finding_from_dict(doc: Any, where: str = "finding") -> Finding:
         raise CodecError(f"{where}.full_severity: {exc}") from exc
     return Finding(
         rule_id=_text(d, "rule_id", where), title=_text(d, "title", where, ""), severity=severity,
-        host=_text(d, "host", where, ""), target=_text(d, "target", where, ""),
+        host=_text(d, "host", where, ""), obj=_text(d, "object", where, ""),
+        target=_text(d, "target", where, ""),
         message=_text(d, "message", where, ""), recommendation=_text(d, "recommendation", where, ""),
         references=tuple(str(r) for r in _list(d, "references", where)),
         evidence=tuple(evidence_from_dict(e, f"{where}.evidence[{i}]")

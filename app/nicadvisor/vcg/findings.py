@@ -115,12 +115,11 @@ def findings_for_hosts(hosts: list[Host], db: VcgDatabase | None = None) -> list
                 facts = [e for e in entries if e.kind != "note"]
                 if not facts:
                     continue
-                target = f"{host.name}/{p.name}"
                 model = facts[0].data.get("model") or f"{p.vid}:{p.did}"
                 sources = tuple(dict.fromkeys(f"vendor: {e.source}" for e in facts if e.source))
                 out.append(Finding(
                     rule_id="vcg-entries", title=f"Compatibility database: {model}", severity=Severity.INFO,
-                    host=host.name, target=target,
+                    host=host.name, obj=p.name,
                     message=" ".join(vcg_notes(entries)),
                     recommendation="Check the listed driver, firmware and features against the VMware (Broadcom) "
                                    "Compatibility Guide for this ESXi release before the rollout.",
@@ -131,7 +130,7 @@ def findings_for_hosts(hosts: list[Host], db: VcgDatabase | None = None) -> list
                         below = True
                         out.append(Finding(
                             rule_id="vcg-driver-below-minimum", title="Driver below the listed minimum version",
-                            severity=Severity.WARNING, host=host.name, target=target,
+                            severity=Severity.WARNING, host=host.name, obj=p.name,
                             message=f"{p.name} runs {p.driver} {p.driver_version}; {e.summary}",
                             recommendation=f"Update {p.driver} to at least {e.data.get('version_min')} "
                                            f"(and the firmware the vendor pairs with it).",
@@ -141,7 +140,7 @@ def findings_for_hosts(hosts: list[Host], db: VcgDatabase | None = None) -> list
                     e = confirming[0]
                     out.append(Finding(
                         rule_id="vcg-driver-meets-minimum", title="Driver meets the listed minimum for this release",
-                        severity=Severity.INFO, host=host.name, target=target,
+                        severity=Severity.INFO, host=host.name, obj=p.name,
                         message=f"{p.name} runs {p.driver} {p.driver_version} on {release}: {e.summary} "
                                 f"[{TRUST_LABELS.get(e.trust, e.trust)}; source: {e.source}]",
                         recommendation="Nothing to change for the listing; check the firmware the vendor pairs with "
@@ -151,7 +150,7 @@ def findings_for_hosts(hosts: list[Host], db: VcgDatabase | None = None) -> list
                     why = unconfirmed_reasons(host, p, facts + [e for e in entries if e.kind == "note"], release)
                     out.append(Finding(
                         rule_id="vcg-driver-unconfirmed", title="Driver not confirmed by the compatibility database",
-                        severity=Severity.INFO, host=host.name, target=target,
+                        severity=Severity.INFO, host=host.name, obj=p.name,
                         message=f"{model} is in the compatibility database, but no listing confirms the driver of "
                                 f"{p.name}: {'; '.join(why)}.",
                         recommendation="Read what is missing with the command named, and audit again; or check the "

@@ -170,7 +170,6 @@ def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset,
     listed = [g for g in data.for_device(p.vid.lower(), p.did.lower()) if _subsystem_ok(g, p)]
     if not listed:
         return []
-    target = f"{host.name}/{p.name}"
     refs = (f"compatibility guide (imported): {data.describe()}",)
     evidence = tuple(p.evidence[k] for k in ("vid", "did", "svid", "ssid", "driver", "driver_version",
                                              "firmware_version") if k in p.evidence)
@@ -178,7 +177,7 @@ def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset,
     release = host_release(host)
 
     def finding(rule_id: str, title: str, severity: Severity, message: str, recommendation: str) -> Finding:
-        return Finding(rule_id=rule_id, title=title, severity=severity, host=host.name, target=target,
+        return Finding(rule_id=rule_id, title=title, severity=severity, host=host.name, obj=p.name,
                        message=f"{message} [{TRUST}]", recommendation=recommendation, references=refs,
                        evidence=evidence, category="driver")
 
@@ -386,7 +385,7 @@ def guide_findings(hosts: list[Host], data: GuideDataset | None, today: _dt.date
             level, message = stale
             out.append(Finding(
                 rule_id="guide-data-stale", title="Compatibility guide data out of date",
-                severity=Severity.ERROR if level == "error" else Severity.WARNING, host=host.name, target=host.name,
+                severity=Severity.ERROR if level == "error" else Severity.WARNING, host=host.name,
                 message=f"{message[0].upper()}{message[1:]}.",
                 recommendation="Import a current copy of the guide (nic-advisor vcg import FILE) and audit again.",
                 references=(f"compatibility guide (imported): {data.describe()}",), category="driver"))

@@ -149,7 +149,7 @@ def _outcome(host: Host, rules: list) -> dict[tuple[str, str], int]:
 
     out: dict[tuple[str, str], int] = {}
     for f in evaluate(rules, [host]):
-        key = (f.rule_id, f.target)
+        key = (f.rule_id, f.obj)
         out[key] = min(out.get(key, 3), f.severity.rank)
     return out
 
@@ -186,7 +186,7 @@ def catalogue_conflicts(hosts: list[Host], catalogue: DriverCatalogue | None = N
                 ev = p.evidence.get(field)
                 out.append(Finding(
                     rule_id="driver-catalogue-conflict", title="Host reading differs from the driver catalogue",
-                    severity=Severity.INFO, host=host.name, target=f"{host.name}/{p.name}",
+                    severity=Severity.INFO, host=host.name, obj=p.name,
                     message=f"{p.name} reads {field.replace('_', ' ')} = {read} on the host, while the driver "
                             f"catalogue states {fact.value} for {p.driver} {p.driver_version or ''}".rstrip()
                             + ": the value read on the host is used.",

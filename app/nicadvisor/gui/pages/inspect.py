@@ -171,7 +171,7 @@ class InspectPage(QWizardPage):
                  "<h4>Findings that decided it (on the pNIC and its path)</h4>"]
         if cell.findings:
             for f in cell.findings:
-                where = "" if f.target == f"{row.host}/{row.pnic}" else f"<p><i>on {esc(f.target)}</i></p>"
+                where = "" if f.host == row.host and f.obj == row.pnic else f"<p><i>on {esc(f.target)}</i></p>"
                 parts.append(where + finding_html(f, with_evidence=False))
         else:
             parts.append("<p><i>No finding.</i></p>")
