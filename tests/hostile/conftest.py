@@ -16,6 +16,7 @@ LIMIT_SECONDS = 60
 _CHILD = """
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
+{setup}
 from nicadvisor.cli import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -30,20 +31,43 @@ class Run:
 
 @pytest.fixture
 def cli(tmp_path):
-    """``cli(*args)`` runs ``nic-advisor args`` in a child limited to 1 GiB and 60 s (its own XDG folders)."""
-    env = dict(os.environ)
+    """``cli(*args)`` runs ``nic-advisor args`` in a child limited to 1 GiB and 60 s (its own XDG folders).
+    ``env``: variables to add (``None`` removes one); ``setup``: Python run in the child before the CLI (a fault to
+    induce); ``wrap``: a command line the child runs under (``unshare``, a shell closing stdout)."""
+    base = dict(os.environ)
     for var in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"):
-        env[var] = str(tmp_path / "xdg" / var.lower())
+        base[var] = str(tmp_path / "xdg" / var.lower())
 
-    def run(*args: str, stdout=subprocess.PIPE) -> Run:
-        proc = subprocess.run([sys.executable, "-c", _CHILD.format(limit=LIMIT_BYTES), *map(str, args)],
-                              stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=LIMIT_SECONDS, env=env,
-                              cwd=tmp_path)
+    def run(*args: str, stdout=subprocess.PIPE, env: dict | None = None, setup: str = "",
+            wrap: list[str] | tuple = ()) -> Run:
+        child_env = {**base, **(env or {})}
+        child_env = {k: v for k, v in child_env.items() if v is not None}
+        code = _CHILD.format(limit=LIMIT_BYTES, setup=setup)
+        proc = subprocess.run([*wrap, sys.executable, "-c", code, *map(str, args)],
+                              stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=LIMIT_SECONDS, env=child_env,
+                              cwd=tmp_path, errors="backslashreplace")
         assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
         assert "MemoryError" not in proc.stderr
         return Run(proc.returncode, proc.stdout or "", proc.stderr)
 
     return run
+
+
+@pytest.fixture
+def xdg(tmp_path) -> Path:
+    """The XDG folders of the ``cli`` children: ``xdg / "xdg_data_home"`` and so on."""
+    return tmp_path / "xdg"
+
+
+@pytest.fixture
+def mount_ns():
+    """``mount_ns(script, *args)``: a ``wrap`` for ``cli`` that runs the child in a mount namespace of its own
+    (nothing it mounts is seen outside, nothing to unmount) after ``sh -c script`` with ``$1``… = ``args`` (e.g. a
+    small tmpfs mounted read-only, or filled up); as root, else in a user namespace."""
+    def wrap(script: str, *args: str) -> list[str]:
+        unshare = ["unshare", "--mount"] + ([] if os.geteuid() == 0 else ["--map-root-user"])
+        return [*unshare, "sh", "-c", f'{script} && shift {len(args)} && exec "$@"', "sh", *map(str, args)]
+    return wrap
 
 
 @pytest.fixture
