@@ -29,32 +29,30 @@ DEFAULT_DURATION_S = 2.0
 
 
 def _print_audit(audit, out=None) -> None:
-    """The audit's summary on ``out`` (default stdout), its inputs not understood on stderr. Every name and message
-    from the inputs is printed on its own line, escaped (:func:`~nicadvisor.model.text.one_line`): a folder name
-    holding a newline cannot print a line of its own."""
+    """The audit's summary on ``out`` (default stdout), its inputs not understood on stderr (each name and message
+    escaped on its line by :class:`_TerminalSafe`)."""
     from nicadvisor.model import Severity
-    from nicadvisor.model.text import one_line as e
 
     out = out or sys.stdout
     verdict = audit.verdict
-    print(f"Verdict: {verdict.symbol} {e(verdict.headline)}", file=out)
+    print(f"Verdict: {verdict.symbol} {verdict.headline}", file=out)
     for cause in verdict.causes:
-        print(f"  cause: {e(cause)}", file=out)
+        print(f"  cause: {cause}", file=out)
     for host in audit.hosts:
         phys = [p for p in host.pnics if p.is_physical is not False]
-        version = f", {e(host.product_version)}" if host.product_version else ""
-        print(f"{e(host.name)} ({e(host.kind or 'unknown kind')}{version}): {len(phys)} pNICs", file=out)
+        print(f"{host.name} ({host.kind or 'unknown kind'}{', ' + host.product_version if host.product_version else ''}): "
+              f"{len(phys)} pNICs", file=out)
         for p in phys:
             speed = f"{p.link_speed_mbps / 1000:g} Gbit/s" if p.link_speed_mbps else ("link down" if p.link_up is False else "speed unknown")
-            ids = e(":".join(x or "????" for x in (p.vid, p.did, p.svid, p.ssid)))
-            print(f"  {e(p.name):<10} {e(p.driver or '?'):<12} {speed:<14} MTU {p.mtu or '?':<5} PCI {ids}", file=out)
+            ids = ":".join(x or "????" for x in (p.vid, p.did, p.svid, p.ssid))
+            print(f"  {p.name:<10} {p.driver or '?':<12} {speed:<14} MTU {p.mtu or '?':<5} PCI {ids}", file=out)
     counts = {s: sum(1 for f in audit.findings if f.severity is s) for s in Severity}
     print(f"Findings: {counts[Severity.ERROR]} error, {counts[Severity.WARNING]} warning, {counts[Severity.INFO]} info", file=out)
     for f in audit.findings:
         if f.severity is not Severity.INFO:
-            print(f"  [{f.severity.value}] {e(f.target)}: {e(f.title)}", file=out)
+            print(f"  [{f.severity.value}] {f.target}: {f.title}", file=out)
     for p in audit.inputs_not_understood:
-        print(f"input {e(p.source)}: {e(p.message)}", file=sys.stderr)
+        print(f"input {p.source}: {p.message}", file=sys.stderr)
 
 
 def _exit_code(audit) -> int:
@@ -67,15 +65,12 @@ def _export(audit, args, store=None) -> bool:
     the same tests); False (with the reason on stderr) when one cannot be written."""
     from nicadvisor.services.export import export_audit
 
-    from nicadvisor.model.text import one_line
-
     try:
         for path in export_audit(audit, pdf=args.pdf, json=args.json, csv=args.csv, html=getattr(args, "html", None),
                                  store=store):
-            print(f"wrote {one_line(str(path))}")
+            print(f"wrote {path}")
     except OSError as exc:
-        print(f"nic-advisor: cannot write {one_line(str(exc.filename or 'the report'))}: {exc.strerror or exc}",
-              file=sys.stderr)
+        print(f"nic-advisor: cannot write {exc.filename or 'the report'}: {exc.strerror or exc}", file=sys.stderr)
         return False
     return True
 
@@ -884,19 +879,22 @@ _ASCII = str.maketrans({"✔": "OK", "✖": "X", "▲": "!", "ℹ": "i", "·": "
 
 
 class _TerminalSafe:
-    """A text stream that writes everything but control characters (each becomes ``�``; tab and newline pass) and
-    with lone surrogates (bytes of a file name that were not UTF-8) as ``\\xNN`` to ``stream``; in ASCII stand-ins
-    where the stream's encoding lacks a symbol. A stream that cannot be written (``/dev/full``, closed, absent) is
-    not written again: ``lost`` holds the first error, and the command goes on (its reports are files)."""
+    """A text stream for the CLI's output: each ``print`` is one line, so what it writes is escaped on that line
+    (:func:`~nicadvisor.model.text.one_line`: a newline or ESC inside a name as ``\\n``/``\\x1b``, a byte of a
+    file name that was not UTF-8 as ``\\xff``) and only ``print``'s own line end passes: a folder name holding a
+    newline cannot print a forged ``Verdict: ✔ READY`` line, nor an ESC sequence drive the terminal. Symbols the
+    stream's encoding lacks are written as ASCII stand-ins. A stream that cannot be written (``/dev/full``, closed,
+    absent) is not written again: ``lost`` holds the first error, and the command goes on (its reports are files)."""
 
     def __init__(self, stream) -> None:
         self.stream = stream
         self.lost: BaseException | None = None
 
     def write(self, text: str) -> int:
-        from nicadvisor.model.text import without_controls
+        from nicadvisor.model.text import one_line
 
-        text = without_controls(text)
+        if text != "\n":  # print() writes its line end on its own
+            text = one_line(text)
         if self.lost is None:
             self._guard(lambda: self._write(text))
         return len(text)

@@ -18,6 +18,7 @@ from typing import Any
 
 from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix
 from nicadvisor.model.entities import Audit, Finding, PhysicalNic
+from nicadvisor.model.text import without_controls
 from nicadvisor.report.json_export import atomic_write, benchmark_entry
 
 ENCODING = "utf-8-sig"
@@ -32,14 +33,14 @@ CHECKLIST_COLUMNS = (
 _FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
 #: A plain number (kept as it is, so that -3 stays a number).
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
-#: Control characters (ESC sequences and the like) other than tab and newline: device text may carry them.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _safe(value: str) -> str:
-    """``value`` without control characters (each becomes ``�``), with a leading ``'`` when a spreadsheet could read
-    it as a formula (it starts with ``= + - @``, a tab or a carriage return and is not a plain number)."""
-    value = _CONTROL.sub("\ufffd", value)
+    """``value`` without control characters (each becomes ``�``; ESC sequences from device text) and with the bytes
+    of a file name that were not UTF-8 as ``\\xNN`` (:func:`~nicadvisor.model.text.without_controls`), with a
+    leading ``'`` when a spreadsheet could read it as a formula (it starts with ``= + - @``, a tab or a carriage
+    return and is not a plain number)."""
+    value = without_controls(value)
     if value.startswith(_FORMULA_LEAD) and not _NUMBER.match(value):
         return "'" + value
     return value

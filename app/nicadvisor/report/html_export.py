@@ -12,10 +12,12 @@ from typing import Any
 from pathlib import Path
 
 import jinja2
+import markupsafe
 
 from nicadvisor import __version__
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
 from nicadvisor.model.entities import Audit
+from nicadvisor.model.text import without_controls
 from nicadvisor.model.verdict import SYMBOL
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
 from nicadvisor.bench.results import expected_from_dict
@@ -24,8 +26,21 @@ from nicadvisor.report.remediation import (
     TOP_ACTIONS, display_source, guide_used, info_items, input_roots, remediation_plan, scorecard,
 )
 
+
+
+def _printable(value: Any) -> Any:
+    """Every value the template prints, before it is escaped: text without control characters (an ESC or OSC
+    sequence from device text would run in a terminal that shows the file: ``cat report.html``) and with the bytes
+    of file names that were not UTF-8 as ``\\xNN`` (:func:`~nicadvisor.model.text.without_controls`), as the CLI
+    and the CSV write them. Markup (the inline SVG charts) stays markup."""
+    if isinstance(value, markupsafe.Markup):
+        return markupsafe.Markup(without_controls(str(value)))
+    return without_controls(value) if isinstance(value, str) else value
+
+
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("nicadvisor.report", "templates"),
-                          autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+                          autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                          finalize=_printable)
 _CSS = {"pass": "pass", "warn": "warn", "fail": "fail", "unknown": "unknown", "n/a": "na"}
 _SEVERITY_SYMBOL = {"error": "✖", "warning": "▲", "info": "ℹ"}
 

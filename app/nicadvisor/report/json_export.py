@@ -44,6 +44,7 @@ from typing import Any
 from nicadvisor import __version__
 from nicadvisor.model.capabilities import STATUS_SYMBOL, capability_matrix
 from nicadvisor.model.entities import Audit, Host, Severity
+from nicadvisor.model.text import escape_undecoded
 
 SCHEMA_VERSION = 1
 TOOL_NAME = "NIC Advisor"
@@ -178,7 +179,9 @@ def audit_to_dict(audit: Audit) -> dict[str, Any]:
 
 def to_json(audit: Audit) -> str:
     """The document of :func:`audit_to_dict` as UTF-8-ready JSON text (2-space indent, strict: no NaN)."""
-    return json.dumps(audit_to_dict(audit), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    # a byte of a file name that was not UTF-8 is written as the text \xNN (no UTF-8 file can hold it as it is)
+    return escape_undecoded(json.dumps(audit_to_dict(audit), indent=2, ensure_ascii=False, allow_nan=False),
+                            in_json=True) + "\n"
 
 
 def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], None]) -> Path:

@@ -60,6 +60,7 @@ from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
 from nicadvisor.model.entities import Audit, Evidence, Finding, Host, Severity, clip
+from nicadvisor.model.text import escape_undecoded
 from nicadvisor.model.verdict import SYMBOL
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
 from nicadvisor.report.remediation import (
@@ -129,7 +130,7 @@ def _register_fonts(font_dir: Path | None = None) -> _Fonts:
 def _clean(text: Any, fonts: _Fonts | None = None) -> str:
     """Plain text for a Paragraph: tabs expanded, control characters replaced, then XML-escaped.
     Without Unicode fonts, characters outside WinAnsi (cp1252, the encoding of the built-in fonts) become ``?``."""
-    s = "" if text is None else str(text)
+    s = escape_undecoded("" if text is None else str(text))  # bytes of a file name that were not UTF-8: \\xNN
     s = s.replace("\r\n", "\n").replace("\r", "\n").expandtabs(8)
     s = _CONTROL.sub("\N{REPLACEMENT CHARACTER}" if fonts is None or fonts.unicode else "?", s)
     if fonts is not None and not fonts.unicode:
@@ -296,7 +297,7 @@ class _FormField(Flowable):
 
     def __init__(self, name: str, tooltip: str, width: float | None = None, height: float = 11) -> None:
         super().__init__()
-        self.name, self.tooltip, self.field_width, self.height = name, tooltip, width, height
+        self.name, self.tooltip, self.field_width, self.height = name, escape_undecoded(tooltip), width, height
         self.width = width if width is not None else height
 
     def wrap(self, _available_width: float, _available_height: float) -> tuple[float, float]:  # reportlab API
