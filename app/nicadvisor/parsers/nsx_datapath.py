@@ -151,6 +151,10 @@ def parse_ens_uplink_stats(text: str, cmd: CommandLine) -> ParseResult:
     return result
 
 
+_FPO_NAME = re.compile(r"[A-Za-z][\w .-]*")
+_FPO_VALUE = re.compile(r"-?\d+")
+
+
 @register(r"^nsxdp-cli\s+ens\s+fpo\s+stats\s+get\b", "nsxdp-cli ens fpo stats get")
 def parse_ens_fpo_stats(text: str, cmd: CommandLine) -> ParseResult:
     """``nsxdp-cli ens fpo stats get [--uplink vmnicX]``: the Flow Processing Offload counters (``name: number``
@@ -159,9 +163,13 @@ def parse_ens_fpo_stats(text: str, cmd: CommandLine) -> ParseResult:
     result = ParseResult(family="nsxdp-cli ens fpo stats get")
     counters: dict[str, int] = {}
     for raw in text.splitlines():
-        m = re.match(r"^\s*([A-Za-z][\w .-]*?)\s*:\s+(-?\d+)\s*$", raw)
-        if m:
-            counters.setdefault(m.group(1), int(m.group(2)))
+        # ``name: number`` split at its one colon (a regex whose name could end anywhere in the spaces before the
+        # colon took minutes on a name followed by a megabyte of spaces)
+        name, colon, value = raw.partition(":")
+        name = name.strip()
+        if (colon and ":" not in value and value[:1].isspace() and _FPO_NAME.fullmatch(name)
+                and _FPO_VALUE.fullmatch(value.strip())):
+            counters.setdefault(name, int(value.strip()))
     if not counters:
         result.notes.append(f"{cmd.text!r}: no FPO counter found")
         return result
