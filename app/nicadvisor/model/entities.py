@@ -10,7 +10,7 @@ import dataclasses
 import datetime as _dt
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 if TYPE_CHECKING:
     from nicadvisor.model.verdict import Verdict
@@ -380,6 +380,16 @@ class InputProblem:
     def to_dict(self) -> dict[str, str]:
         """``{"source", "message", "command"}`` as in the JSON report."""
         return {"source": self.source, "message": self.message, "command": self.command}
+
+
+def findings_by_host(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
+    """Host name → its findings, in their order: one pass, so that code working host by host (the verdict, the
+    capability matrix of every export) reads each host's findings instead of scanning all of them per host (5,000
+    hosts took minutes)."""
+    out: dict[str, list[Finding]] = {}
+    for f in findings:
+        out.setdefault(f.host, []).append(f)
+    return out
 
 
 @dataclass

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix
-from nicadvisor.model.entities import Audit, Finding, PhysicalNic
+from nicadvisor.model.entities import Audit, Finding, PhysicalNic, findings_by_host
 from nicadvisor.model.text import without_controls
 from nicadvisor.report.json_export import atomic_write, benchmark_entry
 
@@ -145,8 +145,9 @@ def inventory_rows(audit: Audit) -> list[dict[str, str]]:
     """One dict per pNIC of every host (pseudo devices included, with empty capability statuses)."""
     rows = []
     labels = {h.host: h.label for h in audit.verdict.hosts}
+    of_host = findings_by_host(audit.findings)
     for host in audit.hosts:
-        matrix = {r.pnic: r for r in capability_matrix(host, list(audit.findings))}
+        matrix = {r.pnic: r for r in capability_matrix(host, of_host.get(host.name, []))}
         for pnic in host.pnics:
             row = {"host": _safe(host.name), "host_verdict": labels.get(host.name, "")}
             row.update({name: _cell(value) for name, value in pnic.facts().items()})

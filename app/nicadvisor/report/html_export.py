@@ -16,7 +16,7 @@ import markupsafe
 
 from nicadvisor import __version__
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
-from nicadvisor.model.entities import Audit
+from nicadvisor.model.entities import Audit, findings_by_host
 from nicadvisor.model.text import without_controls
 from nicadvisor.model.verdict import SYMBOL
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
@@ -53,6 +53,7 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
 
     roots = input_roots(audit)
     verdict = audit.verdict
+    of_host = findings_by_host(audit.findings)
     plan = remediation_plan(audit)
     charts = [(name, _inline_svg(renderSVG.drawToString(drawing))) for name, drawing in chart_drawings(audit, earlier)]
     benchmarks = [benchmark_entry(b) for b in audit.benchmarks or []]
@@ -63,7 +64,7 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
         severity_symbol=_SEVERITY_SYMBOL, plan=plan, top_actions=plan[:TOP_ACTIONS], info=info_items(audit),
         hosts=audit.hosts, charts=charts, guide_used=guide_used(audit), num=_num,
         expected_text=lambda e: (lambda x: x.text() if x else "—")(expected_from_dict(e)),
-        matrices={h.name: capability_matrix(h, audit.findings) for h in audit.hosts},
+        matrices={h.name: capability_matrix(h, of_host.get(h.name, [])) for h in audit.hosts},
         benchmarks=benchmarks, earlier=earlier_lines(benchmarks, earlier),
         source=lambda s: display_source(s, roots))
 

@@ -37,13 +37,13 @@ import shutil
 import stat
 import tempfile
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from nicadvisor import __version__
 from nicadvisor.model.capabilities import STATUS_SYMBOL, capability_matrix
-from nicadvisor.model.entities import Audit, Host, Severity
+from nicadvisor.model.entities import Audit, Host, Severity, findings_by_host
 from nicadvisor.model.text import escape_undecoded
 
 SCHEMA_VERSION = 1
@@ -115,12 +115,12 @@ def benchmark_entry(result: Any) -> dict[str, Any]:
     return {**doc, "verdict": verdict_of(doc), "comparison": comparison_of(doc)}
 
 
-def summarize(audit: Audit) -> dict[str, Any]:
+def summarize(audit: Audit, verdict: Any = None) -> dict[str, Any]:
     """Counts for the cover page and the JSON ``summary``.
 
     ``pnics`` counts ports that are physical or of unknown kind, ``pseudo_devices`` those with
     ``is_physical`` False (``vusb0``, bonds, VLAN devices). ``ready`` is True only when the verdict is READY
-    (:attr:`Audit.verdict`).
+    (:attr:`Audit.verdict`, or ``verdict`` when the caller has it).
     """
     all_pnics = [p for h in audit.hosts for p in h.pnics]
     pseudo = sum(1 for p in all_pnics if p.is_physical is False)
@@ -132,7 +132,7 @@ def summarize(audit: Audit) -> dict[str, Any]:
         "errors": counts[Severity.ERROR],
         "warnings": counts[Severity.WARNING],
         "infos": counts[Severity.INFO],
-        "ready": audit.verdict.ready,
+        "ready": (verdict or audit.verdict).ready,
     }
 
 
@@ -163,25 +163,35 @@ def audit_to_dict(audit: Audit) -> dict[str, Any]:
     Raises TypeError if a benchmark result cannot be converted (see :func:`benchmark_to_dict`).
     """
     findings = list(audit.findings)
+    of_host = findings_by_host(findings)  # each host's matrix reads its own findings: linear in hosts
+    verdict = audit.verdict
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": TOOL_NAME, "version": __version__},
         "created_at": audit.created_at,
         "inputs": list(audit.inputs),
-        "hosts": [host_to_dict(h, findings) for h in audit.hosts],
+        "hosts": [host_to_dict(h, of_host.get(h.name, [])) for h in audit.hosts],
         "findings": [_plain(f.to_dict()) for f in findings],
         "inputs_not_understood": [p.to_dict() for p in audit.inputs_not_understood],
         "benchmarks": [benchmark_entry(b) for b in (audit.benchmarks or [])],
-        "summary": summarize(audit),
-        "verdict": {**audit.verdict.to_dict(), "completion": audit.completion, "hosts_expected": audit.hosts_expected},
+        "summary": summarize(audit, verdict),
+        "verdict": {**verdict.to_dict(), "completion": audit.completion, "hosts_expected": audit.hosts_expected},
     }
+
+
+def _json_chunks(audit: Audit) -> Iterator[str]:
+    """The JSON text of :func:`audit_to_dict` in pieces (2-space indent, strict: no NaN, final newline), each
+    written with the bytes of file names that were not UTF-8 as the text ``\\xNN`` (no UTF-8 file can hold them
+    as they are; a piece is a whole token, so an escape is never split)."""
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=False)
+    for chunk in encoder.iterencode(audit_to_dict(audit)):
+        yield escape_undecoded(chunk, in_json=True)
+    yield "\n"
 
 
 def to_json(audit: Audit) -> str:
     """The document of :func:`audit_to_dict` as UTF-8-ready JSON text (2-space indent, strict: no NaN)."""
-    # a byte of a file name that was not UTF-8 is written as the text \xNN (no UTF-8 file can hold it as it is)
-    return escape_undecoded(json.dumps(audit_to_dict(audit), indent=2, ensure_ascii=False, allow_nan=False),
-                            in_json=True) + "\n"
+    return "".join(_json_chunks(audit))
 
 
 def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], None]) -> Path:
@@ -229,13 +239,17 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], None]) ->
 def write_json(audit: Audit, path: str | os.PathLike[str]) -> Path:
     """Write the audit to ``path`` (UTF-8 JSON, ``\\n`` line ends), replacing it atomically; returns the path.
 
-    Raises OSError if the folder cannot be written, TypeError for an unconvertible benchmark.
+    Raises OSError if the folder cannot be written, TypeError for an unconvertible benchmark. Streamed: the text
+    is never whole in memory (``json.dumps`` of 1,000 hosts peaked at 400 MB for a 50 MB file).
     """
-    text = to_json(audit)
+    chunks = _json_chunks(audit)
+    first = next(chunks)  # an unconvertible value raises before any file is made
 
     def _write(tmp: Path) -> None:
         with open(tmp, "x", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+            fh.write(first)
+            for chunk in chunks:
+                fh.write(chunk)
 
     return atomic_write(path, _write)
 

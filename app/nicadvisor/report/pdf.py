@@ -59,7 +59,7 @@ from nicadvisor import __version__
 from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
-from nicadvisor.model.entities import Audit, Evidence, Finding, Host, Severity, clip
+from nicadvisor.model.entities import Audit, Evidence, Finding, Host, Severity, clip, findings_by_host
 from nicadvisor.model.text import escape_undecoded
 from nicadvisor.model.verdict import SYMBOL
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
@@ -242,8 +242,9 @@ def _matrix_table(host: Host, findings: list[Finding], fonts: _Fonts, st: _Style
         ("TOPPADDING", (0, 0), (-1, -1), 2),
         ("BOTTOMPADDING", (0, 0), (-1, -1), 2.5),
     ]
+    by_name = {p.name: p for p in reversed(host.pnics)}  # the first of a name, as host.pnic() finds it
     for r, row in enumerate(rows, start=1):
-        pnic = host.pnic(row.pnic)
+        pnic = by_name.get(row.pnic)
         sub = " · ".join(x for x in (pnic.driver if pnic else None, pnic.pci_address if pnic else None) if x)
         name = f"<b>{_clean(row.pnic, fonts)}</b>"
         if sub:
@@ -418,8 +419,9 @@ def _capability_chart(audit: Audit, fonts: _Fonts) -> Drawing:
     """Stacked bars: per capability column, how many physical pNICs are fail / warn / unknown / n/a / pass."""
     order = ("fail", "warn", "unknown", "n/a", "pass")
     counts = {s: [0] * len(CAPABILITIES) for s in order}
+    of_host = findings_by_host(audit.findings)
     for host in audit.hosts:
-        for row in capability_matrix(host, audit.findings):
+        for row in capability_matrix(host, of_host.get(host.name, [])):
             for i, cap in enumerate(CAPABILITIES):
                 counts[row.cells[cap.key].status][i] += 1
     drawing = Drawing(FRAME_WIDTH, 66 * mm)
@@ -506,9 +508,9 @@ def _plan_section(plan: list[RemediationItem], fonts: _Fonts, st: _Styles, roots
 
 
 def _host_section(index: int, host: Host, audit: Audit, plan: list[RemediationItem], host_verdicts: dict[str, Any],
-                  fonts: _Fonts, st: _Styles) -> list[Any]:
-    """A host's page: facts, capability matrix, the plan items that concern it, sign-off fields."""
-    findings = list(audit.findings)
+                  fonts: _Fonts, st: _Styles, findings: list[Finding]) -> list[Any]:
+    """A host's page: facts, capability matrix (from ``findings``, the host's), the plan items that concern it,
+    sign-off fields."""
     kind = {"esxi": "ESXi", "linux": "Linux"}.get(host.kind or "", host.kind)
     facts = [x for x in (kind, host.product_version, f"build {host.build}" if host.build else None) if x]
     story: list[Any] = [PageBreak(), Paragraph(f"Host {_clean(host.name, fonts)}", st.h1)]
@@ -848,8 +850,9 @@ def build_story(audit: Audit, title: str = DEFAULT_TITLE, fonts: _Fonts | None =
         plan_part = plan_part[1:]  # the plan follows the chart on its page
     story.extend(plan_part)
     host_verdicts = {hv.host: hv for hv in audit.verdict.hosts}  # computed once: it reads every finding
+    of_host = findings_by_host(audit.findings)
     for index, host in enumerate(audit.hosts, start=1):
-        story.extend(_host_section(index, host, audit, plan, host_verdicts, fonts, st))
+        story.extend(_host_section(index, host, audit, plan, host_verdicts, fonts, st, of_host.get(host.name, [])))
     story.extend(_benchmark_section(audit, fonts, st, earlier))
     story.extend(_info_appendix(audit, fonts, st))
     story.extend(_appendix(audit, fonts, st))

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_ORDER, capability_matrix
-from nicadvisor.model.entities import Audit, Finding, Severity
+from nicadvisor.model.entities import Audit, Finding, Severity, findings_by_host
 
 #: The reference documents the rules cite, by file name: (title, author or publisher). The files themselves are
 #: in the project's shared/reference folder; the titles are their first lines.
@@ -119,8 +119,9 @@ def scorecard(audit: Audit) -> list[tuple[str, dict[str, str]]]:
     """``[(host, {capability key: worst cell status over the host's physical pNICs})]``; a host without a
     physical pNIC gets ``unknown`` everywhere. Statuses as in :mod:`nicadvisor.model.capabilities`."""
     out = []
+    of_host = findings_by_host(audit.findings)
     for host in audit.hosts:
-        rows = capability_matrix(host, audit.findings)
+        rows = capability_matrix(host, of_host.get(host.name, []))
         worst = {}
         for cap in CAPABILITIES:
             statuses = [r.cells[cap.key].status for r in rows] or ["unknown"]
