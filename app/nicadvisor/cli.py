@@ -854,7 +854,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                        "the public vSAN HCL; no credentials are sent)")
     v.add_argument("--proxy", metavar="URL", help="with fetch: an HTTP(S) proxy, http://host:port")
     v.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
-                   help=f"with fetch: connect and read timeout (default {DEFAULT_TIMEOUT_S:g})")
+                   help=f"with fetch: the most the whole download may take (default {DEFAULT_TIMEOUT_S:g})")
     v.add_argument("--ca-file", metavar="PEM", help="with fetch: CA certificates to verify TLS with (e.g. a "
                                                     "TLS-intercepting proxy's); verification is never turned off")
     v.set_defaults(func=cmd_vcg)
