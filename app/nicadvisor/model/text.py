@@ -3,7 +3,7 @@ made safe to print or write (control characters, bytes that were not UTF-8)."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Iterable
 
 
 def fact_text(value: Any, unknown: str = "unknown") -> str:
@@ -65,3 +65,61 @@ def one_line(text: str) -> str:
     as :func:`escape_undecoded` writes them; so a name holding a newline cannot print a line of its own (a forged
     ``Verdict: ✔ READY``). Linear time."""
     return _NOT_ONE_LINE.sub(lambda m: _escape(m.group()), text)
+
+
+#: Secrets shorter than this are not scrubbed: replacing every occurrence of two or three characters would
+#: destroy the text (such passwords are refused by the products audited anyway).
+MIN_SECRET_CHARS = 4
+
+
+class SecretScrubber:
+    """Replaces the secrets sent in a session (passwords; an HTTP Basic ``user:password`` in base64) with ``***``
+    in any server text, in every form a server could echo them: as sent, URL-encoded (a login form), HTML-escaped,
+    JSON-escaped and Base64 (Basic auth). An NSX 403 page echoing the login form put the password on stderr and
+    in every report and the history (issue 20 §4). Linear time; a scrubber without secrets returns text unchanged
+    and is false."""
+
+    def __init__(self, secrets: Iterable[str] = (), basic: Iterable[tuple[str, str]] = ()) -> None:
+        import base64
+        import html
+        import json
+        import urllib.parse
+
+        forms: set[str] = set()
+        for s in secrets:
+            if s and len(s) >= MIN_SECRET_CHARS:
+                forms |= {s, urllib.parse.quote(s, safe=""), urllib.parse.quote_plus(s), html.escape(s),
+                          json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1]}
+        for user, password in basic:
+            if password and len(password) >= MIN_SECRET_CHARS:
+                forms.add(base64.b64encode(f"{user}:{password}".encode()).decode())
+        self._re = re.compile("|".join(map(re.escape, sorted(forms, key=len, reverse=True)))) if forms else None
+
+    def __bool__(self) -> bool:
+        return self._re is not None
+
+    def __call__(self, text: str) -> str:
+        """``text`` with every form of every secret as ``***``."""
+        return self._re.sub("***", text) if self._re is not None and text else text
+
+    def data(self, value: Any) -> Any:
+        """JSON-like ``value`` (dicts, lists, strings) with every string, keys included, scrubbed (iterative: any
+        depth)."""
+        if self._re is None:
+            return value
+        root: list[Any] = [value]
+        stack: list[tuple[Any, Any]] = [(root, 0)]
+        while stack:
+            parent, key = stack.pop()
+            v = parent[key]
+            if isinstance(v, str):
+                parent[key] = self(v)
+            elif isinstance(v, dict):
+                copy = {self(k) if isinstance(k, str) else k: item for k, item in v.items()}
+                parent[key] = copy
+                stack.extend((copy, k) for k in copy)
+            elif isinstance(v, (list, tuple)):
+                items = list(v)
+                parent[key] = items
+                stack.extend((items, i) for i in range(len(items)))
+        return root[0]

@@ -177,7 +177,14 @@ def reopen_audit(store: "AuditStore", audit_id: int) -> Audit:
 
 def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress,
          cancel: threading.Event | None, store) -> None:
+    from nicadvisor.services.live import HostSink, collect_live, scrub_problem, session_scrubber
+
+    scrub = session_scrubber(request)  # what a live target echoes of the passwords sent to it is never kept
+    if scrub:
+        report = (lambda say: lambda fraction, message: say(fraction, scrub(message)))(report)
+
     def problems(new: list[InputProblem]) -> None:
+        new = [scrub_problem(p, scrub) for p in new]
         audit.inputs_not_understood.extend(new)
         if store is not None and new:
             store.add_problems(audit.history_id, new)
@@ -195,9 +202,8 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
         local_problems: list[InputProblem] = []
         groups.extend(_local_inputs(local_problems, cancel))
         problems(local_problems)
-    from nicadvisor.services.live import HostSink, collect_live
-
-    sink = HostSink(audit, store, defer=bool(request.nsx), save_folder=request.save_captures, problems=problems)
+    sink = HostSink(audit, store, defer=bool(request.nsx), save_folder=request.save_captures, problems=problems,
+                    scrub=scrub)
     skipped: list[InputProblem] = []
     rules = audit_rules(skipped)
     problems(skipped)
