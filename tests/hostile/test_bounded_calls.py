@@ -1,7 +1,7 @@
 """Issue 20 §4: an NSX Manager that sends one byte every few seconds kept a ``--timeout 10`` audit running past
 150 s: each read got its byte within the socket timeout. ``--timeout`` now bounds each call as a whole (connect,
 TLS, request and the complete answer) for NSX, vCenter and the guide download. A real slow HTTPS server on loopback
-(tests/slowserver.py) answers one byte a second; each run must end — with the timeout named — well inside the
+(tests/tls_servers.py) answers one byte a second; each run must end — with the timeout named — well inside the
 hostile child's bound (60 s), where before it would have read for 100,000 seconds."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from slowserver import SlowServer
+from tls_servers import SlowServer
 
 TIMEOUT = "2"
 

@@ -50,6 +50,7 @@ from nicadvisor.collect.tls_pinning import (
     UntrustedCertificateError,
     fetch_thumbprint,
     normalize_thumbprint,
+    pin_broken,
     ssl_context_for,
     stored_pin,
 )
@@ -190,6 +191,9 @@ class _Client:
         self.trust = TrustDecision("ca", None)
 
     def _untrusted(self, exc: Exception) -> NsxError:
+        if self.trust is not None and self.trust.mode == "pinned":  # the pinned certificate was replaced
+            return NsxError(str(pin_broken(self.host, self.port, self.trust, self.target.timeout_s,
+                                           self.target.pins)))
         try:
             shown: str | None = fetch_thumbprint(self.host, self.port, self.target.timeout_s)
         except (OSError, ssl.SSLError):

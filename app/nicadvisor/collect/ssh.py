@@ -53,7 +53,7 @@ from paramiko.ssh_exception import NoValidConnectionsError
 from nicadvisor.collect import local_linux
 from nicadvisor.collect.assemble import HostInputs
 from nicadvisor.collect.capture_file import MAX_CAPTURE_BYTES, Capture
-from nicadvisor.collect.known_hosts import AskFn, HostKeyError, KnownHosts, fingerprint
+from nicadvisor.collect.known_hosts import AskFn, HostKeyError, KnownHosts, KnownHostsError, fingerprint
 from nicadvisor.collect.ssh_commands import (
     ESXI_NIC_LIST, ESXI_NIC_RE, HOST_KINDS, LINUX_IF_RE, LINUX_TOOL_PATHS, MODULE_RE, CommandRefused, Template,
     check, esxi_command, esxi_templates,
@@ -614,7 +614,7 @@ ESXI_NIC_LIST_TEXT = shlex.join(ESXI_NIC_LIST.words)
 def _connect_problem(target: SshTarget, exc: BaseException) -> str:
     where = f"{target.user}@{target.name}"
     hp = f"{target.host}:{target.port}"
-    if isinstance(exc, HostKeyError):
+    if isinstance(exc, (HostKeyError, KnownHostsError)):
         return str(exc)
     if isinstance(exc, paramiko.BadHostKeyException):
         return (f"host key of {hp} has CHANGED: stored {fingerprint(exc.expected_key)}, presented "

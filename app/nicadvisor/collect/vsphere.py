@@ -60,7 +60,7 @@ from nicadvisor.cancel import Cancelled, check
 from nicadvisor.collect.assemble import HostInputs
 from nicadvisor.collect.capture_file import Capture
 from nicadvisor.collect.deadline import bounded, deadline
-from nicadvisor.collect.tls_pinning import TlsTrustError, TrustDecision, ssl_context_for
+from nicadvisor.collect.tls_pinning import TlsTrustError, TrustDecision, pin_broken, ssl_context_for
 from nicadvisor.collect.tls_pins import TlsPins
 from nicadvisor.collect import vsphere_esxcli as vx
 from nicadvisor.collect import vsphere_facts as vf
@@ -335,8 +335,11 @@ def negotiate_version(host: str, port: int, ctx: ssl.SSLContext, timeout: float)
     raise ConnectionError(f"no API version in common with the server (server offers {sorted(supported)})")
 
 
-def describe_error(exc: BaseException, target: VsphereTarget) -> str:
-    """A one-line, user-facing reason for ``exc`` (never containing the password)."""
+def describe_error(exc: BaseException, target: VsphereTarget, trust: TrustDecision | None = None) -> str:
+    """A one-line, user-facing reason for ``exc`` (never containing the password); ``trust``: how the session's
+    certificate was trusted (a pinned certificate failing a later handshake has CHANGED)."""
+    if isinstance(exc, ssl.SSLCertVerificationError) and trust is not None and trust.mode == "pinned":
+        return str(pin_broken(target.host, target.port, trust, target.timeout_s, target.pins))
     if isinstance(exc, vim.fault.InvalidLogin):
         return f"login refused for user {target.user!r}: wrong user name or password"
     if isinstance(exc, TlsTrustError):
@@ -468,7 +471,7 @@ class _VcenterAudit:
             if self._cancelled():  # the call in flight failed because the cancel watcher closed its socket
                 raise Cancelled("cancelled by the user") from None
             self.broken = isinstance(exc, _CONNECTION_ERRORS)
-            reason = describe_error(exc, self.t)
+            reason = describe_error(exc, self.t, self.session.trust)
             kept = f"; {len(self.hosts)} host(s) read before that are kept" if self.hosts else ""
             msg = f"vCenter {self.t.label}: {self.stage} failed: {reason}{kept}"
             log.warning("%s", msg, exc_info=not isinstance(exc, (vmodl.MethodFault, *_CONNECTION_ERRORS)))
@@ -958,7 +961,8 @@ def check_login(target: VsphereTarget, cancel: threading.Event | None = None) ->
         if audit._cancelled():
             raise ConnectionCheckError(f"{target.label}: cancelled while {audit.stage}") from exc
         audit.broken = isinstance(exc, _CONNECTION_ERRORS)
-        raise ConnectionCheckError(f"{target.label}: {audit.stage} failed: {describe_error(exc, target)}") from exc
+        raise ConnectionCheckError(f"{target.label}: {audit.stage} failed: "
+                                   f"{describe_error(exc, target, audit.session.trust)}") from exc
     finally:
         audit._close()
     return audit.session
@@ -1104,7 +1108,8 @@ def list_inventory(target: VsphereTarget, cancel: threading.Event | None = None)
         if audit._cancelled():  # the call in flight failed because the cancel watcher closed its socket
             raise Cancelled("cancelled by the user") from None
         audit.broken = isinstance(exc, _CONNECTION_ERRORS)
-        raise ConnectionCheckError(f"{target.label}: {audit.stage} failed: {describe_error(exc, target)}") from exc
+        raise ConnectionCheckError(f"{target.label}: {audit.stage} failed: "
+                                   f"{describe_error(exc, target, audit.session.trust)}") from exc
     finally:
         audit._close()
     tree = _inventory_tree(objects)

@@ -1,7 +1,7 @@
-"""A real, tiny, slow HTTPS server on 127.0.0.1 for timeout tests (test helper, not a test module): it completes the
-TLS handshake at once (a trustme certificate, or one the test gives), reads the request head, then sends its answer
-one byte every ``interval`` seconds — every read of a client gets a byte in time, so only a timeout on the whole
-call can end it. Nothing leaves the machine."""
+"""Real, tiny TLS servers on 127.0.0.1 for timeout and trust tests (test helpers, not a test module): SlowServer
+completes the TLS handshake at once (a trustme certificate), reads the request head, then sends its answer one byte
+every ``interval`` seconds — every read of a client gets a byte in time, so only a timeout on the whole call can end
+it; CertSwapServer presents one certificate, then another. Nothing leaves the machine."""
 from __future__ import annotations
 
 import hashlib
@@ -79,3 +79,49 @@ class SlowServer:
                     conn.sendall(ANSWER[i:i + 1])
         except (OSError, ssl.SSLError):
             return  # the client gave up: what the test wants
+
+
+class CertSwapServer:
+    """``with CertSwapServer(tmp_path) as s:`` — a TLS server on 127.0.0.1 that presents certificate A (thumbprint
+    ``s.first``) to its first connection and certificate B (``s.then``) to every later one: what a client sees when
+    the certificate it pinned is replaced between its check and its connection, or when another node of a cluster
+    answers. Each connection is closed after its handshake."""
+
+    def __init__(self, folder: Path) -> None:
+        self.contexts, thumbs = [], []
+        for name in ("a", "b"):
+            leaf = trustme.CA().issue_cert("127.0.0.1")
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            leaf.configure_cert(ctx)
+            self.contexts.append(ctx)
+            digest = hashlib.sha256(ssl.PEM_cert_to_DER_cert(leaf.cert_chain_pems[0].bytes().decode())).hexdigest()
+            thumbs.append(":".join(digest[i:i + 2] for i in range(0, len(digest), 2)).upper())
+        self.first, self.then = thumbs
+        self.connections = 0
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self.url = f"https://127.0.0.1:{self.port}"
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    def __enter__(self) -> "CertSwapServer":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._listener.close()
+        self._thread.join(timeout=5)
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                raw, _addr = self._listener.accept()
+            except OSError:
+                return
+            ctx = self.contexts[0 if self.connections == 0 else 1]
+            self.connections += 1
+            try:
+                raw.settimeout(5)
+                with ctx.wrap_socket(raw, server_side=True) as conn:
+                    conn.recv(1)
+            except (OSError, ssl.SSLError):
+                pass  # a client refusing the certificate: expected
