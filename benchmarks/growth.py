@@ -59,7 +59,7 @@ SPACE_COMMANDS = {
     "fpo": "nsxdp-cli ens fpo stats get --uplink vmnic0",
 }
 DEFAULT_SIZES = {"rows": (500, 2000, 5000), "members": (2000, 8000, 16000), "spaces": (250_000, 1_000_000, 4_000_000),
-                 "header": (1, 500, 2000), "hosts": (500, 2000, 5000), "verdict": (1000, 4000, 16000)}
+                 "header": (1, 500, 2000), "hosts": (500, 2000, 5000), "verdict": (1000, 2000, 4000)}
 SMOKE_SIZES = {"rows": (20, 80), "members": (20, 80), "spaces": (1000, 4000), "header": (1, 4), "hosts": (5, 20),
                "verdict": (20, 80)}
 SHAPES = ("rows", "members", "spaces:privstats", "spaces:vsish", "spaces:fpo", "header", "hosts", "verdict")
