@@ -138,9 +138,7 @@ def _open_store():
 
 def cmd_history(args) -> int:
     """``nic-advisor history [ID]``: list past audits, or reopen one and export it again. Returns the exit code."""
-    from nicadvisor.store import AuditNotFound
-
-    from nicadvisor.store import HistoryError
+    from nicadvisor.store import AuditNotFound, HistoryError
 
     store = _open_store()
     if store is None:
@@ -318,9 +316,7 @@ def cmd_bench(args) -> int:
 
 def _journal_problem(exc: OSError) -> str:
     """One sentence for a benchmark that could not write its undo journal (a read-only state folder)."""
-    from nicadvisor.model.text import one_line
-
-    where = f" in {one_line(str(exc.filename))}" if exc.filename else ""
+    where = f" in {exc.filename}" if exc.filename else ""
     return f"the undo journal cannot be written{where} ({exc.strerror or exc}); nothing was changed or run"
 
 
@@ -939,7 +935,6 @@ def _internal_error(exc: BaseException) -> int:
     import traceback
 
     from nicadvisor.model.entities import clip
-    from nicadvisor.model.text import one_line
 
     saved = ""
     try:
@@ -949,10 +944,10 @@ def _internal_error(exc: BaseException) -> int:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
         path.write_text("".join(traceback.format_exception(exc)), encoding="utf-8", errors="backslashreplace")
-        saved = f"; the details are in {one_line(str(path))}"
+        saved = f"; the details are in {path}"
     except Exception:  # noqa: BLE001 - a full disk must not hide the sentence below
         saved = "; the details could not be saved"
-    print(f"nic-advisor: internal error, not a verdict ({type(exc).__name__}: {one_line(clip(str(exc), 300))})"
+    print(f"nic-advisor: internal error, not a verdict ({type(exc).__name__}: {clip(str(exc), 300)})"
           f"{saved}; reports already written are kept", file=sys.stderr)
     return EXIT_INTERNAL
 
