@@ -89,11 +89,14 @@ def _history_error(path: Path, exc: sqlite3.Error) -> HistoryError:
 
 
 def _sqlite_errors(method):
-    """Raise every ``sqlite3.Error`` of ``method`` as the :class:`HistoryError` of :func:`_history_error`."""
+    """Raise every ``sqlite3.Error`` of ``method`` — but a misuse such as a closed store (ProgrammingError), which
+    is a bug, not the file's state — as the :class:`HistoryError` of :func:`_history_error`."""
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         try:
             return method(self, *args, **kwargs)
+        except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
+            raise
         except sqlite3.Error as exc:
             raise _history_error(self.path, exc) from exc
     return wrapper
