@@ -644,7 +644,10 @@ class SshEditor(TargetEditor):
             auth += " + password"
         if not spec.key_file:
             auth = f"password ({self._password_text(spec)})"
-        key = spec.trusted_fingerprint or "asked on first contact"
+        # what decides the next contact: the key stored after it was accepted, the one typed, else a question
+        key = (f"stored: {spec.stored_key}" if spec.stored_key else
+               f"trust {spec.trusted_fingerprint} on first contact" if spec.trusted_fingerprint else
+               "asked on first contact")
         return [spec.spec, {"esxi": "ESXi", "linux": "Linux"}.get(spec.kind, spec.kind), auth, key]
 
     @Slot()
