@@ -111,6 +111,13 @@ class NicAdvisorWizard(QWizard):
         connect.open_target_id = int(PageId.INSPECT)
         discover = self.pages[PageId.DISCOVER]
         discover.sig_audit_done.connect(self._on_audit_done)
+        # Enter never presses Finish (it closed the wizard with nothing exported and no question): Finish is no
+        # auto-default button, and arriving on a page puts the focus on Next, or on the Export page on its own button.
+        self.button(QWizard.WizardButton.FinishButton).setAutoDefault(False)
+        self._focus_next_when_complete = False
+        self.currentIdChanged.connect(self._place_focus)
+        for page in self.pages.values():
+            page.completeChanged.connect(self._restore_next_focus)
         self.resize(1200, 800)
         geometry = app_settings.load_geometry() if remember else None
         if geometry is not None:
@@ -161,6 +168,33 @@ class NicAdvisorWizard(QWizard):
         connect = self.pages[PageId.CONNECT]
         connect.refresh_targets()
         connect.history.refresh()
+
+    # --- where the keyboard focus goes ----------------------------------------------------------------
+    @Slot(int)
+    def _place_focus(self, _page_id: int) -> None:
+        """After a page change: the focus on Next; on the last page on its own action (Export), never on Finish; on a
+        page whose Next waits for its task (Discover), back on Next once the task lets it go on."""
+        next_button = self.button(QWizard.WizardButton.NextButton)
+        page = self.currentPage()
+        self._focus_next_when_complete = False
+        if next_button.isVisible() and next_button.isEnabled():
+            next_button.setFocus(Qt.FocusReason.OtherFocusReason)
+        elif next_button.isVisible():
+            self._focus_next_when_complete = True
+        elif page is not None:
+            action = getattr(page, "action_button", None)
+            (action if action is not None and action.isEnabled() else page).setFocus(Qt.FocusReason.OtherFocusReason)
+
+    @Slot()
+    def _restore_next_focus(self) -> None:
+        """Next became clickable on the page entered with Next: the focus goes back to it unless the user has put it
+        in a field meanwhile."""
+        next_button = self.button(QWizard.WizardButton.NextButton)
+        if not self._focus_next_when_complete or not self.currentPage().isComplete():
+            return
+        self._focus_next_when_complete = False
+        if not isinstance(QApplication.focusWidget(), (QLineEdit, QAbstractSpinBox, QComboBox)):
+            next_button.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def sizeHint(self) -> QSize:  # Qt override
         return QSize(1200, 800)
@@ -229,9 +263,12 @@ class NicAdvisorWizard(QWizard):
         return False
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # Qt override
-        """Enter in a text field never presses Next or Finish: a typed path or URL is no decision to go on."""
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and isinstance(
-                QApplication.focusWidget(), (QLineEdit, QAbstractSpinBox, QComboBox)):
+        """Enter in a text field never presses Next or Finish (a typed path or URL is no decision to go on), and Enter
+        never presses Finish at all: closing is a click (or Space on the focused button)."""
+        focus = QApplication.focusWidget()
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and (
+                isinstance(focus, (QLineEdit, QAbstractSpinBox, QComboBox))
+                or focus is self.button(QWizard.WizardButton.FinishButton)):
             event.accept()
             return
         super().keyPressEvent(event)
