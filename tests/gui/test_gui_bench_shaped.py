@@ -89,7 +89,7 @@ def test_netns_shaped_stream_has_an_expected_value(make_wizard, qtbot, screensho
     assert bench.table.item(row, 5).text() == f"{result.verdict().upper()}: {result.comparison()}"
     assert result.verdict() in ("pass", "warn")
     bench.table.setCurrentCell(row, 0)
-    assert f"expected {want.text()}" in bench.result_detail.text()
+    assert f"expected {want.text()}" in bench.result_detail.toPlainText()
     screenshot(wizard, "benchmark-netns-shaped")
 
 
