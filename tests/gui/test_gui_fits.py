@@ -95,3 +95,34 @@ def test_every_page_fits_1200x800_and_1200x740(make_wizard, qtbot, tmp_path, scr
         export.start_export()
     check_page(wizard, qtbot, screenshot, "export")
     wizard.state.exported = wizard.state.exported or [tmp_path]
+
+
+def test_target_columns_are_whole_while_there_is_room(make_wizard, qtbot):
+    """A URL, "password (entered (this session only))" and a pin were cut with "…" while the Status column had room
+    to spare; at 1200 px they are whole, and only a narrow window elides them."""
+    from nicadvisor.gui.state import NsxSpec, SshSpec, VcenterSpec
+
+    wizard = make_wizard(store=None)
+    connect = wizard.pages[PageId.CONNECT]
+    vc = connect.vcenter_editor
+    wizard.state.vcenters.append(VcenterSpec(url="https://vcenter-prod-01.datacenter.example.com",
+                                             user="auditor@vsphere.local", password="x", thumbprint="AB:" * 31 + "CD"))
+    wizard.state.ssh_hosts.append(SshSpec(spec="auditor@esxi-prod-rack12-07.example.com", password="x"))
+    wizard.state.nsx_managers.append(NsxSpec(url="https://nsx-manager-01.example.com", user="audit", password="x"))
+    for editor in connect.editors:
+        connect.tabs.setCurrentWidget(editor)
+        editor.refresh()
+        qtbot.wait(50)
+        fm = editor.table.fontMetrics()
+        whole = [editor.table.columnWidth(col) >= fm.horizontalAdvance(editor.table.item(0, col).text()) + 6
+                 for col in range(len(editor.COLUMNS))]
+        status = editor.table.columnWidth(len(editor.COLUMNS))
+        if editor is vc:  # beside its host tree: what is cut, is cut because Status is down to its minimum
+            assert all(whole) or status <= editor.MIN_STATUS_WIDTH + 8, (whole, status)
+        else:  # the whole width: every text whole
+            assert all(whole), [editor.table.item(0, c).text() for c, ok in enumerate(whole) if not ok]
+        assert status >= editor.MIN_STATUS_WIDTH - 2
+    wizard.resize(760, 800)  # narrow: the widest target columns give way, Status keeps its width
+    connect.tabs.setCurrentWidget(vc)
+    qtbot.wait(80)
+    assert vc.table.columnWidth(0) < vc.table.fontMetrics().horizontalAdvance(vc.table.item(0, 0).text())
