@@ -253,7 +253,7 @@ class DiscoverPage(TaskPage):
         if audit.rated:
             self.progress.end("Audit finished.", 1.0)
         else:  # nothing could be read: a failed audit, whatever ran to its end
-            self.progress.end(f"Audit failed: {verdict.reason}. The causes are listed above; go Back to choose "
+            self.progress.end(f"Audit failed: {verdict.reason}. The causes are listed below; go Back to choose "
                               "other inputs, or Run again.", 1.0)
             self.progress.set_failed(True)
         self.banner.show_verdict(verdict)

@@ -33,6 +33,15 @@ def default_export_dir() -> str:
     return docs or os.getcwd()
 
 
+def write_problem(path: Path, exc: OSError) -> str:
+    """Why ``path`` could not be written, as a sentence: a folder on its way that is a file says so (the system said
+    "File exists"), otherwise the file and the system's reason."""
+    for folder in reversed(path.parents):
+        if folder.exists() and not folder.is_dir():
+            return f"{folder} is not a folder, so {path.name} cannot be written in it"
+    return f"{path}: {exc.strerror or exc}"
+
+
 def contents_text(state: WizardState) -> str:
     """HTML: what an export of ``state`` holds (hosts, pNICs, findings, benchmark results)."""
     audit = state.audit
@@ -176,7 +185,7 @@ class ExportPage(TaskPage):
                     path.parent.mkdir(parents=True, exist_ok=True)
                     written += [Path(p) for p in export_fn(audit, store=store, **{fmt: path})]
                 except OSError as exc:
-                    failed.append(f"{path}: {exc.strerror or exc}")
+                    failed.append(write_problem(path, exc))
             return written, failed
 
         self.run_task(task, "Exporting…")
@@ -208,17 +217,24 @@ class ExportPage(TaskPage):
         self.hint.setText(f"<b style='color:#b00020'>The export failed:</b> {esc(message)}")
 
     @Slot()
-    def open_pdf(self) -> None:
-        """Open the PDF just written with the desktop's viewer."""
+    def open_pdf(self) -> bool:
+        """Open the PDF just written with the desktop's viewer; when the desktop has no program for it (the button did
+        nothing), say so and give the path. Returns whether the desktop took it."""
         pdf = next((p for p in self.state.exported if p.suffix.lower() == ".pdf"), None)
-        if pdf is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(pdf)))
+        return pdf is not None and self._open(pdf, "PDF files")
 
     @Slot()
-    def show_folder(self) -> None:
-        """Open the folder of the files just written in the desktop's file manager."""
-        if self.state.exported:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.state.exported[0].parent)))
+    def show_folder(self) -> bool:
+        """Open the folder of the files just written in the desktop's file manager; when there is none, say so and give
+        the path. Returns whether the desktop took it."""
+        return bool(self.state.exported) and self._open(self.state.exported[0].parent, "folders")
+
+    def _open(self, path: Path, what: str) -> bool:
+        if QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+            return True
+        self.hint.setText(f"<b>This desktop has no program that opens {what}.</b> Open it yourself: "
+                          f"<code>{esc(path)}</code>")
+        return False
 
     def _on_browse(self, fmt: str) -> None:
         label, name_filter = next((lbl, flt) for f, lbl, flt in FORMATS if f == fmt)
