@@ -268,7 +268,8 @@ def scenario_ssh(h: Harness) -> None:
         shutil.rmtree(base, ignore_errors=True)
 
 
-#: Run in a fresh interpreter: the seconds from process start to the first paint of a top-level window.
+#: Run in a fresh interpreter: the seconds from process start to the first paint of a top-level window, and to the
+#: first paint of the wizard itself.
 _FIRST_PAINT = r"""
 import os, sys, time
 started = float(sys.argv[1])
@@ -276,10 +277,15 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication
 app = QApplication(["nic-advisor-gui"])
 class First(QObject):
+    first = None
     def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.Paint and getattr(obj, "isWindow", lambda: False)() and obj.isVisible():
-            print(f"{time.time() - started:.3f} {type(obj).__name__}", flush=True)
-            os._exit(0)
+            now = time.time() - started
+            if self.first is None:
+                self.first = (now, type(obj).__name__)
+            if type(obj).__name__ == "NicAdvisorWizard":
+                print(f"{self.first[0]:.3f} {self.first[1]} {now:.3f}", flush=True)
+                os._exit(0)
         return False
 first = First()
 app.installEventFilter(first)
@@ -289,20 +295,22 @@ main([])
 
 
 def scenario_start(h: Harness, runs: int) -> None:
-    times, windows = [], set()
+    firsts, wizards, windows = [], [], set()
     env = dict(os.environ, XDG_CONFIG_HOME=str(h.workdir / "config"), XDG_DATA_HOME=str(h.workdir / "data"))
     for _ in range(runs):
         out = subprocess.run([sys.executable, "-c", _FIRST_PAINT, repr(time.time())], capture_output=True, text=True,
                              timeout=120, env=env)
         try:
-            took, window = out.stdout.split()[:2]
+            first, window, wizard = out.stdout.split()[:3]
         except ValueError:
             print(f"start: no paint seen: {out.stderr[-500:]}")
             return
-        times.append(float(took))
+        firsts.append(float(first))
+        wizards.append(float(wizard))
         windows.add(window)
-    print(f"{'first paint of a cold start':<34} median {statistics.median(times):.2f} s, max {max(times):.2f} s over "
-          f"{runs} run(s) (goal < {START_GOAL_S:g} s; the first window painted: {', '.join(sorted(windows))})")
+    print(f"{'first window of a cold start':<34} median {statistics.median(firsts):.2f} s, max {max(firsts):.2f} s over "
+          f"{runs} run(s) (goal < {START_GOAL_S:g} s; painted first: {', '.join(sorted(windows))})")
+    print(f"{'the wizard painted':<34} median {statistics.median(wizards):.2f} s, max {max(wizards):.2f} s")
 
 
 def main() -> None:

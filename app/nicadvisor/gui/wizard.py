@@ -204,6 +204,7 @@ class NicAdvisorWizard(QWizard):
         ``deadline_ms``); then close the history store the wizard opened. True if every worker ended."""
         self.asker.close()
         ended = self.runner.shutdown(deadline_ms)
+        self.pages[PageId.EXPORT].close_child()
         if ended and self._owns_store and not self._closed:
             self._closed = True
             for store, _problem in self._opened:  # opened, but its answer is still queued for the GUI thread
