@@ -114,7 +114,8 @@ class Harness:
         w.show()
         connect = w.pages[PageId.CONNECT]
         self.spin(lambda: connect.keyring_problem != "checking the OS keyring…")
-        self.settle(200)
+        self.settle(500)  # a user reads the page first: the start-up work on the workers has ended
+        self.spin(lambda: not w.runner.running())
         return w
 
     def measure(self, name: str, action, done, timeout_s: float = 180.0) -> list[float]:

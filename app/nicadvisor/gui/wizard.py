@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import enum
+import importlib
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, Signal, Slot
+from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QMessageBox, QWidget, QWizard,
@@ -21,6 +22,9 @@ from nicadvisor.gui.pages.inspect import InspectPage
 from nicadvisor.gui.state import Source, WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
+
+#: When (ms after the wizard is built) the audit stack starts loading on a worker: after the first paint.
+WARM_AFTER_MS = 300
 
 DEFAULT_STORE = object()
 """Sentinel of ``NicAdvisorWizard(store=...)``: open the audit history at its default path."""
@@ -124,6 +128,13 @@ class NicAdvisorWizard(QWizard):
             self.restoreGeometry(geometry)
         if self._owns_store:
             self.store_handle = self._open_store()
+        # the audit stack (the rules engine builds its parser on import: ~0.4 s) is loaded on a worker while the user
+        # reads the Connect page, not when the first audit starts
+        QTimer.singleShot(WARM_AFTER_MS, self._warm_audit_stack)
+
+    def _warm_audit_stack(self) -> None:
+        if not self._closed:
+            self.runner.submit("warm-audit", lambda _p, _c: importlib.import_module("nicadvisor.services.audit"))
 
     # --- the audit history, opened on a worker ----------------------------------------------------------
     def _open_store(self) -> TaskHandle:
