@@ -84,6 +84,13 @@ def test_every_page_fits_1200x800_and_1200x740(make_wizard, qtbot, tmp_path, scr
         assert isinstance(detail, QAbstractScrollArea) and "Command:" in detail.toPlainText()
         bar = detail.verticalScrollBar()
         assert bar.maximum() == 0 or bar.isVisible()
+        # the legend covers no value label of a bar (a fixed headroom let it do so on a short chart)
+        import pyqtgraph as pg
+
+        for chart in (bench.throughput_chart, bench.latency_chart):
+            legend = chart.legend.sceneBoundingRect()
+            labels = [i for i in chart._items if isinstance(i, pg.TextItem)]
+            assert labels and not [i.toPlainText() for i in labels if i.sceneBoundingRect().intersects(legend)]
     check_page(wizard, qtbot, screenshot, "benchmark")
     wizard.next()
     check_page(wizard, qtbot, screenshot, "findings")

@@ -68,11 +68,13 @@ class HostProgressTree(QTreeWidget):
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         header = self.header()
+        # the status (a host's verdict and why) takes the room left: it was cut with "…" while the step column, "done"
+        # once the audit ended, stretched over half the width
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         header.resizeSection(0, 300)
-        header.resizeSection(2, 320)
+        header.resizeSection(1, 300)
         header.setStretchLastSection(False)
         self._targets: dict[str, TargetRow] = {}
         self._items: dict[str, QTreeWidgetItem] = {}

@@ -58,8 +58,8 @@ class ProgressPanel(QWidget):
         """Show the bar whole in red with "failed" on it (the task failed or read nothing), or in the style's normal
         colour. A failed bar is full: its word sat half outside a red chunk that stopped where the task did."""
         self.failed = failed
-        self.bar.setStyleSheet("QProgressBar::chunk { background-color: #c62828; } QProgressBar { color: white; }"
-                               if failed else "")
+        self.bar.setStyleSheet("QProgressBar { color: white; text-align: center; border: 1px solid #8e0000; } "
+                               "QProgressBar::chunk { background-color: #c62828; }" if failed else "")
         self.bar.setFormat("failed" if failed else "%p %")
         if failed:
             self.bar.setValue(self.bar.maximum())
