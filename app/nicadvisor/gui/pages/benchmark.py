@@ -20,7 +20,7 @@ from nicadvisor.gui.probes import snapshot
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
 from nicadvisor.gui.widgets.bench_chart import MeasuredVsExpectedChart, PayloadSweepChart, PercentileChart
-from nicadvisor.gui.widgets.common import detail_browser, message_label, readonly_table, splitter
+from nicadvisor.gui.widgets.common import detail_browser, message_label, readonly_table, share_width, splitter
 from nicadvisor.gui.widgets.formatting import esc
 
 HOSTS_COLUMNS = ("Use", "Linux host (SSH)", "Interface to test from (empty: its SSH address)")
@@ -478,14 +478,8 @@ class BenchmarkPage(TaskPage):
                 item = QTableWidgetItem(str(value))
                 item.setToolTip(str(value))
                 self.table.setItem(i, col, item)
-        self.table.resizeColumnsToContents()
-        header = self.table.horizontalHeader()
-        fm = header.fontMetrics()
-        for col in range(len(TABLE_COLUMNS) - 1):
-            title = fm.horizontalAdvance(TABLE_COLUMNS[col]) + 24  # never narrower than its title
-            if header.sectionSize(col) > max(260, title):
-                header.resizeSection(col, max(260, title))  # the full text is in the tooltip and the detail below
-        header.setSectionResizeMode(len(TABLE_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(len(TABLE_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self._fit_columns()
         self._fit_results()
         if self._results:
             self.table.setCurrentCell(0, 0)
@@ -505,8 +499,15 @@ class BenchmarkPage(TaskPage):
         table = max(self.table.minimumHeight(), min(wanted, total - charts - detail))
         self.results_area.setSizes([charts, table, total - charts - table])
 
+    def _fit_columns(self) -> None:
+        """Every column whole when the table is wide enough, the command (last) keeping 200 px; otherwise the widest
+        are narrowed (their full text is in the tooltip and the detail below), never below their title."""
+        share_width(self.table, len(TABLE_COLUMNS) - 1, self.table.viewport().width() - 200)
+
     def resizeEvent(self, event: Any) -> None:  # Qt override: the table keeps the height of its rows
         super().resizeEvent(event)
+        if self._results:
+            self._fit_columns()
         self._fit_results()
 
     @Slot(int, int, int, int)

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from nicadvisor.gui.scope import Scope, scope_text
 from nicadvisor.gui.state import HttpsSpec, NsxSpec, SshSpec, VcenterSpec, split_https_url
-from nicadvisor.gui.widgets.common import button, message_label, readonly_table, splitter
+from nicadvisor.gui.widgets.common import button, message_label, readonly_table, share_width, splitter
 from nicadvisor.gui.widgets.formatting import esc
 from nicadvisor.gui.widgets.host_tree import HostScopePanel
 
@@ -335,20 +335,8 @@ class TargetEditor(QWidget):
         only))" and a pin were cut with "…" while the Status column had room to spare); otherwise narrow the widest of
         them, all to one width, until Status keeps :data:`MIN_STATUS_WIDTH`."""
         n = len(self.COLUMNS)
-        natural = []
-        for col in range(n):
-            self.table.resizeColumnToContents(col)
-            natural.append(self.table.columnWidth(col))
-        button = self.table.columnWidth(n + 1)
-        room = self.table.viewport().width() - button - self.MIN_STATUS_WIDTH
-        widths = list(natural)
-        if sum(natural) > room > 0:  # water-filling: the widest columns share what is left
-            cap = max(natural)
-            while cap > 40 and sum(min(w, cap) for w in natural) > room:
-                cap -= 4
-            widths = [min(w, cap) for w in natural]
-        for col, width in enumerate(widths):
-            self.table.setColumnWidth(col, width)
+        room = self.table.viewport().width() - self.table.columnWidth(n + 1) - self.MIN_STATUS_WIDTH
+        share_width(self.table, n, room)
 
     def eventFilter(self, watched: Any, event: Any) -> bool:  # Qt override: refit when the table's width changes
         if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
