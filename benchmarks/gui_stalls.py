@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import faulthandler
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -244,29 +243,14 @@ def scenario_ssh(h: Harness) -> None:
     if why:
         print(f"SSH audit: skipped, {why}")
         return
-    base = H.make_base("nicadv-stall-ssh-")
-    user = sshd = None
-    try:
-        user = H.TestUser(base)
-        key = H.keygen(base / "client_key")
-        authorized = base / "authorized_keys"
-        authorized.write_text(Path(str(key) + ".pub").read_text())
-        authorized.chmod(0o644)
-        sshd = H.Sshd(base, user.name, authorized, force_command=H.personality_command(CAPTURES))
-        sshd.start()
+    with H.esxi_personality_sshd(CAPTURES, "nicadv-stall-ssh-") as (user, key, sshd):
         w = h.wizard(source=Source.LIVE, known_hosts=KnownHosts(h.workdir / "known_hosts"))
-        w.state.ssh_hosts.append(SshSpec(spec=f"{user.name}@127.0.0.1:{sshd.port}", kind="esxi", key_file=str(key),
+        w.state.ssh_hosts.append(SshSpec(spec=f"{user}@127.0.0.1:{sshd.port}", kind="esxi", key_file=str(key),
                                          trusted_fingerprint=sshd.fingerprint))
         discover = w.pages[PageId.DISCOVER]
         h.measure("SSH audit (real sshd, ESXi captures)", w.next,
                   lambda: discover.outcome in ("done", "failed", "cancelled"))
         h.close(w)
-    finally:
-        if sshd is not None:
-            sshd.stop()
-        if user is not None:
-            user.remove()
-        shutil.rmtree(base, ignore_errors=True)
 
 
 #: Run in a fresh interpreter: the seconds from process start to the first paint of a top-level window, and to the
