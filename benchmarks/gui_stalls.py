@@ -320,6 +320,9 @@ def main() -> None:
 
         app = QApplication.instance() or QApplication(["gui_stalls"])
         h = Harness(app, work, args.why)
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(f"load average {load} on {os.cpu_count()} CPUs (a gap on a busy machine can be the whole process "
+              "waiting for a CPU: with --why such a gap has no stack dump, as the dumping thread waited too)")
         print(f"{'scenario':<34} {'took':>9} {'max ms':>9} {'p99 ms':>8} {'>50ms':>6}   max/goal ({GOAL_MS:g} ms)")
         for name in chosen:
             if name == "start":
