@@ -74,7 +74,10 @@ def test_demo_headless_without_display(tmp_path):
     env = {k: v for k, v in __import__("os").environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     r = subprocess.run(["nic-advisor", "demo", "--out", str(tmp_path)], capture_output=True, text=True, env=env,
                        timeout=120)
-    assert r.returncode == 1, r.stderr
+    # the demo ran and printed its verdict: exit 0, so that `setup && nic-advisor demo && …` goes on (issue 19 §3);
+    # the lab itself is NOT READY, which `audit --demo` still says with exit 1
+    assert r.returncode == 0, r.stderr
+    assert "Verdict: ✖ NOT READY" in r.stdout
     assert (tmp_path / "nic-advisor-demo.pdf").stat().st_size > 5000
     assert json.loads((tmp_path / "nic-advisor-demo.json").read_text())["hosts"]
 

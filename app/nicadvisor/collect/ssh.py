@@ -65,6 +65,10 @@ from nicadvisor.parsers.registry import parse_output
 ProgressFn = Callable[[str], None]
 
 log = logging.getLogger(__name__)
+# paramiko's transport thread logs a failed handshake (a banner timeout, a reset) with its traceback at ERROR; with
+# no handler configured, Python's last-resort handler printed those tracebacks on stderr of the CLI and the wizard.
+# The failure reaches the caller as an exception and becomes one sentence (_connect_problem).
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
 
 _HOST_RE = re.compile(r"^[A-Za-z0-9_.:%-]{1,253}\Z")
 _USER_RE = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.@-]{0,63}\Z")
@@ -641,8 +645,8 @@ def _connect_problem(target: SshTarget, exc: BaseException) -> str:
         if "no existing session" in msg.lower() or "negotiation failed" in msg.lower():
             return f"the SSH handshake with {hp} did not complete within {2 * target.connect_timeout_s:g} s"
         if "banner" in msg.lower():
-            return (f"{hp} did not send an SSH banner within {target.connect_timeout_s:g} s "
-                    f"(not an SSH server, or overloaded): {msg}")
+            return (f"{hp} did not send an SSH banner within {target.connect_timeout_s:g} s: it is not an SSH server, "
+                    "or it is overloaded")
         return f"SSH connection to {hp} failed: {msg}"
     if isinstance(exc, _KeyFileError):
         return f"{where}: {exc}"

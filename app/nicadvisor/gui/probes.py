@@ -38,6 +38,7 @@ class ProbeResult:
             does not trust (the trust dialog shows it); None otherwise.
         reason: why the certificate is not trusted (``"self-signed certificate"``), else "".
         notes: extra lines (password saved in the keyring, or why it could not be).
+        host_keys: SSH only: the host keys known_hosts holds for the host after the test (``"ssh-ed25519 SHA256:…"``).
     """
 
     ok: bool
@@ -45,6 +46,7 @@ class ProbeResult:
     untrusted_thumbprint: str | None = None
     reason: str = ""
     notes: tuple[str, ...] = ()
+    host_keys: tuple[str, ...] = ()
 
 
 class PasswordMissing(ValueError):
@@ -299,10 +301,30 @@ def probe_ssh(spec: SshSpec, known_hosts: Any, ask: AskFn | None, cancel: thread
         S.check_connection(target, store, ask, cancel)
     except ConnectionCheckError as exc:
         return ProbeResult(False, str(exc), notes=tuple(notes))
-    keys = ", ".join(f"{k.key_type} {k.fingerprint}" for k in store.keys_for(target.host, target.port))
+    stored = tuple(f"{k.key_type} {k.fingerprint}" for k in store.keys_for(target.host, target.port))
     how = "trusted now and saved in NIC Advisor's known_hosts" if first else "already known"
     auth = "key file" if target.key_filename and not password else "password"
-    return ProbeResult(True, f"connected as {target.user} ({auth}); host key {keys} {how}", notes=tuple(notes))
+    return ProbeResult(True, f"connected as {target.user} ({auth}); host key {', '.join(stored)} {how}",
+                       notes=tuple(notes), host_keys=stored)
+
+
+def stored_host_keys(ssh_hosts: list[SshSpec], known_hosts: Any) -> dict[str, str]:
+    """``{spec.source: "ssh-ed25519 SHA256:…"}`` of the hosts whose key NIC Advisor's known_hosts holds (after an
+    audit accepted one); hosts without a stored key, or a spec that does not parse, are left out. Reads the
+    known_hosts file: worker thread only. Never raises (an unreadable file: no key is known)."""
+    from nicadvisor.collect.known_hosts import KnownHosts
+
+    store = known_hosts if known_hosts is not None else KnownHosts()
+    out = {}
+    for spec in ssh_hosts:
+        try:
+            _user, host, port = spec.parts()
+            keys = store.keys_for(host, port)
+        except (ValueError, OSError):
+            continue
+        if keys:
+            out[spec.source] = ", ".join(f"{k.key_type} {k.fingerprint}" for k in keys)
+    return out
 
 
 def probe_nsx(spec: NsxSpec, cancel: threading.Event | None = None, timeout: float = 15.0) -> ProbeResult:

@@ -393,8 +393,11 @@ def plan_import(paths: Iterable[str | os.PathLike[str]], folder: Path | None = N
                                   "hold; nothing was changed — import the part of the guide you need")
         read.append(read_guide_file(p, companion=companion, max_listings=room))
     fresh = [g for f in read for g in f.listings]
-    if not fresh:
-        raise ValueError("the files hold no device listing: " + ", ".join(str(p) for p in paths))
+    if not fresh:  # say why each entry was refused (the column and its value), not only that nothing is left
+        why = [w for f in read for w in f.warnings]
+        shown = "; ".join(why[:8]) + (f"; and {len(why) - 8} more" if len(why) > 8 else "")
+        raise ValueError("the files hold no device listing: " + ", ".join(str(p) for p in paths)
+                         + (f". Every entry was skipped: {shown}" if why else ""))
     notes: list[str] = []
     dumps = [f for f in read if f.complete]
     dump_kinds = {f.format for f in dumps}

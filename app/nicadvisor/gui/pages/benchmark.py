@@ -2,6 +2,7 @@
 over SSH after the user confirmed the plan of changes), charted and tabulated."""
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, Signal, Slot
@@ -19,12 +20,27 @@ from nicadvisor.gui.probes import snapshot
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
 from nicadvisor.gui.widgets.bench_chart import MeasuredVsExpectedChart, PayloadSweepChart, PercentileChart
-from nicadvisor.gui.widgets.common import message_label, readonly_table, splitter
+from nicadvisor.gui.widgets.common import detail_browser, message_label, readonly_table, share_width, splitter
 from nicadvisor.gui.widgets.formatting import esc
 
 HOSTS_COLUMNS = ("Use", "Linux host (SSH)", "Interface to test from (empty: its SSH address)")
 TABLE_COLUMNS = ("Test", "Tool", "Where it ran", "Measured", "Expected", "Compared", "Basis of expectation",
                  "Duration", "Command")
+
+
+#: The command line's options as the services' sentences name them, and this page's own control for each: the page
+#: told the user to use --rate-mbit, which the wizard has no field for.
+PAGE_WORDS = ((re.compile(r"\(--rate-mbit\)"), "(tick “shape the namespace link to” above)"),
+              (re.compile(r"--rate-mbit\b"), "“shape the namespace link to” above"),
+              (re.compile(r"\(--interface [^)\s]*=IF\)"), "(in the “Interface to test from” column)"),
+              (re.compile(r"\bwith --interface\b"), "in the “Interface to test from” column"))
+
+
+def page_words(text: str) -> str:
+    """``text`` with the command line's options replaced by the controls of this page (:data:`PAGE_WORDS`)."""
+    for pattern, words in PAGE_WORDS:
+        text = pattern.sub(words, text)
+    return text
 
 
 def measured_text(result: Any) -> str:
@@ -46,15 +62,15 @@ def expected_text(result: Any) -> tuple[str, str]:
     (``"no expectation"``, why none fits the path)."""
     exp = result.expected
     if exp is None:
-        return "no expectation", getattr(result, "no_expectation", "") or ""
-    return exp.text(), exp.basis or ""
+        return "no expectation", page_words(getattr(result, "no_expectation", "") or "")
+    return exp.text(), page_words(exp.basis or "")
 
 
 def compared_text(result: Any) -> str:
     """``"PASS: within band"``, ``"FAIL: 30 % slower than expected; …"`` or the comparison alone without a band: the
     words of :meth:`nicadvisor.bench.results.BenchResult.comparison`, as in every report."""
     verdict = result.verdict()
-    return (f"{verdict.upper()}: " if verdict else "") + result.comparison()
+    return (f"{verdict.upper()}: " if verdict else "") + page_words(result.comparison())
 
 
 class BenchmarkPage(TaskPage):
@@ -174,13 +190,10 @@ class BenchmarkPage(TaskPage):
 
         self.table = readonly_table(TABLE_COLUMNS, single=False)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.result_detail = message_label(selectable=True)
-        self.result_detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        results = QWidget()
-        results_layout = QVBoxLayout(results)
-        results_layout.setContentsMargins(0, 0, 0, 0)
-        results_layout.addWidget(self.table, 1)
-        results_layout.addWidget(self.result_detail)
+        # titles start at the left of their column: a narrowed column cut a centred title at both ends
+        self.table.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        # the selected result in full, scrolled when it is long (a label was cut mid-line without a scroll bar)
+        self.result_detail = detail_browser("Select a result to see how it was measured and compared.")
 
         layout = QVBoxLayout(self)
         layout.addLayout(options)
@@ -191,7 +204,13 @@ class BenchmarkPage(TaskPage):
         layout.addWidget(self.progress)
         layout.addWidget(self.problems)
         layout.addWidget(self.stale_hint)
-        self.results_area = splitter(Qt.Orientation.Vertical, (charts, 1), (results, 1))
+        # charts, every result row and the detail each keep a share of the height: at 1200×800 the table showed one
+        # row of two (TCP_RR hidden); _fit_results gives the table the height of its rows
+        self.results_area = splitter(Qt.Orientation.Vertical, (charts, 3), (self.table, 2), (self.result_detail, 1))
+        charts.setMinimumHeight(150)
+        lines = self.fontMetrics().lineSpacing()
+        self.result_detail.setMinimumHeight(3 * lines + 12)
+        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height() + 2 * (lines + 8) + 6)
         layout.addWidget(self.results_area, 1)
         self.run_button.clicked.connect(self.start_bench)
         self.table.currentCellChanged.connect(self._on_current_row_changed)
@@ -344,7 +363,7 @@ class BenchmarkPage(TaskPage):
         plan = prepared.plan
         notes = prepared.problems + list(plan.problems)
         if notes:
-            self.problems.setText("<b>Problems:</b> " + esc("; ".join(notes)))
+            self.problems.setText("<b>Problems:</b> " + esc(page_words("; ".join(notes))))
         if not plan.tests:
             self.progress.end("No test can run between these hosts: nothing was changed.")
             self._close_prepared(prepared)
@@ -428,7 +447,7 @@ class BenchmarkPage(TaskPage):
     # --- display ---------------------------------------------------------------------------------
     def _show(self, report: Any) -> None:
         if report.problems:
-            self.problems.setText("<b>Problems:</b> " + "; ".join(report.problems))
+            self.problems.setText("<b>Problems:</b> " + esc(page_words("; ".join(report.problems))))
         else:
             self.problems.setText("")
         earlier = self._earlier if len(self._earlier) == len(report.results) else [[] for _ in report.results]
@@ -459,20 +478,42 @@ class BenchmarkPage(TaskPage):
                 item = QTableWidgetItem(str(value))
                 item.setToolTip(str(value))
                 self.table.setItem(i, col, item)
-        self.table.resizeColumnsToContents()
-        header = self.table.horizontalHeader()
-        for col in range(len(TABLE_COLUMNS) - 1):
-            if header.sectionSize(col) > 300:
-                header.resizeSection(col, 300)  # long bases wrap; the full command is in the tooltip
-        header.setSectionResizeMode(len(TABLE_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(len(TABLE_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self._fit_columns()
+        self._fit_results()
         if self._results:
             self.table.setCurrentCell(0, 0)
             self._on_current_row_changed(0, 0, -1, -1)
 
+    def _fit_results(self) -> None:
+        """Give the results table the height of its rows (up to 6), the detail pane four lines, the charts the rest."""
+        total = sum(self.results_area.sizes())
+        if total <= 0 or not self._results:
+            return
+        rows = min(6, self.table.rowCount())
+        scroll = self.table.horizontalScrollBar().sizeHint().height()
+        wanted = (self.table.horizontalHeader().sizeHint().height() + sum(self.table.rowHeight(r) for r in range(rows))
+                  + 2 * self.table.frameWidth() + scroll + 2)
+        detail = self.result_detail.minimumHeight() + self.fontMetrics().lineSpacing()
+        charts = max(self.results_area.widget(0).minimumHeight(), total - wanted - detail)
+        table = max(self.table.minimumHeight(), min(wanted, total - charts - detail))
+        self.results_area.setSizes([charts, table, total - charts - table])
+
+    def _fit_columns(self) -> None:
+        """Every column whole when the table is wide enough, the command (last) keeping 200 px; otherwise the widest
+        are narrowed (their full text is in the tooltip and the detail below), never below their title."""
+        share_width(self.table, len(TABLE_COLUMNS) - 1, self.table.viewport().width() - 200)
+
+    def resizeEvent(self, event: Any) -> None:  # Qt override: the table keeps the height of its rows
+        super().resizeEvent(event)
+        if self._results:
+            self._fit_columns()
+        self._fit_results()
+
     @Slot(int, int, int, int)
     def _on_current_row_changed(self, row: int, _col: int, _prev_row: int, _prev_col: int) -> None:
         if not 0 <= row < len(self._results):
-            self.result_detail.setText("")
+            self.result_detail.clear()
             return
         r = self._results[row]
         expected, basis = expected_text(r)
@@ -483,7 +524,7 @@ class BenchmarkPage(TaskPage):
         runs = self._earlier[row] if row < len(self._earlier) else []
         if runs:
             expectation += "<br><b>Earlier runs:</b> " + esc("; ".join(run.text() for run in runs))
-        self.result_detail.setText(
+        self.result_detail.setHtml(
             f"<b>{esc(r.test)}</b> with {esc(r.tool)} on {esc(r.path)}: {esc(measured_text(r))}; {expectation}"
             # a break opportunity after each comma: a netperf -k selector list is one long word otherwise
             + f"<br><b>Command:</b> <code>{esc(r.command or '').replace(',', ',&#8203;')}</code>")
