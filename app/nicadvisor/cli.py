@@ -635,13 +635,12 @@ def cmd_vcg(args) -> int:
     it read (with the date of the data, or that none is stated), the warnings, the diff and its notes, and applies
     it atomically (``--dry-run``: only the diff; an import that changes nothing writes nothing). Returns 0, or 2 for
     a file that cannot be imported or an import that would make the stored guide too large (nothing changes)."""
-    from nicadvisor.collect.guide_fetch import GuideFetchError, downloaded_guide
+    from nicadvisor.services.guide import GuideFetchError, plan_download
     from nicadvisor.vcg.guide_formats import GuideFormatError, write_exchange_csv, write_exchange_json
     from nicadvisor.vcg.guide_store import (GuideStoreError, apply_import, guide_dir, load_dataset, plan_import,
                                             staleness)
 
-    def run_import(files) -> int:
-        plan = plan_import(files, replace=args.replace, companion=args.companion)
+    def run_import(plan) -> int:
         for f in plan.read:
             date = (f"data of {f.data_date.date().isoformat()}" if f.data_date else
                     "date of the data not stated (its age is counted from the import date)")
@@ -668,13 +667,12 @@ def cmd_vcg(args) -> int:
                     return EXIT_INPUT
                 print(f"downloading {args.url} (timeout {args.timeout:g} s"
                       + (f", proxy {args.proxy}" if args.proxy else "") + ")", file=sys.stderr)
-                with downloaded_guide(args.url, timeout_s=args.timeout, proxy=args.proxy,
-                                      ca_file=args.ca_file) as fetched:
-                    return run_import([str(fetched)])
+                return run_import(plan_download(args.url, timeout_s=args.timeout, proxy=args.proxy,
+                                                ca_file=args.ca_file, replace=args.replace, companion=args.companion))
             if not args.files:
                 print("nic-advisor vcg import: name one or more guide files", file=sys.stderr)
                 return EXIT_INPUT
-            return run_import(args.files)
+            return run_import(plan_import(args.files, replace=args.replace, companion=args.companion))
         data = load_dataset()
         if args.action == "export":
             if not args.files or len(args.files) != 1:
@@ -812,7 +810,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--replace", action="store_true",
                    help="with import: the files replace the whole imported guide (default: they update what they "
                         "name, per device, ESXi release and kind of source; a full vSAN HCL replaces the earlier one)")
-    from nicadvisor.collect.guide_fetch import DEFAULT_TIMEOUT_S, VSAN_HCL_URL
+    from nicadvisor.services.guide import DEFAULT_TIMEOUT_S, VSAN_HCL_URL
 
     v.add_argument("--url", default=VSAN_HCL_URL, help=f"with fetch: what to download (default {VSAN_HCL_URL}, "
                                                        "the public vSAN HCL; no credentials are sent)")
