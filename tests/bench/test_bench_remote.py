@@ -627,10 +627,31 @@ def test_mtu_check_between_unreachable_addresses_proves_nothing_and_records_noth
             "--ssh-key", hosts[0].target.key_filename, "--mtu-check"]
     for h in hosts:
         args += ["--trust-host-key", f"{h.target.host}:{h.target.port}={h.target.trusted_fingerprint}"]
-    code = cli.main(args)
+    code = cli.main(args + ["--yes"])
     out, err = capsys.readouterr()
     assert code == 2, out + err
     assert out.count("????  ") == 2 and "no reply even to a 100-byte ping" in out and "FAIL" not in out
+    assert "--yes: nothing to confirm, --mtu-check alone is read-only" in err  # not silently dropped
+
+
+@needs_root
+@pytest.mark.root
+def test_mtu_check_with_tests_runs_both_the_check_first(lab, capsys, tmp_path):
+    """Issue 17 §4: --mtu-check with --tests and --yes ran only the check and the JSON held only mtu_paths. Now one
+    call runs both: the read-only check first (1700-byte frames fail on the 1500-byte data link, both ways), then
+    the confirmed test; both are printed and in the JSON, and the failed size sets exit code 1."""
+    report = tmp_path / "both.json"
+    code = cli.main(_cli_args(lab) + ["--mtu-check", "--yes", "--no-history", "--json", str(report)])
+    out, err = capsys.readouterr()
+    assert code == 1, out + err
+    assert "Benchmark plan:" in out and "--yes: nothing to confirm" not in err
+    assert out.index("FAIL  ") < out.index("TCP_STREAM          iperf3   remote")  # the check ran first
+    doc = json.loads(report.read_text())
+    assert sorted((r["client"], r["frame_bytes"], r["ok"]) for r in doc["mtu_paths"]) == sorted(
+        (h.target.name, 1700, False) for h in lab.hosts())
+    (result,) = doc["results"]
+    assert result["test"] == "TCP_STREAM" and 5 < result["throughput_gbps"] * 1000 < 60
+    assert lab.folders() == set() and lab.processes(*TOOLS) == {}
 
 
 @needs_root

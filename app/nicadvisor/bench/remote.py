@@ -950,6 +950,7 @@ class RemoteBench:
         self.journal_dir = journal_dir
         self.conns: dict[str, HostSession] = {}
         self.problems: list[str] = []
+        """After :meth:`prepare`: the hosts that could not be reached or probed, as sentences (also in the plan)."""
         self.probes: dict[str, HostProbe] = {}
         self.path_rtts: dict[tuple[str, str, str], path_rtt.PathRtt | str] = {}
         """After :meth:`run`: per ``(client, server, test name)`` of a one-way TCP_RR test, the path's ICMP echo round
@@ -1052,6 +1053,7 @@ class RemoteBench:
                 problems.append(f"{conn.name} could not be probed: {exc}")
         if len(probes) < 2:
             problems.append("fewer than two hosts could be reached: no test can run")
+        self.problems = list(problems)  # who could not be reached or probed: what a read-only check reports too
         problems += self.pending_elsewhere()
         try:
             agent_text: str | None = agent_script()
