@@ -693,8 +693,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "that holds them); the results are added to it. An audit that holds none of them is "
                             "refused before anything runs")
     rb.add_argument("--mtu-check", action="store_true",
-                    help="only check that 1700-byte frames (and each sender's interface MTU) cross between the hosts "
-                         "with don't-fragment (ping -M do; read-only, nothing to confirm) and record it in their audit")
+                    help="check that 1700-byte frames (and each sender's interface MTU) cross between the hosts with "
+                         "don't-fragment (ping -M do; read-only, nothing to confirm) and record it in their audit; "
+                         "alone only this check runs, with --tests or --profile it runs first, then the tests")
     which.add_argument("--no-history", action="store_true",
                        help="neither look up the hosts' audit nor store the results (expected values then come only "
                             "from a tc tbf read on a sender)")
