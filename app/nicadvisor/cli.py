@@ -110,13 +110,12 @@ def cmd_audit(args) -> int:
 
 def _open_store():
     """The audit history, or None (with a message) when it cannot be opened."""
-    from nicadvisor.store import AuditStore, HistoryError
+    from nicadvisor.services.history import open_history
 
-    try:
-        return AuditStore()
-    except (HistoryError, OSError) as exc:
-        print(f"audit history not available, continuing without it: {exc}", file=sys.stderr)
-        return None
+    store, problem = open_history()
+    if store is None:
+        print(f"audit history not available, continuing without it: {problem}", file=sys.stderr)
+    return store
 
 
 def cmd_history(args) -> int:
@@ -144,18 +143,17 @@ def _history_id(text: str) -> int | str:
 
 def _history_diff(store, args, AuditNotFound) -> int:
     """``history diff BEFORE AFTER``: what changed between two stored audits (text; JSON with --json, PDF with --pdf)."""
-    from nicadvisor.model.diff import diff_audits, diff_lines
-    from nicadvisor.services.audit import reopen_audit
+    from nicadvisor.model.diff import diff_lines
+    from nicadvisor.services.history import compare_audits
 
     if len(args.ids) != 2:
         print("nic-advisor history diff: give two audit ids, BEFORE and AFTER", file=sys.stderr)
         return EXIT_INPUT
     try:
-        before, after = (reopen_audit(store, i) for i in args.ids)
+        diff = compare_audits(store, *args.ids)
     except AuditNotFound as exc:
         print(exc, file=sys.stderr)
         return EXIT_INPUT
-    diff = diff_audits(before, after)
     print(f"Audit #{args.ids[0]} → #{args.ids[1]}")
     for line in diff_lines(diff):
         print(line)

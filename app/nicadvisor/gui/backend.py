@@ -7,7 +7,6 @@ wizard opens the history on a worker at start-up).
 """
 from __future__ import annotations
 
-import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,16 +117,7 @@ def _real_export(audit: Any, pdf: Path | None = None, json: Path | None = None, 
 
 
 def _real_open_store(path: Path | str | None = None) -> tuple[Any, str]:
-    """(AuditStore, "") or (None, why it could not be opened): a newer or foreign history file
-    (``HistoryError``), a folder that cannot be written (OSError), a file that is not a database."""
-    from nicadvisor.store import AuditStore, HistoryError
+    """(AuditStore, "") or (None, why it could not be opened): :func:`nicadvisor.services.history.open_history`."""
+    from nicadvisor.services.history import open_history
 
-    try:
-        return AuditStore(path), ""
-    except HistoryError as exc:
-        return None, str(exc)
-    except sqlite3.Error as exc:
-        return None, f"the history file cannot be used: {type(exc).__name__}: {exc}"
-    except OSError as exc:
-        where = f" ({exc.filename})" if exc.filename else ""
-        return None, f"the history file cannot be created: {exc.strerror or exc}{where}"
+    return open_history(path)
