@@ -93,6 +93,8 @@ def cmd_audit(args) -> int:
                 audit.benchmarks.extend(_run_bench(_bench_request(args)).results)
             except Cancelled:  # the audit itself is kept; the benchmark's changes were undone
                 print(CANCELLED, file=sys.stderr)
+            except OSError as exc:  # the undo journal: the audit is kept, no benchmark ran
+                print(f"nic-advisor audit: the benchmark did not run: {exc}", file=sys.stderr)
         if store is not None and audit.history_id is not None:
             if audit.benchmarks:
                 store.set_benchmarks(audit.history_id, audit.benchmarks)
@@ -282,6 +284,9 @@ def cmd_bench(args) -> int:
         report = _run_bench(request)
     except Cancelled:
         print(CANCELLED, file=sys.stderr)
+        return EXIT_INPUT
+    except OSError as exc:  # the undo journal (nothing is changed without it)
+        print(f"nic-advisor bench: {exc}; nothing was changed", file=sys.stderr)
         return EXIT_INPUT
     return _print_bench(report, args)
 
