@@ -149,7 +149,7 @@ class SshSpec:
 
     def parts(self) -> tuple[str, str, int]:
         """(user, host, port); raises ValueError for a malformed :attr:`spec`."""
-        from nicadvisor.collect.ssh import parse_ssh_spec
+        from nicadvisor.services.targets import parse_ssh_spec
 
         return parse_ssh_spec(self.spec)
 

@@ -284,10 +284,9 @@ class PastAuditsPanel(QWidget):
         self.status.setText(f"Comparing audit #{before} with #{after}…")
 
         def task(_p, _c):
-            from nicadvisor.model.diff import diff_audits
-            from nicadvisor.services.audit import reopen_audit
+            from nicadvisor.services.history import compare_audits
 
-            return before, after, diff_audits(reopen_audit(store, before), reopen_audit(store, after))
+            return before, after, compare_audits(store, before, after)
 
         self._run("compare", task, self._on_compared)
 

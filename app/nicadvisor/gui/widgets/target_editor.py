@@ -632,12 +632,12 @@ class SshEditor(TargetEditor):
         text = self.target_edit.text().strip()
         if not text:
             raise ValueError("Enter the host as user@host[:port].")
-        from nicadvisor.collect.ssh import parse_ssh_spec
+        from nicadvisor.services.targets import parse_ssh_spec
 
         parse_ssh_spec(text)
         fp = self.fingerprint.text().strip()
         if fp:
-            from nicadvisor.collect.known_hosts import normalise_fingerprint
+            from nicadvisor.services.targets import normalise_fingerprint
 
             fp = normalise_fingerprint(fp)
         return SshSpec(spec=text, kind=self.kind.currentData(), password=self.password.text() or (old.password if old else ""),
@@ -694,7 +694,7 @@ def _norm_thumbprint(text: str) -> str:
     text = text.strip()
     if not text:
         return ""
-    from nicadvisor.collect.tls_pinning import normalize_thumbprint
+    from nicadvisor.services.targets import normalize_thumbprint
 
     return normalize_thumbprint(text)
 
