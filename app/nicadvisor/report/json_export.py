@@ -33,15 +33,12 @@ import enum
 import json
 import math
 import os
-import shutil
-import stat
-import tempfile
-import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from nicadvisor import __version__
+from nicadvisor.atomic_file import atomic_write  # noqa: F401  (the report writers' import, kept)
 from nicadvisor.model.capabilities import STATUS_SYMBOL, capability_matrix
 from nicadvisor.model.entities import Audit, Host, Severity
 
@@ -179,48 +176,6 @@ def audit_to_dict(audit: Audit) -> dict[str, Any]:
 def to_json(audit: Audit) -> str:
     """The document of :func:`audit_to_dict` as UTF-8-ready JSON text (2-space indent, strict: no NaN)."""
     return json.dumps(audit_to_dict(audit), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], None]) -> Path:
-    """Call ``write(tmp)`` to fill a temporary file, then put it at ``path``; returns ``path`` as a Path.
-
-    * a regular file, or nothing yet: the temporary file is made beside it and renamed onto it, so a reader never
-      sees a half-written export (usual umask permissions);
-    * a symbolic link: the same, onto the file it points to; the link stays a link;
-    * a stream (a character device such as ``/dev/stdout`` or a terminal, a FIFO): the bytes are written into it,
-      and it is never replaced by a file;
-    * anything else (a folder, a block device, a socket): refused with OSError naming it, nothing written.
-
-    The temporary file is removed if ``write`` raises. Raises what ``write``, the rename or the stream raise
-    (OSError for an unwritable folder, ``/dev/full``: no space left on device).
-    """
-    given = Path(path)
-    target = Path(os.path.realpath(given)) if given.is_symlink() else given
-    try:
-        mode = os.stat(target).st_mode
-    except FileNotFoundError:
-        mode = None
-    except OSError as exc:
-        raise OSError(exc.errno, f"{given}: {exc.strerror}") from None
-    if mode is not None and not stat.S_ISREG(mode):
-        if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
-            raise OSError(f"{given} is not a regular file (a folder, block device or socket): give a file path")
-        with tempfile.TemporaryDirectory(prefix="nic-advisor-") as folder:
-            tmp = Path(folder) / target.name
-            write(tmp)
-            with open(tmp, "rb") as src, open(target, "wb") as dst:
-                shutil.copyfileobj(src, dst)
-        return given
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    if not target.parent.is_dir():
-        raise FileNotFoundError(2, f"{given}: the folder {target.parent} does not exist")
-    try:
-        write(tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return given
 
 
 def write_json(audit: Audit, path: str | os.PathLike[str]) -> Path:
