@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from nicadvisor.sqlite_backup import backup_file
+from nicadvisor.sqlite_migrations import backup_file
 
 FORMAT = "nicadvisor-history"
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from nicadvisor.sqlite_backup import backup_file
+from nicadvisor.sqlite_migrations import backup_file
 
 FORMAT = "nicadvisor-vcg"
 APP_DIR_NAME = "nic-advisor"
