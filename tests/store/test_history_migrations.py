@@ -11,7 +11,7 @@ import stat
 import pytest
 
 from nicadvisor.store import SCHEMA_VERSION, AuditStore, HistorySchemaError
-from nicadvisor.store.codec import host_to_doc
+from nicadvisor.document import host_to_doc
 from nicadvisor.store.migrations import MIGRATIONS, Migration, migrate, user_version
 
 

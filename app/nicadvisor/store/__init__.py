@@ -7,7 +7,7 @@
 
 No Qt here; the GUI and ``services.audit`` call it.
 """
-from nicadvisor.store.codec import CodecError, audit_from_dict, host_from_dict, redact_secrets
+from nicadvisor.document import CodecError, audit_from_dict, host_from_dict, redact_secrets
 from nicadvisor.store.history import (
     FINAL_STATUSES,
     INTERRUPTED,

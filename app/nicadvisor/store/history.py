@@ -35,7 +35,7 @@ from nicadvisor import __version__
 from nicadvisor.model.entities import Audit, Finding, Host, InputProblem
 from nicadvisor.model.verdict import COMPLETE, LABEL, NOT_RATED, NOT_READY, Verdict, incomplete_verdict
 from nicadvisor.procinfo import process_start_ticks
-from nicadvisor.store.codec import (
+from nicadvisor.document import (
     CodecError,
     benchmark_from_dict,
     benchmark_to_doc,
