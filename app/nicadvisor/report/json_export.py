@@ -28,10 +28,7 @@ Unknown facts are ``null``, never 0. ``capabilities`` holds one entry per column
 """
 from __future__ import annotations
 
-import dataclasses
-import enum
 import json
-import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -39,65 +36,11 @@ from typing import Any
 
 from nicadvisor import __version__
 from nicadvisor.atomic_file import atomic_write  # noqa: F401  (the report writers' import, kept)
+from nicadvisor.document import DERIVED_BENCH_KEYS, SCHEMA_VERSION, benchmark_to_dict, host_to_doc, plain
 from nicadvisor.model.capabilities import STATUS_SYMBOL, capability_matrix
 from nicadvisor.model.entities import Audit, Host, Severity
 
-SCHEMA_VERSION = 1
 TOOL_NAME = "NIC Advisor"
-
-#: Host fields that are nested collections, exported by their own converters.
-_HOST_COLLECTIONS = ("pnics", "vmknics", "switches", "modules")
-
-
-def _plain(value: Any) -> Any:
-    """``value`` as JSON-safe data: tuples/sets become lists, enums their value, non-finite floats ``None``."""
-    if isinstance(value, enum.Enum):
-        return _plain(value.value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted((_plain(v) for v in value), key=str)
-    return value
-
-
-def object_to_dict(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Every dataclass field of ``obj`` (a model object with an ``evidence`` map) except ``skip``.
-
-    ``evidence`` becomes ``{field: {"command", "line", "source"}}``. Returns a new dict of JSON-safe values.
-    """
-    out: dict[str, Any] = {}
-    for f in dataclasses.fields(obj):
-        if f.name in skip or f.name == "evidence":
-            continue
-        out[f.name] = _plain(getattr(obj, f.name))
-    out["evidence"] = {name: ev.to_dict() for name, ev in sorted(obj.evidence.items())}
-    return out
-
-
-def benchmark_to_dict(result: Any) -> dict[str, Any]:
-    """One benchmark result as a dict: its ``to_dict()``, or the mapping/dataclass itself.
-
-    The bench package's ``BenchResult.to_dict()`` gives ``test, tool, path, throughput_gbps (Gbit/s),
-    transactions_per_s, latency_us (µs), duration_s (s), expected {value, unit, basis}, raw, command``.
-    Raises TypeError for an object that is none of these.
-    """
-    to_dict = getattr(result, "to_dict", None)
-    if callable(to_dict):
-        return _plain(to_dict())
-    if isinstance(result, Mapping):
-        return _plain(result)
-    if dataclasses.is_dataclass(result) and not isinstance(result, type):
-        return _plain(dataclasses.asdict(result))
-    raise TypeError(f"benchmark result {type(result).__name__} has no to_dict()")
-
-
-#: Keys :func:`benchmark_entry` adds to a result's document: computed from it, never stored.
-DERIVED_BENCH_KEYS = ("verdict", "comparison")
-
 
 def benchmark_entry(result: Any) -> dict[str, Any]:
     """A benchmark result as every report shows it: :func:`benchmark_to_dict` plus ``verdict`` (``"pass"``,
@@ -133,23 +76,16 @@ def summarize(audit: Audit) -> dict[str, Any]:
 
 
 def host_to_dict(host: Host, findings: list) -> dict[str, Any]:
-    """One host with its pNICs (and their capability cells), vmknics, switches and modules."""
-    out = object_to_dict(host, skip=_HOST_COLLECTIONS)
+    """One host as :func:`nicadvisor.document.host_to_doc` gives it, each physical pNIC with its capability cells."""
+    out = host_to_doc(host)
     rows = {row.pnic: row for row in capability_matrix(host, findings)}
-    pnics = []
-    for pnic in host.pnics:
-        d = object_to_dict(pnic)
+    for pnic, d in zip(host.pnics, out["pnics"]):
         row = rows.get(pnic.name) if pnic.is_physical is not False else None
         d["capabilities"] = {} if row is None else {
             key: {"status": cell.status, "symbol": STATUS_SYMBOL[cell.status], "text": cell.text,
                   "rule_ids": sorted({f.rule_id for f in cell.findings}), "reason": cell.reason}
             for key, cell in row.cells.items()
         }
-        pnics.append(d)
-    out["pnics"] = pnics
-    out["vmknics"] = [object_to_dict(v) for v in host.vmknics]
-    out["switches"] = [object_to_dict(s) for s in host.switches]
-    out["modules"] = [object_to_dict(m) for m in host.modules]
     return out
 
 
@@ -165,7 +101,7 @@ def audit_to_dict(audit: Audit) -> dict[str, Any]:
         "created_at": audit.created_at,
         "inputs": list(audit.inputs),
         "hosts": [host_to_dict(h, findings) for h in audit.hosts],
-        "findings": [_plain(f.to_dict()) for f in findings],
+        "findings": [plain(f.to_dict()) for f in findings],
         "inputs_not_understood": [p.to_dict() for p in audit.inputs_not_understood],
         "benchmarks": [benchmark_entry(b) for b in (audit.benchmarks or [])],
         "summary": summarize(audit),

@@ -2,7 +2,7 @@
 
 * :class:`AuditStore` (``history``): ``begin`` / ``add_host`` / ``add_problems`` / ``finish`` while an audit
   runs (each committed at once), ``list_audits`` / ``load`` / ``delete`` to reopen or drop past audits.
-* ``codec``: model objects ⇄ the JSON-export documents (``audit_from_dict`` also reopens a JSON export).
+* the documents it stores are those of :mod:`nicadvisor.document` (``audit_from_dict`` also reopens a JSON export).
 * ``migrations``: the ``PRAGMA user_version`` schema steps, backup before migrating, refusal of newer files.
 
 No Qt here; the GUI and ``services.audit`` call it.

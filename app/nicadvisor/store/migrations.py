@@ -18,7 +18,7 @@ Tables (version 2)::
            owner_pid INTEGER, owner_start INTEGER, finished_at TEXT,
            errors INTEGER, warnings INTEGER)            -- v2: finding counts, NULL until finished
     hosts(id INTEGER PRIMARY KEY, audit_id -> audits ON DELETE CASCADE, seq INTEGER, name TEXT,
-          doc TEXT (JSON host document, store/codec.py), added_at TEXT,
+          doc TEXT (JSON host document, nicadvisor/document.py), added_at TEXT,
           pnics INTEGER)                                -- v2: physical (or unknown-kind) pNIC count
     problems(id INTEGER PRIMARY KEY, audit_id -> audits ON DELETE CASCADE, seq INTEGER,
              source TEXT, message TEXT, command TEXT)
