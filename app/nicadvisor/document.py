@@ -29,8 +29,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import (
-    Audit,
     Evidence,
     Finding,
     Host,

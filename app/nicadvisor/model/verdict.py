@@ -28,9 +28,12 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nicadvisor.model.entities import Audit, Host, Severity
+from nicadvisor.model.entities import Host, Severity
+
+if TYPE_CHECKING:  # the audit imports its verdict, never the other way
+    from nicadvisor.model.audit import Audit
 
 READY, NOT_READY, NOT_RATED = "ready", "not_ready", "not_rated"
 #: How each verdict is written in every view.

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix
-from nicadvisor.model.entities import Audit, Finding, PhysicalNic
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import Finding, PhysicalNic
 from nicadvisor.report.json_export import atomic_write, benchmark_entry
 
 ENCODING = "utf-8-sig"

@@ -15,7 +15,7 @@ import jinja2
 
 from nicadvisor import __version__
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
-from nicadvisor.model.entities import Audit
+from nicadvisor.model.audit import Audit
 from nicadvisor.model.verdict import SYMBOL
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
 from nicadvisor.bench.results import expected_from_dict

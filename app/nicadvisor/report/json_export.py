@@ -38,7 +38,8 @@ from nicadvisor import __version__
 from nicadvisor.atomic_file import atomic_write  # noqa: F401  (the report writers' import, kept)
 from nicadvisor.document import DERIVED_BENCH_KEYS, SCHEMA_VERSION, benchmark_to_dict, host_to_doc, plain
 from nicadvisor.model.capabilities import STATUS_SYMBOL, capability_matrix
-from nicadvisor.model.entities import Audit, Host, Severity
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import Host, Severity
 
 TOOL_NAME = "NIC Advisor"
 

@@ -59,7 +59,8 @@ from nicadvisor import __version__
 from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
-from nicadvisor.model.entities import Audit, Evidence, Finding, Host, Severity, clip
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import Evidence, Finding, Host, Severity, clip
 from nicadvisor.model.verdict import SYMBOL
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
 from nicadvisor.report.remediation import (

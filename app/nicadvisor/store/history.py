@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from nicadvisor import __version__
-from nicadvisor.model.entities import Audit, Finding, Host, InputProblem
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import Finding, Host, InputProblem
 from nicadvisor.model.verdict import COMPLETE, LABEL, NOT_RATED, NOT_READY, Verdict, incomplete_verdict
 from nicadvisor.procinfo import process_start_ticks
 from nicadvisor.document import (
