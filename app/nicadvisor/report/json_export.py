@@ -6,7 +6,8 @@ Shape (documented field by field in ``docs/json-output.md``)::
      "tool": {"name": "NIC Advisor", "version": "0.1.0"},
      "created_at": "2026-11-21T10:00:00+00:00",
      "inputs": ["captures/esxi-a/nic_list.txt", ...],
-     "hosts": [{"name", "kind", "product_version", "build", "inputs", "evidence",
+     "hosts": [{"name", "kind", "product_version", "build", "product_update", "inputs", "evidence",
+                "release": {"label", "text"},
                 "pnics":    [{<every PhysicalNic field>, "evidence": {field: {"command", "line", "source"}},
                               "capabilities": {key: {"status", "symbol", "text", "rule_ids"}}}],
                 "vmknics":  [{<every VmkernelNic field>, "evidence": {...}}],
@@ -16,8 +17,11 @@ Shape (documented field by field in ``docs/json-output.md``)::
      "inputs_not_understood": [InputProblem.to_dict(), ...],
      "benchmarks": [BenchResult.to_dict() + {"verdict", "comparison"}, ...],
      "summary": {"hosts", "pnics", "pseudo_devices", "errors", "warnings", "infos", "ready"},
-     "verdict": {"status", "label", "reason", "causes", "hosts": [{"host", "status", "label", "reason"}],
-                 "completion", "hosts_expected"}}
+     "verdict": {"status", "label", "reason", "causes",
+                 "hosts": [{"host", "status", "label", "reason", "missing", "finish", "checks_made",
+                            "checks_applicable"}],
+                 "completion", "hosts_expected"},
+     "readiness": {"decisive_checks", "columns", "hosts_rated", "hosts"}}
 
 Field lists come from :func:`dataclasses.fields` of the model classes, so a new model field appears in
 the export without a change here (the schema test then asks for it to be added to ``audit.schema.json``).
@@ -40,6 +44,8 @@ from nicadvisor.document import DERIVED_BENCH_KEYS, SCHEMA_VERSION, benchmark_to
 from nicadvisor.model.capabilities import STATUS_SYMBOL, capability_matrix
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import Host, Severity
+from nicadvisor.model.verdict import coverage_of
+from nicadvisor.vcg.builds import host_release, release_text
 
 TOOL_NAME = "NIC Advisor"
 
@@ -79,6 +85,7 @@ def summarize(audit: Audit) -> dict[str, Any]:
 def host_to_dict(host: Host, findings: list) -> dict[str, Any]:
     """One host as :func:`nicadvisor.document.host_to_doc` gives it, each physical pNIC with its capability cells."""
     out = host_to_doc(host)
+    out["release"] = {"label": host_release(host), "text": release_text(host)}
     rows = {row.pnic: row for row in capability_matrix(host, findings)}
     for pnic, d in zip(host.pnics, out["pnics"]):
         row = rows.get(pnic.name) if pnic.is_physical is not False else None
@@ -96,6 +103,7 @@ def audit_to_dict(audit: Audit) -> dict[str, Any]:
     Raises TypeError if a benchmark result cannot be converted (see :func:`benchmark_to_dict`).
     """
     findings = list(audit.findings)
+    verdict = audit.verdict
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": TOOL_NAME, "version": __version__},
@@ -106,7 +114,8 @@ def audit_to_dict(audit: Audit) -> dict[str, Any]:
         "inputs_not_understood": [p.to_dict() for p in audit.inputs_not_understood],
         "benchmarks": [benchmark_entry(b) for b in (audit.benchmarks or [])],
         "summary": summarize(audit),
-        "verdict": {**audit.verdict.to_dict(), "completion": audit.completion, "hosts_expected": audit.hosts_expected},
+        "verdict": {**verdict.to_dict(), "completion": audit.completion, "hosts_expected": audit.hosts_expected},
+        "readiness": coverage_of(audit, verdict).to_dict(),
     }
 
 
