@@ -62,7 +62,7 @@ def test_no_fit_candidate_is_not_ready_whatever_the_host_and_switch_names(weird)
     (unfit,) = overlay_fit_findings([h], findings)  # the judgement's error: NOT READY comes from an error finding
     assert unfit.host == weird and unfit.severity is Severity.ERROR and "vmnic0" in unfit.message
     v = host_verdict(h, findings + [unfit])
-    assert v.status == NOT_READY and v.reason == f"1 error finding ({weird})"
+    assert v.status == NOT_READY and v.reason == "1 error finding (No pNIC fit for the overlay)"
 
 
 def test_an_error_on_a_host_whose_name_holds_a_slash_names_its_object():

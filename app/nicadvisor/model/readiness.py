@@ -143,9 +143,9 @@ _HOST_COMMANDS = {
 #: What ESXi shows of a pNIC's PCIe link: nothing a read-only command reads (``lspci -v`` prints no capabilities,
 #: ``esxcli hardware pci list`` and the vSphere API have no link fields: shared/design/research/nic-data-sources.md
 #: §10), so the missing check says where it can be read instead.
-ESXI_PCIE_UNREADABLE = ("# the PCIe link of {pnic} (speed and width) is shown by no read-only ESXi command: read it "
-                        "out of band (the server's BMC: Redfish PCIeDevice PCIeInterface LanesInUse and PCIeType) "
-                        "or from the vendor's NIC tool")
+ESXI_PCIE_UNREADABLE = ("# the PCIe link (speed and width) of an ESXi pNIC is shown by no read-only ESXi command: "
+                        "read it out of band (the server's BMC: Redfish PCIeDevice PCIeInterface LanesInUse and "
+                        "PCIeType) or with the NIC vendor's tool")
 
 
 def commands_for(need: str, host: Host, pnic: PhysicalNic | None = None) -> tuple[str, ...]:
@@ -160,7 +160,7 @@ def commands_for(need: str, host: Host, pnic: PhysicalNic | None = None) -> tupl
     name = shlex.quote(pnic.name) if pnic is not None else ""
     if need == "pcie" and pnic is not None:
         if kind == "esxi":
-            return (ESXI_PCIE_UNREADABLE.format(pnic=pnic.name),)
+            return (ESXI_PCIE_UNREADABLE,)
         return (f"lspci -vv -s {shlex.quote(pnic.pci_address)}" if pnic.pci_address else "lspci -vv",)
     if need in _CAPS:
         hint = _CAPS[need].learn_linux if kind == "linux" else _CAPS[need].learn_esxi
@@ -268,14 +268,13 @@ def _applies(check: DecisiveCheck, host: Host, pnic: PhysicalNic | None) -> bool
 
 
 def _ports_line_rate_gbps(host: Host, pnic: PhysicalNic) -> float | None:
-    """Sum of the link speeds of the ports of ``pnic``'s PCIe device (Gbit/s); None when a speed is not known."""
-    if pnic.link_speed_mbps is None:
-        return None
+    """Sum of the link speeds of the ports of ``pnic``'s PCIe device (Gbit/s; a port without link adds nothing);
+    None when the speed of a port with link (or of unknown link) is not known."""
     device = pnic.pci_address.rsplit(".", 1)[0] if pnic.pci_address else None
     ports = [p for p in host.pnics if device and p.pci_address and p.pci_address.rsplit(".", 1)[0] == device] or [pnic]
-    if any(p.link_speed_mbps is None for p in ports):
+    if any(p.link_speed_mbps is None and p.link_up is not False for p in ports):
         return None
-    return sum(p.link_speed_mbps or 0 for p in ports) / 1000
+    return sum(p.link_speed_mbps or 0 for p in ports if p.link_up is not False) / 1000
 
 
 def _mine(findings: list[Finding], host: Host, pnic: PhysicalNic, rule_id: str) -> bool:
@@ -336,9 +335,12 @@ def _missing(check: DecisiveCheck, host: Host, pnic: PhysicalNic | None, finding
         if not (pnic.driver and pnic.driver_version) or (pnic.firmware_version is None and any(
                 f.host == host.name and f.obj == n and f.rule_id == "guide-firmware-unknown" for f in findings)):
             out.append((f"the driver, its version and the firmware of {n}", commands_for("driver", host, pnic)))
+        if any(f.host == host.name and f.rule_id == "esxi-release-unknown" for f in findings):
+            out.append((f"the ESXi release of {host.name}, which the driver listings of {n} are checked against",
+                        commands_for("release", host)))
         if not out:
             out.append((f"a compatibility listing that confirms the {pnic.driver} {pnic.driver_version} driver of {n}",
-                        (f"# {cells['driver'].reason}",)))
+                        (f"# {n}: {cells['driver'].reason}",)))
         return out
     if check.key == "pcie":
         if pnic.pcie_speed_gts is not None and pnic.pcie_width is not None:

@@ -172,7 +172,7 @@ def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
                  checks=(ready.made, ready.applicable) if ready is not None else (0, 0))
     errors = [f for f in mine if f.severity is Severity.ERROR]
     if errors:
-        targets = list(dict.fromkeys(f.obj or f.host for f in errors))
+        targets = list(dict.fromkeys(f.obj or f.title for f in errors))  # a host-level error by what it says
         return HostVerdict(host.name, NOT_READY, f"{_plural(len(errors), 'error finding')} ({_names(targets)})",
                            **extra)
     if not phys:

@@ -19,8 +19,10 @@ from nicadvisor.gui.tasks import TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
 from nicadvisor.gui.widgets.common import splitter
 from nicadvisor.gui.widgets.formatting import driver_text, esc, pci_ids_text, speed_text
+from nicadvisor.gui.widgets.finish_audit import FinishAuditPanel
 from nicadvisor.gui.widgets.host_progress import HostProgressTree, TargetRow
 from nicadvisor.gui.widgets.verdict_banner import VerdictBanner
+from nicadvisor.vcg.builds import release_text
 
 TREE_COLUMNS = ("Host / pNIC", "Driver", "Link speed", "MTU", "PCI address", "PCI IDs (ven:dev  subven:subdev)",
                 "Description")
@@ -143,7 +145,9 @@ class DiscoverPage(TaskPage):
         pb.setContentsMargins(4, 4, 4, 4)
         pb.addWidget(self.problems)
 
-        self.splitter = splitter(Qt.Orientation.Vertical, (self.hosts_box, 2), (self.tree, 4), (self.problems_box, 2))
+        self.finish = FinishAuditPanel()  # the read-only commands each host still needs, to copy
+        self.splitter = splitter(Qt.Orientation.Vertical, (self.hosts_box, 2), (self.tree, 4), (self.finish, 2),
+                                 (self.problems_box, 2))
 
         layout = QVBoxLayout(self)
         layout.addLayout(top)
@@ -180,6 +184,7 @@ class DiscoverPage(TaskPage):
         self.problems_box.setTitle("Inputs not understood")
         self.summary.setText("")
         self.banner.show_verdict(None)
+        self.finish.show_audit(None)
 
         state = self.state
         source = state.source
@@ -247,6 +252,7 @@ class DiscoverPage(TaskPage):
             self.progress.set_failed(True)
         self.banner.show_verdict(verdict)
         self._show(audit)
+        self.finish.show_audit(audit)
         return audit
 
     def _save_benchmarks(self, audit: Any) -> None:
@@ -301,7 +307,8 @@ class DiscoverPage(TaskPage):
             return
         top = min(wanted, total // 3)
         rest = total - top
-        self.splitter.setSizes([top, rest * 2 // 3, rest - rest * 2 // 3])
+        tree, finish = rest * 9 // 20, rest * 5 // 20
+        self.splitter.setSizes([top, tree, finish, rest - tree - finish])
 
     def problem_texts(self) -> list[str]:
         """Every problem line shown (``"<source>: <message>"``), in display order."""
@@ -330,8 +337,8 @@ class DiscoverPage(TaskPage):
         grey = QBrush(QColor("#777777"))
         for host in audit.hosts:
             kind = {"esxi": "ESXi", "linux": "Linux"}.get(host.kind or "", host.kind or "")
-            version = " ".join(p for p in (kind, host.product_version,
-                                           f"build {host.build}" if host.build else None) if p)
+            release = release_text(host)
+            version = " ".join(p for p in (kind, f"release {release}" if release else None) if p)
             n = len(host.pnics)
             item = QTreeWidgetItem([host.name, "", "", "", "", "",
                                     f"{version or 'host'} · {n} pNIC{'' if n == 1 else 's'}"])
