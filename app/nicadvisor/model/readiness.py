@@ -277,8 +277,9 @@ def _ports_line_rate_gbps(host: Host, pnic: PhysicalNic) -> float | None:
     return sum(p.link_speed_mbps or 0 for p in ports if p.link_up is not False) / 1000
 
 
-def _mine(findings: list[Finding], host: Host, pnic: PhysicalNic, rule_id: str) -> bool:
-    return any(f.host == host.name and f.obj == pnic.name and f.rule_id == rule_id for f in findings)
+def _mine(findings: list[Finding], host: Host, pnic: PhysicalNic, rule_id: str, category: str) -> bool:
+    return any(f.host == host.name and f.obj == pnic.name and f.rule_id == rule_id and f.category == category
+               for f in findings)
 
 
 def _missing(check: DecisiveCheck, host: Host, pnic: PhysicalNic | None, findings: list[Finding],
@@ -316,7 +317,7 @@ def _missing(check: DecisiveCheck, host: Host, pnic: PhysicalNic | None, finding
         return [(f"Geneve offload of {n}", commands_for("geneve_offload", host, pnic))]
     if check.key == "rx_filter_or_rss":
         rx, rss = pnic.geneve_rx_filter, pnic.rss
-        if rx is None and _mine(findings, host, pnic, "guide-feature-listed") and cells["rx_filter"].status != UNKNOWN:
+        if rx is None and _mine(findings, host, pnic, "guide-feature-listed", "rx_filter"):
             rx = True  # the imported guide lists Geneve Rx filters for this device, release and driver
         if rx is True or rss is True or (rx is False and rss is False):
             return []
