@@ -201,11 +201,19 @@ def catalogue_conflicts(hosts: list[Host], catalogue: DriverCatalogue | None = N
                     severity=Severity.INFO, host=host.name, obj=p.name,
                     message=f"{p.name} reads {field.replace('_', ' ')} = {read} on the host, while the driver "
                             f"catalogue states {fact.value} for {p.driver} {p.driver_version or ''}".rstrip()
-                            + ": the value read on the host is used.",
+                            + f"{_release_used(host, ctx)}: the value read on the host is used.",
                     recommendation="Check the driver and firmware versions and the NIC model; the catalogue states "
                                    "the driver's capability, the host shows what this NIC does.",
                     references=(f"vendor: {fact.source}",), evidence=(ev,) if ev else (), category=_category(field)))
     return out
+
+
+def _release_used(host: Host, ctx) -> str:
+    """`` on ESXi 7.0 U3`` (the release the catalogue was asked for), ``""`` off ESXi or when it is not known."""
+    if host.kind != "esxi":
+        return ""
+    release = ctx.release if ctx is not None else host_release(host)
+    return f" on {release}" if release else " (ESXi release not known)"
 
 
 def _category(field: str) -> str:
