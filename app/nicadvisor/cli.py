@@ -26,19 +26,26 @@ EXIT_READY, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 def _print_audit(audit, out=None) -> None:
     from nicadvisor.model import Severity
 
+    from nicadvisor.model.verdict import coverage_of
+    from nicadvisor.vcg.builds import release_text
+
     out = out or sys.stdout
     verdict = audit.verdict
     print(f"Verdict: {verdict.symbol} {verdict.headline}", file=out)
     for cause in verdict.causes:
         print(f"  cause: {cause}", file=out)
+    print(coverage_of(audit, verdict).text, file=out)
+    host_verdicts = {hv.host: hv for hv in verdict.hosts}
     for host in audit.hosts:
         phys = [p for p in host.pnics if p.is_physical is not False]
-        print(f"{host.name} ({host.kind or 'unknown kind'}{', ' + host.product_version if host.product_version else ''}): "
+        release = release_text(host)
+        print(f"{host.name} ({host.kind or 'unknown kind'}{', ESXi release ' + release if release else ''}): "
               f"{len(phys)} pNICs", file=out)
         for p in phys:
             speed = f"{p.link_speed_mbps / 1000:g} Gbit/s" if p.link_speed_mbps else ("link down" if p.link_up is False else "speed unknown")
             ids = ":".join(x or "????" for x in (p.vid, p.did, p.svid, p.ssid))
             print(f"  {p.name:<10} {p.driver or '?':<12} {speed:<14} MTU {p.mtu or '?':<5} PCI {ids}", file=out)
+        _print_finish(host_verdicts.get(host.name), out)
     counts = {s: sum(1 for f in audit.findings if f.severity is s) for s in Severity}
     print(f"Findings: {counts[Severity.ERROR]} error, {counts[Severity.WARNING]} warning, {counts[Severity.INFO]} info", file=out)
     for f in audit.findings:
@@ -46,6 +53,17 @@ def _print_audit(audit, out=None) -> None:
             print(f"  [{f.severity.value}] {f.target}: {f.title}", file=out)
     for p in audit.inputs_not_understood:
         print(f"input {p.source}: {p.message}", file=sys.stderr)
+
+
+def _print_finish(hv, out) -> None:
+    """A host's verdict and, unless READY, its "Finish this audit" block: the read-only commands still needed."""
+    if hv is None:
+        return
+    print(f"  verdict: {hv.label}: {hv.reason}", file=out)
+    if hv.finish:
+        print("  Finish this audit (read-only; run on the host, then audit again with the outputs):", file=out)
+        for command in hv.finish:
+            print(f"    {command}", file=out)
 
 
 def _exit_code(audit) -> int:

@@ -12,6 +12,10 @@ column's capability facts as "no" (``no-rx-filter-no-rss`` decides both the RSS 
   passes), when the pNIC is known to carry no overlay (:meth:`Host.overlay_role` ``none``: its switch carries
   no TEP while others do, or it uplinks no switch), or for
   ENS on Linux (an ESXi datapath);
+* ``pass`` from the imported compatibility guide when none of the column's facts was read but the guide lists the
+  feature for the pNIC's device, the host's release and its driver version (``guide-feature-listed``: Geneve offload,
+  Geneve Rx filters, the ENS mode; marked "from the compatibility guide", a lower trust than a reading, which wins);
+  a listing that does not name the feature warns (``guide-feature-not-listed``), never a "no";
 * ``pass`` when the column's facts were read (for the PCIe column all four: negotiated and capable speed and
   width, or nobody can tell whether the link trained down) and no finding objects (for the Driver column: only when a listing
   confirms the driver — ``vcg-driver-meets-minimum``: the host's release, with its update, and the driver version
@@ -54,6 +58,8 @@ class Capability:
             name), shown in an unknown cell's reason; empty when the column does not apply to that kind.
         needs_all: facts that must all be known for the cell to pass (one alone proves nothing: a PCIe link's
             negotiated speed and width say whether it trained down only beside what the device is capable of).
+        decided_by: finding ids that decide the cell (``pass``) when none of its facts was read: a source of
+            knowledge other than the host (the imported compatibility guide's ``guide-feature-listed``).
     """
 
     key: str
@@ -67,7 +73,13 @@ class Capability:
     learn_esxi: str = ""
     learn_linux: str = ""
     needs_all: tuple[str, ...] = ()
+    decided_by: tuple[str, ...] = ()
 
+
+#: The finding of the imported compatibility guide that decides a feature cell (nicadvisor.vcg.guide_findings).
+GUIDE_LISTED = ("guide-feature-listed",)
+#: How a cell decided by the guide is marked (nicadvisor.vcg.guide_findings.GUIDE_ORIGIN).
+GUIDE_ORIGIN = "from the compatibility guide"
 
 CAPABILITIES: tuple[Capability, ...] = (
     Capability("link", "Link", ("link_up", "link_speed_mbps"), negative=("link_up",), overlay=False,
@@ -76,14 +88,16 @@ CAPABILITIES: tuple[Capability, ...] = (
     Capability("mtu", "MTU", ("mtu",), path_categories=("mtu", "tep"),
                learn_esxi="esxcfg-nics -l", learn_linux="ip link show {pnic}"),
     Capability("geneve_offload", "Geneve offload", ("geneve_offload",), negative=("geneve_offload",),
-               learn_esxi="vsish -e get /net/pNics/{pnic}/properties", learn_linux="ethtool -k {pnic}"),
+               learn_esxi="vsish -e get /net/pNics/{pnic}/properties", learn_linux="ethtool -k {pnic}",
+               decided_by=GUIDE_LISTED),
     Capability("rx_filter", "Geneve Rx filter", ("geneve_rx_filter",), negative=("geneve_rx_filter",),
-               learn_esxi="vsish -e get /net/pNics/{pnic}/rxqueues/info", learn_linux="ethtool -k {pnic}"),
+               learn_esxi="vsish -e get /net/pNics/{pnic}/rxqueues/info", learn_linux="ethtool -k {pnic}",
+               decided_by=GUIDE_LISTED),
     Capability("rss", "RSS / queues", ("rss", "rx_queues"), negative=("rss",),
                learn_esxi="vsish -e get /net/pNics/{pnic}/rxqueues/info",
                learn_linux="ethtool -l {pnic} and ethtool -x {pnic}"),
     Capability("ens", "ENS / EDP", ("ens_capable", "ens_enabled", "ens_mode"), negative=("ens_capable",),
-               learn_esxi="esxcfg-nics -e"),
+               learn_esxi="esxcfg-nics -e", decided_by=GUIDE_LISTED),
     Capability("pcie", "PCIe link", ("pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable"),
                overlay=False, learn_esxi="lspci -v (ESXi shell)", learn_linux="lspci -vv -s <PCI address of {pnic}>",
                needs_all=("pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable")),
@@ -234,6 +248,10 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
         status = UNKNOWN
         suffix, reason = _unconfirmed(host, pnic, cap, mine)
         text += f" · {suffix}"
+    elif listed := [f for f in mine if f.rule_id in cap.decided_by]:
+        status = PASS
+        text = f"listed · {GUIDE_ORIGIN}"
+        reason = (f"decided {GUIDE_ORIGIN}: {listed[0].message} Not read on the host: {_learn(host, pnic, cap)}")
     else:
         status = UNKNOWN
         reason = f"none of this column's facts was reported — {_learn(host, pnic, cap)}"

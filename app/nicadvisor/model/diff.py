@@ -12,7 +12,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from nicadvisor.model.entities import Audit, Finding, Host
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import Finding, Host
 from nicadvisor.model.text import fact_text
 from nicadvisor.model.verdict import Verdict
 

@@ -1,4 +1,5 @@
-"""ESXi host/system facts: ``vmware -vl`` (product version, build, update level), ``esxcli software vib list``
+"""ESXi host/system facts: ``vmware -vl`` and ``esxcli system version get`` (product version, build, update level),
+``esxcli software vib list``
 (NIC driver VIB versions) and NVIDIA MFT ``flint -d <bdf> q`` (ConnectX firmware).
 
 Formats: ``shared/design/research/nic-data-sources.md`` §2 (VIB version differs from the driver module's
@@ -63,6 +64,52 @@ def parse_vmware_version(text: str, cmd: CommandLine) -> ParseResult:
             result.host_fact("product_update", level, raw)
     if "build" not in result.host:
         result.notes.append("vmware -vl: no 'VMware ESXi <version> build-<n>' line found")
+    return result
+
+
+# --- esxcli system version get ----------------------------------------------------------------------------
+
+_SV_FIELD_RE = re.compile(r"^\s*(Product|Version|Build|Update|Patch|Maintenance):[ \t]*(.*?)\s*$")
+_SV_BUILD_RE = re.compile(r"^(?:Releasebuild-)?(\d{1,12})$", re.I)
+_SV_VERSION_RE = re.compile(r"^\d+(?:\.\d+){1,3}$")
+
+
+@register(r"^esxcli system version get$", "esxcli system version get")
+def parse_system_version(text: str, cmd: CommandLine) -> ParseResult:
+    """``esxcli system version get`` (also ``localcli``, the vm-support member ``commands/localcli_system-version-get.txt``)::
+
+           Product: VMware ESXi
+           Version: 6.0.0
+           Build: Releasebuild-3073146
+           Update: 1
+           Patch: 20
+
+    (ESX 9 adds ``Maintenance: 0``). Host facts: ``product_version`` (``"6.0.0"``), ``build`` (the digits,
+    ``"3073146"``, as ``vmware -vl`` and the vSphere API give it), ``kind`` ``"esxi"`` for a ``VMware ESXi`` product
+    and ``product_update`` in the form ``vmware -vl`` prints it (``"Update 1"``; ``Update: 0`` is ``"GA"``) — the
+    update level a 6.x version (``6.0.0`` for every update) does not carry. The fields go to one record
+    ``{"family", "fields"}``. Prompt or prose lines around are ignored; a second block (two hosts pasted together)
+    is not read over the first. Never raises."""
+    result = ParseResult(family="esxcli system version get")
+    fields: dict[str, tuple[str, str]] = {}
+    for raw in text.splitlines():
+        m = _SV_FIELD_RE.match(raw)
+        if m and m.group(1) not in fields:
+            fields[m.group(1)] = (m.group(2), raw)
+    product, version, build = (fields.get(k, ("", ""))[0] for k in ("Product", "Version", "Build"))
+    if not version or not _SV_VERSION_RE.match(version):
+        result.notes.append("esxcli system version get: no 'Version: x.y.z' line found")
+        return result
+    result.records.append({"family": result.family, "fields": {k: v for k, (v, _) in fields.items()}})
+    result.host_fact("product_version", version, fields["Version"][1])
+    bm = _SV_BUILD_RE.match(build)
+    if bm:
+        result.host_fact("build", bm.group(1), fields["Build"][1])
+    if product.startswith("VMware ESXi"):
+        result.host_fact("kind", "esxi", fields["Product"][1])
+    update = fields.get("Update", ("", ""))[0]
+    if update.isdigit():
+        result.host_fact("product_update", "GA" if int(update) == 0 else f"Update {int(update)}", fields["Update"][1])
     return result
 
 

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix
-from nicadvisor.model.entities import Audit, Finding, PhysicalNic
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import Finding, PhysicalNic
 from nicadvisor.report.json_export import atomic_write, benchmark_entry
 
 ENCODING = "utf-8-sig"
@@ -117,18 +118,19 @@ def benchmark_rows(audit: Audit) -> list[dict[str, str]]:
 
 
 #: Columns of :func:`write_verdict_csv`, in order.
-VERDICT_COLUMNS = ("scope", "host", "status", "label", "reason")
+VERDICT_COLUMNS = ("scope", "host", "status", "label", "reason", "finish")
 
 
 def verdict_rows(audit: Audit) -> list[dict[str, str]]:
     """The one verdict (:func:`nicadvisor.model.verdict.verdict_of`, as every view shows it): a first row with
     ``scope`` ``audit`` (its ``reason`` followed by its causes, one per line), then one row per host (``scope``
-    ``host``). A spreadsheet of an audit that read nothing says NOT RATED and why, never an empty list."""
+    ``host``, its ``finish``: the "Finish this audit" commands still needed, one per line). A spreadsheet of an audit
+    that read nothing says NOT RATED and why, never an empty list."""
     v = audit.verdict
     reason = "\n".join([v.reason, *v.causes])
-    rows = [{"scope": "audit", "host": "", "status": v.status, "label": v.label, "reason": _safe(reason)}]
-    rows += [{"scope": "host", "host": _safe(h.host), "status": h.status, "label": h.label, "reason": _safe(h.reason)}
-             for h in v.hosts]
+    rows = [{"scope": "audit", "host": "", "status": v.status, "label": v.label, "reason": _safe(reason), "finish": ""}]
+    rows += [{"scope": "host", "host": _safe(h.host), "status": h.status, "label": h.label, "reason": _safe(h.reason),
+              "finish": _safe("\n".join(h.finish))} for h in v.hosts]
     return rows
 
 

@@ -16,19 +16,19 @@ from nicadvisor.rules_engine.loader import Rule
 _IDENT = re.compile(r"\b[a-z_][a-z0-9_]*\b")
 
 
-def _targets(host: Host, applies_to: str) -> Iterable[tuple[Any, dict[str, Any]]]:
+def _targets(host: Host, applies_to: str, compat: Any) -> Iterable[tuple[Any, dict[str, Any]]]:
     if applies_to == "pnic":
         for p in host.pnics:
             if p.is_physical is not False:  # pseudo devices (vusb0, veth, bonds) are not audited
-                yield p, pnic_context(host, p)
+                yield p, pnic_context(host, p, compat)
     elif applies_to == "vmknic":
         for v in host.vmknics:
-            yield v, object_context(host, v)
+            yield v, object_context(host, v, compat)
     elif applies_to == "switch":
         for s in host.switches:
-            yield s, object_context(host, s)
+            yield s, object_context(host, s, compat)
     elif applies_to == "host":
-        yield host, object_context(host, host)
+        yield host, object_context(host, host, compat)
 
 
 def _evidence(rule: Rule, obj: Any, ctx: dict[str, Any], host: Host) -> tuple[Evidence, ...]:
@@ -56,8 +56,11 @@ def _known_condition_facts(rule: Rule, ctx: dict[str, Any]) -> tuple[str, ...]:
 _LOWER = {Severity.ERROR: Severity.WARNING, Severity.WARNING: Severity.INFO, Severity.INFO: Severity.INFO}
 
 
-def evaluate(rules: list[Rule], hosts: list[Host]) -> list[Finding]:
+def evaluate(rules: list[Rule], hosts: list[Host], compat: dict[int, Any] | None = None) -> list[Finding]:
     """Run every rule on every applicable object of every host.
+
+    ``compat``: each host's compatibility context by ``id(host)`` (:func:`nicadvisor.vcg.context.compat_contexts`,
+    the judgement's one derivation of the release and the driver-catalogue facts); derived per context when absent.
 
     A rule with ``overlay: true`` (about overlay traffic) applies with its full severity to a pNIC that carries
     the overlay (:meth:`Host.overlay_role` ``carries``), lowered one step and worded "If <pNIC> will carry overlay
@@ -71,8 +74,9 @@ def evaluate(rules: list[Rule], hosts: list[Host]) -> list[Finding]:
     """
     findings: list[Finding] = []
     for host in hosts:
+        host_compat = compat.get(id(host)) if compat is not None else None
         for rule in rules:
-            for obj, ctx in _targets(host, rule.applies_to):
+            for obj, ctx in _targets(host, rule.applies_to, host_compat):
                 try:
                     hit = rule.compiled.matches(ctx)
                 except rule_engine.errors.EvaluationError:

@@ -48,12 +48,12 @@ import json
 import os
 import re
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from nicadvisor.atomic_file import atomic_write
 from nicadvisor.vcg.guide_formats import GuideFile, GuideListing, read_guide_file
 
 FORMAT = "nicadvisor-guide"
@@ -499,18 +499,12 @@ def apply_import(plan: ImportPlan, folder: Path | None = None) -> Path:
         os.chmod(previous, 0o600)
         for old in sorted(base.glob("guide.v*.json"), key=lambda p: _version_of(p))[:-KEEP_VERSIONS]:
             old.unlink(missing_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=_TEMP_PREFIX, dir=base)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+    def _write(tmp: Path) -> None:
+        with open(tmp, "x", encoding="utf-8") as fh:
             for chunk in _chunks(plan.new):
                 fh.write(chunk)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    atomic_write(path, _write, private=True)  # its temporary name starts with _TEMP_PREFIX (".guide.json.")
     return path
 
 

@@ -18,11 +18,13 @@ from nicadvisor.gui.pages.task_page import TaskPage
 from nicadvisor.gui.tasks import TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
 from nicadvisor.gui.widgets.common import splitter
+from nicadvisor.gui.widgets.finish_audit import FinishAuditPanel
 from nicadvisor.gui.widgets.formatting import (
     driver_text, esc, pci_ids_text, physical_pnics, pnic_count_text, speed_text,
 )
 from nicadvisor.gui.widgets.host_progress import HostProgressTree, TargetRow
 from nicadvisor.gui.widgets.verdict_banner import VerdictBanner
+from nicadvisor.vcg.builds import release_text
 
 TREE_COLUMNS = ("Host / pNIC", "Driver", "Link speed", "MTU", "PCI address", "PCI IDs (ven:dev  subven:subdev)",
                 "Description")
@@ -146,7 +148,9 @@ class DiscoverPage(TaskPage):
         pb.setContentsMargins(4, 4, 4, 4)
         pb.addWidget(self.problems)
 
-        self.splitter = splitter(Qt.Orientation.Vertical, (self.hosts_box, 2), (self.tree, 4), (self.problems_box, 2))
+        self.finish = FinishAuditPanel()  # the read-only commands each host still needs, to copy
+        self.splitter = splitter(Qt.Orientation.Vertical, (self.hosts_box, 2), (self.tree, 4), (self.finish, 2),
+                                 (self.problems_box, 2))
 
         layout = QVBoxLayout(self)
         layout.addLayout(top)
@@ -183,6 +187,7 @@ class DiscoverPage(TaskPage):
         self.problems_box.setTitle("Inputs not understood")
         self.summary.setText("")
         self.banner.show_verdict(None)
+        self.finish.show_audit(None)
 
         state = self.state
         source = state.source
@@ -258,6 +263,7 @@ class DiscoverPage(TaskPage):
             self.progress.set_failed(True)
         self.banner.show_verdict(verdict)
         self._show(audit)
+        self.finish.show_audit(audit)
         return audit
 
     def _save_benchmarks(self, audit: Any) -> None:
@@ -312,7 +318,8 @@ class DiscoverPage(TaskPage):
             return
         top = min(wanted, total // 3)
         rest = total - top
-        self.splitter.setSizes([top, rest * 2 // 3, rest - rest * 2 // 3])
+        tree, finish = rest * 9 // 20, rest * 5 // 20
+        self.splitter.setSizes([top, tree, finish, rest - tree - finish])
 
     def problem_texts(self) -> list[str]:
         """Every problem line shown (``"<source>: <message>"``), in display order."""
@@ -341,8 +348,8 @@ class DiscoverPage(TaskPage):
         grey = QBrush(QColor("#777777"))
         for host in audit.hosts:
             kind = {"esxi": "ESXi", "linux": "Linux"}.get(host.kind or "", host.kind or "")
-            version = " ".join(p for p in (kind, host.product_version,
-                                           f"build {host.build}" if host.build else None) if p)
+            release = release_text(host)
+            version = " ".join(p for p in (kind, f"release {release}" if release else None) if p)
             # counted as the summary above counts them: physical pNICs; pseudo devices are listed greyed, not counted
             item = QTreeWidgetItem([host.name, "", "", "", "", "", f"{version or 'host'} · {pnic_count_text(host)}"])
             item.setFont(0, bold)

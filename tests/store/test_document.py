@@ -8,7 +8,7 @@ import pytest
 from nicadvisor.bench.results import BenchResult, Expected
 from nicadvisor.model import Evidence, Severity
 from nicadvisor.report.json_export import audit_to_dict, read_json, write_json
-from nicadvisor.store.codec import (
+from nicadvisor.document import (
     CodecError,
     audit_from_dict,
     benchmark_from_dict,
@@ -92,7 +92,7 @@ def test_redact_secrets():
 
 
 def test_a_benchmark_stored_before_the_catalogue_measures_still_loads_as_a_result(bench_result):
-    from nicadvisor.store.codec import benchmark_from_dict
+    from nicadvisor.document import benchmark_from_dict
 
     old = {k: v for k, v in bench_result.to_dict().items()
            if k in ("test", "tool", "path", "throughput_gbps", "transactions_per_s", "latency_us", "duration_s",

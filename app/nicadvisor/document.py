@@ -1,20 +1,21 @@
-"""Model objects to JSON-ready documents and back, for the audit history and for reopening exports.
+"""The audit document: model objects to JSON-ready documents and back, the one codec of the audit history
+(:mod:`nicadvisor.store`) and of the JSON export (:mod:`nicadvisor.report.json_export`), which adds the derived parts
+(capability cells, summary, verdict) on top.
 
-The forward direction reuses :mod:`nicadvisor.report.json_export` (``object_to_dict``,
-``benchmark_to_dict``, ``audit_to_dict``), so a stored host has exactly the shape of a host in the JSON
-export (schema version 1, ``docs/json-output.md``) minus the derived ``capabilities`` cells::
+A host document has the shape of a host in the JSON export (schema version :data:`SCHEMA_VERSION`,
+``docs/json-output.md``) minus the derived ``capabilities`` cells::
 
     {"name": "esxi-a", "kind": "esxi", "product_version", "build", "product_update", "inputs": [...],
      "evidence": {field: {"command", "line", "source"}},
      "pnics": [{<every PhysicalNic field>, "evidence": {...}}], "vmknics": [...],
      "switches": [...], "modules": [...]}
 
-The inverse, :func:`audit_from_dict`, reads such documents (or a whole export written by
-``write_json``) back into :class:`~nicadvisor.model.Audit` objects, evidence included. Derived keys
-(``capabilities``, ``summary``, ``tool``) are ignored, and so are keys this version does not know (a
-field a newer NIC Advisor added within the same schema version); a model field missing from the
-document stays at its default (``None``: unknown). Units are those of the model (``*_mbps`` Mbit/s,
-``mtu`` bytes, ``*_gts`` GT/s, ``*_usecs`` µs; benchmarks Gbit/s and µs).
+Field lists come from :func:`dataclasses.fields` of the model classes, so a new model field appears in every document
+without a change here. :func:`audit_from_dict` reads such documents (or a whole export written by ``write_json``) back
+into :class:`~nicadvisor.model.Audit` objects, evidence included. Derived keys (``capabilities``, ``summary``,
+``tool``) are ignored, and so are keys this version does not know (a field a newer NIC Advisor added within the same
+schema version); a model field missing from the document stays at its default (``None``: unknown). Units are those of
+the model (``*_mbps`` Mbit/s, ``mtu`` bytes, ``*_gts`` GT/s, ``*_usecs`` µs; benchmarks Gbit/s and µs).
 
 :func:`redact_secrets` removes the password part of ``scheme://user:password@host`` URLs from every
 string of a document; the history store applies it to everything it writes.
@@ -22,12 +23,14 @@ string of a document; the history store applies it to everything it writes.
 from __future__ import annotations
 
 import dataclasses
+import enum
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
 
+from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import (
-    Audit,
     Evidence,
     Finding,
     Host,
@@ -39,7 +42,10 @@ from nicadvisor.model.entities import (
     VmkernelNic,
 )
 from nicadvisor.model.verdict import COMPLETIONS
-from nicadvisor.report.json_export import DERIVED_BENCH_KEYS, SCHEMA_VERSION, benchmark_to_dict, object_to_dict
+
+#: The version of the audit document's shape (``docs/json-output.md``): stored hosts, the JSON export and reopened
+#: exports all carry it.
+SCHEMA_VERSION = 1
 
 #: Host fields that are nested collections, and the class of their items.
 HOST_COLLECTIONS: dict[str, type] = {
@@ -97,6 +103,57 @@ def redact_secrets(value: Any) -> Any:
 
 # ---------------------------------------------------------------- to documents
 
+def plain(value: Any) -> Any:
+    """``value`` as JSON-safe data: tuples/sets become lists, enums their value, non-finite floats ``None``."""
+    if isinstance(value, enum.Enum):
+        return plain(value.value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((plain(v) for v in value), key=str)
+    return value
+
+
+def object_to_dict(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Every dataclass field of ``obj`` (a model object with an ``evidence`` map) except ``skip``.
+
+    ``evidence`` becomes ``{field: {"command", "line", "source"}}``. Returns a new dict of JSON-safe values.
+    """
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(obj):
+        if f.name in skip or f.name == "evidence":
+            continue
+        out[f.name] = plain(getattr(obj, f.name))
+    out["evidence"] = {name: ev.to_dict() for name, ev in sorted(obj.evidence.items())}
+    return out
+
+
+def benchmark_to_dict(result: Any) -> dict[str, Any]:
+    """One benchmark result as a dict: its ``to_dict()``, or the mapping/dataclass itself.
+
+    The bench package's ``BenchResult.to_dict()`` gives ``test, tool, path, throughput_gbps (Gbit/s),
+    transactions_per_s, latency_us (µs), duration_s (s), expected {value, unit, basis}, raw, command``.
+    Raises TypeError for an object that is none of these.
+    """
+    to_dict = getattr(result, "to_dict", None)
+    if callable(to_dict):
+        return plain(to_dict())
+    if isinstance(result, Mapping):
+        return plain(result)
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        return plain(dataclasses.asdict(result))
+    raise TypeError(f"benchmark result {type(result).__name__} has no to_dict()")
+
+
+#: Keys :func:`benchmark_entry` adds to a result's document: computed from it, never stored.
+DERIVED_BENCH_KEYS = ("verdict", "comparison")
+
+
+
 def host_to_doc(host: Host) -> dict[str, Any]:
     """One host as its JSON-export shape without ``capabilities`` (those depend on the findings).
 
@@ -116,14 +173,6 @@ def finding_to_doc(finding: Finding) -> dict[str, Any]:
 def problem_to_doc(problem: InputProblem) -> dict[str, str]:
     """``InputProblem.to_dict()``: ``{"source", "message", "command"}``."""
     return problem.to_dict()
-
-
-def benchmark_to_doc(result: Any) -> dict[str, Any]:
-    """A benchmark result as ``report.json_export.benchmark_to_dict`` gives it (``BenchResult.to_dict()``).
-
-    Raises TypeError for an object without ``to_dict()`` that is neither a mapping nor a dataclass.
-    """
-    return benchmark_to_dict(result)
 
 
 # ---------------------------------------------------------------- from documents
@@ -267,9 +316,9 @@ def benchmark_from_dict(doc: Any, where: str = "benchmark") -> Any:
 
 
 def audit_from_dict(doc: Any) -> Audit:
-    """Rebuild an :class:`Audit` from the document of ``report.json_export.audit_to_dict`` (or a stored one).
+    """Rebuild an :class:`Audit` from the document of :func:`nicadvisor.report.json_export.audit_to_dict` (or a stored one).
 
-    Accepts ``schema_version`` up to :data:`nicadvisor.report.json_export.SCHEMA_VERSION` (a missing one is
+    Accepts ``schema_version`` up to :data:`SCHEMA_VERSION` (a missing one is
     read as the current version). Hosts, pNICs, vmknics, switches and modules get their evidence back;
     findings their :class:`Severity` and evidence; benchmarks become ``BenchResult`` objects (see
     :func:`benchmark_from_dict`). Raises CodecError (a ValueError) for a newer schema version or a

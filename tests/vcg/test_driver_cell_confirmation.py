@@ -1,4 +1,4 @@
-"""Hostile review, items 1 and 4: the Driver / VCG cell passes only on a listing that confirms the host's driver
+"""The Driver / VCG cell passes only on a listing that confirms the host's driver
 version on the host's release; an unknown cell says what was not read and the command that reads it, never a
 false "the device is not in the compatibility database"."""
 from __future__ import annotations

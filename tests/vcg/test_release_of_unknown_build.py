@@ -1,4 +1,4 @@
-"""Hostile review, item 3: a build the table does not hold is "update unknown", never the GA release; the release
+"""A build the table does not hold is "update unknown", never the GA release; the release
 level ``vmware -vl`` prints decides it; ESX 9 releases carry the labels the guide formats use."""
 from __future__ import annotations
 

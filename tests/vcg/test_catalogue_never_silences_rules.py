@@ -1,4 +1,4 @@
-"""Hostile review, item 2: a driver-catalogue value (lower trust than a reading) never makes a rule stop firing that
+"""A driver-catalogue value (lower trust than a reading) never makes a rule stop firing that
 fires on the facts read on the host, and the i40en Geneve Rx filter fact holds only for the XL710 its source shows."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hostile review, item 5: RSS advice for a driver whose catalogue entry states RSS without a command (qede, icen)
+"""RSS advice for a driver whose catalogue entry states RSS without a command (qede, icen)
 says that the entry gives no command, and cites it — not that the catalogue has no entry."""
 from __future__ import annotations
 
