@@ -35,7 +35,7 @@ def ready_host(folder: Path, name: str = "esx-nested") -> Path:
 
 def parse_capture(name: str):
     """Parse a real capture through the registry: returns list[ParseResult]."""
-    from nicadvisor.collect.capture_file import read_capture
+    from nicadvisor.collect.sources import read_capture
     from nicadvisor.parsers.registry import parse_output
 
     cap = read_capture(capture_path(name))

@@ -4,7 +4,7 @@ notes to the parsers). The text is a real capture's, the header rewritten."""
 from __future__ import annotations
 
 from capturetools import capture_path
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.services.audit import AuditRequest, run_audit
 
 REAL = "esxi_esxcfg-nics-l_nmlx5_core_connectx5_25g_esxi703.txt"

@@ -13,7 +13,7 @@ case below is audited and its normalised semantic dump compared, byte for byte, 
   fixtures that name a bundle file NIC Advisor reads (their header lines removed), read by the bundle reader;
 * ``nsx/<name>``: every NSX Manager API response of ``shared/fixtures/nsx-api`` saved as an ``NSX API GET <path>``
   capture (the replay of a live NSX audit's ``--save-captures``), and ``nsx-inventory/<name>``: every
-  transport-node response joined by :func:`nicadvisor.parsers.nsx_api.build_inventory` as the live NSX collector
+  transport-node response joined by :func:`nicadvisor.parsers.api.nsx.build_inventory` as the live NSX collector
   joins them (the inventory that the live path assembles into hosts);
 * ``vsphere/govc-dumps``: the real govmomi dumps of a nested ESXi 8.0.2 (``esxi_api_govc_dump_*``) as the vSphere
   API property set the live vSphere collector converts.
@@ -228,9 +228,9 @@ def test_nsx_response_replayed(path, tmp_path):
 @pytest.mark.parametrize("path", [p for p in NSX_RESPONSES if _nsx_path(p) == "/api/v1/transport-nodes"],
                          ids=lambda p: p.name)
 def test_nsx_inventory(path):
-    from nicadvisor.collect.assemble import HostInputs, assemble_host
-    from nicadvisor.collect.capture_file import Capture
-    from nicadvisor.parsers.nsx_api import build_inventory, host_results
+    from nicadvisor.parsers.assemble import HostInputs, assemble_host
+    from nicadvisor.parsers.capture_file import Capture
+    from nicadvisor.parsers.api.nsx import build_inventory, host_results
     from nicadvisor.services.audit import evaluate_findings
 
     def responses(part: str) -> list[str]:
@@ -264,9 +264,10 @@ def test_vsphere_govc_dumps():
     sys.path.insert(0, str(REPO / "tests" / "live"))
     from godump import read_structs
 
-    from nicadvisor.collect import vsphere_facts as vf
-    from nicadvisor.collect.assemble import HostInputs, assemble_host
-    from nicadvisor.collect.capture_file import Capture, read_capture
+    from nicadvisor.parsers.api import vsphere_objects as vf
+    from nicadvisor.parsers.assemble import HostInputs, assemble_host
+    from nicadvisor.parsers.capture_file import Capture
+    from nicadvisor.collect.sources import read_capture
     from nicadvisor.services.audit import evaluate_findings
 
     (pnics,) = read_structs(read_capture(CAPTURES / "esxi_api_govc_dump_physicalnic_nvmxnet3_esxi802.txt").text)

@@ -1,5 +1,5 @@
 """Read the Go-syntax govmomi dumps in shared/fixtures/captures (``govc object.collect -s -dump``) into the
-plain dicts that :mod:`nicadvisor.collect.vsphere_facts` takes: field names get a lower-case first
+plain dicts that :mod:`nicadvisor.parsers.api.vsphere_objects` takes: field names get a lower-case first
 letter (``SpeedMb`` → ``speedMb``, the vSphere property names), ``types.NewBool(false)`` → False,
 ``0xb`` → 11, ``nil`` → None. A dump that starts inside a struct (the PCI device excerpt) yields the
 complete structs that follow."""

@@ -31,8 +31,8 @@ from pyVmomi.SoapAdapter import SoapResponseDeserializer
 
 from capturetools import capture_path, merged, parse_capture
 from nicadvisor.collect import vsphere_esxcli as vx
-from nicadvisor.collect.assemble import assemble_host
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.parsers.assemble import assemble_host
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.collect.tls_pinning import fetch_thumbprint
 from nicadvisor.collect.vsphere import VsphereTarget, collect_vsphere
 from vcsimtools import GOVC, PASSWORD, USER

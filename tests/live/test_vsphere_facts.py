@@ -1,4 +1,4 @@
-"""vsphere_facts (pure conversion) on the real govmomi dumps in shared/fixtures/captures.
+"""nicadvisor.parsers.api.vsphere_objects (pure conversion) on the real govmomi dumps in shared/fixtures/captures.
 
 Values asserted are those printed in esxi_api_govc_dump_physicalnic_nvmxnet3_esxi802.txt (nested
 ESXi 8.0.2, two nvmxnet3 uplinks) and esxi_api_govc_dump_pcidevice_vmxnet3.txt (their PCI devices).
@@ -11,8 +11,8 @@ import pytest
 
 from capturetools import capture_path
 from godump import read_structs
-from nicadvisor.collect import vsphere_facts as vf
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.parsers.api import vsphere_objects as vf
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.parsers.base import ParseResult
 
 PNIC_DUMP = "esxi_api_govc_dump_physicalnic_nvmxnet3_esxi802.txt"

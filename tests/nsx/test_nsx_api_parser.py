@@ -8,8 +8,7 @@ from hypothesis import strategies as st
 
 from nsx_responder import NSX_FIXTURES, fixture_text
 
-from nicadvisor.parsers import nsx_api as n
-
+from nicadvisor.parsers.api import nsx as n
 TN_NSX30 = "GET_api_v1_transport-nodes_list_nsx30_vds_STANDARD_apnex.json"
 TN_ENS_INTR = "GET_api_v1_transport-nodes_list_nsx3x_nvds_ENS_INTERRUPT_saltfixture.json"
 TN_NSX22 = "GET_api_v1_transport-nodes_list_nsx22_nvds_apnex.json"

@@ -5,18 +5,18 @@ from __future__ import annotations
 import pytest
 
 from capturetools import CAPTURES, FIXTURES, capture_path, merged, parse_capture
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.parsers.base import CommandLine
-from nicadvisor.parsers.esxi_coalesce import parse_coalesce_get, parse_intnet_rss_get
-from nicadvisor.parsers.esxi_module import (
+from nicadvisor.parsers.esxi.coalesce import parse_coalesce_get, parse_intnet_rss_get
+from nicadvisor.parsers.esxi.module import (
     parse_esxcfg_module_get,
     parse_esxcfg_module_info,
     parse_module_parameters_list,
     parse_options,
 )
-from nicadvisor.parsers.esxi_ping import parse_vmkping
-from nicadvisor.parsers.esxi_vmknic import is_tep_netstack, parse_esxcfg_vmknic, parse_ip_interface_list
-from nicadvisor.parsers.esxi_vswitch import (
+from nicadvisor.parsers.esxi.ping import parse_vmkping
+from nicadvisor.parsers.esxi.vmknic import is_tep_netstack, parse_esxcfg_vmknic, parse_ip_interface_list
+from nicadvisor.parsers.esxi.vswitch import (
     parse_esxcfg_vswitch,
     parse_vswitch_dvs_list,
     parse_vswitch_standard_list,

@@ -5,12 +5,14 @@ from __future__ import annotations
 import pytest
 
 from capturetools import CAPTURES, FIXTURES, merged, parse_capture
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.parsers.base import CommandLine
 from nicadvisor.parsers.registry import parse_output
-from nicadvisor.parsers import esxi_api_dumps, nicinfo, nsx_datapath, vmkernel_log, vsish
-
-
+from nicadvisor.parsers.api import dumps as esxi_api_dumps
+from nicadvisor.parsers.esxi import nicinfo
+from nicadvisor.parsers.esxi import nsx_datapath
+from nicadvisor.parsers.esxi import vmkernel_log
+from nicadvisor.parsers.esxi import vsish
 def only(results, family):
     """The single ParseResult of ``family`` among ``results``."""
     found = [r for r in results if r.family == family]

@@ -9,7 +9,7 @@ import pytest
 
 from capturetools import CAPTURES, FIXTURES, merged, parse_capture
 
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.parsers.registry import families, parse_output, parsers_for, split_commands
 
 

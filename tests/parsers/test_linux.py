@@ -8,9 +8,9 @@ import pytest
 
 from capturetools import merged, parse_capture
 from nicadvisor.parsers.base import CommandLine
-from nicadvisor.parsers.linux_ethtool import PARSERS, features
-from nicadvisor.parsers.linux_pci import gts, link_fields, parse_dmesg
-from nicadvisor.parsers.linux_sysfs import expand_braces, parse_ip_link_json, sysfs_target
+from nicadvisor.parsers.linux.ethtool import PARSERS, features
+from nicadvisor.parsers.linux.pci import gts, link_fields, parse_dmesg
+from nicadvisor.parsers.linux.sysfs import expand_braces, parse_ip_link_json, sysfs_target
 from nicadvisor.parsers.registry import families, parse_output, parsers_for
 
 
@@ -285,7 +285,7 @@ def test_link_down_settings_record_no_speed():
 def test_fully_flattened_copy_reads_the_same(name):
     """A copy whose whole text collapsed to one line (mail/web flattening) gives the same facts."""
     from capturetools import capture_path
-    from nicadvisor.collect.capture_file import read_capture
+    from nicadvisor.collect.sources import read_capture
 
     cap = read_capture(capture_path(name))
     flat = " ".join(cap.text.split())

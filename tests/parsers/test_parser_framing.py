@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from capturetools import CAPTURES, parsed_facts
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.parsers.framing import unframe
 
 CAPTURE_FILES = sorted(p.name for p in CAPTURES.glob("*.txt"))

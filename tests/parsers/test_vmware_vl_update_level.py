@@ -14,8 +14,9 @@ import tarfile
 
 from capturetools import FIXTURES, capture_path
 
-from nicadvisor.collect.assemble import HostInputs, assemble_host
-from nicadvisor.collect.capture_file import Capture, read_capture
+from nicadvisor.parsers.assemble import HostInputs, assemble_host
+from nicadvisor.parsers.capture_file import Capture
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.collect.sources import gather
 from nicadvisor.parsers.registry import parse_output
 from nicadvisor.vcg.builds import host_release

@@ -1,6 +1,6 @@
 """Where facts come from: capture folders, vm-support bundles, the local Linux machine (and, later,
 vSphere, SSH and NSX Manager). Each source yields raw outputs that the parsers read and
-:mod:`nicadvisor.collect.assemble` turns into model objects."""
+:mod:`nicadvisor.parsers.assemble` turns into model objects."""
 
 
 class ConnectionCheckError(Exception):

@@ -30,7 +30,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from nicadvisor.collect.capture_file import MAX_CAPTURE_BYTES, Capture
+from nicadvisor.parsers.capture_file import MAX_CAPTURE_BYTES, Capture
 
 _NAMED = {
     "nicinfo.sh.txt": "nicinfo.sh",

@@ -7,10 +7,10 @@ reads sysfs attributes (``mtu``, ``operstate``, ``carrier``, ``speed``, ``duplex
 ``flags``, the device link, and for a PCI device ``vendor``, ``device``, ``subsystem_vendor``,
 ``subsystem_device``, ``current_link_speed``/``width``, ``max_link_speed``/``width``, ``numa_node``).
 
-Each output becomes a :class:`~nicadvisor.collect.capture_file.Capture` whose ``command`` is the plain
+Each output becomes a :class:`~nicadvisor.parsers.capture_file.Capture` whose ``command`` is the plain
 command (``ethtool -k eth0``, ``cat /sys/class/net/eth0/mtu``, ``readlink /sys/class/net/eth0``), so the
-same parsers read it as a saved capture (:mod:`nicadvisor.parsers.linux_ethtool`,
-:mod:`nicadvisor.parsers.linux_sysfs`). Nothing is changed on the machine.
+same parsers read it as a saved capture (:mod:`nicadvisor.parsers.linux.ethtool`,
+:mod:`nicadvisor.parsers.linux.sysfs`). Nothing is changed on the machine.
 
 With ``netns="NS"`` every command, including the sysfs reads, runs as ``ip netns exec NS …`` (that
 remounts ``/sys`` for the namespace), so the namespace's interfaces are audited; the captures then note
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from nicadvisor.collect.capture_file import Capture
+from nicadvisor.parsers.capture_file import Capture
 
 ETHTOOL_OPTIONS = ("-i", "-k", "-l", "-x", "-c", "-g", "")
 """The ethtool queries run per interface (``""`` = plain ``ethtool IF``); all read-only."""

@@ -18,7 +18,7 @@ Intel's mfd libraries use):
   ``esxcli network ip interface list``, ``esxcli hardware pci list``, ``esxcfg-nics -l``,
   ``esxcfg-nics -e`` (only with NSX bits, §14 item 9), ``esxcfg-vmknic -l``, ``esxcfg-vswitch -l``,
   ``lspci -p``, ``vmware -vl`` and a ``grep -F`` of ``/var/log/vmkernel.log`` for the fixed driver
-  messages :mod:`nicadvisor.parsers.vmkernel_log` reads (§7, §8a, §9);
+  messages :mod:`nicadvisor.parsers.esxi.vmkernel_log` reads (§7, §8a, §9);
 * per NIC (``vmnicN``/``vusbN`` from the NIC list): ``esxcli network nic get -n NIC``,
   ``vsish -e get /net/pNics/NIC/properties``, ``vsish -e get /net/pNics/NIC/rxqueues/info``;
 * per driver module (from the NIC list's Driver column): ``esxcli system module parameters list -m MOD``,

@@ -33,11 +33,11 @@ and ``network diag ping --host … [--size --df --interface --netstack --count]`
 (§1.1, community.vmware ``vmware_host_vmnic_info`` [CV-VMNIC]). No model field holds them: they go to
 ``ParseResult.records`` and the recorded Capture only.
 
-Every answer is recorded as a :class:`~nicadvisor.collect.capture_file.Capture` whose text is one JSON line
+Every answer is recorded as a :class:`~nicadvisor.parsers.capture_file.Capture` whose text is one JSON line
 holding the request and the raw response (XML string for esxcli, plain dicts for QueryNetworkHint);
 :func:`facts_from_recording` replays it into the same facts. The conversion functions (``*_facts``,
 :func:`response_rows`, :func:`hint_facts`) are pure — no pyVmomi objects, no I/O, never raise — and live in
-:mod:`nicadvisor.collect.vsphere_esxcli_facts`, so replaying a saved recording needs no pyVmomi.
+:mod:`nicadvisor.parsers.api.esxcli_soap`, so replaying a saved recording needs no pyVmomi.
 
 vcsim (govmomi v0.46.3) implements neither ``RetrieveManagedMethodExecuter`` (``MethodNotFound``) nor
 ``ExecuteSoap``; its ``QueryNetworkHint`` answers an empty list. Those cases end as problems / empty records,
@@ -52,11 +52,11 @@ from typing import Any, Iterable, Mapping
 from pyVmomi import SoapStubAdapter, VmomiSupport, vim, vmodl
 from pyVmomi.VmomiSupport import F_OPTIONAL, LazyObject, ManagedObject
 
-from nicadvisor.collect.capture_file import Capture
+from nicadvisor.parsers.capture_file import Capture
 from nicadvisor.model import InputProblem
 from nicadvisor.parsers.base import ParseResult
 
-from nicadvisor.collect.vsphere_esxcli_facts import (  # noqa: F401 - the pure half, re-exported
+from nicadvisor.parsers.api.esxcli_soap import (  # noqa: F401 - the pure half, re-exported
     ALLOWED, EsxcliOption, EsxcliSpec, FAMILY_HINTS, HINTS_COMMAND, SOAP_VERSION, _MODULE_RE, _NAME_RE, _family,
     coalesce_facts, command_text, esxcli_recording, facts_for, facts_from_recording, fault_text, hint_facts,
     hints_recording, module_parameters_facts, nic_get_facts, nic_list_facts, ping_facts, response_rows,

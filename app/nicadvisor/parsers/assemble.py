@@ -13,10 +13,10 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 
-from nicadvisor.collect.capture_file import Capture
+from nicadvisor.parsers.capture_file import Capture
 from nicadvisor.model import Evidence, Host, InputProblem, KernelModule, PhysicalNic, Switch, VmkernelNic
 from nicadvisor.parsers.base import Fact, ParseResult, natural_key
-from nicadvisor.parsers.linux_pci import KERNEL_LOG_COMMANDS
+from nicadvisor.parsers.linux.pci import KERNEL_LOG_COMMANDS
 from nicadvisor.parsers.registry import normalise, parse_output
 
 _ESXI_COMMANDS = ("esxcli", "esxcfg-", "vsish", "vmkping", "vmware", "nsxdp-cli", "vmkchdev", "nicinfo.sh", "govc")

@@ -1,9 +1,10 @@
-"""Reading one capture file: ``# source:``/``# command:``/``# note:``/``# host:`` header lines, then the
-verbatim output (the format of ``shared/fixtures/captures``)."""
+"""The capture-file format: ``# source:``/``# command:``/``# note:``/``# host:`` header lines, then the verbatim
+output (the format of ``shared/fixtures/captures``), and :class:`Capture`, the one shape every input becomes (a
+capture file, a vm-support bundle member, a live command's output or API recording). Pure: reading the file itself
+is :func:`nicadvisor.collect.sources.read_capture`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from nicadvisor.model.entities import clip
 
@@ -60,11 +61,3 @@ def parse_capture_text(source: str, data: bytes) -> Capture:
         notes=tuple(headers.get("note", [])),
         origin=(headers.get("source") or [None])[0],
     )
-
-
-def read_capture(path: Path, source: str | None = None) -> Capture:
-    """Read a capture file. Raises CaptureError (or OSError) with the file named in the message."""
-    size = path.stat().st_size
-    if size > MAX_CAPTURE_BYTES:
-        raise CaptureError(f"{path}: {size} bytes is too large for a command capture")
-    return parse_capture_text(source or str(path), path.read_bytes())

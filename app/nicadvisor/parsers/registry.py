@@ -1,7 +1,8 @@
 """Which parser reads which command.
 
 Parser modules register themselves with :func:`register`; the registry imports every module of this
-package on first use, so a new command family is one new module. The ``# command:`` header of a
+package and of its platform sub-packages (``esxi/``, ``linux/``, ``api/``) on first use, so a new command family is
+one new module. The ``# command:`` header of a
 capture may hold several commands (``esxcfg-nics -l ; esxcli hardware pci list``), prompts
 (``[root]``, ``nsx-edge-1>``), pipes and greps (``esxcfg-nics -l | grep vmnic5``); :func:`split_commands`
 normalises those and :func:`parse_output` runs each command's parser over the whole text.
@@ -45,9 +46,9 @@ def _load() -> None:
     _loaded = True
     import nicadvisor.parsers as pkg
 
-    for mod in pkgutil.iter_modules(pkg.__path__):
-        if mod.name not in ("base", "registry"):
-            importlib.import_module(f"nicadvisor.parsers.{mod.name}")
+    for mod in pkgutil.walk_packages(pkg.__path__, prefix="nicadvisor.parsers."):
+        if not mod.ispkg and mod.name.rsplit(".", 1)[-1] not in ("base", "registry", "assemble"):
+            importlib.import_module(mod.name)
 
 
 # Prompts in front of a command: ``[root@esx:~]``, ``[Host-1] #`` (bracket then # or $), ``~ #`` (ESXi busybox),

@@ -25,7 +25,7 @@ from typing import Any
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, hex4, norm_pci, to_int
 from nicadvisor.parsers.registry import register
-from nicadvisor.parsers.vsish import queue_lines, queue_stats, read_pyish_all, real_nic_name
+from nicadvisor.parsers.esxi.vsish import queue_lines, queue_stats, read_pyish_all, real_nic_name
 
 _MAC_RE = re.compile(r"[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}")
 

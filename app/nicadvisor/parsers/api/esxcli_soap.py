@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping
 from xml.sax.saxutils import escape
 
 from nicadvisor.parsers.base import ParseResult, norm_pci, speed_mbps, to_bool, to_int
-from nicadvisor.parsers.esxcli_nic import clean, record_nic_row
+from nicadvisor.parsers.esxi.esxcli_nic import clean, record_nic_row
 
 SOAP_VERSION = "urn:vim25/5.0"
 """The ``version`` argument of ExecuteSoap: the only one govmomi sends; the esxcli dynamic types live there."""
@@ -283,7 +283,7 @@ def nic_list_facts(rows: Iterable[Mapping[str, Any]]) -> ParseResult:
     """``network nic list`` rows (``Name``, ``PCIDevice``, ``Driver``, ``AdminStatus``, ``LinkStatus`` or
     ``Link``, ``Speed`` Mbit/s, ``Duplex``, ``MACAddress``, ``MTU`` bytes, ``Description``; field names as in
     the PowerCLI capture ``esxi_powercli_esxcli_nic_list_bnx2x_qlogic57810.txt``) → the facts of
-    :func:`nicadvisor.parsers.esxcli_nic.record_nic_row` (speed/duplex only with the link up, pseudo uplinks
+    :func:`nicadvisor.parsers.esxi.esxcli_nic.record_nic_row` (speed/duplex only with the link up, pseudo uplinks
     ``is_physical=False``, vmxnet3 ``is_virtual_uplink``). Unusable rows become notes."""
     result = ParseResult(family=_family(("network", "nic", "list")))
     for row in rows:
@@ -307,7 +307,7 @@ def nic_get_facts(rows: Iterable[Mapping[str, Any]], nic: str | None = None) -> 
     ``driver_version``, ``FirmwareVersion`` → ``firmware_version``), ``LinkStatus`` (else ``LinkDetected``) →
     ``link_up``; ``Speed`` (Mbit/s) and ``Duplex`` only with the link up; ``MTU`` bytes. The other fields
     (pause, auto-negotiation, ``VirtualAddress`` …) go to one record ``{"family", "nic", "fields"}`` (same
-    semantics as :func:`nicadvisor.parsers.esxcli_nic.parse_nic_get`, §2)."""
+    semantics as :func:`nicadvisor.parsers.esxi.esxcli_nic.parse_nic_get`, §2)."""
     result = ParseResult(family=_family(("network", "nic", "get")))
     for row in rows:
         n = _nrow(row)
@@ -363,7 +363,7 @@ def coalesce_facts(rows: Iterable[Mapping[str, Any]]) -> ParseResult:
     spaces removed) → ``coalesce_rx_usecs``, ``coalesce_rx_frames``, ``coalesce_tx_usecs``,
     ``coalesce_tx_frames``, ``coalesce_adaptive_rx``; ``N/A`` (no coalesce support, §14 item 14) is not
     recorded. Record per row ``{"kind": "coalesce", "nic", "adaptive_tx", "sample_interval_s"}`` as the text
-    parser :func:`nicadvisor.parsers.esxi_coalesce.parse_coalesce_get` does."""
+    parser :func:`nicadvisor.parsers.esxi.coalesce.parse_coalesce_get` does."""
     result = ParseResult(family=_family(("network", "nic", "coalesce", "get")))
     for row in rows:
         n = _nrow(row)
@@ -384,7 +384,7 @@ def module_parameters_facts(rows: Iterable[Mapping[str, Any]], module: str | Non
     module ``parameters`` (name → description, else type) and ``options`` (name → value for every non-empty
     ``Value``; ``{}`` when none is set: the API answer is the complete, unfiltered table) plus one
     ``{"kind": "module_parameter", "module", "name", "type", "value", "description"}`` record per row
-    (same shapes as :mod:`nicadvisor.parsers.esxi_module`)."""
+    (same shapes as :mod:`nicadvisor.parsers.esxi.module`)."""
     result = ParseResult(family=_family(("system", "module", "parameters", "list")))
     if not module:
         result.notes.append("esxcli system module parameters list (API): module name unknown")
@@ -422,7 +422,7 @@ def ping_facts(rows: Iterable[Mapping[str, Any]], args: Mapping[str, Any] | None
     """``network diag ping`` answer (one object with ``Summary`` and ``Trace`` entries; PowerCLI scripts read
     ``Summary.Transmitted``, ``Summary.Recieved`` — spelled so by the API —, ``Summary.PacketLost`` %,
     ``Summary.RoundtripAvg``/``Min``/``Max`` µs) → one record in the shape of the ``vmkping`` parser
-    (:mod:`nicadvisor.parsers.esxi_ping`): ``{"kind": "vmkping", "via": "vSphere API", "size": bytes,
+    (:mod:`nicadvisor.parsers.esxi.ping`): ``{"kind": "vmkping", "via": "vSphere API", "size": bytes,
     "df": bool, "target", "sent", "received", "loss_pct", "error": None, "interface", "netstack",
     "rtt_avg_us", "rtt_min_us", "rtt_max_us"}`` (None when absent). No pNIC/vmknic fact is recorded."""
     result = ParseResult(family=_family(("network", "diag", "ping")))

@@ -1,21 +1,20 @@
 """Replaying the recordings of a live audit saved with ``--save-captures`` (``nic-advisor audit --capture DIR``).
 
-A live vSphere or NSX audit keeps each API response as a :class:`~nicadvisor.collect.capture_file.Capture`
+A live vSphere or NSX audit keeps each API response as a :class:`~nicadvisor.parsers.capture_file.Capture`
 whose text is a recording (JSON) and whose command names the call; saved as capture files, they come back
 here through the registry:
 
 * ``vSphere API: PropertyCollector.RetrievePropertiesEx HostSystem …`` (one host's inventory) and
   ``vSphere API: HostKernelModuleSystem.QueryModules …`` (its pNIC drivers) →
-  :func:`nicadvisor.collect.vsphere_facts.facts_from_recording`: the same facts as the live audit;
+  :func:`nicadvisor.parsers.api.vsphere_objects.facts_from_recording`: the same facts as the live audit;
 * ``vSphere API: esxcli … (ExecuteSoap …)`` and ``vSphere API: HostNetworkSystem.QueryNetworkHint`` →
-  :func:`nicadvisor.collect.vsphere_esxcli.facts_from_recording` (same facts as live; imported lazily,
-  that module also holds the live calls);
+  :func:`nicadvisor.parsers.api.esxcli_soap.facts_from_recording` (same facts as live);
 * ``NSX API GET /api/v1/transport-nodes`` (one transport node) → switch kind, N-VDS uplinks, host kind and
-  version as :func:`nicadvisor.parsers.nsx_api.host_results` reads them, but on its own: the NSX version
+  version as :func:`nicadvisor.parsers.api.nsx.host_results` reads them, but on its own: the NSX version
   and transport zones were other responses, so a configured ``STANDARD`` mode (and a 2.x mode set on the
   zone) is left unknown with a note, where the live audit could decide it;
 * ``NSX API GET /api/v1/transport-nodes/<id>/state`` → realized TEP vmknics
-  (:func:`nicadvisor.parsers.nsx_api.state_facts`), same as live;
+  (:func:`nicadvisor.parsers.api.nsx.state_facts`), same as live;
 * ``NSX API GET /api/v1/host-switch-profiles`` and ``…/global-configs/SwitchingGlobalConfig``: an uplink
   profile's MTU belongs to the host switches using it, which are named in the transport node response, so
   these are not replayed on their own: a note says so (the N-VDS MTU is missing from a replay).
@@ -26,8 +25,9 @@ from __future__ import annotations
 
 import json
 
-from nicadvisor.collect import vsphere_facts as vf
-from nicadvisor.parsers import nsx_api
+from nicadvisor.parsers.api import esxcli_soap
+from nicadvisor.parsers.api import nsx as nsx_api
+from nicadvisor.parsers.api import vsphere_objects as vf
 from nicadvisor.parsers.base import CommandLine, ParseResult
 from nicadvisor.parsers.registry import register
 
@@ -47,12 +47,10 @@ def _kind(text: str) -> str | None:
 @register(r"^vSphere API:", FAMILY_VSPHERE)
 def parse_vsphere_recording(text: str, cmd: CommandLine) -> ParseResult:
     """Facts of one saved vSphere API recording (inventory, driver modules, esxcli over the API, LLDP/CDP
-    hints), the same the live audit read from it (nicadvisor.collect.vsphere_facts /
-    vsphere_esxcli_facts ``facts_from_recording``). ``text`` is the recording's JSON line."""
+    hints), the same the live audit read from it (nicadvisor.parsers.api.vsphere_objects /
+    esxcli_soap ``facts_from_recording``). ``text`` is the recording's JSON line."""
     if _kind(text) in _ESXCLI_KINDS:
-        from nicadvisor.collect import vsphere_esxcli_facts
-
-        r = vsphere_esxcli_facts.facts_from_recording(text)
+        r = esxcli_soap.facts_from_recording(text)
     else:
         r = vf.facts_from_recording(text)
     if not r.understood and not r.notes:  # a valid recording of an empty answer (no LLDP/CDP hint, no module)
@@ -63,7 +61,7 @@ def parse_vsphere_recording(text: str, cmd: CommandLine) -> ParseResult:
 @register(r"^NSX API GET /api/v1/transport-nodes/\S+/state\b", FAMILY_NSX)
 def parse_nsx_state_recording(text: str, cmd: CommandLine) -> ParseResult:
     """Realized TEP vmknics of one saved ``GET /api/v1/transport-nodes/<id>/state`` response
-    (nicadvisor.parsers.nsx_api.state_facts), as in the live audit."""
+    (nicadvisor.parsers.api.nsx.state_facts), as in the live audit."""
     st, notes = nsx_api.parse_transport_node_state(text)
     if st is None:
         r = ParseResult(family=FAMILY_NSX)

@@ -4,7 +4,7 @@ The live collector (:mod:`nicadvisor.collect.vsphere`) retrieves each HostSystem
 PropertyCollector call and turns the pyVmomi objects into plain JSON-able values: data objects become
 dicts keyed by the vSphere property names (``device``, ``linkSpeed``, ``speedMb`` …, unset properties
 left out), managed-object references become ``"vim.HostSystem:host-21"`` strings. The same dicts are
-written into the recorded :class:`~nicadvisor.collect.capture_file.Capture` (a JSON dump), so an audit
+written into the recorded :class:`~nicadvisor.parsers.capture_file.Capture` (a JSON dump), so an audit
 can be replayed from the recording with :func:`host_facts` alone.
 
 Shapes (top-level keys are the property paths requested, nic-data-sources.md §1.1):
@@ -34,8 +34,8 @@ import re
 from typing import Any, Iterable
 
 from nicadvisor.parsers.base import ParseResult, hex4, norm_pci
-from nicadvisor.parsers.esxi_module import parse_options
-from nicadvisor.parsers.esxi_vmknic import is_tep_netstack
+from nicadvisor.parsers.esxi.module import parse_options
+from nicadvisor.parsers.esxi.vmknic import is_tep_netstack
 
 FAMILY_HOST = "vSphere API HostSystem"
 FAMILY_DVS = "vSphere API DistributedVirtualSwitch"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, to_bool
-from nicadvisor.parsers.esxcli_nic import (
+from nicadvisor.parsers.esxi.esxcli_nic import (
     ESXCFG_L_COLUMNS, MACISH, NAME_RE, NIC_COLUMNS, NIC_HEADER_KEYS, PROMPT_RE, clean, headerless_rows, nic_row_ok,
     note_failed_rows, record_nic_row, table_lines, valid_mac,
 )

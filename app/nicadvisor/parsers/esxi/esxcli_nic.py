@@ -6,7 +6,7 @@ Formats and traps are those of ``shared/design/research/nic-data-sources.md`` §
 block), §4 (``nic list`` columns, Speed in Mbit/s, pseudo uplinks), §14 items 2, 4, 18, 20. Every parser is a
 pure function ``fn(text, cmd) -> ParseResult`` that never raises on malformed text.
 
-:func:`record_nic_row` is shared with :mod:`nicadvisor.parsers.esxcfg_nics` (same facts, other layout).
+:func:`record_nic_row` is shared with :mod:`nicadvisor.parsers.esxi.esxcfg_nics` (same facts, other layout).
 """
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, is_rule, norm_pci, speed_mbps, to_bool, to_int
 from nicadvisor.parsers.registry import register
-from nicadvisor.parsers.vsish import queue_lines, queue_stats, real_nic_name
+from nicadvisor.parsers.esxi.vsish import queue_lines, queue_stats, real_nic_name
 
 _NOT_SUPPORTED_RE = re.compile(r"not supported|invalid|unknown command|error|no such", re.I)
 

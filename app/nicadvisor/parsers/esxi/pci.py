@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, hex4, norm_pci, to_bool, to_int
-from nicadvisor.parsers.esxcli_nic import clean
+from nicadvisor.parsers.esxi.esxcli_nic import clean
 from nicadvisor.parsers.registry import register
 
 _VMNIC_RE = re.compile(r"^vmnic\d+$")

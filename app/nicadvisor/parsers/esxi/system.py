@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, columns_from_header, cut, norm_pci
-from nicadvisor.parsers.esxcli_nic import clean, rule_after, table_after
+from nicadvisor.parsers.esxi.esxcli_nic import clean, rule_after, table_after
 from nicadvisor.parsers.registry import register
 
 ESXI_NIC_DRIVERS = frozenset({

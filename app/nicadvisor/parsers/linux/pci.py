@@ -6,7 +6,7 @@ Speeds are GT/s per lane (float), widths lanes (int). Sources: nic-data-sources.
 §14 item 13; captures ``linux_lspci-vv_connectx6dx_lnkcap_partial.txt`` and
 ``linux_dmesg_ice_e810_pcie_bandwidth_16gts_x16_ddp.txt``.
 
-The sysfs attributes (``current_link_speed`` …) are read by :mod:`nicadvisor.parsers.linux_sysfs`.
+The sysfs attributes (``current_link_speed`` …) are read by :mod:`nicadvisor.parsers.linux.sysfs`.
 """
 from __future__ import annotations
 

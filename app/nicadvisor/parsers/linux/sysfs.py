@@ -30,7 +30,7 @@ import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, hex4, norm_pci, to_int
 from nicadvisor.parsers.framing import is_command_echo
-from nicadvisor.parsers.linux_pci import gts
+from nicadvisor.parsers.linux.pci import gts
 from nicadvisor.parsers.registry import register
 
 _BDF = r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
