@@ -31,6 +31,11 @@ from pyVmomi.SoapAdapter import SoapResponseDeserializer
 
 from capturetools import capture_path, merged, parse_capture
 from nicadvisor.collect import vsphere_esxcli as vx
+from nicadvisor.collect import vsphere_esxcli_commands as allow
+from nicadvisor.parsers import rows as api_rows
+from nicadvisor.parsers.api import esxcli_soap as soap
+from nicadvisor.parsers.api import network_hints
+from nicadvisor.parsers.esxi import coalesce, esxcli_nic, module, ping
 from nicadvisor.parsers.assemble import assemble_host
 from nicadvisor.collect.sources import read_capture
 from nicadvisor.collect.tls_pinning import fetch_thumbprint
@@ -125,23 +130,23 @@ def rows_xml(rows: list[dict]) -> str:
 # --- allowlist and validation -----------------------------------------------------------------------------
 
 def test_allowlist_and_argument_validation():
-    assert sorted(" ".join(w) for w in vx.ALLOWED) == [
+    assert sorted(" ".join(w) for w in allow.ALLOWED) == [
         "network diag ping", "network nic coalesce get", "network nic get", "network nic list",
         "system module parameters list"]
-    spec, values = vx.validate(("network", "diag", "ping"), {"host": "192.168.6.1", "size": 8972, "df": True,
+    spec, values = allow.validate(("network", "diag", "ping"), {"host": "192.168.6.1", "size": 8972, "df": True,
                                                              "interface": "vmk10", "netstack": "vxlan", "count": 3})
     assert (spec.moid, spec.method) == ("ha-cli-handler-network-diag", "vim.EsxCLI.network.diag.ping")
-    assert vx.command_text(spec, values) == (
+    assert allow.command_text(spec, values) == (
         "esxcli network diag ping --host 192.168.6.1 --size 8972 --df --interface vmk10 --netstack vxlan --count 3")
-    assert vx.soap_arguments(values) == [
+    assert allow.soap_arguments(values) == [
         {"name": "host", "val": "<host>192.168.6.1</host>"}, {"name": "size", "val": "<size>8972</size>"},
         {"name": "df", "val": "<df>true</df>"}, {"name": "interface", "val": "<interface>vmk10</interface>"},
         {"name": "netstack", "val": "<netstack>vxlan</netstack>"}, {"name": "count", "val": "<count>3</count>"}]
-    _, values = vx.validate(["network", "diag", "ping"], {"host": "esx-tep.example.com", "df": False})
-    assert vx.soap_arguments(values) == [{"name": "host", "val": "<host>esx-tep.example.com</host>"}]
-    spec, values = vx.validate(("network", "nic", "get"), {"nic-name": "vmnic1000202"})
+    _, values = allow.validate(["network", "diag", "ping"], {"host": "esx-tep.example.com", "df": False})
+    assert allow.soap_arguments(values) == [{"name": "host", "val": "<host>esx-tep.example.com</host>"}]
+    spec, values = allow.validate(("network", "nic", "get"), {"nic-name": "vmnic1000202"})
     assert spec.moid == "ha-cli-handler-network-nic" and values[0][0].param == "nicname"
-    assert vx.validate(("system", "module", "parameters", "list"), {"module": "i40en"})[1][0][0].param == "module"
+    assert allow.validate(("system", "module", "parameters", "list"), {"module": "i40en"})[1][0][0].param == "module"
     bad = [
         (("system", "shutdown", "reboot"), {}, "not allowed over the vSphere API"),
         (("network", "nic", "list"), {"nic-name": "vmnic0"}, "unknown option(s) --nic-name (it takes none)"),
@@ -160,33 +165,33 @@ def test_allowlist_and_argument_validation():
     ]
     for command, args, message in bad:
         with pytest.raises(ValueError, match=re.escape(message)):
-            vx.validate(command, args)
+            allow.validate(command, args)
 
 
 # --- response XML → rows ---------------------------------------------------------------------------------
 
 def test_response_rows_on_govmomi_fixtures():
-    rows, kind, err = vx.response_rows(GOVMOMI_VM_PORT_LIST)
+    rows, kind, err = soap.response_rows(GOVMOMI_VM_PORT_LIST)
     assert err is None and kind == "VimEsxCLInetworkvmportlistPort"
     assert rows == [{"DVPortID": "", "IPAddress": "192.168.247.149", "MACAddress": "00:0c:29:12:b2:cf",
                      "PortID": "33554438", "Portgroup": "VM Network", "TeamUplink": "vmnic0",
                      "UplinkPortID": "33554434", "vSwitch": "vSwitch0"}]
-    rows, kind, err = vx.response_rows(GOVMOMI_HOSTNAME_GET)
+    rows, kind, err = soap.response_rows(GOVMOMI_HOSTNAME_GET)
     assert (rows, kind, err) == ([{"DomainName": "localdomain", "FullyQualifiedDomainName": "esxbox.localdomain",
                                    "HostName": "esxbox"}], "VimEsxCLIsystemhostnamegetFullyQualifiedHostName", None)
-    assert vx.row_line(rows[0]) == "DomainName=localdomain; FullyQualifiedDomainName=esxbox.localdomain; HostName=esxbox"
-    assert vx.response_rows("")[2] == "empty response"
-    assert vx.response_rows("<obj><unclosed></obj>")[2].startswith("response is not XML")
-    assert "DOCTYPE" in vx.response_rows('<!DOCTYPE x [<!ENTITY a "b">]><obj>&a;</obj>')[2]
+    assert api_rows.row_line(rows[0]) == "DomainName=localdomain; FullyQualifiedDomainName=esxbox.localdomain; HostName=esxbox"
+    assert soap.response_rows("")[2] == "empty response"
+    assert soap.response_rows("<obj><unclosed></obj>")[2].startswith("response is not XML")
+    assert "DOCTYPE" in soap.response_rows('<!DOCTYPE x [<!ENTITY a "b">]><obj>&a;</obj>')[2]
     # an unknown command's rows are not turned into facts, just noted
-    assert vx.facts_for(("network", "vm", "port", "list"), rows).notes == ["no converter for 'esxcli network vm port list'"]
+    assert soap.facts_for(("network", "vm", "port", "list"), rows).notes == ["no converter for 'esxcli network vm port list'"]
 
 
 # --- rows → facts, against the text parsers on the same real captures --------------------------------------
 
 def test_nic_list_rows_match_the_capture_and_the_text_parser():
     rows = powercli_rows()
-    facts = vx.nic_list_facts(rows)
+    facts = esxcli_nic.nic_list_facts(rows)
     assert facts.notes == [] and facts.family == "vSphere API esxcli network nic list"
     pnics = merged([facts])[0]
     assert sorted(pnics) == ["vmnic0", "vmnic1", "vmnic4", "vmnic5"]
@@ -204,7 +209,7 @@ def test_nic_get_row_matches_the_text_parser():
     row = nic_get_row("esxi_esxcli_nic_get_i40en_x710_fw7.10.txt")
     assert row["DriverInfo"] == {"BusInfo": "0000:19:00:0", "Driver": "i40en",
                                  "FirmwareVersion": "7.10 0x800075e5 19.5.12", "Version": "1.8.6"}
-    facts = vx.nic_get_facts([row], "vmnic0")
+    facts = esxcli_nic.nic_get_facts([row], {"nic-name": "vmnic0"})
     pnics = merged([facts])[0]
     assert pnics == {"vmnic0": {"pci_address": "0000:19:00.0", "is_physical": True, "driver": "i40en",
                                 "driver_version": "1.8.6", "firmware_version": "7.10 0x800075e5 19.5.12",
@@ -219,7 +224,7 @@ def test_coalesce_rows_match_the_text_parser():
     rows = table_rows("esxi_esxcli_nic_coalesce_get_mellanox_connectx3.txt", r"^NIC\s+RX microseconds")
     assert rows[2] == {"NIC": "vmnic1000202", "RXmicroseconds": "3", "RXmaximumframes": "15", "TXmicroseconds": "0",
                        "TXMaximumframes": "1", "AdaptiveRX": "Off", "AdaptiveTX": "Off", "Sampleintervalseconds": "0"}
-    facts = vx.coalesce_facts(rows)
+    facts = coalesce.coalesce_facts(rows)
     pnics = merged([facts])[0]
     assert pnics == {"vmnic1000202": {"coalesce_rx_usecs": 3, "coalesce_rx_frames": 15, "coalesce_tx_usecs": 0,
                                       "coalesce_tx_frames": 1, "coalesce_adaptive_rx": False},
@@ -234,14 +239,14 @@ def test_module_parameters_rows():
     rows = table_rows("esxi_g_esxcli_system_module_parameters_list_ixgbe_grep_esxi60_elatov.txt", r"^Name\s+Type")
     assert rows == [{"Name": "LRO", "Type": "array of int", "Value": "0",
                      "Description": "Large Receive Offload (0,1), default 1 = on"}]
-    facts = vx.module_parameters_facts(rows, "ixgbe")
+    facts = module.module_parameters_facts(rows, {"module": "ixgbe"})
     mods = merged([facts])[3]
     assert mods == {"ixgbe": {"parameters": {"LRO": "Large Receive Offload (0,1), default 1 = on"}, "options": {"LRO": "0"}}}
     assert facts.records == [{"kind": "module_parameter", "module": "ixgbe", "name": "LRO", "type": "array of int",
                               "value": "0", "description": "Large Receive Offload (0,1), default 1 = on"}]
     unset = [dict(rows[0], Value="")]
-    assert merged([vx.module_parameters_facts(unset, "ixgbe")])[3]["ixgbe"]["options"] == {}
-    assert vx.module_parameters_facts(rows, None).notes == [
+    assert merged([module.module_parameters_facts(unset, {"module": "ixgbe"})])[3]["ixgbe"]["options"] == {}
+    assert module.module_parameters_facts(rows, {}).notes == [
         "esxcli system module parameters list (API): module name unknown"]
 
 
@@ -250,12 +255,12 @@ def test_ping_summary_record():
     m = re.search(r"(\d+) packets transmitted, (\d+) packets received, (\d+)% packet loss", text)
     row = {"Summary": {"HostAddr": "192.168.6.1", "Transmitted": m.group(1), "Recieved": m.group(2),
                        "PacketLost": m.group(3)}}
-    facts = vx.ping_facts([row], {"host": "192.168.6.1", "size": 1500, "df": True})
+    facts = ping.ping_facts([row], {"host": "192.168.6.1", "size": 1500, "df": True})
     assert facts.records == [{"kind": "vmkping", "via": "vSphere API", "size": 1500, "df": True, "target": "192.168.6.1",
                               "sent": 3, "received": 0, "loss_pct": 100.0, "error": None, "interface": None,
                               "netstack": None, "rtt_avg_us": None, "rtt_min_us": None, "rtt_max_us": None}]
     assert not facts.pnics and not facts.vmknics
-    assert vx.ping_facts([]).notes == ["esxcli network diag ping (API): empty answer"]
+    assert ping.ping_facts([]).notes == ["esxcli network diag ping (API): empty answer"]
 
 
 def test_lldp_hint_records():
@@ -263,31 +268,31 @@ def test_lldp_hint_records():
     params = [{"key": k, "value": v} for k, v in re.findall(r'"(Aggregat[^"]+)": "([^"]*)"', text)]
     assert params == [{"key": "Aggregated Port ID", "value": "0"}, {"key": "Aggregation Status", "value": "1"}]
     hints = [{"device": "vmnic0", "lldpInfo": {"parameter": params}}, {"device": "vmnic1"}, "junk", {"device": 3}]
-    facts = vx.hint_facts(hints)
+    facts = network_hints.hint_facts(hints)
     assert facts.records == [{"kind": "lldp", "nic": "vmnic0", "chassis_id": None, "port_id": None, "ttl_s": None,
                               "system_name": None,
                               "parameters": {"Aggregated Port ID": "0", "Aggregation Status": "1"}}]
     assert not facts.pnics and facts.notes == []
     # recorded and replayed
-    text = vx.hints_recording("HostSystem:host-21", "HostNetworkSystem:hostnetworksystem-15", hints[:2], "vc:443")
-    assert vx.facts_from_recording(text).records == facts.records
+    text = network_hints.hints_recording("HostSystem:host-21", "HostNetworkSystem:hostnetworksystem-15", hints[:2], "vc:443")
+    assert network_hints.facts_from_recording(text).records == facts.records
 
 
 def test_recording_replays_into_the_same_facts():
     rows = powercli_rows()
     xml = rows_xml(rows)
-    assert vx.response_rows(xml)[0] == rows
-    spec, values = vx.validate(("network", "nic", "list"))
-    text = vx.esxcli_recording("HostSystem:host-21", spec.words, {}, spec.moid, spec.method, [], xml, None, None, "vc:443")
+    assert soap.response_rows(xml)[0] == rows
+    spec, values = allow.validate(("network", "nic", "list"))
+    text = soap.esxcli_recording("HostSystem:host-21", spec.words, {}, spec.moid, spec.method, [], xml, None, None, "vc:443")
     doc = json.loads(text)
     assert (doc["kind"], doc["moid"], doc["method"], doc["version"]) == (
         "esxcli", "ha-cli-handler-network-nic", "vim.EsxCLI.network.nic.list", "urn:vim25/5.0")
-    assert vx.facts_from_recording(text).pnics == vx.nic_list_facts(rows).pnics
-    failed = vx.esxcli_recording("HostSystem:host-21", spec.words, {}, spec.moid, spec.method, [], None, None,
+    assert soap.facts_from_recording(text).pnics == esxcli_nic.nic_list_facts(rows).pnics
+    failed = soap.esxcli_recording("HostSystem:host-21", spec.words, {}, spec.moid, spec.method, [], None, None,
                                  "MethodNotFound: x", None)
-    assert vx.facts_from_recording(failed).notes == ["esxcli network nic list: no response recorded (MethodNotFound: x)"]
-    assert vx.facts_from_recording("not json").notes[0].startswith("not an esxcli-over-API recording")
-    assert vx.facts_from_recording("[1]").notes == ["not an esxcli-over-API recording (no kind/command)"]
+    assert soap.facts_from_recording(failed).notes == ["esxcli network nic list: no response recorded (MethodNotFound: x)"]
+    assert soap.facts_from_recording("not json").notes[0].startswith("not an esxcli-over-API recording")
+    assert soap.facts_from_recording("[1]").notes == ["not an esxcli-over-API recording (no kind/command)"]
 
 
 # --- the SOAP exchange, through pyVmomi's own serializer/deserializer (no server) ---------------------------
@@ -333,7 +338,7 @@ def test_execute_soap_exchange_through_pyvmomi():
     assert ans.capture.command == ("vSphere API: esxcli network nic list "
                                    "(ExecuteSoap ha-cli-handler-network-nic vim.EsxCLI.network.nic.list)")
     assert (ans.capture.host, ans.capture.notes, ans.capture.origin) == ("esx-a", ("pinned",), "vcenter://vc:443")
-    assert vx.facts_from_recording(ans.capture.text).pnics == ans.facts.pnics
+    assert soap.facts_from_recording(ans.capture.text).pnics == ans.facts.pnics
     # second command: the executer is reused (no second RetrieveManagedMethodExecuter), the argument is sent
     ans = ex.run(("network", "nic", "get"), {"nic-name": "vmnic0"}, timeout=30)
     assert len(stub.requests) == 3 and "RetrieveManagedMethodExecuter" not in stub.requests[2]

@@ -8,7 +8,8 @@ from capturetools import CAPTURES, FIXTURES, merged, parse_capture
 from nicadvisor.collect.sources import read_capture
 from nicadvisor.parsers.base import CommandLine
 from nicadvisor.parsers.registry import parse_output
-from nicadvisor.parsers.api import dumps as esxi_api_dumps
+from nicadvisor.parsers.api import dumps as api_dumps
+from nicadvisor.parsers.esxi import privstats
 from nicadvisor.parsers.esxi import nicinfo
 from nicadvisor.parsers.esxi import nsx_datapath
 from nicadvisor.parsers.esxi import vmkernel_log
@@ -263,10 +264,10 @@ def test_govc_negative_int16_id_is_masked():
     negative int and the PCI-ID helper masks it."""
     from nicadvisor.parsers.base import hex4
 
-    assert esxi_api_dumps._go_scalar("-32634") == -32634
-    assert hex4(esxi_api_dumps._go_scalar("-32634")) == "8086"
-    assert esxi_api_dumps._go_scalar("types.NewBool(false)") is False
-    assert esxi_api_dumps._go_scalar('"0000:0b:00.0"') == "0000:0b:00.0"
+    assert api_dumps._go_scalar("-32634") == -32634
+    assert hex4(api_dumps._go_scalar("-32634")) == "8086"
+    assert api_dumps._go_scalar("types.NewBool(false)") is False
+    assert api_dumps._go_scalar('"0000:0b:00.0"') == "0000:0b:00.0"
 
 
 def test_ansible_vmnic_info_xxv710():
@@ -343,9 +344,9 @@ _PARSERS = [
     (nsx_datapath.parse_ens_port_list, "nsxdp-cli ens port list"),
     (nsx_datapath.parse_ens_flow_table, "nsxdp-cli ens flow-table dump 0"),
     (nsx_datapath.parse_edge_physical_ports, "get physical-ports"),
-    (esxi_api_dumps.parse_govc_dump, "govc object.collect -s -dump HostSystem:ha-host config"),
-    (esxi_api_dumps.parse_vmnic_info, "community.vmware.vmware_host_vmnic_info"),
-    (esxi_api_dumps.parse_privstats, "esxcli networkinternal nic privstats get -n vmnic1"),
+    (api_dumps.parse_govc_dump, "govc object.collect -s -dump HostSystem:ha-host config"),
+    (api_dumps.parse_vmnic_info, "community.vmware.vmware_host_vmnic_info"),
+    (privstats.parse_privstats, "esxcli networkinternal nic privstats get -n vmnic1"),
     (nicinfo.parse_nicinfo, "nicinfo.sh"),
 ]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Mapping
 
 from nicadvisor.parsers.pci_address import normalise_pci
 
@@ -286,3 +286,6 @@ def kv_lines(text: str, sep: str = ":") -> list[tuple[int, str, str, str]]:
 
 
 ParserFn = Callable[[str, CommandLine], ParseResult]
+#: ``fn(rows, args)``: the rows of an esxcli answer over the vSphere API (:mod:`nicadvisor.parsers.rows`) and the
+#: command's options → what they say.
+RowsFn = Callable[[Iterable[Mapping[str, Any]], Mapping[str, Any]], ParseResult]

@@ -14,7 +14,7 @@ import pkgutil
 import re
 from dataclasses import dataclass
 
-from nicadvisor.parsers.base import CommandLine, ParseResult, ParserFn
+from nicadvisor.parsers.base import CommandLine, ParseResult, ParserFn, RowsFn
 from nicadvisor.parsers.framing import is_command_echo, unframe
 
 
@@ -26,6 +26,8 @@ class _Entry:
 
 
 _ENTRIES: list[_Entry] = []
+#: esxcli words → the reader of that command's rows over the vSphere API (:func:`register_rows`).
+_ROW_READERS: dict[tuple[str, ...], RowsFn] = {}
 _loaded = False
 
 
@@ -37,6 +39,26 @@ def register(pattern: str, family: str):
         return fn
 
     return deco
+
+
+def register_rows(words: tuple[str, ...]):
+    """Decorator: ``fn(rows, args) -> ParseResult`` reads the rows of ``esxcli <words>`` answered over the vSphere
+    API (``args``: the command's long options without dashes, ``{"nic-name": "vmnic0"}``). It lives in the same
+    module as the parser of that command's text. Raises ValueError when ``words`` already has a reader."""
+
+    def deco(fn: RowsFn) -> RowsFn:
+        if tuple(words) in _ROW_READERS:
+            raise ValueError(f"esxcli {' '.join(words)} rows already have a reader")
+        _ROW_READERS[tuple(words)] = fn
+        return fn
+
+    return deco
+
+
+def rows_reader(words: tuple[str, ...] | list[str]) -> RowsFn | None:
+    """The reader registered for the rows of ``esxcli <words>`` over the API, or None."""
+    _load()
+    return _ROW_READERS.get(tuple(words))
 
 
 def _load() -> None:

@@ -1,4 +1,4 @@
-"""vSphere-API-derived dumps of ESXi NIC data, and the internal per-queue statistics plugin.
+"""vSphere-API-derived dumps of ESXi NIC data.
 
 * ``govc object.collect -s -dump HostSystem:<id> config|hardware``: Go-syntax dumps of
   ``vim.host.PhysicalNic`` (``Device``, ``Pci``, ``Driver``, ``LinkSpeed.SpeedMb``/``Duplex``, ``Mac``,
@@ -11,9 +11,6 @@
   ``device``, ``adapter``, ``driver``, ``actual_speed`` (Mbit/s), ``actual_duplex``, ``location`` (PCI
   address), ``mac``; ``dvswitch``/``vswitch`` uplink maps. Captures
   ``esxi_api_ansible_vmnic_info_{x540_ixgbe_lldp,xxv710_i40en_25g}_partial.txt``; §1.1.
-* ``localcli --plugin-dir /usr/lib/vmware/esxcli/int networkinternal nic privstats get -n vmnicX``:
-  driver-private ``txqN:``/``rxqN:`` lines → ``tx_queues``/``rx_queues`` (capture
-  ``esxi_localcli_networkinternal_nic_privstats_32q.txt``; §7).
 
 vmxnet3 uplinks (driver ``nvmxnet3``/``vmxnet3``, PCI ``15ad:07b0``) get ``is_virtual_uplink`` True (§14 item 20).
 """
@@ -25,7 +22,7 @@ from typing import Any
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, hex4, norm_pci, to_int
 from nicadvisor.parsers.registry import register
-from nicadvisor.parsers.esxi.vsish import queue_lines, queue_stats, read_pyish_all, real_nic_name
+from nicadvisor.parsers.esxi.vsish import read_pyish_all, real_nic_name
 
 _MAC_RE = re.compile(r"[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}")
 
@@ -283,43 +280,3 @@ def _record_vmnic_detail(result: ParseResult, text: str, name: str, d: dict[str,
     mac = d.get("mac")
     if isinstance(mac, str) and _MAC_RE.fullmatch(mac):
         result.pnic(name, "mac", mac.lower(), _json_line(text, "mac", mac))
-
-
-# --- networkinternal nic privstats ---------------------------------------------------------------
-
-@register(r"^esxcli\s+(?:--\S+\s+)*networkinternal\s+nic\s+privstats\s+get\b",
-          "esxcli networkinternal nic privstats get")
-def parse_privstats(text: str, cmd: CommandLine) -> ParseResult:
-    """``localcli --plugin-dir /usr/lib/vmware/esxcli/int networkinternal nic privstats get -n vmnicX``:
-    the number of ``rxqN:``/``txqN:`` lines → ``rx_queues``/``tx_queues`` of vmnicX; per-queue packet
-    counts and other ``key: number`` lines (``Packets assigned to an invalid queue``, ``RxXon`` ...) go
-    to one record. Output without per-queue lines (drivers print free-form text) is kept as a record.
-    Never raises: what cannot be read is skipped and noted.
-    """
-    result = ParseResult(family="esxcli networkinternal nic privstats get")
-    nic = real_nic_name(cmd.target)
-    queues = queue_stats(text)
-    qlines = queue_lines(text)
-    other: dict[str, int] = {}
-    for raw in text.splitlines():
-        if re.match(r"^\s*[rt]xq\d+:", raw):
-            continue
-        m = re.match(r"^\s*(?:[\w ]+:\s*)?([A-Za-z][\w ]*?)\s*:\s*(-?\d+)\s*$", raw)
-        if m:
-            other.setdefault(m.group(1).strip(), int(m.group(2)))
-    if not (queues["rx"] or queues["tx"] or other):
-        result.notes.append(f"{cmd.text!r}: no per-queue or counter line found")
-        return result
-    result.records.append({
-        "kind": "privstats", "nic": nic, "counters": other,
-        "rx_queue_packets": {q: c.get("totalPkts") for q, c in sorted(queues["rx"].items())},
-        "tx_queue_packets": {q: c.get("totalPkts") for q, c in sorted(queues["tx"].items())},
-    })
-    if not nic:
-        result.notes.append(f"{cmd.text!r} names no vmnic (-n): values kept in records only")
-        return result
-    if queues["rx"]:
-        result.pnic(nic, "rx_queues", len(queues["rx"]), qlines["rx"])
-    if queues["tx"]:
-        result.pnic(nic, "tx_queues", len(queues["tx"]), qlines["tx"])
-    return result

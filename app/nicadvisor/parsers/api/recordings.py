@@ -8,7 +8,8 @@ here through the registry:
   ``vSphere API: HostKernelModuleSystem.QueryModules …`` (its pNIC drivers) →
   :func:`nicadvisor.parsers.api.vsphere_objects.facts_from_recording`: the same facts as the live audit;
 * ``vSphere API: esxcli … (ExecuteSoap …)`` and ``vSphere API: HostNetworkSystem.QueryNetworkHint`` →
-  :func:`nicadvisor.parsers.api.esxcli_soap.facts_from_recording` (same facts as live);
+  :func:`nicadvisor.parsers.api.esxcli_soap.facts_from_recording` and
+  :func:`nicadvisor.parsers.api.network_hints.facts_from_recording` (same facts as live);
 * ``NSX API GET /api/v1/transport-nodes`` (one transport node) → switch kind, N-VDS uplinks, host kind and
   version as :func:`nicadvisor.parsers.api.nsx.host_results` reads them, but on its own: the NSX version
   and transport zones were other responses, so a configured ``STANDARD`` mode (and a 2.x mode set on the
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 import json
 
-from nicadvisor.parsers.api import esxcli_soap
+from nicadvisor.parsers.api import esxcli_soap, network_hints
 from nicadvisor.parsers.api import nsx as nsx_api
 from nicadvisor.parsers.api import vsphere_objects as vf
 from nicadvisor.parsers.base import CommandLine, ParseResult
@@ -33,7 +34,6 @@ from nicadvisor.parsers.registry import register
 
 FAMILY_VSPHERE = "vSphere API recording"
 FAMILY_NSX = "NSX API recording"
-_ESXCLI_KINDS = ("esxcli", "network_hints")
 
 
 def _kind(text: str) -> str | None:
@@ -48,9 +48,12 @@ def _kind(text: str) -> str | None:
 def parse_vsphere_recording(text: str, cmd: CommandLine) -> ParseResult:
     """Facts of one saved vSphere API recording (inventory, driver modules, esxcli over the API, LLDP/CDP
     hints), the same the live audit read from it (nicadvisor.parsers.api.vsphere_objects /
-    esxcli_soap ``facts_from_recording``). ``text`` is the recording's JSON line."""
-    if _kind(text) in _ESXCLI_KINDS:
+    esxcli_soap / network_hints ``facts_from_recording``). ``text`` is the recording's JSON line."""
+    kind = _kind(text)
+    if kind == "esxcli":
         r = esxcli_soap.facts_from_recording(text)
+    elif kind == "network_hints":
+        r = network_hints.facts_from_recording(text)
     else:
         r = vf.facts_from_recording(text)
     if not r.understood and not r.notes:  # a valid recording of an empty answer (no LLDP/CDP hint, no module)

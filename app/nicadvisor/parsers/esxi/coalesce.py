@@ -1,5 +1,5 @@
-"""ESXi interrupt coalescing and Intel RSS views: ``esxcli network nic coalesce get`` and
-``esxcli intnet rss get -n vmnicX``.
+"""ESXi interrupt coalescing and Intel RSS views: ``esxcli network nic coalesce get`` (its text, and its rows
+answered over the vSphere API) and ``esxcli intnet rss get -n vmnicX``.
 
 Sources: nic-data-sources.md §9 (coalescing; §14 item 14: drivers without coalesce support print
 ``N/A``, which stays unknown) and §7 (Intel ``intnet`` plugin RSS view); captures
@@ -8,9 +8,12 @@ Sources: nic-data-sources.md §9 (coalescing; §14 item 14: drivers without coal
 from __future__ import annotations
 
 import re
+from typing import Any, Iterable, Mapping
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, kv_lines, to_bool, to_int
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.esxi.esxcli_nic import clean
+from nicadvisor.parsers.registry import register, register_rows
+from nicadvisor.parsers.rows import esxcli_api_family, norm_key, norm_row, row_line
 from nicadvisor.parsers.table import ColumnSpec, read_tables
 
 _NA = "N/A"
@@ -71,18 +74,48 @@ def parse_coalesce_get(text: str, cmd: CommandLine) -> ParseResult:
             if not nic:
                 result.notes.append(f"esxcli network nic coalesce get: line {row.line_no}: no vmnic in the row")
                 continue
-            for key, (fld, conv) in _COALESCE_FACTS.items():
-                result.pnic(nic, fld, conv(row.values.get(key)), row.line)
-            result.records.append({
-                "kind": "coalesce", "nic": nic,
-                "adaptive_tx": to_bool(row.values.get("adaptive_tx")),
-                "sample_interval_s": to_int(row.values.get("sample_s")),
-            })
+            _record_row(result, nic, row.values, row.line)
         for line_no, line in table.failed:
             result.notes.append(f"esxcli network nic coalesce get: line {line_no}: row not understood: "
                                 f"{line.strip()[:200]!r}")
     if not result.records:
         result.notes.append("esxcli network nic coalesce get: header found but no rows")
+    return result
+
+
+def _record_row(result: ParseResult, nic: str, values: Mapping[str, str], line: str) -> None:
+    """The facts and the record of one ``coalesce get`` row (``values`` by :data:`COALESCE_COLUMNS` key), whether
+    it was read from the text or answered over the vSphere API."""
+    for key, (fld, conv) in _COALESCE_FACTS.items():
+        result.pnic(nic, fld, conv(values.get(key)), line)
+    result.records.append({
+        "kind": "coalesce", "nic": nic,
+        "adaptive_tx": to_bool(values.get("adaptive_tx")),
+        "sample_interval_s": to_int(values.get("sample_s")),
+    })
+
+
+#: An API row's field (an esxcli column label without spaces, :func:`~nicadvisor.parsers.rows.norm_key`) → the
+#: column key the text is read by: ``RXmicroseconds`` → ``rx_usecs``.
+_API_KEYS = {norm_key(label): c.key for c in COALESCE_COLUMNS for label in c.labels}
+
+
+@register_rows(("network", "nic", "coalesce", "get"))
+def coalesce_facts(rows: Iterable[Mapping[str, Any]], args: Mapping[str, Any] | None = None) -> ParseResult:
+    """``network nic coalesce get`` rows answered over the vSphere API (``NIC``, ``RXmicroseconds`` µs,
+    ``RXmaximumframes``, ``TXmicroseconds`` µs, ``TXMaximumframes``, ``AdaptiveRX``/``TX``,
+    ``Sampleintervalseconds``: the column labels without spaces) → the same facts and records as
+    :func:`parse_coalesce_get` reads from the text; ``N/A`` (no coalesce support, §14 item 14) is not recorded, a
+    row naming no uplink is a note. Never raises."""
+    result = ParseResult(family=esxcli_api_family(("network", "nic", "coalesce", "get")))
+    for row in rows:
+        values = {_API_KEYS[k]: v for k, v in norm_row(row).items() if k in _API_KEYS and isinstance(v, str)}
+        nic = clean(values.get("nic"))
+        line = row_line(row)
+        if not nic or " " in nic:
+            result.notes.append(f"esxcli network nic coalesce get (API): row not understood: {line!r}")
+            continue
+        _record_row(result, nic, values, line)
     return result
 
 

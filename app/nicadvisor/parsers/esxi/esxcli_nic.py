@@ -1,6 +1,7 @@
 """ESXi ``esxcli network nic …`` parsers: ``list``, ``get``, ``tso get``, ``ring current|preset get``,
 ``stats get`` and ``pauseParams list`` (also ``localcli`` and the PowerCLI ``$esxcli.network.nic.list.Invoke()``
-record output, which the registry normalises to the same command text).
+record output, which the registry normalises to the same command text), and the rows of ``list`` and ``get``
+answered over the vSphere API (:func:`nic_list_facts`, :func:`nic_get_facts`: the same facts as their text).
 
 Formats and traps are those of ``shared/design/research/nic-data-sources.md`` §2 (``nic get`` ``Driver Info:``
 block), §4 (``nic list`` columns, Speed in Mbit/s, pseudo uplinks), §14 items 2, 4, 18, 20. Every parser is a
@@ -11,7 +12,7 @@ pure function ``fn(text, cmd) -> ParseResult`` that never raises on malformed te
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from nicadvisor.parsers.base import (
     CommandLine,
@@ -25,7 +26,8 @@ from nicadvisor.parsers.base import (
     to_int,
 )
 from nicadvisor.parsers.pci_address import looks_like_pci, normalise_pci
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registry import register, register_rows
+from nicadvisor.parsers.rows import esxcli_api_family, norm_key, norm_row, row_line, text as text_of
 from nicadvisor.parsers.table import ColumnSpec, Table, layout_from_specs, read_row, read_tables
 
 # --- shared helpers (also used by esxcfg_nics) -------------------------------------------------------
@@ -299,10 +301,7 @@ def _parse_powercli_records(lines: list[str], result: ParseResult) -> None:
 
     def flush() -> None:
         if "PCIDevice" in block or "AdminStatus" in block:  # a nic list record, not some other object
-            row = {_POWERCLI_FIELDS[k]: v for k, v in block.items() if k in _POWERCLI_FIELDS}
-            if not row.get("link") and "Link" in block:
-                row["link"] = block["Link"]
-            record_nic_row(result, row, "\n".join(block_lines))
+            record_nic_row(result, _record_fields(block), "\n".join(block_lines))
         block.clear()
         block_lines.clear()
 
@@ -317,6 +316,35 @@ def _parse_powercli_records(lines: list[str], result: ParseResult) -> None:
         block[m.group(1)] = m.group(2)
         block_lines.append(raw.rstrip())
     flush()
+
+
+#: A record's field (PowerCLI key or API field name, :func:`~nicadvisor.parsers.rows.norm_key`) → the
+#: :data:`NIC_COLUMNS` key the table is read by.
+_RECORD_FIELDS = {norm_key(k): v for k, v in _POWERCLI_FIELDS.items()}
+
+
+def _record_fields(record: Mapping[str, Any]) -> dict[str, str]:
+    """A PowerCLI record or an API row of ``nic list`` as the values of a table row (``{"name": "vmnic0", "pci":
+    …}``): text values only; ``Link`` (ESXi 5.x) when there is no ``LinkStatus``."""
+    n = norm_row(record)
+    row = {field: v for key, field in _RECORD_FIELDS.items() if isinstance(v := n.get(key), str)}
+    if not row.get("link") and isinstance(n.get("link"), str):
+        row["link"] = n["link"]
+    return row
+
+
+@register_rows(("network", "nic", "list"))
+def nic_list_facts(rows: Iterable[Mapping[str, Any]], args: Mapping[str, Any] | None = None) -> ParseResult:
+    """``network nic list`` rows answered over the vSphere API (``Name``, ``PCIDevice``, ``Driver``,
+    ``AdminStatus``, ``LinkStatus`` or ``Link``, ``Speed`` Mbit/s, ``Duplex``, ``MACAddress``, ``MTU`` bytes,
+    ``Description``: the field names of the PowerCLI records :func:`parse_nic_list` reads, capture
+    ``esxi_powercli_esxcli_nic_list_bnx2x_qlogic57810.txt``) → the facts of :func:`record_nic_row`. A row that is
+    not an uplink row is a note. Never raises."""
+    result = ParseResult(family=esxcli_api_family(("network", "nic", "list")))
+    for row in rows:
+        if record_nic_row(result, _record_fields(row), row_line(row)) is None:
+            result.notes.append(f"esxcli network nic list (API): row not understood: {row_line(row)!r}")
+    return result
 
 
 # --- esxcli network nic get -n vmnicX --------------------------------------------------------------------
@@ -382,6 +410,16 @@ def _record_get_block(block: dict[str, tuple[str, str]], cmd: CommandLine, resul
         value, line = block.get(key, ("", ""))
         return clean(value), line
 
+    _record_get_facts(result, name, val)
+    used = {"Name", "Bus Info", "Driver", "Version", "Firmware Version", "Driver Info", "Speed", "Duplex", "MTU"}
+    extra = {k: (v.strip() or None) for k, (v, _line) in block.items() if k not in used}
+    result.records.append({"family": result.family, "nic": name, "fields": extra})
+
+
+def _record_get_facts(result: ParseResult, name: str, val: Callable[[str], tuple[str | None, str]]) -> None:
+    """The facts of one ``nic get`` answer about uplink ``name``, whether read from its text or answered over the
+    vSphere API: ``val(key)`` gives the cleaned value of the key as esxcli prints it (``Bus Info``, ``Link Status``)
+    and the line it was read from."""
     v, line = val("Bus Info")
     pci = norm_pci(v)
     result.pnic(name, "pci_address", pci, line)
@@ -411,9 +449,37 @@ def _record_get_block(block: dict[str, tuple[str, str]], cmd: CommandLine, resul
     v, line = val("Driver")
     if v and v.removesuffix("_ens") in _VIRTUAL_DRIVERS:
         result.pnic(name, "is_virtual_uplink", True, line)
-    used = {"Name", "Bus Info", "Driver", "Version", "Firmware Version", "Driver Info", "Speed", "Duplex", "MTU"}
-    extra = {k: (v.strip() or None) for k, (v, _line) in block.items() if k not in used}
-    result.records.append({"family": result.family, "nic": name, "fields": extra})
+
+
+#: Fields of an API ``nic get`` row read as facts (the others go to the record as answered).
+_GET_API_USED = {"name", "driverinfo", "linkstatus", "linkdetected", "speed", "duplex", "mtu"}
+
+
+@register_rows(("network", "nic", "get"))
+def nic_get_facts(rows: Iterable[Mapping[str, Any]], args: Mapping[str, Any] | None = None) -> ParseResult:
+    """``network nic get`` row(s) answered over the vSphere API: ``Name`` (else ``args["nic-name"]``, the
+    ``--nic-name`` asked), nested ``DriverInfo`` (``BusInfo``, ``Driver``, ``Version``, ``FirmwareVersion``),
+    ``LinkStatus``/``LinkDetected``, ``Speed`` (Mbit/s), ``Duplex``, ``MTU`` (bytes): the keys :func:`parse_nic_get`
+    reads from the text without their spaces, read into the same facts; every fact's evidence is the row. The other
+    fields (pause, auto-negotiation, ``VirtualAddress`` …) go to one record ``{"family", "nic", "fields"}`` as
+    answered. Never raises."""
+    result = ParseResult(family=esxcli_api_family(("network", "nic", "get")))
+    asked = text_of((args or {}).get("nic-name"))
+    for row in rows:
+        n = norm_row(row)
+        name = clean(text_of(n.get("name"))) or asked
+        line = row_line(row)
+        if not name:
+            result.notes.append("esxcli network nic get (API): the answer names no uplink")
+            continue
+        fields = {**n, **(norm_row(n["driverinfo"]) if isinstance(n.get("driverinfo"), dict) else {})}
+        _record_get_facts(result, name, lambda key, fields=fields, line=line: (
+            clean(text_of(fields.get(norm_key(key)))), line))
+        extra = {k: v for k, v in row.items() if norm_key(k) not in _GET_API_USED}
+        result.records.append({"family": result.family, "nic": name, "fields": extra})
+    if not result.pnics and not result.notes:
+        result.notes.append("esxcli network nic get (API): no uplink in the answer")
+    return result
 
 
 # --- esxcli network nic tso get ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """ESXi driver modules: ``esxcfg-module -i DRV``, ``esxcfg-module -g DRV`` and
-``esxcli system module parameters list -m DRV``.
+``esxcli system module parameters list -m DRV`` (its text, and its rows answered over the vSphere API).
 
 Facts recorded per module (key = module name, fields of :class:`nicadvisor.model.KernelModule`):
 ``version`` (as printed, e.g. ``2.6.0.30-1OEM.800.1.0.20613240``), ``parameters`` (declared parameter
@@ -14,9 +14,12 @@ and §9 (RSS/DRSS/VMDQ and RxITR/TxITR live in module parameters); captures
 from __future__ import annotations
 
 import re
+from typing import Any, Iterable, Mapping
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, columns_from_header, cut, is_rule
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.esxi.esxcli_nic import clean
+from nicadvisor.parsers.registry import register, register_rows
+from nicadvisor.parsers.rows import esxcli_api_family, norm_row, row_line, text as text_of
 
 _TYPE_WORDS = r"(?:u?int|u?long|u?short|ullong|llong|byte|bool|invbool|charp|string)"
 _TYPE_RE = re.compile(r"^(?:array of )?" + _TYPE_WORDS + r"$")
@@ -204,21 +207,15 @@ def parse_module_parameters_list(text: str, cmd: CommandLine) -> ParseResult:
             i += 1
             name, ptype, value, desc = (cut(line, s, e) for _, s, e in cols) if cols else ("", "", "", "")
             if _NAME_RE.match(name) and _TYPE_RE.match(ptype):
-                params[name] = desc or ptype
-                if value:
-                    options[name] = value
+                _parameter(result, module, params, options, name, ptype, value, desc)
                 used.append(line.rstrip())
-                result.records.append({"kind": "module_parameter", "module": module, "name": name,
-                                       "type": ptype, "value": value or None, "description": desc or None})
                 continue
             fm = _FLAT_ROW_RE.match(line.strip())
             if fm:
                 values_known = False
-                desc = (fm.group("rest") or "").strip()
-                params[fm.group("name")] = desc or fm.group("type")
+                _parameter(result, module, params, options, fm.group("name"), fm.group("type"), None,
+                           (fm.group("rest") or "").strip())
                 used.append(line.rstrip())
-                result.records.append({"kind": "module_parameter", "module": module, "name": fm.group("name"),
-                                       "type": fm.group("type"), "value": None, "description": desc or None})
                 continue
             result.notes.append(
                 f"esxcli system module parameters list: row not understood (truncated?): {line.strip()!r}")
@@ -244,4 +241,47 @@ def parse_module_parameters_list(text: str, cmd: CommandLine) -> ParseResult:
         result.notes.append(
             f"esxcli system module parameters list: whitespace-flattened rows of {module}: Value cannot be told "
             "from Description, options not recorded")
+    return result
+
+
+def _parameter(result: ParseResult, module: str, params: dict[str, str], options: dict[str, str], name: str,
+               ptype: str | None, value: str | None, desc: str | None) -> None:
+    """One row of a ``parameters list`` (text or API): ``params[name]`` = its description (else its type),
+    ``options[name]`` = its value when set, and its ``module_parameter`` record."""
+    params[name] = desc or ptype or ""
+    if value:
+        options[name] = value
+    result.records.append({"kind": "module_parameter", "module": module, "name": name, "type": ptype,
+                           "value": value or None, "description": desc or None})
+
+
+@register_rows(("system", "module", "parameters", "list"))
+def module_parameters_facts(rows: Iterable[Mapping[str, Any]], args: Mapping[str, Any] | None = None) -> ParseResult:
+    """``system module parameters list --module X`` rows answered over the vSphere API (``Name``, ``Type``,
+    ``Value``, ``Description``; ``args["module"]`` names the module) → module ``parameters`` and ``options``
+    (``{}`` when none is set: the API answer is the complete, unfiltered table) and the records, as
+    :func:`parse_module_parameters_list` reads them from the text. Never raises."""
+    result = ParseResult(family=esxcli_api_family(("system", "module", "parameters", "list")))
+    module = text_of((args or {}).get("module"))
+    if not module:
+        result.notes.append("esxcli system module parameters list (API): module name unknown")
+        return result
+    params: dict[str, str] = {}
+    options: dict[str, str] = {}
+    lines = []
+    for row in rows:
+        n = norm_row(row)
+        name = clean(text_of(n.get("name")))
+        if not name:
+            result.notes.append(f"esxcli system module parameters list (API): row without a name: {row_line(row)!r}")
+            continue
+        _parameter(result, module, params, options, name, clean(text_of(n.get("type"))),
+                   clean(text_of(n.get("value"))), clean(text_of(n.get("description"))))
+        lines.append(row_line(row))
+    if params:
+        raw = "\n".join(lines)
+        result.module(module, "parameters", params, raw)
+        result.module(module, "options", options, raw)
+    else:
+        result.notes.append(f"esxcli system module parameters list (API): module {module} answered no parameter")
     return result

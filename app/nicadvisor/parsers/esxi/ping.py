@@ -1,4 +1,5 @@
-"""ESXi ``vmkping`` (end-to-end MTU test with DF set, nic-data-sources.md §5).
+"""ESXi ``vmkping`` (end-to-end MTU test with DF set, nic-data-sources.md §5), and its equivalent over the vSphere
+API, ``esxcli network diag ping`` (:func:`ping_facts`: its answer read into a record of the same shape).
 
 ``vmkping [-I vmkN] -d -s SIZE HOST`` with SIZE = MTU − 28 (8972 for 9000) tests that a jumbo frame
 crosses the path without fragmentation. Failure modes (§5): a too small LOCAL MTU gives
@@ -8,9 +9,11 @@ crosses the path without fragmentation. Failure modes (§5): a too small LOCAL M
 from __future__ import annotations
 
 import re
+from typing import Any, Iterable, Mapping
 
-from nicadvisor.parsers.base import CommandLine, ParseResult
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.base import CommandLine, ParseResult, to_int
+from nicadvisor.parsers.registry import register, register_rows
+from nicadvisor.parsers.rows import esxcli_api_family, norm_row, text as text_of
 
 # vmkping options that take a value (vmkping --help: -c count, -i interval, -I interface, -N next hop,
 # -s size, -t ttl, -W timeout).
@@ -93,4 +96,48 @@ def parse_vmkping(text: str, cmd: CommandLine) -> ParseResult:
         result.host_fact("mtu_path_ok", True, "\n".join(m.group(0).strip() for m in (ping, stats) if m))
     if not stats:
         result.notes.append("vmkping: no 'packets transmitted' statistics line (output truncated?)")
+    return result
+
+
+def _first(value: Any) -> Any:
+    return value[0] if isinstance(value, list) and value else value
+
+
+@register_rows(("network", "diag", "ping"))
+def ping_facts(rows: Iterable[Mapping[str, Any]], args: Mapping[str, Any] | None = None) -> ParseResult:
+    """``esxcli network diag ping`` answered over the vSphere API (one object with ``Summary`` and ``Trace``
+    entries; PowerCLI scripts read ``Summary.Transmitted``, ``Summary.Recieved`` — spelled so by the API —,
+    ``Summary.PacketLost`` %, ``Summary.RoundtripAvg``/``Min``/``Max`` µs) → one record in the shape of
+    :func:`parse_vmkping`'s: ``{"kind": "vmkping", "via": "vSphere API", "size": bytes, "df": bool, "target",
+    "sent", "received", "loss_pct", "error": None, "interface", "netstack", "rtt_avg_us", "rtt_min_us",
+    "rtt_max_us"}`` (None when absent; ``args`` are the options the ping was sent with). No pNIC/vmknic fact is
+    recorded. Never raises."""
+    result = ParseResult(family=esxcli_api_family(("network", "diag", "ping")))
+    args = dict(args or {})
+    rows = list(rows)
+    if not rows:
+        result.notes.append("esxcli network diag ping (API): empty answer")
+        return result
+    n = norm_row(rows[0])
+    summary = norm_row(_first(n.get("summary"))) if isinstance(_first(n.get("summary")), dict) else {}
+    if not summary:
+        result.notes.append("esxcli network diag ping (API): no Summary in the answer")
+    loss = text_of(summary.get("packetlost"))
+    try:
+        loss_pct = float(loss) if loss is not None else None
+    except ValueError:
+        loss_pct = None
+    size = args.get("size") if isinstance(args.get("size"), int) else None
+    result.records.append({
+        "kind": "vmkping", "via": "vSphere API",
+        "size": size, "df": bool(args.get("df")),
+        "target": args.get("host") or text_of(summary.get("hostaddr")),
+        "sent": to_int(text_of(summary.get("transmitted"))),
+        "received": to_int(text_of(summary.get("recieved")) or text_of(summary.get("received"))),
+        "loss_pct": loss_pct, "error": None,
+        "interface": args.get("interface"), "netstack": args.get("netstack"),
+        "rtt_avg_us": to_int(text_of(summary.get("roundtripavg"))),
+        "rtt_min_us": to_int(text_of(summary.get("roundtripmin"))),
+        "rtt_max_us": to_int(text_of(summary.get("roundtripmax"))),
+    })
     return result
