@@ -71,3 +71,46 @@ def parsed_facts(command: str, text: str) -> dict:
         for name, fact in r.host.items():
             out[("host", name)] = fact.value
     return out
+
+
+TEST_CAPTURES = REPO / "tests" / "parsers" / "captures"
+VM_SUPPORT = FIXTURES / "vm-support"
+NSX_API = FIXTURES / "nsx-api"
+
+
+def nsx_api_path(fixture: Path) -> str | None:
+    """The API path a saved NSX Manager response answered, from its file name in ``shared/fixtures/nsx-api``
+    (``GET_api_v1_transport-nodes_id_state_…`` → ``/api/v1/transport-nodes/tn-1/state``); None for a request body
+    (``REQUEST_PUT_…``), a Policy API answer (``GET_policy_…``) or a ``*.source.txt`` note: not what the NSX collector
+    reads."""
+    name = fixture.name
+    if not name.startswith("GET_api_v1_") or name.endswith(".source.txt"):
+        return None
+    rest = name[len("GET_api_v1_"):]
+    for prefix, path in (("transport-nodes_id_state_", "/api/v1/transport-nodes/tn-1/state"),
+                         ("transport-nodes_id_status_", "/api/v1/transport-nodes/tn-1/status"),
+                         ("transport-nodes_id_", "/api/v1/transport-nodes"),
+                         ("transport-nodes_list_", "/api/v1/transport-nodes"),
+                         ("host-switch-profiles_", "/api/v1/host-switch-profiles"),
+                         ("global-configs_", "/api/v1/global-configs"),
+                         ("transport-zones_", "/api/v1/transport-zones"),
+                         ("node_version_", "/api/v1/node/version")):
+        if rest.startswith(prefix):
+            return path
+    return None
+
+
+def real_outputs():
+    """Every real recorded output the project holds, as ``(name, command, text, notes)``: the captures of
+    shared/fixtures/captures and tests/parsers/captures, the vm-support excerpts (their ``# command:`` names the
+    bundle file), and the NSX Manager responses of shared/fixtures/nsx-api as the ``NSX API GET <path>`` captures a
+    saved live NSX audit holds."""
+    from nicadvisor.collect.sources import read_capture
+
+    for path in sorted(CAPTURES.glob("*.txt")) + sorted(TEST_CAPTURES.glob("*.txt")) + sorted(VM_SUPPORT.glob("*.txt")):
+        cap = read_capture(path)
+        yield path.name, cap.command, cap.text, cap.notes
+    for path in sorted(NSX_API.iterdir()):
+        api_path = nsx_api_path(path)
+        if api_path is not None:
+            yield path.name, f"NSX API GET {api_path}", path.read_text(encoding="utf-8"), ()

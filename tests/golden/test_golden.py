@@ -35,14 +35,11 @@ from pathlib import Path
 
 import pytest
 
-from capturetools import CAPTURES, FIXTURES, REPO, SHARED
+from capturetools import CAPTURES, NSX_API, REPO, SHARED, TEST_CAPTURES, VM_SUPPORT, nsx_api_path
 from nicadvisor.model import Audit, Host
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 UPDATE = os.environ.get("NICADVISOR_GOLDEN_UPDATE") == "1"
-TEST_CAPTURES = REPO / "tests" / "parsers" / "captures"
-VM_SUPPORT = FIXTURES / "vm-support"
-NSX_API = FIXTURES / "nsx-api"
 
 
 @pytest.fixture(autouse=True)
@@ -191,41 +188,21 @@ def test_vm_support_bundle(tmp_path):
     check("vm-support-bundle", dump(audit_paths(bundle), tmp_path))
 
 
-def _nsx_path(fixture: Path) -> str | None:
-    """The API path a saved NSX response answered, from its file name (``GET_api_v1_transport-nodes_id_state_…`` →
-    ``/api/v1/transport-nodes/<id>/state``); None for a request body or a Policy API response."""
-    name = fixture.name
-    if not name.startswith("GET_api_v1_"):
-        return None
-    rest = name[len("GET_api_v1_"):]
-    for prefix, path in (("transport-nodes_id_state_", "/api/v1/transport-nodes/{id}/state"),
-                         ("transport-nodes_id_status_", "/api/v1/transport-nodes/{id}/status"),
-                         ("transport-nodes_id_", "/api/v1/transport-nodes"),
-                         ("transport-nodes_list_", "/api/v1/transport-nodes"),
-                         ("host-switch-profiles_", "/api/v1/host-switch-profiles"),
-                         ("global-configs_", "/api/v1/global-configs"),
-                         ("transport-zones_", "/api/v1/transport-zones"),
-                         ("node_version_", "/api/v1/node/version")):
-        if rest.startswith(prefix):
-            return path.replace("{id}", "tn-1")
-    return None
-
-
 #: The saved NSX responses (``*.source.txt`` says where each comes from); a request body (``REQUEST_PUT_…``) and a
 #: Policy API answer (``GET_policy_…``) are not what the NSX collector reads, so they are not audited.
 NSX_RESPONSES = sorted(p for p in NSX_API.iterdir() if not p.name.endswith(".source.txt"))
 
 
-@pytest.mark.parametrize("path", [p for p in NSX_RESPONSES if _nsx_path(p)], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [p for p in NSX_RESPONSES if nsx_api_path(p)], ids=lambda p: p.name)
 def test_nsx_response_replayed(path, tmp_path):
-    api_path = _nsx_path(path)
+    api_path = nsx_api_path(path)
     capture = tmp_path / "nsx-host" / (path.name + ".txt")
     capture.parent.mkdir()
     capture.write_text(f"# command: NSX API GET {api_path}\n" + path.read_text())
     check(f"nsx/{_stem(path)}", dump(audit_paths(capture.parent), tmp_path))
 
 
-@pytest.mark.parametrize("path", [p for p in NSX_RESPONSES if _nsx_path(p) == "/api/v1/transport-nodes"],
+@pytest.mark.parametrize("path", [p for p in NSX_RESPONSES if nsx_api_path(p) == "/api/v1/transport-nodes"],
                          ids=lambda p: p.name)
 def test_nsx_inventory(path):
     from nicadvisor.parsers.assemble import HostInputs, assemble_host
@@ -234,7 +211,7 @@ def test_nsx_inventory(path):
     from nicadvisor.services.audit import evaluate_findings
 
     def responses(part: str) -> list[str]:
-        return [p.read_text() for p in NSX_RESPONSES if _nsx_path(p) and part in p.name]
+        return [p.read_text() for p in NSX_RESPONSES if nsx_api_path(p) and part in p.name]
 
     inv = build_inventory("nsx.golden", transport_nodes=path.read_text(),
                           uplink_profiles=responses("host-switch-profiles"),

@@ -55,6 +55,7 @@ from typing import Any, Iterable, Mapping
 from pyVmomi import SoapStubAdapter, VmomiSupport, vim, vmodl
 from pyVmomi.VmomiSupport import F_OPTIONAL, LazyObject, ManagedObject
 
+from nicadvisor import commands
 from nicadvisor.collect.vsphere_esxcli_commands import (
     ALLOWED, EsxcliSpec, _MODULE_RE, _NAME_RE, command_text, soap_arguments, validate,
 )
@@ -334,7 +335,8 @@ def collect_host_extras(stub: Any, host_moref: Any, host_name: str, *, pnics: It
                         origin: str | None = None, notes: tuple[str, ...] = ()) -> HostExtras:
     """The per-host extras of a live vSphere audit.
 
-    ``hints``: QueryNetworkHint (1 call). ``esxcli``: ``network nic list``, ``network nic coalesce get``,
+    ``hints``: QueryNetworkHint (1 call). ``esxcli``: the commands of the catalogue the collectors run that the API
+    can run (:func:`nicadvisor.commands.esxcli_api_commands`): ``network nic list``, ``network nic coalesce get``,
     ``network nic get --nic-name`` per pNIC in ``pnics`` (driver/firmware versions before API 8.0.0.1, §2) and
     ``system module parameters list --module`` per driver in ``drivers`` (1 + 2 + len(pnics) + len(drivers)
     calls). When the first esxcli call shows the server cannot run esxcli over the API, the rest is skipped
@@ -351,10 +353,11 @@ def collect_host_extras(stub: Any, host_moref: Any, host_name: str, *, pnics: It
     if not esxcli:
         return out
     ex = EsxcliExecutor(stub, host_moref, host_name, source, origin, notes)
-    plan: list[tuple[tuple[str, ...], dict[str, Any]]] = [(("network", "nic", "list"), {}),
-                                                         (("network", "nic", "coalesce", "get"), {})]
-    plan += [(("network", "nic", "get"), {"nic-name": n}) for n in pnics if _NAME_RE.match(n)]
-    plan += [(("system", "module", "parameters", "list"), {"module": d}) for d in drivers if _MODULE_RE.match(d)]
+    audited = [c for c in commands.esxcli_api_commands() if c.run]  # the audit's reads (not the path test's ping)
+    plan: list[tuple[tuple[str, ...], dict[str, Any]]] = [(c.esxcli_api, {}) for c in audited if c.scope == "host"]
+    plan += [(c.esxcli_api, {"nic-name": n}) for c in audited if c.scope == "pnic" for n in pnics if _NAME_RE.match(n)]
+    plan += [(c.esxcli_api, {"module": d}) for c in audited if c.scope == "module"
+             for d in drivers if _MODULE_RE.match(d)]
     for words, args in plan:
         answer = ex.run(words, args, timeout)
         out.parsed.append((answer.capture, answer.facts or ParseResult(family=esxcli_api_family(words))))

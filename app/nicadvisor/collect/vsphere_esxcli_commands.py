@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 from xml.sax.saxutils import escape
 
+from nicadvisor import commands
+
 
 @dataclass(frozen=True)
 class EsxcliOption:
@@ -50,23 +52,24 @@ class EsxcliSpec:
 
 
 _NIC = EsxcliOption("nic-name", "nicname", "nic", required=True)
-ALLOWED: dict[tuple[str, ...], EsxcliSpec] = {
-    s.words: s for s in (
-        EsxcliSpec(("network", "nic", "list")),
-        EsxcliSpec(("network", "nic", "get"), (_NIC,)),
-        EsxcliSpec(("network", "nic", "coalesce", "get")),
-        EsxcliSpec(("system", "module", "parameters", "list"), (EsxcliOption("module", "module", "module", True),)),
-        EsxcliSpec(("network", "diag", "ping"), (
-            EsxcliOption("host", "host", "host", True),
-            EsxcliOption("size", "size", "size"),
-            EsxcliOption("df", "df", "flag"),
-            EsxcliOption("interface", "interface", "vmk"),
-            EsxcliOption("netstack", "netstack", "netstack"),
-            EsxcliOption("count", "count", "count"),
-        )),
-    )
+#: The options each esxcli command takes over the API, by command words (a command missing here takes none).
+_OPTIONS: dict[tuple[str, ...], tuple[EsxcliOption, ...]] = {
+    ("network", "nic", "get"): (_NIC,),
+    ("system", "module", "parameters", "list"): (EsxcliOption("module", "module", "module", True),),
+    ("network", "diag", "ping"): (
+        EsxcliOption("host", "host", "host", True),
+        EsxcliOption("size", "size", "size"),
+        EsxcliOption("df", "df", "flag"),
+        EsxcliOption("interface", "interface", "vmk"),
+        EsxcliOption("netstack", "netstack", "netstack"),
+        EsxcliOption("count", "count", "count"),
+    ),
 }
-"""The read-only esxcli commands that may be run over the API, by command words."""
+ALLOWED: dict[tuple[str, ...], EsxcliSpec] = {
+    c.esxcli_api: EsxcliSpec(c.esxcli_api, _OPTIONS.get(c.esxcli_api, ())) for c in commands.esxcli_api_commands()
+}
+"""The read-only esxcli commands that may be run over the API, by command words: those of the command catalogue
+(:func:`nicadvisor.commands.esxcli_api_commands`), with their options."""
 
 _NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,31}$")
 _MODULE_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")

@@ -13,14 +13,13 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 
+from nicadvisor.commands import kind_of_command
 from nicadvisor.parsers.capture_file import Capture
 from nicadvisor.model import Evidence, Host, InputProblem, KernelModule, PhysicalNic, Switch, VmkernelNic
 from nicadvisor.parsers.base import Fact, ParseResult, natural_key
 from nicadvisor.parsers.linux.pci import KERNEL_LOG_COMMANDS
 from nicadvisor.parsers.registry import normalise, parse_output
 
-_ESXI_COMMANDS = ("esxcli", "esxcfg-", "vsish", "vmkping", "vmware", "nsxdp-cli", "vmkchdev", "nicinfo.sh", "govc")
-_LINUX_COMMANDS = ("ip ", "cat /sys", "readlink /sys", "dmesg", "lspci -vv")
 
 
 @dataclass
@@ -37,10 +36,13 @@ class HostInputs:
 
 
 def _guess_kind(captures: list[Capture]) -> str | None:
+    """The host kind the captures' commands tell (:func:`nicadvisor.commands.kind_of_command`; a kernel-log read is
+    Linux): ESXi when one command tells ESXi, else Linux when one tells Linux, else None."""
     cmds = [normalise(c.command) for c in captures]  # without sudo/env prefixes, prompts and paths
-    if any(any(k in cmd for k in _ESXI_COMMANDS) for cmd in cmds) or any("vmnic" in cmd for cmd in cmds):
+    kinds = {kind_of_command(cmd) for cmd in cmds}
+    if "esxi" in kinds:
         return "esxi"
-    if any(cmd.startswith(("ethtool", *_LINUX_COMMANDS)) or re.match(KERNEL_LOG_COMMANDS, cmd) for cmd in cmds):
+    if "linux" in kinds or any(re.match(KERNEL_LOG_COMMANDS, cmd) for cmd in cmds):
         return "linux"
     return None
 
@@ -50,7 +52,8 @@ def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tu
 
     Returns (host, problems, parsed) where ``problems`` holds the inputs' own problems plus one
     entry per capture no parser understood, and ``parsed`` pairs each capture with its results.
-    Never raises on bad capture text.
+    Never raises on bad capture text; raises :class:`UnknownFactError` when a parser recorded a fact the model does
+    not have (a bug of that parser).
     """
     host = Host(name=inputs.name, kind=inputs.kind or _guess_kind(inputs.captures))
     problems = list(inputs.problems)
@@ -132,16 +135,25 @@ def _apply(host: Host, r: ParseResult, cap: Capture, by_pci: dict, problems: lis
             _set(host, name, f.value, ev(f), lambda n, v, f=f: conflict(host, n, v, f))
 
 
+class UnknownFactError(ValueError):
+    """A parser recorded a fact the model does not have: a programming error (a misspelt name, or a fact added to a
+    parser but not to :mod:`nicadvisor.model.entities`), never bad input. The message names the object type, the
+    fact and the command whose output it was read from."""
+
+
 def _set(obj, name: str, value, evidence: Evidence, on_conflict=None) -> None:
-    """set_fact, ignoring field names the model does not have (a parser may read more than the model holds);
-    ``on_conflict(name, value)`` is called when a known fact gets a different value from a later output."""
-    if name in _FIELDS.setdefault(type(obj), {f.name for f in dataclasses.fields(obj)}):
-        if name == "duplex" and isinstance(value, str):
-            value = value.lower()  # "Full" (esxcli) and "full" (sysfs) are one value
-        known = getattr(obj, name)
-        if known is not None and value is not None and known != value and on_conflict is not None:
-            on_conflict(name, value)
-        obj.set_fact(name, value, evidence)
+    """set_fact; ``on_conflict(name, value)`` is called when a known fact gets a different value from a later output.
+    Raises :class:`UnknownFactError` for a field name the model does not have: fact names are declared once, as the
+    model's dataclass fields, and a parser that sets another name is a bug to fix, not a value to drop."""
+    if name not in _FIELDS.setdefault(type(obj), {f.name for f in dataclasses.fields(obj)}):
+        raise UnknownFactError(f"{type(obj).__name__} has no fact {name!r} (read from {evidence.command!r}): "
+                               "add it to nicadvisor.model.entities or fix the parser")
+    if name == "duplex" and isinstance(value, str):
+        value = value.lower()  # "Full" (esxcli) and "full" (sysfs) are one value
+    known = getattr(obj, name)
+    if known is not None and value is not None and known != value and on_conflict is not None:
+        on_conflict(name, value)
+    obj.set_fact(name, value, evidence)
 
 
 _FIELDS: dict[type, set[str]] = {}

@@ -14,6 +14,7 @@ import pkgutil
 import re
 from dataclasses import dataclass
 
+from nicadvisor import commands
 from nicadvisor.parsers.base import CommandLine, ParseResult, ParserFn, RowsFn
 from nicadvisor.parsers.framing import is_command_echo, unframe
 
@@ -32,7 +33,11 @@ _loaded = False
 
 
 def register(pattern: str, family: str):
-    """Decorator: ``fn`` parses commands whose normalised text matches regex ``pattern`` (re.match)."""
+    """Decorator: ``fn`` parses commands whose normalised text matches regex ``pattern`` (re.match). ``family``
+    names its command family in the command catalogue (:mod:`nicadvisor.commands`: the command's text, platform,
+    transports and facts). Raises ValueError for a family the catalogue does not list (a programming error)."""
+    if not commands.by_family(family):
+        raise ValueError(f"parser family {family!r} has no entry in the command catalogue (nicadvisor.commands)")
 
     def deco(fn: ParserFn) -> ParserFn:
         _ENTRIES.append(_Entry(re.compile(pattern), family, fn))
@@ -44,7 +49,10 @@ def register(pattern: str, family: str):
 def register_rows(words: tuple[str, ...]):
     """Decorator: ``fn(rows, args) -> ParseResult`` reads the rows of ``esxcli <words>`` answered over the vSphere
     API (``args``: the command's long options without dashes, ``{"nic-name": "vmnic0"}``). It lives in the same
-    module as the parser of that command's text. Raises ValueError when ``words`` already has a reader."""
+    module as the parser of that command's text. Raises ValueError when ``words`` already has a reader or is not the
+    ``esxcli_api`` of a command of the catalogue (:mod:`nicadvisor.commands`)."""
+    if not any(c.esxcli_api == tuple(words) for c in commands.esxcli_api_commands()):
+        raise ValueError(f"esxcli {' '.join(words)} is no esxcli_api command of the command catalogue")
 
     def deco(fn: RowsFn) -> RowsFn:
         if tuple(words) in _ROW_READERS:
@@ -172,11 +180,14 @@ def _known(command: str) -> bool:
 
 
 def bundle_file_command(text: str) -> str | None:
-    """The command whose output a vm-support ``commands/`` file named in ``text`` holds (the bundle's naming rule
-    reversed: ``commands/esxcfg-vswitch_-l.txt`` → ``esxcfg-vswitch -l``, ``localcli_network-nic-list.txt`` →
+    """The command whose output a vm-support ``commands/`` file named in ``text`` holds (the file the command
+    catalogue names, :func:`nicadvisor.commands.bundle_command`, else the bundle's naming rule reversed: ``commands/esxcfg-vswitch_-l.txt`` → ``esxcfg-vswitch -l``, ``localcli_network-nic-list.txt`` →
     ``esxcli network nic list``), when a parser reads it; else None. Never raises."""
     for m in _BUNDLE_FILE_RE.finditer(text):
         base, args = m.group("base"), m.group("args")
+        named = commands.bundle_command(f"commands/{base}_{args}.txt")  # a file the command catalogue names
+        if named is not None and _known(named):
+            return named
         if base == "localcli" and "--" not in args:
             candidate = "esxcli " + " ".join(args.split("-"))
         else:
