@@ -78,6 +78,15 @@ VM_SUPPORT = FIXTURES / "vm-support"
 NSX_API = FIXTURES / "nsx-api"
 
 
+def nsx_fixture_text(name: str) -> str:
+    """The text of the NSX Manager response ``name`` of shared/fixtures/nsx-api. Raises FileNotFoundError naming
+    it when shared/ is not beside the repository."""
+    p = NSX_API / name
+    if not p.exists():
+        raise FileNotFoundError(f"NSX API fixture {p} is missing: is ../shared beside the repository?")
+    return p.read_text(encoding="utf-8")
+
+
 def nsx_api_path(fixture: Path) -> str | None:
     """The API path a saved NSX Manager response answered, from its file name in ``shared/fixtures/nsx-api``
     (``GET_api_v1_transport-nodes_id_state_…`` → ``/api/v1/transport-nodes/tn-1/state``); None for a request body
@@ -114,3 +123,15 @@ def real_outputs():
         api_path = nsx_api_path(path)
         if api_path is not None:
             yield path.name, f"NSX API GET {api_path}", path.read_text(encoding="utf-8"), ()
+
+
+def only(results, family):
+    """The single ParseResult of ``family`` among ``results``."""
+    found = [r for r in results if r.family == family]
+    assert len(found) == 1, [r.family for r in results]
+    return found[0]
+
+
+def records(results, kind):
+    """The records of kind ``kind`` of every ParseResult in ``results``."""
+    return [rec for r in results for rec in r.records if rec.get("kind") == kind]

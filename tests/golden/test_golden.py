@@ -236,9 +236,6 @@ def test_nsx_inventory(path):
 
 
 def test_vsphere_govc_dumps():
-    import sys
-
-    sys.path.insert(0, str(REPO / "tests" / "live"))
     from godump import read_structs
 
     from nicadvisor.parsers.api import vsphere_objects as vf

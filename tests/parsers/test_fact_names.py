@@ -4,11 +4,10 @@ silently dropped value."""
 from __future__ import annotations
 
 import dataclasses
-import sys
 
 import pytest
 
-from capturetools import CAPTURES, REPO, real_outputs
+from capturetools import CAPTURES, real_outputs
 from nicadvisor.collect.sources import read_capture
 from nicadvisor.model import Host, KernelModule, PhysicalNic, Switch, VmkernelNic
 from nicadvisor.parsers.api import vsphere_objects
@@ -42,7 +41,6 @@ def test_every_fact_read_from_every_real_output_is_a_model_field():
 
 
 def test_the_vsphere_objects_of_the_real_govc_dumps_give_model_fields_only():
-    sys.path.insert(0, str(REPO / "tests" / "live"))
     from godump import read_structs
 
     (pnics,) = read_structs(read_capture(CAPTURES / "esxi_api_govc_dump_physicalnic_nvmxnet3_esxi802.txt").text)

@@ -1,6 +1,8 @@
-"""Issue "Verdicts an admin can trust" §3: parsers hold on real outputs as admins paste them. Each test reads a
-real capture of ../shared/fixtures (or a real capture transformed the way pasting transforms it: re-indented,
-grep-filtered, a command prefix added, the header removed; named in each test)."""
+"""Parsers hold on filtered and partial outputs as admins paste them: facts known only by a PCI address, commands
+with sudo/env prefixes, re-indented module info, an Ansible excerpt cut inside its list, grep-filtered ethtool -k
+and lspci -vv, kernel log files read like dmesg, nsxdp-cli stats naming their uplink. Each test reads a real capture
+of ../shared/fixtures (or a real capture transformed the way pasting transforms it: re-indented, grep-filtered, a
+command prefix added, the header removed; named in each test)."""
 from __future__ import annotations
 
 import shutil

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nsx_responder import NSX_FIXTURES, fixture_text
+from capturetools import NSX_API as NSX_FIXTURES, nsx_fixture_text as fixture_text
 
 from nicadvisor.parsers.api import nsx as n
 TN_NSX30 = "GET_api_v1_transport-nodes_list_nsx30_vds_STANDARD_apnex.json"

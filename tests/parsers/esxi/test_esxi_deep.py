@@ -1,30 +1,19 @@
-"""ESXi deep-inspection parsers (vsish, vmkernel.log, nsxdp-cli / NSX Edge, API dumps, nicinfo.sh) on the
-real captures in ``shared/fixtures/captures`` and ``shared/fixtures/vm-support``."""
+"""ESXi deep-inspection parsers (vsish, vmkernel.log, nsxdp-cli / NSX Edge, privstats, nicinfo.sh) on the
+real captures in ``shared/fixtures/captures`` and ``shared/fixtures/vm-support`` (the govc and Ansible dumps of the
+same facts: tests/parsers/api/test_api_dumps.py)."""
 from __future__ import annotations
 
 import pytest
 
-from capturetools import CAPTURES, FIXTURES, merged, parse_capture
+from capturetools import CAPTURES, FIXTURES, merged, only, parse_capture, records
 from nicadvisor.collect.sources import read_capture
 from nicadvisor.parsers.base import CommandLine
 from nicadvisor.parsers.registry import parse_output
-from nicadvisor.parsers.api import dumps as api_dumps
 from nicadvisor.parsers.esxi import privstats
 from nicadvisor.parsers.esxi import nicinfo
 from nicadvisor.parsers.esxi import nsx_datapath
 from nicadvisor.parsers.esxi import vmkernel_log
 from nicadvisor.parsers.esxi import vsish
-def only(results, family):
-    """The single ParseResult of ``family`` among ``results``."""
-    found = [r for r in results if r.family == family]
-    assert len(found) == 1, [r.family for r in results]
-    return found[0]
-
-
-def records(results, kind):
-    return [rec for r in results for rec in r.records if rec.get("kind") == kind]
-
-
 # --- vsish ---------------------------------------------------------------------------------------
 
 def test_vsish_properties_geneve_offload_vmnic3():
@@ -232,66 +221,6 @@ def test_nsx_edge_physical_ports_vmxnet3_pmd():
     assert statuses == ["inactive", "active", "inactive"]
 
 
-# --- API dumps -----------------------------------------------------------------------------------
-
-def test_govc_dump_physicalnic_nvmxnet3():
-    results = parse_capture("esxi_api_govc_dump_physicalnic_nvmxnet3_esxi802.txt")
-    r = only(results, "govc object.collect dump")
-    pnics = merged(results)[0]
-    assert pnics["vmnic0"] == {"pci_address": "0000:0b:00.0", "driver": "nvmxnet3", "is_virtual_uplink": True,
-                               "link_speed_mbps": 10000, "link_up": True, "duplex": "full", "mac": "00:0c:29:81:d8:a0"}
-    assert pnics["vmnic1"]["pci_address"] == "0000:13:00.0"
-    assert pnics["vmnic1"]["mac"] == "00:0c:29:81:d8:aa"
-    assert r.pnics["vmnic0"]["driver"].line == 'Driver: "nvmxnet3",'
-    assert "driver_version" not in pnics["vmnic0"]  # absent before API 8.0.0.1
-    assert not r.notes
-
-
-def test_govc_dump_pcidevice_vmxnet3_ids():
-    results = parse_capture("esxi_api_govc_dump_pcidevice_vmxnet3.txt")
-    pnics = merged(results)[0]
-    assert sorted(pnics) == ["pci:0000:0b:00.0", "pci:0000:13:00.0"]
-    dev = pnics["pci:0000:0b:00.0"]
-    assert (dev["vid"], dev["did"], dev["svid"], dev["ssid"]) == ("15ad", "07b0", "15ad", "07b0")
-    assert dev["description"] == "VMware Inc. vmxnet3 Virtual Ethernet Controller"
-    assert dev["is_virtual_uplink"] is True
-    # The cut-off PVSCSI struct at the top is not taken for a NIC.
-    assert all("PVSCSI" not in str(rec) for rec in records(results, "vim.host.PciDevice"))
-
-
-def test_govc_negative_int16_id_is_masked():
-    """IDs are int16 in the API (0x8086 comes back as -32634, §14 item 1): the Go literal reads as a
-    negative int and the PCI-ID helper masks it."""
-    from nicadvisor.parsers.base import hex4
-
-    assert api_dumps._go_scalar("-32634") == -32634
-    assert hex4(api_dumps._go_scalar("-32634")) == "8086"
-    assert api_dumps._go_scalar("types.NewBool(false)") is False
-    assert api_dumps._go_scalar('"0000:0b:00.0"') == "0000:0b:00.0"
-
-
-def test_ansible_vmnic_info_xxv710():
-    results = parse_capture("esxi_api_ansible_vmnic_info_xxv710_i40en_25g_partial.txt")
-    r = only(results, "vmware_host_vmnic_info")
-    nic = merged(results)[0]["vmnic6"]
-    assert nic == {"description": "Intel(R) Ethernet Controller XXV710 for 25GbE SFP28", "driver": "i40en",
-                   "link_speed_mbps": 25000, "link_up": True, "duplex": "full", "pci_address": "0000:af:00.0",
-                   "is_physical": True}
-    assert r.pnics["vmnic6"]["link_speed_mbps"].line == '"actual_speed": 25000,'
-    (rec,) = records(results, "vmnic_details")
-    assert rec["sriov_status"] == "Disabled" and rec["passthru_capable"] is True
-
-
-def test_ansible_vmnic_info_x540_with_dvswitch():
-    results = parse_capture("esxi_api_ansible_vmnic_info_x540_ixgbe_lldp_partial.txt")
-    pnics, _vmk, switches, _mods, _host = merged(results)
-    assert pnics["vmnic0"] == {"description": "Intel(R) Ethernet Controller X540-AT2", "driver": "ixgbe",
-                               "link_speed_mbps": 10000, "link_up": True, "duplex": "full"}
-    assert switches["dvs2"] == {"kind": "distributed", "uplinks": ["vmnic0", "vmnic1"]}
-    (rec,) = records(results, "vmnic_details")
-    assert rec["lldp_info"] == {"Aggregated Port ID": "0", "Aggregation Status": "1"}
-
-
 def test_privstats_32_queues():
     results = parse_capture("esxi_localcli_networkinternal_nic_privstats_32q.txt")
     r = only(results, "esxcli networkinternal nic privstats get")
@@ -344,8 +273,6 @@ _PARSERS = [
     (nsx_datapath.parse_ens_port_list, "nsxdp-cli ens port list"),
     (nsx_datapath.parse_ens_flow_table, "nsxdp-cli ens flow-table dump 0"),
     (nsx_datapath.parse_edge_physical_ports, "get physical-ports"),
-    (api_dumps.parse_govc_dump, "govc object.collect -s -dump HostSystem:ha-host config"),
-    (api_dumps.parse_vmnic_info, "community.vmware.vmware_host_vmnic_info"),
     (privstats.parse_privstats, "esxcli networkinternal nic privstats get -n vmnic1"),
     (nicinfo.parse_nicinfo, "nicinfo.sh"),
 ]
