@@ -81,10 +81,6 @@ def _load() -> None:
             importlib.import_module(mod.name)
 
 
-# Prompts in front of a command: ``[root@esx:~]``, ``[Host-1] #`` (bracket then # or $), ``~ #`` (ESXi busybox),
-# ``nsx-edge-1>`` (NSX Edge), ``/>`` and ``/net/pNics/>`` (the interactive vsish shell, whose prompt is its current
-# node: nsx-t-performance-on-intel.txt §1.4.3 CLI 2 ``/> get /net/pNics/vmnic0/rxqueues/info``), ``#``/``$``.
-_PROMPT_RE = re.compile(r"^(\[[^\]]{0,200}\][ \t]*[#$]?\s*|~\s*#\s*|[\w.-]{1,64}>\s*|/[\w./-]{0,200}>\s*|#\s+|\$\s+)")
 # Commands typed inside the interactive vsish shell (``get``/``cat``/``ls`` of a VSI node), as the NSX-T performance
 # guide shows them (nsx-t-performance-on-intel.txt §1.4.3 CLI 2 ``get /net/...``, §1.4.5 CLI 3 ``cat /net/...``):
 # the same read as ``vsish -e get <node>``.
@@ -123,7 +119,7 @@ def normalise(raw: str) -> str:
     ``$esxcli.network.nic.list.Invoke()`` → ``esxcli network nic list``, ``vmkvsitools lspci`` → ``lspci``,
     ``/sbin/esxcfg-nics`` → ``esxcfg-nics``."""
     text = raw.strip()
-    text = _PROMPT_RE.sub("", text, count=1).strip()
+    text = (is_command_echo(text) or text).strip()  # without its prompt (framing's one prompt test)
     text = _strip_wrappers(text)
     m = _ESXCLI_POWERCLI_RE.match(text)
     if m:

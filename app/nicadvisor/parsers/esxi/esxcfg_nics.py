@@ -11,9 +11,10 @@ import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, to_bool
 from nicadvisor.parsers.esxi.esxcli_nic import (
-    ESXCFG_L_COLUMNS, MACISH, NAME_RE, NIC_COLUMNS, NIC_HEADER_KEYS, PROMPT_RE, clean, headerless_rows, nic_row_ok,
+    ESXCFG_L_COLUMNS, MACISH, NAME_RE, NIC_COLUMNS, NIC_HEADER_KEYS, clean, headerless_rows, nic_row_ok,
     note_failed_rows, record_nic_row, table_lines, valid_mac,
 )
+from nicadvisor.parsers.framing import is_command_echo
 from nicadvisor.parsers.registry import register
 from nicadvisor.parsers.table import layout_from_specs, read_row, read_tables
 
@@ -47,7 +48,7 @@ def _join_wrapped(values: dict[str, str], lines: list[str], index: int) -> tuple
     joined = {**values, **cont.values}
     used = [index + 1]
     j = index + 2
-    while (j < len(lines) and lines[j].strip() and not PROMPT_RE.match(lines[j])
+    while (j < len(lines) and lines[j].strip() and is_command_echo(lines[j]) is None
            and not _ADDRESS_START_RE.match(lines[j])
            and not _is_l_row(lines[j])):
         joined["description"] = f"{joined.get('description', '')} {lines[j].strip()}".strip()
@@ -134,7 +135,7 @@ def parse_esxcfg_nics_e(text: str, cmd: CommandLine) -> ParseResult:
         row_re = re.compile(r"^\s*(?P<name>\S+)\s+(?:(?P<driver>\S+)\s+)?" + r"\s+".join([_BOOL] * n_bools)
                             + r"(?:\s+(?P<mac>" + MACISH + r"))?(?:\s+.*)?$")
         for raw in lines[h + 1:]:
-            if not raw.strip() or PROMPT_RE.match(raw):
+            if not raw.strip() or is_command_echo(raw) is not None:
                 break
             rm = row_re.match(raw)
             if not rm or not NAME_RE.match(rm.group("name")):

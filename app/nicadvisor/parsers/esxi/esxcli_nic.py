@@ -25,6 +25,7 @@ from nicadvisor.parsers.base import (
     to_bool,
     to_int,
 )
+from nicadvisor.parsers.framing import is_command_echo
 from nicadvisor.parsers.pci_address import looks_like_pci, normalise_pci
 from nicadvisor.parsers.registry import register, register_rows
 from nicadvisor.parsers.rows import esxcli_api_family, norm_key, norm_row, row_line, text as text_of
@@ -39,8 +40,6 @@ MAC_RE = re.compile(r"^(?:[0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$")
 MACISH = r"(?:[0-9A-Fa-fXx]{2}:){5}[0-9A-Fa-fXx]{2}"
 """A MAC as printed, also with author-masked octets (``70:5a:0f:XX:XX:XX``)."""
 
-PROMPT_RE = re.compile(r"^\s*(?:\[[^\]]*\]\s*\S|~\s*#|#\s|\$\s|\S+@\S+[:$#])")
-"""A shell prompt or command echo line (``[root@h:~] esxcli …``, ``~ # esxcfg-nics -l``)."""
 
 _UNKNOWN = {"", "n/a", "na", "-", "none", "unknown"}
 _VIRTUAL_DRIVERS = {"nvmxnet3", "vmxnet3"}
@@ -122,7 +121,7 @@ def table_after(lines: list[str], header_index: int) -> list[tuple[int, str]]:
         line = lines[i]
         if is_rule(line):
             continue
-        if not line.strip() or PROMPT_RE.match(line):
+        if not line.strip() or is_command_echo(line) is not None:
             break
         rows.append((i, line))
     return rows

@@ -18,6 +18,7 @@ from typing import Any, Iterable, Mapping
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, columns_from_header, cut, is_rule
 from nicadvisor.parsers.esxi.esxcli_nic import clean
+from nicadvisor.parsers.framing import is_command_echo
 from nicadvisor.parsers.registry import register, register_rows
 from nicadvisor.parsers.rows import esxcli_api_family, norm_row, row_line, text as text_of
 
@@ -151,7 +152,6 @@ def parse_esxcfg_module_get(text: str, cmd: CommandLine) -> ParseResult:
 # --- esxcli system module parameters list ---------------------------------------------------------
 
 _PL_HEADER_RE = re.compile(r"^(?P<lead>\s*)Name\s+Type\s+Value\s+Description\s*$")
-_PROMPT_RE = re.compile(r"^\s*\[[^\]]*\]")
 _FLAT_ROW_RE = re.compile(
     r"^(?P<name>[A-Za-z_][\w.-]*)\s+(?P<type>(?:array of )?" + _TYPE_WORDS + r")(?:\s+(?P<rest>.*?))?\s*$")
 
@@ -200,7 +200,7 @@ def parse_module_parameters_list(text: str, cmd: CommandLine) -> ParseResult:
         i += 2 if rule else 1
         while i < len(lines):
             line = lines[i]
-            if not line.strip() or _PROMPT_RE.match(line) or _PL_HEADER_RE.match(line):
+            if not line.strip() or is_command_echo(line) is not None or _PL_HEADER_RE.match(line):
                 break
             if lead and not line.startswith(lead):
                 break

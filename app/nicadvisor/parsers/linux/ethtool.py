@@ -37,6 +37,7 @@ import re
 from typing import Callable
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, is_placeholder, norm_pci, speed_mbps, to_bool, to_int
+from nicadvisor.parsers.framing import is_command_echo
 from nicadvisor.parsers.registry import register
 
 # First lines of every ethtool output type (a block of one type ends where another starts).
@@ -51,7 +52,6 @@ _ANY_HEADER_SEARCH_RE = re.compile(
     r"|(?<!\S)driver:"
 )
 # A shell prompt line, possibly echoing a command: "[root@ESXi-04:~] ethtool -k vmnic1", "~ # ethtool -i vmnic7".
-_PROMPT_RE = re.compile(r"^\s*(?:\[[^\]]*\]|~\s*#|[\w.@:~/-]*[#$])(?:\s+(?P<cmd>\S.*?))?\s*$")
 _ECHO_ETHTOOL_RE = re.compile(r"(?:^|/)ethtool\s+(?P<args>.*)$")
 
 _PARAVIRTUAL_DRIVERS = {"virtio_net", "vmxnet3", "hv_netvsc"}
@@ -96,16 +96,16 @@ def _segments(text: str, header_re: re.Pattern[str], cmd: CommandLine) -> list[S
     pending.reverse()
     while pending:
         line = pending.pop()
-        prompt = _PROMPT_RE.match(line)
-        if prompt and not header_re.match(line):
-            inner = _ANY_HEADER_SEARCH_RE.search(line, prompt.start("cmd") + 1) if prompt.group("cmd") else None
+        prompt = is_command_echo(line)
+        if prompt is not None and not header_re.match(line):
+            inner = _ANY_HEADER_SEARCH_RE.search(line, line.rfind(prompt) + 1) if prompt else None
             if inner:  # "~ # ethtool -i vmnic7 driver: ixgbe …" on one line: the output starts mid-line
                 pending.append(line[inner.start():])
                 line = line[:inner.start()]
-                prompt = _PROMPT_RE.match(line)
-                if not prompt:
+                prompt = is_command_echo(line)
+                if prompt is None:
                     continue
-            echoed = _echo_key(prompt.group("cmd"))
+            echoed = _echo_key(prompt)
             # output without its header (filtered by grep) belongs to the interface the echoed command names
             current = [] if echoed else None
             if current is not None:

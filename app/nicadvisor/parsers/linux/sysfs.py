@@ -37,10 +37,7 @@ _BDF = r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 _BDF_RE = re.compile(rf"^{_BDF}$")
 def _is_prompt(line: str) -> bool:
     """An echoed ``cat``/``readlink`` command or any other prompt line (:func:`framing.is_command_echo`)."""
-    return bool(_PROMPT_LINE_RE.match(line)) or is_command_echo(line) is not None
-
-
-_PROMPT_LINE_RE = re.compile(r"^\s*(?:\[[^\]]*\]|~\s*#|[\w.@:~/-]*[#$])\s+\S*(?:cat|readlink)\s")
+    return is_command_echo(line) is not None
 
 _NET_ATTRS = {"mtu", "operstate", "carrier", "speed", "duplex", "address", "flags"}
 _PCI_ATTRS = {
