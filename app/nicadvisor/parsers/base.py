@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from nicadvisor.parsers.pci_address import normalise_pci
 
@@ -233,6 +233,25 @@ def norm_pci(text: str | None) -> str | None:
     if not text:
         return None
     return normalise_pci(text).normalised
+
+
+def outside_quotes(text: str, quotes: str = '"') -> Iterator[tuple[int, str]]:
+    """``(index, character)`` of every character of ``text`` outside quoted strings: a string opens with one of
+    ``quotes`` and closes with the same character, a backslash escapes the next one inside it; the quote characters
+    themselves are left out. One linear scan (the JSON and ``vsish -p`` readers find brackets with it)."""
+    quote, escaped = "", False
+    for i, ch in enumerate(text):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = ""
+        elif ch in quotes:
+            quote = ch
+        else:
+            yield i, ch
 
 
 # --- table helpers -------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Rows of an API answer (esxcli over the vSphere API, PowerCLI ``Get-EsxCli`` records): the helpers every command
-family module uses to read them the way it reads the command's text.
+family module uses to read them the way it reads the command's text; and :func:`load_recording`, the first step of
+replaying the JSON recording a live audit keeps of an API answer.
 
 An esxcli answer over the API names its fields as esxcli prints them without spaces (``RXmicroseconds`` for
 ``RX microseconds``, ``PCIDevice`` for ``PCI Device``; govmomi ``govc/host/esxcli/response.go``), nested objects
@@ -7,8 +8,11 @@ as dicts (``DriverInfo``) and values as text; see :mod:`nicadvisor.parsers.api.e
 """
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Iterable, Mapping
+
+from nicadvisor.parsers.base import ParseResult
 
 #: The family prefix of facts read from esxcli rows over the vSphere API (``vSphere API esxcli network nic list``).
 ESXCLI_API_FAMILY = "vSphere API esxcli"
@@ -48,3 +52,16 @@ def row_line(row: Mapping[str, Any], prefix: str = "") -> str:
         else:
             parts.append(f"{prefix}{k}={v}")
     return "; ".join(parts)
+
+
+def load_recording(text: str, family: str, what: str) -> tuple[dict[str, Any], ParseResult | None]:
+    """The JSON object a recording holds (``{}`` for JSON that is not an object) and None; or, for text that is not
+    JSON, ``({}, result)`` where ``result`` (of ``family``) notes ``"not <what> (JSON error: …)"``
+    (``what``: ``"a vSphere API recording"``). Never raises."""
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        r = ParseResult(family=family)
+        r.notes.append(f"not {what} (JSON error: {exc})")
+        return {}, r
+    return (doc if isinstance(doc, dict) else {}), None

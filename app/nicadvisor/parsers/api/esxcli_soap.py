@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping
 
 from nicadvisor.parsers.base import ParseResult
 from nicadvisor.parsers.registry import rows_reader
-from nicadvisor.parsers.rows import ESXCLI_API_FAMILY, esxcli_api_family
+from nicadvisor.parsers.rows import ESXCLI_API_FAMILY, esxcli_api_family, load_recording
 
 SOAP_VERSION = "urn:vim25/5.0"
 """The ``version`` argument of ExecuteSoap: the only one govmomi sends; the esxcli dynamic types live there."""
@@ -135,14 +135,9 @@ def facts_from_recording(text: str) -> ParseResult:
     """Replay an :func:`esxcli_recording` text into its ParseResult (the same facts the live call produced). Never
     raises: anything else (also a QueryNetworkHint recording: :mod:`nicadvisor.parsers.api.network_hints`) gives
     an empty result with a note."""
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        r = ParseResult(family=ESXCLI_API_FAMILY)
-        r.notes.append(f"not an esxcli-over-API recording (JSON error: {exc})")
-        return r
-    if not isinstance(doc, dict):
-        doc = {}
+    doc, failed = load_recording(text, ESXCLI_API_FAMILY, "an esxcli-over-API recording")
+    if failed is not None:
+        return failed
     command = doc.get("command")
     if doc.get("kind") != "esxcli" or not isinstance(command, list):
         r = ParseResult(family=ESXCLI_API_FAMILY)

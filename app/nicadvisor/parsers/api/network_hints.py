@@ -7,7 +7,7 @@ import json
 from typing import Any, Iterable, Mapping
 
 from nicadvisor.parsers.base import ParseResult
-from nicadvisor.parsers.rows import norm_key, text as _s
+from nicadvisor.parsers.rows import load_recording, norm_key, text as _s
 
 FAMILY_HINTS = "vSphere API QueryNetworkHint"
 HINTS_COMMAND = "vSphere API: HostNetworkSystem.QueryNetworkHint"
@@ -74,16 +74,12 @@ def hints_recording(host_ref: str, network_system: str | None, hints: list[dict]
 def facts_from_recording(text: str) -> ParseResult:
     """Replay a :func:`hints_recording` text into its ParseResult (the records the live call produced). Never
     raises: anything else gives an empty result with a note."""
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        doc = None
-        why = f"JSON error: {exc}"
-    else:
-        why = "no kind network_hints"
-    if not isinstance(doc, dict) or doc.get("kind") != "network_hints":
+    doc, failed = load_recording(text, FAMILY_HINTS, "a QueryNetworkHint recording")
+    if failed is not None:
+        return failed
+    if doc.get("kind") != "network_hints":
         r = ParseResult(family=FAMILY_HINTS)
-        r.notes.append(f"not a QueryNetworkHint recording ({why})")
+        r.notes.append("not a QueryNetworkHint recording (no kind network_hints)")
         return r
     hints = doc.get("hints")
     return hint_facts(hints if isinstance(hints, list) else [])

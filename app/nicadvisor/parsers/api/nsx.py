@@ -36,7 +36,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from nicadvisor.parsers.base import ParseResult
+from nicadvisor.parsers.base import ParseResult, outside_quotes
 
 FAMILY = "nsx-api"
 
@@ -86,20 +86,9 @@ def _close_truncated(text: str) -> str | None:
     if not text.startswith(("{", "[")):
         return None
     stack: list[str] = []
-    in_str = escape = False
     cut: tuple[int, list[str]] | None = None
-    for i, ch in enumerate(text):
-        if in_str:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_str = False
-            continue
-        if ch == '"':
-            in_str = True
-        elif ch in "{[":
+    for i, ch in outside_quotes(text):
+        if ch in "{[":
             stack.append("}" if ch == "{" else "]")
         elif ch in "}]":
             if not stack or stack[-1] != ch:

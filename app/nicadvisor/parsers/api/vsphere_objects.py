@@ -36,6 +36,7 @@ from typing import Any, Iterable
 from nicadvisor.parsers.base import ParseResult, hex4, norm_pci
 from nicadvisor.parsers.esxi.module import parse_options
 from nicadvisor.parsers.esxi.vmknic import is_tep_netstack
+from nicadvisor.parsers.rows import load_recording
 
 FAMILY_HOST = "vSphere API HostSystem"
 FAMILY_DVS = "vSphere API DistributedVirtualSwitch"
@@ -410,13 +411,9 @@ def inventory_recording(host_ref: str, props: dict[str, Any], dvs_list: Iterable
 def facts_from_recording(text: str) -> ParseResult:
     """Replay an :func:`inventory_recording` (or :func:`modules_recording`) text into its ParseResult.
     Never raises: text that is not such a recording gives an empty result with a note."""
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        r = ParseResult(family=FAMILY_HOST)
-        r.notes.append(f"not a vSphere API recording (JSON error: {exc})")
-        return r
-    doc = _dict(doc)
+    doc, failed = load_recording(text, FAMILY_HOST, "a vSphere API recording")
+    if failed is not None:
+        return failed
     if "modules" in doc:
         r = ParseResult(family=FAMILY_MODULES)
         module_facts(r, _list(doc.get("modules")), {k: v for k, v in _dict(doc.get("configured")).items()

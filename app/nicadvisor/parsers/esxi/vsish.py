@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from nicadvisor.parsers.base import CommandLine, ParseResult, to_int
+from nicadvisor.parsers.base import CommandLine, ParseResult, outside_quotes, to_int
 from nicadvisor.parsers.registry import register
 
 __all__ = [
@@ -149,18 +149,9 @@ def read_pyish(text: str) -> dict[str, Any] | None:
 def _unmatched_close(text: str) -> int:
     """Index of the first ``}`` that closes a brace opened before ``text`` starts (outside quoted strings), or -1:
     one linear scan."""
-    depth, quote, escaped = 0, "", False
-    for i, ch in enumerate(text):
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "{":
+    depth = 0
+    for i, ch in outside_quotes(text, "\"'"):
+        if ch == "{":
             depth += 1
         elif ch == "}":
             depth -= 1
