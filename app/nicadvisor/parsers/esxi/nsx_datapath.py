@@ -18,7 +18,7 @@ from typing import Any
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, is_rule, norm_pci, speed_mbps, to_bool, to_int
 from nicadvisor.parsers.registry import register
-from nicadvisor.parsers.esxi.vsish import queue_lines, queue_stats, real_nic_name
+from nicadvisor.parsers.esxi.vsish import queue_lines, queue_stats, real_nic_name, record_queues
 
 _NOT_SUPPORTED_RE = re.compile(r"not supported|invalid|unknown command|error|no such", re.I)
 
@@ -131,23 +131,14 @@ def parse_ens_uplink_stats(text: str, cmd: CommandLine) -> ParseResult:
             counters.setdefault(m.group(1), int(m.group(2)))
             first_line = first_line or raw.strip()
     queues = queue_stats(text)
-    qlines = queue_lines(text)
     if not counters and not queues["rx"] and not queues["tx"]:
         result.notes.append(f"{cmd.text!r}: no uplink counter found")
         return result
-    result.records.append({
-        "kind": "ens uplink stats", "nic": nic, "counters": counters,
-        "rx_queue_packets": {q: c.get("totalPkts") for q, c in sorted(queues["rx"].items())},
-        "tx_queue_packets": {q: c.get("totalPkts") for q, c in sorted(queues["tx"].items())},
-    })
+    record_queues(result, "ens uplink stats", nic, counters, text)
     if not nic:
         _missing_nic_note(result, cmd)
         return result
-    if queues["rx"]:
-        result.pnic(nic, "rx_queues", len(queues["rx"]), qlines["rx"])
-    if queues["tx"]:
-        result.pnic(nic, "tx_queues", len(queues["tx"]), qlines["tx"])
-    result.pnic(nic, "ens_enabled", True, first_line or qlines.get("rx", ""))
+    result.pnic(nic, "ens_enabled", True, first_line or queue_lines(text).get("rx", ""))
     return result
 
 

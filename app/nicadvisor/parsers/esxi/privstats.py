@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult
-from nicadvisor.parsers.esxi.vsish import queue_lines, queue_stats, real_nic_name
+from nicadvisor.parsers.esxi.vsish import queue_stats, real_nic_name, record_queues
 from nicadvisor.parsers.registry import register
 
 
@@ -23,7 +23,6 @@ def parse_privstats(text: str, cmd: CommandLine) -> ParseResult:
     result = ParseResult(family="esxcli networkinternal nic privstats get")
     nic = real_nic_name(cmd.target)
     queues = queue_stats(text)
-    qlines = queue_lines(text)
     other: dict[str, int] = {}
     for raw in text.splitlines():
         if re.match(r"^\s*[rt]xq\d+:", raw):
@@ -34,16 +33,7 @@ def parse_privstats(text: str, cmd: CommandLine) -> ParseResult:
     if not (queues["rx"] or queues["tx"] or other):
         result.notes.append(f"{cmd.text!r}: no per-queue or counter line found")
         return result
-    result.records.append({
-        "kind": "privstats", "nic": nic, "counters": other,
-        "rx_queue_packets": {q: c.get("totalPkts") for q, c in sorted(queues["rx"].items())},
-        "tx_queue_packets": {q: c.get("totalPkts") for q, c in sorted(queues["tx"].items())},
-    })
+    record_queues(result, "privstats", nic, other, text)
     if not nic:
         result.notes.append(f"{cmd.text!r} names no vmnic (-n): values kept in records only")
-        return result
-    if queues["rx"]:
-        result.pnic(nic, "rx_queues", len(queues["rx"]), qlines["rx"])
-    if queues["tx"]:
-        result.pnic(nic, "tx_queues", len(queues["tx"]), qlines["tx"])
     return result

@@ -216,6 +216,24 @@ def queue_lines(text: str) -> dict[str, str]:
     return last
 
 
+def record_queues(result: ParseResult, kind: str, nic: str | None, counters: dict[str, int], text: str) -> None:
+    """One ``{"kind": kind, "nic", "counters", "rx_queue_packets", "tx_queue_packets"}`` record of the per-queue
+    lines of ``text`` (:func:`queue_stats`: packets per queue index), and, for a named ``nic``, its ``rx_queues`` /
+    ``tx_queues`` (how many ``rxqN:``/``txqN:`` lines, evidence the last of each, :func:`queue_lines`)."""
+    queues = queue_stats(text)
+    result.records.append({
+        "kind": kind, "nic": nic, "counters": counters,
+        "rx_queue_packets": {q: c.get("totalPkts") for q, c in sorted(queues["rx"].items())},
+        "tx_queue_packets": {q: c.get("totalPkts") for q, c in sorted(queues["tx"].items())},
+    })
+    if not nic:
+        return
+    qlines = queue_lines(text)
+    for way in ("rx", "tx"):
+        if queues[way]:
+            result.pnic(nic, f"{way}_queues", len(queues[way]), qlines[way])
+
+
 def real_nic_name(target: str | None) -> str | None:
     """``target`` when it is a real interface name (``vmnic3``), None for a placeholder (``<vmnic>``)."""
     if target and re.fullmatch(r"[A-Za-z][\w.-]*", target) and target.lower() not in ("vmnic", "vmnicx", "nic"):
