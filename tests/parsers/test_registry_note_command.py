@@ -1,5 +1,5 @@
 """A capture file whose header does not name a command a parser reads, but whose note does (as admins and public
-posts write them): the audit of the folder reads it with the command of the note (collect/assemble.py passes the
+posts write them): the audit of the folder reads it with the command of the note (parsers/assemble.py passes the
 notes to the parsers). The text is a real capture's, the header rewritten."""
 from __future__ import annotations
 
