@@ -39,7 +39,7 @@ def ready_host(folder: Path, name: str = "esx-nested") -> Path:
 
 def parse_capture(name: str):
     """Parse a real capture through the registry: returns list[ParseResult]."""
-    from nicadvisor.collect.capture_file import read_capture
+    from nicadvisor.collect.sources import read_capture
     from nicadvisor.parsers.registry import parse_output
 
     cap = read_capture(capture_path(name))
@@ -114,3 +114,67 @@ def completed(audit):
         fully_read(host, *[p.name for p in host.overlay_candidates()])
     audit.findings = evaluate_findings(audit.hosts)
     return audit
+
+
+TEST_CAPTURES = REPO / "tests" / "parsers" / "captures"
+VM_SUPPORT = FIXTURES / "vm-support"
+NSX_API = FIXTURES / "nsx-api"
+
+
+def nsx_fixture_text(name: str) -> str:
+    """The text of the NSX Manager response ``name`` of shared/fixtures/nsx-api. Raises FileNotFoundError naming
+    it when shared/ is not beside the repository."""
+    p = NSX_API / name
+    if not p.exists():
+        raise FileNotFoundError(f"NSX API fixture {p} is missing: is ../shared beside the repository?")
+    return p.read_text(encoding="utf-8")
+
+
+def nsx_api_path(fixture: Path) -> str | None:
+    """The API path a saved NSX Manager response answered, from its file name in ``shared/fixtures/nsx-api``
+    (``GET_api_v1_transport-nodes_id_state_…`` → ``/api/v1/transport-nodes/tn-1/state``); None for a request body
+    (``REQUEST_PUT_…``), a Policy API answer (``GET_policy_…``) or a ``*.source.txt`` note: not what the NSX collector
+    reads."""
+    name = fixture.name
+    if not name.startswith("GET_api_v1_") or name.endswith(".source.txt"):
+        return None
+    rest = name[len("GET_api_v1_"):]
+    for prefix, path in (("transport-nodes_id_state_", "/api/v1/transport-nodes/tn-1/state"),
+                         ("transport-nodes_id_status_", "/api/v1/transport-nodes/tn-1/status"),
+                         ("transport-nodes_id_", "/api/v1/transport-nodes"),
+                         ("transport-nodes_list_", "/api/v1/transport-nodes"),
+                         ("host-switch-profiles_", "/api/v1/host-switch-profiles"),
+                         ("global-configs_", "/api/v1/global-configs"),
+                         ("transport-zones_", "/api/v1/transport-zones"),
+                         ("node_version_", "/api/v1/node/version")):
+        if rest.startswith(prefix):
+            return path
+    return None
+
+
+def real_outputs():
+    """Every real recorded output the project holds, as ``(name, command, text, notes)``: the captures of
+    shared/fixtures/captures and tests/parsers/captures, the vm-support excerpts (their ``# command:`` names the
+    bundle file), and the NSX Manager responses of shared/fixtures/nsx-api as the ``NSX API GET <path>`` captures a
+    saved live NSX audit holds."""
+    from nicadvisor.collect.sources import read_capture
+
+    for path in sorted(CAPTURES.glob("*.txt")) + sorted(TEST_CAPTURES.glob("*.txt")) + sorted(VM_SUPPORT.glob("*.txt")):
+        cap = read_capture(path)
+        yield path.name, cap.command, cap.text, cap.notes
+    for path in sorted(NSX_API.iterdir()):
+        api_path = nsx_api_path(path)
+        if api_path is not None:
+            yield path.name, f"NSX API GET {api_path}", path.read_text(encoding="utf-8"), ()
+
+
+def only(results, family):
+    """The single ParseResult of ``family`` among ``results``."""
+    found = [r for r in results if r.family == family]
+    assert len(found) == 1, [r.family for r in results]
+    return found[0]
+
+
+def records(results, kind):
+    """The records of kind ``kind`` of every ParseResult in ``results``."""
+    return [rec for r in results for rec in r.records if rec.get("kind") == kind]

@@ -6,10 +6,10 @@ import threading
 import pytest
 
 from nicadvisor.cancel import Cancelled
-from nicadvisor.collect.assemble import assemble_host
+from nicadvisor.parsers.assemble import assemble_host
 from nicadvisor.collect.tls_pinning import fetch_thumbprint
 from nicadvisor.collect.vsphere import VsphereTarget, collect_vsphere
-from nicadvisor.collect.vsphere_facts import facts_from_recording
+from nicadvisor.parsers.api.vsphere_objects import facts_from_recording
 from vcsimtools import GOVC, PASSWORD, USER
 
 needs_govc = pytest.mark.skipif(GOVC is None, reason="govc not installed")

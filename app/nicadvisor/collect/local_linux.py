@@ -1,16 +1,16 @@
 """Read-only audit of THIS Linux machine's interfaces, recorded as captures.
 
 For every interface in ``/sys/class/net`` except the loopback, :func:`collect_local` runs only
-allow-listed read-only commands (``ethtool -i/-k/-l/-x/-c/-g IF``, ``ethtool IF``, once
+allow-listed read-only commands (the Linux commands of the command catalogue, :mod:`nicadvisor.commands`) (``ethtool -i/-k/-l/-x/-c/-g IF``, ``ethtool IF``, once
 ``ip -d -j link show``) through :func:`subprocess.run` with an argv list (no shell) and a timeout, and
 reads sysfs attributes (``mtu``, ``operstate``, ``carrier``, ``speed``, ``duplex``, ``address``,
 ``flags``, the device link, and for a PCI device ``vendor``, ``device``, ``subsystem_vendor``,
 ``subsystem_device``, ``current_link_speed``/``width``, ``max_link_speed``/``width``, ``numa_node``).
 
-Each output becomes a :class:`~nicadvisor.collect.capture_file.Capture` whose ``command`` is the plain
+Each output becomes a :class:`~nicadvisor.parsers.capture_file.Capture` whose ``command`` is the plain
 command (``ethtool -k eth0``, ``cat /sys/class/net/eth0/mtu``, ``readlink /sys/class/net/eth0``), so the
-same parsers read it as a saved capture (:mod:`nicadvisor.parsers.linux_ethtool`,
-:mod:`nicadvisor.parsers.linux_sysfs`). Nothing is changed on the machine.
+same parsers read it as a saved capture (:mod:`nicadvisor.parsers.linux.ethtool`,
+:mod:`nicadvisor.parsers.linux.sysfs`). Nothing is changed on the machine.
 
 With ``netns="NS"`` every command, including the sysfs reads, runs as ``ip netns exec NS …`` (that
 remounts ``/sys`` for the namespace), so the namespace's interfaces are audited; the captures then note
@@ -28,14 +28,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from nicadvisor.collect.capture_file import Capture
+from nicadvisor import commands
+from nicadvisor.parsers.capture_file import Capture
 
-ETHTOOL_OPTIONS = ("-i", "-k", "-l", "-x", "-c", "-g", "")
-"""The ethtool queries run per interface (``""`` = plain ``ethtool IF``); all read-only."""
+ETHTOOL_OPTIONS = tuple(c.words[1] if len(c.words) == 3 else "" for c in commands.collected("linux")
+                        if c.words[0] == "ethtool")
+"""The ethtool queries run per interface, from the command catalogue in its order (``""`` = plain ``ethtool IF``);
+all read-only."""
 
-NET_ATTRS = ("mtu", "operstate", "carrier", "speed", "duplex", "address", "flags")
-PCI_ATTRS = ("vendor", "device", "subsystem_vendor", "subsystem_device", "current_link_speed",
-             "current_link_width", "max_link_speed", "max_link_width", "numa_node")
+NET_ATTRS = next(c.attributes for c in commands.collected("linux") if c.text == "cat /sys/class/net/{nic}/{attribute}")
+"""The ``/sys/class/net/IF`` attributes read (catalogue)."""
+PCI_ATTRS = next(c.attributes for c in commands.collected("linux")
+                 if c.text == "cat /sys/class/net/{nic}/device/{attribute}")
+"""The attributes of an interface's PCI function read (catalogue)."""
 DEFAULT_TIMEOUT_S = 10.0
 
 _IFNAME_RE = re.compile(r"^[A-Za-z0-9_.:@-]{1,15}$")

@@ -20,7 +20,7 @@
   host, per-NIC and per-module commands run. Linux: the same read-only queries as the local collector
   (:mod:`nicadvisor.collect.local_linux`: sysfs, ``ip -d -j link show``, ``ethtool``) per interface of
   ``/sys/class/net`` except ``lo``.
-* Each command's output becomes a :class:`~nicadvisor.collect.capture_file.Capture` (``command`` = the
+* Each command's output becomes a :class:`~nicadvisor.parsers.capture_file.Capture` (``command`` = the
   exact command line sent, ``host`` = the target's name, ``source``/``origin`` = ``ssh://user@host:port``),
   so :func:`save_captures` writes capture files that replay through :func:`nicadvisor.collect.sources.gather`.
   Passwords are never stored in a capture, a problem message, a log line or a ``repr``.
@@ -51,8 +51,8 @@ from paramiko.auth_strategy import AuthFailure, AuthSource, AuthStrategy, InMemo
 from paramiko.ssh_exception import NoValidConnectionsError
 
 from nicadvisor.collect import local_linux
-from nicadvisor.collect.assemble import HostInputs
-from nicadvisor.collect.capture_file import MAX_CAPTURE_BYTES, Capture
+from nicadvisor.parsers.assemble import HostInputs
+from nicadvisor.parsers.capture_file import MAX_CAPTURE_BYTES, Capture
 from nicadvisor.collect.known_hosts import AskFn, HostKeyError, KnownHosts, fingerprint
 from nicadvisor.collect.ssh_commands import (
     ESXI_NIC_LIST, ESXI_NIC_RE, HOST_KINDS, LINUX_IF_RE, LINUX_TOOL_PATHS, MODULE_RE, CommandRefused, Template,

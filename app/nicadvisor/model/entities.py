@@ -166,7 +166,7 @@ class Switch(_WithEvidence):
     (N-VDS); ``mtu`` in bytes; ``uplinks`` are pNIC names; ``ipfix_enabled`` for VDS IPFIX;
     ``nsx_host_switch``: True when NSX names it as a host switch of the transport node that carries the overlay
     (in an OVERLAY transport zone, or holding a TEP), False when NSX names it but only in VLAN transport zones, None
-    when unknown (:func:`nicadvisor.parsers.nsx_api.carries_overlay`)."""
+    when unknown (:func:`nicadvisor.parsers.api.nsx.carries_overlay`)."""
 
     name: str
     kind: str | None = None

@@ -164,7 +164,7 @@ def commands_for(need: str, host: Host, pnic: PhysicalNic | None = None) -> tupl
         return (f"lspci -vv -s {shlex.quote(pnic.pci_address)}" if pnic.pci_address else "lspci -vv",)
     if need in _CAPS:
         hint = _CAPS[need].learn_linux if kind == "linux" else _CAPS[need].learn_esxi
-        return tuple(part.strip().replace("{pnic}", name) for part in hint.split(" and ") if part.strip())
+        return tuple(part.strip().replace("{nic}", name) for part in hint.split(" and ") if part.strip())
     command = _HOST_COMMANDS.get((kind, need))
     return (command,) if command else ()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from nicadvisor.cancel import Cancelled, check
-from nicadvisor.collect.assemble import HostInputs
+from nicadvisor.parsers.assemble import HostInputs
 from nicadvisor.collect.sources import gather
 from nicadvisor.model import Audit, Finding, InputProblem
 from nicadvisor.model.verdict import CANCELLED, COMPLETE, FAILED
