@@ -58,6 +58,7 @@ test_pkgs=(
   libcap2-bin                                          # capsh: root tests drop the capabilities to meet EACCES
   xvfb xauth poppler-utils fontconfig                  # GUI under Xvfb, PDF read-back and rendering, fc-list
   binutils                                             # objdump, for the PyInstaller build test
+  lldpd                                                # lldpctl: the switch-port read, tested between namespaces
 )
 # PyInstaller bundles the shared libpython of the interpreter (Debian's python3 does not pull it in)
 pyver=$(python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')

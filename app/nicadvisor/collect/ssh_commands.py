@@ -4,8 +4,9 @@ Nothing reaches the wire unless :func:`check` accepts it: a command is a tuple o
 one template of :data:`ESXI_TEMPLATES` word for word, where a placeholder word (``{nic}``, ``{module}``)
 must match a strict regex; Linux commands are exactly those the local collector runs
 (:func:`nicadvisor.collect.local_linux.allowed`: ``ethtool [-i|-k|-l|-x|-c|-g] IF``, ``ip -d -j link show``,
-``ls /sys/class/net``, ``cat``/``readlink`` of a path under ``/sys/class/net/`` or ``/sys/bus/pci/devices/``;
-``ethtool``/``ip`` also by the absolute paths of :data:`LINUX_TOOL_PATHS`).
+``ls /sys/class/net``, ``cat``/``readlink`` of a path under ``/sys/class/net/`` or ``/sys/bus/pci/devices/``,
+``lldpctl -f json``, ``networkctl --no-pager --full lldp``; the tools also by the absolute paths of
+:data:`LINUX_TOOL_PATHS`).
 The text sent is :func:`shlex.join` of the words (each argument quoted with :func:`shlex.quote`), and the
 same text is recorded as the capture's ``# command:`` header, so a saved live audit replays through the
 parser registry like any capture.
@@ -37,8 +38,10 @@ LINUX_IF_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,14}\Z")
 
 LINUX_TOOL_PATHS = {"ethtool": ("ethtool", "/usr/sbin/ethtool", "/sbin/ethtool"),
                     "ip": ("ip", "/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"),
-                    "tc": ("tc", "/usr/sbin/tc", "/sbin/tc", "/usr/bin/tc")}
-"""Where ``ethtool``/``ip``/``tc`` may be called from: non-root accounts often lack ``/usr/sbin`` in ``PATH``, so
+                    "tc": ("tc", "/usr/sbin/tc", "/sbin/tc", "/usr/bin/tc"),
+                    "lldpctl": ("lldpctl", "/usr/sbin/lldpctl", "/sbin/lldpctl"),
+                    "networkctl": ("networkctl", "/usr/bin/networkctl", "/bin/networkctl")}
+"""Where ``ethtool``/``ip``/``tc``/``lldpctl``/``networkctl`` may be called from: non-root accounts often lack ``/usr/sbin`` in ``PATH``, so
 on ``command not found`` (exit 127) the collector retries these absolute paths (the parsers strip a
 path prefix from the recorded command)."""
 

@@ -304,3 +304,24 @@ def capability_matrix(host: Host, findings: list[Finding]) -> list[Row]:
             continue
         rows.append(Row(host.name, pnic.name, {c.key: cell_for(host, pnic, c, mine) for c in CAPABILITIES}))
     return rows
+
+
+#: Capability columns / rule categories whose fix also lies on the physical switch port a pNIC is cabled to (its MTU,
+#: its link): their findings and tooltips name that port when LLDP/CDP told it (PhysicalNic ``neighbor_*``).
+SWITCH_PORT_CATEGORIES = ("mtu", "link")
+
+
+def switch_port_cell(host: Host, pnic: PhysicalNic) -> str:
+    """Where ``pnic`` is cabled, for an inventory cell or a tooltip: ``"switch leaf-01 port swp12 (LLDP)"``, with the
+    MTU and VLAN the port advertises when it does (``"; advertises MTU 9216, VLAN 1"``); when no LLDP/CDP neighbour was
+    read, ``"not known: run <command>"`` naming the catalogue's read on the host's kind (``vim-cmd
+    hostsvc/net/query_networkhint`` on ESXi, ``lldpctl -f json`` on Linux; both for a host of unknown kind)."""
+    where = pnic.switch_port_text()
+    if where:
+        extra = ", ".join(x for x in (f"MTU {pnic.neighbor_mtu}" if pnic.neighbor_mtu else "",
+                                      f"VLAN {pnic.neighbor_vlan}" if pnic.neighbor_vlan else "") if x)
+        proto = f" ({pnic.neighbor_protocol})" if pnic.neighbor_protocol else ""
+        return f"{where}{proto}" + (f"; advertises {extra}" if extra else "")
+    kinds = [host.kind] if host.kind in ("esxi", "linux") else ["esxi", "linux"]
+    runs = [how_to_learn(("neighbor_port",), k).replace("{nic}", pnic.name) for k in kinds]
+    return "not known: run " + " or ".join(r for r in runs if r) + " (the switch must send LLDP or CDP)"

@@ -93,6 +93,16 @@ class PhysicalNic(_WithEvidence):
     ``receive_hashing`` is the NIC's receive hashing feature (Linux ``ethtool -k`` ``receive-hashing``: RSS hashing
     on, whatever the indirection table); ``rx_queues_max``/``tx_queues_max`` the most queues the driver offers
     (``ethtool -l`` pre-set maximums), beside the ``rx_queues``/``tx_queues`` in use.
+
+    ``neighbor_*``: the physical switch port the pNIC is cabled to, as that switch announces itself by LLDP or CDP
+    (vSphere API ``QueryNetworkHint``, ESXi ``vim-cmd hostsvc/net/query_networkhint``, Linux ``lldpctl -f json`` /
+    ``networkctl lldp``): ``neighbor_protocol`` ``"LLDP"`` or ``"CDP"``; ``neighbor_name`` its system name (LLDP
+    System Name, CDP Device ID); ``neighbor_chassis_id`` its LLDP chassis ID (a MAC address, when it sends no name);
+    ``neighbor_port`` the port ID as the switch names it (``Ethernet1/12``, ``GigabitEthernet0/27``, ``swp12``);
+    ``neighbor_port_description`` the port's description; ``neighbor_mgmt_address`` its management address;
+    ``neighbor_mtu`` the MTU (bytes) the switch port advertises (CDP ``mtu``, the ``MTU`` parameter ESXi reports from
+    the LLDP frame, lldpd's ``mfs`` from the IEEE 802.3 Maximum Frame Size TLV; 0 = not sent, kept unknown); ``neighbor_vlan`` the port's
+    VLAN (CDP native VLAN, LLDP Port VLAN ID). One protocol's answer per pNIC: LLDP when both were heard.
     """
 
     name: str
@@ -141,7 +151,27 @@ class PhysicalNic(_WithEvidence):
     is_physical: bool | None = None
     is_virtual_uplink: bool | None = None
     legacy_vmklinux: bool | None = None
+    neighbor_protocol: str | None = None
+    neighbor_name: str | None = None
+    neighbor_chassis_id: str | None = None
+    neighbor_port: str | None = None
+    neighbor_port_description: str | None = None
+    neighbor_mgmt_address: str | None = None
+    neighbor_mtu: int | None = None
+    neighbor_vlan: int | None = None
     evidence: dict[str, Evidence] = field(default_factory=dict)
+
+    def switch_port_text(self) -> str | None:
+        """Where this pNIC is cabled, as a sentence fragment: ``"switch leaf-01 port Ethernet1/12"`` (the switch by
+        its name, else its chassis ID; ``"port …"`` alone when only the port is known), None when the neighbour is
+        unknown."""
+        switch = self.neighbor_name or self.neighbor_chassis_id
+        if not switch and not self.neighbor_port:
+            return None
+        parts = [f"switch {switch}"] if switch else []
+        if self.neighbor_port:
+            parts.append(f"port {self.neighbor_port}")
+        return " ".join(parts)
 
 
 @dataclass

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix
+from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix, switch_port_cell
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import Finding, PhysicalNic
 from nicadvisor.report.json_export import atomic_write, benchmark_entry
@@ -137,9 +137,10 @@ def verdict_rows(audit: Audit) -> list[dict[str, str]]:
 def inventory_columns() -> tuple[str, ...]:
     """Columns of :func:`write_inventory_csv`: ``host``, every PhysicalNic field (model order, without
     ``evidence``), ``<capability key>_status`` for each capability-matrix column, then ``host_verdict`` (READY /
-    NOT READY / NOT RATED; last, so that the earlier columns keep their places)."""
+    NOT READY / NOT RATED) and ``switch_port`` (where the pNIC is cabled, or the command that reads it:
+    :func:`nicadvisor.model.capabilities.switch_port_cell`; last, so that the earlier columns keep their places)."""
     fields = tuple(f.name for f in dataclasses.fields(PhysicalNic) if f.name != "evidence")
-    return ("host",) + fields + tuple(f"{c.key}_status" for c in CAPABILITIES) + ("host_verdict",)
+    return ("host",) + fields + tuple(f"{c.key}_status" for c in CAPABILITIES) + ("host_verdict", "switch_port")
 
 
 def inventory_rows(audit: Audit) -> list[dict[str, str]]:
@@ -149,7 +150,8 @@ def inventory_rows(audit: Audit) -> list[dict[str, str]]:
     for host in audit.hosts:
         matrix = {r.pnic: r for r in capability_matrix(host, list(audit.findings))}
         for pnic in host.pnics:
-            row = {"host": _safe(host.name), "host_verdict": labels.get(host.name, "")}
+            row = {"host": _safe(host.name), "host_verdict": labels.get(host.name, ""),
+                   "switch_port": _safe(switch_port_cell(host, pnic)) if pnic.is_physical is not False else ""}
             row.update({name: _cell(value) for name, value in pnic.facts().items()})
             cells = matrix[pnic.name].cells if pnic.is_physical is not False and pnic.name in matrix else {}
             for cap in CAPABILITIES:

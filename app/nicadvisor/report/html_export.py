@@ -14,7 +14,7 @@ from pathlib import Path
 import jinja2
 
 from nicadvisor import __version__
-from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
+from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix, switch_port_cell
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.readiness import DECISIVE_CHECKS
 from nicadvisor.model.verdict import SYMBOL, coverage_of
@@ -53,7 +53,8 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
         matrices={h.name: capability_matrix(h, audit.findings) for h in audit.hosts},
         benchmarks=benchmarks, earlier=earlier_lines(benchmarks, earlier),
         source=lambda s: display_source(s, roots), coverage=coverage_of(audit, verdict),
-        decisive_checks=DECISIVE_CHECKS, release=release_text)
+        decisive_checks=DECISIVE_CHECKS, release=release_text,
+        switch_port=lambda host, name: switch_port_cell(host, host.pnic(name)))
 
 
 def _num(value: object) -> str:

@@ -58,7 +58,7 @@ from reportlab.platypus import (
 from nicadvisor import __version__
 from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 from nicadvisor.bench.results import expected_from_dict
-from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
+from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix, switch_port_cell
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import Evidence, Finding, Host, Severity, clip
 from nicadvisor.model.readiness import DECISIVE_CHECKS
@@ -572,6 +572,7 @@ def _host_section(index: int, host: Host, audit: Audit, plan: list[RemediationIt
     pseudo = [p.name for p in host.pnics if p.is_physical is False]
     if pseudo:
         story.append(Paragraph(f"Not rated (pseudo devices): {_clean(', '.join(pseudo), fonts)}", st.small))
+    story.extend(_switch_ports(host, fonts, st))
     mine = [(n, item) for n, item in enumerate(plan, start=1) if host.name in item.hosts]
     story.append(Paragraph(f"Plan items for {_clean(host.name, fonts)} ({len(mine)})", st.h2))
     if not mine:
@@ -583,6 +584,20 @@ def _host_section(index: int, host: Host, audit: Audit, plan: list[RemediationIt
     story.append(Paragraph("Sign-off", st.h2))
     story.append(_fields_row(f"signoff{index}", (("name", "Signed off by", 70), ("date", "Date", 35)), st))
     return story
+
+
+def _switch_ports(host: Host, fonts: _Fonts, st: _Styles) -> list[Any]:
+    """Where each physical pNIC of ``host`` is cabled (LLDP/CDP: :func:`switch_port_cell`), one line per pNIC whose
+    switch port is known; the pNICs whose port is not known share one line naming the command that reads it."""
+    physical = [p for p in host.pnics if p.is_physical is not False]
+    known = [(p.name, switch_port_cell(host, p)) for p in physical if p.switch_port_text()]
+    unknown = [p for p in physical if not p.switch_port_text()]
+    lines = [f"{name}: {where}" for name, where in known]
+    if unknown:
+        lines.append(f"{', '.join(p.name for p in unknown)}: {switch_port_cell(host, unknown[0])}")  # a host-wide read
+    if not lines:
+        return []
+    return [Paragraph("Switch ports", st.h2)] + [Paragraph(_clean(line, fonts), st.small) for line in lines]
 
 
 def _fmt_num(value: Any, digits: int = 2) -> str:
