@@ -73,6 +73,11 @@ fi
 if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" || fail "could not install: ${missing[*]}"
 fi
+if [ "$with_tests" = 1 ] && command -v systemctl >/dev/null 2>&1 && systemctl is-active -q lldpd 2>/dev/null; then
+  # Debian starts lldpd on install where systemd runs: the test lab starts its own lldpd on the default socket
+  # (tests/collect/test_local_lldp_netns.py), and a test machine has no business announcing itself on its links
+  $SUDO systemctl disable --now lldpd || fail "could not stop the lldpd that installing it started"
+fi
 command -v netperf >/dev/null 2>&1 || fail "netperf is not installed (Debian non-free, from $mirror)"
 
 # Python dependencies (pinned in pyproject.toml). Debian's own python3 is "externally managed" (PEP 668): there the
