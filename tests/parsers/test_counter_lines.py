@@ -10,10 +10,10 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nicadvisor.parsers.esxi_api_dumps import _counter_line
-from nicadvisor.parsers.nsx_datapath import parse_ens_fpo_stats
+from nicadvisor.parsers.esxi.privstats import _counter_line
+from nicadvisor.parsers.esxi.nsx_datapath import parse_ens_fpo_stats
 from nicadvisor.parsers.base import CommandLine
-from nicadvisor.parsers.vsish import _scalar_line
+from nicadvisor.parsers.esxi.vsish import _scalar_line
 
 PRIVSTATS = re.compile(r"^\s*(?:[\w ]+:\s*)?([A-Za-z][\w ]*?)\s*:\s*(-?\d+)\s*$")
 VSISH = re.compile(r"^(\s*)([A-Za-z][\w /.-]*?)\s*:+\s*(.*)$")

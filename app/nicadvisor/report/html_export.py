@@ -15,13 +15,16 @@ import jinja2
 import markupsafe
 
 from nicadvisor import __version__
-from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
-from nicadvisor.model.entities import Audit, findings_by_host
+from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix, switch_port_cell
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import findings_by_host
+from nicadvisor.model.readiness import DECISIVE_CHECKS
 from nicadvisor.model.text import without_controls
-from nicadvisor.model.verdict import SYMBOL
+from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
 from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.report.pdf import DEFAULT_TITLE, chart_drawings, earlier_lines
+from nicadvisor.vcg.builds import release_text
 from nicadvisor.report.remediation import (
     TOP_ACTIONS, display_source, guide_used, info_items, input_roots, remediation_plan, scorecard,
 )
@@ -66,7 +69,9 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
         expected_text=lambda e: (lambda x: x.text() if x else "—")(expected_from_dict(e)),
         matrices={h.name: capability_matrix(h, of_host.get(h.name, [])) for h in audit.hosts},
         benchmarks=benchmarks, earlier=earlier_lines(benchmarks, earlier),
-        source=lambda s: display_source(s, roots))
+        source=lambda s: display_source(s, roots), coverage=coverage_of(audit, verdict),
+        decisive_checks=DECISIVE_CHECKS, release=release_text,
+        switch_port=lambda host, name: switch_port_cell(host, host.pnic(name)))
 
 
 def _num(value: object) -> str:

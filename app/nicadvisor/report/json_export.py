@@ -6,7 +6,8 @@ Shape (documented field by field in ``docs/json-output.md``)::
      "tool": {"name": "NIC Advisor", "version": "0.1.0"},
      "created_at": "2026-11-21T10:00:00+00:00",
      "inputs": ["captures/esxi-a/nic_list.txt", ...],
-     "hosts": [{"name", "kind", "product_version", "build", "inputs", "evidence",
+     "hosts": [{"name", "kind", "product_version", "build", "product_update", "inputs", "evidence",
+                "release": {"label", "text"},
                 "pnics":    [{<every PhysicalNic field>, "evidence": {field: {"command", "line", "source"}},
                               "capabilities": {key: {"status", "symbol", "text", "rule_ids"}}}],
                 "vmknics":  [{<every VmkernelNic field>, "evidence": {...}}],
@@ -16,8 +17,11 @@ Shape (documented field by field in ``docs/json-output.md``)::
      "inputs_not_understood": [InputProblem.to_dict(), ...],
      "benchmarks": [BenchResult.to_dict() + {"verdict", "comparison"}, ...],
      "summary": {"hosts", "pnics", "pseudo_devices", "errors", "warnings", "infos", "ready"},
-     "verdict": {"status", "label", "reason", "causes", "hosts": [{"host", "status", "label", "reason"}],
-                 "completion", "hosts_expected"}}
+     "verdict": {"status", "label", "reason", "causes",
+                 "hosts": [{"host", "status", "label", "reason", "missing", "finish", "checks_made",
+                            "checks_applicable"}],
+                 "completion", "hosts_expected"},
+     "readiness": {"decisive_checks", "columns", "hosts_rated", "hosts"}}
 
 Field lists come from :func:`dataclasses.fields` of the model classes, so a new model field appears in
 the export without a change here (the schema test then asks for it to be added to ``audit.schema.json``).
@@ -28,80 +32,23 @@ Unknown facts are ``null``, never 0. ``capabilities`` holds one entry per column
 """
 from __future__ import annotations
 
-import dataclasses
-import enum
 import json
-import math
 import os
-import shutil
-import stat
-import tempfile
-import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from nicadvisor import __version__
+from nicadvisor.atomic_file import atomic_write  # noqa: F401  (the report writers' import, kept)
+from nicadvisor.document import DERIVED_BENCH_KEYS, SCHEMA_VERSION, benchmark_to_dict, host_to_doc, plain
 from nicadvisor.model.capabilities import STATUS_SYMBOL, capability_matrix
-from nicadvisor.model.entities import Audit, Host, Severity, findings_by_host
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import Host, Severity, findings_by_host
 from nicadvisor.model.text import escape_undecoded
+from nicadvisor.model.verdict import coverage_of
+from nicadvisor.vcg.builds import host_release, release_text
 
-SCHEMA_VERSION = 1
 TOOL_NAME = "NIC Advisor"
-
-#: Host fields that are nested collections, exported by their own converters.
-_HOST_COLLECTIONS = ("pnics", "vmknics", "switches", "modules")
-
-
-def _plain(value: Any) -> Any:
-    """``value`` as JSON-safe data: tuples/sets become lists, enums their value, non-finite floats ``None``."""
-    if isinstance(value, enum.Enum):
-        return _plain(value.value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted((_plain(v) for v in value), key=str)
-    return value
-
-
-def object_to_dict(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Every dataclass field of ``obj`` (a model object with an ``evidence`` map) except ``skip``.
-
-    ``evidence`` becomes ``{field: {"command", "line", "source"}}``. Returns a new dict of JSON-safe values.
-    """
-    out: dict[str, Any] = {}
-    for f in dataclasses.fields(obj):
-        if f.name in skip or f.name == "evidence":
-            continue
-        out[f.name] = _plain(getattr(obj, f.name))
-    out["evidence"] = {name: ev.to_dict() for name, ev in sorted(obj.evidence.items())}
-    return out
-
-
-def benchmark_to_dict(result: Any) -> dict[str, Any]:
-    """One benchmark result as a dict: its ``to_dict()``, or the mapping/dataclass itself.
-
-    The bench package's ``BenchResult.to_dict()`` gives ``test, tool, path, throughput_gbps (Gbit/s),
-    transactions_per_s, latency_us (µs), duration_s (s), expected {value, unit, basis}, raw, command``.
-    Raises TypeError for an object that is none of these.
-    """
-    to_dict = getattr(result, "to_dict", None)
-    if callable(to_dict):
-        return _plain(to_dict())
-    if isinstance(result, Mapping):
-        return _plain(result)
-    if dataclasses.is_dataclass(result) and not isinstance(result, type):
-        return _plain(dataclasses.asdict(result))
-    raise TypeError(f"benchmark result {type(result).__name__} has no to_dict()")
-
-
-#: Keys :func:`benchmark_entry` adds to a result's document: computed from it, never stored.
-DERIVED_BENCH_KEYS = ("verdict", "comparison")
-
 
 def benchmark_entry(result: Any) -> dict[str, Any]:
     """A benchmark result as every report shows it: :func:`benchmark_to_dict` plus ``verdict`` (``"pass"``,
@@ -137,23 +84,17 @@ def summarize(audit: Audit, verdict: Any = None) -> dict[str, Any]:
 
 
 def host_to_dict(host: Host, findings: list) -> dict[str, Any]:
-    """One host with its pNICs (and their capability cells), vmknics, switches and modules."""
-    out = object_to_dict(host, skip=_HOST_COLLECTIONS)
+    """One host as :func:`nicadvisor.document.host_to_doc` gives it, each physical pNIC with its capability cells."""
+    out = host_to_doc(host)
+    out["release"] = {"label": host_release(host), "text": release_text(host)}
     rows = {row.pnic: row for row in capability_matrix(host, findings)}
-    pnics = []
-    for pnic in host.pnics:
-        d = object_to_dict(pnic)
+    for pnic, d in zip(host.pnics, out["pnics"]):
         row = rows.get(pnic.name) if pnic.is_physical is not False else None
         d["capabilities"] = {} if row is None else {
             key: {"status": cell.status, "symbol": STATUS_SYMBOL[cell.status], "text": cell.text,
                   "rule_ids": sorted({f.rule_id for f in cell.findings}), "reason": cell.reason}
             for key, cell in row.cells.items()
         }
-        pnics.append(d)
-    out["pnics"] = pnics
-    out["vmknics"] = [object_to_dict(v) for v in host.vmknics]
-    out["switches"] = [object_to_dict(s) for s in host.switches]
-    out["modules"] = [object_to_dict(m) for m in host.modules]
     return out
 
 
@@ -171,11 +112,12 @@ def audit_to_dict(audit: Audit) -> dict[str, Any]:
         "created_at": audit.created_at,
         "inputs": list(audit.inputs),
         "hosts": [host_to_dict(h, of_host.get(h.name, [])) for h in audit.hosts],
-        "findings": [_plain(f.to_dict()) for f in findings],
+        "findings": [plain(f.to_dict()) for f in findings],
         "inputs_not_understood": [p.to_dict() for p in audit.inputs_not_understood],
         "benchmarks": [benchmark_entry(b) for b in (audit.benchmarks or [])],
         "summary": summarize(audit, verdict),
         "verdict": {**verdict.to_dict(), "completion": audit.completion, "hosts_expected": audit.hosts_expected},
+        "readiness": coverage_of(audit, verdict).to_dict(),
     }
 
 
@@ -192,48 +134,6 @@ def _json_chunks(audit: Audit) -> Iterator[str]:
 def to_json(audit: Audit) -> str:
     """The document of :func:`audit_to_dict` as UTF-8-ready JSON text (2-space indent, strict: no NaN)."""
     return "".join(_json_chunks(audit))
-
-
-def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], None]) -> Path:
-    """Call ``write(tmp)`` to fill a temporary file, then put it at ``path``; returns ``path`` as a Path.
-
-    * a regular file, or nothing yet: the temporary file is made beside it and renamed onto it, so a reader never
-      sees a half-written export (usual umask permissions);
-    * a symbolic link: the same, onto the file it points to; the link stays a link;
-    * a stream (a character device such as ``/dev/stdout`` or a terminal, a FIFO): the bytes are written into it,
-      and it is never replaced by a file;
-    * anything else (a folder, a block device, a socket): refused with OSError naming it, nothing written.
-
-    The temporary file is removed if ``write`` raises. Raises what ``write``, the rename or the stream raise
-    (OSError for an unwritable folder, ``/dev/full``: no space left on device).
-    """
-    given = Path(path)
-    target = Path(os.path.realpath(given)) if given.is_symlink() else given
-    try:
-        mode = os.stat(target).st_mode
-    except FileNotFoundError:
-        mode = None
-    except OSError as exc:
-        raise OSError(exc.errno, f"{given}: {exc.strerror}") from None
-    if mode is not None and not stat.S_ISREG(mode):
-        if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
-            raise OSError(f"{given} is not a regular file (a folder, block device or socket): give a file path")
-        with tempfile.TemporaryDirectory(prefix="nic-advisor-") as folder:
-            tmp = Path(folder) / target.name
-            write(tmp)
-            with open(tmp, "rb") as src, open(target, "wb") as dst:
-                shutil.copyfileobj(src, dst)
-        return given
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    if not target.parent.is_dir():
-        raise FileNotFoundError(2, f"{given}: the folder {target.parent} does not exist")
-    try:
-        write(tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return given
 
 
 def write_json(audit: Audit, path: str | os.PathLike[str]) -> Path:

@@ -58,11 +58,14 @@ from reportlab.platypus import (
 from nicadvisor import __version__
 from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 from nicadvisor.bench.results import expected_from_dict
-from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
-from nicadvisor.model.entities import Audit, Evidence, Finding, Host, Severity, clip, findings_by_host
+from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix, switch_port_cell
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import Evidence, Finding, Host, Severity, clip, findings_by_host
+from nicadvisor.model.readiness import DECISIVE_CHECKS
 from nicadvisor.model.text import escape_undecoded
-from nicadvisor.model.verdict import SYMBOL
+from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
+from nicadvisor.vcg.builds import release_text
 from nicadvisor.report.remediation import (
     TOP_ACTIONS, RemediationItem, display_source, guide_used, info_items, input_roots, reference_title,
     remediation_plan, scorecard,
@@ -359,6 +362,7 @@ def _exec_summary(audit: Audit, title: str, plan: list[RemediationItem], fonts: 
         story.extend(_bullets(causes[:COVER_INPUTS], fonts, st))
         if len(causes) > COVER_INPUTS:
             story.append(Paragraph(f"… and {len(causes) - COVER_INPUTS} more (JSON “verdict.causes”).", st.small))
+    story.extend(_missing_checks_cover(audit, v, fonts, st))
 
     shown = ", ".join(display_source(i, input_roots(audit)) for i in audit.inputs[:3])
     more = f" and {len(audit.inputs) - 3} more" if len(audit.inputs) > 3 else ""
@@ -413,6 +417,47 @@ def _exec_summary(audit: Audit, title: str, plan: list[RemediationItem], fonts: 
                                        ("TOPPADDING", (0, 0), (-1, -1), 1.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 2)]))
     story.append(table)
     return story
+
+
+def _missing_checks_cover(audit: Audit, v: Any, fonts: _Fonts, st: _Styles) -> list[Any]:
+    """Page 1, before anything else about the hosts: the share of decided cells and the hosts rated, then each host's
+    decisive checks not made (the commands are on its page, "Finish this audit")."""
+    story: list[Any] = [Paragraph(_clean(coverage_of(audit, v).text, fonts), st.small)]
+    lacking = [hv for hv in v.hosts if hv.missing]
+    if lacking:
+        lines = [f"{hv.host} ({hv.label}): {_some(dict.fromkeys(m.title for m in hv.missing), 4)}" for hv in lacking]
+        story.append(Paragraph("Decisive checks not made (each host's page lists the commands: “Finish this "
+                               "audit”):", st.small))
+        story.extend(_bullets(lines[:COVER_INPUTS], fonts, st))
+        if len(lines) > COVER_INPUTS:
+            story.append(Paragraph(f"… and {len(lines) - COVER_INPUTS} more hosts (JSON “verdict.hosts[].missing”).",
+                                   st.small))
+    return story
+
+
+def _finish_block(hv: Any, fonts: _Fonts, st: _Styles) -> list[Any]:
+    """A host's "Finish this audit": the read-only commands still needed, one per line, to copy."""
+    if hv is None or not hv.finish:
+        return []
+    return [Paragraph("Finish this audit", st.h2),
+            Paragraph("Read-only commands still needed to decide every decisive check (run them on the host, then "
+                      "audit again with their outputs):", st.body),
+            Paragraph(_mono("\n".join(hv.finish), fonts), st.evidence_line)]
+
+
+def _decisive_legend(fonts: _Fonts, st: _Styles) -> list[Any]:
+    """The table of decisive checks (nicadvisor.model.readiness.DECISIVE_CHECKS): what READY needs and why."""
+    rows = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("Decisive check", "Applies to", "Why it can break Geneve "
+                                                                                      "traffic", "Reference")]]
+    for c in DECISIVE_CHECKS:
+        rows.append([Paragraph(_clean(c.title, fonts), st.cell_small), Paragraph(_clean(c.applies, fonts), st.cell_small),
+                     Paragraph(_clean(c.why, fonts), st.cell_small), Paragraph(_clean(c.reference, fonts), st.cell_small)])
+    table = Table(rows, colWidths=[40 * mm, 55 * mm, 100 * mm, FRAME_WIDTH - 195 * mm], repeatRows=1, hAlign="LEFT")
+    table.setStyle(TableStyle(_GRID))
+    return [Paragraph("What READY needs: the decisive checks", st.h2),
+            Paragraph("A host is READY only when each of these was decided on its overlay pNICs (or, with no known "
+                      "role, its candidates) and no finding is an error; NOT READY comes from an error finding; "
+                      "otherwise it is NOT RATED, with the commands that decide what is missing.", st.body), table]
 
 
 def _capability_chart(audit: Audit, fonts: _Fonts) -> Drawing:
@@ -512,13 +557,15 @@ def _host_section(index: int, host: Host, audit: Audit, plan: list[RemediationIt
     """A host's page: facts, capability matrix (from ``findings``, the host's), the plan items that concern it,
     sign-off fields."""
     kind = {"esxi": "ESXi", "linux": "Linux"}.get(host.kind or "", host.kind)
-    facts = [x for x in (kind, host.product_version, f"build {host.build}" if host.build else None) if x]
+    release = release_text(host)
+    facts = [x for x in (kind, f"release {release}" if release else None) if x]
     story: list[Any] = [PageBreak(), Paragraph(f"Host {_clean(host.name, fonts)}", st.h1)]
     verdict = host_verdicts.get(host.name)
     if verdict is not None:
         story.append(_verdict_cell(verdict, fonts, st))
     if facts:
         story.append(Paragraph(_clean(" · ".join(facts), fonts), st.body))
+    story.extend(_finish_block(verdict, fonts, st))
     story.append(Paragraph("Capability matrix", st.h2))
     matrix = _matrix_table(host, findings, fonts, st)
     story.append(matrix)
@@ -528,6 +575,7 @@ def _host_section(index: int, host: Host, audit: Audit, plan: list[RemediationIt
     pseudo = [p.name for p in host.pnics if p.is_physical is False]
     if pseudo:
         story.append(Paragraph(f"Not rated (pseudo devices): {_clean(', '.join(pseudo), fonts)}", st.small))
+    story.extend(_switch_ports(host, fonts, st))
     mine = [(n, item) for n, item in enumerate(plan, start=1) if host.name in item.hosts]
     story.append(Paragraph(f"Plan items for {_clean(host.name, fonts)} ({len(mine)})", st.h2))
     if not mine:
@@ -539,6 +587,20 @@ def _host_section(index: int, host: Host, audit: Audit, plan: list[RemediationIt
     story.append(Paragraph("Sign-off", st.h2))
     story.append(_fields_row(f"signoff{index}", (("name", "Signed off by", 70), ("date", "Date", 35)), st))
     return story
+
+
+def _switch_ports(host: Host, fonts: _Fonts, st: _Styles) -> list[Any]:
+    """Where each physical pNIC of ``host`` is cabled (LLDP/CDP: :func:`switch_port_cell`), one line per pNIC whose
+    switch port is known; the pNICs whose port is not known share one line naming the command that reads it."""
+    physical = [p for p in host.pnics if p.is_physical is not False]
+    known = [(p.name, switch_port_cell(host, p)) for p in physical if p.switch_port_text()]
+    unknown = [p for p in physical if not p.switch_port_text()]
+    lines = [f"{name}: {where}" for name, where in known]
+    if unknown:
+        lines.append(f"{', '.join(p.name for p in unknown)}: {switch_port_cell(host, unknown[0])}")  # a host-wide read
+    if not lines:
+        return []
+    return [Paragraph("Switch ports", st.h2)] + [Paragraph(_clean(line, fonts), st.small) for line in lines]
 
 
 def _fmt_num(value: Any, digits: int = 2) -> str:
@@ -846,7 +908,7 @@ def build_story(audit: Audit, title: str = DEFAULT_TITLE, fonts: _Fonts | None =
     if any(h.pnics for h in audit.hosts):
         story += [PageBreak(), Paragraph("Capability summary", st.h1),
                   Paragraph("How many physical pNICs have each status, per capability column.", st.body),
-                  _capability_chart(audit, fonts)]
+                  _capability_chart(audit, fonts)] + _decisive_legend(fonts, st)
         plan_part = plan_part[1:]  # the plan follows the chart on its page
     story.extend(plan_part)
     host_verdicts = {hv.host: hv for hv in audit.verdict.hosts}  # computed once: it reads every finding

@@ -11,7 +11,8 @@ import os
 from dataclasses import dataclass
 
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_ORDER, capability_matrix
-from nicadvisor.model.entities import Audit, Finding, Severity, findings_by_host
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import Finding, Severity, findings_by_host
 
 #: The reference documents the rules cite, by file name: (title, author or publisher). The files themselves are
 #: in the project's shared/reference folder; the titles are their first lines.

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from nicadvisor.collect.assemble import HostInputs, assemble_host
+from nicadvisor.parsers.assemble import HostInputs, assemble_host
 from nicadvisor.model import InputProblem
 from nicadvisor.model.text import SecretScrubber
 from nicadvisor.vcg.knowledge import fill_from_driver_catalogue
@@ -23,7 +23,7 @@ Progress = Callable[[float, str], None]
 class HostSink:
     """Where hosts go as soon as they are complete (issue "Audit live estates" §5: "each audit is written to
     SQLite host by host as results arrive"): :meth:`add` assembles a host group
-    (:func:`~nicadvisor.collect.assemble.assemble_host`), appends the Host and its problems to ``audit`` and
+    (:func:`~nicadvisor.parsers.assemble.assemble_host`), appends the Host and its problems to ``audit`` and
     commits it with ``store.add_host`` at once, so a kill loses nothing already collected.
 
     Thread-safe: collectors call :meth:`add` from their worker threads; one lock serialises assembling,
@@ -133,7 +133,7 @@ class HostSink:
         only when a secret was in it)."""
         if not self.scrub:
             return host, problems
-        from nicadvisor.store.codec import host_from_dict, host_to_doc
+        from nicadvisor.document import host_from_dict, host_to_doc
 
         doc = host_to_doc(host)
         clean = self.scrub.data(doc)
