@@ -75,3 +75,30 @@ def good_host() -> Path:
     from nicadvisor.paths import demo_lab_dir
 
     return demo_lab_dir() / "esxi-hpe-connectx5"
+
+
+#: Child setup: every host's overlay candidates are read in full before the findings are judged
+#: (:func:`capturetools.completed`, the test values the verdict's own tests use), so that the real capture of
+#: :func:`capturetools.ready_host` — one whole pNIC listing, NOT RATED alone since the decisive checks (issue 16
+#: §1) — audits READY and a test can show what keeps such a host from READY.
+FULLY_READ = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
+import capturetools
+import nicadvisor.services.audit as _audit
+_judge = _audit.evaluate_findings
+def _fully_read(hosts, rules=None):
+    for h in hosts:
+        capturetools.fully_read(h, *[p.name for p in h.overlay_candidates()])
+    return _judge(hosts, rules)
+_audit.evaluate_findings = _fully_read
+"""
+
+
+@pytest.fixture
+def ready_cli(cli):
+    """``cli`` whose audits read every overlay candidate in full (:data:`FULLY_READ`): a
+    :func:`capturetools.ready_host` audits READY (exit 0) unless something else keeps it from READY."""
+    def run(*args, setup: str = "", **kwargs) -> Run:
+        return cli(*args, setup=FULLY_READ + setup, **kwargs)
+    return run

@@ -55,15 +55,15 @@ def _rules_dir(xdg: Path) -> Path:
 
 
 @pytest.mark.parametrize("case", sorted(BROKEN))
-def test_a_broken_user_rule_file_is_skipped_named_and_keeps_the_audit_from_ready(cli, tmp_path, xdg, case):
+def test_a_broken_user_rule_file_is_skipped_named_and_keeps_the_audit_from_ready(ready_cli, tmp_path, xdg, case):
     text, line, words = BROKEN[case]
     host = ready_host(tmp_path)
-    assert cli("audit", "--quiet", "--no-history", "--capture", host).code == 0  # READY without the broken file
+    assert ready_cli("audit", "--quiet", "--no-history", "--capture", host).code == 0  # READY without the broken file
     folder = _rules_dir(xdg)
     (folder / "a-site.yaml").write_text(GOOD_RULE, encoding="utf-8")
     bad = folder / "b-broken.yaml"
     bad.write_bytes(text)
-    run = cli("audit", "--quiet", "--no-history", "--capture", host, "--json", tmp_path / "a.json")
+    run = ready_cli("audit", "--quiet", "--no-history", "--capture", host, "--json", tmp_path / "a.json")
     assert run.code == 2, run.out  # NOT RATED: never READY while a rule file was skipped
     assert f"input {bad}: rule file skipped, the audit ran without its rules: {bad}:{line}: " in run.err
     assert words in run.err
@@ -84,10 +84,10 @@ def test_rules_check_and_rules_dir_say_what_is_wrong_in_a_sentence(cli, tmp_path
         assert f"{bad.name}:{line}: " in run.err and words in run.err, (args, run.err)
 
 
-def test_a_user_rule_that_redefines_a_shipped_id_is_skipped(cli, tmp_path, xdg):
+def test_a_user_rule_that_redefines_a_shipped_id_is_skipped(ready_cli, tmp_path, xdg):
     bad = _rules_dir(xdg) / "mine.yaml"
     bad.write_text(GOOD_RULE.replace("site-mtu-not-9000", "no-rss"), encoding="utf-8")
-    run = cli("audit", "--quiet", "--no-history", "--capture", ready_host(tmp_path))
+    run = ready_cli("audit", "--quiet", "--no-history", "--capture", ready_host(tmp_path))
     assert run.code == 2
     assert f"{bad}:2: rule id 'no-rss' already defined at offload.yaml:" in run.err
 

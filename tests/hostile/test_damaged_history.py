@@ -19,11 +19,12 @@ def _history(xdg: Path) -> Path:
 
 
 @pytest.fixture
-def good_history(cli, tmp_path, xdg) -> bytes:
-    """The bytes of a history holding three audits of a READY host, checkpointed into one file."""
+def good_history(ready_cli, tmp_path, xdg) -> bytes:
+    """The bytes of a history holding three audits of a READY host (its candidates read in full: ``ready_cli``),
+    checkpointed into one file."""
     host = ready_host(tmp_path)
     for _ in range(3):
-        assert cli("audit", "--quiet", "--capture", host).code == 0
+        assert ready_cli("audit", "--quiet", "--capture", host).code == 0
     path = _history(xdg)
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -49,11 +50,12 @@ def _damaged(good: bytes, how: str) -> bytes:
 
 
 @pytest.mark.parametrize("how", ["truncated", "bad header", "garbage", "random bytes inside"])
-def test_a_damaged_history_is_named_left_untouched_and_the_audit_goes_on(cli, tmp_path, xdg, good_history, how):
+def test_a_damaged_history_is_named_left_untouched_and_the_audit_goes_on(cli, ready_cli, tmp_path, xdg, good_history,
+                                                                         how):
     path = _history(xdg)
     damaged = _damaged(good_history, how)
     path.write_bytes(damaged)
-    run = cli("audit", "--quiet", "--capture", ready_host(tmp_path), "--json", tmp_path / "a.json")
+    run = ready_cli("audit", "--quiet", "--capture", ready_host(tmp_path), "--json", tmp_path / "a.json")
     assert run.code == 0  # the verdict, as without a history
     assert (f"audit history not available, continuing without it: the audit history {path} is damaged ("
             in run.err), run.err
@@ -66,7 +68,7 @@ def test_a_damaged_history_is_named_left_untouched_and_the_audit_goes_on(cli, tm
     assert path.read_bytes() == damaged
 
 
-def test_text_that_is_not_utf8_inside_a_sound_file_reads_back_without_a_traceback(cli, tmp_path, xdg, good_history):
+def test_text_that_is_not_utf8_inside_a_sound_file_reads_back_without_a_traceback(cli, xdg, good_history):
     """Bytes changed inside a stored document (SQLite's own check finds nothing): the history still lists and
     reopens it; what cannot be read back is named."""
     path = _history(xdg)
@@ -77,7 +79,7 @@ def test_text_that_is_not_utf8_inside_a_sound_file_reads_back_without_a_tracebac
     assert run.code == 2 and "could not be read back" in run.err
 
 
-def test_a_full_disk_under_the_history_keeps_the_verdict_and_the_reports(cli, tmp_path, xdg, good_history,
+def test_a_full_disk_under_the_history_keeps_the_verdict_and_the_reports(ready_cli, tmp_path, xdg, good_history,
                                                                           mount_ns):
     data = xdg / "xdg_data_home"
     # a 1 MB tmpfs holding the good history, then filled to the last byte
@@ -85,7 +87,7 @@ def test_a_full_disk_under_the_history_keeps_the_verdict_and_the_reports(cli, tm
             '(dd if=/dev/zero of="$1/fill" bs=4k 2>/dev/null; true)')
     saved = tmp_path / "history.copy"
     saved.write_bytes(good_history)
-    run = cli("audit", "--quiet", "--capture", ready_host(tmp_path), "--json", tmp_path / "a.json",
+    run = ready_cli("audit", "--quiet", "--capture", ready_host(tmp_path), "--json", tmp_path / "a.json",
               wrap=mount_ns(fill, data, saved))
     assert run.code == 0
     assert "cannot be used (database or disk is full)" in run.err or "cannot be used (disk I/O error)" in run.err
@@ -93,11 +95,11 @@ def test_a_full_disk_under_the_history_keeps_the_verdict_and_the_reports(cli, tm
     assert json.loads((tmp_path / "a.json").read_text())["verdict"]["status"] == "ready"
 
 
-def test_a_full_disk_before_the_history_exists(cli, tmp_path, xdg, mount_ns):
+def test_a_full_disk_before_the_history_exists(ready_cli, tmp_path, xdg, mount_ns):
     data = xdg / "xdg_data_home"
     data.mkdir(parents=True, exist_ok=True)
     fill = 'mount -t tmpfs -o size=64k tmpfs "$1" && (dd if=/dev/zero of="$1/fill" bs=4k 2>/dev/null; true)'
-    run = cli("audit", "--quiet", "--capture", ready_host(tmp_path), "--json", tmp_path / "a.json",
+    run = ready_cli("audit", "--quiet", "--capture", ready_host(tmp_path), "--json", tmp_path / "a.json",
               wrap=mount_ns(fill, data))
     assert run.code == 0 and "audit history" in run.err and "saved as audit" not in run.err
     assert (tmp_path / "a.json").exists()
