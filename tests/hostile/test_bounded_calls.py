@@ -5,6 +5,10 @@ TLS, request and the complete answer) for NSX, vCenter and the guide download. A
 hostile child's bound (60 s), where before it would have read for 100,000 seconds."""
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -43,3 +47,36 @@ def test_the_guide_download_answered_byte_by_byte_ends_at_the_timeout(cli, slow)
     assert run.code == 2
     assert f"{slow.url}/service/vsan/all.json: no answer within {TIMEOUT} s" in run.err
     assert time.monotonic() - start < 45
+
+
+#: The wizard's "Test connection" and "Browse hosts" (services/connection.py), run in a child bounded as the CLI's.
+_PROBE = """
+import json, sys
+from nicadvisor.services.connection import browse_vcenter, check_nsx, check_vcenter
+from nicadvisor.services.targets import NsxEntry, VcenterEntry
+check, url, thumbprint = sys.argv[1:4]
+password = lambda *_a, **_k: "not-a-real-secret"
+if check == "check_nsx":
+    result = check_nsx(NsxEntry(url, "auditor", thumbprint), password, timeout={timeout})
+elif check == "check_vcenter":
+    result = check_vcenter(VcenterEntry(url, "auditor", thumbprint), password, timeout={timeout})
+else:
+    result = browse_vcenter(VcenterEntry(url, "auditor", thumbprint), password, timeout={timeout})
+print(json.dumps([result.ok, result.message]))
+"""
+
+
+@pytest.mark.parametrize("check, said", [
+    ("check_nsx", "no answer to POST /api/session/create within 2 s (timeout)"),
+    ("check_vcenter", "no answer within 2 s"),
+    ("browse_vcenter", "no answer within 2 s"),
+])
+def test_test_connection_of_a_manager_answering_byte_by_byte_ends_at_the_timeout(slow, tmp_path, check, said):
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}  # a pin store of this test's own
+    start = time.monotonic()
+    run = subprocess.run([sys.executable, "-c", _PROBE.format(timeout=TIMEOUT), check, slow.url, slow.thumbprint],
+                         capture_output=True, text=True, timeout=60, env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    ok, message = json.loads(run.stdout)
+    assert not ok and said in message and f"127.0.0.1:{slow.port}" in message, message
+    assert time.monotonic() - start < 45  # the server would answer for 100,000 s

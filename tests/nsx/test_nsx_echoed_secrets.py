@@ -74,3 +74,18 @@ def test_every_form_of_a_secret_is_scrubbed():
         assert scrub(f"before {form} after") == "before *** after", form
     assert scrub("nothing secret") == "nothing secret"
     assert SecretScrubber(["abc"])("abc") == "abc"  # too short to scrub without destroying the text
+
+
+def test_test_connection_of_a_manager_echoing_the_login_form_shows_no_password(echoing_manager, tmp_path,
+                                                                               monkeypatch):
+    """The wizard's "Test connection" (services/connection.py) shows the manager's answer: scrubbed as the audit's."""
+    from nicadvisor.services.connection import check_nsx
+    from nicadvisor.services.targets import NsxEntry
+
+    srv, thumbprint = echoing_manager
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # a pin store of this test's own
+    entry = NsxEntry(url=srv.url, user="auditor", thumbprint=thumbprint)
+    result = check_nsx(entry, lambda *_a, **_k: SENT, timeout=10)
+    assert not result.ok
+    assert "j_password=***" in result.message, result.message  # the echo is shown, the secret is not
+    assert not _leaked(result.message) and not _leaked(" ".join(result.notes))

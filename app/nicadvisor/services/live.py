@@ -159,12 +159,16 @@ def scrub_problem(p: InputProblem, scrub: SecretScrubber) -> InputProblem:
     return InputProblem(scrub(p.source), scrub(p.message), scrub(p.command)) if scrub else p
 
 
-def session_scrubber(request) -> SecretScrubber:
-    """The :class:`~nicadvisor.model.text.SecretScrubber` of the passwords ``request`` (an AuditRequest) sends to
-    its live targets (vCenter, SSH, NSX; NSX Basic auth as its header too)."""
-    targets = [*request.vsphere, *request.ssh, *request.nsx]
+def targets_scrubber(targets, basic=()) -> SecretScrubber:
+    """The :class:`~nicadvisor.model.text.SecretScrubber` of the passwords sent to ``targets`` (collector targets:
+    vCenter, SSH, NSX), those of ``basic`` (NSX) also as their HTTP Basic header."""
     return SecretScrubber([getattr(t, "password", None) or "" for t in targets],
-                          [(t.user, t.password) for t in request.nsx if getattr(t, "password", None)])
+                          [(t.user, t.password) for t in basic if getattr(t, "password", None)])
+
+
+def session_scrubber(request) -> SecretScrubber:
+    """The :func:`targets_scrubber` of the live targets of ``request`` (an AuditRequest)."""
+    return targets_scrubber([*request.vsphere, *request.ssh, *request.nsx], request.nsx)
 
 
 def collect_live(request, progress: Progress, cancel: threading.Event | None, sink: HostSink,
