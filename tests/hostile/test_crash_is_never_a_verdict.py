@@ -9,6 +9,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from capturetools import ready_host
 
 #: The demo lab's verdict (NOT READY: two error findings), whatever the terminal.
@@ -133,3 +135,30 @@ def test_ctrl_c_is_not_a_traceback_nor_a_verdict(cli, tmp_path):
                  "a.run_audit = stop\n")
     run = cli("audit", "--quiet", "--no-history", "--capture", ready_host(tmp_path), setup=interrupt)
     assert run.code == 130 and run.err.strip() == "nic-advisor: interrupted"
+
+
+#: CLI paths that reach a service added since issue 20 (services/guide.py, services/between.py): (arguments, the
+#: service function the CLI calls first, the exit code when the target cannot be reached).
+SERVICE_PATHS = {
+    "vcg fetch": (("vcg", "fetch", "--url", "https://127.0.0.1:1/all.json", "--timeout", "2"),
+                  "nicadvisor.services.guide", "plan_download"),
+    "bench --between": (("bench", "--between", "root@127.0.0.1:1", "root@127.0.0.1:2", "--yes", "--no-history"),
+                        "nicadvisor.services.between", "prepare_between"),
+}
+
+
+@pytest.mark.parametrize("path", sorted(SERVICE_PATHS))
+def test_service_paths_keep_the_exit_code_contract(cli, path):
+    args, module, function = SERVICE_PATHS[path]
+    env = {"NIC_ADVISOR_SSH_PASSWORD": "not-a-real-secret"}
+    unreachable = cli(*args, env=env)  # port 1 refuses: refused input, never a verdict and never a crash
+    assert unreachable.code == 2 and "connection refused" in unreachable.err, unreachable.err
+    for raised, code in (("RuntimeError('induced fault')", 3), ("KeyboardInterrupt", 130)):
+        induce = f"import {module} as m\ndef broken(*a, **k):\n    raise {raised}\nm.{function} = broken\n"
+        run = cli(*args, env=env, setup=induce)
+        assert run.code == code, (raised, run.err)
+        last = run.err.strip().splitlines()[-1]
+        if code == 3:
+            assert last.startswith("nic-advisor: internal error, not a verdict (RuntimeError: induced fault)")
+        else:
+            assert last == "nic-advisor: interrupted"
