@@ -181,28 +181,33 @@ class _Styles:
 
 
 class _NumberedCanvas(rl_canvas.Canvas):
-    """A canvas that knows the page count when it draws footers ("page N of M")."""
+    """A canvas that writes "page N of M" in every footer while it streams the pages.
+
+    Each page draws a form named for its number (``pageof<N>``) that :meth:`save` defines once the page count is
+    known: a PDF may use a form before it defines it. Pages are written as they end, so bookmarks and links point
+    at their own page (a canvas that held every page back until the count was known sent all 59 outline entries
+    of the demo report to page 1: issue 19 §1).
+    """
 
     footer_left = ""
     footer_font = "Helvetica"
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._saved: list[dict[str, Any]] = []
-
     def showPage(self) -> None:  # reportlab API name
-        self._saved.append(dict(self.__dict__))
-        self._startPage()
+        self._draw_footer()
+        super().showPage()
 
     def save(self) -> None:  # reportlab API name
-        total = len(self._saved)
-        for state in self._saved:
-            self.__dict__.update(state)
-            self._draw_footer(total)
-            super().showPage()
+        total = self._pageNumber - 1  # showPage has run for every page
+        width, _ = self._pagesize
+        for n in range(1, total + 1):
+            self.beginForm(f"pageof{n}")
+            self.setFont(self.footer_font, 8)
+            self.setFillColor(colors.HexColor("#444444"))
+            self.drawRightString(width - MARGIN, 6.5 * mm, f"page {n} of {total}")
+            self.endForm()
         super().save()
 
-    def _draw_footer(self, total: int) -> None:
+    def _draw_footer(self) -> None:
         width, _ = self._pagesize
         self.saveState()
         self.setStrokeColor(colors.HexColor("#999999"))
@@ -211,7 +216,7 @@ class _NumberedCanvas(rl_canvas.Canvas):
         self.setFont(self.footer_font, 8)
         self.setFillColor(colors.HexColor("#444444"))
         self.drawString(MARGIN, 6.5 * mm, self.footer_left)
-        self.drawRightString(width - MARGIN, 6.5 * mm, f"page {self._pageNumber} of {total}")
+        self.doForm(f"pageof{self._pageNumber}")
         self.restoreState()
 
 
@@ -868,7 +873,21 @@ class _OutlinedDoc(SimpleDocTemplate):
         self._marks = getattr(self, "_marks", 0) + 1
         key = f"mark{self._marks}"
         self.canv.bookmarkPage(key)
-        self.canv.addOutlineEntry(flowable.getPlainText()[:120], key, level=level, closed=level > 0)
+        self.canv.addOutlineEntry(outline_title(flowable.getPlainText()), key, level=level, closed=level > 0)
+
+
+#: Longest outline entry (characters); a longer heading is cut at a word boundary and ends with "…".
+OUTLINE_CHARS = 100
+
+
+def outline_title(text: str, limit: int = OUTLINE_CHARS) -> str:
+    """``text`` as an outline entry: whitespace collapsed, at most ``limit`` characters, cut after a whole word
+    with "…" (never mid-word: "…; t" was a bookmark of the demo report)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:·—-(")
+    return cut + "…"
 
 
 def write_pdf(audit: Audit, path: str | os.PathLike[str], title: str = DEFAULT_TITLE, *,
