@@ -70,6 +70,7 @@ def vcg_findings(audit_hosts) -> list[Finding]:
     from nicadvisor.vcg.guide_store import GuideStoreError, load_dataset
 
     from nicadvisor.vcg.knowledge import catalogue_conflicts
+    from nicadvisor.rules_engine.commands import guide_import_steps
 
     out = findings_for_hosts(audit_hosts) + catalogue_conflicts(audit_hosts)
     try:
@@ -79,7 +80,7 @@ def vcg_findings(audit_hosts) -> list[Finding]:
                         severity=Severity.WARNING, host=h.name,
                         message=f"The imported compatibility guide could not be read, so no pNIC was checked against "
                                 f"it: {exc}", recommendation="Import the guide again (nic-advisor vcg import FILE).",
-                        category="driver") for h in audit_hosts if h.kind == "esxi"]
+                        category="driver", **guide_import_steps()) for h in audit_hosts if h.kind == "esxi"]
     return out
 
 

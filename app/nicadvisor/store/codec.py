@@ -227,6 +227,7 @@ def finding_from_dict(doc: Any, where: str = "finding") -> Finding:
         category=_text(d, "category", where, ""),
         facts=tuple(str(n) for n in _list(d, "facts", where)),
         overlay_role=_text(d, "overlay_role", where, ""), full_severity=full, rollback=_text(d, "rollback", where, ""),
+        change=_text(d, "change", where, ""), verify=_text(d, "verify", where, ""),
     )
 
 
