@@ -44,6 +44,7 @@ from typing import Any
 from nicadvisor import __version__
 from nicadvisor.model.capabilities import STATUS_SYMBOL, capability_matrix
 from nicadvisor.model.entities import Audit, Host, Severity
+from nicadvisor.model.references import citations
 
 SCHEMA_VERSION = 1
 TOOL_NAME = "NIC Advisor"
@@ -67,17 +68,22 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def object_to_dict(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+def _same(source: str) -> str:
+    return source
+
+
+def object_to_dict(obj: Any, skip: tuple[str, ...] = (), source: Callable[[str], str] = _same) -> dict[str, Any]:
     """Every dataclass field of ``obj`` (a model object with an ``evidence`` map) except ``skip``.
 
-    ``evidence`` becomes ``{field: {"command", "line", "source"}}``. Returns a new dict of JSON-safe values.
+    ``evidence`` becomes ``{field: {"command", "line", "source"}}``, each source through ``source`` (the export names
+    it relative to the inputs given; the audit history keeps it as read). Returns a new dict of JSON-safe values.
     """
     out: dict[str, Any] = {}
     for f in dataclasses.fields(obj):
         if f.name in skip or f.name == "evidence":
             continue
         out[f.name] = _plain(getattr(obj, f.name))
-    out["evidence"] = {name: ev.to_dict() for name, ev in sorted(obj.evidence.items())}
+    out["evidence"] = {name: {**ev.to_dict(), "source": source(ev.source)} for name, ev in sorted(obj.evidence.items())}
     return out
 
 
@@ -135,13 +141,15 @@ def summarize(audit: Audit) -> dict[str, Any]:
     }
 
 
-def host_to_dict(host: Host, findings: list) -> dict[str, Any]:
-    """One host with its pNICs (and their capability cells), vmknics, switches and modules."""
-    out = object_to_dict(host, skip=_HOST_COLLECTIONS)
+def host_to_dict(host: Host, findings: list, source: Callable[[str], str] = _same) -> dict[str, Any]:
+    """One host with its pNICs (and their capability cells), vmknics, switches and modules; input and evidence
+    sources through ``source``. ``findings``: the audit's (or the host's own)."""
+    out = object_to_dict(host, skip=_HOST_COLLECTIONS, source=source)
+    out["inputs"] = [source(i) for i in host.inputs]
     rows = {row.pnic: row for row in capability_matrix(host, findings)}
     pnics = []
     for pnic in host.pnics:
-        d = object_to_dict(pnic)
+        d = object_to_dict(pnic, source=source)
         row = rows.get(pnic.name) if pnic.is_physical is not False else None
         d["capabilities"] = {} if row is None else {
             key: {"status": cell.status, "symbol": STATUS_SYMBOL[cell.status], "text": cell.text,
@@ -150,26 +158,47 @@ def host_to_dict(host: Host, findings: list) -> dict[str, Any]:
         }
         pnics.append(d)
     out["pnics"] = pnics
-    out["vmknics"] = [object_to_dict(v) for v in host.vmknics]
-    out["switches"] = [object_to_dict(s) for s in host.switches]
-    out["modules"] = [object_to_dict(m) for m in host.modules]
+    out["vmknics"] = [object_to_dict(v, source=source) for v in host.vmknics]
+    out["switches"] = [object_to_dict(s, source=source) for s in host.switches]
+    out["modules"] = [object_to_dict(m, source=source) for m in host.modules]
     return out
 
 
+def finding_to_dict(finding: Any, source: Callable[[str], str] = _same) -> dict[str, Any]:
+    """``Finding.to_dict()`` with its evidence sources through ``source`` and ``citations``: each document it cites
+    by title, version, publisher, section and URL (:mod:`nicadvisor.model.references`; ``references`` keep the
+    internal keys, as ids)."""
+    d = _plain(finding.to_dict())
+    d["evidence"] = [{**e, "source": source(e["source"])} for e in d["evidence"]]
+    d["citations"] = [c.to_dict() for c in citations(finding.references)]
+    return d
+
+
 def audit_to_dict(audit: Audit) -> dict[str, Any]:
-    """The whole audit as the schema-version-1 document described in the module docstring.
+    """The whole audit as the schema-version-1 document described in the module docstring. Inputs and evidence
+    sources are named relative to the folders given as inputs (``demo-lab/esxi-a/nic_list.txt``), never with the
+    auditor's absolute paths (:func:`nicadvisor.report.remediation.display_source`).
 
     Raises TypeError if a benchmark result cannot be converted (see :func:`benchmark_to_dict`).
     """
-    findings = list(audit.findings)
+    from nicadvisor.report.remediation import display_source, input_roots
+
+    roots = input_roots(audit)
+
+    def source(path: str) -> str:
+        return display_source(path, roots)
+
+    by_host: dict[str, list] = {}
+    for f in audit.findings:
+        by_host.setdefault(f.host, []).append(f)
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": TOOL_NAME, "version": __version__},
         "created_at": audit.created_at,
-        "inputs": list(audit.inputs),
-        "hosts": [host_to_dict(h, findings) for h in audit.hosts],
-        "findings": [_plain(f.to_dict()) for f in findings],
-        "inputs_not_understood": [p.to_dict() for p in audit.inputs_not_understood],
+        "inputs": [source(i) for i in audit.inputs],
+        "hosts": [host_to_dict(h, by_host.get(h.name, []), source) for h in audit.hosts],
+        "findings": [finding_to_dict(f, source) for f in audit.findings],
+        "inputs_not_understood": [{**p.to_dict(), "source": source(p.source)} for p in audit.inputs_not_understood],
         "benchmarks": [benchmark_entry(b) for b in (audit.benchmarks or [])],
         "summary": summarize(audit),
         "verdict": {**audit.verdict.to_dict(), "completion": audit.completion, "hosts_expected": audit.hosts_expected},
