@@ -104,6 +104,14 @@ def test_no_heading_is_left_alone_at_the_foot_of_a_page(pdf):
         lines = [ln.strip() for ln in page.extract_text().splitlines() if ln.strip()]
         body = [ln for ln in lines if not re.search(r"page \d+ of \d+$", ln) and not ln.startswith("NIC Advisor 0.")]
         assert not body or body[-1] not in headings, (n, body[-1])
+    # and each block of fields is on the page of its heading
+    for heading, names in (("Board decision", {"decision", "decision.comments"}),
+                           ("Signed by", {"board1.role", "board3.signature"}),
+                           ("Sign-off of the work per host", {"signoff1.name", "signoff10.date"})):
+        page = next(p for p in reader.pages if heading in p.extract_text())
+        fields = {a.get_object().get("/T") or a.get_object().get("/Parent", {}).get("/T")
+                  for a in page.get("/Annots") or []}
+        assert names <= fields, (heading, names - fields)
 
 
 def test_references_give_title_version_and_a_link_never_a_file_name(pdf, layout, demo):

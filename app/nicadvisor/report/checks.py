@@ -51,9 +51,11 @@ _OBJECT_CHECKS: tuple[tuple[str, str, Callable[[Host], list[Any]], Callable[[Hos
 )
 
 
-def checks_run(audit: Audit, by_host: dict[str, list[Finding]] | None = None) -> list[CheckRow]:
+def checks_run(audit: Audit, by_host: dict[str, list[Finding]] | None = None,
+               rows_of: Callable[[Host], list[Any]] | None = None) -> list[CheckRow]:
     """The rows of the "Checks that ran" table (module docstring), matrix columns first. ``by_host``: the findings
-    per host (:func:`nicadvisor.report.fleet.findings_by_host`), computed when not given."""
+    per host (:func:`nicadvisor.report.fleet.findings_by_host`) and ``rows_of``: host → its capability-matrix rows,
+    computed when not given."""
     if by_host is None:
         by_host = {}
         for f in audit.findings:
@@ -62,7 +64,7 @@ def checks_run(audit: Audit, by_host: dict[str, list[Finding]] | None = None) ->
     objects = [{"passed": 0, "warned": 0, "failed": 0, "not_read": 0, "not_judged": 0} for _ in _OBJECT_CHECKS]
     for host in audit.hosts:
         mine = by_host.get(host.name, [])
-        for row in capability_matrix(host, mine):
+        for row in (rows_of(host) if rows_of is not None else capability_matrix(host, mine)):
             for c in CAPABILITIES:
                 column[c.key][row.cells[c.key].status] += 1
         for counts, (_what, _on, objs, judged, fact, rules) in zip(objects, _OBJECT_CHECKS):

@@ -56,10 +56,11 @@ def _anonymous(text: str, name: str) -> str:
     return text.replace(name, "\x00") if name else text
 
 
-def signature(host: Host, findings: list[Finding], verdict: Any | None) -> tuple:
-    """What the report says of ``host`` (its ``findings`` only), without its name: equal signatures are alike."""
-    matrix = tuple((row.pnic, tuple(row.cells[c.key].status for c in CAPABILITIES))
-                   for row in capability_matrix(host, findings))
+def signature(host: Host, findings: list[Finding], verdict: Any | None, rows: list[Any] | None = None) -> tuple:
+    """What the report says of ``host`` (its ``findings`` only; ``rows``: its capability matrix, computed when not
+    given), without its name: equal signatures are alike."""
+    rows = capability_matrix(host, findings) if rows is None else rows
+    matrix = tuple((row.pnic, tuple(row.cells[c.key].status for c in CAPABILITIES)) for row in rows)
     return (
         host.kind, host.product_version, host.build, host.product_update, host.mtu_path_ok,
         (verdict.status, _anonymous(verdict.reason, host.name)) if verdict is not None else None,
@@ -103,16 +104,19 @@ def _text(value: Any) -> str:
 
 
 def host_groups(audit: Audit, by_host: dict[str, list[Finding]] | None = None,
-                verdicts: dict[str, Any] | None = None) -> list[HostGroup]:
+                verdicts: dict[str, Any] | None = None,
+                rows_of: Callable[[Host], list[Any]] | None = None) -> list[HostGroup]:
     """The hosts of ``audit`` in groups of alike hosts (:func:`signature`), in the order of each group's first host;
-    a host like no other is a group of one. ``by_host`` (:func:`findings_by_host`) and ``verdicts`` (host name →
-    HostVerdict) are computed when not given. Linear in the hosts."""
+    a host like no other is a group of one. ``by_host`` (:func:`findings_by_host`), ``verdicts`` (host name →
+    HostVerdict) and ``rows_of`` (host → its capability-matrix rows) are computed when not given. Linear in the
+    hosts."""
     by_host = findings_by_host(list(audit.findings)) if by_host is None else by_host
     if verdicts is None:
         verdicts = {hv.host: hv for hv in audit.verdict.hosts}
     members: dict[tuple, list[Host]] = {}
     for host in audit.hosts:
-        members.setdefault(signature(host, by_host.get(host.name, []), verdicts.get(host.name)), []).append(host)
+        rows = rows_of(host) if rows_of is not None else None
+        members.setdefault(signature(host, by_host.get(host.name, []), verdicts.get(host.name), rows), []).append(host)
     groups = []
     for hosts in members.values():
         first = hosts[0]

@@ -33,8 +33,8 @@ from nicadvisor.report.pdf import (
     BOARD_ROLES, DECISIONS, DEFAULT_TITLE, chart_drawings, earlier_lines, nothing_comparable,
 )
 from nicadvisor.report.remediation import (
-    TOP_ACTIONS, ReferenceIndex, cite_inline, display_source, guide_used, info_items, input_roots, matrix_rows,
-    remediation_plan, scorecard_row, shared_message, steps, target_rows,
+    TOP_ACTIONS, ReferenceIndex, cite_inline, display_source, guide_used, info_items, input_roots, matrix_cache,
+    matrix_rows, remediation_plan, scorecard_row, shared_message, steps, target_rows,
 )
 from nicadvisor.report.scope import capture_lines, vcenters
 
@@ -55,7 +55,8 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
     verdict = audit.verdict
     by_host = findings_by_host(list(audit.findings))
     host_verdicts = {h.host: h for h in verdict.hosts}
-    groups = host_groups(audit, by_host, host_verdicts)
+    rows_of = matrix_cache(by_host)
+    groups = host_groups(audit, by_host, host_verdicts, rows_of)
     group_of = {h: g for g in groups for h in g.hosts}
     plan = remediation_plan(audit)
     index = ReferenceIndex()
@@ -74,14 +75,14 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
     charts = [(name, _inline_svg(renderSVG.drawToString(drawing))) for name, drawing in chart_drawings(audit, earlier)]
     made = made_at or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return _ENV.get_template("report.html.j2").render(
-        title=title, tool=TOOL_NAME, version=__version__, audit=audit, verdict=verdict, summary=summarize(audit),
+        title=title, tool=TOOL_NAME, version=__version__, audit=audit, verdict=verdict, summary=summarize(audit, verdict),
         made_at=made, captured=capture_lines(audit), vcenters=vcenters(audit),
         capabilities=CAPABILITIES, groups=groups, group_label=group_label, host_verdicts=host_verdicts,
-        scorecard={g.host.name: scorecard_row(g.host, by_host.get(g.host.name, [])) for g in groups},
-        matrices={g.host.name: matrix_rows(g.host, by_host.get(g.host.name, [])) for g in groups},
+        scorecard={g.host.name: scorecard_row(g.host, [], rows_of(g.host)) for g in groups},
+        matrices={g.host.name: matrix_rows(g.host, [], rows_of(g.host)) for g in groups},
         symbols=SYMBOL, status_symbol=STATUS_SYMBOL, status_text=STATUS_TEXT, css=_CSS,
         severity_symbol=_SEVERITY_SYMBOL, plan=plan, items=items, top_actions=plan[:TOP_ACTIONS], info=info,
-        checks=checks_run(audit, by_host), decisions=DECISIONS, board_roles=BOARD_ROLES,
+        checks=checks_run(audit, by_host, rows_of), decisions=DECISIONS, board_roles=BOARD_ROLES,
         charts=charts, guide_used=guide_used(audit), num=_num, no_bench=no_bench,
         expected_text=lambda e: (lambda x: x.text() if x else "—")(expected_from_dict(e)),
         benchmarks=[] if no_bench else benchmarks, earlier=[] if no_bench else earlier_lines(benchmarks, earlier),

@@ -120,12 +120,12 @@ def benchmark_entry(result: Any) -> dict[str, Any]:
     return {**doc, "verdict": verdict_of(doc), "comparison": comparison_of(doc)}
 
 
-def summarize(audit: Audit) -> dict[str, Any]:
+def summarize(audit: Audit, verdict: Any | None = None) -> dict[str, Any]:
     """Counts for the cover page and the JSON ``summary``.
 
     ``pnics`` counts ports that are physical or of unknown kind, ``pseudo_devices`` those with
     ``is_physical`` False (``vusb0``, bonds, VLAN devices). ``ready`` is True only when the verdict is READY
-    (:attr:`Audit.verdict`).
+    (``verdict``, :attr:`Audit.verdict` computed when not given).
     """
     all_pnics = [p for h in audit.hosts for p in h.pnics]
     pseudo = sum(1 for p in all_pnics if p.is_physical is False)
@@ -137,7 +137,7 @@ def summarize(audit: Audit) -> dict[str, Any]:
         "errors": counts[Severity.ERROR],
         "warnings": counts[Severity.WARNING],
         "infos": counts[Severity.INFO],
-        "ready": audit.verdict.ready,
+        "ready": (verdict or audit.verdict).ready,
     }
 
 
@@ -191,6 +191,7 @@ def audit_to_dict(audit: Audit) -> dict[str, Any]:
     by_host: dict[str, list] = {}
     for f in audit.findings:
         by_host.setdefault(f.host, []).append(f)
+    verdict = audit.verdict  # computed once: it reads every finding
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": TOOL_NAME, "version": __version__},
@@ -200,8 +201,8 @@ def audit_to_dict(audit: Audit) -> dict[str, Any]:
         "findings": [finding_to_dict(f, source) for f in audit.findings],
         "inputs_not_understood": [{**p.to_dict(), "source": source(p.source)} for p in audit.inputs_not_understood],
         "benchmarks": [benchmark_entry(b) for b in (audit.benchmarks or [])],
-        "summary": summarize(audit),
-        "verdict": {**audit.verdict.to_dict(), "completion": audit.completion, "hosts_expected": audit.hosts_expected},
+        "summary": summarize(audit, verdict),
+        "verdict": {**verdict.to_dict(), "completion": audit.completion, "hosts_expected": audit.hosts_expected},
     }
 
 

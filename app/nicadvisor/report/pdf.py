@@ -1,25 +1,34 @@
 """The PDF tuning checklist a change board signs, drawn with reportlab platypus (A4 landscape).
 
-Contents, in order (each part a bookmark in the PDF outline):
+Contents, in order, each part built by a small section function from one :class:`_Report` (each heading a bookmark
+of the PDF outline that leads to its page):
 
-1. the executive summary: the verdict (READY / NOT READY / NOT RATED, :mod:`nicadvisor.model.verdict`) with its
-   causes, one row per host with its verdict and a scorecard (the worst cell of each capability column), the top
-   remediation actions with the hosts they touch, and the scope (inputs, date, tool version, findings);
-2. a capability summary chart (pNICs per status and column);
-3. the remediation plan: the ``error``/``warning`` findings grouped by rule
-   (:func:`nicadvisor.report.remediation.remediation_plan`), each item with a fillable checkbox, owner, change
-   ticket and due date fields, the recommendation, every target with its own checkbox and evidence, and the
-   reference documents by title and section (AcroForm fields: read them back with ``pypdf``'s ``get_fields()``);
-4. per host: the capability matrix (one row per physical pNIC; each cell the status symbol *and* word, a colour
-   and the values judged), the plan items that concern it, and sign-off fields (name, date);
-5. benchmarks, when there are results;
-6. appendices: information-only findings (nothing to change), inputs not understood, inputs read.
+1. the cover (:func:`_cover`): fillable scope fields (change request, vCenter / cluster prefilled with the vCenter
+   read, auditor), when the inputs were captured (:mod:`nicadvisor.report.scope`) beside when the audit ran and the
+   report was made, the verdict (READY / NOT READY / NOT RATED, :mod:`nicadvisor.model.verdict`) with its causes, the
+   scope in numbers, the top remediation actions, and the verdict and scorecard per host — one row per group of
+   alike hosts (:mod:`nicadvisor.report.fleet`);
+2. the board decision (:func:`_decision_section`): approve / approve with conditions / reject (radio buttons),
+   conditions and comments, and who signs in which role and when;
+3. the checks that ran with what passed (:mod:`nicadvisor.report.checks`), how to read the host pages (the legend,
+   said once) and the capability summary chart;
+4. the remediation plan (:func:`_plan_section`): who does each item by when, then one item per rule
+   (:func:`nicadvisor.report.remediation.remediation_plan`) — why (said once), what to do, the exact change, its
+   check and its roll-back (once per set of targets that share them), one row per host (or group) with a checkbox
+   and each evidence line once, and the numbered references;
+5. one page per host, or per group of alike hosts with what differs between them: the capability matrix (alike pNICs
+   share a row) and the plan items that concern it; then the sign-off of the work per host;
+6. benchmarks, when a result measured the audited hosts (else one line says that nothing comparable was measured);
+7. appendices: information-only findings (a compatibility note cites its sources by number), inputs not
+   understood, inputs read, the references (title, version, publisher, a link; never an internal file name) and the
+   glossary.
 
-Evidence sources are shown relative to the audit's input folders, never with the auditor's absolute paths.
-Every page has a footer with the tool name, the audit date and "page N of M". Text comes out in DejaVu Sans /
-DejaVu Sans Mono (package ``fonts-dejavu-core``, oblique in ``fonts-dejavu-extra``) at 8 pt or more so ✔ ▲ ✖ µ
-render; without those fonts Helvetica/Courier are used and the symbols become ASCII. All user and device text is
-escaped before it reaches reportlab's Paragraph markup.
+Form fields are AcroForm fields (read them back with ``pypdf``'s ``get_fields()``). Evidence sources are shown
+relative to the audit's input folders, never with the auditor's absolute paths. Every page has a footer with the tool
+name, the audit date and "page N of M". Text comes out in DejaVu Sans / DejaVu Sans Mono (package
+``fonts-dejavu-core``, oblique in ``fonts-dejavu-extra``) at 8 pt or more, chart labels included, so ✔ ▲ ✖ µ render;
+without those fonts Helvetica/Courier are used and the symbols become ASCII. All user and device text is escaped
+before it reaches reportlab's Paragraph markup.
 """
 from __future__ import annotations
 
@@ -69,7 +78,7 @@ from nicadvisor.report.glossary import GLOSSARY
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
 from nicadvisor.report.remediation import (
     TOP_ACTIONS, ReferenceIndex, RemediationItem, Steps, cite_inline, display_source, guide_used, info_items,
-    TargetRow, input_roots, matrix_rows, remediation_plan, scorecard_row, shared_message, steps, target_rows,
+    TargetRow, input_roots, matrix_cache, matrix_rows, remediation_plan, scorecard_row, shared_message, steps, target_rows,
 )
 from nicadvisor.report.scope import capture_lines, vcenters
 
@@ -235,10 +244,11 @@ def _status_cell(status: str, detail: str, fonts: _Fonts, st: _Styles) -> Paragr
     return Paragraph(text, st.cell_small)
 
 
-def _matrix_table(host: Host, findings: list[Finding], fonts: _Fonts, st: _Styles) -> Table | Paragraph:
+def _matrix_table(host: Host, findings: list[Finding], fonts: _Fonts, st: _Styles,
+                  rows: list[Any] | None = None) -> Table | Paragraph:
     """The capability matrix of ``host`` (given its ``findings``): header row of capability titles, one row per
     physical pNIC — alike pNICs share a row that names them all (:func:`nicadvisor.report.remediation.matrix_rows`)."""
-    rows = matrix_rows(host, findings)
+    rows = matrix_rows(host, findings, rows)
     if not rows:
         return Paragraph("No physical NIC was reported for this host.", st.body)
     first_w = 34 * mm
@@ -377,6 +387,7 @@ class _Report:
     by_host: dict[str, list[Finding]]
     host_verdicts: dict[str, Any]
     groups: list[HostGroup]
+    rows_of: Any = None  # host → its capability-matrix rows, computed once (remediation.matrix_cache)
     index: ReferenceIndex = field(default_factory=ReferenceIndex)
     #: (command, source, line) of the evidence already shown → the plan item that shows it (later items refer to it).
     shown: dict[tuple[str, str, str], int] = field(default_factory=dict)
@@ -403,16 +414,18 @@ def _report(audit: Audit, title: str, fonts: _Fonts, made_at: str | None = None)
     by_host = findings_by_host(list(audit.findings))
     host_verdicts = {hv.host: hv for hv in verdict.hosts}
     made = made_at or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    rows_of = matrix_cache(by_host)
     return _Report(audit=audit, fonts=fonts, st=_Styles(fonts), title=title, made_at=made, verdict=verdict,
                    plan=remediation_plan(audit), roots=input_roots(audit), by_host=by_host,
-                   host_verdicts=host_verdicts, groups=host_groups(audit, by_host, host_verdicts))
+                   host_verdicts=host_verdicts, groups=host_groups(audit, by_host, host_verdicts, rows_of),
+                   rows_of=rows_of)
 
 
 def _cover(r: _Report) -> list[Any]:
     """Page 1: title, scope fields, when the inputs were captured and the report made, the verdict and its causes,
     the scope in numbers, the top remediation actions and the verdict and scorecard per host (or group)."""
     audit, fonts, st, v = r.audit, r.fonts, r.st, r.verdict
-    summary = summarize(audit)
+    summary = summarize(audit, v)
     story: list[Any] = [Paragraph(r.clean(r.title), st.title),
                         Paragraph(f"Executive summary · audit run {r.clean(audit.created_at)} · report made "
                                   f"{r.clean(r.made_at)} · {TOOL_NAME} {r.clean(__version__)}", st.body),
@@ -484,8 +497,9 @@ def _scorecard(r: _Report) -> list[Any]:
     style = list(_GRID)
     for row_n, group in enumerate(r.groups, start=1):
         host = group.host
-        worst = scorecard_row(host, r.by_host.get(host.name, []))
-        line: list[Any] = [Paragraph(r.clean(group_label(group)), st.cell_small),
+        worst = scorecard_row(host, r.by_host.get(host.name, []), r.rows_of(host))
+        name = group.hosts[0] if group.size == 1 else f"{group.hosts[0]} and {group.size - 1} alike"
+        line: list[Any] = [Paragraph(r.clean(name), st.cell_small),
                            _verdict_cell(r.host_verdicts[host.name], fonts, st)]
         for c, cap in enumerate(CAPABILITIES, start=2):
             status = worst[cap.key]
@@ -569,7 +583,7 @@ def _checks_section(r: _Report) -> list[Any]:
     """The checks that ran with what passed and what did not (:func:`nicadvisor.report.checks.checks_run`), the
     capability summary chart, and how to read the host pages (the legend, said once)."""
     st = r.st
-    rows = checks_run(r.audit, r.by_host)
+    rows = checks_run(r.audit, r.by_host, r.rows_of)
     head = ("Check", "On", "Checked", "Passed", "Warning", "Failed", "Not read", "Not judged")
     data: list[list[Any]] = [[Paragraph(f"<b>{h}</b>", st.cell) for h in head]]
     style = list(_GRID)
@@ -595,18 +609,21 @@ def _checks_section(r: _Report) -> list[Any]:
         story.append(KeepTogether([Paragraph("Capability summary", st.h2),
                                    Paragraph("How many physical pNICs have each status, per capability column.",
                                              st.small),
-                                   _capability_chart(r.audit, r.fonts, r.by_host)]))
+                                   _capability_chart(r.audit, r.fonts, r.by_host, r.rows_of)]))
     return story
 
 
-def _capability_chart(audit: Audit, fonts: _Fonts, by_host: dict[str, list[Finding]] | None = None) -> Drawing:
+def _capability_chart(audit: Audit, fonts: _Fonts, by_host: dict[str, list[Finding]] | None = None,
+                      rows_of: Any = None) -> Drawing:
     """Stacked bars: per capability column, how many physical pNICs are fail / warn / unknown / n/a / pass.
-    ``by_host``: the findings per host (:func:`nicadvisor.report.fleet.findings_by_host`), computed when not given."""
+    ``by_host``: the findings per host (:func:`nicadvisor.report.fleet.findings_by_host`) and ``rows_of``: host → its
+    matrix rows, computed when not given."""
     order = ("fail", "warn", "unknown", "n/a", "pass")
     counts = {s: [0] * len(CAPABILITIES) for s in order}
     by_host = findings_by_host(list(audit.findings)) if by_host is None else by_host
+    rows_of = matrix_cache(by_host) if rows_of is None else rows_of
     for host in audit.hosts:
-        for row in capability_matrix(host, by_host.get(host.name, [])):
+        for row in rows_of(host):
             for i, cap in enumerate(CAPABILITIES):
                 counts[row.cells[cap.key].status][i] += 1
     drawing = Drawing(FRAME_WIDTH, 66 * mm)
@@ -769,13 +786,13 @@ def _host_section(r: _Report, group: HostGroup) -> list[Any]:
     story: list[Any] = [PageBreak(), Paragraph(r.clean(heading), st.h1)]
     verdict = r.host_verdicts.get(host.name)
     if verdict is not None:
-        story.append(_verdict_cell(verdict, fonts, st, who=host.name if group.size == 1 else "each"))
+        story.append(_verdict_cell(verdict, fonts, st, who=host.name if group.size == 1 else "each host"))
     if facts:
         story.append(Paragraph(r.clean(" · ".join(facts)), st.body))
     if group.size > 1:
         story.extend(_group_members(group, r))
     story.append(Paragraph("Capability matrix", st.h2))
-    story.append(_matrix_table(host, r.by_host.get(host.name, []), fonts, st))
+    story.append(_matrix_table(host, r.by_host.get(host.name, []), fonts, st, r.rows_of(host)))
     pseudo = [p.name for p in host.pnics if p.is_physical is False]
     if pseudo:
         story.append(Paragraph(f"Not rated (pseudo devices): {r.clean(', '.join(pseudo))}", st.small))
@@ -1095,7 +1112,8 @@ def _inputs_appendix(r: _Report) -> list[Any]:
         story.extend(_bullets([display_source(i, r.roots) for i in host.inputs], fonts, st)
                      or [Paragraph("No inputs recorded for this host.", st.small)])
         if group.size > 1:
-            others = sum(len(h.inputs) for h in r.audit.hosts if h.name in set(group.hosts[1:]))
+            members = set(group.hosts[1:])
+            others = sum(len(h.inputs) for h in r.audit.hosts if h.name in members)
             story.append(Paragraph(f"The {group.size - 1} other hosts of this group read {others} input(s) of their "
                                    "own, each listed under its host in the JSON export.", st.small))
     rest = [i for i in r.audit.inputs if i not in per_host]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_ORDER, capability_matrix
 from nicadvisor.model.entities import Audit, Finding, Host, Severity
@@ -100,10 +100,25 @@ def guide_used(audit: Audit) -> str:
     return ""
 
 
-def scorecard_row(host: Host, findings: list[Finding]) -> dict[str, str]:
-    """``{capability key: worst cell status over the host's physical pNICs}`` given the host's ``findings``;
-    ``unknown`` everywhere for a host without a physical pNIC. Statuses as in :mod:`nicadvisor.model.capabilities`."""
-    rows = capability_matrix(host, findings)
+def matrix_cache(by_host: dict[str, list[Finding]]) -> Callable[[Host], list[Any]]:
+    """A function host → its capability-matrix rows (:func:`nicadvisor.model.capabilities.capability_matrix` of its
+    own findings, ``by_host``), each computed once: the scorecard, the groups of alike hosts, the checks that ran and
+    the chart of one report read the same rows."""
+    cache: dict[str, list[Any]] = {}
+
+    def rows(host: Host) -> list[Any]:
+        if host.name not in cache:
+            cache[host.name] = capability_matrix(host, by_host.get(host.name, []))
+        return cache[host.name]
+
+    return rows
+
+
+def scorecard_row(host: Host, findings: list[Finding], rows: list[Any] | None = None) -> dict[str, str]:
+    """``{capability key: worst cell status over the host's physical pNICs}`` given the host's ``findings`` (or its
+    matrix ``rows`` already computed); ``unknown`` everywhere for a host without a physical pNIC. Statuses as in
+    :mod:`nicadvisor.model.capabilities`."""
+    rows = capability_matrix(host, findings) if rows is None else rows
     worst = {}
     for cap in CAPABILITIES:
         statuses = [r.cells[cap.key].status for r in rows] or ["unknown"]
@@ -212,12 +227,12 @@ def cite_inline(text: str, index: ReferenceIndex) -> str:
     return _INLINE_SOURCE.sub(sub, text)
 
 
-def matrix_rows(host: Host, findings: list[Finding]) -> list[tuple[tuple[str, ...], "Row"]]:
-    """The capability-matrix rows of ``host`` (given its ``findings``), pNICs whose driver and every cell (status and
-    values) are the same merged into one row: ``[(pNIC names, the first one's Row)]`` — six alike vmxnet3 ports are
-    one row, not six copies."""
+def matrix_rows(host: Host, findings: list[Finding], rows: list[Any] | None = None) -> list[tuple[tuple[str, ...], Any]]:
+    """The capability-matrix rows of ``host`` (given its ``findings``, or its ``rows`` already computed), pNICs whose
+    driver and every cell (status and values) are the same merged into one row: ``[(pNIC names, the first one's
+    Row)]`` — six alike vmxnet3 ports are one row, not six copies."""
     merged: dict[tuple, list[Any]] = {}
-    for row in capability_matrix(host, findings):
+    for row in capability_matrix(host, findings) if rows is None else rows:
         pnic = host.pnic(row.pnic)
         key = (pnic.driver if pnic else None,) + tuple((row.cells[c.key].status, row.cells[c.key].text)
                                                        for c in CAPABILITIES)
