@@ -79,3 +79,14 @@ def test_pnic_mtu_fix_gives_the_switch_command_and_its_undo(demo_plan):
     f = next(f for f in item.findings if f.target == "esxi-elatov-z2mini/vmnic0")
     assert f.change.startswith("Manual: the audit read no switch for this pNIC")
     assert "esxcli network vswitch standard set -v <switch name> -m 9000" in f.change
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.id)
+def test_every_page_a_rule_cites_has_its_title_and_version_in_the_catalogue(rule):
+    from nicadvisor.model.references import DOCUMENTS, PAGES
+
+    for ref in rule.references:
+        if ref.startswith("https://"):
+            assert ref in PAGES and PAGES[ref].title and PAGES[ref].version, (rule.id, ref)
+        else:
+            assert ref.partition(" §")[0] in DOCUMENTS, (rule.id, ref)
