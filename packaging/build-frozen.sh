@@ -13,11 +13,13 @@ py=python3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat > "$work/nic-advisor.py" <<'PY'
+import multiprocessing
 import sys
 
 from nicadvisor.cli import main
 
 if __name__ == "__main__":
+    multiprocessing.freeze_support()  # the wizard writes its reports in a spawned child process
     sys.exit(main())
 PY
 "$py" -m PyInstaller --noconfirm --log-level WARN --onedir --name nic-advisor \

@@ -1,9 +1,11 @@
 """``nic-advisor``: the command line. Everything the wizard does also runs headless here.
 
-Exit codes of ``audit``, ``demo`` and ``history ID`` follow the verdict (:mod:`nicadvisor.model.verdict`):
+Exit codes of ``audit`` and ``history ID`` follow the verdict (:mod:`nicadvisor.model.verdict`):
 0 = READY, 1 = NOT READY (at least one finding of error severity), 2 = NOT RATED (nothing or not enough could
 be read, an input yielded no host, the audit was interrupted) or an input/usage error (bad arguments, a report
-that cannot be written). ``bench`` exits 0 when tests ran and none is below its expected band (FAIL), 1 when one is
+that cannot be written). ``demo`` exits 0 once it ran and printed its verdict (the demo lab is NOT READY by design:
+a newcomer's ``setup && nic-advisor demo`` must not look failed), 2 when its reports cannot be written.
+Options that take several values (``--capture A B``) also accumulate when repeated (``--capture A --capture B``). ``bench`` exits 0 when tests ran and none is below its expected band (FAIL), 1 when one is
 (``--mtu-check``: when a size did not pass), 2 when none could run or the input is wrong.
 """
 from __future__ import annotations
@@ -19,26 +21,31 @@ from contextlib import contextmanager
 from pathlib import Path
 
 EXIT_READY, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
-#: Seconds per benchmark test without a profile.
-DEFAULT_DURATION_S = 2.0
 
 
 def _print_audit(audit, out=None) -> None:
     from nicadvisor.model import Severity
+
+    from nicadvisor.model.verdict import coverage_of
+    from nicadvisor.vcg.builds import release_text
 
     out = out or sys.stdout
     verdict = audit.verdict
     print(f"Verdict: {verdict.symbol} {verdict.headline}", file=out)
     for cause in verdict.causes:
         print(f"  cause: {cause}", file=out)
+    print(coverage_of(audit, verdict).text, file=out)
+    host_verdicts = {hv.host: hv for hv in verdict.hosts}
     for host in audit.hosts:
         phys = [p for p in host.pnics if p.is_physical is not False]
-        print(f"{host.name} ({host.kind or 'unknown kind'}{', ' + host.product_version if host.product_version else ''}): "
+        release = release_text(host)
+        print(f"{host.name} ({host.kind or 'unknown kind'}{', ESXi release ' + release if release else ''}): "
               f"{len(phys)} pNICs", file=out)
         for p in phys:
             speed = f"{p.link_speed_mbps / 1000:g} Gbit/s" if p.link_speed_mbps else ("link down" if p.link_up is False else "speed unknown")
             ids = ":".join(x or "????" for x in (p.vid, p.did, p.svid, p.ssid))
             print(f"  {p.name:<10} {p.driver or '?':<12} {speed:<14} MTU {p.mtu or '?':<5} PCI {ids}", file=out)
+        _print_finish(host_verdicts.get(host.name), out)
     counts = {s: sum(1 for f in audit.findings if f.severity is s) for s in Severity}
     print(f"Findings: {counts[Severity.ERROR]} error, {counts[Severity.WARNING]} warning, {counts[Severity.INFO]} info", file=out)
     for f in audit.findings:
@@ -46,6 +53,17 @@ def _print_audit(audit, out=None) -> None:
             print(f"  [{f.severity.value}] {f.target}: {f.title}", file=out)
     for p in audit.inputs_not_understood:
         print(f"input {p.source}: {p.message}", file=sys.stderr)
+
+
+def _print_finish(hv, out) -> None:
+    """A host's verdict and, unless READY, its "Finish this audit" block: the read-only commands still needed."""
+    if hv is None:
+        return
+    print(f"  verdict: {hv.label}: {hv.reason}", file=out)
+    if hv.finish:
+        print("  Finish this audit (read-only; run on the host, then audit again with the outputs):", file=out)
+        for command in hv.finish:
+            print(f"    {command}", file=out)
 
 
 def _exit_code(audit) -> int:
@@ -89,12 +107,14 @@ def cmd_audit(args) -> int:
     try:
         audit = run_audit(request, progress=None if args.quiet else _stderr_progress, store=store)
         if args.bench:
-            from nicadvisor.bench import Cancelled
+            from nicadvisor.cancel import Cancelled
 
             try:
                 audit.benchmarks.extend(_run_bench(_bench_request(args)).results)
             except Cancelled:  # the audit itself is kept; the benchmark's changes were undone
                 print(CANCELLED, file=sys.stderr)
+            except OSError as exc:  # the undo journal: the audit is kept, no benchmark ran
+                print(f"nic-advisor audit: the benchmark did not run: {exc}", file=sys.stderr)
         if store is not None and audit.history_id is not None:
             if audit.benchmarks:
                 store.set_benchmarks(audit.history_id, audit.benchmarks)
@@ -105,6 +125,8 @@ def cmd_audit(args) -> int:
     finally:
         if store is not None:
             store.close()
+    if getattr(args, "demo_run", False):  # the demo ran and printed its verdict: that is its success
+        return EXIT_READY
     if audit.verdict.status != "ready":
         print(f"nic-advisor audit: {audit.verdict.headline}", file=sys.stderr)
     return _exit_code(audit)
@@ -112,13 +134,12 @@ def cmd_audit(args) -> int:
 
 def _open_store():
     """The audit history, or None (with a message) when it cannot be opened."""
-    from nicadvisor.store import AuditStore, HistoryError
+    from nicadvisor.services.history import open_history
 
-    try:
-        return AuditStore()
-    except (HistoryError, OSError) as exc:
-        print(f"audit history not available, continuing without it: {exc}", file=sys.stderr)
-        return None
+    store, problem = open_history()
+    if store is None:
+        print(f"audit history not available, continuing without it: {problem}", file=sys.stderr)
+    return store
 
 
 def cmd_history(args) -> int:
@@ -146,18 +167,17 @@ def _history_id(text: str) -> int | str:
 
 def _history_diff(store, args, AuditNotFound) -> int:
     """``history diff BEFORE AFTER``: what changed between two stored audits (text; JSON with --json, PDF with --pdf)."""
-    from nicadvisor.model.diff import diff_audits, diff_lines
-    from nicadvisor.services.audit import reopen_audit
+    from nicadvisor.model.diff import diff_lines
+    from nicadvisor.services.history import compare_audits
 
     if len(args.ids) != 2:
         print("nic-advisor history diff: give two audit ids, BEFORE and AFTER", file=sys.stderr)
         return EXIT_INPUT
     try:
-        before, after = (reopen_audit(store, i) for i in args.ids)
+        diff = compare_audits(store, *args.ids)
     except AuditNotFound as exc:
         print(exc, file=sys.stderr)
         return EXIT_INPUT
-    diff = diff_audits(before, after)
     print(f"Audit #{args.ids[0]} → #{args.ids[1]}")
     for line in diff_lines(diff):
         print(line)
@@ -219,13 +239,11 @@ def _stderr_progress(fraction: float, message: str) -> None:
 def _bench_request(args):
     """The :class:`~nicadvisor.services.bench.BenchRequest` of ``bench``/``audit --bench`` arguments: the netns or
     loopback path, and with ``--profile`` its own seconds per test unless ``--duration`` is given. Pure."""
-    from nicadvisor.bench.catalogue import FULL_DURATION_S, QUICK_DURATION_S
-    from nicadvisor.services.bench import BenchRequest
+    from nicadvisor.services.bench import BenchRequest, duration_for
 
     profile = getattr(args, "profile", None)
-    default = {"quick": QUICK_DURATION_S, "full": FULL_DURATION_S}.get(profile or "", DEFAULT_DURATION_S)
-    return BenchRequest(path="netns" if args.netns else "loopback",
-                        duration_s=args.duration if args.duration is not None else default, tool=args.tool,
+    return BenchRequest(path="netns" if args.netns else "loopback", duration_s=duration_for(profile, args.duration),
+                        tool=args.tool,
                         rate_mbit=args.rate_mbit, profile=profile, repetitions=getattr(args, "repetitions", None))
 
 
@@ -282,12 +300,15 @@ def cmd_bench(args) -> int:
     except ValueError as exc:
         print(f"nic-advisor bench: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    from nicadvisor.bench import Cancelled
+    from nicadvisor.cancel import Cancelled
 
     try:
         report = _run_bench(request)
     except Cancelled:
         print(CANCELLED, file=sys.stderr)
+        return EXIT_INPUT
+    except OSError as exc:  # the undo journal (nothing is changed without it)
+        print(f"nic-advisor bench: {exc}; nothing was changed", file=sys.stderr)
         return EXIT_INPUT
     return _print_bench(report, args)
 
@@ -307,8 +328,10 @@ def _json_target_problem(path) -> str:
     return ""
 
 
-def _print_bench(report, args) -> int:
-    for r in report.results:
+def _print_results(results) -> None:
+    """One block per benchmark result: measured, expected band and verdict, the comparison in words, the band's notes
+    and (between hosts) its endpoints and path conditions."""
+    for r in results:
         measured = (_rate_text(r.throughput_gbps) if r.throughput_gbps is not None
                     else f"{r.latency_us:.1f} µs ({r.transactions_per_s:.0f} transactions/s)"
                     if r.latency_us is not None and r.transactions_per_s else "—")
@@ -321,18 +344,28 @@ def _print_bench(report, args) -> int:
             print(f"    note: {note}")
         if r.path == "remote":
             print(f"    [{r.endpoints}" + (f"; {r.path_conditions}" if r.path_conditions else "") + "]")
+
+
+def _write_bench_json(path, doc: dict) -> bool:
+    """Write ``bench --json``; False (with the reason on stderr) when it cannot be written."""
+    try:
+        Path(path).write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    except OSError as exc:
+        print(f"nic-advisor bench: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+        return False
+    print(f"wrote {path}")
+    return True
+
+
+def _print_bench(report, args) -> int:
+    from nicadvisor.report.json_export import benchmark_entry
+
+    _print_results(report.results)
     for p in report.problems:
         print(f"problem: {p}", file=sys.stderr)
-    if args.json:
-        from nicadvisor.report.json_export import benchmark_entry
-
-        try:
-            Path(args.json).write_text(json.dumps({"results": [benchmark_entry(r) for r in report.results],
-                                                   "problems": report.problems}, indent=2), encoding="utf-8")
-        except OSError as exc:
-            print(f"nic-advisor bench: cannot write {args.json}: {exc.strerror or exc}", file=sys.stderr)
-            return EXIT_INPUT
-        print(f"wrote {args.json}")
+    doc = {"results": [benchmark_entry(r) for r in report.results], "problems": report.problems}
+    if args.json and not _write_bench_json(args.json, doc):
+        return EXIT_INPUT
     if not report.results:
         return EXIT_INPUT
     return EXIT_FINDINGS if any(r.verdict() == "fail" for r in report.results) else EXIT_READY
@@ -343,11 +376,11 @@ def _rate_text(gbps: float) -> str:
     return f"{gbps:.2f} Gbit/s" if gbps >= 1 else f"{gbps * 1000:.3g} Mbit/s"
 
 
-def _bench_hosts(args) -> tuple:
-    """The :class:`~nicadvisor.bench.remote.RemoteHost` of each ``--between`` target, with the same target syntax,
-    passwords and host-key trust as ``audit --ssh`` (:func:`nicadvisor.cli_live.build_targets`) and the
-    ``--interface HOST=IF`` given for it. Raises LiveArgsError."""
-    from nicadvisor.bench.remote import RemoteHost
+def _between_targets(args) -> tuple[tuple, dict[str, str]]:
+    """The SSH target of each ``--between`` host, with the same target syntax, passwords and host-key trust as
+    ``audit --ssh`` (:func:`nicadvisor.cli_live.build_targets`), and ``{target source: interface}`` of the
+    ``--interface HOST=IF`` given (HOST as in ``--between``, its name, address or address:port). Raises
+    LiveArgsError."""
     from nicadvisor.cli_live import LiveArgsError, build_targets
 
     live = build_targets(argparse.Namespace(
@@ -361,212 +394,132 @@ def _bench_hosts(args) -> tuple:
         if not sep or not host or not iface:
             raise LiveArgsError(f"--interface expects HOST=IF, not {v!r}")
         interfaces[host.lower()] = iface
-    hosts, used = [], set()
+    chosen, used = {}, set()
     for spec, t in zip(args.between, live["ssh"]):
         keys = [k for k in (spec.lower(), t.name.lower(), t.host.lower(), f"{t.host}:{t.port}".lower()) if k in interfaces]
         used.update(keys)
-        try:
-            hosts.append(RemoteHost(t, interfaces[keys[0]] if keys else None))
-        except ValueError as exc:
-            raise LiveArgsError(str(exc)) from None
+        if keys:
+            chosen[t.source] = interfaces[keys[0]]
     unknown = sorted(set(interfaces) - used)
     if unknown:
         raise LiveArgsError(f"--interface names a host that is not in --between: {', '.join(unknown)}")
-    return tuple(hosts)
+    return live["ssh"], chosen
+
+
+def _between_request(args):
+    """The :class:`~nicadvisor.services.between.BetweenRequest` of ``bench --between`` arguments: the tests run when
+    asked for (``--tests``, ``--profile``) or when ``--mtu-check`` is not given; the MTU check first with
+    ``--mtu-check``. Raises LiveArgsError."""
+    from nicadvisor.cli_live import LiveArgsError
+    from nicadvisor.services.between import BetweenRequest
+
+    if args.profile and args.tests is not None:
+        raise LiveArgsError("give --tests or --profile, not both (a profile has its own tests)")
+    hosts, interfaces = _between_targets(args)
+    return BetweenRequest(hosts=hosts, interfaces=interfaces, tests=tuple(args.tests or ("TCP_STREAM", "TCP_RR")),
+                          profile=args.profile, duration_s=args.duration, repetitions=args.repetitions,
+                          tool=args.tool, port=args.port,
+                          run_tests=not args.mtu_check or args.tests is not None or args.profile is not None,
+                          mtu_check=args.mtu_check, audit_id=args.audit)
+
+
+def _plan_confirmed(args) -> bool:
+    """``--yes``, or the user said yes on the terminal; False (nothing changed, said why) otherwise."""
+    if args.yes:
+        return True
+    if sys.stdin is None or not sys.stdin.isatty():
+        print("nic-advisor bench: nothing was changed; standard input is not a terminal, so confirm the plan "
+              "above with --yes", file=sys.stderr)
+        return False
+    if input("Make these changes and run the tests? [y/N] ").strip().lower() not in ("y", "yes"):
+        print("nothing was changed", file=sys.stderr)
+        return False
+    return True
 
 
 def _bench_between(args) -> int:
     """``bench --between``: connect and probe (read-only), print exactly what will change on which host, ask (or
-    require ``--yes`` without a terminal), then run; Ctrl-C or SIGTERM cancels the running test and undoes every
-    change."""
-    from nicadvisor.bench import Cancelled
-    from nicadvisor.bench.remote import DEFAULT_PORT, RemoteBench, RemoteRequest
+    require ``--yes`` without a terminal), then run in one service call (:func:`nicadvisor.services.between
+    .run_between`): the MTU check first with ``--mtu-check``, then the tests; Ctrl-C or SIGTERM cancels the running
+    test and undoes every change."""
+    from nicadvisor.cancel import Cancelled
     from nicadvisor.cli_live import LiveArgsError, ask_host_key_on_terminal
+    from nicadvisor.services.between import audit_refusal, prepare_between, run_between
 
     if args.netns:
         print("nic-advisor bench: --between and --netns exclude each other", file=sys.stderr)
         return EXIT_INPUT
     try:
-        profile = getattr(args, "profile", None)
-        specs = ()
-        if profile and args.tests is not None:
-            raise LiveArgsError("give --tests or --profile, not both (a profile has its own tests)")
-        args.tests = args.tests or ["TCP_STREAM", "TCP_RR"]
-        if profile:
-            from nicadvisor.bench.catalogue import PROFILES
-
-            local = _bench_request(args)  # the profile's seconds and runs, as on this machine
-            timing = {"repetitions": local.repetitions} if local.repetitions else {}
-            specs = tuple(PROFILES[profile](duration_s=local.duration_s, **timing))
-        request = RemoteRequest(hosts=_bench_hosts(args), tests=tuple(args.tests),
-                                duration_s=_bench_request(args).duration_s, tool=args.tool,
-                                port=args.port or DEFAULT_PORT, specs=specs)
+        request = _between_request(args)
         request.validate()
     except (LiveArgsError, ValueError) as exc:
         print(f"nic-advisor bench: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    refused = _audit_refused(request, args)
-    if refused:
-        print(f"nic-advisor bench: {refused}; nothing was run", file=sys.stderr)
-        return EXIT_INPUT
+    if request.audit_id is not None:
+        store = _open_store()
+        refused = "the audit history cannot be opened" if store is None else audit_refusal(request, store)
+        if store is not None:
+            store.close()
+        if refused:
+            print(f"nic-advisor bench: --audit {request.audit_id}: {refused}; nothing was run", file=sys.stderr)
+            return EXIT_INPUT
+    if args.yes and not request.run_tests:
+        print("nic-advisor bench: --yes: nothing to confirm, --mtu-check alone is read-only (add --tests or --profile "
+              "to run tests after it)", file=sys.stderr)
     cancel = threading.Event()
-    with RemoteBench(request, ask=ask_host_key_on_terminal, cancel=cancel) as rb:
+    try:
+        prepared = prepare_between(request, _stderr_progress, cancel, ask_host_key=ask_host_key_on_terminal)
+    except OSError as exc:
+        print(f"nic-advisor bench: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    with prepared:
+        if request.run_tests:
+            for line in prepared.plan_lines():
+                print(line)
+            if not prepared.can_run:
+                for p in prepared.reach_problems():
+                    print(f"problem: {p}", file=sys.stderr)
+                return EXIT_INPUT
+            if prepared.needs_confirmation and not _plan_confirmed(args):
+                return EXIT_INPUT
+        store = None if args.no_history else _open_store()
         try:
-            plan = rb.prepare(_stderr_progress)
-        except OSError as exc:
-            print(f"nic-advisor bench: {exc}", file=sys.stderr)
+            with _cancel_on_signals(cancel):
+                outcome = run_between(prepared, _stderr_progress, cancel, store=store)
+        except Cancelled:
+            print(CANCELLED, file=sys.stderr)
             return EXIT_INPUT
-        if args.mtu_check:
-            return _mtu_check(rb, request, args)
-        for line in plan.lines():
-            print(line)
-        if not plan.tests:
-            for p in plan.problems:
-                print(f"problem: {p}", file=sys.stderr)
-            return EXIT_INPUT
-        if not args.yes:
-            if sys.stdin is None or not sys.stdin.isatty():
-                print("nic-advisor bench: nothing was changed; standard input is not a terminal, so confirm the plan "
-                      "above with --yes", file=sys.stderr)
-                return EXIT_INPUT
-            if input("Make these changes and run the tests? [y/N] ").strip().lower() not in ("y", "yes"):
-                print("nothing was changed", file=sys.stderr)
-                return EXIT_INPUT
-        with _cancel_on_signals(cancel):
-            try:
-                report = rb.run(plan, _stderr_progress)
-            except Cancelled:
-                print(CANCELLED, file=sys.stderr)
-                return EXIT_INPUT
-            except OSError as exc:
-                print(f"nic-advisor bench: the undo journal cannot be used ({exc}); changes not undone stay recorded "
-                      "where possible and are undone at the next run with these hosts", file=sys.stderr)
-                return EXIT_INPUT
-        report = _expect_between(report, rb, request, args)
-    return _print_bench(report, args)
+        finally:
+            if store is not None:
+                store.close()
+    return _print_between(outcome, args)
 
 
-def _expect_between(report, rb, request, args):
-    """``report`` with each result compared with the band of its path, from the stored audit of its hosts
-    (:mod:`nicadvisor.services.bench_expect`); the results are added to that audit in the history."""
-    from dataclasses import replace
+def _print_between(outcome, args) -> int:
+    """Print the MTU check (one line per sender, receiver and size), the judged results, the problems and what
+    happened with the audit; write ``--json`` (``mtu_paths``, ``results``, ``problems``). Exit 1 when a test FAILs
+    its band or a size did not pass, 0 when everything asked gave an answer, else 2."""
+    from nicadvisor.report.json_export import benchmark_entry
 
-    from nicadvisor.services.bench_expect import attach_expectations, audit_label, audited_host, path_end
-    from nicadvisor.store import HistoryError
-
-    store = None if args.no_history else _open_store()
-    try:
-        audit = _audit_of_hosts(store, request, args, "no expected values")
-        hints = {h.target.name: h.target.source.removeprefix("ssh://") for h in request.hosts}
-        ends = {name: path_end(probe, audit, source_hint=hints.get(name, "")) for name, probe in rb.probes.items()}
-        report = replace(report, results=attach_expectations(report.results, ends, rb.path_rtts))
-        holds = [h.target.name for h in request.hosts if audit is not None
-                 and audited_host(audit.hosts, h.target.name, h.target.source) is not None]
-        if audit is not None and not holds:
-            print(f"nic-advisor bench: {audit_label(audit)} holds none of these hosts: the results are not added to "
-                  "it", file=sys.stderr)
-        elif audit is None and store is not None:
-            print("nic-advisor bench: no stored audit holds these hosts (audit them first: nic-advisor audit --ssh "
-                  "...): the results are not stored and have no audited facts", file=sys.stderr)
-        if audit is not None and holds and store is not None and report.results:
-            try:
-                store.set_benchmarks(audit.history_id, list(audit.benchmarks) + list(report.results))
-                print(f"results added to {audit_label(audit)} in {store.path}", file=sys.stderr)
-            except (HistoryError, OSError) as exc:
-                print(f"nic-advisor bench: the results could not be added to {audit_label(audit)}: {exc}",
-                      file=sys.stderr)
-    finally:
-        if store is not None:
-            store.close()
-    return report
-
-
-def _audit_refused(request, args) -> str:
-    """Why ``--audit ID`` cannot be used for these hosts, checked before anything runs ("" when it can): an id the
-    history does not hold, or an audit that holds none of the hosts (their results would land in another estate's
-    audit)."""
-    from nicadvisor.services.bench_expect import audit_label, audited_host
-    from nicadvisor.store import AuditNotFound, HistoryError
-
-    if args.audit is None:
-        return ""
-    store = _open_store()
-    if store is None:
-        return f"--audit {args.audit}: the audit history cannot be opened"
-    try:
-        audit = store.load(args.audit)
-    except (AuditNotFound, HistoryError, OSError) as exc:
-        return f"--audit {args.audit}: {exc}"
-    finally:
-        store.close()
-    if not any(audited_host(audit.hosts, h.target.name, h.target.source) for h in request.hosts):
-        return f"--audit {args.audit}: {audit_label(audit)} holds none of these hosts"
-    return ""
-
-
-def _audit_of_hosts(store, request, args, without: str):
-    """The stored audit of the benchmarked hosts: ``--audit ID``, else the newest that holds them
-    (:func:`nicadvisor.services.bench_expect.find_audit`); None (with a message ending in ``without``) when there is
-    no history or it cannot be read."""
-    from nicadvisor.services.bench_expect import find_audit
-    from nicadvisor.store import AuditNotFound, HistoryError
-
-    if store is None:
-        return None
-    try:
-        if args.audit is not None:
-            return store.load(args.audit)
-        return find_audit(store, [h.target.source for h in request.hosts], [h.target.name for h in request.hosts])
-    except (AuditNotFound, HistoryError, OSError) as exc:
-        print(f"nic-advisor bench: the audit of these hosts cannot be read ({exc}); {without}", file=sys.stderr)
-        return None
-
-
-def _mtu_check(rb, request, args) -> int:
-    """``bench --between … --mtu-check``: ``ping -M do`` with 1700-byte frames and each sender's interface MTU from
-    every host to every other (read-only, so no plan to confirm); the outcome becomes each host's ``mtu_path_ok`` in
-    its stored audit, whose findings and verdict are evaluated again. Exit 0 when every size passed, 1 when one
-    failed, 2 when nothing could be proven."""
-    from nicadvisor.services.bench_expect import audit_label
-    from nicadvisor.services.mtu_check import apply_mtu_paths
-    from nicadvisor.store import HistoryError
-
-    results = rb.check_mtu_paths(_stderr_progress)
-    for r in results:
-        mark = {True: "PASS", False: "FAIL", None: "????"}[r.ok]
-        print(f"{mark}  {r.line()}")
-    if args.json:
-        Path(args.json).write_text(json.dumps({"mtu_paths": [dataclasses.asdict(r) for r in results]}, indent=2),
-                                   encoding="utf-8")
-        print(f"wrote {args.json}")
-    store = None if args.no_history else _open_store()
-    try:
-        audit = _audit_of_hosts(store, request, args, "the result is not recorded")
-        if audit is None and store is not None:
-            print("nic-advisor bench: no stored audit holds these hosts (audit them first): the result is not "
-                  "recorded", file=sys.stderr)
-        if audit is not None and store is not None:
-            changed = apply_mtu_paths(audit, results, {h.target.name: h.target.source for h in request.hosts})
-            if not changed:
-                print(f"nic-advisor bench: nothing recorded in {audit_label(audit)}: it holds none of the hosts whose "
-                      "test proved something", file=sys.stderr)
-            try:
-                for host in audit.hosts:
-                    if host.name in changed:
-                        store.update_host(audit.history_id, host)
-                if changed:
-                    store.finish(audit.history_id, audit.findings, audit.benchmarks, verdict=audit.verdict)
-                    print(f"recorded in {audit_label(audit)} ({', '.join(changed)}): "
-                          f"{audit.verdict.symbol} {audit.verdict.headline}", file=sys.stderr)
-            except (HistoryError, OSError, KeyError) as exc:
-                print(f"nic-advisor bench: the result could not be recorded in {audit_label(audit)}: {exc}",
-                      file=sys.stderr)
-    finally:
-        if store is not None:
-            store.close()
-    if any(r.ok is False for r in results):
+    for r in outcome.mtu_paths:
+        print(f"{ {True: 'PASS', False: 'FAIL', None: '????'}[r.ok]}  {r.line()}")
+    results = outcome.report.results if outcome.report else []
+    _print_results(results)
+    for p in outcome.problems:
+        print(f"problem: {p}", file=sys.stderr)
+    for note in outcome.notes:
+        print(f"nic-advisor bench: {note}", file=sys.stderr)
+    doc: dict = {}
+    if outcome.request.mtu_check:
+        doc["mtu_paths"] = [dataclasses.asdict(r) for r in outcome.mtu_paths]
+    if outcome.request.run_tests:
+        doc["results"] = [benchmark_entry(r) for r in results]
+    doc["problems"] = outcome.problems
+    if args.json and not _write_bench_json(args.json, doc):
+        return EXIT_INPUT
+    if outcome.failed:
         return EXIT_FINDINGS
-    return EXIT_READY if results and all(r.ok for r in results) else EXIT_INPUT
+    return EXIT_READY if outcome.complete else EXIT_INPUT
 
 
 def _has_display() -> bool:
@@ -574,7 +527,8 @@ def _has_display() -> bool:
 
 
 def cmd_demo(args) -> int:
-    """The main job on the demo lab: the wizard when there is a display, else PDF + JSON + CSV."""
+    """The main job on the demo lab: the wizard when there is a display, else PDF + JSON + CSV + HTML. Exits 0 once the
+    audit ran and its verdict was printed (whatever the verdict), 2 when a report cannot be written."""
     if _has_display() and not args.headless:
         return cmd_gui(argparse.Namespace(capture=None))
     out = Path(args.out)
@@ -587,6 +541,7 @@ def cmd_demo(args) -> int:
     args.timeout = 30.0
     args.pdf, args.json, args.csv = out / "nic-advisor-demo.pdf", out / "nic-advisor-demo.json", out / "nic-advisor-demo.csv"
     args.html = out / "nic-advisor-demo.html"
+    args.demo_run = True
     return cmd_audit(args)
 
 
@@ -635,13 +590,12 @@ def cmd_vcg(args) -> int:
     it read (with the date of the data, or that none is stated), the warnings, the diff and its notes, and applies
     it atomically (``--dry-run``: only the diff; an import that changes nothing writes nothing). Returns 0, or 2 for
     a file that cannot be imported or an import that would make the stored guide too large (nothing changes)."""
-    from nicadvisor.collect.guide_fetch import GuideFetchError, downloaded_guide
+    from nicadvisor.services.guide import GuideFetchError, plan_download
     from nicadvisor.vcg.guide_formats import GuideFormatError, write_exchange_csv, write_exchange_json
     from nicadvisor.vcg.guide_store import (GuideStoreError, apply_import, guide_dir, load_dataset, plan_import,
                                             staleness)
 
-    def run_import(files) -> int:
-        plan = plan_import(files, replace=args.replace, companion=args.companion)
+    def run_import(plan) -> int:
         for f in plan.read:
             date = (f"data of {f.data_date.date().isoformat()}" if f.data_date else
                     "date of the data not stated (its age is counted from the import date)")
@@ -668,13 +622,12 @@ def cmd_vcg(args) -> int:
                     return EXIT_INPUT
                 print(f"downloading {args.url} (timeout {args.timeout:g} s"
                       + (f", proxy {args.proxy}" if args.proxy else "") + ")", file=sys.stderr)
-                with downloaded_guide(args.url, timeout_s=args.timeout, proxy=args.proxy,
-                                      ca_file=args.ca_file) as fetched:
-                    return run_import([str(fetched)])
+                return run_import(plan_download(args.url, timeout_s=args.timeout, proxy=args.proxy,
+                                                ca_file=args.ca_file, replace=args.replace, companion=args.companion))
             if not args.files:
                 print("nic-advisor vcg import: name one or more guide files", file=sys.stderr)
                 return EXIT_INPUT
-            return run_import(args.files)
+            return run_import(plan_import(args.files, replace=args.replace, companion=args.companion))
         data = load_dataset()
         if args.action == "export":
             if not args.files or len(args.files) != 1:
@@ -716,7 +669,8 @@ def build_parser() -> argparse.ArgumentParser:
     a = sub.add_parser("audit", help="audit hosts from captures, vm-support bundles, the demo lab or this machine")
     src = a.add_argument_group("inputs (at least one)")
     src.add_argument("--demo", action="store_true", help="the bundled demo lab")
-    src.add_argument("--capture", nargs="+", metavar="PATH", help="capture folder(s), file(s) or vm-support bundle(s)")
+    src.add_argument("--capture", nargs="+", action="extend", metavar="PATH",
+                     help="capture folder(s), file(s) or vm-support bundle(s); repeatable")
     src.add_argument("--local", action="store_true", help="this machine's interfaces (read-only)")
     for name in ("json", "pdf", "csv", "html"):
         a.add_argument(f"--{name}", type=Path, metavar="FILE", help=f"write the {name.upper()} report")
@@ -743,11 +697,11 @@ def build_parser() -> argparse.ArgumentParser:
     from nicadvisor.bench import TESTS
 
     rb = b.add_argument_group("between audited hosts over SSH (the plan of every change is shown first)")
-    rb.add_argument("--between", nargs="+", metavar="USER@HOST[:PORT]",
-                    help="run the tests between these hosts (every pair, the first of a pair sends)")
+    rb.add_argument("--between", nargs="+", action="extend", metavar="USER@HOST[:PORT]",
+                    help="run the tests between these hosts (every pair, the first of a pair sends); repeatable")
     rb.add_argument("--interface", action="append", default=[], metavar="HOST=IF",
                     help="the interface whose IPv4 address a host tests from (default: its SSH address)")
-    rb.add_argument("--tests", nargs="+", choices=TESTS, default=None, metavar="TEST",
+    rb.add_argument("--tests", nargs="+", action="extend", choices=TESTS, default=None, metavar="TEST",
                     help=f"tests to run, of {', '.join(TESTS)} (default TCP_STREAM TCP_RR)")
     rb.add_argument("--port", type=int, metavar="PORT",
                     help="TCP port the servers listen on; netperf also uses the next one (default 5201, iperf3's own)")
@@ -767,21 +721,23 @@ def build_parser() -> argparse.ArgumentParser:
                             "that holds them); the results are added to it. An audit that holds none of them is "
                             "refused before anything runs")
     rb.add_argument("--mtu-check", action="store_true",
-                    help="only check that 1700-byte frames (and each sender's interface MTU) cross between the hosts "
-                         "with don't-fragment (ping -M do; read-only, nothing to confirm) and record it in their audit")
+                    help="check that 1700-byte frames (and each sender's interface MTU) cross between the hosts with "
+                         "don't-fragment (ping -M do; read-only, nothing to confirm) and record it in their audit; "
+                         "alone only this check runs, with --tests or --profile it runs first, then the tests")
     which.add_argument("--no-history", action="store_true",
                        help="neither look up the hosts' audit nor store the results (expected values then come only "
                             "from a tc tbf read on a sender)")
     b.set_defaults(func=cmd_bench)
 
-    d = sub.add_parser("demo", help="the main job on the demo lab: the wizard, or headless PDF/JSON/CSV without a display")
+    d = sub.add_parser("demo", help="the main job on the demo lab: the wizard, or headless PDF/JSON/CSV/HTML without a "
+                                    "display; exits 0 once its verdict is printed")
     d.add_argument("--out", default="nic-advisor-demo", help="output folder when headless (default: ./nic-advisor-demo)")
     d.add_argument("--headless", action="store_true", help="write the reports even when a display is available")
     _bench_args(d)
     d.set_defaults(func=cmd_demo)
 
     g = sub.add_parser("gui", help="open the wizard")
-    g.add_argument("--capture", nargs="+", metavar="PATH")
+    g.add_argument("--capture", nargs="+", action="extend", metavar="PATH", help="repeatable")
     g.set_defaults(func=cmd_gui)
 
     h = sub.add_parser("history", help="list past audits, reopen one and export it again, or compare two",
@@ -812,7 +768,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--replace", action="store_true",
                    help="with import: the files replace the whole imported guide (default: they update what they "
                         "name, per device, ESXi release and kind of source; a full vSAN HCL replaces the earlier one)")
-    from nicadvisor.collect.guide_fetch import DEFAULT_TIMEOUT_S, VSAN_HCL_URL
+    from nicadvisor.services.guide import DEFAULT_TIMEOUT_S, VSAN_HCL_URL
 
     v.add_argument("--url", default=VSAN_HCL_URL, help=f"with fetch: what to download (default {VSAN_HCL_URL}, "
                                                        "the public vSAN HCL; no credentials are sent)")
@@ -826,6 +782,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _bench_args(p: argparse.ArgumentParser) -> None:
+    from nicadvisor.bench import DEFAULT_DURATION_S  # the benchmark's vocabulary: no tool is imported
+
     p.add_argument("--netns", action="store_true", help="between two network namespaces created for the test (root)")
     p.add_argument("--tool", choices=("auto", "netperf", "iperf3", "agent"), default="auto")
     p.add_argument("--duration", type=float, metavar="SECONDS",

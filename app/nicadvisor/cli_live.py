@@ -20,7 +20,6 @@ import getpass
 import os
 import stat
 import sys
-import urllib.parse
 from dataclasses import dataclass, field
 
 #: Environment variables read for a password: per kind of target, then for all.
@@ -177,7 +176,7 @@ class PasswordSource:
 def _pins(values: list[str]) -> dict[str, str]:
     """``--thumbprint`` values → ``{"host:port" or "host": thumbprint}``; a bare thumbprint is kept
     under ``"*"`` (valid only with a single --vcenter/--nsx target). Raises LiveArgsError."""
-    from nicadvisor.collect.tls_pinning import normalize_thumbprint
+    from nicadvisor.services.targets import normalize_thumbprint
 
     pins = {}
     for v in values:
@@ -193,23 +192,16 @@ def _pins(values: list[str]) -> dict[str, str]:
     return pins
 
 
-def _pin_for(pins: dict[str, str], host: str, port: int, single: bool = False) -> str | None:
+def _pin_for(pins: dict[str, str], url: str, single: bool = False) -> str | None:
+    """The ``--thumbprint`` given for the server of ``url`` (None when none, or the URL is unusable: the service
+    says why)."""
+    from nicadvisor.services.targets import host_port
+
+    try:
+        host, port = host_port(url)
+    except ValueError:
+        return None
     return pins.get(f"{host}:{port}".lower()) or pins.get(host.lower()) or (pins.get("*") if single else None)
-
-
-def _pin_store(store):
-    """The TLS pin store of the CLI: ``store`` if given (tests), else the app's
-    (:class:`~nicadvisor.collect.tls_pins.TlsPins` under the user config folder)."""
-    from nicadvisor.collect.tls_pins import TlsPins
-
-    return store if store is not None else TlsPins()
-
-
-def _host_port(url: str, default_port: int = 443) -> tuple[str, int]:
-    p = urllib.parse.urlsplit(url if "://" in url else "https://" + url)
-    if not p.hostname:
-        raise LiveArgsError(f"{url!r}: no host name")
-    return p.hostname, p.port or default_port
 
 
 def check_save_folder(folder: str) -> None:
@@ -229,13 +221,19 @@ def check_save_folder(folder: str) -> None:
 
 
 def build_targets(args, passwords: PasswordSource | None = None, pin_store=None) -> dict:
-    """``{"vsphere": (...), "ssh": (...), "nsx": (...)}`` for an AuditRequest. Raises LiveArgsError.
+    """``{"vsphere": (...), "ssh": (...), "nsx": (...)}`` for an AuditRequest, built by
+    :func:`nicadvisor.services.targets.build_targets` from the arguments. Raises LiveArgsError (the first target
+    that cannot be built: no password is asked after it).
 
     TLS pins (vCenter, NSX): a ``--thumbprint`` for the server is used and, once the connection and login
     succeeded, saved in ``pin_store`` (default: the app's :class:`~nicadvisor.collect.tls_pins.TlsPins`);
     without one the stored pin is used; without either the system CA store decides. A certificate that
     differs from its stored pin is refused (message: both thumbprints, how to re-pin).
     """
+    from nicadvisor.services.targets import (
+        NsxEntry, SshEntry, TargetsRequest, VcenterEntry, build_targets as build, parse_ssh_spec,
+    )
+
     if getattr(args, "save_captures", None):
         check_save_folder(args.save_captures)
     passwords = passwords or PasswordSource.from_args(args)
@@ -243,55 +241,37 @@ def build_targets(args, passwords: PasswordSource | None = None, pin_store=None)
     single = len(args.vcenter or ()) + len(args.nsx or ()) == 1
     if "*" in pins and not single:
         raise LiveArgsError("--thumbprint without HOST[:PORT]= needs exactly one --vcenter or --nsx target")
-    store = _pin_store(pin_store) if (args.vcenter or args.nsx) else None
-    out: dict = {"vsphere": (), "ssh": (), "nsx": ()}
     if (args.vcenter or args.nsx) and not args.user:
         raise LiveArgsError("--vcenter and --nsx need --user")
-    if args.vcenter:
-        from nicadvisor.collect.vsphere import VsphereTarget
+    keys = {}
+    for v in args.trust_host_key:
+        where, sep, fp = v.rpartition("=")
+        keys[where.lower() if sep else "*"] = fp
 
-        targets = []
-        for url in args.vcenter:
-            host, port = _host_port(url)
-            pw = passwords.get(f"vcenter:{host}:{port}", args.user, f"vCenter {host}:{port}")
-            try:
-                targets.append(VsphereTarget.from_url(url, args.user, pw, thumbprint=_pin_for(pins, host, port, single),
-                                                      pins=store, timeout_s=args.timeout, datacenter=args.datacenter,
-                                                      cluster=args.cluster, esxcli=args.esxcli_over_api))
-            except ValueError as exc:
-                raise LiveArgsError(str(exc)) from None
-        out["vsphere"] = tuple(targets)
-    if args.ssh:
-        from nicadvisor.collect.ssh import SshTarget, parse_ssh_spec
-        from nicadvisor.secrets import ssh_service_id
+    def fingerprint(spec: str) -> str | None:
+        try:
+            _user, host, port = parse_ssh_spec(spec)
+        except ValueError:
+            return None  # the service says why
+        return keys.get(f"{host}:{port}".lower()) or keys.get(host.lower()) or \
+            (keys.get("*") if len(args.ssh) == 1 else None)
 
-        keys = {}
-        for v in args.trust_host_key:
-            where, sep, fp = v.rpartition("=")
-            keys[where.lower() if sep else "*"] = fp
-        targets = []
-        for spec in args.ssh:
-            try:
-                user, host, port = parse_ssh_spec(spec)
-                pw = None if args.ssh_key else passwords.get(ssh_service_id(host, port), user, f"{host}:{port}")
-                fp = keys.get(f"{host}:{port}".lower()) or keys.get(host.lower()) or (keys.get("*") if len(args.ssh) == 1 else None)
-                targets.append(SshTarget(host=host, port=port, user=user, kind=args.kind, password=pw,
-                                         key_filename=args.ssh_key, trusted_fingerprint=fp,
-                                         command_timeout_s=args.timeout))
-            except ValueError as exc:
-                raise LiveArgsError(str(exc)) from None
-        out["ssh"] = tuple(targets)
-    if args.nsx:
-        from nicadvisor.collect.nsx import NsxTarget
+    request = TargetsRequest(
+        vcenter=tuple(VcenterEntry(url=url, user=args.user, thumbprint=_pin_for(pins, url, single),
+                                   datacenter=args.datacenter, cluster=args.cluster, esxcli=args.esxcli_over_api)
+                      for url in args.vcenter or ()),
+        ssh=tuple(SshEntry(spec=spec, kind=args.kind, key_file=args.ssh_key, trusted_fingerprint=fingerprint(spec))
+                  for spec in args.ssh or ()),
+        nsx=tuple(NsxEntry(url=url, user=args.user, thumbprint=_pin_for(pins, url, single)) for url in args.nsx or ()),
+        timeout_s=args.timeout)
 
-        targets = []
-        for url in args.nsx:
-            host, port = _host_port(url)
-            pw = passwords.get(f"nsx:{host}:{port}", args.user, f"NSX Manager {host}:{port}")
-            targets.append(NsxTarget(url=url, user=args.user, password=pw, thumbprint=_pin_for(pins, host, port, single),
-                                     pins=store, timeout_s=min(args.timeout, 60.0)))
-        out["nsx"] = tuple(targets)
-    return out
+    def ask(service_id: str, user: str, label: str, *, required: bool) -> str | None:
+        return passwords.get(service_id, user, label) if required else None
+
+    built = build(request, ask, pins=pin_store, stop_at_first_problem=True)
+    if built.problems:
+        raise LiveArgsError(built.problems[0].message)
+    return built.audit_fields()
 
 
 def ask_host_key_on_terminal(host: str, port: int, key_type: str, fingerprint: str) -> bool:

@@ -33,7 +33,9 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "ssh"))
@@ -231,6 +233,22 @@ class RemoteLab:
 
 
 # --- the kill -9 child --------------------------------------------------------------------------------
+
+@contextmanager
+def running_lab(**kw) -> Iterator[RemoteLab]:
+    """``with running_lab(rate_mbit=50) as lab:`` a :class:`RemoteLab` (arguments as its own), closed at the end; the
+    calling test is skipped (pytest) when the lab cannot run here (no sshd, not root)."""
+    why = H.available()
+    if why:
+        import pytest
+
+        pytest.skip(f"remote benchmark lab: {why}")
+    lab = RemoteLab(**kw)
+    try:
+        yield lab
+    finally:
+        lab.close()
+
 
 def crash_child(spec_path: str) -> None:
     """Start the benchmark of ``spec_path`` (JSON: targets, interface, known_hosts, journal_dir, tool,

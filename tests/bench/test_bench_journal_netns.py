@@ -16,7 +16,7 @@ import pytest
 
 from benchtools import my_children, needs_root, nicadv_namespaces
 from nicadvisor.bench import Cancelled
-from nicadvisor.bench.journal import JOURNAL_NAME, Journal, read_entries, restore_from_journal
+from nicadvisor.bench.journal import LEGACY_JSONL_NAME, Journal, read_entries, restore_from_journal
 from nicadvisor.bench.netns import NetnsError, create_pair, destroy_pair, tbf_burst_bytes
 from nicadvisor.procinfo import process_start_ticks
 from nicadvisor.services.bench import BenchRequest, run_quick_bench
@@ -34,12 +34,12 @@ def test_journal_records_and_forgets(journal_dir):
     with Journal(journal_dir) as j:
         a = j.record("process", pid=_dead_pid(), start_ticks=None, argv=["netserver"])
         j.record("netns", name="nicadv-1-abcdefa")
-        assert [e["kind"] for e in j.entries()] == ["process", "netns"]
+        assert [e.kind for e in j.entries()] == ["process", "netns"]
         j.done(a)
-        assert [e["kind"] for e in j.entries()] == ["netns"]
-        assert j.entries()[0]["owner_pid"] == os.getpid()
-        # a torn last line (crash while writing) is skipped, not fatal
-        with open(journal_dir / JOURNAL_NAME, "a", encoding="utf-8") as fh:
+        assert [e.kind for e in j.entries()] == ["netns"]
+        assert j.entries()[0].owner_pid == os.getpid()
+        # a torn last line (a crash while an earlier version wrote its JSON-lines journal) is skipped, not fatal
+        with open(journal_dir / LEGACY_JSONL_NAME, "a", encoding="utf-8") as fh:
             fh.write('{"id": "torn", "ki')
         assert len(read_entries(journal_dir)) == 1
         # the namespace never existed: undoing it is a no-op that clears the entry
@@ -55,12 +55,13 @@ def test_restore_stops_a_recorded_process_of_a_dead_owner(journal_dir):
                  "pid": victim.pid, "start_ticks": process_start_ticks(victim.pid), "argv": ["sleep", "30"]}
         live_owner = {"id": "e2", "kind": "process", "run": "r2", "owner_pid": 1,
                       "owner_start": process_start_ticks(1), "pid": victim.pid, "start_ticks": None, "argv": ["x"]}
-        (journal_dir / JOURNAL_NAME).write_text(json.dumps(entry) + "\n" + json.dumps(live_owner) + "\n")
+        # written as the JSON-lines journal of an earlier version, which the journal takes over
+        (journal_dir / LEGACY_JSONL_NAME).write_text(json.dumps(entry) + "\n" + json.dumps(live_owner) + "\n")
         out = restore_from_journal(journal_dir, sweep_orphans=False)
         assert out.undone == [f"stopped process {victim.pid} (sleep)"]
         assert victim.wait(timeout=5) == -signal.SIGTERM
         # the entry of a live owner (pid 1) is another run's business: kept
-        assert [e["id"] for e in read_entries(journal_dir)] == ["e2"]
+        assert [e.id for e in read_entries(journal_dir)] == ["e2"]
     finally:
         if victim.poll() is None:
             victim.kill()
@@ -72,7 +73,7 @@ def test_restore_ignores_a_reused_pid(journal_dir):
     try:
         entry = {"id": "e1", "kind": "process", "run": "r1", "owner_pid": _dead_pid(), "owner_start": 1,
                  "pid": survivor.pid, "start_ticks": 1, "argv": ["netserver"]}  # start time differs
-        (journal_dir / JOURNAL_NAME).write_text(json.dumps(entry) + "\n")
+        (journal_dir / LEGACY_JSONL_NAME).write_text(json.dumps(entry) + "\n")
         out = restore_from_journal(journal_dir, sweep_orphans=False)
         assert survivor.poll() is None and out.undone == [f"process {survivor.pid} (netserver) was already gone"]
     finally:
@@ -186,7 +187,7 @@ def test_crash_recovery_removes_namespaces_and_processes(journal_dir):
         child.stdout.close()
     assert namespaces <= nicadv_namespaces(mine=False)
     assert process_start_ticks(netserver_pid) is not None  # left running inside the namespace
-    assert {e["kind"] for e in read_entries(journal_dir)} == {"netns", "process"}
+    assert {e.kind for e in read_entries(journal_dir)} == {"netns", "process"}
 
     out = restore_from_journal(journal_dir)
 

@@ -26,9 +26,7 @@ from nicadvisor.bench.remote import (
 )
 from nicadvisor.bench.mtu_path import ping_argv
 from nicadvisor.bench.netns import tbf_burst_bytes
-from nicadvisor.bench.remote_journal import (
-    DB_NAME, JournalVersionError, RemoteJournal, orphaned_entries, read_entries,
-)
+from nicadvisor.bench.journal import DB_NAME, Journal, JournalVersionError, orphaned_entries, read_entries
 from nicadvisor.collect.known_hosts import KnownHosts
 from nicadvisor.procinfo import process_start_ticks
 
@@ -165,12 +163,12 @@ def test_agent_script_runs_alone_with_the_system_python(tmp_path):
     assert got.returncode == 0 and data["test"] == "TCP_RR" and data["transactions"] > 0
 
 
-# --- the SQLite journal ----------------------------------------------------------------------------
+# --- the undo journal, rows of a remote host --------------------------------------------------------
 
 def test_journal_records_updates_and_forgets(tmp_path):
-    with RemoteJournal(tmp_path) as j:
-        a = j.record("ssh://u@h:22", "folder", path=FOLDER)
-        b = j.record("ssh://u@h:22", "process", argv=["netserver"], pidfile=f"{FOLDER}/p1.pid", pid=None)
+    with Journal(tmp_path) as j:
+        a = j.record("folder", host="ssh://u@h:22", path=FOLDER)
+        b = j.record("process", host="ssh://u@h:22", argv=["netserver"], pidfile=f"{FOLDER}/p1.pid", pid=None)
         j.update(b, pid=4321, start=99)
         assert [(e.kind, e.data.get("pid")) for e in j.entries()] == [("folder", None), ("process", 4321)]
         assert orphaned_entries(tmp_path) == []  # the run is active: not another run's to undo
@@ -181,8 +179,8 @@ def test_journal_records_updates_and_forgets(tmp_path):
 
 
 def test_journal_rows_of_a_killed_owner_are_orphaned_and_a_newer_schema_is_refused(tmp_path):
-    code = ("import sys, os; from nicadvisor.bench.remote_journal import RemoteJournal; "
-            "j = RemoteJournal(sys.argv[1]); j.record('ssh://u@h:22', 'folder', path='x'); os._exit(0)")
+    code = ("import sys, os; from nicadvisor.bench.journal import Journal; "
+            "j = Journal(sys.argv[1]); j.record('folder', host='ssh://u@h:22', path='x'); os._exit(0)")
     subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=True, timeout=30)
     (row,) = read_entries(tmp_path)
     assert row.owner_pid != os.getpid() and orphaned_entries(tmp_path) == [row]
@@ -190,7 +188,26 @@ def test_journal_rows_of_a_killed_owner_are_orphaned_and_a_newer_schema_is_refus
         conn.execute("PRAGMA user_version=99")
     conn.close()
     with pytest.raises(JournalVersionError, match="newer"):
-        RemoteJournal(tmp_path)
+        Journal(tmp_path)
+
+
+def test_rows_an_earlier_version_left_in_its_remote_journal_are_taken_over(tmp_path):
+    """The remote journal of earlier versions (bench-remote-journal.sqlite3, schema 1) is taken over by the one
+    journal at its first open: a row a killed run left there is still orphaned, hence undone at the next run with
+    that host, and the old file is gone."""
+    from nicadvisor.bench.journal import LEGACY_REMOTE_NAME
+
+    with sqlite3.connect(tmp_path / LEGACY_REMOTE_NAME) as old:
+        old.execute("CREATE TABLE change (id TEXT PRIMARY KEY, run TEXT NOT NULL, owner_pid INTEGER NOT NULL, "
+                    "owner_start INTEGER, created TEXT NOT NULL, host TEXT NOT NULL, kind TEXT NOT NULL, "
+                    "data TEXT NOT NULL)")
+        old.execute("INSERT INTO change VALUES ('r1', 'run1', 2147483646, 1, '2026-01-01T00:00:00+00:00', "
+                    "'ssh://u@h:22', 'folder', ?)", (json.dumps({"path": FOLDER}),))
+        old.execute("PRAGMA user_version=1")
+    old.close()
+    (row,) = orphaned_entries(tmp_path, "ssh://u@h:22")
+    assert (row.id, row.kind, row.data) == ("r1", "folder", {"path": FOLDER})
+    assert not (tmp_path / LEGACY_REMOTE_NAME).exists() and (tmp_path / DB_NAME).exists()
 
 
 # --- the lab ---------------------------------------------------------------------------------------
@@ -610,10 +627,31 @@ def test_mtu_check_between_unreachable_addresses_proves_nothing_and_records_noth
             "--ssh-key", hosts[0].target.key_filename, "--mtu-check"]
     for h in hosts:
         args += ["--trust-host-key", f"{h.target.host}:{h.target.port}={h.target.trusted_fingerprint}"]
-    code = cli.main(args)
+    code = cli.main(args + ["--yes"])
     out, err = capsys.readouterr()
     assert code == 2, out + err
     assert out.count("????  ") == 2 and "no reply even to a 100-byte ping" in out and "FAIL" not in out
+    assert "--yes: nothing to confirm, --mtu-check alone is read-only" in err  # not silently dropped
+
+
+@needs_root
+@pytest.mark.root
+def test_mtu_check_with_tests_runs_both_the_check_first(lab, capsys, tmp_path):
+    """Issue 17 §4: --mtu-check with --tests and --yes ran only the check and the JSON held only mtu_paths. Now one
+    call runs both: the read-only check first (1700-byte frames fail on the 1500-byte data link, both ways), then
+    the confirmed test; both are printed and in the JSON, and the failed size sets exit code 1."""
+    report = tmp_path / "both.json"
+    code = cli.main(_cli_args(lab) + ["--mtu-check", "--yes", "--no-history", "--json", str(report)])
+    out, err = capsys.readouterr()
+    assert code == 1, out + err
+    assert "Benchmark plan:" in out and "--yes: nothing to confirm" not in err
+    assert out.index("FAIL  ") < out.index("TCP_STREAM          iperf3   remote")  # the check ran first
+    doc = json.loads(report.read_text())
+    assert sorted((r["client"], r["frame_bytes"], r["ok"]) for r in doc["mtu_paths"]) == sorted(
+        (h.target.name, 1700, False) for h in lab.hosts())
+    (result,) = doc["results"]
+    assert result["test"] == "TCP_STREAM" and 5 < result["throughput_gbps"] * 1000 < 60
+    assert lab.folders() == set() and lab.processes(*TOOLS) == {}
 
 
 @needs_root

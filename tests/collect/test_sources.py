@@ -10,7 +10,7 @@ from pathlib import Path
 
 from capturetools import CAPTURES, FIXTURES
 
-from nicadvisor.collect.assemble import assemble_host
+from nicadvisor.parsers.assemble import assemble_host
 from nicadvisor.collect.bundle import command_for, host_name_from_bundle, read_bundle
 from nicadvisor.collect.sources import gather
 

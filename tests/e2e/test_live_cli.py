@@ -254,7 +254,7 @@ def test_failing_targets_are_named_and_the_good_host_is_audited(esxi_ssh, nsx, m
     dead = _closed_port()
     _save_passwords(memory_keyring, dead, esxi_ssh, nsx, ssh_password="Wrong-" + PW_SSH)
     requests_before = len(nsx.srv.log)
-    good = CAPTURES / READY_CAPTURE  # a whole pNIC listing: READY on its own
+    good = CAPTURES / READY_CAPTURE  # a whole pNIC listing: rated on its own (NOT RATED: its other checks not made)
     code = main(["audit", "--vcenter", f"https://127.0.0.1:{dead}", "--user", USER,
                  "--ssh", f"{esxi_ssh.user}@127.0.0.1:{esxi_ssh.port}",
                  "--trust-host-key", f"127.0.0.1:{esxi_ssh.port}={esxi_ssh.fingerprint}",
@@ -273,8 +273,11 @@ def test_failing_targets_are_named_and_the_good_host_is_audited(esxi_ssh, nsx, m
     assert code == 2 and doc["summary"]["ready"] is False
     assert doc["verdict"]["reason"].startswith("3 of 4 inputs could not be read: ")
     assert [c.split(": ")[0] for c in doc["verdict"]["causes"]] == [
-        f"vcenter://127.0.0.1:{dead}", esxi_ssh.source, f"nsx://127.0.0.1:{nsx.port}"]
-    assert [h["label"] for h in doc["verdict"]["hosts"]] == ["READY"]  # the host read is rated on its own
+        f"vcenter://127.0.0.1:{dead}", esxi_ssh.source, f"nsx://127.0.0.1:{nsx.port}", doc["hosts"][0]["name"]]
+    # the host read is judged on its own: a whole listing alone never makes READY (issue 16 §1), it says what to run
+    (hv,) = doc["verdict"]["hosts"]
+    assert hv["label"] == "NOT RATED" and "decisive checks not made on " in hv["reason"]
+    assert "vsish -e get /net/pNics/vmnic0/properties" in hv["finish"]
 
     problems = {p["source"]: p["message"] for p in doc["inputs_not_understood"]}
     vc_msg = problems[f"vcenter://127.0.0.1:{dead}"]

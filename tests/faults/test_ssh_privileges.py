@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from nicadvisor.collect.assemble import assemble_host
+from nicadvisor.parsers.assemble import assemble_host
 from nicadvisor.collect.known_hosts import KnownHosts
 from nicadvisor.collect.ssh import collect_ssh
 from nicadvisor.parsers.registry import parse_output

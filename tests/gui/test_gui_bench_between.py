@@ -19,10 +19,8 @@ from nicadvisor.gui.wizard import PageId
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "bench"))
-sys.path.insert(0, str(HERE.parent / "ssh"))
-import sshd_harness as H  # noqa: E402
 
-from remote_lab import RemoteLab  # noqa: E402
+from remote_lab import running_lab  # noqa: E402
 
 pytestmark = pytest.mark.root
 LEFT = Qt.MouseButton.LeftButton
@@ -31,14 +29,8 @@ TOOLS = ("netperf", "netserver", "iperf3", "python3")
 
 @pytest.fixture(scope="module")
 def lab():
-    why = H.available()
-    if why:
-        pytest.skip(f"remote benchmark lab: {why}")
-    lab = RemoteLab(rate_mbit=50)
-    try:
+    with running_lab(rate_mbit=50) as lab:
         yield lab
-    finally:
-        lab.close()
 
 
 def _audited_benchmark_page(make_wizard, qtbot, lab):
@@ -105,3 +97,50 @@ def test_declining_the_plan_changes_nothing(make_wizard, qtbot, lab):
     assert done == [] and wizard.state.bench_report is None
     assert lab.folders() == set() and lab.processes(*TOOLS) == {}
     assert wizard.button(QWizard.WizardButton.NextButton).isEnabled()
+
+
+def test_the_mtu_check_runs_first_then_the_confirmed_tests(make_wizard, qtbot, lab, screenshot):
+    """The MTU path check is on the Benchmark page, from the same service call as ``bench --between --mtu-check``:
+    ticked, it runs first (ping -M do, read-only), then the confirmed tests. On the lab's 1500-byte data link the
+    1700-byte frames fail on the sender, which becomes an error of both hosts in the wizard's audit."""
+    from nicadvisor.gui.pages.benchmark import MTU_ONLY
+    from nicadvisor.gui.widgets.formatting import esc
+
+    wizard, page = _audited_benchmark_page(make_wizard, qtbot, lab)
+    assert page.mtu_box.isVisible() and page.tests_box.findData(MTU_ONLY) >= 0
+    page.mtu_box.setChecked(True)
+    page.confirm_plan = lambda lines: True
+    with qtbot.waitSignal(page.sig_bench_done, timeout=120_000) as blocker:
+        qtbot.mouseClick(page.run_button, LEFT)
+    report = blocker.args[0]
+    assert [r.test for r in report.results] == ["TCP_STREAM", "TCP_RR"], report.problems
+    a, b = (h.target.name for h in lab.hosts())
+    text = page.mtu_result.text()
+    for client, server, addr in ((a, b, lab.data_addr(0)), (b, a, lab.data_addr(1))):
+        assert f"FAIL</b> {client} ({addr}, d0) → {server} (" in text
+    assert text.count(esc("1700-byte frame with don't-fragment: the sender's interface MTU 1500 is below 1700 "
+                          "bytes")) == 2
+    audit = wizard.state.audit
+    assert {h.mtu_path_ok for h in audit.hosts} == {False}
+    assert {f.host for f in audit.findings if f.rule_id == "mtu-path-test-failed-linux"} == {a, b}
+    assert audit.benchmarks == report.results
+    assert lab.folders() == set() and lab.processes(*TOOLS) == {}
+    screenshot(wizard, "benchmark-mtu-check")
+
+
+def test_only_the_mtu_check_asks_nothing_and_changes_nothing(make_wizard, qtbot, lab):
+    from nicadvisor.gui.pages.benchmark import MTU_ONLY
+
+    wizard, page = _audited_benchmark_page(make_wizard, qtbot, lab)
+    page.tests_box.setCurrentIndex(page.tests_box.findData(MTU_ONLY))
+    asked = []
+    page.confirm_plan = lambda lines: asked.append(lines) or False
+    with qtbot.waitSignal(page.sig_bench_done, timeout=60_000) as blocker:
+        qtbot.mouseClick(page.run_button, LEFT)
+    assert asked == [] and blocker.args[0].results == []  # read-only: no plan of changes to confirm
+    assert page.mtu_result.text().count("FAIL</b>") == 2
+    assert {h.mtu_path_ok for h in wizard.state.audit.hosts} == {False}
+    assert lab.folders() == set() and lab.processes(*TOOLS) == {}
+    page.loopback_radio.setChecked(True)
+    qtbot.mouseClick(page.run_button, LEFT)
+    assert "runs between hosts" in page.problems.text() and not page.task_running()

@@ -13,7 +13,7 @@ from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 from nicadvisor.bench.journal import Journal
 from nicadvisor.bench.results import BenchReport
 from nicadvisor.gui.wizard import PageId
-from nicadvisor.model.entities import Audit
+from nicadvisor.model.audit import Audit
 
 pytestmark = pytest.mark.skipif(shutil.which("netperf") is None, reason="netperf is installed by the setup")
 PAYLOADS = (1, 64, 1024, 8192)

@@ -147,6 +147,6 @@ def test_benchmark_page_draws_the_earlier_runs_of_the_same_tests(make_wizard, qt
     assert len(dots) == 1 and list(dots[0].data["y"]) == [r.throughput_gbps for r in first.results
                                                          if r.throughput_gbps is not None]
     bench.table.setCurrentCell(0, 0)
-    assert f"audit #{first_id} of" in bench.result_detail.text() and "Earlier runs:" in bench.result_detail.text()
+    assert f"audit #{first_id} of" in bench.result_detail.toPlainText() and "Earlier runs:" in bench.result_detail.toPlainText()
     screenshot(wizard, "benchmark-earlier-runs")
     store.close()

@@ -266,15 +266,24 @@ def test_ssh_host_key_dialog_then_audit(make_wizard, qtbot, tmp_path, ssh_lab, s
     assert [k.fingerprint for k in known_hosts.keys_for("127.0.0.1", port)] == [ssh_lab.sshd.fingerprint]
     assert spec.status.startswith(f"✔ connected as {ssh_lab.user.name} (key file); host key ssh-ed25519 "
                                   f"{ssh_lab.sshd.fingerprint} trusted now")
+    # the Host key column says what decides the next contact: the key stored now (it said "asked on first contact")
+    assert editor.table.item(0, editor.COLUMNS.index("Host key")).text() == \
+        f"stored: ssh-ed25519 {ssh_lab.sshd.fingerprint}"
     screenshot(wizard, "connect-ssh")
 
     # The audit: the key is known now, so nothing is asked; the host appears with the capture's pNICs.
     discover = wizard.pages[PageId.DISCOVER]
+    shown: list[tuple[int, str]] = []  # the bar while the host is read (before its outputs are inspected)
+    discover.progress.bar.valueChanged.connect(
+        lambda v: shown.append((v, discover.progress.status.text())) if not discover._phase2 else None)
     with qtbot.waitSignal(discover.sig_audit_done, timeout=AUDIT_TIMEOUT_MS) as blocker:
         wizard.next()
     audit = blocker.args[0]
     assert wizard.asker.open_dialogs() == []
     assert [h.name for h in audit.hosts] == [f"127.0.0.1:{port}"]
+    # the bar moves with the commands read (it sat at 2 % for the whole read while the step text changed)
+    values = sorted({v for v, _ in shown})
+    assert len(values) >= 5 and values[-1] >= 250, shown
     host = audit.hosts[0]
     # esxi_esxcli_nic_list_x550_ixgben_e810_icen_100g.txt (the personality's nic list)
     assert [(p.name, p.driver, p.link_speed_mbps) for p in host.pnics] == [
@@ -284,7 +293,10 @@ def test_ssh_host_key_dialog_then_audit(make_wizard, qtbot, tmp_path, ssh_lab, s
     assert item.text(0) == f"127.0.0.1:{port}" and item.childCount() == 4
     assert item.child(2).text(2) == "100 Gbit/s" and item.child(1).text(2) == "link down"
     rows = discover.hosts_progress.rows()
-    assert rows[0][0] == f"ESXi 127.0.0.1:{port} (SSH)" and rows[0][2].startswith("▲ 4 pNICs · ")
+    # the target row says its host's verdict, as the matrix and the banner do (it said "▲ 4 pNICs" whatever the verdict)
+    verdict = audit.verdict.hosts[0]
+    assert rows[0][0] == f"ESXi 127.0.0.1:{port} (SSH)"
+    assert rows[0][2].startswith(f"{SYMBOL[verdict.status]} {verdict.label}: {verdict.reason} · 4 physical pNICs read · ")
     # commands the personality has no capture for are problems of that host, grouped under its source
     source = f"ssh://{ssh_lab.user.name}@127.0.0.1:{port}"
     assert any(t.startswith(f"{source}: ") and "esxcli hardware pci list" in t for t in discover.problem_texts())

@@ -81,3 +81,38 @@ def test_insecure_keyring_found_on_worker_disables_remember(make_wizard, qtbot, 
         assert not editor.remember.isEnabled()
         assert editor.keyring_note.isVisibleTo(editor) and "passwords will be asked every time" in \
             editor.keyring_note.text()
+
+
+FIRST_WINDOW = r"""
+import os, sys
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QApplication
+app = QApplication(["nic-advisor-gui"])
+class First(QObject):
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint and getattr(obj, "isWindow", lambda: False)() and obj.isVisible():
+            print(type(obj).__name__, "nicadvisor.gui.wizard" in sys.modules, obj.text() if hasattr(obj, "text") else "")
+            sys.stdout.flush()
+            os._exit(0)
+        return False
+first = First()
+app.installEventFilter(first)
+from nicadvisor.gui.app import main
+main([])
+"""
+
+
+def test_a_window_is_painted_before_the_wizard_loads(tmp_path):
+    """Issue 19 §2: a cold start showed a black window for seconds. The first window painted says NIC Advisor is
+    starting, before the wizard's modules (the pages, the charting library) are even imported; how soon that is, is
+    measured in ``benchmarks/gui_stalls.py start``, not here."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
+               QT_QPA_PLATFORM="offscreen")
+    run = subprocess.run([sys.executable, "-c", FIRST_WINDOW], capture_output=True, text=True, timeout=120, env=env)
+    window, wizard_loaded, text = (run.stdout.split(" ", 2) + ["", "", ""])[:3]
+    assert window == "QLabel" and wizard_loaded == "False", run.stdout + run.stderr[-2000:]
+    assert "NIC Advisor" in text and "starting" in text

@@ -220,8 +220,8 @@ def test_history_into_head_exits_quietly(cli, tmp_path, good_host):
 
 
 def test_save_captures_gives_distinct_hosts_distinct_folders(tmp_path):
-    from nicadvisor.collect.assemble import HostInputs
-    from nicadvisor.collect.capture_file import read_capture
+    from nicadvisor.parsers.assemble import HostInputs
+    from nicadvisor.collect.sources import read_capture
     from nicadvisor.collect.ssh import save_captures
 
     cap = read_capture(NIC_LIST)

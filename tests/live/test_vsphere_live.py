@@ -6,10 +6,10 @@ import threading
 import pytest
 
 from nicadvisor.cancel import Cancelled
-from nicadvisor.collect.assemble import assemble_host
+from nicadvisor.parsers.assemble import assemble_host
 from nicadvisor.collect.tls_pinning import fetch_thumbprint
 from nicadvisor.collect.vsphere import VsphereTarget, collect_vsphere
-from nicadvisor.collect.vsphere_facts import facts_from_recording
+from nicadvisor.parsers.api.vsphere_objects import facts_from_recording
 from vcsimtools import GOVC, PASSWORD, USER
 
 needs_govc = pytest.mark.skipif(GOVC is None, reason="govc not installed")
@@ -194,3 +194,27 @@ def test_no_visible_host_is_a_clear_problem(vcsim_factory):
     assert col.hosts == []
     (p,) = col.problems
     assert f"no host is visible to user '{USER}'" in p.message and "Read-only role" in p.message
+
+
+@needs_govc
+def test_the_release_comes_from_the_vsphere_api_product_and_build(vcsim):
+    """Issue 16 §3: the vSphere API's ``summary.config.product`` version and build give each host's release (through
+    the build table), which the judgement states once per host and every view shows."""
+    from nicadvisor.report.json_export import host_to_dict
+    from nicadvisor.vcg.builds import guide_release, release_text
+    from nicadvisor.vcg.judge import judge
+
+    col = collect_vsphere([target(vcsim)])
+    gov = vcsim.govc_collect("name", "summary.config.product.version", "summary.config.product.build")
+    by_name = {props["name"]: props for props in gov.values()}
+    hosts = [assemble_host(hi)[0] for hi in col.hosts]
+    findings = judge(hosts, guide=None)
+    for host in hosts:
+        props = by_name[host.name]
+        want = guide_release(props["summary.config.product.version"], props["summary.config.product.build"])
+        assert want is not None  # vcsim's build is one the build table holds
+        (stated,) = [f for f in findings if f.host == host.name and f.rule_id.startswith("esxi-release")]
+        assert stated.rule_id == "esxi-release" and stated.title == f"ESXi release: {want}"
+        assert "summary.config.product" in stated.evidence[0].line
+        assert host_to_dict(host, findings)["release"] == {"label": want, "text": release_text(host)}
+        assert release_text(host).startswith(f"{want} ({props['summary.config.product.version']}, build ")

@@ -25,16 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from capturetools import FIXTURES
-
-NSX_FIXTURES = FIXTURES / "nsx-api"
-
-
-def fixture_text(name: str) -> str:
-    p = NSX_FIXTURES / name
-    if not p.exists():
-        raise FileNotFoundError(f"NSX API fixture {p} is missing: is ../shared beside the repository?")
-    return p.read_text(encoding="utf-8")
+from capturetools import NSX_API as NSX_FIXTURES, nsx_fixture_text as fixture_text  # noqa: F401 - re-used here
 
 
 class _Server(ThreadingHTTPServer):

@@ -12,7 +12,7 @@ import pytest
 from nsx_responder import NsxResponder
 
 from nicadvisor.cancel import Cancelled
-from nicadvisor.collect.assemble import assemble_host
+from nicadvisor.parsers.assemble import assemble_host
 from nicadvisor.collect.nsx import NsxTarget, collect_nsx
 
 PASSWORD = "VMware1!VMware1!"

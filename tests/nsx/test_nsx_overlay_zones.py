@@ -17,11 +17,11 @@ import pytest
 
 from nsx_responder import fixture_text
 
-from nicadvisor.collect.assemble import HostInputs, assemble_host
-from nicadvisor.collect.capture_file import Capture
+from nicadvisor.parsers.assemble import HostInputs, assemble_host
+from nicadvisor.parsers.capture_file import Capture
 from nicadvisor.model import Evidence, PhysicalNic, Severity, VmkernelNic
 from nicadvisor.model.entities import OVERLAY_CARRIES, OVERLAY_NONE, OVERLAY_POSSIBLE
-from nicadvisor.parsers import nsx_api as n
+from nicadvisor.parsers.api import nsx as n
 from nicadvisor.rules_engine import evaluate, load_rules
 
 TN_NSX30 = "GET_api_v1_transport-nodes_list_nsx30_vds_STANDARD_apnex.json"

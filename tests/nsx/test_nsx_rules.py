@@ -5,21 +5,21 @@ captures from another lab) by pNIC name, to exercise the rules; the values are t
 """
 from __future__ import annotations
 
-from pathlib import Path
 
-from capturetools import capture_path
+from capturetools import SHARED, capture_path
 from nsx_responder import fixture_text
 
 from nicadvisor.model.references import PAGES
-from nicadvisor.collect.assemble import HostInputs, assemble_host
-from nicadvisor.collect.capture_file import Capture, read_capture
+from nicadvisor.parsers.assemble import HostInputs, assemble_host
+from nicadvisor.parsers.capture_file import Capture
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.paths import rules_dir
-from nicadvisor.parsers import nsx_api as n
+from nicadvisor.parsers.api import nsx as n
 from nicadvisor.rules_engine import evaluate, load_rules
 from nicadvisor.rules_engine.context import pnic_context
 from nicadvisor.rules_engine.loader import load_rule_file
 
-REFERENCES = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
+REFERENCES = SHARED / "reference"
 
 
 def _rules():

@@ -31,7 +31,8 @@ def test_frozen_build_runs_the_demo_lab_and_the_agent(tmp_path):
     out = tmp_path / "out"
     run = subprocess.run([str(exe), "demo", "--headless", "--out", str(out)], cwd=tmp_path, env=env,
                          capture_output=True, text=True, timeout=300)
-    assert run.returncode == 1, run.stderr  # the demo lab is NOT READY
+    assert run.returncode == 0, run.stderr  # the demo ran and printed its verdict (the lab is NOT READY by design)
+    assert "Verdict: ✖ NOT READY" in run.stdout
     doc = json.loads((out / "nic-advisor-demo.json").read_text())
     assert len(doc["hosts"]) == 10 and (out / "nic-advisor-demo.pdf").stat().st_size > 10_000
     # the benchmark agent, as the frozen build starts it (no "python -m"): one TCP_RR over loopback

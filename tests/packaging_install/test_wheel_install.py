@@ -34,7 +34,7 @@ def test_a_non_editable_install_runs_the_demo_lab_headless(tmp_path):
     run = subprocess.run([sys.executable, "-c", RUN, str(site), str(out)], cwd=tmp_path, capture_output=True,
                          text=True, timeout=300, env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
                                                       "XDG_DATA_HOME": str(tmp_path / "xdg")})
-    assert run.returncode == 1, run.stderr  # the demo lab is NOT READY: exit 1, as the README says
+    assert run.returncode == 0, run.stderr  # the demo ran and printed its verdict (NOT READY): exit 0, as the README says
     assert f"DATA {data}" in run.stdout
     doc = json.loads((out / "nic-advisor-demo.json").read_text())
     assert len(doc["hosts"]) == 10 and doc["verdict"]["label"] == "NOT READY"

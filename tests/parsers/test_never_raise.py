@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from capturetools import CAPTURES
 
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.parsers.registry import _ENTRIES, _load, parse_output
 
 CAPS = sorted(CAPTURES.glob("*.txt"))

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from capturetools import CAPTURES
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.parsers.base import is_placeholder
 from nicadvisor.parsers.registry import parse_output
 

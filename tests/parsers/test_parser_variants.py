@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from capturetools import capture_path, parsed_facts
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.collect.sources import read_capture
 
 HERE = Path(__file__).resolve().parent
 OWN = HERE / "captures"

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from capturetools import CAPTURES, FIXTURES, parsed_facts
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.parsers.framing import is_command_echo, unframe
 
 CAPTURE_PATHS = sorted([*CAPTURES.glob("*.txt"), *(FIXTURES / "vm-support").glob("*.txt")], key=lambda p: p.name)

@@ -6,7 +6,7 @@ Every text is built from real captures; only the value a test needs to tell two 
 from __future__ import annotations
 
 from capturetools import capture_path
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.parsers.registry import parse_output
 
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from capturetools import CAPTURES
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.parsers.base import norm_pci
 from nicadvisor.parsers.pci_address import PciAddress, looks_like_pci, normalise_pci
 from nicadvisor.parsers.registry import parse_output

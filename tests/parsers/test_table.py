@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from capturetools import CAPTURES, FIXTURES
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.parsers import framing, pci_address, table
-from nicadvisor.parsers.esxcli_nic import ESXCFG_L_COLUMNS, ESXCLI_COLUMNS, NIC_HEADER_KEYS
+from nicadvisor.parsers.esxi.esxcli_nic import ESXCFG_L_COLUMNS, ESXCLI_COLUMNS, NIC_HEADER_KEYS
 from nicadvisor.parsers.registry import parse_output
 from nicadvisor.parsers.table import MAX_LINE, MAX_WORDS, find_layout, layout_from_specs, read_row, read_tables, split_by_shapes
 

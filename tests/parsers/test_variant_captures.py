@@ -19,11 +19,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from capturetools import CAPTURES, FIXTURES, merged, parsed_facts
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.parsers.base import CommandLine
 from nicadvisor.parsers.registry import bundle_file_command, normalise, parse_output, resolve_command
-from nicadvisor.parsers import linux_ethtool, vsish, vmkernel_log, esxi_vswitch
-
+from nicadvisor.parsers.linux import ethtool as linux_ethtool
+from nicadvisor.parsers.esxi import vsish
+from nicadvisor.parsers.esxi import vmkernel_log
+from nicadvisor.parsers.esxi import vswitch as esxi_vswitch
 LOCAL = Path(__file__).parent / "captures"
 
 

@@ -65,7 +65,7 @@ def test_inventory_csv_one_row_per_pnic_with_facts_and_statuses(audit, tmp_path)
     fields = [f.name for f in dataclasses.fields(PhysicalNic) if f.name != "evidence"]
     # the model's order, without the fact columns no pNIC of this audit filled
     filled = [f for f in fields if f == "name" or any(getattr(p, f) is not None for h in audit.hosts for p in h.pnics)]
-    assert header == ["host"] + filled + [f"{c.key}_status" for c in CAPABILITIES] + ["host_verdict"]
+    assert header == ["host"] + filled + [f"{c.key}_status" for c in CAPABILITIES] + ["host_verdict", "switch_port"]
     assert "ens_interrupt_capable" not in header and "legacy_vmklinux" not in header
     assert [(r["host"], r["name"]) for r in rows] == [
         ("esxi-a", "vmnic0"), ("esxi-a", "vmnic2"), ("esxi-a", "vmnic3"), ("esxi-a", "vusb0"),

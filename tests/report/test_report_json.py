@@ -10,11 +10,13 @@ import pytest
 from pypdf import PdfReader
 
 from audit_sample import CX6_PCI, LNKCAP, LSPCI_SRC, NIC_LIST, NIC_LIST_CMD, UNDERSTOOD_SOURCE, VMNIC2, build_audit
+from capturetools import completed, ready_host
 from nicadvisor import __version__
 from nicadvisor.model import Audit, Host, KernelModule, PhysicalNic, Switch, VmkernelNic
 from nicadvisor.model.capabilities import CAPABILITIES
 from nicadvisor.report import audit_to_dict, load_schema, read_json, validate_document, write_json, write_pdf
 from nicadvisor.report.json_export import benchmark_to_dict
+from nicadvisor.services.audit import AuditRequest, run_audit
 
 
 def _pnic(doc, host, name):
@@ -82,23 +84,29 @@ def test_write_json_round_trip(audit, tmp_path):
     assert read_json(path) == audit_to_dict(audit)
 
 
-def test_ready_without_errors_and_empty_audit():
+def test_ready_without_errors_and_empty_audit(tmp_path):
     a = build_audit()
     a.findings = [f for f in a.findings if f.severity.value != "error"]
     doc = audit_to_dict(a)  # lnx-1's pNICs have no MTU in the inputs: no all-clear
     assert doc["summary"]["ready"] is False and doc["verdict"]["label"] == "NOT RATED"
-    assert doc["verdict"]["hosts"][1] == {"host": "lnx-1", "status": "not_rated", "label": "NOT RATED",
-                                          "reason": doc["verdict"]["hosts"][1]["reason"]}
-    assert "link state of enp2s0" in doc["verdict"]["hosts"][1]["reason"]
+    lnx = doc["verdict"]["hosts"][1]
+    assert (lnx["host"], lnx["status"], lnx["label"]) == ("lnx-1", "not_rated", "NOT RATED")
+    assert "link state of enp2s0" in lnx["reason"] and lnx["finish"][0] == "ip link show"
     validate_document(doc)
     a.hosts = a.hosts[:1]
     a.inputs = [i for i in a.inputs if not i.startswith("captures/linux_")]
     doc = audit_to_dict(a)  # captures/esxi-b/ gave no host (its one file was not understood): not all-clear
     assert doc["verdict"]["label"] == "NOT RATED" and "captures/esxi-b/odd_output.txt" in doc["verdict"]["reason"]
     a.inputs_not_understood = []
-    doc = audit_to_dict(a)
-    assert doc["summary"]["ready"] is True and doc["verdict"]["label"] == "READY"
+    doc = audit_to_dict(a)  # no error and every input read, but Geneve offload, RSS, the release … were not read
+    assert doc["summary"]["ready"] is False and doc["verdict"]["label"] == "NOT RATED"
+    assert doc["verdict"]["reason"] == "1 of 1 host could not be rated: esxi-a"
+    assert "decisive checks not made on esxi-a: run " in doc["verdict"]["causes"][0]
     validate_document(doc)
+    ready = audit_to_dict(completed(run_audit(AuditRequest(capture_paths=(str(ready_host(tmp_path)),)))))
+    assert ready["summary"]["ready"] is True and ready["verdict"]["label"] == "READY"
+    assert ready["readiness"]["hosts_rated"] == ready["readiness"]["hosts"] == 1
+    validate_document(ready)
     empty = audit_to_dict(Audit(created_at="2026-11-21T10:00:00+00:00"))
     validate_document(empty)
     assert empty["benchmarks"] == [] and empty["hosts"] == []
@@ -197,7 +205,7 @@ def test_schema_covers_every_model_field_with_its_type(cls, ref):
         expected = [_TYPES[base], "null"] if nullable else _TYPES[base]
         assert prop["type"] == expected, f"{cls.__name__}.{f.name}: {prop['type']} != {expected}"
     names = {f.name for f in dataclasses.fields(cls)}
-    assert set(definition["properties"]) - names <= {"capabilities"}
+    assert set(definition["properties"]) - names <= {"capabilities", "release"}  # derived, never stored
     field_names = [f.name for f in dataclasses.fields(cls) if f.name != "evidence"
                    and f.name not in ("pnics", "vmknics", "switches", "modules")]
     assert sorted(definition["properties"]["evidence"]["propertyNames"]["enum"]) == sorted(field_names)

@@ -14,10 +14,12 @@ import pytest
 from pypdf import PdfReader
 
 from audit_sample import CX6_PCI, LNKCAP, UNDERSTOOD_SOURCE, VMNIC2, build_audit, ev
+from capturetools import completed, ready_host
 from nicadvisor.model import Audit, Finding, Host, InputProblem, PhysicalNic, Severity
 from nicadvisor.model.capabilities import CAPABILITIES
 from nicadvisor.report import write_pdf
 from nicadvisor.report.pdf import DEFAULT_TITLE
+from nicadvisor.services.audit import AuditRequest, run_audit
 
 
 def _text(path: Path) -> tuple[str, list[str]]:
@@ -155,7 +157,10 @@ def test_pdf_without_benchmarks_or_problems_and_ready(tmp_path):
     a.findings = [f for f in a.findings if f.severity is not Severity.ERROR]
     text, _ = _text(write_pdf(a, tmp_path / "a.pdf", title="Lab audit"))
     assert "Lab audit" in text
-    assert "✔ READY" in text and "NOT READY" not in text
+    assert "NOT RATED" in text and "✔ READY" not in text  # no error, but its decisive checks were not all made
+    ready = completed(run_audit(AuditRequest(capture_paths=(str(ready_host(tmp_path)),))))
+    ready_text, _ = _text(write_pdf(ready, tmp_path / "r.pdf", title="Lab audit"))
+    assert "✔ READY" in ready_text and "NOT READY" not in ready_text.replace("NOT READY comes from an error", "")
     assert "Benchmarks" not in text
     assert "Every input was understood." in text
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from nicadvisor.model import Evidence, Host, PhysicalNic, Severity, Switch, VmkernelNic
 from nicadvisor.model.entities import OVERLAY_CARRIES, OVERLAY_NONE, OVERLAY_POSSIBLE
-from nicadvisor.model.verdict import NOT_READY, READY, host_verdict
+from nicadvisor.model.verdict import NOT_RATED, NOT_READY, READY, host_verdict
 from nicadvisor.rules_engine import evaluate, load_rules
 from nicadvisor.services.audit import AuditRequest, run_audit
+from nicadvisor.vcg.judge import judge
+
+from capturetools import fully_read
 
 OVERLAY_RULES = {r.id for r in load_rules() if r.overlay}
 
@@ -72,18 +75,23 @@ def test_before_the_rollout_every_switch_uplink_may_carry_it_lowered_and_worded_
     # the switch rule follows the same precision
     sw = _by_target(findings, "switch-mtu-below-1600")
     assert sw["vSwitch0"].severity is Severity.WARNING and sw["vSwitch0"].full_severity is Severity.ERROR
-    # one fit candidate: READY, and the reason says where the overlay may go and where not
+    # one fit candidate: the decisive checks are made on it alone, never on the unfit one
     v = host_verdict(h, findings)
+    assert v.status == NOT_RATED and {m.pnic for m in v.missing} == {"", "vmnic2"}
+    # with every decisive check of vmnic2 read: READY, and the reason says where the overlay may go and where not
+    fully_read(h, "vmnic2")
+    v = host_verdict(h, judge([h], guide=None))
     assert v.status == READY and "carry the overlay on vmnic2, not on vmnic0" in v.reason
 
 
 def test_no_fit_candidate_is_not_ready_although_every_finding_was_lowered():
     h = _host(tep_switch=None, mtus={"vmnic0": 1500, "vmnic1": 1500}, on={"vmnic0": "vSwitch0", "vmnic1": "vSwitch0"})
-    findings = evaluate(load_rules(), [h])
-    assert not any(f.severity is Severity.ERROR for f in findings)
+    findings = judge([h], guide=None)
+    errors = [f for f in findings if f.severity is Severity.ERROR]
+    assert [f.rule_id for f in errors] == ["overlay-no-fit-pnic"]  # the rules' findings were all lowered
+    assert "vmnic0: Switch MTU below 1600, pNIC MTU below 1600;" in errors[0].message and "vmnic1:" in errors[0].message
     v = host_verdict(h, findings)
-    assert v.status == NOT_READY and v.reason.startswith("no pNIC fit for the overlay: ")
-    assert "pNIC MTU below 1600" in v.reason
+    assert v.status == NOT_READY and v.reason == "1 error finding (No pNIC fit for the overlay)"
 
 
 def test_an_nsx_host_switch_carries_the_overlay_without_a_tep_read():

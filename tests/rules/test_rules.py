@@ -1,9 +1,10 @@
 """The shipped rule files load, bad rule files are refused with file and line, rules fire on facts."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
+
+from capturetools import SHARED
 
 from nicadvisor.model import Evidence, Host, PhysicalNic, Severity, Switch, VmkernelNic
 from nicadvisor.paths import rules_dir
@@ -11,7 +12,7 @@ from nicadvisor.rules_engine import RuleError, evaluate, load_rules
 from nicadvisor.rules_engine.context import pcie_bandwidth_gbps
 from nicadvisor.rules_engine.loader import load_rule_file
 
-REFERENCES = Path(__file__).resolve().parents[2].parent / "shared" / "reference"
+REFERENCES = SHARED / "reference"
 
 
 @pytest.mark.parametrize("path", sorted(rules_dir().glob("*.yaml")), ids=lambda p: p.name)

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from nicadvisor.bench.results import BenchResult, Expected
-from nicadvisor.model.entities import Audit
+from nicadvisor.model.audit import Audit
 from nicadvisor.services.bench_history import earlier_runs, for_audit, load_earlier, run_key
 from nicadvisor.store import AuditStore
 

@@ -1,7 +1,7 @@
 """Joining NSX transport nodes with hosts of other sources by name, and how live targets are named."""
 from __future__ import annotations
 
-from nicadvisor.collect.assemble import HostInputs
+from nicadvisor.parsers.assemble import HostInputs
 from nicadvisor.collect.nsx import NsxTarget
 from nicadvisor.services.audit import AuditRequest
 from nicadvisor.services.live import _same_host, join_nsx

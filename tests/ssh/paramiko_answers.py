@@ -7,7 +7,7 @@ import time
 
 from capturetools import capture_path
 
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.collect.sources import read_capture
 
 NIC_LIST = read_capture(capture_path("esxi_g_esxcli_network_nic_list_igbn_esxi702_skyao.txt")).text
 PASSWORD = "Esx-test-pw-1"

@@ -239,3 +239,26 @@ def sshd_in_netns(base: Path, user: str, authorized_keys: Path, prefix: str, fir
             sshd.stop()
         subprocess.run(["ip", "netns", "del", ns], check=False, timeout=20, capture_output=True)
         subprocess.run(["ip", "link", "del", outside], check=False, timeout=20, capture_output=True)
+
+
+@contextlib.contextmanager
+def esxi_personality_sshd(captures: Path, prefix: str = "nicadv-ssh-"):
+    """A throw-away user, an authorised client key and a started sshd on loopback whose ForceCommand is the ESXi
+    personality answering with the bodies of ``captures``. Yields (user name, client key path, sshd); removes all of
+    it afterwards."""
+    base = make_base(prefix)
+    user = sshd = None
+    try:
+        user = TestUser(base)
+        key = keygen(base / "client_key")
+        authorized = base / "authorized_keys"
+        authorized.write_text(Path(str(key) + ".pub").read_text())
+        authorized.chmod(0o644)
+        sshd = Sshd(base, user.name, authorized, force_command=personality_command(captures)).start()
+        yield user.name, key, sshd
+    finally:
+        if sshd is not None:
+            sshd.stop()
+        if user is not None:
+            user.remove()
+        shutil.rmtree(base, ignore_errors=True)

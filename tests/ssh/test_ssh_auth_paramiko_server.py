@@ -11,7 +11,7 @@ import paramiko
 import pytest
 
 from paramiko_answers import PASSWORD, answer_exec
-from nicadvisor.collect.assemble import assemble_host
+from nicadvisor.parsers.assemble import assemble_host
 from nicadvisor.collect.known_hosts import KnownHosts, fingerprint
 from nicadvisor.collect.ssh import SshTarget, collect_ssh
 

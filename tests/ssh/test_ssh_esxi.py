@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from nicadvisor.collect.assemble import assemble_host
+from nicadvisor.parsers.assemble import assemble_host
 from nicadvisor.collect.known_hosts import KnownHosts
 from nicadvisor.collect.sources import gather
 from nicadvisor.collect.ssh import collect_ssh, save_captures

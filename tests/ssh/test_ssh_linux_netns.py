@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from nicadvisor.collect.assemble import assemble_host
+from nicadvisor.parsers.assemble import assemble_host
 from nicadvisor.collect.sources import gather
 from nicadvisor.collect.ssh import collect_ssh, save_captures
 

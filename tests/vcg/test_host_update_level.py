@@ -17,7 +17,7 @@ import pytest
 
 from nicadvisor.model import Audit, Evidence, Host, PhysicalNic, Severity
 from nicadvisor.report.json_export import audit_to_dict, validate_document
-from nicadvisor.store.codec import host_from_dict, host_to_doc
+from nicadvisor.document import host_from_dict, host_to_doc
 from nicadvisor.store.history import AuditStore
 from nicadvisor.vcg.builds import guide_release, host_release, release_unknown_reason
 from nicadvisor.vcg.guide_findings import guide_findings

@@ -8,7 +8,7 @@ import stat
 import pytest
 
 from capturetools import REPO, capture_path
-from nicadvisor.collect.capture_file import read_capture
+from nicadvisor.collect.sources import read_capture
 from nicadvisor.vcg import VcgEntry, default_database_path, open_database, vcg_notes
 
 CSV_PATH = REPO / "resources" / "vcg" / "nic_facts.csv"

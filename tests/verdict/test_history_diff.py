@@ -68,6 +68,6 @@ def test_findings_of_a_removed_host_are_not_fixed():
     diff = diff_audits(before, after)
     assert diff.hosts_removed == ["b"]
     assert [(c.target, c.fact, c.before, c.after) for c in diff.facts_changed] == [("a/vmnic0", "mtu", 1500, 9000)]
-    assert {f.rule_id for f in diff.findings_fixed} == {"pnic-mtu-below-1600"}
+    assert {f.rule_id for f in diff.findings_fixed} == {"pnic-mtu-below-1600", "overlay-no-fit-pnic"}
     assert not diff.empty and diff_audits(after, after).empty
     assert "No change" in diff_lines(diff_audits(after, after))[-1]

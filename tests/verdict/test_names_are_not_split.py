@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from nicadvisor.model import Finding, Severity
-from nicadvisor.model.verdict import NOT_READY, host_verdict, verdict_of
+from nicadvisor.model.readiness import overlay_fit_findings
+from nicadvisor.model.verdict import NOT_RATED, NOT_READY, host_verdict, verdict_of
 from nicadvisor.rules_engine import evaluate, load_rules
 from nicadvisor.services.audit import DEMO_LAB, AuditRequest, run_audit
 
@@ -57,8 +58,11 @@ def test_no_fit_candidate_is_not_ready_whatever_the_host_and_switch_names(weird)
     findings = evaluate(load_rules(), [h])
     assert not any(f.severity is Severity.ERROR for f in findings)
     assert {f.obj for f in findings if f.rule_id == "switch-mtu-below-1600"} == {f"{weird}/vSwitch0"}
-    v = host_verdict(h, findings)
-    assert v.status == NOT_READY and v.reason.startswith("no pNIC fit for the overlay: ")
+    assert host_verdict(h, findings).status == NOT_RATED  # judged without the unfit-overlay error: never READY
+    (unfit,) = overlay_fit_findings([h], findings)  # the judgement's error: NOT READY comes from an error finding
+    assert unfit.host == weird and unfit.severity is Severity.ERROR and "vmnic0" in unfit.message
+    v = host_verdict(h, findings + [unfit])
+    assert v.status == NOT_READY and v.reason == "1 error finding (No pNIC fit for the overlay)"
 
 
 def test_an_error_on_a_host_whose_name_holds_a_slash_names_its_object():

@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-from capturetools import ready_host
+from capturetools import completed, ready_host
 from nicadvisor.services.audit import AuditRequest, run_audit
 
-READY_HOST = "esx-nested"  # READY on its own: a whole pNIC listing
+READY_HOST = "esx-nested"  # a whole pNIC listing: READY on its own once its decisive checks are made (completed)
 
 
 def _lab(tmp_path):
@@ -22,8 +22,12 @@ def _lab(tmp_path):
     return lab
 
 
+def _verdict(lab):
+    return completed(run_audit(AuditRequest(capture_paths=(str(lab),)))).verdict
+
+
 def test_the_ready_host_alone_is_ready(tmp_path):
-    assert run_audit(AuditRequest(capture_paths=(str(_lab(tmp_path)),))).verdict.status == "ready"
+    assert _verdict(_lab(tmp_path)).status == "ready"
 
 
 def test_unread_host_folders_and_bundles_keep_the_audit_from_ready(tmp_path):
@@ -34,7 +38,7 @@ def test_unread_host_folders_and_bundles_keep_the_audit_from_ready(tmp_path):
     (lab / "esx-02-vm-support.tgz").write_text("not an archive", encoding="utf-8")
     (lab / "esx-03").symlink_to(tmp_path / "gone")
     (lab / READY_HOST / "notes.txt").write_text("to do: check vmnic1\n", encoding="utf-8")  # beside read captures
-    v = run_audit(AuditRequest(capture_paths=(str(lab),))).verdict
+    v = _verdict(lab)
     assert v.status == "not_rated"
     assert v.reason.startswith("4 parts of the inputs could not be read: ")
     named = " ".join(v.causes)
@@ -69,7 +73,7 @@ def test_a_file_of_a_read_host_that_could_not_be_read_keeps_that_host_from_ready
     with open(big, "wb") as fh:
         fh.write(b"# command: esxcfg-nics -l\n")
         fh.truncate(50 * 1024 * 1024)  # sparse: over the capture size cap without writing 50 MB
-    v = run_audit(AuditRequest(capture_paths=(str(lab),))).verdict
+    v = _verdict(lab)
     (host,) = v.hosts
     assert v.status == "not_rated" and host.status == "not_rated"
     assert host.reason == "nic_list_full.txt could not be read: see the inputs not understood"

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from capturetools import CAPTURES, ready_host
+from capturetools import CAPTURES, completed, ready_host
 from nicadvisor.cli import main
 from nicadvisor.model import Audit
-from nicadvisor.model.verdict import NOT_RATED, READY, incomplete_verdict
+from nicadvisor.model.verdict import NOT_RATED, NOT_READY, READY, incomplete_verdict
 from nicadvisor.paths import demo_lab_dir
 from nicadvisor.services.audit import AuditRequest, run_audit
 from nicadvisor.store import AuditStore
@@ -70,8 +70,9 @@ def test_nothing_read_is_not_rated_in_every_view(kind, tmp_path, capsys):
 
 def test_an_input_that_yields_no_host_keeps_the_rest_from_being_ready(tmp_path, capsys):
     good = ready_host(tmp_path)
-    assert main(["audit", "--quiet", "--no-history", "--capture", str(good)]) == 0  # READY on its own
-    capsys.readouterr()
+    # a whole esxcfg-nics -l alone is never READY (issue 16 §1): its decisive checks were not made
+    assert main(["audit", "--quiet", "--no-history", "--capture", str(good)]) == 2
+    assert "decisive checks not made on esx-nested: run " in capsys.readouterr().out
     missing = tmp_path / "esx-02"
     code = main(["audit", "--quiet", "--no-history", "--capture", str(good), str(missing),
                  "--json", str(tmp_path / "a.json")])
@@ -79,8 +80,11 @@ def test_an_input_that_yields_no_host_keeps_the_rest_from_being_ready(tmp_path, 
     assert code == 2
     assert f"NOT RATED: 1 of 2 inputs could not be read: {missing}" in out
     doc = json.loads((tmp_path / "a.json").read_text())
-    assert [h["label"] for h in doc["verdict"]["hosts"]] == ["READY"]  # the host read is still rated
     assert doc["verdict"]["causes"][0].startswith(f"{missing}: ")
+    # with its decisive checks made, the host read is READY, and the unread input still keeps the audit from it
+    audit = completed(run_audit(AuditRequest(capture_paths=(str(good), str(missing)))))
+    assert [h.label for h in audit.verdict.hosts] == ["READY"]
+    assert audit.verdict.headline == f"NOT RATED: 1 of 2 inputs could not be read: {missing}"
 
 
 def test_errors_stay_not_ready_and_name_the_unread_input(tmp_path, capsys):
@@ -88,8 +92,10 @@ def test_errors_stay_not_ready_and_name_the_unread_input(tmp_path, capsys):
     code = main(["audit", "--quiet", "--no-history", "--capture", str(bad), str(tmp_path / "gone")])
     out = capsys.readouterr().out
     assert code == 1
-    # no TEP yet: both pNICs would fail the Geneve MTU if they carried the overlay, so no pNIC is fit for it
-    assert "NOT READY: no pNIC fit for the overlay on esxi-hpe-connectx5; 1 input could not be read" in out
+    # no TEP yet: both pNICs would fail the Geneve MTU if they carried the overlay, so no pNIC is fit for it: an
+    # error finding, as every NOT READY
+    assert "NOT READY: 1 error finding on 1 host to fix first; 1 input could not be read" in out
+    assert "[error] esxi-hpe-connectx5: No pNIC fit for the overlay" in out
 
 
 def test_interrupted_audit_reopened_is_never_ready(tmp_path, capsys):
@@ -131,7 +137,9 @@ def test_demo_lab_verdicts_are_computed_from_its_facts():
     by_host = {h.host: h for h in v.hosts}
     # a Linux host whose link state and MTU no input reports is not rated: no pNIC listing was read
     assert by_host["linux-igb-mfd"].status == NOT_RATED and "link state of enp2s0" in by_host["linux-igb-mfd"].reason
-    assert by_host["linux-e810-pulchart"].status == NOT_RATED and "MTU of em1" in by_host["linux-e810-pulchart"].reason
+    e810 = by_host["linux-e810-pulchart"]
+    assert e810.status == NOT_RATED and "decisive checks not made on linux-e810-pulchart: run ip link show em1" in \
+        e810.reason and "the MTU of em1" in [m.missing for m in e810.missing]
     # its switches name uplinks that no pNIC listing holds (only a tso get of vmnic1 was captured): not rated,
     # however clean the little that was read
     assert by_host["esxi-sio4-nsxv"].status == NOT_RATED
@@ -139,8 +147,10 @@ def test_demo_lab_verdicts_are_computed_from_its_facts():
     # its only listing was filtered (| grep vmnic5): the pNICs it left out were never seen
     assert by_host["esxi-nsx-perf-xl710"].reason == "pNIC list filtered (| grep vmnic5): run esxcfg-nics -l"
     assert READY not in {h.status for h in v.hosts}
-    assert all(h.status != READY for h in v.hosts if any(f.host == h.host and f.severity.value == "error"
-                                                         for f in audit.findings))
+    # NOT READY comes from an error finding, and every host that is not READY says what it lacks
+    assert all((h.status == NOT_READY) == any(f.host == h.host and f.severity.value == "error"
+                                              for f in audit.findings) for h in v.hosts)
+    assert all(h.finish for h in v.hosts)
 
 
 def test_cancelled_and_empty_audits_are_not_ready():
@@ -152,7 +162,7 @@ def test_cancelled_and_empty_audits_are_not_ready():
 
 
 def test_history_summary_of_a_finished_audit_is_the_stored_verdict(tmp_path):
-    audit = run_audit(AuditRequest(capture_paths=(str(ready_host(tmp_path)),)))
+    audit = completed(run_audit(AuditRequest(capture_paths=(str(ready_host(tmp_path)),))))
     with AuditStore(tmp_path / "h.sqlite3") as store:
         audit_id = store.save(audit)
         line = store.summary(audit_id)
@@ -161,7 +171,7 @@ def test_history_summary_of_a_finished_audit_is_the_stored_verdict(tmp_path):
 
 def test_ready_on_virtual_uplinks_says_so(tmp_path):
     """Hostile review: a nested ESXi host's six nvmxnet3 uplinks were READY as "6 physical pNICs"."""
-    v = run_audit(AuditRequest(capture_paths=(str(ready_host(tmp_path)),))).verdict
+    v = completed(run_audit(AuditRequest(capture_paths=(str(ready_host(tmp_path)),)))).verdict
     assert v.status == READY and "6 pNICs, 6 of them virtual uplinks" in v.reason and "physical" not in v.reason
     assert "6 of them virtual uplinks" in v.hosts[0].reason
 
@@ -172,4 +182,5 @@ def test_a_port_read_alone_with_its_link_down_is_not_rated():
     audit = run_audit(AuditRequest(capture_paths=(str(CAPTURES / "esxi_esxcli_nic_get_i40en_x710_fw7.10.txt"),)))
     (host,) = audit.verdict.hosts
     assert audit.hosts[0].pnics[0].link_up is False
-    assert host.status == NOT_RATED and host.reason.startswith("the MTU of vmnic0 was not read")
+    assert host.status == NOT_RATED and "decisive checks not made on" in host.reason
+    assert "the MTU of vmnic0" in [m.missing for m in host.missing] and "esxcfg-nics -l" in host.finish

@@ -25,6 +25,8 @@ TOOLS = ("netperf", "iperf3", "agent")
 #: What a user may ask for: a tool, or ``auto`` (netperf, else iperf3, else the agent).
 TOOL_CHOICES = ("auto",) + TOOLS
 PATHS = ("loopback", "netns")
+#: Seconds per test without a profile (a profile has its own: :mod:`nicadvisor.bench.catalogue`).
+DEFAULT_DURATION_S = 2.0
 
 
 def check_run_options(tests: tuple[str, ...] | list[str], duration_s: float, tool: str) -> None:
@@ -41,4 +43,4 @@ def check_run_options(tests: tuple[str, ...] | list[str], duration_s: float, too
         raise ValueError(f"tool {tool!r} is not one of {TOOL_CHOICES}")
 
 
-__all__ = ["BenchError", "Cancelled", "PATHS", "TESTS", "TOOLS", "TOOL_CHOICES", "check_run_options"]
+__all__ = ["BenchError", "Cancelled", "DEFAULT_DURATION_S", "PATHS", "TESTS", "TOOLS", "TOOL_CHOICES", "check_run_options"]

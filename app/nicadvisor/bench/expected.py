@@ -55,7 +55,7 @@ Stream bands (Gbit/s, higher is better):
       effect is published (nsx-t-performance-on-intel.txt §1.1-§1.3.1): named, not counted;
     * a tbf-shaped link: its rate is the line rate and tbf charges each frame from its Ethernet header (14 bytes of
       framing, Linux net/sched/sch_tbf.c: qdisc_pkt_len, skb_gso_mac_seglen).
-    The 10 % (:data:`nicadvisor.bench.results.WITHIN`) and the 25 % warn margin are this project's conventions.
+    The 10 % (:data:`nicadvisor.bench.expectation.WITHIN`) and the 25 % warn margin are this project's conventions.
 
 Round-trip band between hosts (µs, lower is better; host-to-host TCP_RR of at most 1448 bytes, with the path's ICMP
 echo round trip, one frame each way, no echo lost): nominal = median echo (first left out) + 40 µs for the
@@ -82,7 +82,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import path_rtt as _rtt  # pure as well (re, statistics, dataclasses)
-from .results import WITHIN, Expected
+from .expectation import WITHIN, Expected
 
 if TYPE_CHECKING:  # duck-typed at run time: this module imports no model code
     from nicadvisor.model.entities import Host

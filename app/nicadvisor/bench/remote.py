@@ -1,6 +1,6 @@
 """Benchmark between audited hosts over SSH: netperf/netserver, else iperf3, else the built-in agent
 (one file copied to a temporary folder and run with the host's ``python3``), with every change
-journaled in SQLite (:mod:`nicadvisor.bench.remote_journal`) before it is made and undone after the
+journaled (:mod:`nicadvisor.bench.journal`) before it is made and undone after the
 test, after a cancel, and at the next start after a crash or ``kill -9``.
 
 Flow (:class:`RemoteBench`): ``prepare()`` connects to every host (host keys verified by
@@ -54,8 +54,7 @@ from nicadvisor.collect.ssh_commands import LINUX_IF_RE, LINUX_TOOL_PATHS
 from . import BenchError, Cancelled, check_run_options
 from . import agent, iperf3, mtu_path, netperf, path_rtt
 from .catalogue import TestSpec, combine_repetitions, why_not
-from .journal import RestoreOutcome
-from .remote_journal import RemoteEntry, RemoteJournal, forget, orphaned_entries
+from .journal import Entry, Journal, RestoreOutcome, orphaned_entries, undo_rows
 from .results import BenchReport, BenchResult
 
 Progress = Callable[[float, str], None]
@@ -805,7 +804,7 @@ def _pidfile(folder: str, n: int) -> str:
 
 # --- undoing ---------------------------------------------------------------------------------------
 
-def describe_entry(entry: RemoteEntry) -> str:
+def describe_entry(entry: Entry) -> str:
     """One journal row in words (``process 4321 (netserver -D …)``, ``folder /tmp/nicadv-bench-…``)."""
     if entry.kind == "folder":
         return f"folder {entry.data.get('path')}"
@@ -826,7 +825,7 @@ def _alive(conn: HostSession, pid: int, argv0: str, start: int | None) -> bool:
     return Path(first).name == Path(argv0).name
 
 
-def undo_entry(conn: HostSession, entry: RemoteEntry) -> tuple[bool, str]:
+def undo_entry(conn: HostSession, entry: Entry) -> tuple[bool, str]:
     """Undo one row on its host: stop the process (only if it is still the one started: pid, start
     time and program name) or remove the folder. Returns ``(done, sentence)``. Raises
     :class:`RemoteHostLost` when the session ends."""
@@ -869,7 +868,7 @@ def undo_entry(conn: HostSession, entry: RemoteEntry) -> tuple[bool, str]:
 class _Started:
     """A journaled remote process (context manager: always stopped and its row removed)."""
 
-    def __init__(self, conn: HostSession, journal: RemoteJournal, argv: tuple[str, ...], pidfile: str) -> None:
+    def __init__(self, conn: HostSession, journal: Journal, argv: tuple[str, ...], pidfile: str) -> None:
         self.conn, self.journal, self.argv, self.pidfile = conn, journal, argv, pidfile
         self.chan: paramiko.Channel | None = None
         self.entry: str | None = None
@@ -877,7 +876,7 @@ class _Started:
         self.problems: list[str] = []
 
     def __enter__(self) -> "_Started":
-        self.entry = self.journal.record(self.conn.target.source, "process", argv=list(self.argv),
+        self.entry = self.journal.record("process", host=self.conn.target.source, argv=list(self.argv),
                                          pidfile=self.pidfile, pid=None, start=None)
         try:
             self.chan = self.conn.open(("sh", "-c", START_SCRIPT, "nicadv-start", self.pidfile, *self.argv))
@@ -937,7 +936,7 @@ class RemoteBench:
     ``known_hosts``: the host-key store (default the app's); ``ask(host, port, key_type, fingerprint)``
     decides first-contact keys no ``trusted_fingerprint`` covers; ``cancel``: set from any thread to
     stop the running test (its processes are stopped and every change undone, then
-    :class:`~nicadvisor.bench.Cancelled` is raised); ``journal_dir``: where the SQLite journal lives.
+    :class:`~nicadvisor.bench.Cancelled` is raised); ``journal_dir``: where the undo journal lives.
     Raises ValueError for an invalid request.
     """
 
@@ -951,6 +950,7 @@ class RemoteBench:
         self.journal_dir = journal_dir
         self.conns: dict[str, HostSession] = {}
         self.problems: list[str] = []
+        """After :meth:`prepare`: the hosts that could not be reached or probed, as sentences (also in the plan)."""
         self.probes: dict[str, HostProbe] = {}
         self.path_rtts: dict[tuple[str, str, str], path_rtt.PathRtt | str] = {}
         """After :meth:`run`: per ``(client, server, test name)`` of a one-way TCP_RR test, the path's ICMP echo round
@@ -988,9 +988,9 @@ class RemoteBench:
             self.conns[host.target.name] = conn
         return problems
 
-    def leftovers(self) -> dict[str, list[RemoteEntry]]:
+    def leftovers(self) -> dict[str, list[Entry]]:
         """Per connected host name, the journal rows an earlier run left there, newest first."""
-        out: dict[str, list[RemoteEntry]] = {}
+        out: dict[str, list[Entry]] = {}
         for name, conn in self.conns.items():
             rows = orphaned_entries(self.journal_dir, conn.target.source)
             if rows:
@@ -1012,19 +1012,29 @@ class RemoteBench:
         Never raises for a host's failure: rows that cannot be undone stay, listed in ``failed``."""
         outcome = RestoreOutcome()
         for name, rows in self.leftovers().items():
-            conn = self.conns[name]
-            for entry in rows:
-                try:
-                    ok, sentence = undo_entry(conn, entry)
-                except (RemoteHostLost, BenchError) as exc:
-                    outcome.failed.append(f"{describe_entry(entry)} on {name}: {exc}")
-                    break
-                if ok:
-                    forget(self.journal_dir, entry.id)
-                    outcome.undone.append(sentence)
-                else:
-                    outcome.failed.append(sentence)
+            done = undo_rows(self.journal_dir, rows, self._undoer(
+                lambda entry, exc, name=name: f"{describe_entry(entry)} on {name}: {exc}"))
+            outcome.undone += done.undone
+            outcome.failed += done.failed
         return outcome
+
+    def _undoer(self, lost_sentence: Callable[[Entry, Exception | None], str]) -> Callable[[Entry], tuple[bool, str]]:
+        """The remote backend of :func:`nicadvisor.bench.journal.undo_rows`: each row undone over the SSH session to
+        its host (:func:`undo_entry`); a row of a host not connected, or lost during the undo (then its later rows
+        are not tried), is not done, with ``lost_sentence(entry, error or None)``."""
+        by_source = {c.target.source: c for c in self.conns.values()}
+        lost: set[str] = set()
+
+        def undo(entry: Entry) -> tuple[bool, str]:
+            conn = by_source.get(entry.host)
+            if conn is None or entry.host in lost:
+                return False, lost_sentence(entry, None)
+            try:
+                return undo_entry(conn, entry)
+            except (RemoteHostLost, BenchError) as exc:
+                lost.add(entry.host)
+                return False, lost_sentence(entry, exc)
+        return undo
 
     def prepare(self, progress: Progress | None = None) -> RemotePlan:
         """Connect, probe every host (read-only) and return the plan; changes nothing on any host.
@@ -1043,6 +1053,7 @@ class RemoteBench:
                 problems.append(f"{conn.name} could not be probed: {exc}")
         if len(probes) < 2:
             problems.append("fewer than two hosts could be reached: no test can run")
+        self.problems = list(problems)  # who could not be reached or probed: what a read-only check reports too
         problems += self.pending_elsewhere()
         try:
             agent_text: str | None = agent_script()
@@ -1124,7 +1135,7 @@ class RemoteBench:
         problems += [f"cleaned up after an earlier run: {s}" for s in restored.undone]
         problems += [f"could not clean up after an earlier run: {s}" for s in restored.failed]
         results: list[BenchResult] = []
-        journal = RemoteJournal(self.journal_dir)
+        journal = Journal(self.journal_dir)
         made: dict[str, str] = {}
         counter = [0]
         try:
@@ -1170,11 +1181,11 @@ class RemoteBench:
             raise RemoteHostLost(f"{name} is not connected")
         return conn
 
-    def _folder(self, journal: RemoteJournal, plan: RemotePlan, host: str, made: dict[str, str]) -> None:
+    def _folder(self, journal: Journal, plan: RemotePlan, host: str, made: dict[str, str]) -> None:
         if host in made:
             return
         conn, folder = self._conn(host), plan.folders[host]
-        entry = journal.record(conn.target.source, "folder", path=folder)
+        entry = journal.record("folder", host=conn.target.source, path=folder)
         res = conn.run(("mkdir", "-m", "700", folder))
         if res.rc != 0:
             journal.done(entry)  # nothing was made: the folder is not ours to remove
@@ -1190,7 +1201,7 @@ class RemoteBench:
                 raise BenchError(f"copying {AGENT_NAME} to {host} failed "
                                  f"({_first_line(res.err) or 'the copy differs from the original'})")
 
-    def _one(self, journal: RemoteJournal, plan: RemotePlan, pt: PlannedTest, counter: list[int],
+    def _one(self, journal: Journal, plan: RemotePlan, pt: PlannedTest, counter: list[int],
              on_tick: Callable[[float], None], problems: list[str]) -> BenchResult:
         server, client = self._conn(pt.server), self._conn(pt.client)
         listening: set[int] = set()
@@ -1287,28 +1298,19 @@ class RemoteBench:
                                server=pt.server)
         raise BenchError(f"the agent gave no {pt.test} figure: {out.strip()[-200:]}")
 
-    def _undo_run(self, journal: RemoteJournal) -> list[str]:
-        problems = []
-        by_source = {c.target.source: c for c in self.conns.values()}
-        lost: set[str] = set()
-        for entry in reversed(journal.entries()):
-            conn = by_source.get(entry.host)
-            if conn is None or entry.host in lost:
-                problems.append(f"could not undo {describe_entry(entry)} on {entry.host}: not connected; it is "
-                                "undone the next time you benchmark with that host")
-                continue
-            try:
-                ok, sentence = undo_entry(conn, entry)
-            except (RemoteHostLost, BenchError) as exc:
-                lost.add(entry.host)
-                problems.append(f"could not undo {describe_entry(entry)} on {conn.name}: {exc}; it is undone the "
-                                "next time you benchmark with that host")
-                continue
-            if ok:
-                journal.done(entry.id)
-            else:
-                problems.append(f"could not undo: {sentence}")
-        return problems
+    def _undo_run(self, journal: Journal) -> list[str]:
+        def lost(entry: Entry, exc: Exception | None) -> str:
+            if exc is None:
+                return (f"could not undo {describe_entry(entry)} on {entry.host}: not connected; it is undone the "
+                        "next time you benchmark with that host")
+            return (f"could not undo {describe_entry(entry)} on {self._host_name(entry.host)}: {exc}; it is undone "
+                    "the next time you benchmark with that host")
+
+        outcome = journal.undo_all(self._undoer(lost), host=None)
+        return [s if s.startswith("could not undo ") else f"could not undo: {s}" for s in outcome.failed]
+
+    def _host_name(self, source: str) -> str:
+        return next((c.name for c in self.conns.values() if c.target.source == source), source)
 
 
 def secrets_hex() -> str:

@@ -8,46 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-
-@dataclass(frozen=True)
-class Expected:
-    """What a result should reach on its path, and why.
-
-    ``value`` is in ``unit``: ``"Gbit/s"`` for a stream test (a ceiling: the measured throughput
-    should come close to it) or ``"µs"`` for a request/response test (a round-trip time the
-    measured latency should not exceed by much). ``basis`` explains the figure and cites its source
-    (reference file and section, or the shaping/link settings it was computed from).
-    """
-
-    value: float
-    unit: str
-    basis: str
-    low: float | None = None
-    high: float | None = None
-    limits: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
-
-    @property
-    def is_band(self) -> bool:
-        """True when the expectation is a band ``low`` … ``high`` (:class:`nicadvisor.bench.expected.Band`), judged
-        with :func:`nicadvisor.bench.expected.judge`; False for a point figure of the first model."""
-        return self.low is not None and self.high is not None
-
-    def text(self) -> str:
-        """``"8.42…9.45 Gbit/s"`` for a band, ``"≈ 20 Gbit/s"`` for a point figure; below 1 Gbit/s in Mbit/s
-        (``"43…47.8 Mbit/s"``)."""
-        small = self.unit == "Gbit/s" and (self.high if self.is_band else self.value) < 1
-        scale, unit = (1000.0, "Mbit/s") if small else (1.0, self.unit)
-        if self.is_band:
-            lo, hi = f"{self.low * scale:.3g}", f"{self.high * scale:.3g}"
-            return f"{hi} {unit}" if lo == hi else f"{lo}…{hi} {unit}"
-        return f"≈ {self.value * scale:.3g} {unit}"
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready dict ``{"value", "unit", "basis", "low", "high", "limits", "notes"}`` (``low``/``high``
-        None and empty lists for a point figure)."""
-        return {"value": self.value, "unit": self.unit, "basis": self.basis, "low": self.low, "high": self.high,
-                "limits": list(self.limits), "notes": list(self.notes)}
+from .expectation import WITHIN, Expected
+from .expected import band_of, explain, judge
 
 
 @dataclass(frozen=True)
@@ -197,10 +159,6 @@ class BenchReport:
         return {"results": [r.to_dict() for r in self.results], "problems": list(self.problems)}
 
 
-#: A result within this fraction of its expectation is "within" it.
-WITHIN = 0.10
-
-
 def expected_from_dict(doc: Any) -> Expected | None:
     """The :class:`Expected` of a result document's ``expected`` (``BenchResult.to_dict()``, stored or exported,
     with or without the band keys), or None when it is absent or has no numeric ``value``."""
@@ -246,8 +204,6 @@ def comparison_of(doc: dict[str, Any]) -> str:
     if expected.is_band:
         if measured is None:
             return "not measured"
-        from .expected import band_of, explain  # expected.py imports this module
-
         return explain(measured, band_of(expected))
     return compare(measured, expected)
 
@@ -262,8 +218,6 @@ def verdict_of(doc: dict[str, Any]) -> str:
     measured = measured_in(doc, expected.unit)
     if measured is None:
         return ""
-    from .expected import band_of, judge
-
     return judge(measured, band_of(expected))[0]
 
 

@@ -1,21 +1,12 @@
 """ESXi vm-support bundles (``esx-<host>-<YYYY-MM-DD>--<HH.MM>.tgz`` or the extracted folder).
 
-Which bundle files are read, and as which command (layout and file-name rule:
-shared/design/research/vm-support-bundles.md §1.3-§1.6, §2):
-
-============================================  ==================================
-bundle file                                   parsed as
-============================================  ==================================
-``commands/nicinfo.sh.txt``                   ``nicinfo.sh`` (nic list + per-NIC get blocks)
-``commands/vmware_-vl.txt``                   ``vmware -vl``
-``commands/esxcfg-vswitch_-l.txt``            ``esxcfg-vswitch -l``
-``commands/esxcfg-vmknic_-l.txt``             ``esxcfg-vmknic -l``
-``commands/esxcfg-nics_-l.txt``               ``esxcfg-nics -l``
-``commands/lspci_-v.txt`` / ``lspci_-p.txt``  ``lspci -v`` / ``lspci -p``
-``commands/localcli_<a>-<b>-<c>.txt``         ``esxcli <a> <b> <c>`` (nic list, hardware pci list,
-                                              vswitch dvs vmware list, ip interface list, software vib list)
-``var/run/log/vmkernel.log`` (``var/log/``)   ``cat /var/run/log/vmkernel.log``
-============================================  ==================================
+Which bundle files are read, and as which command: those the command catalogue names in its ``bundle_files``
+(:func:`nicadvisor.commands.bundle_command`: ``commands/nicinfo.sh.txt`` as ``nicinfo.sh``, ``commands/vmware_-vl.txt``
+as ``vmware -vl``, ``commands/esxcfg-vswitch_-l.txt``, ``esxcfg-vmknic_-l.txt``, ``esxcfg-nics_-l.txt``/``_-e.txt``,
+``lspci_-v.txt``/``lspci_-p.txt``, ``localcli_network-nic-list.txt`` …, and ``var/run/log/vmkernel.log`` (or
+``var/log/``) as ``cat /var/run/log/vmkernel.log``), and every other ``commands/localcli_<a>-<b>-<c>.txt`` as
+``esxcli <a> <b> <c>`` (vm-support's file-name rule for the esxcli commands it runs). Layout and file-name rule:
+shared/design/research/vm-support-bundles.md §1.3-§1.6, §2.
 
 Other files are not read. Fragmented files (``*.FRAG-00000`` …) are joined in order.
 """
@@ -30,20 +21,10 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from nicadvisor.collect.capture_file import MAX_CAPTURE_BYTES, Capture
+from nicadvisor import commands
+from nicadvisor.parsers.capture_file import MAX_CAPTURE_BYTES, Capture
 
-_NAMED = {
-    "nicinfo.sh.txt": "nicinfo.sh",
-    "vmware_-vl.txt": "vmware -vl",
-    "esxcfg-vswitch_-l.txt": "esxcfg-vswitch -l",
-    "esxcfg-vmknic_-l.txt": "esxcfg-vmknic -l",
-    "esxcfg-nics_-l.txt": "esxcfg-nics -l",
-    "esxcfg-nics_-e.txt": "esxcfg-nics -e",
-    "lspci_-v.txt": "lspci -v",
-    "lspci_-p.txt": "lspci -p",
-}
 _LOCALCLI = re.compile(r"^localcli_([a-z][a-z-]*)\.txt$")
-_LOGS = ("var/run/log/vmkernel.log", "var/log/vmkernel.log")
 _NAME_RE = re.compile(r"^esx-(?P<host>.+?)-\d{4}-\d{2}-\d{2}--\d{2}\.\d{2}")
 
 
@@ -60,16 +41,15 @@ class BundleMember:
 
 
 def command_for(rel_path: str) -> str | None:
-    """The command a bundle file holds the output of, or None if the file is not read."""
+    """The command a bundle file (``rel_path`` below the bundle root) holds the output of, or None if the file is
+    not read (see the module docstring)."""
     rel = rel_path.replace("\\", "/")
-    if rel in _LOGS:
-        return f"cat /{rel}"
+    named = commands.bundle_command(rel)
+    if named is not None:
+        return named
     if not rel.startswith("commands/"):
         return None
-    name = rel.split("/", 1)[1]
-    if name in _NAMED:
-        return _NAMED[name]
-    m = _LOCALCLI.match(name)
+    m = _LOCALCLI.match(rel.split("/", 1)[1])
     if m:
         return "esxcli " + " ".join(m.group(1).split("-"))
     return None

@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -29,6 +30,24 @@ MAX_DOWNLOAD_BYTES = 64 * 2**20
 
 class GuideFetchError(Exception):
     """The download failed: the message names the URL and the cause (timeout, TLS, HTTP status, too large)."""
+
+
+#: The operating system's own words inside a requests / urllib3 error ("[Errno 111] Connection refused").
+_ERRNO_TEXT = re.compile(r"\[Errno -?\d+\] ([^'\"()\]]{1,120})")
+
+
+def _sentence(exc: BaseException) -> str:
+    """A download error as a sentence: a connection that failed names the system's reason and what to check (the
+    raw ``ConnectionError: HTTPSConnectionPool(host=…): Max retries exceeded…`` was shown before)."""
+    import requests
+
+    text = str(exc)
+    reason = _ERRNO_TEXT.search(text)
+    if isinstance(exc, (requests.exceptions.ConnectionError, OSError)):
+        why = reason.group(1).strip().rstrip(".").lower() if reason else "the connection failed"
+        return (f"cannot connect ({why}): this machine may be offline or need a proxy, or the address is "
+                "blocked by a firewall")
+    return f"the download failed ({reason.group(1).strip() if reason else text[:200]})"
 
 
 _TEMP_DIRS: set[Path] = set()
@@ -99,7 +118,7 @@ def fetch_guide(url: str = VSAN_HCL_URL, *, timeout_s: float = DEFAULT_TIMEOUT_S
         raise GuideFetchError(f"{url}: no answer within {timeout_s:g} s") from exc
     except (requests.exceptions.RequestException, OSError) as exc:
         _discard(path, own_dir)
-        raise GuideFetchError(f"{url}: {exc.__class__.__name__}: {exc}") from exc
+        raise GuideFetchError(f"{url}: {_sentence(exc)}") from exc
     return path
 
 

@@ -23,7 +23,7 @@ Endpoints read: ``/api/v1/node/version``, ``/api/v1/transport-nodes`` (edges kep
 ``include_system_owned=true``; referenced profiles missing from the list are read by id),
 ``/api/v1/global-configs/SwitchingGlobalConfig`` (falling back to the ``/api/v1/global-configs``
 list), ``/api/v1/transport-zones``. The facts come from the pure parser
-:mod:`nicadvisor.parsers.nsx_api`.
+:mod:`nicadvisor.parsers.api.nsx`.
 """
 from __future__ import annotations
 
@@ -38,8 +38,8 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from nicadvisor.cancel import check
-from nicadvisor.collect.assemble import HostInputs
-from nicadvisor.collect.capture_file import Capture
+from nicadvisor.parsers.assemble import HostInputs
+from nicadvisor.parsers.capture_file import Capture
 from nicadvisor.collect.tls_pinning import (
     ThumbprintMismatchError,
     TlsTrustError,
@@ -52,7 +52,7 @@ from nicadvisor.collect.tls_pinning import (
 )
 from nicadvisor.collect.tls_pins import TlsPins
 from nicadvisor.model import InputProblem
-from nicadvisor.parsers.nsx_api import (
+from nicadvisor.parsers.api.nsx import (
     NsxInventory,
     build_inventory,
     host_results,
@@ -93,7 +93,7 @@ class NsxTarget:
 
 @dataclass
 class NsxCollection:
-    """What :func:`collect_nsx` read: the :class:`~nicadvisor.parsers.nsx_api.NsxInventory`, one
+    """What :func:`collect_nsx` read: the :class:`~nicadvisor.parsers.api.nsx.NsxInventory`, one
     :class:`HostInputs` per host transport node (``name`` = NSX host name, ``kind`` ``esxi``,
     ``parsed`` = (Capture of the JSON response, ParseResult) pairs, ``problems`` about that host),
     ``aliases`` (host name → every name NSX knows the host by, for joining with other sources),

@@ -18,9 +18,9 @@ import os
 import stat
 from pathlib import Path
 
-from nicadvisor.collect.assemble import HostInputs
+from nicadvisor.parsers.assemble import HostInputs
 from nicadvisor.collect.bundle import BundleError, host_name_from_bundle, read_bundle
-from nicadvisor.collect.capture_file import CaptureError, read_capture
+from nicadvisor.parsers.capture_file import MAX_CAPTURE_BYTES, Capture, CaptureError, parse_capture_text
 from nicadvisor.model import InputProblem
 
 _BUNDLE_SUFFIXES = (".tgz", ".tar.gz", ".tar")
@@ -33,6 +33,16 @@ MAX_DEPTH = 32
 MAX_ENTRIES = 50_000
 #: The most capture text one audit reads from files and bundles (characters); inputs past it are not read.
 MAX_AUDIT_CHARS = 256 * 1024 * 1024
+
+
+def read_capture(path: Path, source: str | None = None) -> Capture:
+    """Read a capture file (:mod:`nicadvisor.parsers.capture_file` gives its format). Raises CaptureError (or
+    OSError) with the file named in the message; a file over :data:`~nicadvisor.parsers.capture_file.MAX_CAPTURE_BYTES`
+    is refused before it is read."""
+    size = path.stat().st_size
+    if size > MAX_CAPTURE_BYTES:
+        raise CaptureError(f"{path}: {size} bytes is too large for a command capture")
+    return parse_capture_text(source or str(path), path.read_bytes())
 
 
 def _ignored(p: Path) -> bool:

@@ -19,8 +19,9 @@
   ESXi: the NIC names and driver modules come from ``esxcli network nic list`` (run first), then the
   host, per-NIC and per-module commands run. Linux: the same read-only queries as the local collector
   (:mod:`nicadvisor.collect.local_linux`: sysfs, ``ip -d -j link show``, ``ethtool``) per interface of
-  ``/sys/class/net`` except ``lo``.
-* Each command's output becomes a :class:`~nicadvisor.collect.capture_file.Capture` (``command`` = the
+  ``/sys/class/net`` except ``lo``, then once the LLDP neighbours (``lldpctl -f json``, ``networkctl --no-pager
+  --full lldp``: a host without them skips them).
+* Each command's output becomes a :class:`~nicadvisor.parsers.capture_file.Capture` (``command`` = the
   exact command line sent, ``host`` = the target's name, ``source``/``origin`` = ``ssh://user@host:port``),
   so :func:`save_captures` writes capture files that replay through :func:`nicadvisor.collect.sources.gather`.
   Passwords are never stored in a capture, a problem message, a log line or a ``repr``.
@@ -51,8 +52,8 @@ from paramiko.auth_strategy import AuthFailure, AuthSource, AuthStrategy, InMemo
 from paramiko.ssh_exception import NoValidConnectionsError
 
 from nicadvisor.collect import local_linux
-from nicadvisor.collect.assemble import HostInputs
-from nicadvisor.collect.capture_file import MAX_CAPTURE_BYTES, Capture
+from nicadvisor.parsers.assemble import HostInputs
+from nicadvisor.parsers.capture_file import MAX_CAPTURE_BYTES, Capture
 from nicadvisor.collect.known_hosts import AskFn, HostKeyError, KnownHosts, fingerprint
 from nicadvisor.collect.ssh_commands import (
     ESXI_NIC_LIST, ESXI_NIC_RE, HOST_KINDS, LINUX_IF_RE, LINUX_TOOL_PATHS, MODULE_RE, CommandRefused, Template,
@@ -65,6 +66,10 @@ from nicadvisor.parsers.registry import parse_output
 ProgressFn = Callable[[str], None]
 
 log = logging.getLogger(__name__)
+# paramiko's transport thread logs a failed handshake (a banner timeout, a reset) with its traceback at ERROR; with
+# no handler configured, Python's last-resort handler printed those tracebacks on stderr of the CLI and the wizard.
+# The failure reaches the caller as an exception and becomes one sentence (_connect_problem).
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
 
 _HOST_RE = re.compile(r"^[A-Za-z0-9_.:%-]{1,253}\Z")
 _USER_RE = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.@-]{0,63}\Z")
@@ -567,6 +572,13 @@ class _HostAudit:
                 got = self.tool("ethtool", [opt, name] if opt else [name])
                 if got is not None:
                     self.record(*got, optional=True)
+        for argv in local_linux.NEIGHBOR_COMMANDS:  # the switch port of each interface, where LLDP is listened to
+            got = self.tool(argv[0], list(argv[1:]))
+            if got is not None and got[1].rc != 0:  # no daemon, or (Debian's lldpctl is 0750 root:_lldpd) not ours
+                err = got[1].stderr.decode("utf-8", errors="replace").strip()
+                self.skip(f"{got[0]}: {_one_line(err) or f'exit status {got[1].rc}'} (the switch ports are not read)")
+            elif got is not None:
+                self.record(*got, optional=True)
 
 
 _DENIED_RE = re.compile(r"\b(?:Permission denied|Operation not permitted)\b", re.IGNORECASE)
@@ -641,8 +653,8 @@ def _connect_problem(target: SshTarget, exc: BaseException) -> str:
         if "no existing session" in msg.lower() or "negotiation failed" in msg.lower():
             return f"the SSH handshake with {hp} did not complete within {2 * target.connect_timeout_s:g} s"
         if "banner" in msg.lower():
-            return (f"{hp} did not send an SSH banner within {target.connect_timeout_s:g} s "
-                    f"(not an SSH server, or overloaded): {msg}")
+            return (f"{hp} did not send an SSH banner within {target.connect_timeout_s:g} s: it is not an SSH server, "
+                    "or it is overloaded")
         return f"SSH connection to {hp} failed: {msg}"
     if isinstance(exc, _KeyFileError):
         return f"{where}: {exc}"

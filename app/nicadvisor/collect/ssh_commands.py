@@ -4,25 +4,17 @@ Nothing reaches the wire unless :func:`check` accepts it: a command is a tuple o
 one template of :data:`ESXI_TEMPLATES` word for word, where a placeholder word (``{nic}``, ``{module}``)
 must match a strict regex; Linux commands are exactly those the local collector runs
 (:func:`nicadvisor.collect.local_linux.allowed`: ``ethtool [-i|-k|-l|-x|-c|-g] IF``, ``ip -d -j link show``,
-``ls /sys/class/net``, ``cat``/``readlink`` of a path under ``/sys/class/net/`` or ``/sys/bus/pci/devices/``;
-``ethtool``/``ip`` also by the absolute paths of :data:`LINUX_TOOL_PATHS`).
+``ls /sys/class/net``, ``cat``/``readlink`` of a path under ``/sys/class/net/`` or ``/sys/bus/pci/devices/``,
+``lldpctl -f json``, ``networkctl --no-pager --full lldp``; the tools also by the absolute paths of
+:data:`LINUX_TOOL_PATHS`).
 The text sent is :func:`shlex.join` of the words (each argument quoted with :func:`shlex.quote`), and the
 same text is recorded as the capture's ``# command:`` header, so a saved live audit replays through the
 parser registry like any capture.
 
-ESXi commands (nic-data-sources.md §0, §1.3, §2-§10; the invocations VMware's NIC support script and
-Intel's mfd libraries use):
-
-* per host: ``esxcli network nic list`` (NIC discovery, run first), ``esxcli network nic coalesce get``,
-  ``esxcli network vswitch standard list``, ``esxcli network vswitch dvs vmware list``,
-  ``esxcli network ip interface list``, ``esxcli hardware pci list``, ``esxcfg-nics -l``,
-  ``esxcfg-nics -e`` (only with NSX bits, §14 item 9), ``esxcfg-vmknic -l``, ``esxcfg-vswitch -l``,
-  ``lspci -p``, ``vmware -vl`` and a ``grep -F`` of ``/var/log/vmkernel.log`` for the fixed driver
-  messages :mod:`nicadvisor.parsers.vmkernel_log` reads (§7, §8a, §9);
-* per NIC (``vmnicN``/``vusbN`` from the NIC list): ``esxcli network nic get -n NIC``,
-  ``vsish -e get /net/pNics/NIC/properties``, ``vsish -e get /net/pNics/NIC/rxqueues/info``;
-* per driver module (from the NIC list's Driver column): ``esxcli system module parameters list -m MOD``,
-  ``esxcfg-module -i MOD``, ``esxcfg-module -g MOD``.
+The ESXi templates are the ESXi commands of the command catalogue that the collectors run
+(:func:`nicadvisor.commands.collected`), in its order: per host (``esxcli network nic list`` first, the NIC
+discovery), per NIC (``vmnicN``/``vusbN`` from the NIC list), per driver module (from its Driver column). The catalogue
+marks those that exist only on some builds (``optional``); it names their sources (nic-data-sources.md).
 
 No command here changes anything on the host; there are no pipes, redirections or ``;``.
 """
@@ -32,6 +24,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from nicadvisor import commands
 from nicadvisor.collect import local_linux
 
 HOST_KINDS = ("esxi", "linux")
@@ -45,18 +38,12 @@ LINUX_IF_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,14}\Z")
 
 LINUX_TOOL_PATHS = {"ethtool": ("ethtool", "/usr/sbin/ethtool", "/sbin/ethtool"),
                     "ip": ("ip", "/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"),
-                    "tc": ("tc", "/usr/sbin/tc", "/sbin/tc", "/usr/bin/tc")}
-"""Where ``ethtool``/``ip``/``tc`` may be called from: non-root accounts often lack ``/usr/sbin`` in ``PATH``, so
+                    "tc": ("tc", "/usr/sbin/tc", "/sbin/tc", "/usr/bin/tc"),
+                    "lldpctl": ("lldpctl", "/usr/sbin/lldpctl", "/sbin/lldpctl"),
+                    "networkctl": ("networkctl", "/usr/bin/networkctl", "/bin/networkctl")}
+"""Where ``ethtool``/``ip``/``tc``/``lldpctl``/``networkctl`` may be called from: non-root accounts often lack ``/usr/sbin`` in ``PATH``, so
 on ``command not found`` (exit 127) the collector retries these absolute paths (the parsers strip a
 path prefix from the recorded command)."""
-
-VMKERNEL_LOG = "/var/log/vmkernel.log"
-VMKERNEL_LOG_PATTERNS = (
-    "Interrupt Throttle Rate", "ENS mode", "numQueue", "maxNumRssQ", "Register RSS", "Changing MTU",
-    "Starting I/O on", "queues are accepted", "MSIX interrupts", "rxITR",
-)
-"""Fixed strings (``grep -F``) of the driver messages the vmkernel.log parser reads. None holds ``|``,
-``;`` or parentheses, so the recorded command line splits back into one command."""
 
 
 class CommandRefused(ValueError):
@@ -74,32 +61,14 @@ class Template:
     optional: bool = False
 
 
-def _t(text: str, scope: str = "host", optional: bool = False) -> Template:
-    return Template(tuple(shlex.split(text)), scope, optional)
+#: A catalogue scope → the template's (``pnic`` is ``nic`` here, as its placeholder).
+_SCOPES = {"host": "host", "pnic": "nic", "module": "module"}
 
-
-ESXI_NIC_LIST = _t("esxcli network nic list")
-ESXI_TEMPLATES: tuple[Template, ...] = (
-    ESXI_NIC_LIST,
-    _t("esxcli network nic coalesce get", optional=True),
-    _t("esxcli network vswitch standard list"),
-    _t("esxcli network vswitch dvs vmware list"),
-    _t("esxcli network ip interface list"),
-    _t("esxcli hardware pci list"),
-    _t("esxcfg-nics -l"),
-    _t("esxcfg-nics -e", optional=True),
-    _t("esxcfg-vmknic -l"),
-    _t("esxcfg-vswitch -l"),
-    _t("lspci -p", optional=True),
-    _t("vmware -vl"),
-    Template(("grep", "-F", *[w for p in VMKERNEL_LOG_PATTERNS for w in ("-e", p)], VMKERNEL_LOG), optional=True),
-    _t("esxcli network nic get -n {nic}", "nic"),
-    _t("vsish -e get /net/pNics/{nic}/properties", "nic", optional=True),
-    _t("vsish -e get /net/pNics/{nic}/rxqueues/info", "nic", optional=True),
-    _t("esxcli system module parameters list -m {module}", "module", optional=True),
-    _t("esxcfg-module -i {module}", "module", optional=True),
-    _t("esxcfg-module -g {module}", "module", optional=True),
-)
+ESXI_TEMPLATES: tuple[Template, ...] = tuple(Template(c.words, _SCOPES[c.scope], c.optional)
+                                             for c in commands.collected("esxi"))
+"""The ESXi commands the SSH collector may send, in the order it runs them."""
+ESXI_NIC_LIST = next(t for t in ESXI_TEMPLATES if t.words == ("esxcli", "network", "nic", "list"))
+"""The NIC discovery, run first: its NIC and Driver columns fill the ``{nic}`` and ``{module}`` templates."""
 
 _PLACEHOLDERS = {"nic": ESXI_NIC_RE, "module": MODULE_RE}
 

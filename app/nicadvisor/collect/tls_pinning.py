@@ -22,20 +22,18 @@ Policy:
   session only (trust on first use); the caller must log and mark the result. Verification is never
   switched off in this module.
 
-No pyVmomi here; plain :mod:`ssl`/:mod:`socket`. Every network call takes a timeout in seconds.
+No pyVmomi here; plain :mod:`ssl`/:mod:`socket`. Every network call takes a timeout in seconds. The pin store, the
+thumbprint format (``normalize_thumbprint``) and :class:`~nicadvisor.collect.tls_pins.TrustDecision` are in
+:mod:`nicadvisor.collect.tls_pins`, which imports nothing from here.
 """
 from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 import socket
 import ssl
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from nicadvisor.collect.tls_pins import TlsPins
+from nicadvisor.collect.tls_pins import TlsPins, TrustDecision, normalize_thumbprint
 
 
 class TlsTrustError(ssl.SSLError):
@@ -83,46 +81,6 @@ class PinChangedError(ThumbprintMismatchError):
             f"certificate, or another server answering in its place). If the certificate was replaced on "
             f"purpose, check the new thumbprint against the server console or vCenter, then re-pin it with "
             f"--thumbprint {host}:{port}={actual} (or accept it again in the app)."))
-
-
-@dataclass(frozen=True)
-class TrustDecision:
-    """How a connection's certificate was trusted: ``mode`` is ``"ca"`` (system CA store),
-    ``"pinned"`` (matches the caller's thumbprint) or ``"insecure"`` (accepted unverified, pinned for
-    this session only); ``thumbprint`` is the SHA-256 of the certificate when it was read; ``stored`` is
-    True when the pin came from the pin store (:mod:`nicadvisor.collect.tls_pins`), not from the caller."""
-
-    mode: str
-    thumbprint: str | None = None
-    stored: bool = False
-
-    def describe(self) -> str:
-        if self.mode == "ca":
-            return "TLS verified against the system CA store"
-        if self.mode == "pinned":
-            return f"TLS certificate pinned (SHA-256 {self.thumbprint}{', stored pin' if self.stored else ''})"
-        return f"TLS certificate NOT verified (insecure mode): accepted SHA-256 {self.thumbprint} for this session"
-
-
-_HEX_RE = re.compile(r"^[0-9a-f]+$")
-
-
-def normalize_thumbprint(text: str) -> str:
-    """``"aa:bb…"``, ``"AABB…"``, ``"aa bb …"`` → ``"AA:BB:…"`` (32 bytes).
-
-    Raises ValueError for anything that is not a SHA-256 thumbprint (naming SHA-1 when 20 bytes were
-    given, since older tools show SHA-1 thumbprints).
-    """
-    raw = re.sub(r"[\s:-]", "", text or "").lower()
-    if raw.startswith("sha256="):
-        raw = raw[len("sha256="):]
-    if not _HEX_RE.match(raw or "-"):
-        raise ValueError(f"not a certificate thumbprint: {text!r}")
-    if len(raw) == 40:
-        raise ValueError(f"{text!r} is a SHA-1 thumbprint; give the SHA-256 thumbprint (32 bytes)")
-    if len(raw) != 64:
-        raise ValueError(f"{text!r} is not a SHA-256 thumbprint (expected 32 bytes, got {len(raw) // 2})")
-    return ":".join(raw[i:i + 2] for i in range(0, 64, 2)).upper()
 
 
 def thumbprint_of(der: bytes) -> str:

@@ -12,30 +12,69 @@ The store is a text file, by default ``tls_pins`` under ``platformdirs.user_conf
     vc1.example.com:443 4C:3D:58:…:D4:D8
     [fd00::10]:8443 AA:BB:…
 
-Host names are kept lower-case, IPv6 addresses in brackets; thumbprints as
-:func:`~nicadvisor.collect.tls_pinning.normalize_thumbprint` writes them (``"AA:BB:…"``, 32 bytes). Lines
+Host names are kept lower-case, IPv6 addresses in brackets; thumbprints as :func:`normalize_thumbprint` writes
+them (``"AA:BB:…"``, 32 bytes). Lines
 that cannot be read are skipped on lookup and kept on rewrite. The file is written atomically
 (temporary file + :func:`os.replace`) with owner-only permissions (0600). No network I/O here.
 
 Precedence (applied by :func:`~nicadvisor.collect.tls_pinning.ssl_context_for`): a thumbprint given
 explicitly (``--thumbprint``, the GUI's accepted pin) > the stored pin > the system CA store. A
-CA-trusted server needs no pin and none is stored for it.
+CA-trusted server needs no pin and none is stored for it. The thumbprint format (:func:`normalize_thumbprint`) and
+the outcome of a trust decision (:class:`TrustDecision`) are defined here, below the policy module that uses them.
 """
 from __future__ import annotations
 
 import logging
+import re
 import threading
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from nicadvisor.atomic_file import write_private_lines
-
-if TYPE_CHECKING:
-    from nicadvisor.collect.tls_pinning import TrustDecision
 
 log = logging.getLogger(__name__)
 
 _HEADER = "# NIC Advisor pinned TLS certificates: host:port SHA-256 thumbprint"
+
+
+@dataclass(frozen=True)
+class TrustDecision:
+    """How a connection's certificate was trusted: ``mode`` is ``"ca"`` (system CA store),
+    ``"pinned"`` (matches the caller's thumbprint) or ``"insecure"`` (accepted unverified, pinned for
+    this session only); ``thumbprint`` is the SHA-256 of the certificate when it was read; ``stored`` is
+    True when the pin came from this pin store, not from the caller."""
+
+    mode: str
+    thumbprint: str | None = None
+    stored: bool = False
+
+    def describe(self) -> str:
+        if self.mode == "ca":
+            return "TLS verified against the system CA store"
+        if self.mode == "pinned":
+            return f"TLS certificate pinned (SHA-256 {self.thumbprint}{', stored pin' if self.stored else ''})"
+        return f"TLS certificate NOT verified (insecure mode): accepted SHA-256 {self.thumbprint} for this session"
+
+
+_HEX_RE = re.compile(r"^[0-9a-f]+$")
+
+
+def normalize_thumbprint(text: str) -> str:
+    """``"aa:bb…"``, ``"AABB…"``, ``"aa bb …"`` → ``"AA:BB:…"`` (32 bytes).
+
+    Raises ValueError for anything that is not a SHA-256 thumbprint (naming SHA-1 when 20 bytes were
+    given, since older tools show SHA-1 thumbprints).
+    """
+    raw = re.sub(r"[\s:-]", "", text or "").lower()
+    if raw.startswith("sha256="):
+        raw = raw[len("sha256="):]
+    if not _HEX_RE.match(raw or "-"):
+        raise ValueError(f"not a certificate thumbprint: {text!r}")
+    if len(raw) == 40:
+        raise ValueError(f"{text!r} is a SHA-1 thumbprint; give the SHA-256 thumbprint (32 bytes)")
+    if len(raw) != 64:
+        raise ValueError(f"{text!r} is not a SHA-256 thumbprint (expected 32 bytes, got {len(raw) // 2})")
+    return ":".join(raw[i:i + 2] for i in range(0, 64, 2)).upper()
 
 
 def server_key(host: str, port: int) -> str:
@@ -73,7 +112,6 @@ class TlsPins:
     @staticmethod
     def _parse(line: str) -> tuple[str, str] | None:
         """``(server key, normalised thumbprint)`` of a pin line, None for a comment or unreadable line."""
-        from nicadvisor.collect.tls_pinning import normalize_thumbprint
 
         parts = line.split()
         if len(parts) != 2 or line.lstrip().startswith("#"):
@@ -104,7 +142,6 @@ class TlsPins:
         after a connection with this pin succeeded, or after the user checked it). Returns False when
         that pin was already stored (nothing written). Raises ValueError for a malformed thumbprint,
         OSError when the file cannot be written."""
-        from nicadvisor.collect.tls_pinning import normalize_thumbprint
 
         key, value = server_key(host, port), normalize_thumbprint(thumbprint)
         with self._lock:

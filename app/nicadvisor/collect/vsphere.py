@@ -2,7 +2,7 @@
 
 ``collect_vsphere(targets, progress, cancel)`` audits one or more vCenters (or ESXi hosts) at once,
 each on its own worker thread with its own session, and returns one
-:class:`~nicadvisor.collect.assemble.HostInputs` per HostSystem plus the problems met.
+:class:`~nicadvisor.parsers.assemble.HostInputs` per HostSystem plus the problems met.
 
 Per vCenter (nic-data-sources.md §1.1, performance-baselines.md §1):
 
@@ -57,12 +57,12 @@ from pyVmomi.VmomiSupport import (XMLNS_VMODL_BASE, DataObject, GetServiceVersio
                                    versionIdMap)
 
 from nicadvisor.cancel import Cancelled, check
-from nicadvisor.collect.assemble import HostInputs
-from nicadvisor.collect.capture_file import Capture
+from nicadvisor.parsers.assemble import HostInputs
+from nicadvisor.parsers.capture_file import Capture
 from nicadvisor.collect.tls_pinning import TlsTrustError, TrustDecision, ssl_context_for
 from nicadvisor.collect.tls_pins import TlsPins
 from nicadvisor.collect import vsphere_esxcli as vx
-from nicadvisor.collect import vsphere_facts as vf
+from nicadvisor.parsers.api import vsphere_objects as vf
 from nicadvisor.collect.vsphere_rawxml import RawObjectContent, RawPropertyCollector
 from nicadvisor.model import InputProblem
 
@@ -659,7 +659,7 @@ class _VcenterAudit:
         return dc_roots, host_roots
 
     def _dvs_inventory(self, dc_roots: list[Any]) -> list[dict]:
-        """VDSs of the scope as plain dicts (:mod:`vsphere_facts` DVS shape) with their portgroups."""
+        """VDSs of the scope as plain dicts (:mod:`nicadvisor.parsers.api.vsphere_objects` DVS shape) with their portgroups."""
         pcq = vmodl.query.PropertyCollector
         specs = [pcq.PropertySpec(type=vim.DistributedVirtualSwitch, pathSet=list(DVS_PATHS)),
                  pcq.PropertySpec(type=vim.dvs.VmwareDistributedVirtualSwitch, pathSet=list(VMWARE_DVS_PATHS)),

@@ -19,7 +19,8 @@ pyVmomi 8/9 no longer ships the internal ``vmodl.reflect`` types, so this module
 in [INFI] ``esxcli/ReflectTypes.py``) at import, and calls ``RetrieveManagedMethodExecuter`` through the
 session's stub with a method description of its own (``vim.HostSystem`` itself is not patched).
 
-Only an **allowlist** of read-only commands can be run (:data:`ALLOWED`): ``network nic list``,
+Only an **allowlist** of read-only commands can be run (:data:`nicadvisor.collect.vsphere_esxcli_commands.ALLOWED`,
+checked by its ``validate`` before anything is sent): ``network nic list``,
 ``network nic get --nic-name X``, ``network nic coalesce get``, ``system module parameters list --module X``
 and ``network diag ping --host … [--size --df --interface --netstack --count]``. Their esxcli parameter names
 (``nicname``, ``module``, ``host``/``size``/``df``/``interface``/``netstack``/``count``) are those PowerCLI
@@ -33,11 +34,13 @@ and ``network diag ping --host … [--size --df --interface --netstack --count]`
 (§1.1, community.vmware ``vmware_host_vmnic_info`` [CV-VMNIC]). No model field holds them: they go to
 ``ParseResult.records`` and the recorded Capture only.
 
-Every answer is recorded as a :class:`~nicadvisor.collect.capture_file.Capture` whose text is one JSON line
-holding the request and the raw response (XML string for esxcli, plain dicts for QueryNetworkHint);
-:func:`facts_from_recording` replays it into the same facts. The conversion functions (``*_facts``,
-:func:`response_rows`, :func:`hint_facts`) are pure — no pyVmomi objects, no I/O, never raise — and live in
-:mod:`nicadvisor.collect.vsphere_esxcli_facts`, so replaying a saved recording needs no pyVmomi.
+Every answer is recorded as a :class:`~nicadvisor.parsers.capture_file.Capture` whose text is one JSON line
+holding the request and the raw response (XML string for esxcli, plain dicts for QueryNetworkHint); the
+``facts_from_recording`` of :mod:`nicadvisor.parsers.api.esxcli_soap` and :mod:`nicadvisor.parsers.api.network_hints`
+replays it into the same facts. Reading is pure — no pyVmomi objects, no I/O, never raises — and lives in parsers/:
+the answer's XML → rows in :mod:`~nicadvisor.parsers.api.esxcli_soap`, the rows → facts in the module of each
+command family (``network nic coalesce get`` in :mod:`nicadvisor.parsers.esxi.coalesce`), so replaying a saved
+recording needs no pyVmomi.
 
 vcsim (govmomi v0.46.3) implements neither ``RetrieveManagedMethodExecuter`` (``MethodNotFound``) nor
 ``ExecuteSoap``; its ``QueryNetworkHint`` answers an empty list. Those cases end as problems / empty records,
@@ -52,16 +55,17 @@ from typing import Any, Iterable, Mapping
 from pyVmomi import SoapStubAdapter, VmomiSupport, vim, vmodl
 from pyVmomi.VmomiSupport import F_OPTIONAL, LazyObject, ManagedObject
 
-from nicadvisor.collect.capture_file import Capture
-from nicadvisor.model import InputProblem
-from nicadvisor.parsers.base import ParseResult
-
-from nicadvisor.collect.vsphere_esxcli_facts import (  # noqa: F401 - the pure half, re-exported
-    ALLOWED, EsxcliOption, EsxcliSpec, FAMILY_HINTS, HINTS_COMMAND, SOAP_VERSION, _MODULE_RE, _NAME_RE, _family,
-    coalesce_facts, command_text, esxcli_recording, facts_for, facts_from_recording, fault_text, hint_facts,
-    hints_recording, module_parameters_facts, nic_get_facts, nic_list_facts, ping_facts, response_rows,
-    row_line, soap_arguments, validate,
+from nicadvisor import commands
+from nicadvisor.collect.vsphere_esxcli_commands import (
+    ALLOWED, EsxcliSpec, _MODULE_RE, _NAME_RE, command_text, soap_arguments, validate,
 )
+from nicadvisor.model import InputProblem
+from nicadvisor.parsers.api.esxcli_soap import SOAP_VERSION, esxcli_recording, facts_for, fault_text, response_rows
+from nicadvisor.parsers.api.network_hints import FAMILY_HINTS, HINTS_COMMAND, hint_facts, hints_recording
+from nicadvisor.parsers.base import ParseResult
+from nicadvisor.parsers.capture_file import Capture
+from nicadvisor.parsers.rows import esxcli_api_family
+
 _REFLECT = "vmodl.reflect.ManagedMethodExecuter"
 _V0 = "vmodl.version.version0"  # parent of every vim version: the types serialise with any negotiated version
 
@@ -104,7 +108,8 @@ class EsxcliAnswer:
     """The outcome of one esxcli-over-API call.
 
     ``capture`` always records the request and the raw response or fault (replay with
-    :func:`facts_from_recording`); ``rows`` are the raw rows of :func:`response_rows` (``[]`` on failure);
+    :func:`~nicadvisor.parsers.api.esxcli_soap.facts_from_recording`); ``rows`` are the raw rows of
+    :func:`~nicadvisor.parsers.api.esxcli_soap.response_rows` (``[]`` on failure);
     ``facts`` the converted ParseResult (empty on failure); ``problem`` the failure as an InputProblem naming
     the host and the esxcli command, else None; ``unsupported`` the host-independent reason
     (``"MethodNotFound (RetrieveManagedMethodExecuter)"``) when the server cannot run esxcli over the API at
@@ -196,11 +201,12 @@ class EsxcliExecutor:
                                argument=[arg_type(name=a["name"], val=a["val"]) for a in arguments])
 
     def run(self, command: Iterable[str], args: Mapping[str, Any] | None = None, timeout: float = 30.0) -> EsxcliAnswer:
-        """Run one allowlisted command (see :func:`validate`; ``timeout`` seconds per socket operation).
+        """Run one allowlisted command (see :func:`~nicadvisor.collect.vsphere_esxcli_commands.validate`;
+        ``timeout`` seconds per socket operation).
 
         Server-side failures (a vmodl fault such as ``MethodNotFound``, an esxcli fault such as an unknown
         vmnic, an unreadable answer, a timeout) come back as ``EsxcliAnswer.problem``. Raises ValueError for a
-        command/argument refused by :func:`validate` (before any call), OSError / http.client.HTTPException when
+        command/argument refused by ``validate`` (before any call), OSError / http.client.HTTPException when
         the connection itself fails (the session is gone).
         """
         args = dict(args or {})
@@ -247,7 +253,7 @@ class EsxcliExecutor:
         why = f"this server cannot run esxcli over the API: {error}" if unsupported else error
         problem = InputProblem(source, f"host {self.host_name}: '{line}' over the vSphere API "
                                        f"({spec.moid}, {spec.method}) failed: {why}", header)
-        return EsxcliAnswer(cap, [], ParseResult(family=_family(spec.words)), problem, unsupported)
+        return EsxcliAnswer(cap, [], ParseResult(family=esxcli_api_family(spec.words)), problem, unsupported)
 
 
 def esxcli_over_api(si_or_stub: Any, host_moref: Any, command: Iterable[str], args: Mapping[str, Any] | None = None,
@@ -274,7 +280,7 @@ def query_network_hints(si_or_stub: Any, network_system: Any, host_moref: Any, h
 
     ``network_system``: the host's ``configManager.networkSystem`` (``vim.host.NetworkSystem`` or its moid).
     Returns ``(capture, facts, problem)``: the Capture records the hints as plain dicts (an empty list when no
-    switch sends LLDP/CDP, or on vcsim), ``facts`` holds :func:`hint_facts` records; on a vmodl fault or
+    switch sends LLDP/CDP, or on vcsim), ``facts`` holds :func:`~nicadvisor.parsers.api.network_hints.hint_facts` records; on a vmodl fault or
     timeout the capture is None and ``problem`` names the host. Raises OSError / HTTPException when the
     connection fails.
     """
@@ -329,7 +335,8 @@ def collect_host_extras(stub: Any, host_moref: Any, host_name: str, *, pnics: It
                         origin: str | None = None, notes: tuple[str, ...] = ()) -> HostExtras:
     """The per-host extras of a live vSphere audit.
 
-    ``hints``: QueryNetworkHint (1 call). ``esxcli``: ``network nic list``, ``network nic coalesce get``,
+    ``hints``: QueryNetworkHint (1 call). ``esxcli``: the commands of the catalogue the collectors run that the API
+    can run (:func:`nicadvisor.commands.esxcli_api_commands`): ``network nic list``, ``network nic coalesce get``,
     ``network nic get --nic-name`` per pNIC in ``pnics`` (driver/firmware versions before API 8.0.0.1, §2) and
     ``system module parameters list --module`` per driver in ``drivers`` (1 + 2 + len(pnics) + len(drivers)
     calls). When the first esxcli call shows the server cannot run esxcli over the API, the rest is skipped
@@ -346,13 +353,14 @@ def collect_host_extras(stub: Any, host_moref: Any, host_name: str, *, pnics: It
     if not esxcli:
         return out
     ex = EsxcliExecutor(stub, host_moref, host_name, source, origin, notes)
-    plan: list[tuple[tuple[str, ...], dict[str, Any]]] = [(("network", "nic", "list"), {}),
-                                                         (("network", "nic", "coalesce", "get"), {})]
-    plan += [(("network", "nic", "get"), {"nic-name": n}) for n in pnics if _NAME_RE.match(n)]
-    plan += [(("system", "module", "parameters", "list"), {"module": d}) for d in drivers if _MODULE_RE.match(d)]
+    audited = [c for c in commands.esxcli_api_commands() if c.run]  # the audit's reads (not the path test's ping)
+    plan: list[tuple[tuple[str, ...], dict[str, Any]]] = [(c.esxcli_api, {}) for c in audited if c.scope == "host"]
+    plan += [(c.esxcli_api, {"nic-name": n}) for c in audited if c.scope == "pnic" for n in pnics if _NAME_RE.match(n)]
+    plan += [(c.esxcli_api, {"module": d}) for c in audited if c.scope == "module"
+             for d in drivers if _MODULE_RE.match(d)]
     for words, args in plan:
         answer = ex.run(words, args, timeout)
-        out.parsed.append((answer.capture, answer.facts or ParseResult(family=_family(words))))
+        out.parsed.append((answer.capture, answer.facts or ParseResult(family=esxcli_api_family(words))))
         if answer.unsupported:
             out.unsupported = answer.unsupported
             return out
@@ -372,10 +380,6 @@ def unsupported_problems(source: str, label: str, unsupported: Mapping[str, int]
 
 
 __all__ = [
-    "ALLOWED", "EsxcliAnswer", "EsxcliExecutor", "EsxcliOption", "EsxcliSpec", "HostExtras", "collect_host_extras",
-    "command_text", "coalesce_facts", "esxcli_over_api", "esxcli_recording", "facts_for", "facts_from_recording",
-    "fault_text", "hint_facts", "hints_recording", "module_parameters_facts", "nic_get_facts", "nic_list_facts",
-    "ping_facts", "query_network_hints", "response_rows", "row_line", "soap_arguments", "unsupported_problems",
-    "validate",
+    "EsxcliAnswer", "EsxcliExecutor", "HostExtras", "collect_host_extras", "esxcli_over_api", "fault_reason",
+    "query_network_hints", "unsupported_problems",
 ]
-

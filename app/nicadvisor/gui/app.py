@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from typing import Sequence
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QEventLoop, Qt
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from nicadvisor.gui.state import Source
 
@@ -38,17 +40,49 @@ def source_of(args: argparse.Namespace) -> tuple[Source, tuple[str, ...]]:
     return Source.DEMO, ()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the wizard; returns the Qt exit code."""
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    from nicadvisor.gui.wizard import NicAdvisorWizard
+#: Longest wait (s) for the window system to show the starting window before the wizard is built anyway.
+EXPOSE_WAIT_S = 0.3
 
+
+def starting_window() -> QLabel:
+    """A small frameless window saying that NIC Advisor is starting, painted before the wizard's modules load: a cold
+    start showed nothing, then a black window, for seconds (the charting library, the pages, the first paint). A plain
+    widget, not a QSplashScreen: that one waits up to a second for the window system to expose it."""
+    label = QLabel("<div style='font-size:15pt; font-weight:bold'>NIC Advisor</div>"
+                   "<div>NSX Geneve overlay readiness — starting…</div>")
+    label.setWindowFlags(Qt.WindowType.SplashScreen | Qt.WindowType.FramelessWindowHint)
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    label.setStyleSheet("QLabel { background: #1d4f91; color: white; padding: 24px; }")
+    label.resize(460, 120)
+    return label
+
+
+def show_now(window: QWidget, app: QApplication) -> None:
+    """Show ``window`` and paint it before returning (waiting at most :data:`EXPOSE_WAIT_S` for the window system)."""
+    window.show()
+    deadline = time.monotonic() + EXPOSE_WAIT_S
+    handle = window.windowHandle()
+    while handle is not None and not handle.isExposed() and time.monotonic() < deadline:
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+    window.repaint()
+    app.processEvents()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the wizard; returns the Qt exit code. A starting window is painted first (within a second of start, see
+    ``benchmarks/gui_stalls.py start``), the wizard replaces it once built."""
+    args = parse_args(sys.argv[1:] if argv is None else argv)
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "nic-advisor-gui"])
     app.setApplicationName("NIC Advisor")
     app.setOrganizationName("nicadvisor")
+    starting = starting_window()
+    show_now(starting, app)  # painted now, not at the first event loop turn: the wizard takes a while to build
+    from nicadvisor.gui.wizard import NicAdvisorWizard
+
     source, paths = source_of(args)
     wizard = NicAdvisorWizard(source=source, capture_paths=paths, remember=True)
     wizard.show()
+    starting.close()
     return int(app.exec())
 
 

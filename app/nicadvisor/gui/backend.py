@@ -7,7 +7,6 @@ wizard opens the history on a worker at start-up).
 """
 from __future__ import annotations
 
-import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,15 +38,18 @@ class Backend:
             -> :class:`nicadvisor.gui.probes.ProbeResult` (Test connection; never raise).
         browse_vcenter(spec, cancel) -> :class:`nicadvisor.gui.probes.InventoryResult` (Browse hosts: the
             datacenter → cluster → host tree; never raises but ``Cancelled``).
-        remote_prepare(ssh_specs, interfaces, duration_s, progress, cancel, ask_host_key=None, profile=None)
-            -> PreparedBench (``profile``: ``"quick"``/``"full"`` of the test catalogue, ``duration_s`` seconds each)
-            (connect to and probe the audited hosts read-only, :meth:`nicadvisor.bench.remote.RemoteBench.prepare`;
-            ``interfaces`` maps an SSH spec's ``source`` to the interface to test from; raises ValueError for an
+        remote_prepare(ssh_specs, interfaces, duration_s, progress, cancel, ask_host_key=None, profile=None,
+                       mtu_check=False, run_tests=True) -> :class:`~nicadvisor.services.between.PreparedBetween`
+            (connect to and probe the audited hosts read-only, :func:`nicadvisor.services.between.prepare_between`;
+            ``interfaces`` maps an SSH spec's ``source`` to the interface to test from; ``profile``:
+            ``"quick"``/``"full"`` of the test catalogue, ``duration_s`` seconds each; ``mtu_check``: check the MTU
+            path first; ``problems``: targets that could not be built (no password); raises ValueError for an
             invalid request, ``Cancelled``).
-        remote_run(prepared, audit, progress, cancel) -> BenchReport (run the confirmed plan, undo every change,
-            close the connections; each result compared with the band of its path from ``audit``'s facts,
-            :func:`nicadvisor.services.bench_expect.attach_expectations`). remote_close(prepared): close without
-            running (the user declined the plan).
+        remote_run(prepared, audit, progress, cancel, store=None) -> :class:`~nicadvisor.services.between.BetweenOutcome`
+            (:func:`nicadvisor.services.between.run_between`, the one call the CLI makes too: the MTU check, then
+            the confirmed plan, every change undone, the connections closed; each result compared with the band of
+            its path from ``audit``'s facts; results and MTU outcome added to a copy of ``audit``, stored in
+            ``store`` when the audit is in it). remote_close(prepared): close without running (the user declined).
     """
 
     audit: Callable[..., Any]
@@ -60,7 +62,7 @@ class Backend:
     browse_vcenter: Callable[..., Any] = probes.browse_vcenter
     remote_prepare: Callable[..., Any] = lambda *a, **k: _real_remote_prepare(*a, **k)
     remote_run: Callable[..., Any] = lambda *a, **k: _real_remote_run(*a, **k)
-    remote_close: Callable[[Any], None] = lambda prepared: prepared.bench.close()
+    remote_close: Callable[[Any], None] = lambda prepared: prepared.close()
 
     @classmethod
     def real(cls) -> "Backend":
@@ -87,50 +89,24 @@ def _real_bench(path: str, duration_s: float, progress: ProgressFn, cancel: thre
     return run_quick_bench(request, progress, cancel)
 
 
-@dataclass
-class PreparedBench:
-    """A benchmark between hosts, connected and probed, waiting for the user to confirm :attr:`plan`
-    (:class:`nicadvisor.bench.remote.RemotePlan`; ``plan.lines()`` is what to show). ``bench`` holds the SSH
-    connections; ``problems``: targets that could not be built (no password), as sentences."""
-
-    bench: Any
-    plan: Any
-    problems: list[str]
-
-
 def _real_remote_prepare(ssh_specs: list[Any], interfaces: dict[str, str], duration_s: float, progress: ProgressFn,
                          cancel: threading.Event, ask_host_key: Callable[[str, int, str, str], bool] | None = None,
-                         profile: str | None = None) -> PreparedBench:
-    from nicadvisor.bench.catalogue import PROFILES
-    from nicadvisor.bench.remote import RemoteBench, RemoteHost, RemoteRequest
+                         profile: str | None = None, mtu_check: bool = False, run_tests: bool = True) -> Any:
+    from nicadvisor.services.between import BetweenRequest, prepare_between
 
     built = probes.build_targets([], list(ssh_specs), [])
-    hosts = tuple(RemoteHost(t, interfaces.get(t.source) or None) for t in built.ssh)
-    specs = tuple(PROFILES[profile](duration_s=duration_s)) if profile else ()
-    request = RemoteRequest(hosts=hosts, duration_s=duration_s, specs=specs)
-    request.validate()
-    bench = RemoteBench(request, ask=ask_host_key, cancel=cancel)
-    try:
-        plan = bench.prepare(progress)
-    except BaseException:
-        bench.close()
-        raise
-    return PreparedBench(bench, plan, [f"{p.source}: {p.message}" for p in built.problems])
+    request = BetweenRequest(hosts=built.ssh, interfaces=dict(interfaces), duration_s=duration_s, profile=profile,
+                             mtu_check=mtu_check, run_tests=run_tests)
+    prepared = prepare_between(request, progress, cancel, ask_host_key=ask_host_key)
+    prepared.problems += [f"{p.source}: {p.message}" for p in built.problems]
+    return prepared
 
 
-def _real_remote_run(prepared: PreparedBench, audit: Any, progress: ProgressFn, cancel: threading.Event) -> Any:
-    from dataclasses import replace
+def _real_remote_run(prepared: Any, audit: Any, progress: ProgressFn, cancel: threading.Event,
+                     store: Any = None) -> Any:
+    from nicadvisor.services.between import run_between
 
-    from nicadvisor.services.bench_expect import attach_expectations, path_end
-
-    rb = prepared.bench
-    rb.cancel = cancel  # this task's Cancel stops the running test; its changes are undone
-    try:
-        report = rb.run(prepared.plan, progress)
-    finally:
-        rb.close()
-    ends = {name: path_end(probe, audit) for name, probe in rb.probes.items()}
-    return replace(report, results=attach_expectations(report.results, ends, rb.path_rtts))
+    return run_between(prepared, progress, cancel, audit=audit, store=store)
 
 
 def _real_export(audit: Any, pdf: Path | None = None, json: Path | None = None, csv: Path | None = None,
@@ -141,16 +117,7 @@ def _real_export(audit: Any, pdf: Path | None = None, json: Path | None = None, 
 
 
 def _real_open_store(path: Path | str | None = None) -> tuple[Any, str]:
-    """(AuditStore, "") or (None, why it could not be opened): a newer or foreign history file
-    (``HistoryError``), a folder that cannot be written (OSError), a file that is not a database."""
-    from nicadvisor.store import AuditStore, HistoryError
+    """(AuditStore, "") or (None, why it could not be opened): :func:`nicadvisor.services.history.open_history`."""
+    from nicadvisor.services.history import open_history
 
-    try:
-        return AuditStore(path), ""
-    except HistoryError as exc:
-        return None, str(exc)
-    except sqlite3.Error as exc:
-        return None, f"the history file cannot be used: {type(exc).__name__}: {exc}"
-    except OSError as exc:
-        where = f" ({exc.filename})" if exc.filename else ""
-        return None, f"the history file cannot be created: {exc.strerror or exc}{where}"
+    return open_history(path)

@@ -131,6 +131,8 @@ class SshSpec:
         remember: save ``password`` in the OS keyring (service ``ssh:<host>:<port>``).
         trusted_fingerprint: ``SHA256:…`` host key to trust on first contact (optional; otherwise the
             host-key dialog asks on first contact).
+        stored_key: ``"ssh-ed25519 SHA256:…"``, the host key NIC Advisor's known_hosts holds for this host, as read
+            after a Test connection or an audit (empty: none seen yet; never typed).
         status: last Test connection / audit outcome.
     """
 
@@ -140,13 +142,14 @@ class SshSpec:
     key_file: str = ""
     remember: bool = False
     trusted_fingerprint: str = ""
+    stored_key: str = ""
     status: str = "not tested"
 
     kind_label = "SSH host"
 
     def parts(self) -> tuple[str, str, int]:
         """(user, host, port); raises ValueError for a malformed :attr:`spec`."""
-        from nicadvisor.collect.ssh import parse_ssh_spec
+        from nicadvisor.services.targets import parse_ssh_spec
 
         return parse_ssh_spec(self.spec)
 

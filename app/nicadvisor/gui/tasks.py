@@ -26,6 +26,20 @@ def is_cancellation(exc: BaseException) -> bool:
     return any(cls.__name__ == "Cancelled" for cls in type(exc).__mro__)
 
 
+def error_sentence(exc: BaseException) -> str:
+    """What the user reads when a task raised ``exc``: the message alone for what the user can act on (an OSError:
+    ``"<file>: <system's reason>"``; a ValueError or an error NIC Advisor raises on purpose, whose message is written
+    for the user), and ``"<ExceptionType>: <message>"`` only for an unexpected error (a bug: its name helps a report).
+    The task's traceback stays in ``TaskHandle.last_traceback``."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    text = str(exc).strip()
+    ours = type(exc).__module__.split(".")[0] == "nicadvisor"
+    if text and (ours or isinstance(exc, (ValueError, OSError))):
+        return text
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 class TaskHandle(QObject):
     """Handle of one background task; lives in the GUI thread.
 
@@ -38,7 +52,7 @@ class TaskHandle(QObject):
         sig_progress(float, str): fraction 0..1 and a short status text; throttled (≥1 % change,
             a new status text, or ≥100 ms since the last emission).
         sig_finished(object): the task's return value.
-        sig_failed(str): a one-line error message (the traceback is in ``last_traceback``).
+        sig_failed(str): the error as a sentence (:func:`error_sentence`; the traceback is in ``last_traceback``).
         sig_cancelled(): the task stopped because cancel was requested.
     """
 
@@ -95,7 +109,7 @@ class _Runnable(QRunnable):
                 handle.sig_cancelled.emit()
             else:
                 handle.done = True
-                handle.sig_failed.emit(f"{type(exc).__name__}: {exc}")
+                handle.sig_failed.emit(error_sentence(exc))
         else:
             handle.done = True
             if handle.cancel_event.is_set() and result is None:

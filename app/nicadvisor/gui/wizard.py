@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import enum
+import importlib
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, Signal, Slot
+from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QMessageBox, QWidget, QWizard,
@@ -21,6 +22,9 @@ from nicadvisor.gui.pages.inspect import InspectPage
 from nicadvisor.gui.state import Source, WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
+
+#: When (ms after the wizard is built) the audit stack starts loading on a worker: after the first paint.
+WARM_AFTER_MS = 300
 
 DEFAULT_STORE = object()
 """Sentinel of ``NicAdvisorWizard(store=...)``: open the audit history at its default path."""
@@ -111,12 +115,26 @@ class NicAdvisorWizard(QWizard):
         connect.open_target_id = int(PageId.INSPECT)
         discover = self.pages[PageId.DISCOVER]
         discover.sig_audit_done.connect(self._on_audit_done)
+        # Enter never presses Finish (it closed the wizard with nothing exported and no question): Finish is no
+        # auto-default button, and arriving on a page puts the focus on Next, or on the Export page on its own button.
+        self.button(QWizard.WizardButton.FinishButton).setAutoDefault(False)
+        self._focus_next_when_complete = False
+        self.currentIdChanged.connect(self._place_focus)
+        for page in self.pages.values():
+            page.completeChanged.connect(self._restore_next_focus)
         self.resize(1200, 800)
         geometry = app_settings.load_geometry() if remember else None
         if geometry is not None:
             self.restoreGeometry(geometry)
         if self._owns_store:
             self.store_handle = self._open_store()
+        # the audit stack (the rules engine builds its parser on import: ~0.4 s) is loaded on a worker while the user
+        # reads the Connect page, not when the first audit starts
+        QTimer.singleShot(WARM_AFTER_MS, self._warm_audit_stack)
+
+    def _warm_audit_stack(self) -> None:
+        if not self._closed:
+            self.runner.submit("warm-audit", lambda _p, _c: importlib.import_module("nicadvisor.services.audit"))
 
     # --- the audit history, opened on a worker ----------------------------------------------------------
     def _open_store(self) -> TaskHandle:
@@ -162,6 +180,33 @@ class NicAdvisorWizard(QWizard):
         connect.refresh_targets()
         connect.history.refresh()
 
+    # --- where the keyboard focus goes ----------------------------------------------------------------
+    @Slot(int)
+    def _place_focus(self, _page_id: int) -> None:
+        """After a page change: the focus on Next; on the last page on its own action (Export), never on Finish; on a
+        page whose Next waits for its task (Discover), back on Next once the task lets it go on."""
+        next_button = self.button(QWizard.WizardButton.NextButton)
+        page = self.currentPage()
+        self._focus_next_when_complete = False
+        if next_button.isVisible() and next_button.isEnabled():
+            next_button.setFocus(Qt.FocusReason.OtherFocusReason)
+        elif next_button.isVisible():
+            self._focus_next_when_complete = True
+        elif page is not None:
+            action = getattr(page, "action_button", None)
+            (action if action is not None and action.isEnabled() else page).setFocus(Qt.FocusReason.OtherFocusReason)
+
+    @Slot()
+    def _restore_next_focus(self) -> None:
+        """Next became clickable on the page entered with Next: the focus goes back to it unless the user has put it
+        in a field meanwhile."""
+        next_button = self.button(QWizard.WizardButton.NextButton)
+        if not self._focus_next_when_complete or not self.currentPage().isComplete():
+            return
+        self._focus_next_when_complete = False
+        if not isinstance(QApplication.focusWidget(), (QLineEdit, QAbstractSpinBox, QComboBox)):
+            next_button.setFocus(Qt.FocusReason.OtherFocusReason)
+
     def sizeHint(self) -> QSize:  # Qt override
         return QSize(1200, 800)
 
@@ -170,6 +215,7 @@ class NicAdvisorWizard(QWizard):
         ``deadline_ms``); then close the history store the wizard opened. True if every worker ended."""
         self.asker.close()
         ended = self.runner.shutdown(deadline_ms)
+        self.pages[PageId.EXPORT].close_child()
         if ended and self._owns_store and not self._closed:
             self._closed = True
             for store, _problem in self._opened:  # opened, but its answer is still queued for the GUI thread
@@ -229,9 +275,12 @@ class NicAdvisorWizard(QWizard):
         return False
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # Qt override
-        """Enter in a text field never presses Next or Finish: a typed path or URL is no decision to go on."""
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and isinstance(
-                QApplication.focusWidget(), (QLineEdit, QAbstractSpinBox, QComboBox)):
+        """Enter in a text field never presses Next or Finish (a typed path or URL is no decision to go on), and Enter
+        never presses Finish at all: closing is a click (or Space on the focused button)."""
+        focus = QApplication.focusWidget()
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and (
+                isinstance(focus, (QLineEdit, QAbstractSpinBox, QComboBox))
+                or focus is self.button(QWizard.WizardButton.FinishButton)):
             event.accept()
             return
         super().keyPressEvent(event)

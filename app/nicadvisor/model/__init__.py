@@ -4,8 +4,8 @@ No Qt, pyVmomi, paramiko or requests here (an import-linter contract in pyprojec
 Unknown facts stay ``None``: never 0, never a guess. Every fact set on an object keeps its
 :class:`Evidence` (the command it came from and the raw line) in the object's ``evidence`` map.
 """
+from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import (
-    Audit,
     Evidence,
     Finding,
     Host,

@@ -12,6 +12,10 @@ column's capability facts as "no" (``no-rx-filter-no-rss`` decides both the RSS 
   passes), when the pNIC is known to carry no overlay (:meth:`Host.overlay_role` ``none``: its switch carries
   no TEP while others do, or it uplinks no switch), or for
   ENS on Linux (an ESXi datapath);
+* ``pass`` from the imported compatibility guide when none of the column's facts was read but the guide lists the
+  feature for the pNIC's device, the host's release and its driver version (``guide-feature-listed``: Geneve offload,
+  Geneve Rx filters, the ENS mode; marked "from the compatibility guide", a lower trust than a reading, which wins);
+  a listing that does not name the feature warns (``guide-feature-not-listed``), never a "no";
 * ``pass`` when the column's facts were read (for the PCIe column all four: negotiated and capable speed and
   width, or nobody can tell whether the link trained down) and no finding objects (for the Driver column: only when a listing
   confirms the driver — ``vcg-driver-meets-minimum``: the host's release, with its update, and the driver version
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from nicadvisor.commands import how_to_learn
 from nicadvisor.model.entities import OVERLAY_NONE, Evidence, Finding, Host, PhysicalNic, Severity
 
 #: Evidence ``command`` of a fact decided by the driver catalogue (nicadvisor.vcg.driver_catalogue.ORIGIN_LABEL; the
@@ -50,10 +55,10 @@ class Capability:
         path_categories: finding categories on the pNIC's switch, that switch's TEP vmknics and the host that
             also decide this column.
         overlay: True when the column matters only for a pNIC that carries overlay traffic.
-        learn_esxi, learn_linux: the read-only command that reports the column's facts (``{pnic}`` is the pNIC
-            name), shown in an unknown cell's reason; empty when the column does not apply to that kind.
         needs_all: facts that must all be known for the cell to pass (one alone proves nothing: a PCIe link's
             negotiated speed and width say whether it trained down only beside what the device is capable of).
+        decided_by: finding ids that decide the cell (``pass``) when none of its facts was read: a source of
+            knowledge other than the host (the imported compatibility guide's ``guide-feature-listed``).
     """
 
     key: str
@@ -64,37 +69,48 @@ class Capability:
     negative: tuple[str, ...] = ()
     path_categories: tuple[str, ...] = ()
     overlay: bool = True
-    learn_esxi: str = ""
-    learn_linux: str = ""
     needs_all: tuple[str, ...] = ()
+    decided_by: tuple[str, ...] = ()
 
+    @property
+    def learn_esxi(self) -> str:
+        """The read-only ESXi command(s) that report the column's facts (``{nic}`` is the pNIC name), from the
+        command catalogue (:func:`nicadvisor.commands.how_to_learn`), shown in an unknown cell's reason; ``""`` when
+        no ESXi command does."""
+        return how_to_learn(self.facts, "esxi")
+
+    @property
+    def learn_linux(self) -> str:
+        """Like :attr:`learn_esxi`, on Linux (``""`` for ENS, an ESXi datapath)."""
+        return how_to_learn(self.facts, "linux")
+
+
+#: The finding of the imported compatibility guide that decides a feature cell (nicadvisor.vcg.guide_findings).
+GUIDE_LISTED = ("guide-feature-listed",)
+#: How a cell decided by the guide is marked (nicadvisor.vcg.guide_findings.GUIDE_ORIGIN).
+GUIDE_ORIGIN = "from the compatibility guide"
 
 CAPABILITIES: tuple[Capability, ...] = (
     Capability("link", "Link", ("link_up", "link_speed_mbps"), negative=("link_up",), overlay=False,
-               learn_esxi="esxcli network nic list", learn_linux="ethtool {pnic}",
                needs_all=("link_up", "link_speed_mbps")),
-    Capability("mtu", "MTU", ("mtu",), path_categories=("mtu", "tep"),
-               learn_esxi="esxcfg-nics -l", learn_linux="ip link show {pnic}"),
+    Capability("mtu", "MTU", ("mtu",), path_categories=("mtu", "tep")),
     Capability("geneve_offload", "Geneve offload", ("geneve_offload",), negative=("geneve_offload",),
-               learn_esxi="vsish -e get /net/pNics/{pnic}/properties", learn_linux="ethtool -k {pnic}"),
+               decided_by=GUIDE_LISTED),
     Capability("rx_filter", "Geneve Rx filter", ("geneve_rx_filter",), negative=("geneve_rx_filter",),
-               learn_esxi="vsish -e get /net/pNics/{pnic}/rxqueues/info", learn_linux="ethtool -k {pnic}"),
-    Capability("rss", "RSS / queues", ("rss", "rx_queues"), negative=("rss",),
-               learn_esxi="vsish -e get /net/pNics/{pnic}/rxqueues/info",
-               learn_linux="ethtool -l {pnic} and ethtool -x {pnic}"),
+               decided_by=GUIDE_LISTED),
+    Capability("rss", "RSS / queues", ("rss", "rx_queues"), negative=("rss",)),
     Capability("ens", "ENS / EDP", ("ens_capable", "ens_enabled", "ens_mode"), negative=("ens_capable",),
-               learn_esxi="esxcfg-nics -e"),
+               decided_by=GUIDE_LISTED),
     Capability("pcie", "PCIe link", ("pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable"),
-               overlay=False, learn_esxi="lspci -v (ESXi shell)", learn_linux="lspci -vv -s <PCI address of {pnic}>",
+               overlay=False,
                needs_all=("pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable")),
-    Capability("coalescing", "Coalescing", ("coalesce_adaptive_rx", "coalesce_rx_usecs"), overlay=False,
-               learn_esxi="esxcli network nic coalesce get", learn_linux="ethtool -c {pnic}"),
+    Capability("coalescing", "Coalescing", ("coalesce_adaptive_rx", "coalesce_rx_usecs"), overlay=False),
     Capability("driver", "Driver / VCG", ("driver", "driver_version", "firmware_version"),
                confirmed_by=("vcg-driver-meets-minimum", "guide-listed"),
                explained_by=("vcg-driver-unconfirmed", "guide-release-unknown", "guide-release-not-imported",
                              "guide-release-not-stated", "guide-driver-unchecked", "guide-firmware-unknown",
                              "guide-firmware-unclear"),
-               overlay=False, learn_esxi="esxcli network nic get -n {pnic}", learn_linux="ethtool -i {pnic}"),
+               overlay=False),
 )
 
 #: Columns whose facts the vSphere API does not report (a vCenter-only audit leaves them unknown).
@@ -165,11 +181,11 @@ def _source_kind(host: Host) -> str:
 
 def _learn(host: Host, pnic: PhysicalNic, cap: Capability) -> str:
     if host.kind not in ("esxi", "linux"):  # an NSX Edge, or a host whose kind no input told: name both
-        both = [f"{c.replace('{pnic}', pnic.name)} on {k}" for k, c in (("ESXi", cap.learn_esxi),
+        both = [f"{c.replace('{nic}', pnic.name)} on {k}" for k, c in (("ESXi", cap.learn_esxi),
                                                                         ("Linux", cap.learn_linux)) if c]
         return ("not in the inputs (the host's kind was not read): run " + " or ".join(both)) if both else \
             "not in the inputs"
-    command = (cap.learn_linux if host.kind == "linux" else cap.learn_esxi).replace("{pnic}", pnic.name)
+    command = (cap.learn_linux if host.kind == "linux" else cap.learn_esxi).replace("{nic}", pnic.name)
     if _source_kind(host) == "vcenter" and cap.key in NOT_IN_VSPHERE_API:
         return ("not readable through the vSphere API: audit this host with --esxcli-over-api or over SSH"
                 + (f" ({command})" if command else ""))
@@ -234,6 +250,10 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
         status = UNKNOWN
         suffix, reason = _unconfirmed(host, pnic, cap, mine)
         text += f" · {suffix}"
+    elif listed := [f for f in mine if f.rule_id in cap.decided_by]:
+        status = PASS
+        text = f"listed · {GUIDE_ORIGIN}"
+        reason = (f"decided {GUIDE_ORIGIN}: {listed[0].message} Not read on the host: {_learn(host, pnic, cap)}")
     else:
         status = UNKNOWN
         reason = f"none of this column's facts was reported — {_learn(host, pnic, cap)}"
@@ -272,7 +292,7 @@ def _unconfirmed(host: Host, pnic: PhysicalNic, cap: Capability, mine: tuple[Fin
 
 
 def _command(host: Host, pnic: PhysicalNic, cap: Capability) -> str:
-    return (cap.learn_linux if host.kind == "linux" else cap.learn_esxi).replace("{pnic}", pnic.name)
+    return (cap.learn_linux if host.kind == "linux" else cap.learn_esxi).replace("{nic}", pnic.name)
 
 
 def capability_matrix(host: Host, findings: list[Finding]) -> list[Row]:
@@ -284,3 +304,24 @@ def capability_matrix(host: Host, findings: list[Finding]) -> list[Row]:
             continue
         rows.append(Row(host.name, pnic.name, {c.key: cell_for(host, pnic, c, mine) for c in CAPABILITIES}))
     return rows
+
+
+#: Capability columns / rule categories whose fix also lies on the physical switch port a pNIC is cabled to (its MTU,
+#: its link): their findings and tooltips name that port when LLDP/CDP told it (PhysicalNic ``neighbor_*``).
+SWITCH_PORT_CATEGORIES = ("mtu", "link")
+
+
+def switch_port_cell(host: Host, pnic: PhysicalNic) -> str:
+    """Where ``pnic`` is cabled, for an inventory cell or a tooltip: ``"switch leaf-01 port swp12 (LLDP)"``, with the
+    MTU and VLAN the port advertises when it does (``"; advertises MTU 9216, VLAN 1"``); when no LLDP/CDP neighbour was
+    read, ``"not known: run <command>"`` naming the catalogue's read on the host's kind (``vim-cmd
+    hostsvc/net/query_networkhint`` on ESXi, ``lldpctl -f json`` on Linux; both for a host of unknown kind)."""
+    where = pnic.switch_port_text()
+    if where:
+        extra = ", ".join(x for x in (f"MTU {pnic.neighbor_mtu}" if pnic.neighbor_mtu else "",
+                                      f"VLAN {pnic.neighbor_vlan}" if pnic.neighbor_vlan else "") if x)
+        proto = f" ({pnic.neighbor_protocol})" if pnic.neighbor_protocol else ""
+        return f"{where}{proto}" + (f"; advertises {extra}" if extra else "")
+    kinds = [host.kind] if host.kind in ("esxi", "linux") else ["esxi", "linux"]
+    runs = [how_to_learn(("neighbor_port",), k).replace("{nic}", pnic.name) for k in kinds]
+    return "not known: run " + " or ".join(r for r in runs if r) + " (the switch must send LLDP or CDP)"

@@ -12,7 +12,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from nicadvisor.model.entities import Audit, Finding, Host
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import Finding, Host
 from nicadvisor.model.text import fact_text
 from nicadvisor.model.verdict import Verdict
 
@@ -140,7 +141,8 @@ def diff_audits(before: Audit, after: Audit) -> AuditDiff:
     for key in sorted(old_b.keys() | new_b.keys()):
         unit, was = _headline(old_b[key]) if key in old_b else ("", None)
         unit2, now = _headline(new_b[key]) if key in new_b else ("", None)
-        diff.benchmarks.append(BenchChange(key[0], key[1], unit or unit2, was, now))
+        if bench_value(was, unit or unit2) != bench_value(now, unit or unit2):  # equal as shown: no change
+            diff.benchmarks.append(BenchChange(key[0], key[1], unit or unit2, was, now))
     diff.facts_changed.sort(key=lambda c: (c.target, c.fact))
     diff.objects_added.sort()
     diff.objects_removed.sort()
@@ -151,12 +153,22 @@ def _value(v: Any) -> str:
     return fact_text(v, unknown="not known")
 
 
+def bench_value(value: float | None, unit: str) -> str:
+    """A benchmark headline rounded as the wizard and the reports show it: ``"16.52 Gbit/s"`` (``"47.9 Mbit/s"`` below
+    1 Gbit/s), ``"27.5 µs"``; ``"not measured"`` for None (the raw ``27.4867 → not known µs`` was shown)."""
+    if value is None:
+        return "not measured"
+    if unit == "Gbit/s":
+        return f"{value:.2f} Gbit/s" if value >= 1 else f"{value * 1000:.3g} Mbit/s"
+    return f"{value:.1f} {unit}".rstrip()
+
+
 def diff_lines(diff: AuditDiff) -> list[str]:
     """The diff as plain text lines (the CLI's output, also the wizard's Compare dialog)."""
     out = [f"Before ({diff.before_created_at}): {diff.before_verdict.symbol} {diff.before_verdict.headline}",
            f"After  ({diff.after_created_at}): {diff.after_verdict.symbol} {diff.after_verdict.headline}"]
     if diff.empty:
-        return out + ["No change: the same hosts, facts, findings and benchmark results."]
+        return out + ["No changes: the same hosts, facts, findings and benchmark results."]
     for title, items in (("Hosts added", diff.hosts_added), ("Hosts removed", diff.hosts_removed),
                          ("Added", diff.objects_added), ("Removed", diff.objects_removed)):
         if items:
@@ -171,5 +183,6 @@ def diff_lines(diff: AuditDiff) -> list[str]:
             out += [f"  [{f.severity.value}] {f.target}: {f.title}" for f in items]
     if diff.benchmarks:
         out.append("Benchmarks (before → after):")
-        out += [f"  {b.test} {b.path}: {_value(b.before)} → {_value(b.after)} {b.unit}" for b in diff.benchmarks]
+        out += [f"  {b.test} {b.path}: {bench_value(b.before, b.unit)} → {bench_value(b.after, b.unit)}"
+                for b in diff.benchmarks]
     return out

@@ -7,13 +7,9 @@ to ``"0000:bb:dd.f"`` (hex, lower case).
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from nicadvisor.model.verdict import Verdict
+from typing import Any
 
 
 #: Longest evidence line kept (characters): a 16 MB line quoted by 14 facts made a 234 MB report. Longer text
@@ -97,6 +93,16 @@ class PhysicalNic(_WithEvidence):
     ``receive_hashing`` is the NIC's receive hashing feature (Linux ``ethtool -k`` ``receive-hashing``: RSS hashing
     on, whatever the indirection table); ``rx_queues_max``/``tx_queues_max`` the most queues the driver offers
     (``ethtool -l`` pre-set maximums), beside the ``rx_queues``/``tx_queues`` in use.
+
+    ``neighbor_*``: the physical switch port the pNIC is cabled to, as that switch announces itself by LLDP or CDP
+    (vSphere API ``QueryNetworkHint``, ESXi ``vim-cmd hostsvc/net/query_networkhint``, Linux ``lldpctl -f json`` /
+    ``networkctl lldp``): ``neighbor_protocol`` ``"LLDP"`` or ``"CDP"``; ``neighbor_name`` its system name (LLDP
+    System Name, CDP Device ID); ``neighbor_chassis_id`` its LLDP chassis ID (a MAC address, when it sends no name);
+    ``neighbor_port`` the port ID as the switch names it (``Ethernet1/12``, ``GigabitEthernet0/27``, ``swp12``);
+    ``neighbor_port_description`` the port's description; ``neighbor_mgmt_address`` its management address;
+    ``neighbor_mtu`` the MTU (bytes) the switch port advertises (CDP ``mtu``, the ``MTU`` parameter ESXi reports from
+    the LLDP frame, lldpd's ``mfs`` from the IEEE 802.3 Maximum Frame Size TLV; 0 = not sent, kept unknown); ``neighbor_vlan`` the port's
+    VLAN (CDP native VLAN, LLDP Port VLAN ID). One protocol's answer per pNIC: LLDP when both were heard.
     """
 
     name: str
@@ -145,7 +151,27 @@ class PhysicalNic(_WithEvidence):
     is_physical: bool | None = None
     is_virtual_uplink: bool | None = None
     legacy_vmklinux: bool | None = None
+    neighbor_protocol: str | None = None
+    neighbor_name: str | None = None
+    neighbor_chassis_id: str | None = None
+    neighbor_port: str | None = None
+    neighbor_port_description: str | None = None
+    neighbor_mgmt_address: str | None = None
+    neighbor_mtu: int | None = None
+    neighbor_vlan: int | None = None
     evidence: dict[str, Evidence] = field(default_factory=dict)
+
+    def switch_port_text(self) -> str | None:
+        """Where this pNIC is cabled, as a sentence fragment: ``"switch leaf-01 port Ethernet1/12"`` (the switch by
+        its name, else its chassis ID; ``"port …"`` alone when only the port is known), None when the neighbour is
+        unknown."""
+        switch = self.neighbor_name or self.neighbor_chassis_id
+        if not switch and not self.neighbor_port:
+            return None
+        parts = [f"switch {switch}"] if switch else []
+        if self.neighbor_port:
+            parts.append(f"port {self.neighbor_port}")
+        return " ".join(parts)
 
 
 @dataclass
@@ -170,7 +196,7 @@ class Switch(_WithEvidence):
     (N-VDS); ``mtu`` in bytes; ``uplinks`` are pNIC names; ``ipfix_enabled`` for VDS IPFIX;
     ``nsx_host_switch``: True when NSX names it as a host switch of the transport node that carries the overlay
     (in an OVERLAY transport zone, or holding a TEP), False when NSX names it but only in VLAN transport zones, None
-    when unknown (:func:`nicadvisor.parsers.nsx_api.carries_overlay`)."""
+    when unknown (:func:`nicadvisor.parsers.api.nsx.carries_overlay`)."""
 
     name: str
     kind: str | None = None
@@ -384,44 +410,3 @@ class InputProblem:
     def to_dict(self) -> dict[str, str]:
         """``{"source", "message", "command"}`` as in the JSON report."""
         return {"source": self.source, "message": self.message, "command": self.command}
-
-
-@dataclass
-class Audit:
-    """The result of one audit: hosts, findings, problems with inputs, optional benchmark results.
-
-    ``completion`` is ``complete`` once every input was read and the rules ran; ``running``, ``interrupted``
-    (its process died), ``cancelled`` or ``failed`` for an audit reopened from the history that never got there.
-    ``hosts_expected`` is how many hosts the inputs named when that was known before reading them (capture
-    folders), else None. :attr:`verdict` is the one verdict every view shows.
-    """
-
-    hosts: list[Host] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    inputs: list[str] = field(default_factory=list)
-    inputs_not_understood: list[InputProblem] = field(default_factory=list)
-    benchmarks: list[Any] = field(default_factory=list)
-    history_id: int | None = field(default=None, compare=False)  # row id in the audit history store
-    completion: str = "complete"
-    hosts_expected: int | None = None
-    created_at: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
-
-    @property
-    def rated(self) -> bool:
-        """True when at least one physical (or not known to be pseudo) pNIC was read: only then can the
-        audit call the hosts ready or not; an audit that understood nothing is "not rated"."""
-        return any(p.is_physical is not False for h in self.hosts for p in h.pnics)
-
-    @property
-    def verdict(self) -> "Verdict":
-        """READY / NOT READY / NOT RATED with the reason (:func:`nicadvisor.model.verdict.verdict_of`)."""
-        from nicadvisor.model.verdict import verdict_of
-
-        return verdict_of(self)
-
-    @property
-    def worst_severity(self) -> Severity | None:
-        """The most severe finding's severity, or None without findings."""
-        if not self.findings:
-            return None
-        return min((f.severity for f in self.findings), key=lambda s: s.rank)

@@ -1,36 +1,43 @@
 """The audit's verdict: READY, NOT READY or NOT RATED, with the reason, computed in one place.
 
-Every view (the wizard's banner, the CLI summary and exit code, the JSON ``verdict``, the PDF cover, the CSV and
-the history list) shows what :func:`verdict_of` returns and nothing else, so they can never disagree.
+Every view (the wizard's banner, the CLI summary and exit code, the JSON ``verdict``, the PDF cover, the HTML, the
+CSV and the history list) shows what :func:`verdict_of` returns and nothing else, so they can never disagree. One
+rule decides each host (:func:`host_verdict`), in this order:
 
-The verdict never reassures without data:
+* **NOT READY** when at least one finding about the host has severity ``error``. That includes
+  ``overlay-no-fit-pnic``: before the overlay has a known place on a host (no TEP: before the NSX rollout), every pNIC
+  that could carry it would fail a rule if it did (a *conditional* error) or has no link
+  (:func:`nicadvisor.model.readiness.overlay_fit_findings`). NOT READY comes from an error finding, and only from
+  one.
+* **NOT RATED** when the host cannot be judged or a decisive check was not made: no physical pNIC read; a pNIC
+  inventory that is not whole (:func:`inventory_gap`: filtered through ``grep``, missing an uplink a switch names,
+  or without the link state of an overlay candidate); a file beside its captures that could not be read
+  (:func:`unread_inputs_of`); or one of the decisive checks of :data:`nicadvisor.model.readiness.DECISIVE_CHECKS`
+  not decided on its overlay pNICs (or candidates): "N decisive checks not made on HOST: run …", with the exact
+  read-only commands (:attr:`HostVerdict.missing`, :attr:`HostVerdict.finish`).
+* **READY** only when every decisive check was decided on its overlay pNICs and no finding about it is an error.
 
-* **NOT RATED** when the audit did not run to its end (interrupted, cancelled or failed: "interrupted after N of M
-  hosts"), when no physical pNIC could be read, when an input or live target yielded no host, or when a host
-  could not be rated (no physical pNIC read; a pNIC inventory that is not whole — :func:`inventory_gap`: filtered
-  through ``grep``, missing an uplink a switch names, or without the link state of an overlay candidate; a file
-  beside its captures that could not be read, :func:`unread_inputs_of`; or the MTU of a pNIC that may carry the
-  overlay unknown: without it nobody can say whether a Geneve frame fits — ``nsx-t-performance-on-intel.txt``
-  §Jumbo MTU for Higher Throughput: NSX needs at least 1600 bytes).
-* **NOT READY** when at least one finding has severity ``error`` (on a complete audit; an incomplete one is
-  never more than NOT RATED, its errors are listed in the reason), or when a host has no known overlay pNIC
-  yet (no TEP: before the NSX rollout) and every pNIC that could carry it would have an error if it did
-  (a *conditional* error: an overlay rule lowered to a warning because the pNIC's role is not known). A
-  conditional error never lets a host pass that has no pNIC fit for the overlay; a candidate without link
-  (``link_up`` False) is unfit too.
-* **READY** only when the audit is complete, every input yielded hosts, every host was rated, and no finding is
-  an error; its reason says how many capability cells stayed unknown (what the verdict could not see).
+The audit is NOT RATED when it did not run to its end (interrupted, cancelled or failed: "interrupted after N of M
+hosts"), when no physical pNIC could be read, or when an input or live target yielded no host; otherwise NOT READY
+when any host is NOT READY (an error finding), NOT RATED when any host is NOT RATED, READY when every host is READY.
+An incomplete audit is never more than NOT RATED (its errors are listed in the reason).
 
 Exit codes (``nic-advisor audit``/``demo``/``history ID``): READY 0, NOT READY 1, NOT RATED 2.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nicadvisor.model.entities import Audit, Host, Severity
+from nicadvisor.model.entities import Host, Severity
+from nicadvisor.model.readiness import (DECISIVE_CHECKS, ColumnShare, MissingCheck, decided_shares, finish_commands,
+                                         overlay_fitness, readiness, unfit_overlay)
+
+if TYPE_CHECKING:  # the audit imports its verdict, never the other way
+    from nicadvisor.model.audit import Audit
 
 READY, NOT_READY, NOT_RATED = "ready", "not_ready", "not_rated"
 #: How each verdict is written in every view.
@@ -48,20 +55,31 @@ REASON_NAMES = 3
 
 @dataclass(frozen=True)
 class HostVerdict:
-    """One host's verdict: ``status`` (``ready``/``not_ready``/``not_rated``) and why, in one sentence."""
+    """One host's verdict: ``status`` (``ready``/``not_ready``/``not_rated``) and why, in one sentence.
+
+    ``missing``: the decisive checks not made on it (:class:`nicadvisor.model.readiness.MissingCheck`, also on a
+    NOT READY host: what else is unknown); ``finish``: "Finish this audit", the exact read-only commands still
+    needed, each once (a line starting with ``#`` says what no read-only command reads); ``checks``: (decided,
+    applicable) decisive checks."""
 
     host: str
     status: str
     reason: str
+    missing: tuple[MissingCheck, ...] = ()
+    finish: tuple[str, ...] = ()
+    checks: tuple[int, int] = (0, 0)
 
     @property
     def label(self) -> str:
         """``"READY"``, ``"NOT READY"`` or ``"NOT RATED"``."""
         return LABEL[self.status]
 
-    def to_dict(self) -> dict[str, str]:
-        """``{"host", "status", "label", "reason"}`` as in the JSON report."""
-        return {"host": self.host, "status": self.status, "label": self.label, "reason": self.reason}
+    def to_dict(self) -> dict[str, Any]:
+        """``{"host", "status", "label", "reason", "missing": [MissingCheck.to_dict()], "finish": [command],
+        "checks_made", "checks_applicable"}`` as in the JSON report."""
+        return {"host": self.host, "status": self.status, "label": self.label, "reason": self.reason,
+                "missing": [m.to_dict() for m in self.missing], "finish": list(self.finish),
+                "checks_made": self.checks[0], "checks_applicable": self.checks[1]}
 
 
 @dataclass(frozen=True)
@@ -140,39 +158,55 @@ def incomplete_verdict(completion: str, hosts_read: int, hosts_expected: int | N
 
 
 def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
-    """The verdict of one host given the audit's ``findings``, in this order: NOT READY with any error finding on
-    it; NOT RATED with no physical pNIC or a pNIC listing that is not whole (:func:`inventory_gap`); NOT READY when
-    every candidate would fail a conditional error; NOT RATED with an overlay candidate
-    (:meth:`Host.overlay_candidates`) whose MTU is unknown (neither its own nor that of the switch it uplinks, whose
-    MTU an ESXi uplink follows) and no passed ``vmkping -d`` path test; NOT READY when no candidate is left with a
-    link; READY otherwise."""
-    errors = [f for f in findings if f.host == host.name and f.severity is Severity.ERROR]
-    if errors:
-        targets = list(dict.fromkeys(f.obj or f.host for f in errors))
-        return HostVerdict(host.name, NOT_READY, f"{_plural(len(errors), 'error finding')} ({_names(targets)})")
+    """The verdict of one host given the audit's ``findings`` (the rule of the module docstring): NOT READY with an
+    error finding on it; NOT RATED with no physical pNIC, a pNIC listing that is not whole (:func:`inventory_gap`)
+    or a decisive check not made (:func:`nicadvisor.model.readiness.readiness`); READY otherwise. Every verdict
+    carries the missing checks and the "Finish this audit" commands."""
+    mine = [f for f in findings if f.host == host.name]
     phys = [p for p in host.pnics if p.is_physical is not False]
+    gap = inventory_gap(host) if phys else ""
+    listing = (_listing(host),) if gap or not phys else ()
+    ready = readiness(host, mine) if phys else None
+    missing = ready.missing if ready is not None else ()
+    extra = dict(missing=missing, finish=finish_commands(missing, listing),
+                 checks=(ready.made, ready.applicable) if ready is not None else (0, 0))
+    errors = [f for f in mine if f.severity is Severity.ERROR]
+    if errors:
+        targets = list(dict.fromkeys(f.obj or f.title for f in errors))  # a host-level error by what it says
+        return HostVerdict(host.name, NOT_READY, f"{_plural(len(errors), 'error finding')} ({_names(targets)})",
+                           **extra)
     if not phys:
-        return HostVerdict(host.name, NOT_RATED, f"no physical NIC was read on this host (run {_listing(host)})")
-    gap = inventory_gap(host)
+        return HostVerdict(host.name, NOT_RATED, f"no physical NIC was read on this host (run {_listing(host)})",
+                           **extra)
     if gap:
-        return HostVerdict(host.name, NOT_RATED, gap)
-    unfit, fit = _overlay_fitness(host, findings, link=False)
-    if unfit and not fit:
-        return HostVerdict(host.name, NOT_READY, _unfit_reason(unfit))
-    if host.mtu_path_ok is not True:
-        unknown = [p.name for p in host.overlay_candidates()
-                   if p.mtu is None and getattr(host.switch_of(p.name), "mtu", None) is None]
-        if unknown:  # before the link check: a port read alone (esxcli network nic get) has a link but no MTU
-            return HostVerdict(host.name, NOT_RATED, f"the MTU of {_names(unknown)} was not read: run {_listing(host)}")
-    unfit, fit = _overlay_fitness(host, findings)
-    if unfit and not fit:
-        return HostVerdict(host.name, NOT_READY, _unfit_reason(unfit))
-    unknown = _unknown_cells(host, findings)
-    also = f"; {unknown[0]} of {unknown[1]} capability cells unknown" if unknown[0] else ""
+        return HostVerdict(host.name, NOT_RATED, gap, **extra)
+    assert ready is not None
+    unfit_all = unfit_overlay(host, mine)
+    if unfit_all:  # an audit judged before the overlay-no-fit-pnic error existed: never READY
+        return HostVerdict(host.name, NOT_RATED, f"{_unfit_reason(unfit_all)}, but no error finding says so: "
+                                                 "evaluate the audit again", **extra)
+    unfit, fit = overlay_fitness(host, mine)
+    if missing:
+        return HostVerdict(host.name, NOT_RATED, _missing_reason(host, missing), **extra)
+    also = ""
     if unfit:
-        also += (f"; no TEP is known yet: carry the overlay on {_names(fit)}, not on {_names(list(unfit))} "
-                 "(conditional errors)")
-    return HostVerdict(host.name, READY, f"no error finding on {_pnic_count(phys)}{also}")
+        also = (f"; no TEP is known yet: carry the overlay on {_names(fit)}, not on {_names(list(unfit))} "
+                "(conditional errors)")
+    on = _names(list(ready.pnics))
+    return HostVerdict(host.name, READY, f"all {_plural(ready.applicable, 'decisive check')} made on {on} "
+                                         f"({_pnic_count(phys)}), no error finding{also}", **extra)
+
+
+def _missing_reason(host: Host, missing: tuple[MissingCheck, ...]) -> str:
+    """``"3 decisive checks not made on esxi-a: run esxcli network nic list; vsish -e get …"``."""
+    checks = list(dict.fromkeys((m.check, m.pnic) for m in missing))
+    commands = [c for c in finish_commands(missing) if not c.startswith("#")]
+    unreadable = [m.missing for m in missing if m.commands and all(c.startswith("#") for c in m.commands)]
+    run = f": run {'; '.join(commands)}" if commands else ""
+    if unreadable:
+        run += (f"{';' if commands else ':'} no read-only command decides {_names(unreadable)} (see Finish this "
+                "audit)")
+    return f"{_plural(len(checks), 'decisive check')} not made on {host.name}{run}"
 
 
 #: Commands whose output lists a host's pNICs (their normalised start): filtered through a pipe, they list only some.
@@ -248,36 +282,6 @@ def _unfit_reason(unfit: dict[str, list[str]]) -> str:
     titles = dict.fromkeys(t.split(" — ")[0].removesuffix(" (if it carries overlay)") for ts in unfit.values()
                            for t in ts)
     return f"no pNIC fit for the overlay: {'; '.join(titles)}"
-
-
-def _overlay_fitness(host: Host, findings: list[Any], *, link: bool = True) -> tuple[dict[str, list[str]], list[str]]:
-    """Before the overlay has a known place on ``host`` (no pNIC whose :meth:`Host.overlay_role` is ``carries``),
-    which candidate pNICs a conditional error (a rule lowered from ``error`` because the role is only possible)
-    makes unfit — ``{pNIC: [finding titles]}`` — and which candidates are fit. Both empty once the overlay's pNICs are known
-    (their errors are then full errors)."""
-    candidates = host.overlay_candidates()
-    if not candidates or any(host.overlay_role(p) == "carries" for p in candidates):
-        return {}, []
-    unfit: dict[str, list[str]] = {}
-    for f in findings:
-        if f.host != host.name or getattr(f, "full_severity", None) is not Severity.ERROR:
-            continue
-        sw = next((s for s in host.switches if s.name == f.obj), None)
-        for name in (sw.uplinks or []) if sw is not None else [f.obj]:
-            unfit.setdefault(name, []).append(f.title)
-    for p in candidates if link else ():  # a port without link carries nothing (pnic-link-down is only a warning)
-        if p.link_up is False:
-            unfit.setdefault(p.name, []).append("link down")
-    fit = [p.name for p in candidates if p.name not in unfit]
-    return {p.name: unfit[p.name] for p in candidates if p.name in unfit}, fit
-
-
-def _unknown_cells(host: Host, findings: list[Any]) -> tuple[int, int]:
-    """(unknown cells, all cells) of the host's capability matrix: READY says how much it could not see."""
-    from nicadvisor.model.capabilities import UNKNOWN, capability_matrix
-
-    cells = [c for row in capability_matrix(host, findings) for c in row.cells.values()]
-    return sum(1 for c in cells if c.status == UNKNOWN), len(cells)
 
 
 def _norm(text: str) -> str:
@@ -367,8 +371,8 @@ def verdict_of(audit: Audit) -> Verdict:
     # a READY host beside a file of its own that could not be read (too large, unreadable) is not rated: that file
     # may hold the outputs that decide it
     by_name = {h.name: h for h in audit.hosts}
-    hosts = tuple(HostVerdict(hv.host, NOT_RATED, f"{_names([os.path.basename(u) for u in unread])} could not be "
-                                                  "read: see the inputs not understood")
+    hosts = tuple(dataclasses.replace(hv, status=NOT_RATED, reason=f"{_names([os.path.basename(u) for u in unread])} "
+                                                                   "could not be read: see the inputs not understood")
                   if hv.status == READY and (unread := unread_inputs_of(audit, by_name[hv.host])) else hv
                   for hv in hosts)
     errors = [f for f in findings if f.severity is Severity.ERROR]
@@ -387,13 +391,9 @@ def verdict_of(audit: Audit) -> Verdict:
         return Verdict(NOT_RATED, "no physical NIC could be read from the inputs", tuple(causes), hosts)
     unrated = [h for h in hosts if h.status == NOT_RATED]
     causes += [f"{h.host}: {h.reason}" for h in unrated]
-    unfit = [h for h in hosts if h.status == NOT_READY and not any(f.host == h.host for f in errors)]
-    if errors or unfit:
+    if errors:
         on = len({f.host for f in errors})
-        reason = f"{_plural(len(errors), 'error finding')} on {_plural(on, 'host')} to fix first" if errors else ""
-        if unfit:
-            reason += ("; " if reason else "") + (f"no pNIC fit for the overlay on "
-                                                  f"{_names([h.host for h in unfit])}")
+        reason = f"{_plural(len(errors), 'error finding')} on {_plural(on, 'host')} to fix first"
         if failed:
             reason += f"; {_plural(len(failed), 'input')} could not be read"
         if unrated:
@@ -407,8 +407,36 @@ def verdict_of(audit: Audit) -> Verdict:
         return Verdict(NOT_RATED, f"{len(unrated)} of {_plural(len(hosts), 'host')} could not be rated: "
                                   f"{_names([h.host for h in unrated])}", tuple(causes), hosts)
     pnics = [p for h in audit.hosts for p in h.pnics if p.is_physical is not False]
-    unknown = [_unknown_cells(h, findings) for h in audit.hosts]
-    blind, cells = sum(u for u, _ in unknown), sum(c for _, c in unknown)
-    also = f"; {blind} of {cells} capability cells unknown (see the matrix)" if blind else ""
-    return Verdict(READY, f"no error finding on {_plural(len(hosts), 'host')} and {_pnic_count(pnics)}{also}",
-                   (), hosts)
+    made = sum(h.checks[0] for h in hosts)
+    return Verdict(READY, f"all {_plural(made, 'decisive check')} made on {_plural(len(hosts), 'host')} and "
+                          f"{_pnic_count(pnics)}, no error finding", (), hosts)
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What the audit could decide (the audit summary's line): ``columns`` the share of decided capability cells per
+    matrix column (:func:`nicadvisor.model.readiness.decided_shares`), ``hosts_rated`` how many hosts could be rated
+    (READY or NOT READY) of ``hosts``."""
+
+    columns: tuple[ColumnShare, ...]
+    hosts_rated: int
+    hosts: int
+
+    @property
+    def text(self) -> str:
+        """``"Decided cells: Link 20/24, MTU 18/24, …; hosts rated: 6 of 10"``."""
+        cols = ", ".join(f"{c.title} {c.decided}/{c.cells}" for c in self.columns)
+        return f"Decided cells: {cols}; hosts rated: {self.hosts_rated} of {self.hosts}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON ``readiness`` object: ``{"decisive_checks": [DecisiveCheck.to_dict()], "columns":
+        [ColumnShare.to_dict()], "hosts_rated", "hosts"}``."""
+        return {"decisive_checks": [c.to_dict() for c in DECISIVE_CHECKS],
+                "columns": [c.to_dict() for c in self.columns], "hosts_rated": self.hosts_rated, "hosts": self.hosts}
+
+
+def coverage_of(audit: Audit, verdict: Verdict | None = None) -> Coverage:
+    """The :class:`Coverage` of ``audit`` (``verdict``: its :func:`verdict_of`, computed when not given). Pure."""
+    verdict = verdict or verdict_of(audit)
+    rated = sum(1 for h in verdict.hosts if h.status != NOT_RATED)
+    return Coverage(tuple(decided_shares(audit.hosts, list(audit.findings))), rated, len(verdict.hosts))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from nicadvisor.parsers.pci_address import normalise_pci
 
@@ -235,6 +235,25 @@ def norm_pci(text: str | None) -> str | None:
     return normalise_pci(text).normalised
 
 
+def outside_quotes(text: str, quotes: str = '"') -> Iterator[tuple[int, str]]:
+    """``(index, character)`` of every character of ``text`` outside quoted strings: a string opens with one of
+    ``quotes`` and closes with the same character, a backslash escapes the next one inside it; the quote characters
+    themselves are left out. One linear scan (the JSON and ``vsish -p`` readers find brackets with it)."""
+    quote, escaped = "", False
+    for i, ch in enumerate(text):
+        if quote:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == quote:
+                quote = ""
+        elif ch in quotes:
+            quote = ch
+        else:
+            yield i, ch
+
+
 # --- table helpers -------------------------------------------------------------------------------
 
 _RULE_RE = re.compile(r"^\s*-{3,}(\s+-{2,})*\s*$")
@@ -286,3 +305,6 @@ def kv_lines(text: str, sep: str = ":") -> list[tuple[int, str, str, str]]:
 
 
 ParserFn = Callable[[str, CommandLine], ParseResult]
+#: ``fn(rows, args)``: the rows of an esxcli answer over the vSphere API (:mod:`nicadvisor.parsers.rows`) and the
+#: command's options → what they say.
+RowsFn = Callable[[Iterable[Mapping[str, Any]], Mapping[str, Any]], ParseResult]

@@ -18,8 +18,9 @@ It also removes what pasting a *session* adds around an output, keeping line num
 
 Prompt lines that echo a command (``[root@host:~] esxcli network nic list``, ``~ # esxcfg-nics -l``,
 ``[root@host ~]# ethtool -i eth0``) are kept: parsers use them as the boundary between outputs and some read the
-echoed command (``ethtool`` keys a grep-filtered output by it). :func:`is_command_echo` recognises them (the
-table reader stops a table there).
+echoed command (``ethtool`` keys a grep-filtered output by it). :func:`is_command_echo` recognises them: it is the
+one prompt test of the parsers (the table readers stop a table there, the registry takes a ``# command:`` header's
+command from it).
 """
 from __future__ import annotations
 
@@ -31,18 +32,21 @@ MAX_PROMPT_LINE = 4096
 """Longer lines are never taken for a prompt (bounded work)."""
 
 # Prompt shapes (each alternative is linear: no nested quantifiers over the same characters):
-#   [root@esx01:~] …   [root@host ~]# …   [root] …          (ESXi 5.x+ / RHEL-style bracketed prompts)
+#   [root@esx01:~] …   [root@host ~]# …   [root] …   [Host-1] # …   (ESXi 5.x+ / RHEL-style bracketed prompts)
 #   ~ # …                                                    (ESXi 4.x/5.0 busybox shell)
 #   user@host:~$ …   user@host:/tmp# …   tech@wrkstn ~ $ …  (Linux shells)
 #   commands$ …   esx01# …                                   (a bare word then $ or #)
 #   nsx-edge-1> …                                            (NSX Edge CLI)
+#   /> …   /net/pNics/> …                                    (the interactive vsish shell, whose prompt is its current
+#                                                             node: nsx-t-performance-on-intel.txt §1.4.3 CLI 2)
 _PROMPT_RE = re.compile(
     r"^[ \t]*(?:"
-    r"\[[A-Za-z][^\]\n]{0,200}\][#$]?"
+    r"\[[A-Za-z][^\]\n]{0,200}\](?:[ \t]?[#$])?"
     r"|~[ \t]?[#$]"
     r"|[\w.-]{1,64}@[\w.-]{1,253}(?::[^\s#$]{0,200}|[ \t]+[^\s#$]{1,200})?[ \t]?[#$]"
     r"|[\w.~/-]{1,200}[#$]"
-    r"|[\w-]{1,64}>"
+    r"|[\w.-]{1,64}>"
+    r"|/[\w./-]{0,200}>"
     r"|[#$]"
     r")(?:[ \t]+(?P<cmd>\S.*))?[ \t]*$"
 )

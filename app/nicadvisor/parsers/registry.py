@@ -1,7 +1,8 @@
 """Which parser reads which command.
 
 Parser modules register themselves with :func:`register`; the registry imports every module of this
-package on first use, so a new command family is one new module. The ``# command:`` header of a
+package and of its platform sub-packages (``esxi/``, ``linux/``, ``api/``) on first use, so a new command family is
+one new module. The ``# command:`` header of a
 capture may hold several commands (``esxcfg-nics -l ; esxcli hardware pci list``), prompts
 (``[root]``, ``nsx-edge-1>``), pipes and greps (``esxcfg-nics -l | grep vmnic5``); :func:`split_commands`
 normalises those and :func:`parse_output` runs each command's parser over the whole text.
@@ -13,7 +14,8 @@ import pkgutil
 import re
 from dataclasses import dataclass
 
-from nicadvisor.parsers.base import CommandLine, ParseResult, ParserFn
+from nicadvisor import commands
+from nicadvisor.parsers.base import CommandLine, ParseResult, ParserFn, RowsFn
 from nicadvisor.parsers.framing import is_command_echo, unframe
 
 
@@ -25,17 +27,46 @@ class _Entry:
 
 
 _ENTRIES: list[_Entry] = []
+#: esxcli words → the reader of that command's rows over the vSphere API (:func:`register_rows`).
+_ROW_READERS: dict[tuple[str, ...], RowsFn] = {}
 _loaded = False
 
 
 def register(pattern: str, family: str):
-    """Decorator: ``fn`` parses commands whose normalised text matches regex ``pattern`` (re.match)."""
+    """Decorator: ``fn`` parses commands whose normalised text matches regex ``pattern`` (re.match). ``family``
+    names its command family in the command catalogue (:mod:`nicadvisor.commands`: the command's text, platform,
+    transports and facts). Raises ValueError for a family the catalogue does not list (a programming error)."""
+    if not commands.by_family(family):
+        raise ValueError(f"parser family {family!r} has no entry in the command catalogue (nicadvisor.commands)")
 
     def deco(fn: ParserFn) -> ParserFn:
         _ENTRIES.append(_Entry(re.compile(pattern), family, fn))
         return fn
 
     return deco
+
+
+def register_rows(words: tuple[str, ...]):
+    """Decorator: ``fn(rows, args) -> ParseResult`` reads the rows of ``esxcli <words>`` answered over the vSphere
+    API (``args``: the command's long options without dashes, ``{"nic-name": "vmnic0"}``). It lives in the same
+    module as the parser of that command's text. Raises ValueError when ``words`` already has a reader or is not the
+    ``esxcli_api`` of a command of the catalogue (:mod:`nicadvisor.commands`)."""
+    if not any(c.esxcli_api == tuple(words) for c in commands.esxcli_api_commands()):
+        raise ValueError(f"esxcli {' '.join(words)} is no esxcli_api command of the command catalogue")
+
+    def deco(fn: RowsFn) -> RowsFn:
+        if tuple(words) in _ROW_READERS:
+            raise ValueError(f"esxcli {' '.join(words)} rows already have a reader")
+        _ROW_READERS[tuple(words)] = fn
+        return fn
+
+    return deco
+
+
+def rows_reader(words: tuple[str, ...] | list[str]) -> RowsFn | None:
+    """The reader registered for the rows of ``esxcli <words>`` over the API, or None."""
+    _load()
+    return _ROW_READERS.get(tuple(words))
 
 
 def _load() -> None:
@@ -45,15 +76,11 @@ def _load() -> None:
     _loaded = True
     import nicadvisor.parsers as pkg
 
-    for mod in pkgutil.iter_modules(pkg.__path__):
-        if mod.name not in ("base", "registry"):
-            importlib.import_module(f"nicadvisor.parsers.{mod.name}")
+    for mod in pkgutil.walk_packages(pkg.__path__, prefix="nicadvisor.parsers."):
+        if not mod.ispkg and mod.name.rsplit(".", 1)[-1] not in ("base", "registry", "assemble"):
+            importlib.import_module(mod.name)
 
 
-# Prompts in front of a command: ``[root@esx:~]``, ``[Host-1] #`` (bracket then # or $), ``~ #`` (ESXi busybox),
-# ``nsx-edge-1>`` (NSX Edge), ``/>`` and ``/net/pNics/>`` (the interactive vsish shell, whose prompt is its current
-# node: nsx-t-performance-on-intel.txt §1.4.3 CLI 2 ``/> get /net/pNics/vmnic0/rxqueues/info``), ``#``/``$``.
-_PROMPT_RE = re.compile(r"^(\[[^\]]{0,200}\][ \t]*[#$]?\s*|~\s*#\s*|[\w.-]{1,64}>\s*|/[\w./-]{0,200}>\s*|#\s+|\$\s+)")
 # Commands typed inside the interactive vsish shell (``get``/``cat``/``ls`` of a VSI node), as the NSX-T performance
 # guide shows them (nsx-t-performance-on-intel.txt §1.4.3 CLI 2 ``get /net/...``, §1.4.5 CLI 3 ``cat /net/...``):
 # the same read as ``vsish -e get <node>``.
@@ -92,7 +119,7 @@ def normalise(raw: str) -> str:
     ``$esxcli.network.nic.list.Invoke()`` → ``esxcli network nic list``, ``vmkvsitools lspci`` → ``lspci``,
     ``/sbin/esxcfg-nics`` → ``esxcfg-nics``."""
     text = raw.strip()
-    text = _PROMPT_RE.sub("", text, count=1).strip()
+    text = (is_command_echo(text) or text).strip()  # without its prompt (framing's one prompt test)
     text = _strip_wrappers(text)
     m = _ESXCLI_POWERCLI_RE.match(text)
     if m:
@@ -149,11 +176,14 @@ def _known(command: str) -> bool:
 
 
 def bundle_file_command(text: str) -> str | None:
-    """The command whose output a vm-support ``commands/`` file named in ``text`` holds (the bundle's naming rule
-    reversed: ``commands/esxcfg-vswitch_-l.txt`` → ``esxcfg-vswitch -l``, ``localcli_network-nic-list.txt`` →
+    """The command whose output a vm-support ``commands/`` file named in ``text`` holds (the file the command
+    catalogue names, :func:`nicadvisor.commands.bundle_command`, else the bundle's naming rule reversed: ``commands/esxcfg-vswitch_-l.txt`` → ``esxcfg-vswitch -l``, ``localcli_network-nic-list.txt`` →
     ``esxcli network nic list``), when a parser reads it; else None. Never raises."""
     for m in _BUNDLE_FILE_RE.finditer(text):
         base, args = m.group("base"), m.group("args")
+        named = commands.bundle_command(f"commands/{base}_{args}.txt")  # a file the command catalogue names
+        if named is not None and _known(named):
+            return named
         if base == "localcli" and "--" not in args:
             candidate = "esxcli " + " ".join(args.split("-"))
         else:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from nicadvisor.model.capabilities import CAPABILITIES, FAIL, NOT_JUDGED, PASS, UNKNOWN, WARN, capability_matrix
-from nicadvisor.model.entities import Audit, Finding, Host, Severity
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import Finding, Host, Severity
 
 
 @dataclass(frozen=True)

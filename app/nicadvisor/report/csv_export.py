@@ -16,8 +16,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix
-from nicadvisor.model.entities import Audit, Finding, PhysicalNic
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix, switch_port_cell
+from nicadvisor.model.entities import Finding, PhysicalNic
 from nicadvisor.model.references import citations
 from nicadvisor.report.json_export import atomic_write, benchmark_entry
 from nicadvisor.report.remediation import display_source, input_roots
@@ -130,31 +131,34 @@ def benchmark_rows(audit: Audit) -> list[dict[str, str]]:
 
 
 #: Columns of :func:`write_verdict_csv`, in order.
-VERDICT_COLUMNS = ("scope", "host", "status", "label", "reason")
+VERDICT_COLUMNS = ("scope", "host", "status", "label", "reason", "finish")
 
 
 def verdict_rows(audit: Audit) -> list[dict[str, str]]:
     """The one verdict (:func:`nicadvisor.model.verdict.verdict_of`, as every view shows it): a first row with
     ``scope`` ``audit`` (its ``reason`` followed by its causes, one per line), then one row per host (``scope``
-    ``host``). A spreadsheet of an audit that read nothing says NOT RATED and why, never an empty list."""
+    ``host``, its ``finish``: the "Finish this audit" commands still needed, one per line). A spreadsheet of an audit
+    that read nothing says NOT RATED and why, never an empty list."""
     v = audit.verdict
     reason = "\n".join([v.reason, *v.causes])
-    rows = [{"scope": "audit", "host": "", "status": v.status, "label": v.label, "reason": _safe(reason)}]
-    rows += [{"scope": "host", "host": _safe(h.host), "status": h.status, "label": h.label, "reason": _safe(h.reason)}
-             for h in v.hosts]
+    rows = [{"scope": "audit", "host": "", "status": v.status, "label": v.label, "reason": _safe(reason), "finish": ""}]
+    rows += [{"scope": "host", "host": _safe(h.host), "status": h.status, "label": h.label, "reason": _safe(h.reason),
+              "finish": _safe("\n".join(h.finish))} for h in v.hosts]
     return rows
 
 
 def inventory_columns(rows: list[dict[str, str]] | None = None) -> tuple[str, ...]:
     """Columns of :func:`write_inventory_csv`: ``host``, every PhysicalNic field (model order, without
     ``evidence``), ``<capability key>_status`` for each capability-matrix column, then ``host_verdict`` (READY /
-    NOT READY / NOT RATED; last). Given the ``rows`` of an export, a fact column empty in every row is left out (a
-    column no input of this audit filled says nothing); ``host``, ``name``, the statuses and the verdict stay."""
+    NOT READY / NOT RATED) and ``switch_port`` (where the pNIC is cabled, or the command that reads it:
+    :func:`nicadvisor.model.capabilities.switch_port_cell`; last, so that the earlier columns keep their places). Given
+    the ``rows`` of an export, a fact column empty in every row is left out (a column no input of this audit filled
+    says nothing); ``host``, ``name``, the statuses, the verdict and ``switch_port`` stay."""
     fields = tuple(f.name for f in dataclasses.fields(PhysicalNic) if f.name != "evidence")
-    columns = ("host",) + fields + tuple(f"{c.key}_status" for c in CAPABILITIES) + ("host_verdict",)
+    columns = ("host",) + fields + tuple(f"{c.key}_status" for c in CAPABILITIES) + ("host_verdict", "switch_port")
     if rows is None:
         return columns
-    kept = {"host", "name", "host_verdict"} | {f"{c.key}_status" for c in CAPABILITIES}
+    kept = {"host", "name", "host_verdict", "switch_port"} | {f"{c.key}_status" for c in CAPABILITIES}
     return tuple(c for c in columns if c in kept or any(r.get(c) for r in rows))
 
 
@@ -176,7 +180,8 @@ def inventory_rows(audit: Audit) -> list[dict[str, str]]:
         matrix = {r.pnic: r for r in capability_matrix(host, mine)}
         legacy = {f.obj for f in mine if f.rule_id == LEGACY_DRIVER_RULE}
         for pnic in host.pnics:
-            row = {"host": _safe(host.name), "host_verdict": labels.get(host.name, "")}
+            row = {"host": _safe(host.name), "host_verdict": labels.get(host.name, ""),
+                   "switch_port": _safe(switch_port_cell(host, pnic)) if pnic.is_physical is not False else ""}
             row.update({name: _cell(value) for name, value in pnic.facts().items()})
             if pnic.legacy_vmklinux is None and pnic.name in legacy:
                 row["legacy_vmklinux"] = "true"

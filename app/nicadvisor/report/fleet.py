@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix
-from nicadvisor.model.entities import Audit, Finding, Host
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import Finding, Host
 
 #: Facts that differ on every host by nature; left out of the differences (the CSV/JSON hold them).
 IDENTITY_FACTS = frozenset({"mac", "addresses", "evidence"})

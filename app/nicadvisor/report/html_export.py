@@ -22,9 +22,10 @@ import jinja2
 
 from nicadvisor import __version__
 from nicadvisor.bench.results import expected_from_dict
-from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT
-from nicadvisor.model.entities import Audit
-from nicadvisor.model.verdict import SYMBOL
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, switch_port_cell
+from nicadvisor.model.readiness import DECISIVE_CHECKS
+from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.checks import checks_run
 from nicadvisor.report.fleet import findings_by_host, group_label, host_groups, row_labeller
 from nicadvisor.report.glossary import GLOSSARY
@@ -37,6 +38,7 @@ from nicadvisor.report.remediation import (
     matrix_rows, remediation_plan, scorecard_row, shared_message, steps, target_rows,
 )
 from nicadvisor.report.scope import capture_lines, vcenters
+from nicadvisor.vcg.builds import release_text
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("nicadvisor.report", "templates"),
                           autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -87,7 +89,9 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
         expected_text=lambda e: (lambda x: x.text() if x else "—")(expected_from_dict(e)),
         benchmarks=[] if no_bench else benchmarks, earlier=[] if no_bench else earlier_lines(benchmarks, earlier),
         glossary=glossary, references=index.entries(), source=lambda s: display_source(s, roots),
-        given_inputs=[i for i in audit.inputs if i not in {x for h in audit.hosts for x in h.inputs}])
+        given_inputs=[i for i in audit.inputs if i not in {x for h in audit.hosts for x in h.inputs}],
+        coverage=coverage_of(audit, verdict), decisive_checks=DECISIVE_CHECKS, release=release_text,
+        switch_port=lambda host, name: switch_port_cell(host, host.pnic(name)))
 
 
 def _num(value: object) -> str:

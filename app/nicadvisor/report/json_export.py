@@ -6,7 +6,8 @@ Shape (documented field by field in ``docs/json-output.md``)::
      "tool": {"name": "NIC Advisor", "version": "0.1.0"},
      "created_at": "2026-11-21T10:00:00+00:00",
      "inputs": ["captures/esxi-a/nic_list.txt", ...],
-     "hosts": [{"name", "kind", "product_version", "build", "inputs", "evidence",
+     "hosts": [{"name", "kind", "product_version", "build", "product_update", "inputs", "evidence",
+                "release": {"label", "text"},
                 "pnics":    [{<every PhysicalNic field>, "evidence": {field: {"command", "line", "source"}},
                               "capabilities": {key: {"status", "symbol", "text", "rule_ids"}}}],
                 "vmknics":  [{<every VmkernelNic field>, "evidence": {...}}],
@@ -16,8 +17,11 @@ Shape (documented field by field in ``docs/json-output.md``)::
      "inputs_not_understood": [InputProblem.to_dict(), ...],
      "benchmarks": [BenchResult.to_dict() + {"verdict", "comparison"}, ...],
      "summary": {"hosts", "pnics", "pseudo_devices", "errors", "warnings", "infos", "ready"},
-     "verdict": {"status", "label", "reason", "causes", "hosts": [{"host", "status", "label", "reason"}],
-                 "completion", "hosts_expected"}}
+     "verdict": {"status", "label", "reason", "causes",
+                 "hosts": [{"host", "status", "label", "reason", "missing", "finish", "checks_made",
+                            "checks_applicable"}],
+                 "completion", "hosts_expected"},
+     "readiness": {"decisive_checks", "columns", "hosts_rated", "hosts"}}
 
 Field lists come from :func:`dataclasses.fields` of the model classes, so a new model field appears in
 the export without a change here (the schema test then asks for it to be added to ``audit.schema.json``).
@@ -28,84 +32,23 @@ Unknown facts are ``null``, never 0. ``capabilities`` holds one entry per column
 """
 from __future__ import annotations
 
-import dataclasses
-import enum
 import json
-import math
 import os
-import shutil
-import stat
-import tempfile
-import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from nicadvisor import __version__
+from nicadvisor.atomic_file import atomic_write  # noqa: F401  (the report writers' import, kept)
+from nicadvisor.document import DERIVED_BENCH_KEYS, SCHEMA_VERSION, benchmark_to_dict, host_to_doc, plain
 from nicadvisor.model.capabilities import STATUS_SYMBOL, capability_matrix
-from nicadvisor.model.entities import Audit, Host, Severity
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import Host, Severity
 from nicadvisor.model.references import citations
+from nicadvisor.model.verdict import coverage_of
+from nicadvisor.vcg.builds import host_release, release_text
 
-SCHEMA_VERSION = 1
 TOOL_NAME = "NIC Advisor"
-
-#: Host fields that are nested collections, exported by their own converters.
-_HOST_COLLECTIONS = ("pnics", "vmknics", "switches", "modules")
-
-
-def _plain(value: Any) -> Any:
-    """``value`` as JSON-safe data: tuples/sets become lists, enums their value, non-finite floats ``None``."""
-    if isinstance(value, enum.Enum):
-        return _plain(value.value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted((_plain(v) for v in value), key=str)
-    return value
-
-
-def _same(source: str) -> str:
-    return source
-
-
-def object_to_dict(obj: Any, skip: tuple[str, ...] = (), source: Callable[[str], str] = _same) -> dict[str, Any]:
-    """Every dataclass field of ``obj`` (a model object with an ``evidence`` map) except ``skip``.
-
-    ``evidence`` becomes ``{field: {"command", "line", "source"}}``, each source through ``source`` (the export names
-    it relative to the inputs given; the audit history keeps it as read). Returns a new dict of JSON-safe values.
-    """
-    out: dict[str, Any] = {}
-    for f in dataclasses.fields(obj):
-        if f.name in skip or f.name == "evidence":
-            continue
-        out[f.name] = _plain(getattr(obj, f.name))
-    out["evidence"] = {name: {**ev.to_dict(), "source": source(ev.source)} for name, ev in sorted(obj.evidence.items())}
-    return out
-
-
-def benchmark_to_dict(result: Any) -> dict[str, Any]:
-    """One benchmark result as a dict: its ``to_dict()``, or the mapping/dataclass itself.
-
-    The bench package's ``BenchResult.to_dict()`` gives ``test, tool, path, throughput_gbps (Gbit/s),
-    transactions_per_s, latency_us (µs), duration_s (s), expected {value, unit, basis}, raw, command``.
-    Raises TypeError for an object that is none of these.
-    """
-    to_dict = getattr(result, "to_dict", None)
-    if callable(to_dict):
-        return _plain(to_dict())
-    if isinstance(result, Mapping):
-        return _plain(result)
-    if dataclasses.is_dataclass(result) and not isinstance(result, type):
-        return _plain(dataclasses.asdict(result))
-    raise TypeError(f"benchmark result {type(result).__name__} has no to_dict()")
-
-
-#: Keys :func:`benchmark_entry` adds to a result's document: computed from it, never stored.
-DERIVED_BENCH_KEYS = ("verdict", "comparison")
 
 
 def benchmark_entry(result: Any) -> dict[str, Any]:
@@ -141,35 +84,30 @@ def summarize(audit: Audit, verdict: Any | None = None) -> dict[str, Any]:
     }
 
 
-def host_to_dict(host: Host, findings: list, source: Callable[[str], str] = _same) -> dict[str, Any]:
-    """One host with its pNICs (and their capability cells), vmknics, switches and modules; input and evidence
-    sources through ``source``. ``findings``: the audit's (or the host's own)."""
-    out = object_to_dict(host, skip=_HOST_COLLECTIONS, source=source)
-    out["inputs"] = [source(i) for i in host.inputs]
+def host_to_dict(host: Host, findings: list, source: Callable[[str], str] | None = None) -> dict[str, Any]:
+    """One host as :func:`nicadvisor.document.host_to_doc` gives it (input and evidence sources through ``source``),
+    with its ESXi ``release`` and each physical pNIC with its capability cells. ``findings``: the audit's (or the
+    host's own)."""
+    out = host_to_doc(host, source)
+    out["release"] = {"label": host_release(host), "text": release_text(host)}
     rows = {row.pnic: row for row in capability_matrix(host, findings)}
-    pnics = []
-    for pnic in host.pnics:
-        d = object_to_dict(pnic, source=source)
+    for pnic, d in zip(host.pnics, out["pnics"]):
         row = rows.get(pnic.name) if pnic.is_physical is not False else None
         d["capabilities"] = {} if row is None else {
             key: {"status": cell.status, "symbol": STATUS_SYMBOL[cell.status], "text": cell.text,
                   "rule_ids": sorted({f.rule_id for f in cell.findings}), "reason": cell.reason}
             for key, cell in row.cells.items()
         }
-        pnics.append(d)
-    out["pnics"] = pnics
-    out["vmknics"] = [object_to_dict(v, source=source) for v in host.vmknics]
-    out["switches"] = [object_to_dict(s, source=source) for s in host.switches]
-    out["modules"] = [object_to_dict(m, source=source) for m in host.modules]
     return out
 
 
-def finding_to_dict(finding: Any, source: Callable[[str], str] = _same) -> dict[str, Any]:
+def finding_to_dict(finding: Any, source: Callable[[str], str] | None = None) -> dict[str, Any]:
     """``Finding.to_dict()`` with its evidence sources through ``source`` and ``citations``: each document it cites
     by title, version, publisher, section and URL (:mod:`nicadvisor.model.references`; ``references`` keep the
     internal keys, as ids)."""
-    d = _plain(finding.to_dict())
-    d["evidence"] = [{**e, "source": source(e["source"])} for e in d["evidence"]]
+    d = plain(finding.to_dict())
+    if source is not None:
+        d["evidence"] = [{**e, "source": source(e["source"])} for e in d["evidence"]]
     d["citations"] = [c.to_dict() for c in citations(finding.references)]
     return d
 
@@ -203,54 +141,13 @@ def audit_to_dict(audit: Audit) -> dict[str, Any]:
         "benchmarks": [benchmark_entry(b) for b in (audit.benchmarks or [])],
         "summary": summarize(audit, verdict),
         "verdict": {**verdict.to_dict(), "completion": audit.completion, "hosts_expected": audit.hosts_expected},
+        "readiness": coverage_of(audit, verdict).to_dict(),
     }
 
 
 def to_json(audit: Audit) -> str:
     """The document of :func:`audit_to_dict` as UTF-8-ready JSON text (2-space indent, strict: no NaN)."""
     return json.dumps(audit_to_dict(audit), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], None]) -> Path:
-    """Call ``write(tmp)`` to fill a temporary file, then put it at ``path``; returns ``path`` as a Path.
-
-    * a regular file, or nothing yet: the temporary file is made beside it and renamed onto it, so a reader never
-      sees a half-written export (usual umask permissions);
-    * a symbolic link: the same, onto the file it points to; the link stays a link;
-    * a stream (a character device such as ``/dev/stdout`` or a terminal, a FIFO): the bytes are written into it,
-      and it is never replaced by a file;
-    * anything else (a folder, a block device, a socket): refused with OSError naming it, nothing written.
-
-    The temporary file is removed if ``write`` raises. Raises what ``write``, the rename or the stream raise
-    (OSError for an unwritable folder, ``/dev/full``: no space left on device).
-    """
-    given = Path(path)
-    target = Path(os.path.realpath(given)) if given.is_symlink() else given
-    try:
-        mode = os.stat(target).st_mode
-    except FileNotFoundError:
-        mode = None
-    except OSError as exc:
-        raise OSError(exc.errno, f"{given}: {exc.strerror}") from None
-    if mode is not None and not stat.S_ISREG(mode):
-        if not (stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)):
-            raise OSError(f"{given} is not a regular file (a folder, block device or socket): give a file path")
-        with tempfile.TemporaryDirectory(prefix="nic-advisor-") as folder:
-            tmp = Path(folder) / target.name
-            write(tmp)
-            with open(tmp, "rb") as src, open(target, "wb") as dst:
-                shutil.copyfileobj(src, dst)
-        return given
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    if not target.parent.is_dir():
-        raise FileNotFoundError(2, f"{given}: the folder {target.parent} does not exist")
-    try:
-        write(tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return given
 
 
 def write_json(audit: Audit, path: str | os.PathLike[str]) -> Path:

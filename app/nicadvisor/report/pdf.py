@@ -68,14 +68,17 @@ from reportlab.platypus import (
 from nicadvisor import __version__
 from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 from nicadvisor.bench.results import expected_from_dict
-from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
-from nicadvisor.model.entities import Audit, Finding, Host, Severity, clip
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, switch_port_cell
+from nicadvisor.model.entities import Finding, Host, Severity, clip
+from nicadvisor.model.readiness import DECISIVE_CHECKS
 from nicadvisor.model.references import Citation
-from nicadvisor.model.verdict import SYMBOL
+from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.checks import checks_run
 from nicadvisor.report.fleet import HostGroup, findings_by_host, group_label, host_groups, row_labeller
 from nicadvisor.report.glossary import GLOSSARY
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
+from nicadvisor.vcg.builds import release_text
 from nicadvisor.report.remediation import (
     TOP_ACTIONS, ReferenceIndex, RemediationItem, Steps, cite_inline, display_source, guide_used, info_items,
     TargetRow, input_roots, matrix_cache, matrix_rows, remediation_plan, scorecard_row, shared_message, steps, target_rows,
@@ -443,6 +446,7 @@ def _cover(r: _Report) -> list[Any]:
         story.extend(_bullets(causes[:COVER_INPUTS], fonts, st))
         if len(causes) > COVER_INPUTS:
             story.append(Paragraph(f"… and {len(causes) - COVER_INPUTS} more (JSON “verdict.causes”).", st.small))
+    story.extend(_missing_checks_cover(r))
     shown = ", ".join(display_source(i, r.roots) for i in audit.inputs[:3])
     more = f" and {len(audit.inputs) - 3} more" if len(audit.inputs) > 3 else ""
     groups = (f" in {len(r.groups)} groups of alike hosts" if len(r.groups) < len(audit.hosts) else "")
@@ -605,12 +609,56 @@ def _checks_section(r: _Report) -> list[Any]:
                   "or switch that carries no overlay).", st.body),
         Spacer(1, 2 * mm), table])]
     story.append(KeepTogether([Paragraph("How to read the host pages", st.h2), *_legend(r.fonts, st)]))
+    story.extend(_decisive_legend(r))
     if any(h.pnics for h in r.audit.hosts):
         story.append(KeepTogether([Paragraph("Capability summary", st.h2),
                                    Paragraph("How many physical pNICs have each status, per capability column.",
                                              st.small),
                                    _capability_chart(r.audit, r.fonts, r.by_host, r.rows_of)]))
     return story
+
+
+def _missing_checks_cover(r: _Report) -> list[Any]:
+    """Page 1, before anything else about the hosts: the share of decided cells and the hosts rated, then each host's
+    decisive checks not made (the commands are on its page, "Finish this audit")."""
+    fonts, st, v = r.fonts, r.st, r.verdict
+    story: list[Any] = [Paragraph(r.clean(coverage_of(r.audit, v).text), st.small)]
+    lacking = [hv for hv in v.hosts if hv.missing]
+    if lacking:
+        lines = [f"{hv.host} ({hv.label}): {_some(dict.fromkeys(m.title for m in hv.missing), 4)}" for hv in lacking]
+        story.append(Paragraph("Decisive checks not made (each host's page lists the commands: “Finish this "
+                               "audit”):", st.small))
+        story.extend(_bullets(lines[:COVER_INPUTS], fonts, st))
+        if len(lines) > COVER_INPUTS:
+            story.append(Paragraph(f"… and {len(lines) - COVER_INPUTS} more hosts (JSON “verdict.hosts[].missing”).",
+                                   st.small))
+    return story
+
+
+def _finish_block(hv: Any, r: _Report) -> list[Any]:
+    """A host's "Finish this audit": the read-only commands still needed, one per line, to copy."""
+    if hv is None or not hv.finish:
+        return []
+    return [Paragraph("Finish this audit", r.st.h2),
+            Paragraph("Read-only commands still needed to decide every decisive check (run them on the host, then "
+                      "audit again with their outputs):", r.st.body),
+            Paragraph(_mono("\n".join(hv.finish), r.fonts), r.st.command)]
+
+
+def _decisive_legend(r: _Report) -> list[Any]:
+    """The table of decisive checks (nicadvisor.model.readiness.DECISIVE_CHECKS): what READY needs and why."""
+    st = r.st
+    rows = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("Decisive check", "Applies to", "Why it can break Geneve "
+                                                                                      "traffic", "Reference")]]
+    for c in DECISIVE_CHECKS:
+        rows.append([Paragraph(r.clean(c.title), st.cell_small), Paragraph(r.clean(c.applies), st.cell_small),
+                     Paragraph(r.clean(c.why), st.cell_small), Paragraph(r.clean(c.reference), st.cell_small)])
+    table = Table(rows, colWidths=[40 * mm, 55 * mm, 100 * mm, FRAME_WIDTH - 195 * mm], repeatRows=1, hAlign="LEFT")
+    table.setStyle(TableStyle(_GRID))
+    return [Paragraph("What READY needs: the decisive checks", st.h2),
+            Paragraph("A host is READY only when each of these was decided on its overlay pNICs (or, with no known "
+                      "role, its candidates) and no finding is an error; NOT READY comes from an error finding; "
+                      "otherwise it is NOT RATED, with the commands that decide what is missing.", st.body), table]
 
 
 def _capability_chart(audit: Audit, fonts: _Fonts, by_host: dict[str, list[Finding]] | None = None,
@@ -781,7 +829,8 @@ def _host_section(r: _Report, group: HostGroup) -> list[Any]:
     fonts, st = r.fonts, r.st
     host = group.host
     kind = {"esxi": "ESXi", "linux": "Linux"}.get(host.kind or "", host.kind)
-    facts = [x for x in (kind, host.product_version, f"build {host.build}" if host.build else None) if x]
+    release = release_text(host)
+    facts = [x for x in (kind, f"release {release}" if release else None) if x]
     heading = f"Host {host.name}" if group.size == 1 else f"Hosts {host.name} and {group.size - 1} alike"
     story: list[Any] = [PageBreak(), Paragraph(r.clean(heading), st.h1)]
     verdict = r.host_verdicts.get(host.name)
@@ -791,11 +840,13 @@ def _host_section(r: _Report, group: HostGroup) -> list[Any]:
         story.append(Paragraph(r.clean(" · ".join(facts)), st.body))
     if group.size > 1:
         story.extend(_group_members(group, r))
+    story.extend(_finish_block(verdict, r))
     story.append(Paragraph("Capability matrix", st.h2))
     story.append(_matrix_table(host, r.by_host.get(host.name, []), fonts, st, r.rows_of(host)))
     pseudo = [p.name for p in host.pnics if p.is_physical is False]
     if pseudo:
         story.append(Paragraph(f"Not rated (pseudo devices): {r.clean(', '.join(pseudo))}", st.small))
+    story.extend(_switch_ports(host, r))
     mine = [(n, item) for n, item in enumerate(r.plan, start=1) if host.name in item.hosts]
     whose = r.clean(host.name if group.size == 1 else "these hosts")
     story.append(Paragraph(f"Plan items for {whose} ({len(mine)})" if mine else
@@ -830,6 +881,20 @@ def _group_members(group: HostGroup, r: _Report) -> list[Any]:
                                f"between them; the facts and evidence below are those of {r.clean(group.host.name)}.",
                                st.small))
     return story
+
+
+def _switch_ports(host: Host, r: _Report) -> list[Any]:
+    """Where each physical pNIC of ``host`` is cabled (LLDP/CDP: :func:`switch_port_cell`), one line per pNIC whose
+    switch port is known; the pNICs whose port is not known share one line naming the command that reads it."""
+    physical = [p for p in host.pnics if p.is_physical is not False]
+    known = [(p.name, switch_port_cell(host, p)) for p in physical if p.switch_port_text()]
+    unknown = [p for p in physical if not p.switch_port_text()]
+    lines = [f"{name}: {where}" for name, where in known]
+    if unknown:
+        lines.append(f"{', '.join(p.name for p in unknown)}: {switch_port_cell(host, unknown[0])}")  # a host-wide read
+    if not lines:
+        return []
+    return [Paragraph("Switch ports", r.st.h2)] + [Paragraph(r.clean(line), r.st.small) for line in lines]
 
 
 def _fmt_num(value: Any, digits: int = 2) -> str:

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_ORDER, capability_matrix
-from nicadvisor.model.entities import Audit, Finding, Host, Severity
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import Finding, Host, Severity
 from nicadvisor.model.references import Citation, Reference, citations
 
 #: Top actions listed on the executive summary.

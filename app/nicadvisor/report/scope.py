@@ -17,7 +17,7 @@ import datetime as _dt
 import os
 import re
 
-from nicadvisor.model.entities import Audit
+from nicadvisor.model.audit import Audit
 
 #: Most input files whose modification time is read for the cover (a fleet's thousands of files need not all be).
 MAX_STAT = 2000

@@ -247,3 +247,16 @@ def guide_import_steps() -> dict[str, str]:
     return {"change": "nic-advisor vcg import FILE",
             "verify": "nic-advisor vcg status",
             "rollback": "nic-advisor vcg import <the previous file> --replace"}
+
+
+def overlay_fit_steps(host: Host) -> dict[str, str]:
+    """``change`` / ``verify`` / ``rollback`` of ``overlay-no-fit-pnic`` (every pNIC that could carry the overlay would
+    fail a rule if it did, :func:`nicadvisor.model.readiness.overlay_fit_findings`): no single command makes a pNIC fit;
+    the fixes are those of the conditional findings on the pNICs meant to carry the overlay, each with its own change
+    and roll-back; the check reads their link and MTU again (and the switch's)."""
+    verify = "ip -d link show" if host.kind == "linux" else "esxcfg-nics -l\nesxcfg-vswitch -l"
+    return {"change": "Manual: choose the pNICs that will carry the overlay and carry out the plan items that name them "
+                      "(the pNIC or switch MTU raised to at least 1600 bytes, 1700 with Geneve options; the link up), "
+                      "each with its own commands.",
+            "verify": verify,
+            "rollback": "Manual: each of those plan items gives its own roll-back."}

@@ -2,7 +2,9 @@
 
 Every field of the object (``PhysicalNic``, ``VmkernelNic``, ``Switch``, ``Host``) by its name, plus:
 
-* all objects: ``host_name``, ``host_kind`` (``esxi``/``linux``), ``host_version``;
+* all objects: ``host_name``, ``host_kind`` (``esxi``/``linux``), ``host_version``, ``host_release`` (the
+  compatibility-guide release with its update, ``"ESXi 7.0 U3"``, as the judgement's compatibility context derived
+  it once — :mod:`nicadvisor.vcg.context`; None when not known or not ESXi);
 * pNICs: ``switch_name``, ``switch_kind``, ``switch_mtu``, ``switch_ens_mode`` (the switch that has the pNIC as uplink),
   ``module_version``, ``module_options`` (map of configured driver module options),
   ``link_speed_gbps`` (Gbit/s), ``pcie_bandwidth_gbps`` / ``pcie_bandwidth_capable_gbps``
@@ -35,7 +37,7 @@ from nicadvisor.rules_engine.commands import (
     COMMAND_FACTS, host_commands, pnic_commands, switch_commands, vmknic_commands,
 )
 
-HOST_FACTS = ("host_name", "host_kind", "host_version")
+HOST_FACTS = ("host_name", "host_kind", "host_version", "host_release")
 # The derived facts each kind of object adds to its own fields (keep in step with the functions below):
 # a rule that names anything else is refused when it loads (a typo would otherwise never match).
 EXTRA_FACTS: dict[str, tuple[str, ...]] = {
@@ -79,15 +81,26 @@ def _device_of(pci: str | None) -> str | None:
     return pci.rsplit(".", 1)[0] if pci else None
 
 
-def host_context(host: Host) -> dict[str, Any]:
-    """``host_name``, ``host_kind`` and ``host_version`` of ``host``, shared by every rule context."""
-    return {"host_name": host.name, "host_kind": host.kind, "host_version": host.product_version}
+def host_context(host: Host, compat: Any = None) -> dict[str, Any]:
+    """``host_name``, ``host_kind``, ``host_version`` and ``host_release`` of ``host``, shared by every rule context.
+    ``compat``: the host's :class:`nicadvisor.vcg.context.HostCompat` (the release derived once); without it the
+    release is derived here."""
+    if compat is not None:
+        release = compat.release
+    else:
+        from nicadvisor.vcg.builds import host_release
+
+        release = host_release(host) if host.kind == "esxi" else None
+    return {"host_name": host.name, "host_kind": host.kind, "host_version": host.product_version,
+            "host_release": release}
 
 
-def pnic_context(host: Host, pnic: PhysicalNic) -> dict[str, Any]:
-    """The rule-engine context of one pNIC (a plain dict; unknown values are None)."""
+def pnic_context(host: Host, pnic: PhysicalNic, compat: Any = None) -> dict[str, Any]:
+    """The rule-engine context of one pNIC (a plain dict; unknown values are None). ``compat``: the host's
+    :class:`nicadvisor.vcg.context.HostCompat`, whose release and driver-catalogue facts are used (looked up here
+    when not given)."""
     ctx = dict(pnic.facts())
-    ctx.update(host_context(host))
+    ctx.update(host_context(host, compat))
     sw = host.switch_of(pnic.name)
     ctx.update(switch_name=sw.name if sw else None, switch_kind=sw.kind if sw else None,
                switch_mtu=sw.mtu if sw else None, switch_ens_mode=sw.ens_mode if sw else None)
@@ -101,23 +114,24 @@ def pnic_context(host: Host, pnic: PhysicalNic) -> dict[str, Any]:
     speeds = [p.link_speed_mbps for p in siblings if p.link_speed_mbps]
     ctx["ports_line_rate_gbps"] = sum(speeds) / 1000 if speeds else None
     ctx["has_tep"] = any(v.is_tep for v in host.vmknics)
-    ctx["rss_enable_command"], ctx["rss_rollback_command"] = _rss_commands(host, pnic, mod)
+    facts = compat.of(pnic).catalogue if compat is not None else None
+    ctx["rss_enable_command"], ctx["rss_rollback_command"] = _rss_commands(host, pnic, mod, facts)
     ctx.update(pnic_commands(host, pnic))
     return ctx
 
 
-def _rss_commands(host: Host, pnic: PhysicalNic, mod: Any) -> tuple[str, str]:
+def _rss_commands(host: Host, pnic: PhysicalNic, mod: Any, facts: Any = None) -> tuple[str, str]:
     from nicadvisor.vcg.knowledge import rss_commands, rss_fact_without_command
 
     if host.kind == "esxi":
         previous = None if mod is None or mod.options is None else " ".join(f"{k}={v}" for k, v in mod.options.items())
     else:
         previous = str(pnic.rx_queues) if pnic.rx_queues is not None else None
-    enable, rollback = rss_commands(host, pnic, previous)
+    enable, rollback = rss_commands(host, pnic, previous, facts=facts)
     driver = pnic.driver or "the driver"
     if enable is None:
         setting = "RSS module parameter" if host.kind == "esxi" else "RSS setting"
-        stated = rss_fact_without_command(host, pnic)
+        stated = rss_fact_without_command(host, pnic, facts=facts)
         if stated is not None:  # qede, icen: the catalogue states RSS, from a source that gives no command
             enable = (f"the {driver} {setting} of the vendor's driver guide: the driver catalogue's {stated.driver} "
                       f"entry gives no command to set it (source: {stated.source})")
@@ -147,12 +161,12 @@ def carries_tep(host: Host, switch: Switch) -> bool | None:
     return None
 
 
-def object_context(host: Host, obj: Any) -> dict[str, Any]:
+def object_context(host: Host, obj: Any, compat: Any = None) -> dict[str, Any]:
     """Context for a vmknic, switch or the host itself (switch and host facts as in the module docstring)."""
     ctx = dict(obj.facts())
     for k in ("pnics", "vmknics", "switches", "modules", "inputs"):
         ctx.pop(k, None)
-    ctx.update(host_context(host))
+    ctx.update(host_context(host, compat))
     if isinstance(obj, Switch):
         ctx["has_tep"] = any(v.is_tep for v in host.vmknics)
         ctx["carries_tep"] = carries_tep(host, obj)

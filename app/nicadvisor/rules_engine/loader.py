@@ -46,7 +46,7 @@ _OBJECTS = {"pnic": PhysicalNic, "vmknic": VmkernelNic, "switch": Switch, "host"
 #: ``"Class.field"`` string takes that model field's type. tests/rules/test_rule_file_checks.py checks that every
 #: derived fact has one and that the audit's contexts hold values of these types.
 DERIVED_FACT_TYPES: dict[str, Any] = {
-    "host_name": "Host.name", "host_kind": "Host.kind", "host_version": "Host.product_version",
+    "host_name": "Host.name", "host_kind": "Host.kind", "host_version": "Host.product_version", "host_release": str,
     "switch_name": "Switch.name", "switch_kind": "Switch.kind", "switch_mtu": "Switch.mtu",
     "switch_ens_mode": "Switch.ens_mode", "module_version": "KernelModule.version",
     "module_options": "KernelModule.options", "link_speed_gbps": float, "pcie_bandwidth_gbps": float,

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from nicadvisor.cancel import Cancelled, check
-from nicadvisor.collect.assemble import HostInputs
+from nicadvisor.parsers.assemble import HostInputs
 from nicadvisor.collect.sources import gather
 from nicadvisor.model import Audit, Finding, InputProblem
 from nicadvisor.model.verdict import CANCELLED, COMPLETE, FAILED
 from nicadvisor.paths import demo_lab_dir
-from nicadvisor.rules_engine import evaluate, load_rules
+from nicadvisor.rules_engine import load_rules
 
 if TYPE_CHECKING:
     from nicadvisor.store import AuditStore
@@ -60,30 +60,6 @@ def _local_inputs(problems: list[InputProblem], cancel: threading.Event | None) 
     return [HostInputs(name=name, captures=list(result.captures))]
 
 
-def vcg_findings(audit_hosts) -> list[Finding]:
-    """Compatibility-database entries of each pNIC as ``info`` findings (category ``driver``), and the findings of
-    the compatibility guide the user imported (:mod:`nicadvisor.vcg.guide_findings`; a stored guide that cannot be
-    read is a warning on each ESXi host, never a silent pass)."""
-    from nicadvisor.model import Severity
-    from nicadvisor.vcg.findings import findings_for_hosts
-    from nicadvisor.vcg.guide_findings import guide_findings
-    from nicadvisor.vcg.guide_store import GuideStoreError, load_dataset
-
-    from nicadvisor.vcg.knowledge import catalogue_conflicts
-    from nicadvisor.rules_engine.commands import guide_import_steps
-
-    out = findings_for_hosts(audit_hosts) + catalogue_conflicts(audit_hosts)
-    try:
-        out += guide_findings(audit_hosts, load_dataset())
-    except GuideStoreError as exc:
-        out += [Finding(rule_id="guide-unreadable", title="Imported compatibility guide unreadable",
-                        severity=Severity.WARNING, host=h.name,
-                        message=f"The imported compatibility guide could not be read, so no pNIC was checked against "
-                                f"it: {exc}", recommendation="Import the guide again (nic-advisor vcg import FILE).",
-                        category="driver", **guide_import_steps()) for h in audit_hosts if h.kind == "esxi"]
-    return out
-
-
 def run_audit(request: AuditRequest, progress: Progress | None = None,
               cancel: threading.Event | None = None, store: "AuditStore | None" = None) -> Audit:
     """Audit what ``request`` names and return the :class:`~nicadvisor.model.Audit`.
@@ -112,9 +88,12 @@ def run_audit(request: AuditRequest, progress: Progress | None = None,
 
 
 def evaluate_findings(hosts: list, rules: list | None = None) -> list[Finding]:
-    """``rules`` (default: those of ``rules/``) and the compatibility database on ``hosts``: every finding of
-    an audit. Raises :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken."""
-    return evaluate(load_rules() if rules is None else rules, hosts) + vcg_findings(hosts)
+    """Every finding of an audit of ``hosts``, judged in one pass (:func:`nicadvisor.vcg.judge.judge`: ``rules``,
+    default those of ``rules/``, the compatibility context of each host derived once, the compatibility database,
+    the imported guide). Raises :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken."""
+    from nicadvisor.vcg.judge import judge
+
+    return judge(hosts, rules)
 
 
 def reopen_audit(store: "AuditStore", audit_id: int) -> Audit:

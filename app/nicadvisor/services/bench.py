@@ -16,9 +16,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from nicadvisor.bench import PATHS, BenchError, Cancelled, check_run_options
+from nicadvisor.bench import DEFAULT_DURATION_S, PATHS, BenchError, Cancelled, check_run_options
 from nicadvisor.bench import agent, iperf3, netperf
-from nicadvisor.bench.catalogue import PROFILES, TestSpec, not_measurable_result, run_spec, tools_for, why_not
+from nicadvisor.bench.catalogue import (
+    FULL_DURATION_S, PROFILES, QUICK_DURATION_S, TestSpec, not_measurable_result, run_spec, tools_for, why_not,
+)
 from nicadvisor.bench.expected import expected_for, no_band_reason
 from nicadvisor.bench.journal import Journal, restore_from_journal
 from nicadvisor.bench.netns import NetnsError, NetnsPair, can_create, create_pair, destroy_pair
@@ -50,7 +52,7 @@ class BenchRequest:
 
     path: str = "loopback"
     tests: tuple[str, ...] = ("TCP_STREAM", "TCP_RR")
-    duration_s: float = 2.0
+    duration_s: float = DEFAULT_DURATION_S
     tool: str = "auto"
     rate_mbit: int | None = None
     mtu: int | None = None
@@ -70,6 +72,15 @@ class BenchRequest:
             raise ValueError(f"rate {self.rate_mbit} Mbit/s is outside 1..{MAX_RATE_MBIT}")
         if self.mtu is not None and not MIN_MTU <= self.mtu <= 65535:
             raise ValueError(f"MTU {self.mtu} is outside {MIN_MTU}..65535 bytes")
+
+
+def duration_for(profile: str | None, duration_s: float | None = None) -> float:
+    """The seconds per test of a run: ``duration_s`` when given, else the profile's (``"quick"``:
+    :data:`~nicadvisor.bench.catalogue.QUICK_DURATION_S`, ``"full"``: ``FULL_DURATION_S``), else
+    :data:`nicadvisor.bench.DEFAULT_DURATION_S`. Pure."""
+    if duration_s is not None:
+        return duration_s
+    return {"quick": QUICK_DURATION_S, "full": FULL_DURATION_S}.get(profile or "", DEFAULT_DURATION_S)
 
 
 #: The fastest tbf shaping asked for (Mbit/s, 400 Gbit/s): tc refuses the burst of a larger rate, and the run then

@@ -26,7 +26,8 @@ from nicadvisor.bench.results import BenchResult
 if TYPE_CHECKING:
     from nicadvisor.bench.path_rtt import PathRtt
     from nicadvisor.bench.remote import HostProbe
-    from nicadvisor.model.entities import Audit, Host
+    from nicadvisor.model.audit import Audit
+    from nicadvisor.model.entities import Host
     from nicadvisor.store.history import AuditStore
 
 #: How many of the newest stored audits :func:`find_audit` looks through.

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from nicadvisor.bench.results import comparison_of, verdict_of
 
 if TYPE_CHECKING:
-    from nicadvisor.model.entities import Audit
+    from nicadvisor.model.audit import Audit
     from nicadvisor.store.history import AuditStore
 
 #: Earlier runs kept per result (newest first).

@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from nicadvisor.collect.assemble import HostInputs, assemble_host
+from nicadvisor.parsers.assemble import HostInputs, assemble_host
 from nicadvisor.model import InputProblem
 from nicadvisor.vcg.knowledge import fill_from_driver_catalogue
 
@@ -22,7 +22,7 @@ Progress = Callable[[float, str], None]
 class HostSink:
     """Where hosts go as soon as they are complete (issue "Audit live estates" §5: "each audit is written to
     SQLite host by host as results arrive"): :meth:`add` assembles a host group
-    (:func:`~nicadvisor.collect.assemble.assemble_host`), appends the Host and its problems to ``audit`` and
+    (:func:`~nicadvisor.parsers.assemble.assemble_host`), appends the Host and its problems to ``audit`` and
     commits it with ``store.add_host`` at once, so a kill loses nothing already collected.
 
     Thread-safe: collectors call :meth:`add` from their worker threads; one lock serialises assembling,

@@ -14,7 +14,7 @@ from nicadvisor.model.entities import Evidence
 from nicadvisor.services.bench_expect import audited_host
 
 if TYPE_CHECKING:
-    from nicadvisor.model.entities import Audit
+    from nicadvisor.model.audit import Audit
 
 
 def apply_mtu_paths(audit: "Audit", results: Iterable[MtuPathResult], sources: dict[str, str]) -> list[str]:

@@ -2,12 +2,12 @@
 
 * :class:`AuditStore` (``history``): ``begin`` / ``add_host`` / ``add_problems`` / ``finish`` while an audit
   runs (each committed at once), ``list_audits`` / ``load`` / ``delete`` to reopen or drop past audits.
-* ``codec``: model objects ⇄ the JSON-export documents (``audit_from_dict`` also reopens a JSON export).
+* the documents it stores are those of :mod:`nicadvisor.document` (``audit_from_dict`` also reopens a JSON export).
 * ``migrations``: the ``PRAGMA user_version`` schema steps, backup before migrating, refusal of newer files.
 
 No Qt here; the GUI and ``services.audit`` call it.
 """
-from nicadvisor.store.codec import CodecError, audit_from_dict, host_from_dict, redact_secrets
+from nicadvisor.document import CodecError, audit_from_dict, host_from_dict, redact_secrets
 from nicadvisor.store.history import (
     FINAL_STATUSES,
     INTERRUPTED,

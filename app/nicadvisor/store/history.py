@@ -9,10 +9,10 @@ audit whose writing process is gone reads back as ``interrupted`` (with the host
 File: ``platformdirs.user_data_dir("nic-advisor")/history.sqlite3`` by default, created owner-only (0600,
 folder 0700). Its schema is versioned by ``PRAGMA user_version`` and migrated forward on open after a backup
 copy (``history.sqlite3.v<old>.bak``); a file of a newer NIC Advisor is refused (see
-:mod:`nicadvisor.store.migrations`). Documents are the JSON-export shapes of :mod:`nicadvisor.store.codec`.
+:mod:`nicadvisor.store.migrations`). Documents are the JSON-export shapes of :mod:`nicadvisor.document`.
 
 Secrets: the model holds none, and the store also removes the password part of any
-``scheme://user:password@host`` text before writing (:func:`nicadvisor.store.codec.redact_secrets`).
+``scheme://user:password@host`` text before writing (:func:`nicadvisor.document.redact_secrets`).
 Deleted audits are overwritten on disk (``PRAGMA secure_delete``).
 
 Thread safety: one connection per store, every method serialised by a lock, so the GUI thread may list
@@ -32,13 +32,14 @@ from pathlib import Path
 from typing import Any
 
 from nicadvisor import __version__
-from nicadvisor.model.entities import Audit, Finding, Host, InputProblem
+from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import Finding, Host, InputProblem
 from nicadvisor.model.verdict import COMPLETE, LABEL, NOT_RATED, NOT_READY, Verdict, incomplete_verdict
 from nicadvisor.procinfo import process_start_ticks
-from nicadvisor.store.codec import (
+from nicadvisor.document import (
     CodecError,
     benchmark_from_dict,
-    benchmark_to_doc,
+    benchmark_to_dict,
     finding_from_dict,
     finding_to_doc,
     host_from_dict,
@@ -322,7 +323,7 @@ class AuditStore:
         if status not in FINAL_STATUSES:
             raise ValueError(f"status must be one of {', '.join(FINAL_STATUSES)}, not {status!r}")
         findings_json = _dumps([finding_to_doc(f) for f in findings])
-        bench_json = _dumps([benchmark_to_doc(b) for b in benchmarks])
+        bench_json = _dumps([benchmark_to_dict(b) for b in benchmarks])
         errors, warnings = count_findings(findings_json)
         with self._lock:
             self._row(audit_id)
@@ -353,7 +354,7 @@ class AuditStore:
 
         Raises AuditNotFound, TypeError as :meth:`finish`.
         """
-        bench_json = _dumps([benchmark_to_doc(b) for b in benchmarks])
+        bench_json = _dumps([benchmark_to_dict(b) for b in benchmarks])
         with self._lock:
             self._row(audit_id)
             self._write([("UPDATE audits SET benchmarks = ? WHERE id = ?", (bench_json, int(audit_id)))])

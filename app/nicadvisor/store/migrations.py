@@ -18,7 +18,7 @@ Tables (version 2)::
            owner_pid INTEGER, owner_start INTEGER, finished_at TEXT,
            errors INTEGER, warnings INTEGER)            -- v2: finding counts, NULL until finished
     hosts(id INTEGER PRIMARY KEY, audit_id -> audits ON DELETE CASCADE, seq INTEGER, name TEXT,
-          doc TEXT (JSON host document, store/codec.py), added_at TEXT,
+          doc TEXT (JSON host document, nicadvisor/document.py), added_at TEXT,
           pnics INTEGER)                                -- v2: physical (or unknown-kind) pNIC count
     problems(id INTEGER PRIMARY KEY, audit_id -> audits ON DELETE CASCADE, seq INTEGER,
              source TEXT, message TEXT, command TEXT)
@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 
-from nicadvisor.sqlite_backup import backup_file
+from nicadvisor.sqlite_migrations import Migration, has_format, tables, user_version
+from nicadvisor.sqlite_migrations import migrate as run_migrations
 
 FORMAT = "nicadvisor-history"
 
@@ -46,15 +46,6 @@ class HistoryError(Exception):
 
 class HistorySchemaError(HistoryError):
     """The history file has a schema this code cannot use (newer version, or not a NIC Advisor history)."""
-
-
-@dataclass(frozen=True)
-class Migration:
-    """One schema step: ``version`` is the ``user_version`` after it; ``apply(conn)`` runs inside a transaction."""
-
-    version: int
-    description: str
-    apply: Callable[[sqlite3.Connection], None]
 
 
 _V1 = (
@@ -151,23 +142,6 @@ MIGRATIONS: tuple[Migration, ...] = (
 SCHEMA_VERSION = MIGRATIONS[-1].version
 
 
-def user_version(conn: sqlite3.Connection) -> int:
-    """The ``PRAGMA user_version`` of the file (0 for a new file)."""
-    return int(conn.execute("PRAGMA user_version").fetchone()[0])
-
-
-def _tables(conn: sqlite3.Connection) -> set[str]:
-    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            if not str(r[0]).startswith("sqlite_")}
-
-
-def _is_ours(conn: sqlite3.Connection) -> bool:
-    if "meta" not in _tables(conn):
-        return False
-    row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-    return bool(row and row[0] == FORMAT)
-
-
 def check_version(conn: sqlite3.Connection, where: str, migrations: Sequence[Migration] = MIGRATIONS) -> int:
     """Return the file's version after checking it can be used; writes nothing.
 
@@ -175,7 +149,7 @@ def check_version(conn: sqlite3.Connection, where: str, migrations: Sequence[Mig
     """
     target = migrations[-1].version if migrations else 0
     current = user_version(conn)
-    if current > 0 and not _is_ours(conn):
+    if current > 0 and not has_format(conn, FORMAT):
         raise HistorySchemaError(f"{where} has schema version {current} but is not a NIC Advisor audit history "
                                  f"(no meta.format = {FORMAT!r} row); the file was left unchanged.")
     if current > target:
@@ -183,39 +157,18 @@ def check_version(conn: sqlite3.Connection, where: str, migrations: Sequence[Mig
             f"{where} has audit-history schema version {current}, but this NIC Advisor knows only up to "
             f"version {target}: it was written by a newer NIC Advisor. Update NIC Advisor, or choose another "
             f"history file; the file was left unchanged.")
-    if current == 0 and _tables(conn):
+    if current == 0 and tables(conn):
         raise HistorySchemaError(f"{where} is an SQLite file of another program (it has tables "
-                                 f"{sorted(_tables(conn))} but no NIC Advisor schema version); "
+                                 f"{sorted(tables(conn))} but no NIC Advisor schema version); "
                                  f"the file was left unchanged.")
     return current
 
 
 def migrate(conn: sqlite3.Connection, path: Path | None,
             migrations: Sequence[Migration] = MIGRATIONS) -> Path | None:
-    """Bring the file up to the last of ``migrations``; returns the backup made, or None (new file, up to date).
-
-    ``conn`` must be in autocommit mode (``isolation_level=None``). ``path`` None: no backup (in-memory).
-    Each step runs in its own ``BEGIN IMMEDIATE`` transaction (skipped when another process already applied
-    it); a failing step is rolled back and its error raised (the backup stays). Raises HistorySchemaError as :func:`check_version` does.
-    """
+    """Bring the history file up to the last of ``migrations`` with the one runner
+    (:func:`nicadvisor.sqlite_migrations.migrate`); returns the backup made, or None. ``conn`` in autocommit mode;
+    ``path`` None: no backup (in-memory). Raises HistorySchemaError as :func:`check_version` does, and the error of a
+    failing step (rolled back; the backup stays)."""
     where = str(path) if path is not None else "the history database"
-    current = check_version(conn, where, migrations)
-    pending = [m for m in migrations if m.version > current]
-    if not pending:
-        return None
-    backup = None
-    if path is not None and current > 0:
-        backup = backup_file(conn, path, current)
-    for step in pending:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            if user_version(conn) >= step.version:  # another process migrated while we waited for the lock
-                conn.execute("COMMIT")
-                continue
-            step.apply(conn)
-            conn.execute(f"PRAGMA user_version = {int(step.version)}")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-    return backup
+    return run_migrations(conn, path, migrations, lambda c, w, m: check_version(c, w, m), where)

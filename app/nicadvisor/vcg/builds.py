@@ -302,3 +302,19 @@ def release_unknown_reason(host) -> str:
     return (f"the version of {host.name} was read ({read}), but its update level was not: "
             f"{', '.join(missing[:-1])} and {missing[-1]} (run vmware -vl: its second line names the update, e.g. "
             f"{example})")
+
+
+def release_text(host) -> str:
+    """The ESXi release of ``host`` as every host row and page shows it: ``"ESXi 7.0 U3 (7.0.3, build 22348816)"``
+    when :func:`host_release` knows it; ``"ESXi 6.7.0, build 17700523 — update not known (run vmware -vl)"`` when only
+    part was read; ``"not read (run vmware -vl)"`` when nothing was; ``""`` for a host that is not ESXi."""
+    if getattr(host, "kind", None) != "esxi":
+        return ""
+    read = ", ".join(x for x in (host.product_version, f"build {host.build}" if host.build else "",
+                                 getattr(host, "product_update", None) or "") if x)
+    release = host_release(host)
+    if release is not None:
+        return f"{release} ({read})"
+    if not read:
+        return "not read (run vmware -vl)"
+    return f"ESXi {read} — update not known (run vmware -vl)"

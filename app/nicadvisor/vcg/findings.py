@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from nicadvisor.rules_engine.commands import driver_update_steps
 from nicadvisor.model import Finding, Host, PhysicalNic, Severity
-from nicadvisor.vcg.builds import host_release, release_unknown_reason
-from nicadvisor.vcg.lookup import TRUST_LABELS, VcgDatabase, VcgEntry, open_database, vcg_notes
+from nicadvisor.vcg.builds import release_unknown_reason
+from nicadvisor.vcg.context import HostCompat, contexts_for
+from nicadvisor.vcg.lookup import TRUST_LABELS, VcgDatabase, VcgEntry, vcg_notes
 from nicadvisor.vcg.normalize import parse_host_version, parse_release, release_matches
 
 _HOST_EVIDENCE = ("product_version", "build")
@@ -94,71 +95,72 @@ def unconfirmed_reasons(host: Host, p: PhysicalNic, entries: list[VcgEntry], rel
     return [f"no listing of {p.driver} for {release} is met by {p.driver_version}"]
 
 
-def findings_for_hosts(hosts: list[Host], db: VcgDatabase | None = None) -> list[Finding]:
-    """Findings for every pNIC of ``hosts`` the database knows. Opens a private in-memory database
-    (built from the shipped CSV in a few ms) unless ``db`` is given. Raises VcgError/sqlite3.Error
-    only if the shipped seed is broken."""
-    own = db is None
-    db = db or open_database(in_memory=True)
+def _release_used(release: str | None, reason: str) -> str:
+    """The sentence every database finding ends with: the ESXi release it used, or why none was."""
+    return f" Release used: {release}." if release else f" Release used: none ({reason})." if reason else ""
+
+
+def findings_for_hosts(hosts: list[Host], db: VcgDatabase | None = None,
+                       contexts: dict[int, HostCompat] | None = None) -> list[Finding]:
+    """Findings for every pNIC of ``hosts`` the database knows, each naming the ESXi release it used. ``contexts``:
+    the judgement's one derivation of each host's release and database entries
+    (:func:`nicadvisor.vcg.context.compat_contexts`); derived here when not given (a private in-memory database,
+    built from the shipped CSV in a few ms, unless ``db`` is given). Raises VcgError/sqlite3.Error only if the
+    shipped seed is broken."""
     out: list[Finding] = []
-    try:
-        for host in hosts:
-            # the guide release with its update ("ESXi 6.7 U3"), never "6.7.0" read as GA: an unknown update shows
-            # the listings of every release, and confirms none
-            release = host_release(host) if host.kind == "esxi" else None
-            for p in host.pnics:
-                if p.is_physical is False or not (p.vid and p.did):
-                    continue
-                entries = [e for e in db.match(p.vid, p.did, p.svid, p.ssid, driver=p.driver,
-                                               driver_version=p.driver_version,
-                                               firmware_version=p.firmware_version,
-                                               esxi_version=release)]
-                facts = [e for e in entries if e.kind != "note"]
-                if not facts:
-                    continue
-                model = facts[0].data.get("model") or f"{p.vid}:{p.did}"
-                sources = tuple(dict.fromkeys(f"vendor: {e.source}" for e in facts if e.source))
+    for ctx in contexts_for(hosts, contexts, db=db):
+        host = ctx.host
+        # the guide release with its update ("ESXi 6.7 U3"), never "6.7.0" read as GA: an unknown update shows
+        # the listings of every release, and confirms none
+        release = ctx.release
+        used = _release_used(release, ctx.release_reason)
+        for p in host.pnics:
+            if p.is_physical is False or not (p.vid and p.did):
+                continue
+            entries = list(ctx.of(p).entries)
+            facts = [e for e in entries if e.kind != "note"]
+            if not facts:
+                continue
+            model = facts[0].data.get("model") or f"{p.vid}:{p.did}"
+            sources = tuple(dict.fromkeys(f"vendor: {e.source}" for e in facts if e.source))
+            out.append(Finding(
+                rule_id="vcg-entries", title=f"Compatibility database: {model}", severity=Severity.INFO,
+                host=host.name, obj=p.name,
+                message=" ".join(vcg_notes(entries)) + used,
+                recommendation="Check the listed driver, firmware and features against the VMware (Broadcom) "
+                               "Compatibility Guide for this ESXi release before the rollout.",
+                references=sources, evidence=_evidence(p), category="driver"))
+            below = False
+            for e in facts:
+                if e.kind == "driver" and e.data.get("meets_minimum") is False:
+                    below = True
+                    out.append(Finding(
+                        rule_id="vcg-driver-below-minimum", title="Driver below the listed minimum version",
+                        severity=Severity.WARNING, host=host.name, obj=p.name,
+                        message=f"{p.name} runs {p.driver} {p.driver_version}; {e.summary}.{used}",
+                        recommendation=f"Update {p.driver} to at least {e.data.get('version_min')} "
+                                       f"(and the firmware the vendor pairs with it).",
+                        references=(f"vendor: {e.source}",), evidence=_evidence(p, host), category="driver",
+                        **driver_update_steps(host, p, e.data.get("version_min"))))
+            confirming = confirming_entries(host, p, facts, release)
+            if confirming:
+                e = confirming[0]
                 out.append(Finding(
-                    rule_id="vcg-entries", title=f"Compatibility database: {model}", severity=Severity.INFO,
-                    host=host.name, obj=p.name,
-                    message=" ".join(vcg_notes(entries)),
-                    recommendation="Check the listed driver, firmware and features against the VMware (Broadcom) "
-                                   "Compatibility Guide for this ESXi release before the rollout.",
-                    references=sources, evidence=_evidence(p), category="driver"))
-                below = False
-                for e in facts:
-                    if e.kind == "driver" and e.data.get("meets_minimum") is False:
-                        below = True
-                        out.append(Finding(
-                            rule_id="vcg-driver-below-minimum", title="Driver below the listed minimum version",
-                            severity=Severity.WARNING, host=host.name, obj=p.name,
-                            message=f"{p.name} runs {p.driver} {p.driver_version}; {e.summary}",
-                            recommendation=f"Update {p.driver} to at least {e.data.get('version_min')} "
-                                           f"(and the firmware the vendor pairs with it).",
-                            references=(f"vendor: {e.source}",), evidence=_evidence(p), category="driver",
-                            **driver_update_steps(host, p, e.data.get("version_min"))))
-                confirming = confirming_entries(host, p, facts, release)
-                if confirming:
-                    e = confirming[0]
-                    out.append(Finding(
-                        rule_id="vcg-driver-meets-minimum", title="Driver meets the listed minimum for this release",
-                        severity=Severity.INFO, host=host.name, obj=p.name,
-                        message=f"{p.name} runs {p.driver} {p.driver_version} on {release}: {e.summary} "
-                                f"[{TRUST_LABELS.get(e.trust, e.trust)}; source: {e.source}]",
-                        recommendation="Nothing to change for the listing; check the firmware the vendor pairs with "
-                                       "this driver.",
-                        references=(f"vendor: {e.source}",), evidence=_evidence(p, host), category="driver"))
-                elif not below:
-                    why = unconfirmed_reasons(host, p, facts + [e for e in entries if e.kind == "note"], release)
-                    out.append(Finding(
-                        rule_id="vcg-driver-unconfirmed", title="Driver not confirmed by the compatibility database",
-                        severity=Severity.INFO, host=host.name, obj=p.name,
-                        message=f"{model} is in the compatibility database, but no listing confirms the driver of "
-                                f"{p.name}: {'; '.join(why)}.",
-                        recommendation="Read what is missing with the command named, and audit again; or check the "
-                                       "driver in the VMware (Broadcom) Compatibility Guide.",
-                        references=sources, evidence=_evidence(p, host), category="driver"))
-    finally:
-        if own:
-            db.close()
+                    rule_id="vcg-driver-meets-minimum", title="Driver meets the listed minimum for this release",
+                    severity=Severity.INFO, host=host.name, obj=p.name,
+                    message=f"{p.name} runs {p.driver} {p.driver_version} on {release}: {e.summary} "
+                            f"[{TRUST_LABELS.get(e.trust, e.trust)}; source: {e.source}]",
+                    recommendation="Nothing to change for the listing; check the firmware the vendor pairs with "
+                                   "this driver.",
+                    references=(f"vendor: {e.source}",), evidence=_evidence(p, host), category="driver"))
+            elif not below:
+                why = unconfirmed_reasons(host, p, facts + [e for e in entries if e.kind == "note"], release)
+                out.append(Finding(
+                    rule_id="vcg-driver-unconfirmed", title="Driver not confirmed by the compatibility database",
+                    severity=Severity.INFO, host=host.name, obj=p.name,
+                    message=f"{model} is in the compatibility database, but no listing confirms the driver of "
+                            f"{p.name}: {'; '.join(why)}.{used if release else ''}",
+                    recommendation="Read what is missing with the command named, and audit again; or check the "
+                                   "driver in the VMware (Broadcom) Compatibility Guide.",
+                    references=sources, evidence=_evidence(p, host), category="driver"))
     return out

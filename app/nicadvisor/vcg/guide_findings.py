@@ -55,32 +55,29 @@ from nicadvisor.rules_engine.commands import (
     driver_update_steps, firmware_update_steps, guide_import_steps, release_change_steps,
 )
 from nicadvisor.model import Finding, Host, PhysicalNic, Severity
+from nicadvisor.model.readiness import commands_for
 from nicadvisor.vcg.builds import host_release, release_unknown_reason
+from nicadvisor.vcg.context import HostCompat, subsystem_ok, contexts_for
 from nicadvisor.vcg.guide_formats import GuideListing
 from nicadvisor.vcg.guide_store import GuideDataset, staleness
 from nicadvisor.vcg.normalize import (driver_module, normalise_driver, parse_host_version, parse_release,
                                       release_label, version_key)
 
 #: Features whose absence matters for the overlay, by how the guide may spell them (lower case) → label.
+#: Spellings: "Geneve-Offload and Geneve-Rx Filters" and "Geneve-RxFilters" (nsx-t-performance-on-intel.txt §1.3.1,
+#: §1.10.1), "N-VDS Enhanced Data Path" (§1.12.5), "Enhanced Datapath - Interrupt Mode" / "- Poll Mode" (NSX 4.0
+#: installation guide, shared/design/research/vcg-data.md §2.4).
 _FEATURES = {"geneve-offload": "Geneve offload", "geneve offload": "Geneve offload",
              "geneve-rx filters": "Geneve Rx filters", "geneve-rx filter": "Geneve Rx filters",
+             "geneve-rxfilters": "Geneve Rx filters", "geneve rx filters": "Geneve Rx filters",
              "geneve rx filter": "Geneve Rx filters", "enhanced datapath - interrupt mode": "ENS interrupt mode",
-             "enhanced datapath - poll mode": "ENS poll mode", "n-vds enhanced datapath": "Enhanced Datapath"}
+             "enhanced datapath - poll mode": "ENS poll mode", "n-vds enhanced datapath": "Enhanced Datapath",
+             "n-vds enhanced data path": "Enhanced Datapath"}
+
 TRUST = "compatibility guide data (imported)"
 _KIND = {"vsan-hcl": "the vSAN HCL", "bcg-results": "a Broadcom Compatibility Guide search answer",
          "bcg-details": "a Broadcom Compatibility Guide details answer", "vcg-api": "a VCG API answer",
          None: "an exchange file that does not name its source"}
-
-
-def _subsystem_ok(g: GuideListing, p: PhysicalNic) -> bool:
-    """The listing names the host's subsystem, or any subsystem; False when it names another or the host's is
-    unknown (a potential match decides nothing)."""
-    for listed, host in ((g.svid, p.svid), (g.ssid, p.ssid)):
-        if listed is None:
-            continue
-        if host is None or listed != host.lower():
-            return False
-    return True
 
 
 def _features(listings: list[GuideListing]) -> set[str]:
@@ -163,21 +160,39 @@ def _said_by(listings: list[GuideListing]) -> str:
     return "the vSAN HCL" if kinds == {"vsan-hcl"} else "the guide"
 
 
+_DERIVE = object()
+
+
+def _driver_listings(listings: list[GuideListing], p: PhysicalNic) -> tuple[list[GuideListing], list[GuideListing],
+                                                                             list[GuideListing]]:
+    """(listings naming a driver, those of ``p``'s driver module, those of its module and version) among
+    ``listings`` (one release's)."""
+    module = driver_module(p.driver)
+    with_driver = [g for g in listings if g.driver]
+    same_driver = [g for g in with_driver if driver_module(g.driver) == module] if module else []
+    return with_driver, same_driver, [g for g in same_driver if _same_version(g.driver_version, p.driver_version)]
+
+
 def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset,
-                      coverage: set[tuple[str | None, str | None]] | None = None) -> list[Finding]:
+                      coverage: set[tuple[str | None, str | None]] | None = None, *,
+                      release: str | None | object = _DERIVE,
+                      listings: tuple[GuideListing, ...] | None = None) -> list[Finding]:
     """The guide findings of one pNIC (see the module docstring); [] when the guide does not list it.
     ``coverage``: the (source, release) pairs of ``data`` (computed when not given; :func:`guide_findings` passes
-    it once for all pNICs)."""
+    it once for all pNICs). ``release`` and ``listings``: the host's guide release and the device's listings as the
+    judgement's context derived them once (:mod:`nicadvisor.vcg.context`); derived here when not given."""
     if p.is_physical is False or not (p.vid and p.did) or host.kind != "esxi":
         return []
-    listed = [g for g in data.for_device(p.vid.lower(), p.did.lower()) if _subsystem_ok(g, p)]
+    listed = list(listings) if listings is not None else [
+        g for g in data.for_device(p.vid.lower(), p.did.lower()) if subsystem_ok(g, p)]
     if not listed:
         return []
     refs = (f"compatibility guide (imported): {data.describe()}",)
     evidence = tuple(p.evidence[k] for k in ("vid", "did", "svid", "ssid", "driver", "driver_version",
                                              "firmware_version") if k in p.evidence)
-    model = f"{listed[0].model} ({p.vid}:{p.did})" if listed[0].model else f"the device {p.vid}:{p.did}"
-    release = host_release(host)
+    model = _model(listed, p)
+    if release is _DERIVE:
+        release = host_release(host)
 
     def finding(rule_id: str, title: str, severity: Severity, message: str, recommendation: str,
                 steps: dict[str, str] | None = None) -> Finding:
@@ -196,7 +211,7 @@ def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset,
                                  _coverage(data) if coverage is None else coverage)]
     said = _said_by(for_release)
     module = driver_module(p.driver)
-    with_driver = [g for g in for_release if g.driver]
+    with_driver, same_driver, mine = _driver_listings(for_release, p)
     if module and not with_driver:
         kinds = sorted({_KIND[g.source] for g in for_release})
         return [finding("guide-driver-unchecked", "Listed for the release; no driver data imported", Severity.INFO,
@@ -205,8 +220,6 @@ def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset,
                         f"{p.driver_version or ''}".rstrip() + " and the firmware of " + p.name + " were not checked.",
                         f"Import the guide's details for {model} on {release} (a Broadcom Compatibility Guide details "
                         "answer, with its search answer as --companion), or check the driver/firmware pair there.")]
-    same_driver = [g for g in with_driver if driver_module(g.driver) == module] if module else []
-    mine = [g for g in same_driver if _same_version(g.driver_version, p.driver_version)]
     out: list[Finding] = []
     if module and p.driver_version and not mine:
         versions = sorted({g.driver_version for g in same_driver if g.driver_version}, key=lambda v: version_key(v) or "")
@@ -297,6 +310,10 @@ def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset,
     return out
 
 
+def _model(listed: list[GuideListing], p: PhysicalNic) -> str:
+    return f"{listed[0].model} ({p.vid}:{p.did})" if listed[0].model else f"the device {p.vid}:{p.did}"
+
+
 def _release_order(label: str) -> tuple:
     parsed = parse_release(label)
     return (parsed[0], -1 if parsed[1] is None else parsed[1], parsed[2]) if parsed else (999, 999, 999)
@@ -380,17 +397,22 @@ def _not_for_release(host: Host, p: PhysicalNic, data: GuideDataset, listed: lis
                    release_change_steps(host))
 
 
-def guide_findings(hosts: list[Host], data: GuideDataset | None, today: _dt.date | None = None) -> list[Finding]:
+def guide_findings(hosts: list[Host], data: GuideDataset | None, today: _dt.date | None = None,
+                   contexts: dict[int, HostCompat] | None = None) -> list[Finding]:
     """The findings of every physical pNIC of the ESXi ``hosts`` against the imported guide ``data`` (None: not
-    imported → []), plus one ``guide-data-stale`` finding per ESXi host when the data is old."""
+    imported → []), plus one ``guide-data-stale`` finding per ESXi host when the data is old. ``contexts``: the
+    judgement's one derivation of each host's release and listings (:func:`nicadvisor.vcg.context.compat_contexts`
+    with this ``data``); derived here when not given."""
     if data is None:
         return []
     out: list[Finding] = []
     stale = staleness(data, today)
     coverage = _coverage(data)
-    for host in hosts:
+    for ctx in contexts_for(hosts, contexts, guide=data):
+        host = ctx.host
         for p in host.pnics:
-            out.extend(findings_for_pnic(host, p, data, coverage))
+            out.extend(findings_for_pnic(host, p, data, coverage, release=ctx.release,
+                                         listings=ctx.of(p).listings))
         if stale is not None and host.kind == "esxi":
             level, message = stale
             out.append(Finding(
@@ -401,3 +423,105 @@ def guide_findings(hosts: list[Host], data: GuideDataset | None, today: _dt.date
                 references=(f"compatibility guide (imported): {data.describe()}",), category="driver",
                 **guide_import_steps()))
     return out
+
+
+#: The guide features that decide a capability-matrix cell: label → (matrix column, the pNIC fact a host reading
+#: gives). A host switch in ENS (poll) mode needs "Enhanced Datapath" or "ENS poll mode" listed, one in ENS
+#: interrupt mode "ENS interrupt mode" (nsx-t-performance-on-intel.txt §1.12.5: the guide is where ENS capability
+#: is looked up).
+FEATURE_CELLS = {"Geneve offload": ("geneve_offload", "geneve_offload"),
+                 "Geneve Rx filters": ("rx_filter", "geneve_rx_filter"),
+                 "ENS poll mode": ("ens", "ens_capable"), "ENS interrupt mode": ("ens", "ens_interrupt_capable")}
+_ENS_NEEDS = {"ens": ("ENS poll mode", ("ENS poll mode", "Enhanced Datapath")),
+              "ens_interrupt": ("ENS interrupt mode", ("ENS interrupt mode",))}
+
+
+def _reading(need: str, host: Host, p: PhysicalNic) -> str:
+    """The read-only command that reads ``need`` on the host (:func:`nicadvisor.model.readiness.commands_for`)."""
+    return " and ".join(commands_for(FEATURE_CELLS[need][0], host, p))
+
+
+def _needed_features(host: Host, p: PhysicalNic) -> list[tuple[str, tuple[str, ...]]]:
+    """(feature label, labels that satisfy it) the overlay needs of ``p``: Geneve offload and Geneve Rx filters on a
+    pNIC that carries or may carry the overlay; the ENS mode its host switch runs, if any."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    if host.overlay_role(p) != "none":
+        out += [("Geneve offload", ("Geneve offload",)), ("Geneve Rx filters", ("Geneve Rx filters",))]
+    sw = host.switch_of(p.name)
+    mode = (sw.ens_mode or "").lower() if sw is not None else ""
+    if mode in _ENS_NEEDS:
+        out.append(_ENS_NEEDS[mode])
+    return out
+
+
+def feature_findings(hosts: list[Host], data: GuideDataset | None,
+                     contexts: dict[int, HostCompat] | None = None) -> list[Finding]:
+    """What the imported guide says about the overlay features of each ESXi pNIC whose device, release and driver
+    version it lists (the listings :func:`findings_for_pnic` matches as the host's driver): the cells it decides.
+
+    For each feature the pNIC needs (Geneve offload and Geneve Rx filters on a pNIC that may carry the overlay; the
+    ENS mode its host switch runs), with the host's own reading of the matching fact:
+
+    * ``guide-feature-listed`` (info): listed, and the host did not read the fact: the cell is decided "from the
+      compatibility guide (file, date)" (:data:`GUIDE_ORIGIN`), at a lower trust than a reading;
+    * ``guide-feature-not-listed`` (warning): the listing names other features or none, and the host did not read
+      the fact: "not listed for Geneve offload", never a "no" (the fact stays unknown);
+    * ``guide-feature-conflict`` (info): the host read the opposite of what the listing says: the host's reading is
+      used, the finding shows both.
+
+    Listings of the vSAN HCL alone are skipped: it lists vSAN/RDMA certifications, never NSX features. ``contexts``:
+    the judgement's one derivation (:mod:`nicadvisor.vcg.context`); derived here when not given."""
+    if data is None:
+        return []
+    out: list[Finding] = []
+    refs = (f"compatibility guide (imported): {data.describe()}",)
+    for ctx in contexts_for(hosts, contexts, guide=data):
+        host, release = ctx.host, ctx.release
+        if host.kind != "esxi" or release is None:
+            continue
+        for p in host.pnics:
+            if p.is_physical is False:
+                continue
+            listed = list(ctx.of(p).listings)
+            _all, _same, mine = _driver_listings([g for g in listed if g.release == release], p)
+            mine = [g for g in mine if g.source != "vsan-hcl"]
+            if not mine:
+                continue
+            have = _features(mine)
+            model = _model(listed, p)
+            evidence = tuple(p.evidence[k] for k in ("vid", "did", "svid", "ssid", "driver", "driver_version")
+                             if k in p.evidence)
+            where = f"{model} with {p.driver} {p.driver_version} on {release}"
+            for need, satisfied_by in _needed_features(host, p):
+                column, fact = FEATURE_CELLS[need]
+                read = getattr(p, fact)
+                listed_it = any(f in have for f in satisfied_by)
+                base = dict(host=host.name, obj=p.name, references=refs, evidence=evidence, category=column,
+                            facts=(fact,) if read is not None else ())
+                if listed_it and read is None:
+                    out.append(Finding(
+                        rule_id="guide-feature-listed", title=f"Listed for {need} in the compatibility guide",
+                        severity=Severity.INFO,
+                        message=f"{where} is listed with {need} [{TRUST}; {data.describe()}]; {p.name} did not "
+                                "report it itself, so the cell is decided from the guide (a reading on the host "
+                                "would win).",
+                        recommendation=f"Confirm it on the host when you can ({_reading(need, host, p)}).", **base))
+                elif not listed_it and read is None:
+                    out.append(Finding(
+                        rule_id="guide-feature-not-listed", title=f"Not listed for {need} in the compatibility guide",
+                        severity=Severity.WARNING,
+                        message=f"{where} is listed in the compatibility guide, but not for {need} (listed: "
+                                f"{', '.join(sorted(have)) or 'no overlay feature'}) [{TRUST}; {data.describe()}]: "
+                                f"not certified for it; whether {p.name} does it is not known.",
+                        recommendation=f"Read it on the host ({_reading(need, host, p)}), or use a driver the guide "
+                                       f"lists with {need} for {release}.", **base))
+                elif listed_it != bool(read):
+                    out.append(Finding(
+                        rule_id="guide-feature-conflict", title=f"Host reading differs from the guide: {need}",
+                        severity=Severity.INFO,
+                        message=f"{p.name} reads {fact.replace('_', ' ')} = {read} on the host, while {where} is "
+                                + ("listed with" if listed_it else "not listed for") + f" {need} in the compatibility "
+                                f"guide [{TRUST}; {data.describe()}]: the value read on the host is used.",
+                        recommendation="Check the driver and firmware versions against the guide's listing.", **base))
+    return out
+

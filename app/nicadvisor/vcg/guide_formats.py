@@ -112,13 +112,13 @@ import io
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from datetime import date as date_type
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
+from nicadvisor.atomic_file import atomic_write
 from nicadvisor.parsers.base import hex4
 from nicadvisor.vcg.normalize import parse_release, release_label
 
@@ -1029,16 +1029,12 @@ def _now_utc() -> str:
 
 
 def _write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` (UTF-8) to a temporary file next to ``path`` and rename it over ``path``."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+    """Write ``text`` (UTF-8, line ends as given) to ``path`` through :func:`nicadvisor.atomic_file.atomic_write`."""
+    def _write(tmp: Path) -> None:
+        with open(tmp, "x", encoding="utf-8", newline="") as fh:
             fh.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    atomic_write(path, _write)
 
 
 def _date_text(value: datetime | date_type | None) -> str | None:

@@ -48,12 +48,12 @@ import json
 import os
 import re
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from nicadvisor.atomic_file import atomic_write
 from nicadvisor.vcg.guide_formats import GuideFile, GuideListing, read_guide_file
 
 FORMAT = "nicadvisor-guide"
@@ -393,8 +393,11 @@ def plan_import(paths: Iterable[str | os.PathLike[str]], folder: Path | None = N
                                   "hold; nothing was changed — import the part of the guide you need")
         read.append(read_guide_file(p, companion=companion, max_listings=room))
     fresh = [g for f in read for g in f.listings]
-    if not fresh:
-        raise ValueError("the files hold no device listing: " + ", ".join(str(p) for p in paths))
+    if not fresh:  # say why each entry was refused (the column and its value), not only that nothing is left
+        why = [w for f in read for w in f.warnings]
+        shown = "; ".join(why[:8]) + (f"; and {len(why) - 8} more" if len(why) > 8 else "")
+        raise ValueError("the files hold no device listing: " + ", ".join(str(p) for p in paths)
+                         + (f". Every entry was skipped: {shown}" if why else ""))
     notes: list[str] = []
     dumps = [f for f in read if f.complete]
     dump_kinds = {f.format for f in dumps}
@@ -496,18 +499,12 @@ def apply_import(plan: ImportPlan, folder: Path | None = None) -> Path:
         os.chmod(previous, 0o600)
         for old in sorted(base.glob("guide.v*.json"), key=lambda p: _version_of(p))[:-KEEP_VERSIONS]:
             old.unlink(missing_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=_TEMP_PREFIX, dir=base)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+    def _write(tmp: Path) -> None:
+        with open(tmp, "x", encoding="utf-8") as fh:
             for chunk in _chunks(plan.new):
                 fh.write(chunk)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    atomic_write(path, _write, private=True)  # its temporary name starts with _TEMP_PREFIX (".guide.json.")
     return path
 
 

@@ -68,17 +68,24 @@ def _os(host: Host) -> str | None:
     return host.kind if host.kind in ("esxi", "linux") else None
 
 
-def catalogue_facts(host: Host, pnic: PhysicalNic, catalogue: DriverCatalogue | None = None) -> dict[str, CatalogueFact]:
+_DERIVE = object()
+
+
+def catalogue_facts(host: Host, pnic: PhysicalNic, catalogue: DriverCatalogue | None = None, *,
+                    release: str | None | object = _DERIVE) -> dict[str, CatalogueFact]:
     """The catalogue's facts for ``pnic``'s driver and version on ``host`` (``{}`` when the driver, the OS or the
     catalogue entry is unknown). A fact :data:`DEVICE_SCOPE` limits to other devices is returned undecided. The ESXi
-    release given to the catalogue is :func:`nicadvisor.vcg.builds.host_release` when known (6.x: from the build),
+    release given to the catalogue is the host's guide release (``release``, as the judgement's context derived it
+    once; derived with :func:`nicadvisor.vcg.builds.host_release` when not given; 6.x: from the build) when known,
     else the version text. Raises DriverCatalogueError only if the shipped catalogue is broken."""
     os_name = _os(host)
     if os_name is None or not pnic.driver or pnic.is_physical is False:
         return {}
     cat = catalogue or _shipped()
+    if release is _DERIVE:
+        release = host_release(host)
     # the guide release ("ESXi 7.0 U3", from the build for 6.x) when known, else the version text as read
-    esxi_version = (host_release(host) or host.product_version) if os_name == "esxi" else None
+    esxi_version = (release or host.product_version) if os_name == "esxi" else None
     facts = cat.lookup(pnic.driver, pnic.driver_version, os_name, esxi_version=esxi_version)
     return {cap: _scoped(os_name, pnic, fact) for cap, fact in facts.items()}
 
@@ -170,13 +177,18 @@ def from_catalogue(pnic: PhysicalNic, field: str) -> bool:
     return ev is not None and ev.command == ORIGIN_LABEL
 
 
-def catalogue_conflicts(hosts: list[Host], catalogue: DriverCatalogue | None = None) -> list[Finding]:
+def catalogue_conflicts(hosts: list[Host], catalogue: DriverCatalogue | None = None,
+                        contexts: dict | None = None) -> list[Finding]:
     """``info`` findings where a capability read on the host differs from what the catalogue states for its driver
-    (the host's value is the one used; the finding shows both, with the catalogue's source)."""
+    (the host's value is the one used; the finding shows both, with the catalogue's source). ``contexts``: the
+    judgement's one derivation (:func:`nicadvisor.vcg.context.compat_contexts`), whose catalogue facts are used;
+    without it (or with another ``catalogue``) the facts are looked up here."""
     out = []
     for host in hosts:
+        ctx = contexts.get(id(host)) if contexts is not None and catalogue is None else None
         for p in host.pnics:
-            for cap, fact in catalogue_facts(host, p, catalogue).items():
+            facts = ctx.of(p).catalogue if ctx is not None else catalogue_facts(host, p, catalogue)
+            for cap, fact in facts.items():
                 field = FILLED.get(cap)
                 if field is None or not fact.decided or fact.value is None or from_catalogue(p, field):
                     continue
@@ -189,11 +201,19 @@ def catalogue_conflicts(hosts: list[Host], catalogue: DriverCatalogue | None = N
                     severity=Severity.INFO, host=host.name, obj=p.name,
                     message=f"{p.name} reads {field.replace('_', ' ')} = {read} on the host, while the driver "
                             f"catalogue states {fact.value} for {p.driver} {p.driver_version or ''}".rstrip()
-                            + ": the value read on the host is used.",
+                            + f"{_release_used(host, ctx)}: the value read on the host is used.",
                     recommendation="Check the driver and firmware versions and the NIC model; the catalogue states "
                                    "the driver's capability, the host shows what this NIC does.",
                     references=(f"vendor: {fact.source}",), evidence=(ev,) if ev else (), category=_category(field)))
     return out
+
+
+def _release_used(host: Host, ctx) -> str:
+    """`` on ESXi 7.0 U3`` (the release the catalogue was asked for), ``""`` off ESXi or when it is not known."""
+    if host.kind != "esxi":
+        return ""
+    release = ctx.release if ctx is not None else host_release(host)
+    return f" on {release}" if release else " (ESXi release not known)"
 
 
 def _category(field: str) -> str:
@@ -201,26 +221,28 @@ def _category(field: str) -> str:
             "ens_interrupt_capable": "ens", "rx_queues_max": "rss"}.get(field, "driver")
 
 
-def rss_fact_without_command(host: Host, pnic: PhysicalNic,
-                             catalogue: DriverCatalogue | None = None) -> CatalogueFact | None:
+def rss_fact_without_command(host: Host, pnic: PhysicalNic, catalogue: DriverCatalogue | None = None,
+                             facts: dict[str, CatalogueFact] | None = None) -> CatalogueFact | None:
     """The catalogue's RSS (or default-queue RSS) fact for ``pnic``'s driver when the catalogue has one but it
     gives no command to set RSS (qede: stated in code only; icen: a release-note line), so the advice can say so
-    and cite it; None when a fact gives a command or the catalogue has no RSS fact for the driver."""
-    facts = catalogue_facts(host, pnic, catalogue)
+    and cite it; None when a fact gives a command or the catalogue has no RSS fact for the driver. ``facts``: the
+    pNIC's catalogue facts when already looked up (the judgement's context)."""
+    facts = catalogue_facts(host, pnic, catalogue) if facts is None else facts
     rss = [facts[c] for c in ("rss", "drss") if c in facts]
     if not rss or any(f.set_command for f in rss):
         return None
     return rss[0]
 
 
-def rss_commands(host: Host, pnic: PhysicalNic, previous: str | None,
-                 catalogue: DriverCatalogue | None = None) -> tuple[str | None, str | None]:
+def rss_commands(host: Host, pnic: PhysicalNic, previous: str | None, catalogue: DriverCatalogue | None = None,
+                 facts: dict[str, CatalogueFact] | None = None) -> tuple[str | None, str | None]:
     """(command that enables RSS, command that restores what was there) for ``pnic``'s driver from the catalogue,
     or (None, None) when it states none. ``previous`` is what the audit read before the change (the driver's
     module parameter string on ESXi, the combined channel count on Linux); unknown → a placeholder naming it.
     On ESXi the rollback sets the parameter string read before the change (the catalogue's documented reset
-    ``-p ""`` would clear every parameter of the driver, not only RSS)."""
-    facts = catalogue_facts(host, pnic, catalogue)
+    ``-p ""`` would clear every parameter of the driver, not only RSS). ``facts``: the pNIC's catalogue facts when
+    already looked up (the judgement's context)."""
+    facts = catalogue_facts(host, pnic, catalogue) if facts is None else facts
     fact = next((facts[c] for c in ("rss", "drss") if c in facts and facts[c].set_command), None)
     if fact is None:
         return None, None

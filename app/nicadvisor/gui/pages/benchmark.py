@@ -1,7 +1,8 @@
 """Benchmark page: a one-click quick benchmark (loopback, network namespaces, or between the audited Linux hosts
-over SSH after the user confirmed the plan of changes), charted and tabulated."""
+over SSH after the user confirmed the plan of changes, with the MTU path check), charted and tabulated."""
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, Signal, Slot
@@ -12,19 +13,37 @@ from PySide6.QtWidgets import (
 
 from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 
-from nicadvisor.gui.backend import Backend, PreparedBench
+from nicadvisor.gui.backend import Backend
 from nicadvisor.gui.pages.task_page import TaskPage
 from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.probes import snapshot
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
 from nicadvisor.gui.widgets.bench_chart import MeasuredVsExpectedChart, PayloadSweepChart, PercentileChart
-from nicadvisor.gui.widgets.common import message_label, readonly_table, splitter
+from nicadvisor.gui.widgets.common import detail_browser, message_label, readonly_table, share_width, splitter
 from nicadvisor.gui.widgets.formatting import esc
+from nicadvisor.services.between import BetweenOutcome, PreparedBetween
 
+#: The "what to run" choice of the MTU path check alone (between hosts; read-only, no plan to confirm).
+MTU_ONLY = "mtu"
 HOSTS_COLUMNS = ("Use", "Linux host (SSH)", "Interface to test from (empty: its SSH address)")
 TABLE_COLUMNS = ("Test", "Tool", "Where it ran", "Measured", "Expected", "Compared", "Basis of expectation",
                  "Duration", "Command")
+
+
+#: The command line's options as the services' sentences name them, and this page's own control for each: the page
+#: told the user to use --rate-mbit, which the wizard has no field for.
+PAGE_WORDS = ((re.compile(r"\(--rate-mbit\)"), "(tick “shape the namespace link to” above)"),
+              (re.compile(r"--rate-mbit\b"), "“shape the namespace link to” above"),
+              (re.compile(r"\(--interface [^)\s]*=IF\)"), "(in the “Interface to test from” column)"),
+              (re.compile(r"\bwith --interface\b"), "in the “Interface to test from” column"))
+
+
+def page_words(text: str) -> str:
+    """``text`` with the command line's options replaced by the controls of this page (:data:`PAGE_WORDS`)."""
+    for pattern, words in PAGE_WORDS:
+        text = pattern.sub(words, text)
+    return text
 
 
 def measured_text(result: Any) -> str:
@@ -46,15 +65,15 @@ def expected_text(result: Any) -> tuple[str, str]:
     (``"no expectation"``, why none fits the path)."""
     exp = result.expected
     if exp is None:
-        return "no expectation", getattr(result, "no_expectation", "") or ""
-    return exp.text(), exp.basis or ""
+        return "no expectation", page_words(getattr(result, "no_expectation", "") or "")
+    return exp.text(), page_words(exp.basis or "")
 
 
 def compared_text(result: Any) -> str:
     """``"PASS: within band"``, ``"FAIL: 30 % slower than expected; …"`` or the comparison alone without a band: the
     words of :meth:`nicadvisor.bench.results.BenchResult.comparison`, as in every report."""
     verdict = result.verdict()
-    return (f"{verdict.upper()}: " if verdict else "") + result.comparison()
+    return (f"{verdict.upper()}: " if verdict else "") + page_words(result.comparison())
 
 
 class BenchmarkPage(TaskPage):
@@ -85,7 +104,7 @@ class BenchmarkPage(TaskPage):
         self.asker = asker
         #: Asks the user to confirm a plan of changes (its text lines); True = go. Tests may replace it.
         self.confirm_plan: Callable[[list[str]], bool] = self._confirm_with_dialog
-        self._prepared: PreparedBench | None = None
+        self._prepared: PreparedBetween | None = None
         self.end_signals = (self.sig_bench_done, self.sig_bench_cancelled, self.sig_bench_failed)
         self.save_handle: TaskHandle | None = None
         self.setTitle("Benchmark (optional)")
@@ -124,6 +143,11 @@ class BenchmarkPage(TaskPage):
         self.tests_box.addItem("TCP_STREAM + TCP_RR", None)
         self.tests_box.addItem("Quick profile (+ TCP_CRR, UDP_STREAM)", "quick")
         self.tests_box.addItem("Full profile (streams, payload sweep, 3 runs)", "full")
+        self.tests_box.addItem("Only the MTU path check (between hosts, read-only)", MTU_ONLY)
+        self.mtu_box = QCheckBox("Check the MTU path first")
+        self.mtu_box.setToolTip("ping -M do with 1700-byte frames and each sender's interface MTU, every host to every "
+                                "other (read-only); a size that does not pass becomes an error in the hosts' audit")
+        self.mtu_result = message_label(selectable=True)
         self.tests_box.setToolTip("The test catalogue as the reference documents run it (on this machine or between "
                                   "the audited hosts); a test no tool can run says so instead of a figure")
         self.run_button = QPushButton("Run quick benchmark")
@@ -174,13 +198,10 @@ class BenchmarkPage(TaskPage):
 
         self.table = readonly_table(TABLE_COLUMNS, single=False)
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.result_detail = message_label(selectable=True)
-        self.result_detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        results = QWidget()
-        results_layout = QVBoxLayout(results)
-        results_layout.setContentsMargins(0, 0, 0, 0)
-        results_layout.addWidget(self.table, 1)
-        results_layout.addWidget(self.result_detail)
+        # titles start at the left of their column: a narrowed column cut a centred title at both ends
+        self.table.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        # the selected result in full, scrolled when it is long (a label was cut mid-line without a scroll bar)
+        self.result_detail = detail_browser("Select a result to see how it was measured and compared.")
 
         layout = QVBoxLayout(self)
         layout.addLayout(options)
@@ -188,10 +209,18 @@ class BenchmarkPage(TaskPage):
         layout.addLayout(run_row)
         layout.addWidget(self.hosts_table)
         layout.addWidget(self.hosts_hint)
+        layout.addWidget(self.mtu_box)
         layout.addWidget(self.progress)
         layout.addWidget(self.problems)
+        layout.addWidget(self.mtu_result)
         layout.addWidget(self.stale_hint)
-        self.results_area = splitter(Qt.Orientation.Vertical, (charts, 1), (results, 1))
+        # charts, every result row and the detail each keep a share of the height: at 1200×800 the table showed one
+        # row of two (TCP_RR hidden); _fit_results gives the table the height of its rows
+        self.results_area = splitter(Qt.Orientation.Vertical, (charts, 3), (self.table, 2), (self.result_detail, 1))
+        charts.setMinimumHeight(150)
+        lines = self.fontMetrics().lineSpacing()
+        self.result_detail.setMinimumHeight(3 * lines + 12)
+        self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height() + 2 * (lines + 8) + 6)
         layout.addWidget(self.results_area, 1)
         self.run_button.clicked.connect(self.start_bench)
         self.table.currentCellChanged.connect(self._on_current_row_changed)
@@ -269,6 +298,7 @@ class BenchmarkPage(TaskPage):
         hosts = self.hosts_radio.isChecked()
         self.hosts_table.setVisible(hosts)
         self.hosts_hint.setVisible(hosts)
+        self.mtu_box.setVisible(hosts)
         count = self.hosts_table.rowCount()
         stale = bool(self._results) and bool(self._shown_path) and self._shown_path != self.selected_path()
         self.results_area.setEnabled(not stale)
@@ -292,6 +322,10 @@ class BenchmarkPage(TaskPage):
         if self.selected_path() == "hosts":
             self._start_prepare()
             return
+        if self.mtu_only():
+            self.problems.setText("<b>The MTU path check runs between hosts:</b> choose \"Between audited Linux hosts "
+                                  "over SSH\".")
+            return
         path, duration, rate = self.selected_path(), float(self.duration.value()), self.selected_rate()
         bench_fn = self.backend.bench
         shaping = {"rate_mbit": rate} if rate is not None else {}
@@ -308,9 +342,14 @@ class BenchmarkPage(TaskPage):
         self.run_task(task, f"Running {what} on {where}, {duration:g} s each…")
 
     def selected_profile(self) -> str | None:
-        """``"quick"``/``"full"`` (the test catalogue) or None (TCP_STREAM and TCP_RR), on this machine or between
-        hosts."""
-        return self.tests_box.currentData()
+        """``"quick"``/``"full"`` (the test catalogue) or None (TCP_STREAM and TCP_RR, or no test), on this machine or
+        between hosts."""
+        data = self.tests_box.currentData()
+        return None if data == MTU_ONLY else data
+
+    def mtu_only(self) -> bool:
+        """True when "Only the MTU path check" is chosen: no test runs, nothing changes on a host."""
+        return self.tests_box.currentData() == MTU_ONLY
 
     # --- between audited hosts: prepare (read-only), confirm, run ------------------------------------
     def _start_prepare(self) -> None:
@@ -320,7 +359,9 @@ class BenchmarkPage(TaskPage):
             return
         interfaces, duration = self.selected_interfaces(), float(self.duration.value())
         prepare, asker, profile = self.backend.remote_prepare, self.asker, self.selected_profile()
-        extra = {"profile": profile} if profile else {}
+        extra: dict[str, Any] = {"profile": profile} if profile else {}
+        if self.mtu_only() or self.mtu_box.isChecked():  # the service runs the MTU check first (read-only)
+            extra.update(mtu_check=True, run_tests=not self.mtu_only())
 
         def task(progress, cancel):
             ask = asker.bound(cancel) if asker is not None else None
@@ -339,31 +380,35 @@ class BenchmarkPage(TaskPage):
         box.setDefaultButton(QMessageBox.StandardButton.No)
         return box.exec() == QMessageBox.StandardButton.Yes
 
-    def _after_prepare(self, prepared: PreparedBench) -> None:
-        """The plan is ready: show it; run it only when the user says yes, else close the connections."""
-        plan = prepared.plan
-        notes = prepared.problems + list(plan.problems)
+    def _after_prepare(self, prepared: PreparedBetween) -> None:
+        """The plan is ready: show it; run it only when the user says yes (tests change the hosts; the MTU check
+        alone is read-only and needs no yes), else close the connections."""
+        notes = prepared.reach_problems()
         if notes:
-            self.problems.setText("<b>Problems:</b> " + esc("; ".join(notes)))
-        if not plan.tests:
+            self.problems.setText("<b>Problems:</b> " + esc(page_words("; ".join(notes))))
+        if not prepared.can_run:
             self.progress.end("No test can run between these hosts: nothing was changed.")
             self._close_prepared(prepared)
             return
-        if not self.confirm_plan(plan.lines()):
+        if prepared.needs_confirmation and not self.confirm_plan(prepared.plan_lines()):
             self.progress.end("Benchmark declined: nothing was changed on any host.")
             self._close_prepared(prepared)
             return
         self._prepared = prepared
-        run, audit = self.backend.remote_run, self.state.audit
-        self.run_task(lambda progress, cancel: run(prepared, audit, progress, cancel),
-                      f"Running {len(plan.tests)} test(s) between the hosts; every change is undone afterwards…")
+        run, audit, store = self.backend.remote_run, self.state.audit, self.state.store
+        tests = len(prepared.plan.tests) if prepared.needs_confirmation else 0
+        what = (["Checking the MTU path (read-only)"] if prepared.request.mtu_check else []) + \
+            ([f"running {tests} test(s) between the hosts; every change is undone afterwards"] if tests else [])
+        status = ", then ".join(what)
+        self.run_task(lambda progress, cancel: run(prepared, audit, progress, cancel, store=store),
+                      status[:1].upper() + status[1:] + "…")
 
-    def _close_prepared(self, prepared: PreparedBench) -> None:
+    def _close_prepared(self, prepared: PreparedBetween) -> None:
         close = self.backend.remote_close
         self.runner.start(self.runner.prepare("bench-close", lambda _p, _c: close(prepared)))
 
     def _after_end(self, which: int, *args: Any) -> None:  # TaskPage: the plan stage is not the end
-        if args and isinstance(args[0], PreparedBench):
+        if args and isinstance(args[0], PreparedBetween):
             prepared = args[0]
             super()._after_end(-1)
             self._after_prepare(prepared)
@@ -371,19 +416,36 @@ class BenchmarkPage(TaskPage):
         super()._after_end(which, *args)
 
     def task_finished(self, report: Any) -> Any:  # TaskPage hook
-        if isinstance(report, PreparedBench):
+        if isinstance(report, PreparedBetween):
             self.progress.end("Read what each host offers; nothing was changed.", 1.0)
             return report
         self._prepared = None
+        outcome = report if isinstance(report, BetweenOutcome) else None
+        if outcome is not None:  # between hosts: the service added the results to the audit (and the history)
+            report = outcome.tests_report()
+            if outcome.audit is not None:
+                self.state.audit = outcome.audit
         self.state.bench_report = report
-        if self.state.audit is not None:
+        if outcome is None and self.state.audit is not None:
             self.state.audit.benchmarks = list(report.results)
             self._save_to_history(self.state.audit)
-        self.progress.end(f"Benchmark finished: {len(report.results)} result(s).", 1.0)
+        self._show_mtu(outcome)
+        self.progress.end(f"Benchmark finished: {len(report.results)} result(s)"
+                          + (f", {len(outcome.mtu_paths)} MTU path size(s) checked." if outcome and
+                             outcome.request.mtu_check else "."), 1.0)
         self._earlier = []
         self._show(report)
         self._load_earlier(report)
         return report
+
+    def _show_mtu(self, outcome: BetweenOutcome | None) -> None:
+        """The MTU check's lines (PASS / FAIL / ????, both ends and the size) and what was recorded in the audit."""
+        if outcome is None or not outcome.request.mtu_check:
+            self.mtu_result.setText("")
+            return
+        marks = {True: "PASS", False: "<b>FAIL</b>", None: "????"}
+        lines = [f"{marks[r.ok]} {esc(r.line())}" for r in outcome.mtu_paths] or ["no size could be checked"]
+        self.mtu_result.setText("<b>MTU path:</b><br>" + "<br>".join(lines + [esc(n) for n in outcome.notes]))
 
     def _load_earlier(self, report: Any) -> None:
         """Read the earlier runs of these tests from the history on a worker, then draw them on the charts;
@@ -428,7 +490,7 @@ class BenchmarkPage(TaskPage):
     # --- display ---------------------------------------------------------------------------------
     def _show(self, report: Any) -> None:
         if report.problems:
-            self.problems.setText("<b>Problems:</b> " + "; ".join(report.problems))
+            self.problems.setText("<b>Problems:</b> " + esc(page_words("; ".join(report.problems))))
         else:
             self.problems.setText("")
         earlier = self._earlier if len(self._earlier) == len(report.results) else [[] for _ in report.results]
@@ -459,20 +521,42 @@ class BenchmarkPage(TaskPage):
                 item = QTableWidgetItem(str(value))
                 item.setToolTip(str(value))
                 self.table.setItem(i, col, item)
-        self.table.resizeColumnsToContents()
-        header = self.table.horizontalHeader()
-        for col in range(len(TABLE_COLUMNS) - 1):
-            if header.sectionSize(col) > 300:
-                header.resizeSection(col, 300)  # long bases wrap; the full command is in the tooltip
-        header.setSectionResizeMode(len(TABLE_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setSectionResizeMode(len(TABLE_COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        self._fit_columns()
+        self._fit_results()
         if self._results:
             self.table.setCurrentCell(0, 0)
             self._on_current_row_changed(0, 0, -1, -1)
 
+    def _fit_results(self) -> None:
+        """Give the results table the height of its rows (up to 6), the detail pane four lines, the charts the rest."""
+        total = sum(self.results_area.sizes())
+        if total <= 0 or not self._results:
+            return
+        rows = min(6, self.table.rowCount())
+        scroll = self.table.horizontalScrollBar().sizeHint().height()
+        wanted = (self.table.horizontalHeader().sizeHint().height() + sum(self.table.rowHeight(r) for r in range(rows))
+                  + 2 * self.table.frameWidth() + scroll + 2)
+        detail = self.result_detail.minimumHeight() + self.fontMetrics().lineSpacing()
+        charts = max(self.results_area.widget(0).minimumHeight(), total - wanted - detail)
+        table = max(self.table.minimumHeight(), min(wanted, total - charts - detail))
+        self.results_area.setSizes([charts, table, total - charts - table])
+
+    def _fit_columns(self) -> None:
+        """Every column whole when the table is wide enough, the command (last) keeping 200 px; otherwise the widest
+        are narrowed (their full text is in the tooltip and the detail below), never below their title."""
+        share_width(self.table, len(TABLE_COLUMNS) - 1, self.table.viewport().width() - 200)
+
+    def resizeEvent(self, event: Any) -> None:  # Qt override: the table keeps the height of its rows
+        super().resizeEvent(event)
+        if self._results:
+            self._fit_columns()
+        self._fit_results()
+
     @Slot(int, int, int, int)
     def _on_current_row_changed(self, row: int, _col: int, _prev_row: int, _prev_col: int) -> None:
         if not 0 <= row < len(self._results):
-            self.result_detail.setText("")
+            self.result_detail.clear()
             return
         r = self._results[row]
         expected, basis = expected_text(r)
@@ -483,7 +567,7 @@ class BenchmarkPage(TaskPage):
         runs = self._earlier[row] if row < len(self._earlier) else []
         if runs:
             expectation += "<br><b>Earlier runs:</b> " + esc("; ".join(run.text() for run in runs))
-        self.result_detail.setText(
+        self.result_detail.setHtml(
             f"<b>{esc(r.test)}</b> with {esc(r.tool)} on {esc(r.path)}: {esc(measured_text(r))}; {expectation}"
             # a break opportunity after each comma: a netperf -k selector list is one long word otherwise
             + f"<br><b>Command:</b> <code>{esc(r.command or '').replace(',', ',&#8203;')}</code>")

@@ -356,6 +356,8 @@ class ConnectPage(QWizardPage):
             return
         editor = self.editor_for(spec)
         notes = "".join(f" ({n})" for n in result.notes)
+        if isinstance(spec, SshSpec) and result.host_keys:
+            spec.stored_key = ", ".join(result.host_keys)
         if result.ok:
             editor.set_status(spec, f"✔ {result.message}{notes}")
             if isinstance(spec, VcenterSpec):

@@ -18,9 +18,13 @@ from nicadvisor.gui.pages.task_page import TaskPage
 from nicadvisor.gui.tasks import TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
 from nicadvisor.gui.widgets.common import splitter
-from nicadvisor.gui.widgets.formatting import driver_text, esc, pci_ids_text, speed_text
+from nicadvisor.gui.widgets.finish_audit import FinishAuditPanel
+from nicadvisor.gui.widgets.formatting import (
+    driver_text, esc, pci_ids_text, physical_pnics, pnic_count_text, speed_text,
+)
 from nicadvisor.gui.widgets.host_progress import HostProgressTree, TargetRow
 from nicadvisor.gui.widgets.verdict_banner import VerdictBanner
+from nicadvisor.vcg.builds import release_text
 
 TREE_COLUMNS = ("Host / pNIC", "Driver", "Link speed", "MTU", "PCI address", "PCI IDs (ven:dev  subven:subdev)",
                 "Description")
@@ -29,7 +33,7 @@ TREE_COLUMNS = ("Host / pNIC", "Driver", "Link speed", "MTU", "PCI address", "PC
 def audit_summary(audit: Any) -> str:
     """One line: hosts, pNICs, findings by severity, inputs not understood."""
     hosts = len(audit.hosts)
-    pnics = sum(1 for h in audit.hosts for p in h.pnics if p.is_physical is not False)
+    pnics = sum(len(physical_pnics(h)) for h in audit.hosts)
     counts = {"error": 0, "warning": 0, "info": 0}
     for f in audit.findings:
         sev = getattr(f.severity, "value", str(f.severity))
@@ -100,6 +104,7 @@ class DiscoverPage(TaskPage):
         self.setTitle("Discover")
         self.setSubTitle("Reading the hosts and their physical NICs (pNICs) and running the NSX readiness rules.")
         self._audit_key: tuple | None = None
+        self._stored_keys: dict[str, str] = {}
         self._live = False
         self._shown_fraction = 0.0
         self._phase2 = False
@@ -143,7 +148,9 @@ class DiscoverPage(TaskPage):
         pb.setContentsMargins(4, 4, 4, 4)
         pb.addWidget(self.problems)
 
-        self.splitter = splitter(Qt.Orientation.Vertical, (self.hosts_box, 2), (self.tree, 4), (self.problems_box, 2))
+        self.finish = FinishAuditPanel()  # the read-only commands each host still needs, to copy
+        self.splitter = splitter(Qt.Orientation.Vertical, (self.hosts_box, 2), (self.tree, 4), (self.finish, 2),
+                                 (self.problems_box, 2))
 
         layout = QVBoxLayout(self)
         layout.addLayout(top)
@@ -180,6 +187,7 @@ class DiscoverPage(TaskPage):
         self.problems_box.setTitle("Inputs not understood")
         self.summary.setText("")
         self.banner.show_verdict(None)
+        self.finish.show_audit(None)
 
         state = self.state
         source = state.source
@@ -195,6 +203,8 @@ class DiscoverPage(TaskPage):
         for spec in state.live_specs() if live else []:
             spec.status = "◷ auditing…"
         audit_fn, store, known_hosts, asker = self.backend.audit, state.store, state.known_hosts, self.asker
+        stored_keys: dict[str, str] = {}  # filled on the worker: the SSH host keys known after the audit
+        self._stored_keys = stored_keys
 
         def task(progress, cancel):
             built = probes.build_targets(vcenters, ssh_hosts, nsx) if live else probes.LiveTargets()
@@ -206,6 +216,8 @@ class DiscoverPage(TaskPage):
                 audit.inputs_not_understood[:0] = built.problems
                 if store is not None and audit.history_id is not None:
                     store.add_problems(audit.history_id, built.problems)
+            if ssh_hosts:  # a key accepted during the audit shows in the target list as stored
+                stored_keys.update(probes.stored_host_keys(ssh_hosts, known_hosts))
             return audit
 
         n = len(rows)
@@ -216,12 +228,14 @@ class DiscoverPage(TaskPage):
 
     def task_progress(self, fraction: float, status: str) -> None:  # TaskPage hook
         self.hosts_progress.on_progress(status)
-        # Live collectors report their own 0..1 (vSphere) or a fixed step (SSH, NSX) before the hosts are
-        # inspected: map that phase to the first half of the bar, the inspection to the second half.
+        # Live collectors report their own 0..1 (vSphere) or a fixed fraction (SSH, NSX: the bar sat at 2 % for the
+        # whole read) before the hosts are inspected: the first half of the bar moves with the steps each target
+        # reports (HostProgressTree.read_fraction), the inspection fills the second half.
         if self._live:
             if status.startswith(("Inspecting ", "Checking rules", "Audited ")):
                 self._phase2 = True
-            shown = 0.5 + 0.5 * fraction if self._phase2 else 0.5 * fraction
+            shown = (0.5 + 0.5 * fraction if self._phase2
+                     else 0.5 * max(fraction, self.hosts_progress.read_fraction()))
         else:
             shown = fraction
         self._shown_fraction = max(self._shown_fraction, shown)
@@ -238,15 +252,18 @@ class DiscoverPage(TaskPage):
                 spec.status = statuses.get(spec.label, spec.status)
             except ValueError:
                 continue
+            if isinstance(spec, SshSpec) and spec.source in self._stored_keys:
+                spec.stored_key = self._stored_keys[spec.source]
         verdict = audit.verdict
         if audit.rated:
             self.progress.end("Audit finished.", 1.0)
         else:  # nothing could be read: a failed audit, whatever ran to its end
-            self.progress.end(f"Audit failed: {verdict.reason}. The causes are listed above; go Back to choose "
+            self.progress.end(f"Audit failed: {verdict.reason}. The causes are listed below; go Back to choose "
                               "other inputs, or Run again.", 1.0)
             self.progress.set_failed(True)
         self.banner.show_verdict(verdict)
         self._show(audit)
+        self.finish.show_audit(audit)
         return audit
 
     def _save_benchmarks(self, audit: Any) -> None:
@@ -301,7 +318,8 @@ class DiscoverPage(TaskPage):
             return
         top = min(wanted, total // 3)
         rest = total - top
-        self.splitter.setSizes([top, rest * 2 // 3, rest - rest * 2 // 3])
+        tree, finish = rest * 9 // 20, rest * 5 // 20
+        self.splitter.setSizes([top, tree, finish, rest - tree - finish])
 
     def problem_texts(self) -> list[str]:
         """Every problem line shown (``"<source>: <message>"``), in display order."""
@@ -330,11 +348,10 @@ class DiscoverPage(TaskPage):
         grey = QBrush(QColor("#777777"))
         for host in audit.hosts:
             kind = {"esxi": "ESXi", "linux": "Linux"}.get(host.kind or "", host.kind or "")
-            version = " ".join(p for p in (kind, host.product_version,
-                                           f"build {host.build}" if host.build else None) if p)
-            n = len(host.pnics)
-            item = QTreeWidgetItem([host.name, "", "", "", "", "",
-                                    f"{version or 'host'} · {n} pNIC{'' if n == 1 else 's'}"])
+            release = release_text(host)
+            version = " ".join(p for p in (kind, f"release {release}" if release else None) if p)
+            # counted as the summary above counts them: physical pNICs; pseudo devices are listed greyed, not counted
+            item = QTreeWidgetItem([host.name, "", "", "", "", "", f"{version or 'host'} · {pnic_count_text(host)}"])
             item.setFont(0, bold)
             item.setToolTip(0, "\n".join(host.inputs) if host.inputs else host.name)
             for pnic in host.pnics:

@@ -1,7 +1,7 @@
 """A small pyqtgraph bar chart: measured vs expected, one pair of bars per benchmark result."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pyqtgraph as pg
@@ -95,7 +95,21 @@ class MeasuredVsExpectedChart(pg.PlotWidget):
             self._items.append(text)
         self.getAxis("bottom").setTicks([[(i, label) for i, label in enumerate(labels)]])
         self.setXRange(-0.7, max(len(labels), 1) - 0.3, padding=0)
-        self.setYRange(0, top * 1.6, padding=0)  # headroom: value labels stay under the legend (top right)
+        self._top = top
+        self._fit_y()
+
+    def _fit_y(self) -> None:
+        """Headroom over the highest bar for its value label and the legend (top right), in pixels of the plot as it is
+        now: a fixed 60 % let the legend cover the labels of a short chart (the page fits 1200×740)."""
+        plot_h = self.getViewBox().height()
+        legend_h = self.legend.boundingRect().height() if self.legend.items else 0.0
+        room = (legend_h + 10 + 2 * self.fontMetrics().height()) / plot_h if plot_h > 0 else 0.375
+        self.setYRange(0, getattr(self, "_top", 1.0) / (1 - min(max(room, 0.2), 0.7)), padding=0)
+
+    def resizeEvent(self, event: Any) -> None:  # Qt override: the headroom follows the height
+        super().resizeEvent(event)
+        if hasattr(self, "_top"):
+            self._fit_y()
 
 
 def _plot(widget: pg.PlotWidget, title: str, left: str) -> None:

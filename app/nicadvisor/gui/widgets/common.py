@@ -68,3 +68,25 @@ def message_label(colour: str = "", selectable: bool = False) -> QLabel:
     if selectable:
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
+
+
+def share_width(table: QTableWidget, columns: int, room: int, minimum: int = 40) -> None:
+    """Size the first ``columns`` columns of ``table`` to their contents (title included) when they fit in ``room``
+    pixels; otherwise narrow the widest of them, all to one width (never below ``minimum`` nor below a title), until
+    they do. Texts are cut with "…" only when the table has no room for them (they were cut while space was free)."""
+    header = table.horizontalHeader()
+    fm = header.fontMetrics()
+    natural, titles = [], []
+    for col in range(columns):
+        table.resizeColumnToContents(col)
+        natural.append(table.columnWidth(col))
+        item = table.horizontalHeaderItem(col)
+        titles.append(fm.horizontalAdvance(item.text()) + 16 if item is not None else minimum)
+    widths = natural
+    if sum(natural) > room > 0:  # water-filling: the widest columns share what is left
+        cap = max(natural)
+        while cap > minimum and sum(min(w, max(cap, t)) for w, t in zip(natural, titles)) > room:
+            cap -= 4
+        widths = [min(w, max(cap, t)) for w, t in zip(natural, titles)]
+    for col, width in enumerate(widths):
+        table.setColumnWidth(col, width)

@@ -34,6 +34,21 @@ def driver_text(pnic: Any) -> str:
     return " ".join(parts)
 
 
+def physical_pnics(host: Any) -> list[Any]:
+    """The pNICs of ``host`` that are physical or of unknown kind: what every view counts (the summary, the matrix,
+    the history, the CLI); pseudo devices (``vusb0``, a ``vmnic32`` of a USB NIC driver) are not counted."""
+    return [p for p in getattr(host, "pnics", ()) if p.is_physical is not False]
+
+
+def pnic_count_text(host: Any, suffix: str = "") -> str:
+    """``"4 physical pNICs"`` (``suffix`` after it: ``" read"``), plus ``" (+ 1 pseudo device)"`` when the host listed
+    pseudo devices, which are not counted."""
+    n = len(physical_pnics(host))
+    pseudo = len(getattr(host, "pnics", ())) - n
+    text = f"{n} physical pNIC{'' if n == 1 else 's'}{suffix}"
+    return text + (f" (+ {pseudo} pseudo device{'' if pseudo == 1 else 's'})" if pseudo else "")
+
+
 def esc(value: object) -> str:
     """HTML-escape ``value`` (str() of it)."""
     return html.escape(str(value), quote=True)

@@ -41,16 +41,6 @@ def status_text() -> str:
     return "\n".join(lines)
 
 
-def _plan_download(url: str, proxy: str | None, ca_file: str | None) -> Any:
-    """Download ``url`` into a temporary folder, read it into an import plan, remove the folder (the plan holds what
-    was read: Apply needs no file)."""
-    from nicadvisor.collect.guide_fetch import downloaded_guide
-    from nicadvisor.vcg.guide_store import plan_import
-
-    with downloaded_guide(url, proxy=proxy, ca_file=ca_file) as path:
-        return plan_import([path])
-
-
 class GuidePanel(QWidget):
     """Status of the imported guide, "Import guide files…", the diff of the prepared import, "Apply import"."""
 
@@ -99,7 +89,7 @@ class GuidePanel(QWidget):
         """After the user agreed (``confirm``: a question naming the URL), download ``url`` (default: the public
         vSAN HCL) on a worker with the proxy typed beside the button, then show the diff as for files. Returns
         False when the user declined."""
-        from nicadvisor.collect.guide_fetch import VSAN_HCL_URL
+        from nicadvisor.services.guide import VSAN_HCL_URL, plan_download
 
         url = url or VSAN_HCL_URL
         proxy = self.proxy_edit.text().strip() or None
@@ -109,7 +99,7 @@ class GuidePanel(QWidget):
                 "imported until you press Apply.") != QMessageBox.StandardButton.Yes:
             return False
         self._start(f"Downloading {url}…",
-                    lambda _progress, _cancel: _plan_download(url, proxy, ca_file))
+                    lambda _progress, _cancel: plan_download(url, proxy=proxy, ca_file=ca_file))
         return True
 
     def prepare(self, files: list[str]) -> None:

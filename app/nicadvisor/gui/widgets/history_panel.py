@@ -17,7 +17,6 @@ from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.widgets.common import readonly_table
 from nicadvisor.gui.widgets.formatting import esc
-from nicadvisor.services.audit import reopen_audit
 
 COLUMNS = ("Date", "Name", "Status", "Verdict", "Hosts", "pNICs", "Errors", "Warnings", "Inputs")
 #: Width (px) of the Verdict column; the user can widen it, the tooltip shows the whole verdict.
@@ -53,6 +52,14 @@ def inputs_text(inputs: tuple[str, ...], demo_dir: str | None = None) -> str:
         else:
             out.append(PurePath(text).name or text)
     return ", ".join(out)
+
+
+def _reopen(store: Any, audit_id: int) -> Any:
+    """``services.audit.reopen_audit`` (worker thread): imported here, not with the panel, so that the audit stack
+    (the rules engine builds its parser on import) is not loaded before the wizard's first window."""
+    from nicadvisor.services.audit import reopen_audit
+
+    return reopen_audit(store, audit_id)
 
 
 def _demo_dir() -> str | None:
@@ -277,9 +284,9 @@ class PastAuditsPanel(QWidget):
         self.status.setText(f"Comparing audit #{before} with #{after}…")
 
         def task(_p, _c):
-            from nicadvisor.model.diff import diff_audits
+            from nicadvisor.services.history import compare_audits
 
-            return before, after, diff_audits(reopen_audit(store, before), reopen_audit(store, after))
+            return before, after, compare_audits(store, before, after)
 
         self._run("compare", task, self._on_compared)
 
@@ -335,7 +342,7 @@ class PastAuditsPanel(QWidget):
         if audit_id is None or store is None or self._busy():
             return
         self.status.setText(f"Opening audit #{audit_id}…")
-        self._run("load", lambda _p, _c: reopen_audit(store, audit_id), self._on_loaded)
+        self._run("load", lambda _p, _c: _reopen(store, audit_id), self._on_loaded)
 
     @Slot(object)
     def _on_loaded(self, audit: Any) -> None:

@@ -19,6 +19,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
 from nicadvisor.model.verdict import SYMBOL
+from nicadvisor.gui.widgets.formatting import pnic_count_text
 from nicadvisor.gui.widgets.target_editor import STATUS_COLOURS, status_kind
 
 COLUMNS = ("Target / host", "Current step", "Status")
@@ -67,16 +68,20 @@ class HostProgressTree(QTreeWidget):
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         header = self.header()
+        # the status (a host's verdict and why) takes the room left: it was cut with "…" while the step column, "done"
+        # once the audit ended, stretched over half the width
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         header.resizeSection(0, 300)
-        header.resizeSection(2, 320)
+        header.resizeSection(1, 300)
         header.setStretchLastSection(False)
         self._targets: dict[str, TargetRow] = {}
         self._items: dict[str, QTreeWidgetItem] = {}
         self._current_nsx: str | None = None
         self._nsx_done: set[str] = set()
+        self._steps: dict[str, int] = {}  # steps reported per live target label
+        self._shares: dict[str, float] = {}  # a vCenter's "(i/n)" share of its hosts read
 
     # --- rows --------------------------------------------------------------------------------------
     def start(self, targets: Iterable[TargetRow] = ()) -> None:
@@ -86,6 +91,7 @@ class HostProgressTree(QTreeWidget):
         self.setRootIsDecorated(any(t.kind == "vcenter" for t in targets))  # only vCenters have children
         self._targets, self._items = {}, {}
         self._current_nsx, self._nsx_done = None, set()
+        self._steps, self._shares = {}, {}
         bold = QFont(self.font())
         bold.setBold(True)
         for t in targets:
@@ -133,6 +139,31 @@ class HostProgressTree(QTreeWidget):
             self._items[name] = item
         return item
 
+    #: Steps after which a target's share of the reading is shown half done (an SSH host runs some 10-40 commands,
+    #: their number unknown beforehand): the share grows with every step and never claims the end before it.
+    HALF_STEPS = 12
+
+    def read_fraction(self) -> float:
+        """How far the live targets are read, 0..1, moving with every step reported: per target its ``i/n`` hosts
+        (vCenter) or ``steps / (steps + HALF_STEPS)`` (SSH hosts and NSX Managers, whose collectors report a fixed
+        fraction), 1 once its read ended; the mean over the targets (0 without live targets)."""
+        if not self._targets:
+            return 0.0
+        shares = []
+        for label, t in self._targets.items():
+            if label in self._nsx_done:
+                shares.append(1.0)
+            elif label in self._shares:
+                shares.append(self._shares[label])
+            else:
+                steps = self._steps.get(label, 0)
+                shares.append(steps / (steps + self.HALF_STEPS))
+        return sum(shares) / len(shares)
+
+    def _count_step(self, label: str) -> None:
+        if label in self._targets:
+            self._steps[label] = self._steps.get(label, 0) + 1
+
     def _set(self, item: QTreeWidgetItem, step: str | None = None, status: str | None = None) -> None:
         if step is not None:
             item.setText(1, step)
@@ -148,6 +179,7 @@ class HostProgressTree(QTreeWidget):
         m = _NSX_CONNECT.match(message)
         if m and m.group("netloc") in self._targets:
             self._current_nsx = m.group("netloc")
+            self._count_step(self._current_nsx)
             self._set(self._items[self._current_nsx], message, "◷ running")
             return
         m = _NSX_DONE.match(message)
@@ -159,6 +191,7 @@ class HostProgressTree(QTreeWidget):
         name, step = route_message(message, list(self._items))
         if name is None:
             if self._current_nsx is not None and not message.startswith(("Inspecting ", "Checking rules", "Audited ")):
+                self._count_step(self._current_nsx)
                 self._set(self._items[self._current_nsx], message, "◷ running")
             return
         if _INSPECTING.match(message):
@@ -173,21 +206,22 @@ class HostProgressTree(QTreeWidget):
                 child = self._host_row(vm.group("name"), item)
                 self._set(child, f"read from {target.label}", "◷ read")
                 step = f"read {vm.group('i')} of {vm.group('n')} hosts"
+                self._shares[name] = int(vm.group("i")) / max(1, int(vm.group("n")))
+        self._count_step(name)
         self._set(item, step, "◷ running")
 
     # --- end ---------------------------------------------------------------------------------------
     def finish(self, audit: Any) -> dict[str, str]:
         """Final statuses from ``audit`` (hosts, ``inputs_not_understood``); returns ``{target label: status}``
         for the live targets."""
-        pnics = {h.name: sum(1 for p in h.pnics if p.is_physical is not False) for h in audit.hosts}
         verdicts = {v.host: v for v in audit.verdict.hosts}
+        # per host: its own verdict, as every view shows it (a green tick only for READY), then the physical pNICs read
+        said = {}
         for host in audit.hosts:
-            item = self._host_row(host.name)
-            n = pnics[host.name]
             v = verdicts.get(host.name)
-            # the host's own verdict, as every view shows it: a green tick only for READY
             verdict = f"{SYMBOL[v.status]} {v.label}: {v.reason}" if v is not None else "? NOT RATED"
-            self._set(item, "done", f"{verdict} · {n} pNIC{'s' if n != 1 else ''} read")
+            said[host.name] = f"{verdict} · {pnic_count_text(host, ' read')}"
+            self._set(self._host_row(host.name), "done", said[host.name])
         out: dict[str, str] = {}
         for label, t in self._targets.items():
             mine = [p for p in audit.inputs_not_understood
@@ -200,11 +234,9 @@ class HostProgressTree(QTreeWidget):
                 ok = n > 0
                 status = f"{mark} {n} host{'s' if n != 1 else ''} read{problems}" if ok else \
                     f"✖ {mine[0].message if mine else 'no host read'}"
-            elif t.kind == "ssh":
-                ok = label in pnics
-                n = pnics.get(label, 0)
-                status = f"{mark} {n} pNIC{'s' if n != 1 else ''}{problems}" if ok else \
-                    f"✖ {mine[0].message if mine else 'not read'}"
+            elif t.kind == "ssh":  # the target is its host: the row says the host's verdict (not a tick for "read")
+                ok = label in said
+                status = f"{said[label]}{problems}" if ok else f"✖ {mine[0].message if mine else 'not read'}"
             else:
                 ok = label in self._nsx_done  # "read N host(s) from NSX Manager …" is said only on success
                 status = f"{mark} read{problems}" if ok else f"✖ {mine[0].message if mine else 'not read'}"

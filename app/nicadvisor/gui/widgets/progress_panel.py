@@ -55,15 +55,19 @@ class ProgressPanel(QWidget):
             self.status.setText(status)
 
     def set_failed(self, failed: bool) -> None:
-        """Show the bar in red (the task failed or read nothing) or in the style's normal colour."""
+        """Show the bar whole in red with "failed" on it (the task failed or read nothing), or in the style's normal
+        colour. A failed bar is full: its word sat half outside a red chunk that stopped where the task did."""
         self.failed = failed
-        self.bar.setStyleSheet("QProgressBar::chunk { background-color: #c62828; }" if failed else "")
+        self.bar.setStyleSheet("QProgressBar { color: white; text-align: center; border: 1px solid #8e0000; } "
+                               "QProgressBar::chunk { background-color: #c62828; }" if failed else "")
         self.bar.setFormat("failed" if failed else "%p %")
+        if failed:
+            self.bar.setValue(self.bar.maximum())
 
     def end(self, status: str, fraction: float | None = None) -> None:
         """The bound task ended: show ``status``, disable Cancel, optionally set the bar."""
         self._handle = None
-        if fraction is not None:
+        if fraction is not None and not self.failed:
             self.bar.setValue(int(fraction * 1000))
         self.status.setText(status)
         self.cancel_button.setEnabled(False)

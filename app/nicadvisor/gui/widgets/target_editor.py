@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QEvent, Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QFileDialog, QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from nicadvisor.gui.scope import Scope, scope_text
 from nicadvisor.gui.state import HttpsSpec, NsxSpec, SshSpec, VcenterSpec, split_https_url
-from nicadvisor.gui.widgets.common import button, message_label, readonly_table, splitter
+from nicadvisor.gui.widgets.common import button, message_label, readonly_table, share_width, splitter
 from nicadvisor.gui.widgets.formatting import esc
 from nicadvisor.gui.widgets.host_tree import HostScopePanel
 
@@ -73,8 +73,9 @@ class TargetEditor(QWidget):
         sig_test_requested(object): Test connection clicked for a spec.
     """
 
-    #: Widest a target column gets before its text is elided (px).
-    MAX_COLUMN_WIDTH = 150
+    #: Narrowest the Status column gets while the target columns are shown whole (px): only when the table is narrower
+    #: than their texts are the widest of them elided (their full text is in the tooltip).
+    MIN_STATUS_WIDTH = 180
 
     sig_changed = Signal()
     sig_test_requested = Signal(object)
@@ -124,6 +125,7 @@ class TargetEditor(QWidget):
         header.setSectionResizeMode(len(columns) - 1, QHeaderView.ResizeMode.ResizeToContents)
         header.setMinimumSectionSize(40)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.table.viewport().installEventFilter(self)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -217,7 +219,7 @@ class TargetEditor(QWidget):
         if getattr(spec, "key_file", "") and not spec.password:
             return "key file"
         if spec.password:
-            return "entered, saved in keyring" if spec.remember else "entered (this session only)"
+            return "entered, saved in keyring" if spec.remember else "entered, this session only"
         return "from the OS keyring"
 
     # --- list operations ---------------------------------------------------------------------------
@@ -321,14 +323,25 @@ class TargetEditor(QWidget):
             self.table.setCellWidget(row, len(values) + 1, button)
             self.test_buttons.append(button)
         self.table.resizeRowsToContents()
-        for col in range(len(self.COLUMNS)):
-            self.table.resizeColumnToContents(col)
-            self.table.setColumnWidth(col, min(self.table.columnWidth(col), self.MAX_COLUMN_WIDTH))
+        self.fit_columns()
         row = self.selected_row()
         if 0 <= row < len(self.specs):
             self._show_detail(self.specs[row])
         elif not self.specs:
             self.detail.setText("")
+
+    def fit_columns(self) -> None:
+        """Show the target columns whole when the table is wide enough (a URL, "password (entered (this session
+        only))" and a pin were cut with "…" while the Status column had room to spare); otherwise narrow the widest of
+        them, all to one width, until Status keeps :data:`MIN_STATUS_WIDTH`."""
+        n = len(self.COLUMNS)
+        room = self.table.viewport().width() - self.table.columnWidth(n + 1) - self.MIN_STATUS_WIDTH
+        share_width(self.table, n, room)
+
+    def eventFilter(self, watched: Any, event: Any) -> bool:  # Qt override: refit when the table's width changes
+        if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self.fit_columns()
+        return super().eventFilter(watched, event)
 
     def _set_status_item(self, row: int, status: str) -> None:
         item = QTableWidgetItem(status)
@@ -462,7 +475,7 @@ class VcenterEditor(HttpsTargetEditor):
         self.hosts.sig_browse_requested.connect(self._on_browse_clicked)
         self.hosts.sig_selection_changed.connect(self._on_hosts_selection)
         split = splitter(Qt.Orientation.Horizontal, (self.table, 2), (self.hosts, 1))
-        split.setSizes([820, 360])  # the table keeps room for its Status and Test connection columns
+        split.setSizes([860, 320])  # the table keeps room for its Status and Test connection columns
         return split
 
     def _spec_from_form(self, old: VcenterSpec | None) -> VcenterSpec:
@@ -619,12 +632,12 @@ class SshEditor(TargetEditor):
         text = self.target_edit.text().strip()
         if not text:
             raise ValueError("Enter the host as user@host[:port].")
-        from nicadvisor.collect.ssh import parse_ssh_spec
+        from nicadvisor.services.targets import parse_ssh_spec
 
         parse_ssh_spec(text)
         fp = self.fingerprint.text().strip()
         if fp:
-            from nicadvisor.collect.known_hosts import normalise_fingerprint
+            from nicadvisor.services.targets import normalise_fingerprint
 
             fp = normalise_fingerprint(fp)
         return SshSpec(spec=text, kind=self.kind.currentData(), password=self.password.text() or (old.password if old else ""),
@@ -643,8 +656,11 @@ class SshEditor(TargetEditor):
         if spec.key_file and spec.password:
             auth += " + password"
         if not spec.key_file:
-            auth = f"password ({self._password_text(spec)})"
-        key = spec.trusted_fingerprint or "asked on first contact"
+            auth = f"password {self._password_text(spec)}"
+        # what decides the next contact: the key stored after it was accepted, the one typed, else a question
+        key = (f"stored: {spec.stored_key}" if spec.stored_key else
+               f"trust {spec.trusted_fingerprint} on first contact" if spec.trusted_fingerprint else
+               "asked on first contact")
         return [spec.spec, {"esxi": "ESXi", "linux": "Linux"}.get(spec.kind, spec.kind), auth, key]
 
     @Slot()
@@ -678,7 +694,7 @@ def _norm_thumbprint(text: str) -> str:
     text = text.strip()
     if not text:
         return ""
-    from nicadvisor.collect.tls_pinning import normalize_thumbprint
+    from nicadvisor.services.targets import normalize_thumbprint
 
     return normalize_thumbprint(text)
 

@@ -1,0 +1,76 @@
+""""Finish this audit": per host, the read-only commands still needed to decide every decisive check, as a copyable
+block (issue 16 §2). The commands are the host verdict's :attr:`nicadvisor.model.verdict.HostVerdict.finish`, the same
+list the CLI summary, the PDF, the HTML and the JSON show."""
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtGui import QFontDatabase, QGuiApplication
+from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout
+
+#: Shown when every host's decisive checks were made (or no audit is shown).
+NOTHING_MISSING = "Every decisive check was made on every host: nothing left to run."
+
+
+class FinishAuditPanel(QGroupBox):
+    """A host chooser (hosts that still lack a decisive check first), the host's verdict and missing checks, and a
+    read-only monospace block of its commands with a Copy button. :meth:`show_audit` fills it; no I/O."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__("Finish this audit", parent)
+        self.host = QComboBox()
+        self.what = QLabel("")
+        self.what.setWordWrap(True)
+        self.commands = QPlainTextEdit()
+        self.commands.setReadOnly(True)
+        self.commands.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.commands.setPlaceholderText(NOTHING_MISSING)
+        self.copy = QPushButton("Copy")
+        self.copy.setToolTip("Copy these read-only commands: run them on the host, then audit again with their outputs")
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Host:"))
+        row.addWidget(self.host, 1)
+        row.addWidget(self.copy)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(row)
+        layout.addWidget(self.what)
+        layout.addWidget(self.commands, 1)
+        self._verdicts: dict[str, Any] = {}
+        self.host.currentIndexChanged.connect(self._show_host)
+        self.copy.clicked.connect(self.copy_commands)
+
+    def show_audit(self, audit: Any) -> None:
+        """Fill the panel from ``audit.verdict`` (None: empty)."""
+        verdicts = list(audit.verdict.hosts) if audit is not None else []
+        self._verdicts = {hv.host: hv for hv in verdicts}
+        lacking = [hv for hv in verdicts if hv.finish]
+        self.host.blockSignals(True)
+        self.host.clear()
+        for hv in lacking + [hv for hv in verdicts if not hv.finish]:
+            self.host.addItem(f"{hv.host} — {hv.label}" + (f" ({len(hv.finish)} commands)" if hv.finish else ""),
+                              hv.host)
+        self.host.blockSignals(False)
+        self.setTitle(f"Finish this audit ({len(lacking)} of {len(verdicts)} hosts lack a decisive check)"
+                      if verdicts else "Finish this audit")
+        self._show_host()
+
+    def _show_host(self) -> None:
+        hv = self._verdicts.get(self.host.currentData() or "")
+        if hv is None:
+            self.what.setText("")
+            self.commands.setPlainText("")
+            self.copy.setEnabled(False)
+            return
+        missing = list(dict.fromkeys(m.missing for m in hv.missing))
+        self.what.setText(f"{hv.label}: {hv.reason}" + (f"\nNot decided: {'; '.join(missing)}" if missing else ""))
+        self.commands.setPlainText("\n".join(hv.finish))
+        self.copy.setEnabled(bool(hv.finish))
+
+    def text(self) -> str:
+        """The commands shown (what Copy puts on the clipboard)."""
+        return self.commands.toPlainText()
+
+    def copy_commands(self) -> None:
+        """Put the shown commands on the clipboard."""
+        QGuiApplication.clipboard().setText(self.text())

@@ -1,0 +1,175 @@
+"""Turning parsed outputs into model objects: one :class:`~nicadvisor.model.Host` per group of captures.
+
+Merge policy: captures are applied in a stable order (as given); for each field the first source that
+knows it wins and keeps its evidence (``set_fact``). pNICs first known only by PCI address
+(``pci:0000:5e:00.0``) are joined to the named pNIC with that address once one is known; an address that
+never gets a name becomes a pNIC of its own, named ``pci:<address>`` with ``pci_address`` set (the parsers
+record only NIC lines by address: driver messages of NIC drivers, lspci of network controllers), so facts such
+as an icen ITR setting or a PCIe link width are never dropped.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+
+from nicadvisor.commands import kind_of_command
+from nicadvisor.parsers.capture_file import Capture
+from nicadvisor.model import Evidence, Host, InputProblem, KernelModule, PhysicalNic, Switch, VmkernelNic
+from nicadvisor.parsers.base import Fact, ParseResult, natural_key
+from nicadvisor.parsers.linux.pci import KERNEL_LOG_COMMANDS
+from nicadvisor.parsers.registry import normalise, parse_output
+
+
+
+@dataclass
+class HostInputs:
+    """What describes one host: text captures (parsed here), results already parsed by a live
+    collector (vSphere API, NSX Manager: ``parsed`` pairs the recorded response with its facts), and
+    problems found while collecting them."""
+
+    name: str
+    captures: list[Capture] = field(default_factory=list)
+    problems: list[InputProblem] = field(default_factory=list)
+    parsed: list[tuple[Capture, ParseResult]] = field(default_factory=list)
+    kind: str | None = None
+
+
+def _guess_kind(captures: list[Capture]) -> str | None:
+    """The host kind the captures' commands tell (:func:`nicadvisor.commands.kind_of_command`; a kernel-log read is
+    Linux): ESXi when one command tells ESXi, else Linux when one tells Linux, else None."""
+    cmds = [normalise(c.command) for c in captures]  # without sudo/env prefixes, prompts and paths
+    kinds = {kind_of_command(cmd) for cmd in cmds}
+    if "esxi" in kinds:
+        return "esxi"
+    if "linux" in kinds or any(re.match(KERNEL_LOG_COMMANDS, cmd) for cmd in cmds):
+        return "linux"
+    return None
+
+
+def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tuple[Capture, ParseResult]]]:
+    """Parse every capture of ``inputs`` and build the Host.
+
+    Returns (host, problems, parsed) where ``problems`` holds the inputs' own problems plus one
+    entry per capture no parser understood, and ``parsed`` pairs each capture with its results.
+    Never raises on bad capture text; raises :class:`UnknownFactError` when a parser recorded a fact the model does
+    not have (a bug of that parser).
+    """
+    host = Host(name=inputs.name, kind=inputs.kind or _guess_kind(inputs.captures))
+    problems = list(inputs.problems)
+    parsed: list[tuple[Capture, ParseResult]] = []
+    by_pci: dict[str, dict[str, tuple[Fact, Evidence]]] = {}
+    for cap in inputs.captures:
+        host.inputs.append(cap.source)
+        results = parse_output(cap.command, cap.text, cap.notes)
+        if not results:
+            problems.append(InputProblem(cap.source, f"not understood: no parser for the command {cap.command!r}", cap.command))
+            continue
+        if not any(r.understood for r in results):
+            why = "; ".join(n for r in results for n in r.notes) or "no recognisable output"
+            problems.append(InputProblem(cap.source, f"not understood: {why}", cap.command))
+            continue
+        for r in results:
+            parsed.append((cap, r))
+            for note in r.notes:
+                problems.append(InputProblem(cap.source, f"partly understood: {note}", cap.command))
+            _apply(host, r, cap, by_pci, problems)
+    for cap, r in inputs.parsed:
+        host.inputs.append(cap.source)
+        parsed.append((cap, r))
+        for note in r.notes:
+            problems.append(InputProblem(cap.source, f"note: {note}", cap.command))
+        _apply(host, r, cap, by_pci, problems)
+    _join_pci_facts(host, by_pci)
+    host.pnics.sort(key=lambda p: natural_key(p.name))
+    host.vmknics.sort(key=lambda v: natural_key(v.name))
+    return host, problems, parsed
+
+
+def _get(items: list, cls, name: str):
+    obj = next((o for o in items if o.name == name), None)
+    if obj is None:
+        obj = cls(name=name)
+        items.append(obj)
+    return obj
+
+
+def _apply(host: Host, r: ParseResult, cap: Capture, by_pci: dict, problems: list[InputProblem]) -> None:
+    def ev(f: Fact) -> Evidence:
+        return Evidence(command=cap.command, line=f.line, source=cap.source)
+
+    def conflict(obj, name: str, new, f: Fact) -> None:
+        old = obj.evidence.get(name)
+        problems.append(InputProblem(
+            cap.source, f"conflict: {getattr(obj, 'name', '')} {name} is {getattr(obj, name)!r} in "
+                        f"{old.source if old else 'an earlier output'} but {new!r} here ({f.line.strip()[:120]}); "
+                        "the first value is kept", cap.command))
+
+    for key, facts in r.pnics.items():
+        if key.startswith("pci:"):
+            slot = by_pci.setdefault(key[4:], {})
+            for name, f in facts.items():
+                slot.setdefault(name, (f, ev(f)))
+            continue
+        pnic = _get(host.pnics, PhysicalNic, key)
+        addr = facts.get("pci_address")
+        if addr is not None and pnic.pci_address is not None and addr.value != pnic.pci_address:
+            # the output describes another PCI function under this name (different capture moments or
+            # hosts): its facts belong to that address, not to this pNIC
+            conflict(pnic, "pci_address", addr.value, addr)
+            slot = by_pci.setdefault(addr.value, {})
+            for name, f in facts.items():
+                if name != "pci_address":
+                    slot.setdefault(name, (f, ev(f)))
+            continue
+        for name, f in facts.items():
+            _set(pnic, name, f.value, ev(f), lambda n, v, f=f: conflict(pnic, n, v, f))
+    for table, items, cls in ((r.vmknics, host.vmknics, VmkernelNic), (r.switches, host.switches, Switch),
+                              (r.modules, host.modules, KernelModule)):
+        for key, facts in table.items():
+            obj = _get(items, cls, key)
+            for name, f in facts.items():
+                _set(obj, name, f.value, ev(f), lambda n, v, f=f, obj=obj: conflict(obj, n, v, f))
+    for name, f in r.host.items():
+        if name != "name":
+            _set(host, name, f.value, ev(f), lambda n, v, f=f: conflict(host, n, v, f))
+
+
+class UnknownFactError(ValueError):
+    """A parser recorded a fact the model does not have: a programming error (a misspelt name, or a fact added to a
+    parser but not to :mod:`nicadvisor.model.entities`), never bad input. The message names the object type, the
+    fact and the command whose output it was read from."""
+
+
+def _set(obj, name: str, value, evidence: Evidence, on_conflict=None) -> None:
+    """set_fact; ``on_conflict(name, value)`` is called when a known fact gets a different value from a later output.
+    Raises :class:`UnknownFactError` for a field name the model does not have: fact names are declared once, as the
+    model's dataclass fields, and a parser that sets another name is a bug to fix, not a value to drop."""
+    if name not in _FIELDS.setdefault(type(obj), {f.name for f in dataclasses.fields(obj)}):
+        raise UnknownFactError(f"{type(obj).__name__} has no fact {name!r} (read from {evidence.command!r}): "
+                               "add it to nicadvisor.model.entities or fix the parser")
+    if name == "duplex" and isinstance(value, str):
+        value = value.lower()  # "Full" (esxcli) and "full" (sysfs) are one value
+    known = getattr(obj, name)
+    if known is not None and value is not None and known != value and on_conflict is not None:
+        on_conflict(name, value)
+    obj.set_fact(name, value, evidence)
+
+
+_FIELDS: dict[type, set[str]] = {}
+
+
+def _join_pci_facts(host: Host, by_pci: dict[str, dict[str, tuple[Fact, Evidence]]]) -> None:
+    for addr, facts in by_pci.items():
+        pnics = [p for p in host.pnics if p.pci_address == addr]
+        if not pnics and "name" in facts:
+            pnics = [_get(host.pnics, PhysicalNic, str(facts["name"][0].value))]
+        if not pnics:  # known only by its address: a pNIC of its own, as docs/json-output.md describes
+            pnic = _get(host.pnics, PhysicalNic, f"pci:{addr}")
+            first = next(iter(facts.values()))
+            _set(pnic, "pci_address", addr, first[1])
+            pnics = [pnic]
+        for pnic in pnics:
+            for name, (f, e) in facts.items():
+                if name != "name":
+                    _set(pnic, name, f.value, e)

@@ -1,0 +1,150 @@
+"""The command catalogue (nicadvisor.commands) is the one list of commands: every parser family, transport and hint
+agrees with it, and each family has a real recorded output (or is named below as having none)."""
+from __future__ import annotations
+
+import dataclasses
+import shlex
+
+import pytest
+
+from capturetools import real_outputs
+from nicadvisor import commands
+from nicadvisor.collect import local_linux, ssh_commands, vsphere_esxcli_commands
+from nicadvisor.collect.bundle import command_for
+from nicadvisor.model import Host, KernelModule, PhysicalNic, Switch, VmkernelNic
+from nicadvisor.parsers import registry
+from nicadvisor.parsers.base import CommandLine
+from nicadvisor.parsers.linux import sysfs
+
+MODEL = {"pnic": PhysicalNic, "vmknic": VmkernelNic, "switch": Switch, "module": KernelModule, "host": Host}
+
+#: Families no public recorded output exists for (searched: shared/fixtures, design/research), or whose output is
+#: only ever recorded live by the tests (this machine's interfaces; govmomi's vcsim).
+WITHOUT_RECORDED_OUTPUT = {
+    "esxcli network vswitch dvs vmware list": "no public output found",
+    "nsxdp-cli ens fpo stats get": "no public output found",
+    "ip -j link show": "read live from this machine (tests/test_local_linux.py)",
+    "readlink /sys/class/net": "read live from this machine (tests/test_local_linux.py)",
+    "vSphere API recording": "recorded live from vcsim (tests/live/test_vsphere_live.py)",
+}
+
+
+def _fields(cls) -> set[str]:
+    return {f.name for f in dataclasses.fields(cls)} - {"evidence", "name"}
+
+
+def test_every_parser_family_has_an_entry_and_every_entry_a_parser():
+    registered = set(registry.families())
+    named = {c.family for c in commands.CATALOGUE if c.family is not None}
+    assert registered == named
+    with pytest.raises(ValueError, match="no entry in the command catalogue"):
+        registry.register(r"^frobnicate\b", "frobnicate")
+
+
+def test_entries_are_well_formed():
+    texts = [c.text for c in commands.CATALOGUE]
+    assert len(texts) == len(set(texts)), "a command is listed twice"
+    for c in commands.CATALOGUE:
+        assert c.platform in commands.PLATFORMS and c.scope in commands.SCOPES, c
+        assert set(c.learn) <= set(c.facts), c
+        for fact in c.facts:
+            obj, _, field = fact.partition(".")
+            assert field in _fields(MODEL[obj]), f"{c.text}: {fact} is not a model fact"
+        names = commands.placeholders(c.text)
+        assert "nic" not in names or c.scope == "pnic", c
+        assert "module" not in names or c.scope == "module", c
+        if c.run and c.scope in ("pnic", "module"):  # a collector fills the placeholder of its scope
+            assert {"pnic": "nic", "module": "module"}[c.scope] in names, c
+        assert ("attribute" in names) == bool(c.attributes), c
+        assert not (c.root and c.platform != "linux"), c
+
+
+def test_one_advised_read_per_fact_and_platform():
+    seen: dict[tuple[str, str], str] = {}
+    for c in commands.CATALOGUE:
+        for fact in c.learn:
+            assert (c.platform, fact) not in seen, f"{fact} on {c.platform}: {seen[(c.platform, fact)]} and {c.text}"
+            seen[(c.platform, fact)] = c.text
+
+
+def test_how_to_learn_names_the_advised_commands():
+    assert commands.how_to_learn(("rss", "rx_queues"), "linux") == "ethtool -l {nic} and ethtool -x {nic}"
+    assert commands.how_to_learn(("rss", "rx_queues"), "esxi") == "vsish -e get /net/pNics/{nic}/rxqueues/info"
+    assert commands.how_to_learn(("ens_capable",), "linux") == ""
+    # ESXi's lspci -v prints no PCIe link (esxi_lspci-v_aquantia_aqc108_shows_no_pcie_caps.txt): no advice
+    assert commands.how_to_learn(("pcie_width",), "esxi") == ""
+    assert commands.how_to_learn(("pcie_width",), "linux") == "lspci -vv -s <PCI address of {nic}>"
+
+
+def test_the_ssh_allowlist_is_the_catalogue_and_accepts_each_command():
+    esxi = commands.collected("esxi")
+    assert [t.words for t in ssh_commands.ESXI_TEMPLATES] == [c.words for c in esxi]
+    assert ssh_commands.ESXI_NIC_LIST.words == ("esxcli", "network", "nic", "list")
+    for c in esxi:
+        argv = [w.replace("{nic}", "vmnic1000202").replace("{module}", "ixgben") for w in c.words]
+        assert ssh_commands.check("esxi", argv) == shlex.join(argv)
+    assert [t.words for t in ssh_commands.esxi_templates("nic")] == [c.words for c in esxi if c.scope == "pnic"]
+    with pytest.raises(ssh_commands.CommandRefused):
+        ssh_commands.check("esxi", ["esxcli", "network", "nic", "get", "-n", "vmnic1; reboot"])
+
+
+def test_the_linux_collectors_run_the_catalogue():
+    linux = commands.collected("linux")
+    assert local_linux.ETHTOOL_OPTIONS == ("-i", "-k", "-l", "-x", "-c", "-g", "")
+    for c in linux:
+        attrs = c.attributes or ("",)
+        for attr in attrs:
+            argv = [w.replace("{nic}", "enp2s0").replace("{attribute}", attr) for w in c.words]
+            assert local_linux.allowed(argv), argv
+            assert ssh_commands.check("linux", argv)
+    # the sysfs parser reads every attribute the collectors read
+    assert set(local_linux.NET_ATTRS) <= sysfs._NET_ATTRS and set(local_linux.PCI_ATTRS) <= set(sysfs._PCI_ATTRS)
+
+
+def test_the_vsphere_api_allowlist_is_the_catalogue_and_each_command_has_a_row_reader():
+    words = [c.esxcli_api for c in commands.esxcli_api_commands()]
+    assert list(vsphere_esxcli_commands.ALLOWED) == words
+    for w in words:
+        assert registry.rows_reader(w) is not None, w
+    with pytest.raises(ValueError, match="no esxcli_api command"):
+        registry.register_rows(("system", "shutdown", "reboot"))
+
+
+def test_each_bundle_file_is_read_by_its_family_parser():
+    for c in commands.CATALOGUE:
+        for path in c.bundle_files:
+            command = command_for(path)
+            assert command is not None, path
+            families = {f for f, _fn in registry.parsers_for(CommandLine.parse(registry.normalise(command)))}
+            assert c.family in families, (path, command, families)
+
+
+def test_facts_a_family_reads_from_real_outputs_are_declared_in_the_catalogue():
+    declared: dict[str, set[str]] = {}
+    for c in commands.CATALOGUE:
+        if c.family:
+            declared.setdefault(c.family, set()).update(c.facts)
+    understood: set[str] = set()
+    for name, command, text, notes in real_outputs():
+        # the registered families reading this output (an API reader may name its result otherwise: "nsx-api")
+        families = {f for c in registry.split_commands(registry.resolve_command(command, notes, text))
+                    for f, _fn in registry.parsers_for(c)}
+        for r in registry.parse_output(command, text, notes):
+            family = r.family if r.family in declared else next(iter(families & set(declared)), r.family)
+            if r.understood:
+                understood.add(family)
+            read = {f"{obj}.{field}" for obj, table in (("pnic", r.pnics), ("vmknic", r.vmknics),
+                                                          ("switch", r.switches), ("module", r.modules))
+                    for facts in table.values() for field in facts}
+            read |= {f"host.{field}" for field in r.host}
+            assert read <= declared[family], f"{name}: {family} read {sorted(read - declared[family])}"
+    # every family has a real recorded output, except those named (a new parser comes with its output)
+    assert set(registry.families()) - understood == set(WITHOUT_RECORDED_OUTPUT)
+
+
+def test_kind_of_command():
+    assert commands.kind_of_command("localcli network nic list".replace("localcli", "esxcli")) == "esxi"
+    assert commands.kind_of_command("ethtool -i vmnic0") == "esxi"  # ESXi 4.x ethtool names a vmnic
+    assert commands.kind_of_command("ethtool -k eth0") == "linux"
+    assert commands.kind_of_command("lspci -vv -s 0000:01:00.0") == "linux"
+    assert commands.kind_of_command("frobnicate --all") is None

@@ -1,0 +1,217 @@
+"""Issue 16 §1–§3: READY means every decisive check was made.
+
+* the table of decisive checks is written once (nicadvisor.model.readiness.DECISIVE_CHECKS) and is the same in the
+  docs, the README, the JSON, the PDF legend and the HTML;
+* a host is READY only when every check was decided on its overlay pNICs; take away what decides any one and it is
+  NOT RATED, "N decisive checks not made on HOST: run …" with the exact command, names filled in and quoted;
+* NOT READY comes from an error finding (the unfit-candidates case is the ``overlay-no-fit-pnic`` error);
+* the audit summary prints the share of decided cells per column and how many hosts could be rated;
+* "Finish this audit" is in the CLI summary, the JSON, the PDF and the HTML;
+* the ESXi release: shown on every host row and page, named by every compatibility finding, and a missing decisive
+  check (with ``vmware -vl``) when it was not read.
+
+Hosts are real captures (the demo lab, tests/parsers/captures) or, for the logic of one check at a time, model
+values (capturetools.FULLY_READ_PNIC: the X710 facts of resources/vcg/nic_facts.csv line 2)."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from capturetools import FULLY_READ_PNIC, fully_read
+from nicadvisor.cli import main
+from nicadvisor.model import Audit, Host, PhysicalNic, Severity, Switch, VmkernelNic
+from nicadvisor.model.readiness import DECISIVE_CHECKS, commands_for
+from nicadvisor.model.verdict import NOT_RATED, NOT_READY, READY, coverage_of, host_verdict
+from nicadvisor.report import audit_to_dict, validate_document
+from nicadvisor.report.html_export import to_html
+from nicadvisor.services.audit import AuditRequest, evaluate_findings, run_audit
+from nicadvisor.vcg.judge import judge
+
+REPO = Path(__file__).resolve().parents[2]
+PARSER_CAPTURES = REPO / "tests" / "parsers" / "captures"
+ESXI600 = PARSER_CAPTURES / "esxi600_vmware-lv_and_nic_list_tg3_elatov.txt"
+
+
+def _ready_host() -> Host:
+    """An ESXi 6.7 GA host whose X710 (vmnic2) uplinks the switch of a TEP at MTU 9000, every decisive fact read."""
+    h = Host("esx67", kind="esxi", pnics=[PhysicalNic("vmnic2", mtu=9000)],
+             switches=[Switch("vds-overlay", kind="distributed", mtu=9000, uplinks=["vmnic2"])],
+             vmknics=[VmkernelNic("vmk10", mtu=9000, is_tep=True, switch="vds-overlay")])
+    return fully_read(h, "vmnic2")
+
+
+def test_the_table_is_written_once_and_is_the_same_in_the_docs_and_the_readme():
+    docs = (REPO / "docs" / "json-output.md").read_text(encoding="utf-8")
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert [c.key for c in DECISIVE_CHECKS] == ["link", "mtu", "geneve_offload", "rx_filter_or_rss", "release",
+                                                "driver", "pcie", "ens"]
+    for c in DECISIVE_CHECKS:
+        assert f"| {c.title} | {c.applies} | {c.why} | {c.reference} |" in docs, c.key
+        assert f"| {c.title} | {c.why} | {c.reference} |" in readme, c.key
+        ref_file, _, section = c.reference.partition(" §")
+        text = (REPO.parent / "shared" / "reference" / ref_file).read_text(encoding="utf-8")
+        assert section.split(";")[0] in text, c.reference  # the section cited exists
+
+
+def test_ready_needs_every_check_and_without_any_one_it_is_not_rated_with_its_command():
+    h = _ready_host()
+    v = host_verdict(h, judge([h], guide=None))
+    assert v.status == READY and v.reason.startswith("all 7 decisive checks made on vmnic2") and not v.finish
+    removed = {"link_speed_mbps": "esxcli network nic list", "geneve_offload": "vsish -e get /net/pNics/vmnic2/properties",
+               "driver_version": "esxcli network nic get -n vmnic2", "build": "vmware -vl",
+               "pcie_width": "# the PCIe link (speed and width) of an ESXi pNIC is shown by no read-only ESXi command"}
+    for fact, command in removed.items():
+        h = _ready_host()
+        obj = h if fact == "build" else h.pnic("vmnic2")
+        setattr(obj, fact, None)
+        if fact == "build":
+            h.product_version = h.product_update = None
+        v = host_verdict(h, judge([h], guide=None))
+        assert v.status == NOT_RATED, fact
+        # without the release the driver listing cannot be checked either: two checks, one command
+        n = "2 decisive checks" if fact == "build" else "1 decisive check"
+        assert v.reason.startswith(f"{n} not made on esx67"), (fact, v.reason)
+        assert any(c.startswith(command) for c in v.finish), (fact, v.finish)
+    # Rx filters and RSS: either decides; neither read leaves it open, with both commands
+    h = _ready_host()
+    h.pnic("vmnic2").geneve_rx_filter = None
+    assert host_verdict(h, judge([h], guide=None)).status == READY  # RSS on decides it
+    h.pnic("vmnic2").rss = None
+    v = host_verdict(h, judge([h], guide=None))
+    assert v.status == NOT_RATED and v.finish == ("vsish -e get /net/pNics/vmnic2/rxqueues/info",)
+    # the TEP's MTU is on the path: not read, the check is open with the command that reads it
+    h = _ready_host()
+    h.vmknics[0].mtu = None
+    assert host_verdict(h, judge([h], guide=None)).finish == ("esxcfg-vmknic -l",)
+    # ENS where the host switch runs ENS
+    h = _ready_host()
+    h.switches[0].ens_mode = "ens"
+    assert host_verdict(h, judge([h], guide=None)).finish == ("esxcfg-nics -e",)
+
+
+def test_a_port_whose_line_rate_cannot_exceed_any_pcie_link_needs_no_pcie_reading():
+    h = _ready_host()
+    p = h.pnic("vmnic2")
+    p.pcie_speed_gts = p.pcie_width = None
+    p.link_speed_mbps = 1000  # 1 Gbit/s: below the 2 Gbit/s of a PCIe Gen1 x1 link
+    assert host_verdict(h, judge([h], guide=None)).status == READY
+
+
+def test_names_are_filled_in_and_quoted():
+    h = Host("lnx", kind="linux", pnics=[PhysicalNic("eth 0;rm", pci_address="0000:02:00.0")])
+    p = h.pnics[0]
+    assert commands_for("link", h, p) == ("ethtool 'eth 0;rm'",)
+    assert commands_for("rss", h, p) == ("ethtool -l 'eth 0;rm'", "ethtool -x 'eth 0;rm'")
+    assert commands_for("pcie", h, p) == ("lspci -vv -s 0000:02:00.0",)
+    assert commands_for("ens", h, p) == ()
+
+
+def test_a_host_with_only_a_listing_and_its_release_is_never_ready(tmp_path):
+    """elatov's ESXi 6.0.0 GA Mac mini: vmware -lv and esxcli network nic list of one session, two 1 GbE tg3 ports at
+    MTU 1500. Link, MTU and release are read; no pNIC is fit for Geneve (MTU 1500): NOT READY by an error finding,
+    and what else it lacks is listed."""
+    host_dir = tmp_path / "macm"
+    host_dir.mkdir()
+    (host_dir / ESXI600.name).write_text(ESXI600.read_text())
+    audit = run_audit(AuditRequest(capture_paths=(str(host_dir),)))
+    (hv,) = audit.verdict.hosts
+    errors = [f for f in audit.findings if f.severity is Severity.ERROR]
+    # tg3 on ESXi 6.0 is a vmklinux driver (an error of its own on each port); and no pNIC is fit for the overlay
+    assert hv.status == NOT_READY and sorted({f.rule_id for f in errors}) == ["legacy-vmklinux-driver",
+                                                                              "overlay-no-fit-pnic"]
+    assert "vsish -e get /net/pNics/vmnic0/properties" in hv.finish and "vmware -vl" not in hv.finish
+    (release,) = [f for f in audit.findings if f.rule_id == "esxi-release"]
+    assert release.title == "ESXi release: ESXi 6.0" and "build 2809209" in release.message
+    # with an MTU that fits, the pNICs are fit for the overlay, and the host is still never READY: its vmklinux
+    # driver is an error (which decides its Driver column), and Geneve offload and RSS were not read
+    for p in audit.hosts[0].pnics:
+        p.mtu = 9000
+    audit.findings = evaluate_findings(audit.hosts)
+    (hv,) = audit.verdict.hosts
+    assert "overlay-no-fit-pnic" not in {f.rule_id for f in audit.findings}
+    assert hv.status == NOT_READY and {m.check for m in hv.missing} == {"geneve_offload", "rx_filter_or_rss"}
+
+
+def test_demo_lab_ready_only_when_decided_and_every_other_host_lists_what_it_lacks(tmp_path, capsys):
+    code = main(["audit", "--demo", "--quiet", "--no-history", "--json", str(tmp_path / "a.json"),
+                 "--pdf", str(tmp_path / "a.pdf"), "--html", str(tmp_path / "a.html")])
+    out = capsys.readouterr().out
+    doc = json.loads((tmp_path / "a.json").read_text())
+    validate_document(doc)
+    assert code == 1 and doc["verdict"]["label"] == "NOT READY"
+    for hv in doc["verdict"]["hosts"]:
+        assert (hv["label"] == "READY") == (not hv["missing"] and hv["checks_made"] == hv["checks_applicable"])
+        if hv["label"] != "READY":
+            assert hv["finish"], hv["host"]
+            # the CLI prints the same block under the host
+            block = "\n".join(f"    {c}" for c in hv["finish"])
+            assert block in out, hv["host"]
+        errors = [f for f in doc["findings"] if f["host"] == hv["host"] and f["severity"] == "error"]
+        assert (hv["label"] == "NOT READY") == bool(errors)  # NOT READY comes from an error finding
+    # the summary: decided cells per column and hosts rated, the same in the CLI and the JSON
+    r = doc["readiness"]
+    assert [c["key"] for c in r["decisive_checks"]] == [c.key for c in DECISIVE_CHECKS]
+    assert (r["hosts_rated"], r["hosts"]) == (6, 10)
+    line = "Decided cells: " + ", ".join(f"{c['title']} {c['decided']}/{c['cells']}" for c in r["columns"])
+    assert f"{line}; hosts rated: 6 of 10" in out
+    assert all(c["cells"] == 24 for c in r["columns"])  # 24 physical pNICs
+    # the release on every host row (CLI) and in the JSON
+    assert "esxi-hpe-connectx5 (esxi, ESXi release not read (run vmware -vl)): 2 pNICs" in out
+    hpe = next(h for h in doc["hosts"] if h["name"] == "esxi-hpe-connectx5")
+    assert hpe["release"] == {"label": None, "text": "not read (run vmware -vl)"}
+    # the PDF: the missing checks on page 1, before anything else about the hosts; the commands on each host page;
+    # the table of decisive checks as the legend
+    pages = [p.extract_text() for p in PdfReader(tmp_path / "a.pdf").pages]
+    first = pages[0]
+    assert "Decisive checks not made" in first and first.index("Decisive checks not made") < first.index("Scope:")
+    text = " ".join(pages)
+    assert "What READY needs: the decisive checks" in text and all(c.reference.split(" §")[0] in text
+                                                                    for c in DECISIVE_CHECKS)
+    assert "Finish this audit" in text and "ip link show em1" in text and "release not read (run vmware -vl)" in text
+    html = (tmp_path / "a.html").read_text()
+    assert 'id="decisive-checks"' in html and '<pre class="evidence finish">ip link show em1\nlspci -vv -s 0000:63:00.0</pre>' in html
+    assert "ESXi release: not read (run vmware -vl)" in html
+
+
+def test_the_release_is_on_every_view_and_named_by_every_compatibility_finding(tmp_path, capsys):
+    folder = tmp_path / "macm"
+    folder.mkdir()
+    (folder / ESXI600.name).write_text(ESXI600.read_text())
+    assert main(["audit", "--quiet", "--no-history", "--capture", str(folder), "--json", str(tmp_path / "a.json"),
+                 "--pdf", str(tmp_path / "a.pdf")]) == 1
+    out = capsys.readouterr().out
+    text = "ESXi 6.0 (6.0.0, build 2809209, GA)"
+    assert f"macm (esxi, ESXi release {text}): 2 pNICs" in out
+    doc = json.loads((tmp_path / "a.json").read_text())
+    assert doc["hosts"][0]["release"] == {"label": "ESXi 6.0", "text": text}
+    assert f"release {text}" in " ".join(p.extract_text() for p in PdfReader(tmp_path / "a.pdf").pages)
+    assert text in to_html(run_audit(AuditRequest(capture_paths=(str(folder),)))).replace("&nbsp;", " ")
+
+
+def test_every_compatibility_finding_names_the_release_it_used():
+    audit = run_audit(AuditRequest(demo=True))
+    compat = [f for f in audit.findings if f.rule_id.startswith(("vcg-", "guide-")) and f.rule_id not in
+              ("guide-data-stale", "guide-unreadable")]
+    assert compat
+    for f in compat:
+        assert re.search(r"ESXi? \d|release", f.message), (f.rule_id, f.message)
+    # the release of each ESXi host is judged once and stated: known, or not read with the command that reads it
+    esxi = [h.name for h in audit.hosts if h.kind == "esxi"]
+    stated = [f for f in audit.findings if f.rule_id in ("esxi-release", "esxi-release-unknown")]
+    assert sorted(f.host for f in stated) == sorted(esxi)
+    assert all("vmware -vl" in f.message + f.recommendation for f in stated if f.rule_id == "esxi-release-unknown")
+
+
+def test_coverage_counts_every_physical_pnic_and_the_hosts_rated():
+    h = _ready_host()
+    audit = Audit(hosts=[h], inputs=["x"])
+    audit.findings = judge([h], guide=None)
+    c = coverage_of(audit)
+    assert (c.hosts_rated, c.hosts) == (1, 1) and all(s.cells == 1 for s in c.columns)
+    # not read, and no decisive check needs them here: coalescing is none, ENS only where the switch runs ENS
+    assert {s.column for s in c.columns if s.decided == 0} == {"coalescing", "ens"}
+    assert audit_to_dict(audit)["readiness"]["hosts_rated"] == 1
