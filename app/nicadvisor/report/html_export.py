@@ -24,12 +24,12 @@ from nicadvisor import __version__
 from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, switch_port_cell
-from nicadvisor.model.readiness import DECISIVE_CHECKS
 from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.checks import checks_run
 from nicadvisor.report.fleet import findings_by_host, group_label, host_groups, row_labeller
 from nicadvisor.report.glossary import GLOSSARY
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
+from nicadvisor.report.legend import FINISH_HOWTO, PCIE_OUT_OF_BAND, READY_RULE, decisive_rows
 from nicadvisor.report.pdf import (
     BOARD_ROLES, DECISIONS, DEFAULT_TITLE, chart_drawings, earlier_lines, nothing_comparable,
 )
@@ -62,9 +62,10 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
     group_of = {h: g for g in groups for h in g.hosts}
     plan = remediation_plan(audit)
     index = ReferenceIndex()
+    legend = decisive_rows(index)  # cited first: the legend comes before the plan
     shown: dict[tuple[str, str, str], int] = {}
     items = []
-    for n, item in enumerate(plan, start=1):  # citations numbered in document order: plan, information, glossary
+    for n, item in enumerate(plan, start=1):  # citations numbered in document order: legend, plan, information, glossary
         message, shared = shared_message(item)
         items.append({"n": n, "item": item, "message": message, "shared": shared, "steps": steps(item),
                       "rows": target_rows(n, item, row_labeller(group_of), shown, roots),
@@ -90,7 +91,8 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
         benchmarks=[] if no_bench else benchmarks, earlier=[] if no_bench else earlier_lines(benchmarks, earlier),
         glossary=glossary, references=index.entries(), source=lambda s: display_source(s, roots),
         given_inputs=[i for i in audit.inputs if i not in {x for h in audit.hosts for x in h.inputs}],
-        coverage=coverage_of(audit, verdict), decisive_checks=DECISIVE_CHECKS, release=release_text,
+        coverage=coverage_of(audit, verdict), legend=legend, ready_rule=READY_RULE,
+        finish_howto=f"{FINISH_HOWTO} On ESXi, {PCIE_OUT_OF_BAND}.", release=release_text,
         switch_port=lambda host, name: switch_port_cell(host, host.pnic(name)))
 
 

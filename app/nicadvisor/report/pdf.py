@@ -71,13 +71,13 @@ from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, switch_port_cell
 from nicadvisor.model.entities import Finding, Host, Severity, clip
-from nicadvisor.model.readiness import DECISIVE_CHECKS
 from nicadvisor.model.references import Citation
 from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.checks import checks_run
 from nicadvisor.report.fleet import HostGroup, findings_by_host, group_label, host_groups, row_labeller
 from nicadvisor.report.glossary import GLOSSARY
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
+from nicadvisor.report.legend import FINISH_HOWTO, PCIE_OUT_OF_BAND, READY_RULE, decisive_rows
 from nicadvisor.vcg.builds import release_text
 from nicadvisor.report.remediation import (
     TOP_ACTIONS, ReferenceIndex, RemediationItem, Steps, cite_inline, display_source, guide_used, info_items,
@@ -646,19 +646,21 @@ def _finish_block(hv: Any, r: _Report) -> list[Any]:
 
 
 def _decisive_legend(r: _Report) -> list[Any]:
-    """The table of decisive checks (nicadvisor.model.readiness.DECISIVE_CHECKS): what READY needs and why."""
+    """What READY needs (:mod:`nicadvisor.report.legend`): the decisive checks, why each can break Geneve traffic and
+    the document behind it (numbered in the reference list), then how to use a host page's "Finish this audit"."""
     st = r.st
     rows = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("Decisive check", "Applies to", "Why it can break Geneve "
                                                                                       "traffic", "Reference")]]
-    for c in DECISIVE_CHECKS:
+    for row in decisive_rows(r.index):
+        c = row.check
         rows.append([Paragraph(r.clean(c.title), st.cell_small), Paragraph(r.clean(c.applies), st.cell_small),
-                     Paragraph(r.clean(c.why), st.cell_small), Paragraph(r.clean(c.reference), st.cell_small)])
-    table = Table(rows, colWidths=[40 * mm, 55 * mm, 100 * mm, FRAME_WIDTH - 195 * mm], repeatRows=1, hAlign="LEFT")
+                     Paragraph(r.clean(c.why), st.cell_small),
+                     Paragraph("; ".join(_cite_link(n, cited, r) for n, cited in row.citations), st.cell_small)])
+    table = Table(rows, colWidths=[40 * mm, 62 * mm, 105 * mm, FRAME_WIDTH - 207 * mm], repeatRows=1, hAlign="LEFT")
     table.setStyle(TableStyle(_GRID))
-    return [Paragraph("What READY needs: the decisive checks", st.h2),
-            Paragraph("A host is READY only when each of these was decided on its overlay pNICs (or, with no known "
-                      "role, its candidates) and no finding is an error; NOT READY comes from an error finding; "
-                      "otherwise it is NOT RATED, with the commands that decide what is missing.", st.body), table]
+    return [KeepTogether([Paragraph("What READY needs: the decisive checks", st.h2),
+                          Paragraph(r.clean(READY_RULE), st.body), Spacer(1, 1 * mm), table]),
+            Paragraph(r.clean(f"{FINISH_HOWTO} On ESXi, {PCIE_OUT_OF_BAND}."), st.small)]
 
 
 def _capability_chart(audit: Audit, fonts: _Fonts, by_host: dict[str, list[Finding]] | None = None,
