@@ -73,3 +73,90 @@ def test_the_legend_is_the_table_of_decisive_checks_once_citing_documents_by_num
     assert '<a href="#ref-1">[1]</a> §NIC Port Speed' in html and 'id="ref-1"' in html
     assert "nsx-t-performance-on-intel.txt" not in html
     assert text.count("Run them on the host (ESXi Shell or SSH") == 1
+
+
+def _run_stubbed(lines: list[str], words: set[str], bin_dir) -> list[str]:
+    """What ``lines`` would run, as ``sh`` expands them: each command word in ``words`` is a program in ``bin_dir``
+    (first on PATH) that prints its name and arguments instead of running anything."""
+    for w in words:
+        stub = bin_dir / w
+        stub.write_text('#!/bin/sh\necho "$(basename "$0") $*"\n')
+        stub.chmod(0o755)
+    script = "set -f\n" + "\n".join(line for line in lines if not line.startswith("#"))
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin"}
+    return subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=True, env=env).stdout.splitlines()
+
+
+def test_each_host_page_opens_with_its_missing_checks_and_a_finish_block_that_runs_the_same_commands(demo, raw, html,
+                                                                                                     tmp_path):
+    from nicadvisor.report.finish import finish_block
+
+    flat = _flat(raw)
+    lacking = [hv for hv in demo.verdict.hosts if hv.missing]
+    assert len(lacking) == 10
+    for hv in lacking:
+        host = next(h for h in demo.hosts if h.name == hv.host)
+        page = flat[flat.index(f"Decisive checks not made on {hv.host} "):]
+        page = page[:page.index("Plan items for")]
+        # before anything else about the host: its missing checks, then the commands, then its matrix
+        assert page.index("Finish this audit") < page.index("Capability matrix")
+        for title in dict.fromkeys(m.title for m in hv.missing):
+            assert title in page
+        # the block runs exactly the commands of the verdict's list (loops over pNICs expanded by sh itself)
+        block = finish_block(hv, [p.name for p in host.pnics])
+        commands = [c for c in hv.finish if not c.startswith("#")]
+        words = {c.split()[0] for c in commands}
+        ran = _run_stubbed(block, words, tmp_path)
+        assert ran and sorted(ran) == sorted(_run_stubbed(commands, words, tmp_path)), hv.host
+        assert _flat(block[0]) in page
+        assert f'<pre class="evidence finish">{block[0]}' in html.replace("&#39;", "'").replace("&lt;", "<") \
+            .replace("&gt;", ">").replace("&#34;", '"').replace("&amp;", "&")
+    # the say-once parts: the PCIe link an ESXi command cannot read names its pNICs; how to read it is in the legend
+    hpe = next(hv for hv in lacking if hv.host == "esxi-hpe-connectx5")
+    block = finish_block(hpe, ["vmnic0", "vmnic1"])
+    assert block[-1] == "# the PCIe link of vmnic0, vmnic1: no read-only ESXi command shows it (see “What READY needs”)"
+    assert any(line.startswith("for nic in vmnic0 vmnic1; do vsish -e get /net/pNics/$nic/properties;")
+               for line in block)
+
+
+def test_the_finish_block_survives_the_grouping_of_alike_hosts(demo, tmp_path):
+    import copy
+
+    from pypdf import PdfReader
+
+    from nicadvisor.model import Audit
+    from nicadvisor.services.audit import evaluate_findings
+
+    hosts = []
+    for i in range(3 * len(demo.hosts)):
+        host = copy.deepcopy(demo.hosts[i % len(demo.hosts)])
+        host.name = f"lab{i // len(demo.hosts):02d}-{host.name}"
+        hosts.append(host)
+    fleet = Audit(hosts=hosts, inputs=list(demo.inputs), created_at=demo.created_at)
+    fleet.findings = evaluate_findings(hosts)
+    verdicts = {hv.host: hv for hv in fleet.verdict.hosts}
+    # alike hosts lack the same checks and take the same commands, so a group's block holds for each of its hosts
+    group = ["lab00-esxi-hpe-connectx5", "lab01-esxi-hpe-connectx5", "lab02-esxi-hpe-connectx5"]
+    assert verdicts[group[0]].finish and all(verdicts[h].finish == verdicts[group[0]].finish for h in group)
+    text = _flat(" ".join(p.extract_text() for p in PdfReader(str(write_pdf(fleet, tmp_path / "f.pdf"))).pages))
+    page = text[text.index("Hosts lab00-esxi-hpe-connectx5 and 2 alike"):]
+    page = page[:page.index("Plan items for")]
+    assert "Decisive checks not made on each of these 3 hosts" in page
+    assert "Finish this audit (the same commands on each host of the group)" in page
+    assert "3 hosts whose pNICs, configuration and findings are the same: " + ", ".join(group) in page
+    # the cover names the group, not each host
+    cover = text[:text.index("Scope:")]
+    assert "lab00-esxi-hpe-connectx5, lab01-esxi-hpe-connectx5 and 1 more (3 alike hosts) (NOT READY)" in cover
+
+
+def test_the_esxi_release_is_on_every_host_row_and_page(demo, layout, raw, html):
+    from nicadvisor.report.fleet import host_title, host_groups, release_label
+
+    flat = _flat(raw)
+    for group in host_groups(demo):
+        assert host_title(group) in flat  # the page's heading: "Host esxi-a · ESXi release not read (run vmware -vl)"
+        assert host_title(group) in _html_text(html)
+    scorecard = _flat(layout)[_flat(layout).index("Verdict and scorecard per host"):]
+    assert "Host ESXi release Verdict Link MTU Geneve Rx filter RSS ENS PCIe Coalesc. Driver" in scorecard
+    for host in demo.hosts:
+        assert re.search(rf"{re.escape(host.name)} {re.escape(release_label(host))} [✖?✔] ", scorecard), host.name

@@ -178,7 +178,7 @@ def test_demo_lab_ready_only_when_decided_and_every_other_host_lists_what_it_lac
     assert "Finish this audit" in text and "ip link show em1" in text and "release not read (run vmware -vl)" in text
     html = (tmp_path / "a.html").read_text()
     assert 'id="decisive-checks"' in html and '<pre class="evidence finish">ip link show em1\nlspci -vv -s 0000:63:00.0</pre>' in html
-    assert "ESXi release: not read (run vmware -vl)" in html
+    assert "ESXi release not read (run vmware -vl)" in html  # in the host's heading
 
 
 def test_the_release_is_on_every_view_and_named_by_every_compatibility_finding(tmp_path, capsys):
@@ -192,7 +192,7 @@ def test_the_release_is_on_every_view_and_named_by_every_compatibility_finding(t
     assert f"macm (esxi, ESXi release {text}): 2 pNICs" in out
     doc = json.loads((tmp_path / "a.json").read_text())
     assert doc["hosts"][0]["release"] == {"label": "ESXi 6.0", "text": text}
-    assert f"release {text}" in " ".join(p.extract_text() for p in PdfReader(tmp_path / "a.pdf").pages)
+    assert f"Host macm · {text}" in " ".join(p.extract_text() for p in PdfReader(tmp_path / "a.pdf").pages)
     assert text in to_html(run_audit(AuditRequest(capture_paths=(str(folder),)))).replace("&nbsp;", " ")
 
 

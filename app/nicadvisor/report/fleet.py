@@ -2,7 +2,8 @@
 groups ("48 hosts: names…"), each with the facts in which its hosts differ, instead of 500 host pages (issue 19 §1).
 
 Two hosts are alike when the report says the same of them: the same kind, release and build, the same verdict (its
-reason with the host's own name taken out), the same pNICs, switches and vmknics by name and role, the same status
+reason with the host's own name taken out, the same decisive checks not made and the same "Finish this audit"
+commands, so that a group's block holds for each of its hosts), the same pNICs, switches and vmknics by name and role, the same status
 in every cell of the capability matrix, and the same findings (rule, object, severity). What still differs — a driver
 or firmware version that no rule judged, an MTU of the same status — is listed per host under its group. MAC and IP
 addresses and the input files differ on every host and say nothing about readiness: they are in the CSV and JSON,
@@ -17,6 +18,7 @@ from typing import Any, Callable
 from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import Finding, Host
+from nicadvisor.vcg.builds import host_release, release_text
 
 #: Facts that differ on every host by nature; left out of the differences (the CSV/JSON hold them).
 IDENTITY_FACTS = frozenset({"mac", "addresses", "evidence"})
@@ -64,7 +66,8 @@ def signature(host: Host, findings: list[Finding], verdict: Any | None, rows: li
     matrix = tuple((row.pnic, tuple(row.cells[c.key].status for c in CAPABILITIES)) for row in rows)
     return (
         host.kind, host.product_version, host.build, host.product_update, host.mtu_path_ok,
-        (verdict.status, _anonymous(verdict.reason, host.name)) if verdict is not None else None,
+        (verdict.status, _anonymous(verdict.reason, host.name), tuple((m.check, m.pnic) for m in verdict.missing),
+         tuple(_anonymous(c, host.name) for c in verdict.finish)) if verdict is not None else None,
         tuple((p.name, p.is_physical) for p in host.pnics),
         tuple((s.name, s.kind, tuple(s.uplinks or ()), s.nsx_host_switch) for s in host.switches),
         tuple((v.name, v.switch, v.netstack, v.is_tep) for v in host.vmknics),
@@ -150,3 +153,34 @@ def row_labeller(group_of: dict[str, HostGroup]) -> Callable[[str], str | None]:
         return group_label(group)
 
     return label
+
+
+def kind_and_release(host: Host) -> str:
+    """What a host row and a host page say of the system: ``"ESXi 7.0 U3 (7.0.3, build 22348816)"``,
+    ``"ESXi release not read (run vmware -vl)"`` (:func:`nicadvisor.vcg.builds.release_text`), ``"Linux"``, or ``""``
+    for a host of unknown kind."""
+    if host.kind == "esxi":
+        text = release_text(host)
+        return text if text.startswith("ESXi") else f"ESXi release {text}"
+    return "Linux" if host.kind == "linux" else (host.kind or "")
+
+
+def release_label(host: Host) -> str:
+    """The ESXi release of a host row in a table cell: ``"ESXi 7.0 U3"``, ``"ESXi 6.7.0, update not known"``, ``"not
+    read"`` (the host page and the legend say what reads it); ``"Linux"``; ``""`` for a host of unknown kind."""
+    if host.kind != "esxi":
+        return "Linux" if host.kind == "linux" else ""
+    release = host_release(host)
+    if release is not None:
+        return release
+    read = " ".join(x for x in (host.product_version, f"build {host.build}" if host.build else "") if x)
+    return f"ESXi {read}, update not known" if read else "not read"
+
+
+def host_title(group: HostGroup) -> str:
+    """The heading of a host (group) page, its system and release included: ``"Host esx01 · ESXi 8.0 U2 (8.0.2,
+    build 22380479)"``, ``"Hosts esx01 and 47 alike · ESXi release not read (run vmware -vl)"``."""
+    host = group.host
+    who = f"Host {host.name}" if group.size == 1 else f"Hosts {host.name} and {group.size - 1} alike"
+    what = kind_and_release(host)
+    return f"{who} · {what}" if what else who

@@ -26,7 +26,10 @@ from nicadvisor.model.audit import Audit
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, switch_port_cell
 from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.checks import checks_run
-from nicadvisor.report.fleet import findings_by_host, group_label, host_groups, row_labeller
+from nicadvisor.report.finish import finish_block, missing_lines
+from nicadvisor.report.fleet import (
+    findings_by_host, group_label, host_groups, host_title, release_label, row_labeller,
+)
 from nicadvisor.report.glossary import GLOSSARY
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
 from nicadvisor.report.legend import FINISH_HOWTO, PCIE_OUT_OF_BAND, READY_RULE, decisive_rows
@@ -38,7 +41,6 @@ from nicadvisor.report.remediation import (
     matrix_rows, remediation_plan, scorecard_row, shared_message, steps, target_rows,
 )
 from nicadvisor.report.scope import capture_lines, vcenters
-from nicadvisor.vcg.builds import release_text
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("nicadvisor.report", "templates"),
                           autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -92,7 +94,8 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
         glossary=glossary, references=index.entries(), source=lambda s: display_source(s, roots),
         given_inputs=[i for i in audit.inputs if i not in {x for h in audit.hosts for x in h.inputs}],
         coverage=coverage_of(audit, verdict), legend=legend, ready_rule=READY_RULE,
-        finish_howto=f"{FINISH_HOWTO} On ESXi, {PCIE_OUT_OF_BAND}.", release=release_text,
+        finish_howto=f"{FINISH_HOWTO} On ESXi, {PCIE_OUT_OF_BAND}.", host_title=host_title, release_label=release_label,
+        missing_lines=missing_lines, finish_block=finish_block,
         switch_port=lambda host, name: switch_port_cell(host, host.pnic(name)))
 
 

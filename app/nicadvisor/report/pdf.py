@@ -74,11 +74,13 @@ from nicadvisor.model.entities import Finding, Host, Severity, clip
 from nicadvisor.model.references import Citation
 from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.checks import checks_run
-from nicadvisor.report.fleet import HostGroup, findings_by_host, group_label, host_groups, row_labeller
+from nicadvisor.report.finish import finish_block, missing_lines
+from nicadvisor.report.fleet import (
+    HostGroup, findings_by_host, group_label, host_groups, host_title, release_label, row_labeller,
+)
 from nicadvisor.report.glossary import GLOSSARY
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
 from nicadvisor.report.legend import FINISH_HOWTO, PCIE_OUT_OF_BAND, READY_RULE, decisive_rows
-from nicadvisor.vcg.builds import release_text
 from nicadvisor.report.remediation import (
     TOP_ACTIONS, ReferenceIndex, RemediationItem, Steps, cite_inline, display_source, guide_used, info_items,
     TargetRow, input_roots, matrix_cache, matrix_rows, remediation_plan, scorecard_row, shared_message, steps, target_rows,
@@ -494,9 +496,10 @@ def _top_actions(r: _Report) -> list[Any]:
 
 
 def _scorecard(r: _Report) -> list[Any]:
-    """The verdict and the worst cell of each capability column per host, one row per group of alike hosts."""
+    """The ESXi release, the verdict and the worst cell of each capability column per host, one row per group of alike
+    hosts."""
     fonts, st = r.fonts, r.st
-    head = ["Host", "Verdict"] + [_SHORT_TITLE.get(c.key, c.title) for c in CAPABILITIES]
+    head = ["Host", "ESXi release", "Verdict"] + [_SHORT_TITLE.get(c.key, c.title) for c in CAPABILITIES]
     rows: list[list[Any]] = [[Paragraph(f"<b>{r.clean(h)}</b>", st.cell_small) for h in head]]
     style = list(_GRID)
     for row_n, group in enumerate(r.groups, start=1):
@@ -504,15 +507,17 @@ def _scorecard(r: _Report) -> list[Any]:
         worst = scorecard_row(host, r.by_host.get(host.name, []), r.rows_of(host))
         name = group.hosts[0] if group.size == 1 else f"{group.hosts[0]} and {group.size - 1} alike"
         line: list[Any] = [Paragraph(r.clean(name), st.cell_small),
+                           Paragraph(r.clean(release_label(host)), st.cell_small),
                            _verdict_cell(r.host_verdicts[host.name], fonts, st)]
-        for c, cap in enumerate(CAPABILITIES, start=2):
+        for c, cap in enumerate(CAPABILITIES, start=3):
             status = worst[cap.key]
             line.append(Paragraph(f'<font color="#{STATUS_INK[status].hexval()[2:]}"><b>'
                                   f'{fonts.sym(STATUS_SYMBOL[status])}</b></font>', st.cell_center))
             style.append(("BACKGROUND", (c, row_n), (c, row_n), STATUS_FILL[status]))
         rows.append(line)
-    caps_w = (FRAME_WIDTH - 37 * mm - 98 * mm) / len(CAPABILITIES)
-    table = Table(rows, colWidths=[37 * mm, 98 * mm] + [caps_w] * len(CAPABILITIES), repeatRows=1, hAlign="LEFT")
+    caps_w = (FRAME_WIDTH - 37 * mm - 22 * mm - 78 * mm) / len(CAPABILITIES)
+    table = Table(rows, colWidths=[37 * mm, 22 * mm, 78 * mm] + [caps_w] * len(CAPABILITIES), repeatRows=1,
+                  hAlign="LEFT")
     # 2 pt side padding: "Coalesc." fits its column (at 2.5 pt its full stop wrapped to a line of its own)
     table.setStyle(TableStyle(style + [("LEFTPADDING", (0, 0), (-1, -1), 2), ("RIGHTPADDING", (0, 0), (-1, -1), 2),
                                        ("TOPPADDING", (0, 0), (-1, -1), 1), ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5)]))
@@ -619,30 +624,40 @@ def _checks_section(r: _Report) -> list[Any]:
 
 
 def _missing_checks_cover(r: _Report) -> list[Any]:
-    """Page 1, before anything else about the hosts: the share of decided cells and the hosts rated, then each host's
-    decisive checks not made (the commands are on its page, "Finish this audit")."""
+    """Page 1, before anything else about the hosts: the share of decided cells and the hosts rated, then the decisive
+    checks not made on each host (group of alike hosts); the commands are on its page ("Finish this audit")."""
     fonts, st, v = r.fonts, r.st, r.verdict
     story: list[Any] = [Paragraph(r.clean(coverage_of(r.audit, v).text), st.small)]
-    lacking = [hv for hv in v.hosts if hv.missing]
+    lacking = [(g, r.host_verdicts[g.host.name]) for g in r.groups if r.host_verdicts[g.host.name].missing]
     if lacking:
-        lines = [f"{hv.host} ({hv.label}): {_some(dict.fromkeys(m.title for m in hv.missing), 4)}" for hv in lacking]
+        lines = [f"{group_label(g, shown=2)} ({hv.label}): {_some(dict.fromkeys(m.title for m in hv.missing), 4)}"
+                 for g, hv in lacking]
         story.append(Paragraph("Decisive checks not made (each host's page lists the commands: “Finish this "
                                "audit”):", st.small))
         story.extend(_bullets(lines[:COVER_INPUTS], fonts, st))
         if len(lines) > COVER_INPUTS:
-            story.append(Paragraph(f"… and {len(lines) - COVER_INPUTS} more hosts (JSON “verdict.hosts[].missing”).",
-                                   st.small))
+            story.append(Paragraph(f"… and {len(lines) - COVER_INPUTS} more hosts or groups (JSON "
+                                   "“verdict.hosts[].missing”).", st.small))
     return story
 
 
-def _finish_block(hv: Any, r: _Report) -> list[Any]:
-    """A host's "Finish this audit": the read-only commands still needed, one per line, to copy."""
-    if hv is None or not hv.finish:
+def _host_readiness(group: HostGroup, hv: Any, r: _Report) -> list[Any]:
+    """What a host (group) page says first: the decisive checks not made on it, then "Finish this audit", the
+    read-only commands that decide them as a block to copy (:mod:`nicadvisor.report.finish`; the legend says once
+    how to use it). A group's hosts share their checks and commands (:func:`nicadvisor.report.fleet.signature`)."""
+    if hv is None or not hv.missing:
         return []
-    return [Paragraph("Finish this audit", r.st.h2),
-            Paragraph("Read-only commands still needed to decide every decisive check (run them on the host, then "
-                      "audit again with their outputs):", r.st.body),
-            Paragraph(_mono("\n".join(hv.finish), r.fonts), r.st.command)]
+    st = r.st
+    whom = group.host.name if group.size == 1 else f"each of these {group.size} hosts"
+    made, applicable = hv.checks
+    story: list[Any] = [Paragraph(f"<b>Decisive checks not made on {r.clean(whom)}</b> ({made} of {applicable} made): "
+                                  + r.clean("; ".join(missing_lines(hv))) + ".", st.body)]
+    lines = finish_block(hv, [p.name for p in group.host.pnics])
+    if lines:
+        story.append(KeepTogether([Paragraph("Finish this audit" + ("" if group.size == 1 else " (the same commands on "
+                                                                   "each host of the group)"), st.h2),
+                                   Paragraph(_mono("\n".join(lines), r.fonts), st.command)]))
+    return story
 
 
 def _decisive_legend(r: _Report) -> list[Any]:
@@ -825,24 +840,19 @@ def _assignments(r: _Report) -> Table:
 
 
 def _host_section(r: _Report, group: HostGroup) -> list[Any]:
-    """The page of one host, or of a group of alike hosts (:mod:`nicadvisor.report.fleet`): its verdict and facts,
+    """The page of one host, or of a group of alike hosts (:mod:`nicadvisor.report.fleet`): its system and ESXi
+    release in the heading, its verdict, the decisive checks not made and "Finish this audit" before anything else,
     the hosts of the group with what differs between them, the capability matrix (read with the legend of “How to
-    read the host pages”) and the plan items that concern it."""
+    read the host pages”), the switch ports and the plan items that concern it."""
     fonts, st = r.fonts, r.st
     host = group.host
-    kind = {"esxi": "ESXi", "linux": "Linux"}.get(host.kind or "", host.kind)
-    release = release_text(host)
-    facts = [x for x in (kind, f"release {release}" if release else None) if x]
-    heading = f"Host {host.name}" if group.size == 1 else f"Hosts {host.name} and {group.size - 1} alike"
-    story: list[Any] = [PageBreak(), Paragraph(r.clean(heading), st.h1)]
+    story: list[Any] = [PageBreak(), Paragraph(r.clean(host_title(group)), st.h1)]
     verdict = r.host_verdicts.get(host.name)
     if verdict is not None:
         story.append(_verdict_cell(verdict, fonts, st, who=host.name if group.size == 1 else "each host"))
-    if facts:
-        story.append(Paragraph(r.clean(" · ".join(facts)), st.body))
+    story.extend(_host_readiness(group, verdict, r))
     if group.size > 1:
         story.extend(_group_members(group, r))
-    story.extend(_finish_block(verdict, r))
     story.append(Paragraph("Capability matrix", st.h2))
     story.append(_matrix_table(host, r.by_host.get(host.name, []), fonts, st, r.rows_of(host)))
     pseudo = [p.name for p in host.pnics if p.is_physical is False]
@@ -854,7 +864,8 @@ def _host_section(r: _Report, group: HostGroup) -> list[Any]:
     story.append(Paragraph(f"Plan items for {whose} ({len(mine)})" if mine else
                            f"Plan items for {whose}: none (no error or warning finding)", st.h2))
     for n, item in mine:
-        objects = [f.obj or "the host" for f in item.findings if f.host == host.name]
+        objects = [f.obj or (host.name if group.size == 1 else "each host") for f in item.findings
+                   if f.host == host.name]
         story.append(Paragraph(f"{n}. {fonts.sym(_SEVERITY_SYMBOL[item.severity])} {r.clean(item.title)}: "
                                f"{r.clean(', '.join(objects))}", st.item))
     return story
