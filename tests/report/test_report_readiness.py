@@ -160,3 +160,14 @@ def test_the_esxi_release_is_on_every_host_row_and_page(demo, layout, raw, html)
     assert "Host ESXi release Verdict Link MTU Geneve Rx filter RSS ENS PCIe Coalesc. Driver" in scorecard
     for host in demo.hosts:
         assert re.search(rf"{re.escape(host.name)} {re.escape(release_label(host))} [✖?✔] ", scorecard), host.name
+
+
+@pytest.mark.parametrize("fonts", ["dejavu", "built-in"])
+def test_no_scorecard_column_title_wraps(demo, tmp_path, fonts):
+    """"Coalesc." once wrapped its full stop to a line of its own (issue 19): each status column is as wide as its
+    widest title, in the DejaVu fonts and in the built-in ones a machine without them falls back to."""
+    pdf = write_pdf(demo, tmp_path / "s.pdf", font_dir=None if fonts == "dejavu" else tmp_path)
+    lines = _pdftotext(pdf, "-layout").splitlines()
+    (i,) = [n for n, line in enumerate(lines) if line.split()[:3] == ["Host", "ESXi", "release"]][:1]
+    assert lines[i].split()[-4:] == ["ENS", "PCIe", "Coalesc.", "Driver"]
+    assert lines[i + 1].split()[:1] != ["."]

@@ -515,10 +515,11 @@ def _scorecard(r: _Report) -> list[Any]:
                                   f'{fonts.sym(STATUS_SYMBOL[status])}</b></font>', st.cell_center))
             style.append(("BACKGROUND", (c, row_n), (c, row_n), STATUS_FILL[status]))
         rows.append(line)
-    caps_w = (FRAME_WIDTH - 37 * mm - 22 * mm - 78 * mm) / len(CAPABILITIES)
-    table = Table(rows, colWidths=[37 * mm, 22 * mm, 78 * mm] + [caps_w] * len(CAPABILITIES), repeatRows=1,
-                  hAlign="LEFT")
-    # 2 pt side padding: "Coalesc." fits its column (at 2.5 pt its full stop wrapped to a line of its own)
+    # each status column as wide as its widest title in bold plus the side padding and a point of slack, so that no
+    # title wraps ("Coalesc." wrapped its full stop to a line of its own: issue 19); the verdict takes the rest
+    caps_w = max(pdfmetrics.stringWidth(h, fonts.bold, st.cell_small.fontSize) for h in head[3:]) + 2 * 2 + 1
+    table = Table(rows, colWidths=[37 * mm, 22 * mm, FRAME_WIDTH - 59 * mm - caps_w * len(CAPABILITIES)]
+                  + [caps_w] * len(CAPABILITIES), repeatRows=1, hAlign="LEFT")
     table.setStyle(TableStyle(style + [("LEFTPADDING", (0, 0), (-1, -1), 2), ("RIGHTPADDING", (0, 0), (-1, -1), 2),
                                        ("TOPPADDING", (0, 0), (-1, -1), 1), ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5)]))
     key = " ".join(f"{fonts.sym(STATUS_SYMBOL[s])} {STATUS_TEXT[s]}" for s in ("fail", "warn", "unknown", "n/a", "pass"))
