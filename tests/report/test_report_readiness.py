@@ -144,9 +144,9 @@ def test_the_finish_block_survives_the_grouping_of_alike_hosts(demo, tmp_path):
     assert "Decisive checks not made on each of these 3 hosts" in page
     assert "Finish this audit (the same commands on each host of the group)" in page
     assert "3 hosts whose pNICs, configuration and findings are the same: " + ", ".join(group) in page
-    # the cover names the group, not each host
+    # the cover counts the hosts that lack each check, however many there are; it lists no host
     cover = text[:text.index("Scope:")]
-    assert "lab00-esxi-hpe-connectx5, lab01-esxi-hpe-connectx5 and 1 more (3 alike hosts) (NOT READY)" in cover
+    assert "ESXi release (with its update) on 24 hosts" in cover and "lab01-esxi-hpe-connectx5" not in cover
 
 
 def test_the_esxi_release_is_on_every_host_row_and_page(demo, layout, raw, html):
@@ -156,10 +156,26 @@ def test_the_esxi_release_is_on_every_host_row_and_page(demo, layout, raw, html)
     for group in host_groups(demo):
         assert host_title(group) in flat  # the page's heading: "Host esxi-a · ESXi release not read (run vmware -vl)"
         assert host_title(group) in _html_text(html)
-    scorecard = _flat(layout)[_flat(layout).index("Verdict and scorecard per host"):]
-    assert "Host ESXi release Verdict Link MTU Geneve Rx filter RSS ENS PCIe Coalesc. Driver" in scorecard
-    for host in demo.hosts:
+    scorecard = _flat(raw)[_flat(raw).index("Verdict and scorecard per host"):_flat(raw).index("Board decision")]
+    assert "Host, ESXi release Verdict Link MTU Geneve Rx filter RSS ENS PCIe Coalesc. Driver" in scorecard
+    for host in demo.hosts:  # under each host's name: "release not read", "ESXi 7.0 U3", "Linux"
         assert re.search(rf"{re.escape(host.name)} {re.escape(release_label(host))} [✖?✔] ", scorecard), host.name
+
+
+def test_the_cover_says_what_was_decided_and_what_was_not_before_anything_about_the_hosts(demo, pdf, html):
+    from pypdf import PdfReader
+
+    from nicadvisor.model.verdict import coverage_of
+
+    first = _flat(PdfReader(str(pdf)).pages[0].extract_text())
+    coverage = coverage_of(demo, demo.verdict).text  # decided cells per column, hosts rated
+    assert coverage.startswith("Decided cells: Link ") and coverage.endswith("hosts rated: 6 of 10")
+    assert coverage in first and first.index(coverage) < first.index("Scope:") < first.index("Verdict and scorecard")
+    # which checks are missing on how many hosts, once; each host's own list opens its page
+    assert "Decisive checks not made: Link and speed on 4 hosts; " in first
+    assert "ESXi release (with its update) on 8 hosts" in first
+    text = _html_text(html)
+    assert coverage in text and "Decisive checks not made: Link and speed on 4 hosts; " in text
 
 
 @pytest.mark.parametrize("fonts", ["dejavu", "built-in"])
@@ -168,6 +184,6 @@ def test_no_scorecard_column_title_wraps(demo, tmp_path, fonts):
     widest title, in the DejaVu fonts and in the built-in ones a machine without them falls back to."""
     pdf = write_pdf(demo, tmp_path / "s.pdf", font_dir=None if fonts == "dejavu" else tmp_path)
     lines = _pdftotext(pdf, "-layout").splitlines()
-    (i,) = [n for n, line in enumerate(lines) if line.split()[:3] == ["Host", "ESXi", "release"]][:1]
+    (i,) = [n for n, line in enumerate(lines) if line.split()[:3] == ["Host,", "ESXi", "release"]][:1]
     assert lines[i].split()[-4:] == ["ENS", "PCIe", "Coalesc.", "Driver"]
     assert lines[i + 1].split()[:1] != ["."]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from nicadvisor.model.readiness import ESXI_PCIE_UNREADABLE
+from nicadvisor.model.readiness import DECISIVE_CHECKS, ESXI_PCIE_UNREADABLE
 
 #: A pNIC name a loop may carry unquoted (no shell metacharacter, no space).
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.:@-]+")
@@ -29,6 +29,18 @@ def missing_lines(hv: Any) -> list[str]:
         if m.pnic and m.pnic not in names:
             names.append(m.pnic)
     return [f"{title}: {', '.join(names)}" if names else title for title, names in pnics.items()]
+
+
+def missing_overview(verdicts: Any) -> str:
+    """The decisive checks not made over a whole audit (``verdicts``: its host verdicts), for the cover, before
+    anything else about the hosts: ``"Geneve offload on 9 hosts; ESXi release (with its update) on 7 hosts"``, in
+    :data:`~nicadvisor.model.readiness.DECISIVE_CHECKS` order; ``""`` when every host's checks were made. Each host's
+    own list and commands are on its page."""
+    counts = {c.title: 0 for c in DECISIVE_CHECKS}
+    for hv in verdicts:
+        for title in dict.fromkeys(m.title for m in hv.missing):
+            counts[title] = counts.get(title, 0) + 1
+    return "; ".join(f"{title} on {n} host{'s' if n != 1 else ''}" for title, n in counts.items() if n)
 
 
 def _uses(command: str, name: str) -> re.Match[str] | None:

@@ -166,15 +166,16 @@ def kind_and_release(host: Host) -> str:
 
 
 def release_label(host: Host) -> str:
-    """The ESXi release of a host row in a table cell: ``"ESXi 7.0 U3"``, ``"ESXi 6.7.0, update not known"``, ``"not
-    read"`` (the host page and the legend say what reads it); ``"Linux"``; ``""`` for a host of unknown kind."""
+    """The system and ESXi release of a host row, short: ``"ESXi 7.0 U3"``, ``"ESXi 6.7.0 build 8169922, update not
+    known"``, ``"release not read"`` (the host page says what reads it); ``"Linux"``; ``""`` for a host of
+    unknown kind."""
     if host.kind != "esxi":
         return "Linux" if host.kind == "linux" else ""
     release = host_release(host)
     if release is not None:
         return release
     read = " ".join(x for x in (host.product_version, f"build {host.build}" if host.build else "") if x)
-    return f"ESXi {read}, update not known" if read else "not read"
+    return f"ESXi {read}, update not known" if read else "release not read"
 
 
 def host_title(group: HostGroup) -> str:

@@ -26,7 +26,7 @@ from nicadvisor.model.audit import Audit
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, switch_port_cell
 from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.checks import checks_run
-from nicadvisor.report.finish import finish_block, missing_lines
+from nicadvisor.report.finish import finish_block, missing_lines, missing_overview
 from nicadvisor.report.fleet import (
     findings_by_host, group_label, host_groups, host_title, release_label, row_labeller,
 )
@@ -95,7 +95,7 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
         given_inputs=[i for i in audit.inputs if i not in {x for h in audit.hosts for x in h.inputs}],
         coverage=coverage_of(audit, verdict), legend=legend, ready_rule=READY_RULE,
         finish_howto=f"{FINISH_HOWTO} On ESXi, {PCIE_OUT_OF_BAND}.", host_title=host_title, release_label=release_label,
-        missing_lines=missing_lines, finish_block=finish_block,
+        missing_lines=missing_lines, missing_overview=missing_overview, finish_block=finish_block,
         switch_port=lambda host, name: switch_port_cell(host, host.pnic(name)))
 
 

@@ -55,6 +55,7 @@ from reportlab.graphics.charts.lineplots import LinePlot
 from reportlab.graphics.widgets.markers import makeMarker
 from reportlab.graphics.shapes import Drawing
 from reportlab.platypus import (
+    CondPageBreak,
     Flowable,
     KeepTogether,
     PageBreak,
@@ -74,7 +75,7 @@ from nicadvisor.model.entities import Finding, Host, Severity, clip
 from nicadvisor.model.references import Citation
 from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.checks import checks_run
-from nicadvisor.report.finish import finish_block, missing_lines
+from nicadvisor.report.finish import finish_block, missing_lines, missing_overview
 from nicadvisor.report.fleet import (
     HostGroup, findings_by_host, group_label, host_groups, host_title, release_label, row_labeller,
 )
@@ -186,7 +187,7 @@ class _Styles:
         self.cell_head = ParagraphStyle("cell_head", parent=self.body, fontName=f.bold, fontSize=8, leading=10,
                                         alignment=TA_CENTER)
         self.verdict = ParagraphStyle("verdict", fontName=f.bold, fontSize=16, leading=19, spaceBefore=1 * mm)
-        self.h2_cover = ParagraphStyle("h2", parent=self.h2, spaceBefore=2.5 * mm, spaceAfter=1.5 * mm)
+        self.h2_cover = ParagraphStyle("h2", parent=self.h2, spaceBefore=2 * mm, spaceAfter=1 * mm)
         self.item_head = ParagraphStyle("item_head", parent=self.body, fontName=f.bold, fontSize=10, leading=13,
                                         leftIndent=7 * mm, firstLineIndent=-7 * mm, spaceBefore=3.5 * mm)
         self.item = ParagraphStyle("item", parent=self.body, leftIndent=7 * mm, spaceBefore=1 * mm)
@@ -462,7 +463,7 @@ def _cover(r: _Report) -> list[Any]:
         + (f"the imported compatibility guide {r.clean(guide)}." if guide else
            "no imported compatibility guide was used (nic-advisor vcg import).")
         + (f" {len(audit.inputs_not_understood)} input(s) were not understood: see the appendix “Inputs not "
-           "understood”." if audit.inputs_not_understood else ""), st.body))
+           "understood”." if audit.inputs_not_understood else ""), st.small))
     story.extend(_top_actions(r))
     story.extend(_scorecard(r))
     return story
@@ -488,28 +489,28 @@ def _top_actions(r: _Report) -> list[Any]:
         rows.append([Paragraph(str(n), st.cell),
                      Paragraph(f"{fonts.sym(_SEVERITY_SYMBOL[item.severity])} {SEVERITY_WORD[item.severity]}", st.cell),
                      Paragraph(r.clean(item.title), st.cell), Paragraph(str(len(item.targets)), st.cell),
-                     Paragraph(r.clean(_some(item.hosts, 3)), st.cell_small)])
-    table = Table(rows, colWidths=[8 * mm, 24 * mm, 103 * mm, 18 * mm, FRAME_WIDTH - 153 * mm], hAlign="LEFT")
+                     Paragraph(r.clean(_some(item.hosts, 2)), st.cell_small)])
+    table = Table(rows, colWidths=[8 * mm, 24 * mm, 130 * mm, 18 * mm, FRAME_WIDTH - 180 * mm], hAlign="LEFT")
     table.setStyle(TableStyle(_GRID + [("TOPPADDING", (0, 0), (-1, -1), 1), ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5)]))
     story.append(table)
     return story
 
 
 def _scorecard(r: _Report) -> list[Any]:
-    """The ESXi release, the verdict and the worst cell of each capability column per host, one row per group of alike
-    hosts."""
+    """The verdict and the worst cell of each capability column per host, one row per group of alike hosts, each host
+    with its system and ESXi release under its name."""
     fonts, st = r.fonts, r.st
-    head = ["Host", "ESXi release", "Verdict"] + [_SHORT_TITLE.get(c.key, c.title) for c in CAPABILITIES]
+    head = ["Host, ESXi release", "Verdict"] + [_SHORT_TITLE.get(c.key, c.title) for c in CAPABILITIES]
     rows: list[list[Any]] = [[Paragraph(f"<b>{r.clean(h)}</b>", st.cell_small) for h in head]]
     style = list(_GRID)
     for row_n, group in enumerate(r.groups, start=1):
         host = group.host
         worst = scorecard_row(host, r.by_host.get(host.name, []), r.rows_of(host))
         name = group.hosts[0] if group.size == 1 else f"{group.hosts[0]} and {group.size - 1} alike"
-        line: list[Any] = [Paragraph(r.clean(name), st.cell_small),
-                           Paragraph(r.clean(release_label(host)), st.cell_small),
+        system = release_label(host)
+        line: list[Any] = [Paragraph(r.clean(name) + (f"<br/>{r.clean(system)}" if system else ""), st.cell_small),
                            _verdict_cell(r.host_verdicts[host.name], fonts, st)]
-        for c, cap in enumerate(CAPABILITIES, start=3):
+        for c, cap in enumerate(CAPABILITIES, start=2):
             status = worst[cap.key]
             line.append(Paragraph(f'<font color="#{STATUS_INK[status].hexval()[2:]}"><b>'
                                   f'{fonts.sym(STATUS_SYMBOL[status])}</b></font>', st.cell_center))
@@ -517,15 +518,16 @@ def _scorecard(r: _Report) -> list[Any]:
         rows.append(line)
     # each status column as wide as its widest title in bold plus the side padding and a point of slack, so that no
     # title wraps ("Coalesc." wrapped its full stop to a line of its own: issue 19); the verdict takes the rest
-    caps_w = max(pdfmetrics.stringWidth(h, fonts.bold, st.cell_small.fontSize) for h in head[3:]) + 2 * 2 + 1
-    table = Table(rows, colWidths=[37 * mm, 22 * mm, FRAME_WIDTH - 59 * mm - caps_w * len(CAPABILITIES)]
+    caps_w = max(pdfmetrics.stringWidth(h, fonts.bold, st.cell_small.fontSize) for h in head[2:]) + 2 * 2 + 1
+    table = Table(rows, colWidths=[37 * mm, FRAME_WIDTH - 37 * mm - caps_w * len(CAPABILITIES)]
                   + [caps_w] * len(CAPABILITIES), repeatRows=1, hAlign="LEFT")
     table.setStyle(TableStyle(style + [("LEFTPADDING", (0, 0), (-1, -1), 2), ("RIGHTPADDING", (0, 0), (-1, -1), 2),
-                                       ("TOPPADDING", (0, 0), (-1, -1), 1), ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5)]))
+                                       ("TOPPADDING", (0, 0), (-1, -1), 0.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 1)]))
     key = " ".join(f"{fonts.sym(STATUS_SYMBOL[s])} {STATUS_TEXT[s]}" for s in ("fail", "warn", "unknown", "n/a", "pass"))
-    return [Paragraph("Verdict and scorecard per host", st.h2_cover), table,
-            Paragraph(r.clean(f"Each cell is the worst of the host's pNICs ({key}); “How to read the host pages” "
-                              "says what each status means."), st.small)]
+    # the key rides on the heading's line: the cover holds the demo's ten hosts on page 1
+    note = r.clean(f"each cell the worst of the host's pNICs: {key}; “How to read the host pages” says more")
+    return [Paragraph(f'Verdict and scorecard per host <font name="{fonts.regular}" size="8">({note})</font>',
+                      st.h2_cover), table]
 
 
 #: The roles a change board usually asks to sign (editable fields: a board writes its own).
@@ -542,7 +544,9 @@ def _decision_section(r: _Report) -> list[Any]:
     n = len(r.plan)
     items = f"items 1–{n} of the remediation plan" if n > 1 else ("item 1 of the remediation plan" if n else
                                                                    "no remediation item (nothing to change)")
-    story: list[Any] = [PageBreak()]
+    # a page of its own, unless what the cover left of its page holds it (a scorecard that ran onto a second page
+    # leaves it nearly empty)
+    story: list[Any] = [CondPageBreak(125 * mm), Spacer(1, 4 * mm)]
     choice = Table([[_FormField("decision", words, kind="radio", value=value, height=11),
                      Paragraph(f"<b>{words}</b>", st.body)] for value, words in DECISIONS],
                    colWidths=[8 * mm, 70 * mm], hAlign="LEFT")
@@ -625,21 +629,15 @@ def _checks_section(r: _Report) -> list[Any]:
 
 
 def _missing_checks_cover(r: _Report) -> list[Any]:
-    """Page 1, before anything else about the hosts: the share of decided cells and the hosts rated, then the decisive
-    checks not made on each host (group of alike hosts); the commands are on its page ("Finish this audit")."""
-    fonts, st, v = r.fonts, r.st, r.verdict
-    story: list[Any] = [Paragraph(r.clean(coverage_of(r.audit, v).text), st.small)]
-    lacking = [(g, r.host_verdicts[g.host.name]) for g in r.groups if r.host_verdicts[g.host.name].missing]
-    if lacking:
-        lines = [f"{group_label(g, shown=2)} ({hv.label}): {_some(dict.fromkeys(m.title for m in hv.missing), 4)}"
-                 for g, hv in lacking]
-        story.append(Paragraph("Decisive checks not made (each host's page lists the commands: “Finish this "
-                               "audit”):", st.small))
-        story.extend(_bullets(lines[:COVER_INPUTS], fonts, st))
-        if len(lines) > COVER_INPUTS:
-            story.append(Paragraph(f"… and {len(lines) - COVER_INPUTS} more hosts or groups (JSON "
-                                   "“verdict.hosts[].missing”).", st.small))
-    return story
+    """Page 1, before anything else about the hosts: the share of decided cells and the hosts rated, then which
+    decisive checks were not made on how many hosts (:func:`nicadvisor.report.finish.missing_overview`); each host's
+    own, with the commands, open its page ("Finish this audit")."""
+    v = r.verdict
+    overview = missing_overview(v.hosts)
+    text = r.clean(coverage_of(r.audit, v).text) + "." + (
+        f" <b>Decisive checks not made:</b> {r.clean(overview)} (each host's own and the commands that make them: its "
+        "page, “Finish this audit”)." if overview else "")
+    return [Paragraph(text, r.st.small)]
 
 
 def _host_readiness(group: HostGroup, hv: Any, r: _Report) -> list[Any]:
