@@ -187,3 +187,15 @@ def test_no_scorecard_column_title_wraps(demo, tmp_path, fonts):
     (i,) = [n for n, line in enumerate(lines) if line.split()[:3] == ["Host,", "ESXi", "release"]][:1]
     assert lines[i].split()[-4:] == ["ENS", "PCIe", "Coalesc.", "Driver"]
     assert lines[i + 1].split()[:1] != ["."]
+
+
+def test_switch_ports_are_one_line_per_host_page_and_how_they_are_read_is_said_once(demo, layout, html):
+    from nicadvisor.report.fleet import host_groups
+
+    pages = len(host_groups(demo))
+    for text in (_flat(layout), _html_text(html)):
+        assert text.count("Switch ports: where each physical pNIC is cabled") == 1  # the legend
+        assert text.count("Switch ports: ") == 1 + pages  # and one line under each host's matrix
+        assert "the switch must send LLDP or CDP" not in text
+        assert "vmnic0, vmnic1: not known: run vim-cmd hostsvc/net/query_networkhint" in text
+    assert "<th>Switch port</th>" not in html  # a column repeated the same "not known" on every row

@@ -23,7 +23,7 @@ import jinja2
 from nicadvisor import __version__
 from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.model.audit import Audit
-from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, switch_port_cell
+from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT
 from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.checks import checks_run
 from nicadvisor.report.finish import finish_block, missing_lines, missing_overview
@@ -32,13 +32,13 @@ from nicadvisor.report.fleet import (
 )
 from nicadvisor.report.glossary import GLOSSARY
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
-from nicadvisor.report.legend import FINISH_HOWTO, PCIE_OUT_OF_BAND, READY_RULE, decisive_rows
+from nicadvisor.report.legend import FINISH_HOWTO, PCIE_OUT_OF_BAND, READY_RULE, SWITCH_PORTS, decisive_rows
 from nicadvisor.report.pdf import (
     BOARD_ROLES, DECISIONS, DEFAULT_TITLE, chart_drawings, earlier_lines, nothing_comparable,
 )
 from nicadvisor.report.remediation import (
     TOP_ACTIONS, ReferenceIndex, cite_inline, display_source, guide_used, info_items, input_roots, matrix_cache,
-    matrix_rows, remediation_plan, scorecard_row, shared_message, steps, target_rows,
+    matrix_rows, remediation_plan, scorecard_row, shared_message, steps, switch_ports, target_rows,
 )
 from nicadvisor.report.scope import capture_lines, vcenters
 
@@ -96,7 +96,7 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
         coverage=coverage_of(audit, verdict), legend=legend, ready_rule=READY_RULE,
         finish_howto=f"{FINISH_HOWTO} On ESXi, {PCIE_OUT_OF_BAND}.", host_title=host_title, release_label=release_label,
         missing_lines=missing_lines, missing_overview=missing_overview, finish_block=finish_block,
-        switch_port=lambda host, name: switch_port_cell(host, host.pnic(name)))
+        switch_ports=switch_ports, switch_ports_howto=SWITCH_PORTS)
 
 
 def _num(value: object) -> str:

@@ -23,6 +23,12 @@ FINISH_HOWTO = ("Each host page opens with the decisive checks not made on it, t
                 "Shell or SSH; a loop runs the same commands for each pNIC it names), then audit again with their "
                 "outputs. A line that starts with # names what no read-only command shows.")
 
+#: How to read a host page's switch ports, said once (:func:`nicadvisor.report.remediation.switch_ports`).
+SWITCH_PORTS = ("Switch ports: where each physical pNIC is cabled, as the physical switch announces itself by LLDP or "
+                "CDP (read through the vSphere API, vim-cmd hostsvc/net/query_networkhint, lldpctl or networkctl); "
+                "a switch that sends neither leaves it unknown. An MTU or link finding names that port, where the "
+                "same change is due on the switch.")
+
 #: What no read-only ESXi command shows (the PCIe link), said once: a Finish block names only the pNICs it concerns.
 PCIE_OUT_OF_BAND = ESXI_PCIE_UNREADABLE.removeprefix("# ")
 

@@ -70,7 +70,7 @@ from nicadvisor import __version__
 from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.model.audit import Audit
-from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, switch_port_cell
+from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT
 from nicadvisor.model.entities import Finding, Host, Severity, clip
 from nicadvisor.model.references import Citation
 from nicadvisor.model.verdict import SYMBOL, coverage_of
@@ -81,10 +81,11 @@ from nicadvisor.report.fleet import (
 )
 from nicadvisor.report.glossary import GLOSSARY
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
-from nicadvisor.report.legend import FINISH_HOWTO, PCIE_OUT_OF_BAND, READY_RULE, decisive_rows
+from nicadvisor.report.legend import FINISH_HOWTO, PCIE_OUT_OF_BAND, READY_RULE, SWITCH_PORTS, decisive_rows
 from nicadvisor.report.remediation import (
     TOP_ACTIONS, ReferenceIndex, RemediationItem, Steps, cite_inline, display_source, guide_used, info_items,
-    TargetRow, input_roots, matrix_cache, matrix_rows, remediation_plan, scorecard_row, shared_message, steps, target_rows,
+    TargetRow, input_roots, matrix_cache, matrix_rows, remediation_plan, scorecard_row, shared_message, steps,
+    switch_ports, target_rows,
 )
 from nicadvisor.report.scope import capture_lines, vcenters
 
@@ -301,7 +302,8 @@ def _legend(fonts: _Fonts, st: _Styles) -> list[Any]:
                "not judged (a “no” no rule judged, a pNIC that carries no overlay). Each cell also shows the values "
                "judged; the host pages show one row per physical pNIC, the scorecard on page 1 the worst cell of a "
                "host.")
-    return [Paragraph(" &nbsp; ".join(parts), st.small), Paragraph(explain, st.small)]
+    return [Paragraph(" &nbsp; ".join(parts), st.small), Paragraph(explain, st.small),
+            Paragraph(_clean(SWITCH_PORTS, fonts), st.small)]
 
 
 _GRID = [("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#888888")),
@@ -896,17 +898,10 @@ def _group_members(group: HostGroup, r: _Report) -> list[Any]:
 
 
 def _switch_ports(host: Host, r: _Report) -> list[Any]:
-    """Where each physical pNIC of ``host`` is cabled (LLDP/CDP: :func:`switch_port_cell`), one line per pNIC whose
-    switch port is known; the pNICs whose port is not known share one line naming the command that reads it."""
-    physical = [p for p in host.pnics if p.is_physical is not False]
-    known = [(p.name, switch_port_cell(host, p)) for p in physical if p.switch_port_text()]
-    unknown = [p for p in physical if not p.switch_port_text()]
-    lines = [f"{name}: {where}" for name, where in known]
-    if unknown:
-        lines.append(f"{', '.join(p.name for p in unknown)}: {switch_port_cell(host, unknown[0])}")  # a host-wide read
-    if not lines:
-        return []
-    return [Paragraph("Switch ports", r.st.h2)] + [Paragraph(r.clean(line), r.st.small) for line in lines]
+    """One line under the matrix: where each physical pNIC of ``host`` is cabled
+    (:func:`nicadvisor.report.remediation.switch_ports`; the legend says how it is read)."""
+    line = switch_ports(host)
+    return [Paragraph(f"<b>Switch ports:</b> {r.clean(line)}", r.st.small)] if line else []
 
 
 def _fmt_num(value: Any, digits: int = 2) -> str:

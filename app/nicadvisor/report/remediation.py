@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from nicadvisor.model.capabilities import CAPABILITIES, STATUS_ORDER, capability_matrix
+from nicadvisor.model.capabilities import CAPABILITIES, STATUS_ORDER, capability_matrix, switch_port_cell
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import Finding, Host, Severity
 from nicadvisor.model.references import Citation, Reference, citations
@@ -239,6 +239,21 @@ def matrix_rows(host: Host, findings: list[Finding], rows: list[Any] | None = No
                                                        for c in CAPABILITIES)
         merged.setdefault(key, []).append(row)
     return [(tuple(r.pnic for r in rows), rows[0]) for rows in merged.values()]
+
+
+def switch_ports(host: Host) -> str:
+    """Where each physical pNIC of ``host`` is cabled, on one line for its page: ``"vmnic0: switch leaf-01 port swp12
+    (LLDP); vmnic1, vmnic2: not known: run vim-cmd hostsvc/net/query_networkhint"`` — each known port
+    (:func:`nicadvisor.model.capabilities.switch_port_cell`), then the pNICs whose port is not known together with
+    the host-wide command that reads it (why a port can stay unknown is said once, in the legend); ``""`` without a
+    physical pNIC."""
+    physical = [p for p in host.pnics if p.is_physical is not False]
+    parts = [f"{p.name}: {switch_port_cell(host, p)}" for p in physical if p.switch_port_text()]
+    unknown = [p for p in physical if not p.switch_port_text()]
+    if unknown:
+        how = switch_port_cell(host, unknown[0]).split(" (the switch must", 1)[0]
+        parts.append(f"{', '.join(p.name for p in unknown)}: {how}")
+    return "; ".join(parts)
 
 
 @dataclass(frozen=True)
