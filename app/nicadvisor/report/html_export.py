@@ -37,8 +37,9 @@ from nicadvisor.report.pdf import (
     BOARD_ROLES, DECISIONS, DEFAULT_TITLE, chart_drawings, earlier_lines, nothing_comparable,
 )
 from nicadvisor.report.remediation import (
-    TOP_ACTIONS, ReferenceIndex, cite_inline, display_source, guide_used, info_items, input_roots, matrix_cache,
-    matrix_rows, remediation_plan, scorecard_row, shared_message, steps, switch_ports, target_rows,
+    NO_COMMAND, STEP_LABELS, TOP_ACTIONS, ReferenceIndex, cite_inline, display_source, guide_used, info_items,
+    input_roots, matrix_cache, matrix_rows, remediation_plan, scorecard_row, shared_message, steps, switch_ports,
+    target_rows,
 )
 from nicadvisor.report.scope import capture_lines, vcenters
 
@@ -96,7 +97,7 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
         coverage=coverage_of(audit, verdict), legend=legend, ready_rule=READY_RULE,
         finish_howto=f"{FINISH_HOWTO} On ESXi, {PCIE_OUT_OF_BAND}.", host_title=host_title, release_label=release_label,
         missing_lines=missing_lines, missing_overview=missing_overview, finish_block=finish_block,
-        switch_ports=switch_ports, switch_ports_howto=SWITCH_PORTS)
+        switch_ports=switch_ports, switch_ports_howto=SWITCH_PORTS, step_labels=STEP_LABELS, no_command=NO_COMMAND)
 
 
 def _num(value: object) -> str:

@@ -83,9 +83,9 @@ from nicadvisor.report.glossary import GLOSSARY
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
 from nicadvisor.report.legend import FINISH_HOWTO, PCIE_OUT_OF_BAND, READY_RULE, SWITCH_PORTS, decisive_rows
 from nicadvisor.report.remediation import (
-    TOP_ACTIONS, ReferenceIndex, RemediationItem, Steps, cite_inline, display_source, guide_used, info_items,
-    TargetRow, input_roots, matrix_cache, matrix_rows, remediation_plan, scorecard_row, shared_message, steps,
-    switch_ports, target_rows,
+    NO_COMMAND, STEP_LABELS, TOP_ACTIONS, ReferenceIndex, RemediationItem, Steps, cite_inline, display_source,
+    guide_used, info_items, TargetRow, input_roots, matrix_cache, matrix_rows, remediation_plan, scorecard_row,
+    shared_message, steps, switch_ports, target_rows,
 )
 from nicadvisor.report.scope import capture_lines, vcenters
 
@@ -766,9 +766,10 @@ def _steps_table(block: Steps, total: int, r: _Report) -> Table:
     rows: list[list[Any]] = []
     if len(block.targets) < total:
         rows.append([Paragraph("<b>For</b>", st.cell), Paragraph(r.clean(_some(block.targets, 6)), st.cell)])
-    for label, text in (("Change", block.change), ("Verify", block.verify), ("Roll back", block.rollback)):
+    for key, label in STEP_LABELS:
+        text = getattr(block, key)
         body = (Paragraph(_mono(clip(text, _CELL_CHARS * 2), fonts), st.command) if text else
-                Paragraph("The rule gives no command: follow “What to do”.", st.cell))
+                Paragraph(r.clean(NO_COMMAND), st.cell))
         rows.append([Paragraph(f"<b>{label}</b>", st.cell), body])
     table = Table(rows, colWidths=[22 * mm, FRAME_WIDTH - 29 * mm], hAlign="RIGHT")
     table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("TOPPADDING", (0, 0), (-1, -1), 1),

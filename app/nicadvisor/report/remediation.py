@@ -161,6 +161,12 @@ def display_source(source: str, roots: list[str]) -> str:
     return source
 
 
+#: How every view labels a finding's steps (``Finding`` field, label): the PDF, the HTML and the wizard.
+STEP_LABELS = (("change", "Change"), ("verify", "Verify"), ("rollback", "Roll back"))
+#: What a view says for a step the rule gives no command for.
+NO_COMMAND = "The rule gives no command: follow “What to do”."
+
+
 @dataclass(frozen=True)
 class Steps:
     """The change, its check and its roll-back shared by some ``targets`` of a plan item (the host's own names are in
