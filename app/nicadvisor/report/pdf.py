@@ -597,7 +597,7 @@ def _signoff_table(r: _Report) -> list[Any]:
 
 def _checks_section(r: _Report) -> list[Any]:
     """The checks that ran with what passed and what did not (:func:`nicadvisor.report.checks.checks_run`), the
-    capability summary chart, and how to read the host pages (the legend, said once)."""
+    capability summary chart, how to read the host pages and what READY needs (the legends, said once)."""
     st = r.st
     rows = checks_run(r.audit, r.by_host, r.rows_of)
     head = ("Check", "On", "Checked", "Passed", "Warning", "Failed", "Not read", "Not judged")
@@ -620,13 +620,13 @@ def _checks_section(r: _Report) -> list[Any]:
                   "read”: the facts it needs were not in the inputs (collect more); “not judged”: by design (a pNIC "
                   "or switch that carries no overlay).", st.body),
         Spacer(1, 2 * mm), table])]
-    story.append(KeepTogether([Paragraph("How to read the host pages", st.h2), *_legend(r.fonts, st)]))
-    story.extend(_decisive_legend(r))
-    if any(h.pnics for h in r.audit.hosts):
+    if any(h.pnics for h in r.audit.hosts):  # the chart sums the table up: beside it, before the legends
         story.append(KeepTogether([Paragraph("Capability summary", st.h2),
                                    Paragraph("How many physical pNICs have each status, per capability column.",
                                              st.small),
                                    _capability_chart(r.audit, r.fonts, r.by_host, r.rows_of)]))
+    story.append(KeepTogether([Paragraph("How to read the host pages", st.h2), *_legend(r.fonts, st)]))
+    story.extend(_decisive_legend(r))
     return story
 
 
@@ -676,7 +676,7 @@ def _decisive_legend(r: _Report) -> list[Any]:
     table.setStyle(TableStyle(_GRID))
     return [KeepTogether([Paragraph("What READY needs: the decisive checks", st.h2),
                           Paragraph(r.clean(READY_RULE), st.body), Spacer(1, 1 * mm), table]),
-            Paragraph(r.clean(f"{FINISH_HOWTO} On ESXi, {PCIE_OUT_OF_BAND}."), st.small)]
+            Spacer(1, 1.5 * mm), Paragraph(r.clean(f"{FINISH_HOWTO} On ESXi, {PCIE_OUT_OF_BAND}."), st.small)]
 
 
 def _capability_chart(audit: Audit, fonts: _Fonts, by_host: dict[str, list[Finding]] | None = None,
