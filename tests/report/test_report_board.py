@@ -16,7 +16,6 @@ from nicadvisor.paths import demo_lab_dir
 from nicadvisor.report.html_export import to_html
 from nicadvisor.report.json_export import audit_to_dict, validate_document
 from nicadvisor.report.pdf import write_pdf
-from nicadvisor.services.audit import AuditRequest, run_audit
 
 #: The reference documents' internal file names: a reader never sees them.
 INTERNAL = ("nsx-t-performance-on-intel.txt", "vds-ipfix-impact-nsxv.txt", "nsx-latency-part1-dfw.txt",
@@ -32,11 +31,6 @@ def repeated_share(text: str, min_chars: int = 20) -> float:
     counts = Counter(lines)
     copies = sum(n - 1 for line, n in counts.items() if n > 1 and len(line) >= min_chars)
     return copies / len(lines)
-
-
-@pytest.fixture(scope="module")
-def demo():
-    return run_audit(AuditRequest(demo=True))
 
 
 @pytest.fixture(scope="module")

@@ -13,12 +13,6 @@ import pytest
 from nicadvisor.model.readiness import DECISIVE_CHECKS
 from nicadvisor.report.html_export import to_html
 from nicadvisor.report.pdf import write_pdf
-from nicadvisor.services.audit import AuditRequest, run_audit
-
-
-@pytest.fixture(scope="module")
-def demo():
-    return run_audit(AuditRequest(demo=True))
 
 
 @pytest.fixture(scope="module")
