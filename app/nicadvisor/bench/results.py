@@ -16,7 +16,9 @@ class Expected:
     ``value`` is in ``unit``: ``"Gbit/s"`` for a stream test (a ceiling: the measured throughput
     should come close to it) or ``"µs"`` for a request/response test (a round-trip time the
     measured latency should not exceed by much). ``basis`` explains the figure and cites its source
-    (reference file and section, or the shaping/link settings it was computed from).
+    (reference file and section, or the shaping/link settings it was computed from). ``measure``: the result's
+    field it judges when not the unit's own (:func:`measured_in`): ``"p50_latency_us"`` for a host-to-host TCP_RR
+    band (the median transaction, :mod:`nicadvisor.bench.path_rtt`), "" otherwise.
     """
 
     value: float
@@ -26,6 +28,7 @@ class Expected:
     high: float | None = None
     limits: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    measure: str = ""
 
     @property
     def is_band(self) -> bool:
@@ -45,9 +48,12 @@ class Expected:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict ``{"value", "unit", "basis", "low", "high", "limits", "notes"}`` (``low``/``high``
-        None and empty lists for a point figure)."""
-        return {"value": self.value, "unit": self.unit, "basis": self.basis, "low": self.low, "high": self.high,
-                "limits": list(self.limits), "notes": list(self.notes)}
+        None and empty lists for a point figure), plus ``"measure"`` when it is set."""
+        doc = {"value": self.value, "unit": self.unit, "basis": self.basis, "low": self.low, "high": self.high,
+               "limits": list(self.limits), "notes": list(self.notes)}
+        if self.measure:
+            doc["measure"] = self.measure
+        return doc
 
 
 @dataclass(frozen=True)
@@ -218,16 +224,29 @@ def expected_from_dict(doc: Any) -> Expected | None:
     low, high = num("low"), num("high")
     if low is None or high is None or low > high:
         low = high = None
+    measure = doc.get("measure")
     return Expected(value=float(doc["value"]), unit=str(doc.get("unit") or ""), basis=str(doc.get("basis") or ""),
-                    low=low, high=high, limits=texts("limits"), notes=texts("notes"))
+                    low=low, high=high, limits=texts("limits"), notes=texts("notes"),
+                    measure=measure if measure in MEASURES else "")
 
 
-def measured_in(doc: dict[str, Any], unit: str) -> float | None:
-    """The measured figure of a result document in ``unit`` (``"Gbit/s"`` → ``throughput_gbps``, ``"µs"`` →
-    ``latency_us``, ``"tr/s"`` → ``transactions_per_s``), or None."""
-    key = {"Gbit/s": "throughput_gbps", "\u00b5s": "latency_us", "tr/s": "transactions_per_s"}.get(unit)
+#: The fields an expectation may judge instead of its unit's own (``Expected.measure``), and their names in words.
+MEASURES = {"p50_latency_us": "median transaction"}
+_UNIT_FIELDS = {"Gbit/s": "throughput_gbps", "\u00b5s": "latency_us", "tr/s": "transactions_per_s"}
+
+
+def _number(doc: dict[str, Any], key: str | None) -> float | None:
     v = doc.get(key) if key else None
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def measured_in(doc: dict[str, Any], unit: str, measure: str = "") -> float | None:
+    """The measured figure of a result document in ``unit`` (``"Gbit/s"`` → ``throughput_gbps``, ``"µs"`` →
+    ``latency_us``, ``"tr/s"`` → ``transactions_per_s``), or None; with ``measure`` (one of :data:`MEASURES`) that
+    field when the document has it, else the unit's own."""
+    if measure in MEASURES and _number(doc, measure) is not None:
+        return _number(doc, measure)
+    return _number(doc, _UNIT_FIELDS.get(unit))
 
 
 def comparison_of(doc: dict[str, Any]) -> str:
@@ -242,13 +261,22 @@ def comparison_of(doc: dict[str, Any]) -> str:
     if expected is None:
         why = str(doc.get("no_expectation") or "")
         return f"no expectation: {why}" if why else "no expectation for this path"
-    measured = measured_in(doc, expected.unit)
+    measured = measured_in(doc, expected.unit, expected.measure)
     if expected.is_band:
         if measured is None:
             return "not measured"
         from .expected import band_of, explain  # expected.py imports this module
 
-        return explain(measured, band_of(expected))
+        text = explain(measured, band_of(expected))
+        if expected.measure in MEASURES and _number(doc, expected.measure) is not None:
+            # another figure than the unit's own decided: say which, and what the mean says beside it
+            text = f"{MEASURES[expected.measure]} {measured:,.0f} {expected.unit}: {text}"
+            own, p99 = _number(doc, _UNIT_FIELDS.get(expected.unit)), _number(doc, "p99_latency_us")
+            if own is not None and expected.high is not None and own > expected.high:
+                tail = f" (P99 {p99:,.0f} {expected.unit})" if p99 is not None else ""
+                text += (f"; the mean {own:,.0f} {expected.unit} is above the band: some transactions waited far "
+                         f"longer{tail}, for a busy CPU on either host or a lost segment's retransmission")
+        return text
     return compare(measured, expected)
 
 
@@ -259,7 +287,7 @@ def verdict_of(doc: dict[str, Any]) -> str:
     expected = expected_from_dict(doc.get("expected"))
     if doc.get("not_measurable") or expected is None or not expected.is_band:
         return ""
-    measured = measured_in(doc, expected.unit)
+    measured = measured_in(doc, expected.unit, expected.measure)
     if measured is None:
         return ""
     from .expected import band_of, judge
