@@ -43,7 +43,8 @@ class PathEnd:
     ``audited``: True when ``facts`` come from an audit; ``why_not``: when not, why (a sentence naming what to do);
     ``tbf_rate_mbit``: a tbf rate shaping what this host sends (Mbit/s), None when none; ``origin``: where the facts
     come from, for the basis (``"audit #12 of 2026-11-25T10:00:00"``); ``ingress_rate_mbit``/``ingress_at``: a tbf
-    shaping what this host receives (Mbit/s) and where, in words (:attr:`HostProbe.ingress_at`)."""
+    shaping what this host receives (Mbit/s) and where, in words (:attr:`HostProbe.ingress_at`); ``ingress_notes``
+    redirects of what it receives that are named but not counted (:attr:`HostProbe.ingress_notes`)."""
 
     name: str
     facts: EndpointFacts
@@ -53,6 +54,7 @@ class PathEnd:
     origin: str = ""
     ingress_rate_mbit: float | None = None
     ingress_at: str = ""
+    ingress_notes: tuple[str, ...] = ()
 
 
 def audit_label(audit: "Audit") -> str:
@@ -80,7 +82,8 @@ def path_end(probe: "HostProbe", audit: "Audit | None", *, source_hint: str = ""
     """The :class:`PathEnd` of a probed host, from ``audit`` (None: no audit holds it). Never raises: what is missing
     becomes ``why_not``. ``source_hint``: the target as the user wrote it, for the advice."""
     end = _path_end(probe, audit, source_hint)
-    return replace(end, ingress_rate_mbit=probe.ingress_rate_mbit, ingress_at=probe.ingress_at)
+    return replace(end, ingress_rate_mbit=probe.ingress_rate_mbit, ingress_at=probe.ingress_at,
+                   ingress_notes=probe.ingress_notes)
 
 
 def _path_end(probe: "HostProbe", audit: "Audit | None", source_hint: str) -> PathEnd:
@@ -173,7 +176,8 @@ def attach_expectations(results: Iterable[BenchResult], ends: dict[str, PathEnd]
         unaudited = [e.why_not for e in (a, b) if e.why_not and r.test != "TCP_RR"]
         expected = band.to_expected()
         basis = expected.basis + ("; " + "; ".join(origin) if origin else "")
-        notes = expected.notes + tuple(unaudited)
+        shaped = b.ingress_notes if r.test != "TCP_RR" else ()  # what may shape the stream, unevaluated
+        notes = expected.notes + tuple(unaudited) + shaped
         out.append(replace(r, expected=replace(expected, basis=basis, notes=notes), no_expectation=""))
     return out
 
