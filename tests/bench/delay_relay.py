@@ -1,5 +1,5 @@
-"""A user-space delay relay for the test lab (this kernel has no netem): a layer-2 link between two interfaces of
-one network namespace that holds every frame for a fixed time before passing it on.
+"""A user-space delay relay for the test lab (this kernel has no netem): a layer-2 link between two interfaces of one
+network namespace that holds every frame for a fixed time before passing it on.
 
     python3 delay_relay.py IF_A IF_B DELAY_US
 
@@ -9,11 +9,11 @@ time, in order per direction. The thread waits in ``select`` until shortly befor
 (a late wake-up would add its own, varying delay). One thread and no lock: an earlier version with a reader and a
 writer thread per direction shared the GIL among four threads, and on a busy 2-vCPU machine a thread preempted while
 holding it stalled the others for a scheduler slice (echoes of a 2 ms relay took 4-11 ms; benchmarks/rr_band.py
---load 2); it also runs at real-time priority (SCHED_FIFO) when it may, so that
-busy processes do not delay it either: test equipment with its own timing, like a switch. Frames the relay itself sent (PACKET_OUTGOING) are not read back. Prints "ready" once both sockets are
-bound, runs until killed. The hosts' interfaces must not hand it partial checksums or GSO super-frames
-(tests/bench/remote_lab.py turns tx checksumming, TSO and GSO off on them): an AF_PACKET socket passes frames on as
-they are.
+--load 2); it also runs at real-time priority (SCHED_FIFO) when it may, so that busy processes do not delay it
+either: test equipment with its own timing, like a switch. Frames the relay itself sent (PACKET_OUTGOING) are not
+read back. Prints "ready" once both sockets are bound, runs until killed. The hosts' interfaces must not hand it
+partial checksums or GSO super-frames (tests/bench/remote_lab.py turns tx checksumming, TSO and GSO off on them): an
+AF_PACKET socket passes frames on as they are.
 """
 from __future__ import annotations
 

@@ -160,7 +160,8 @@ def rr_band_edges(rtt: PathRtt, payload: int = 1, link_gbps: float | None = None
     longer frames' extra serialization at ``link_gbps`` (one store-and-forward hop each way; not counted when the link
     speed is unknown); low = (the echo minimum + serialization − :data:`WAKEUP_ALLOWANCE_US`) ×
     :data:`FLOOR_FRACTION`, at least 0 (the idle echo's wake-ups, which a busy loop need not pay, off the fastest echo:
-    what the path can do, and far below it the transactions did not cross it; module docstring); high = the typical echo × 1.10 + the same wake-up and serialization."""
+    what the path can do, and far below it the transactions did not cross it; module docstring); high = the
+    typical echo × 1.10 + the same wake-up and serialization."""
     extra_bytes = max(0, payload + TCP_OVERHEAD - ECHO_FRAME)
     serial = 2 * extra_bytes * 8 / (link_gbps * 1e3) if link_gbps else 0.0  # µs: bits / (Gbit/s × 1e3)
     note = (f"+ {serial:.1f} µs to serialize the {extra_bytes} more bytes each way at {link_gbps:g} Gbit/s"

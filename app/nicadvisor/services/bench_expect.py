@@ -136,11 +136,12 @@ def path_conditions(a: PathEnd, b: PathEnd) -> str:
 def attach_expectations(results: Iterable[BenchResult], ends: dict[str, PathEnd],
                         rtts: "dict[tuple[str, str], PathRtt | str] | None" = None) -> list[BenchResult]:
     """``results`` (between hosts: ``client``/``server`` set) with ``expected`` = the host-to-host band of each, or
-    ``no_expectation`` = why none fits. The slower of the sender's tbf and the receiver's ingress tbf, when the probe
-    saw one, is the line rate of the path (Linux net/sched/sch_tbf.c), named in the band; ``rtts`` maps ``(client, server, test name)`` (or ``(client, server)``
-    for every test of the pair) to the path's ICMP echo round trip measured right before that test
-    (:class:`~nicadvisor.bench.path_rtt.PathRtt`, what a TCP_RR is judged against) or to why it is not known;
-    the basis names where the facts came from. A result whose ends are not in ``ends`` is returned unchanged. Pure."""
+    ``no_expectation`` = why none fits. The slower of the sender's tbf and the receiver's ingress tbf, when the
+    probe saw one, is the line rate of the path (Linux net/sched/sch_tbf.c), named in the band; ``rtts`` maps
+    ``(client, server, test name)`` (or ``(client, server)`` for every test of the pair) to the path's ICMP echo
+    round trip measured right before that test (:class:`~nicadvisor.bench.path_rtt.PathRtt`, what a TCP_RR is judged
+    against) or to why it is not known; the basis names where the facts came from. A result whose ends are not in
+    ``ends`` is returned unchanged. Pure."""
     out: list[BenchResult] = []
     rtts = rtts or {}
     for r in results:
