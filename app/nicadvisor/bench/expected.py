@@ -730,7 +730,7 @@ def explain(measured: float, band: Band) -> str:
             parts.append("no audited fact explains it")
     if not worse_than_band and verdict == "warn":
         parts.append("below the path's floor: did the transactions cross the audited path, or does the reference "
-                     "not bound it (an idle echo overstates a busy request/response loop)?" if band.lower_is_better
+                     "not bound it?" if band.lower_is_better
                      else "above the audited path's ceiling: did the traffic cross the audited link?")
     return "; ".join(parts)
 
