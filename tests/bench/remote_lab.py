@@ -207,6 +207,32 @@ class RemoteLab:
                 continue
         return out
 
+    def shape_ingress(self, i: int, rate_mbit: int, *, match: tuple[str, ...] = ("u32", "match", "u32", "0", "0")
+                      ) -> str:
+        """Shape what host ``i`` receives on ``d0`` to ``rate_mbit``: an ``ifb0`` device, an ingress qdisc on ``d0``
+        whose filter (``match``: every packet by default) redirects to ``ifb0`` (``mirred egress redirect``), and a
+        tbf on ``ifb0`` (the usual way to shape ingress on Linux: tc-mirred(8), ifb). Returns the ifb's name; removed
+        with the namespace, or by :meth:`unshape_ingress`."""
+        ns, ifb = self.namespaces[i], "ifb0"
+        _run("ip", "-n", ns, "link", "add", ifb, "type", "ifb")
+        _run("ip", "-n", ns, "link", "set", ifb, "up")
+        _run("tc", "-n", ns, "qdisc", "add", "dev", DATA_IF, "ingress")
+        _run("tc", "-n", ns, "filter", "add", "dev", DATA_IF, "parent", "ffff:", "protocol", "all", *match,
+             "action", "mirred", "egress", "redirect", "dev", ifb)
+        _run("tc", "-n", ns, "qdisc", "add", "dev", ifb, "root", "tbf", "rate", f"{rate_mbit}mbit",
+             "burst", str(tbf_burst_bytes(rate_mbit, 1500)), "latency", "50ms")
+        return ifb
+
+    def unshape_ingress(self, i: int) -> None:
+        """Undo :meth:`shape_ingress` on host ``i`` (idempotent)."""
+        ns = self.namespaces[i]
+        subprocess.run(["tc", "-n", ns, "qdisc", "del", "dev", DATA_IF, "ingress"], timeout=20, capture_output=True)
+        subprocess.run(["ip", "-n", ns, "link", "del", "ifb0"], timeout=20, capture_output=True)
+
+    def set_data_link(self, i: int, up: bool) -> None:
+        """Set host ``i``'s ``d0`` up or down (``ip link set d0 down``: the peer's end then has no carrier)."""
+        _run("ip", "-n", self.namespaces[i], "link", "set", DATA_IF, "up" if up else "down")
+
     def netns_exec(self, i: int, *argv: str, **kw) -> subprocess.Popen:
         return subprocess.Popen(["ip", "netns", "exec", self.namespaces[i], *argv], **kw)
 

@@ -133,8 +133,9 @@ def check_remote(argv: tuple[str, ...] | list[str]) -> str:
 
     Accepted (``FOLDER`` = ``/tmp/nicadv-bench-<16 hex>``, ``PID`` a number > 0, ``IF`` a Linux
     interface name): ``command -v TOOL`` and ``netperf -V``, ``netperf -t omni -- -h``,
-    ``iperf3 --version``, ``python3 -V`` (probes); ``ip -4 -o addr show [dev IF]``, ``ip -o link show dev IF``
-    and ``tc qdisc show dev IF`` (the interface of the test address, its MTU and a tbf rate);
+    ``iperf3 --version``, ``python3 -V`` (probes); ``ip -4 -o addr show [dev IF]``, ``ip -o link show dev IF``,
+    ``tc qdisc show dev IF`` and ``tc filter show dev IF ingress`` (the interface of the test address, its link
+    state and MTU, a tbf rate on what it sends, and an ingress redirect to an ifb device shaping what it receives);
     ``ping -M do -c 2 -i 0.2 -W 1 -s N -I ADDR ADDR`` (:mod:`nicadvisor.bench.mtu_path`);
     ``ping -c 10 -i 0.2 -W 1 -s 56 -I ADDR ADDR`` (:mod:`nicadvisor.bench.path_rtt`); ``cat /proc/net/tcp``,
     ``cat /proc/net/tcp6``; ``mkdir -m 700 FOLDER``; ``rm -rf -- FOLDER``; the agent copy
@@ -161,6 +162,8 @@ def check_remote(argv: tuple[str, ...] | list[str]) -> str:
     elif head in LINUX_TOOL_PATHS["ip"] and n == 6 and argv[1:5] == ("-o", "link", "show", "dev"):
         ok = bool(LINUX_IF_RE.match(argv[5]))
     elif head in LINUX_TOOL_PATHS["tc"] and n == 5 and argv[1:4] == ("qdisc", "show", "dev"):
+        ok = bool(LINUX_IF_RE.match(argv[4]))
+    elif head in LINUX_TOOL_PATHS["tc"] and n == 6 and argv[1:4] == ("filter", "show", "dev") and argv[5] == "ingress":
         ok = bool(LINUX_IF_RE.match(argv[4]))
     elif n == 14 and argv[:10] == ("ping", "-M", "do", "-c", str(mtu_path.COUNT), "-i", "0.2", "-W", "1", "-s") \
             and argv[11] == "-I":
@@ -412,6 +415,58 @@ def parse_tbf_rate_mbit(tc_qdisc_show: str) -> float | None:
     return None
 
 
+def parse_link_state(ip_link_show: str) -> tuple[bool | None, str]:
+    """``(up, why)`` from ``ip -o link show dev IF`` (``3: d0@if2: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 …
+    state UP …``): True when the interface is up with a carrier (flags ``UP`` and ``LOWER_UP``, ip-link(8)), False
+    with the reason in words (set down: no ``UP`` flag; no carrier: ``NO-CARRIER`` or no ``LOWER_UP``, the cable, the
+    peer or the switch port is down), None when the text shows no flags. Pure."""
+    m = re.search(r"<([A-Z0-9_,-]{0,200})>", ip_link_show)
+    if m is None:
+        return None, ""
+    flags = set(m.group(1).split(","))
+    st = re.search(r"\bstate (\S{1,20})", ip_link_show)
+    shown = f"<{m.group(1)}>" + (f", state {st.group(1)}" if st else "")
+    if "UP" not in flags:
+        return False, f"is set down ({shown})"
+    if "NO-CARRIER" in flags or "LOWER_UP" not in flags:
+        return False, f"has no carrier: the cable, the peer or the switch port is down ({shown})"
+    return True, ""
+
+
+@dataclass(frozen=True)
+class IngressRedirect:
+    """An ingress filter of an interface that sends what it receives to another device (``tc filter show dev IF
+    ingress``: ``action order 1: mirred (Egress Redirect to device ifb0) stolen``, Linux net/sched/act_mirred.c):
+    ``device`` the target (an ifb); ``matches_all`` True only when the filter surely takes the IPv4 test traffic:
+    protocol ``all`` or ``ip`` and a ``matchall`` classifier or a ``u32`` one whose every match has a zero mask
+    (``match 00000000/00000000``); any other match (ports, addresses, flower, bpf) is not evaluated."""
+
+    device: str
+    matches_all: bool
+
+
+def parse_ingress_redirects(tc_filter_show: str) -> list[IngressRedirect]:
+    """The mirred *redirects* (not mirrors: a mirror copies and the original goes on) in ``tc filter show dev IF
+    ingress``, one per filter rule, in order. Reads at most 64 KiB. Pure; never raises."""
+    out: list[IngressRedirect] = []
+    kind, protocol, matches = "", "", []
+    for line in tc_filter_show[:65536].splitlines():
+        text = line.strip()
+        head = re.match(r"filter (?:parent \S+ )?protocol (\S+) pref \d+ (\S+)", text)
+        if head:  # every line of a rule repeats this head; its matches and actions follow the last one
+            protocol, kind, matches = head.group(1), head.group(2), []
+            continue
+        if text.startswith("match "):
+            matches.append(text)
+            continue
+        m = re.search(r"\bmirred \(Egress Redirect to device ([A-Za-z0-9_.:-]{1,15})\)", text)
+        if m:
+            zero = all(re.match(r"match 0{8}/0{8} ", t + " ") for t in matches)
+            everything = protocol in ("all", "ip") and (kind == "matchall" or (kind == "u32" and zero))
+            out.append(IngressRedirect(m.group(1), everything))
+    return out
+
+
 def parse_proc_stat(text: str) -> tuple[str, int] | None:
     """``(state, start ticks)`` from ``/proc/PID/stat`` (proc(5): field 3 and field 22), or None. Pure."""
     tail = text.rsplit(")", 1)[-1].split()
@@ -434,7 +489,13 @@ class HostProbe:
     line ('' when none was printed); ``omni``: netperf has the omni tests; ``address``: the IPv4
     address tests use on this host (None: not usable, see ``problems``); ``interface``: the interface holding it
     (named by the user, else found with ``ip -4 -o addr show``; None when not found); ``mtu`` its MTU in bytes;
-    ``tbf_rate_mbit`` the rate (Mbit/s) of a tbf qdisc shaping what it sends, None when none."""
+    ``tbf_rate_mbit`` the rate (Mbit/s) of a tbf qdisc shaping what it sends, None when none; ``link_up`` the
+    interface's link state (:func:`parse_link_state`; None: not read) and ``link_problem`` the sentence naming the
+    interface and host when it is down; ``ingress_rate_mbit`` the rate (Mbit/s) of a tbf on the ifb device that
+    every packet the interface receives is redirected to (:func:`parse_ingress_redirects`), None when none, and
+    ``ingress_at`` where it shapes, in words (``"on ifb0, where lab-b redirects what d0 receives"``);
+    ``ingress_notes`` redirects whose filter may not take the test traffic or whose device has no tbf (named, not
+    counted)."""
 
     name: str
     source: str
@@ -446,6 +507,11 @@ class HostProbe:
     problems: tuple[str, ...] = ()
     mtu: int | None = None
     tbf_rate_mbit: float | None = None
+    link_up: bool | None = None
+    link_problem: str = ""
+    ingress_rate_mbit: float | None = None
+    ingress_at: str = ""
+    ingress_notes: tuple[str, ...] = ()
 
     def python_ok(self) -> bool:
         v = _python_version(self.tools.get("python3", ""))
@@ -507,14 +573,22 @@ def probe_host(conn: HostSession, cancel: threading.Event | None = None) -> Host
                     conn.ip_path = path
                     iface = interface_of(got.out, address) if got.rc == 0 else None
                     break
-    mtu = tbf = None
+    mtu = tbf = link_up = None
+    link_problem = ""
+    ingress: tuple[float | None, str, tuple[str, ...]] = (None, "", ())
     if iface and address:
         got = conn.run((conn.ip_path, "-o", "link", "show", "dev", iface), cancel=cancel)
         mtu = parse_link_mtu(got.out) if got.rc == 0 else None
+        link_up, why = parse_link_state(got.out) if got.rc == 0 else (None, "")
+        if link_up is False:
+            link_problem = f"the link of {iface} on {conn.name} {why}"
+            problems.append(link_problem)
         for path in LINUX_TOOL_PATHS["tc"]:
             got = conn.run((path, "qdisc", "show", "dev", iface), cancel=cancel)
             if got.rc != 127:
                 tbf = parse_tbf_rate_mbit(got.out) if got.rc == 0 else None
+                if got.rc == 0 and re.search(r"^qdisc (?:ingress|clsact) ", got.out, re.M):
+                    ingress = _ingress_shaping(conn, path, iface, cancel)
                 break
     listening: set[int] = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
@@ -523,7 +597,34 @@ def probe_host(conn: HostSession, cancel: threading.Event | None = None) -> Host
             listening |= listening_ports(got.out)
     return HostProbe(name=conn.name, source=conn.target.source, tools=tools, omni=omni, address=address,
                      interface=iface, listening=frozenset(listening), problems=tuple(problems), mtu=mtu,
-                     tbf_rate_mbit=tbf)
+                     tbf_rate_mbit=tbf, link_up=link_up, link_problem=link_problem, ingress_rate_mbit=ingress[0],
+                     ingress_at=ingress[1], ingress_notes=ingress[2])
+
+
+def _ingress_shaping(conn: HostSession, tc: str, iface: str, cancel: threading.Event | None
+                     ) -> tuple[float | None, str, tuple[str, ...]]:
+    """``(rate Mbit/s or None, where in words, notes)`` of what ``iface`` receives: its ingress filters' redirects
+    (``tc filter show dev IF ingress``) and the tbf of each target device (``tc qdisc show dev IFB``), read-only. The
+    slowest tbf behind a filter that takes every packet bounds what the host receives; the others are notes."""
+    got = conn.run((tc, "filter", "show", "dev", iface, "ingress"), cancel=cancel)
+    redirects = parse_ingress_redirects(got.out) if got.rc == 0 else []
+    best: tuple[float | None, str] = (None, "")
+    notes: list[str] = []
+    for red in redirects[:8]:
+        if not LINUX_IF_RE.match(red.device):
+            continue
+        shown = conn.run((tc, "qdisc", "show", "dev", red.device), cancel=cancel)
+        rate = parse_tbf_rate_mbit(shown.out) if shown.rc == 0 else None
+        where = f"on {red.device}, where {conn.name} redirects what {iface} receives"
+        if rate is None:
+            notes.append(f"{conn.name} redirects what {iface} receives to {red.device}, which has no tbf: its "
+                         "shaping is not read")
+        elif not red.matches_all:
+            notes.append(f"{conn.name} redirects some of what {iface} receives to {red.device} (tc tbf {rate:g} "
+                         "Mbit/s); whether the test traffic matches that filter is not evaluated")
+        elif best[0] is None or rate < best[0]:
+            best = (rate, where)
+    return best[0], best[1], tuple(notes)
 
 
 # --- the plan --------------------------------------------------------------------------------------
@@ -735,6 +836,10 @@ def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[st
     for i, c in enumerate(probes):
         for s in probes[i + 1:]:
             if c.address is None or s.address is None:
+                continue
+            down = [p.link_problem for p in (c, s) if p.link_up is False]
+            if down:  # netperf would only say it could not connect: say which interface on which host is down
+                notes.append(f"no test from {c.name} to {s.name}: {'; '.join(down)}")
                 continue
             for item in request.specs or request.tests:
                 spec = item if isinstance(item, TestSpec) else None
@@ -1075,6 +1180,13 @@ class RemoteBench:
         pairs = [(a, b) for a in probes for b in probes if a is not b]
         out: list[mtu_path.MtuPathResult] = []
         for i, (a, b) in enumerate(pairs):
+            down = [p for p in (a, b) if p.link_up is False]
+            if down:  # no ping can cross it: say which interface on which host is down rather than "no reply"
+                read = "; ".join(f"ip -o link show dev {p.interface}   # on {p.name}" for p in down)
+                out.append(mtu_path.MtuPathResult(a.name, b.name, a.address or "", b.address or "", a.interface or "",
+                                                  mtu_path.REACH_FRAME, None,
+                                                  "; ".join(p.link_problem for p in down), read, ""))
+                continue
             for size in (mtu_path.REACH_FRAME, *mtu_path.frame_sizes(a.mtu)):
                 if self.cancel.is_set():
                     raise Cancelled()
@@ -1147,6 +1259,7 @@ class RemoteBench:
 
                 secs = pt.duration_s or plan.duration_s
                 try:
+                    self._check_links(pt)
                     for host in (pt.server, pt.client):
                         self._folder(journal, plan, host, made)
                     rtt = None
@@ -1175,6 +1288,23 @@ class RemoteBench:
         return BenchReport(results=results, problems=problems)
 
     # --- steps -----------------------------------------------------------------------------------
+    def _check_links(self, pt: PlannedTest) -> None:
+        """Read the link state of both ends' test interfaces right before ``pt`` (read-only, ``ip -o link show dev
+        IF``). Raises :class:`BenchError` naming the interface and host whose link is down, so that the test is not
+        started (netperf would only say that it could not establish its control connection)."""
+        down = []
+        for name in (pt.client, pt.server):
+            probe = self.probes.get(name)
+            if probe is None or not probe.interface:
+                continue
+            conn = self._conn(name)
+            got = conn.run((conn.ip_path, "-o", "link", "show", "dev", probe.interface), cancel=self.cancel)
+            up, why = parse_link_state(got.out) if got.rc == 0 else (None, "")
+            if up is False:
+                down.append(f"the link of {probe.interface} on {name} {why}")
+        if down:
+            raise BenchError("not started: " + "; ".join(down))
+
     def _conn(self, name: str) -> HostSession:
         conn = self.conns.get(name)
         if conn is None:
