@@ -46,10 +46,11 @@ from typing import Callable
 import paramiko
 
 from nicadvisor.collect.known_hosts import AskFn, KnownHosts
+from nicadvisor.model.entities import PathTest
 from nicadvisor.collect.ssh import (  # the audit's connection and its messages (see the report to the lead)
     SshTarget, _connect_problem, _KeyFileError, _OpenSessions, _Session,
 )
-from nicadvisor.collect.ssh_commands import LINUX_IF_RE, LINUX_TOOL_PATHS
+from nicadvisor.collect.ssh_commands import LINUX_IF_RE, LINUX_TOOL_PATHS, CommandRefused, check_path_ping
 
 from . import BenchError, Cancelled, check_run_options
 from . import agent, iperf3, mtu_path, netperf, path_rtt
@@ -135,7 +136,9 @@ def check_remote(argv: tuple[str, ...] | list[str]) -> str:
     interface name): ``command -v TOOL`` and ``netperf -V``, ``netperf -t omni -- -h``,
     ``iperf3 --version``, ``python3 -V`` (probes); ``ip -4 -o addr show [dev IF]``, ``ip -o link show dev IF``
     and ``tc qdisc show dev IF`` (the interface of the test address, its MTU and a tbf rate);
-    ``ping -M do -c 2 -i 0.2 -W 1 -s N -I ADDR ADDR`` (:mod:`nicadvisor.bench.mtu_path`);
+    the path-test pings of the command catalogue (``vmkping ++netstack=N -I vmkN -d -s N -c 3 ADDR``, ``ping -M do -c 3
+    -i 0.2 -W 1 -s N -I ADDR ADDR``: :func:`nicadvisor.collect.ssh_commands.check_path_ping`) and ``esxcfg-vmknic -l``
+    (the TEPs of an ESXi host, :mod:`nicadvisor.bench.mtu_path`);
     ``ping -c 10 -i 0.2 -W 1 -s 56 -I ADDR ADDR`` (:mod:`nicadvisor.bench.path_rtt`); ``cat /proc/net/tcp``,
     ``cat /proc/net/tcp6``; ``mkdir -m 700 FOLDER``; ``rm -rf -- FOLDER``; the agent copy
     ``sh -c 'umask 077 && cat >"$1"' nicadv-copy FOLDER/nicadv_agent.py`` and ``sha256sum`` of it;
@@ -162,9 +165,14 @@ def check_remote(argv: tuple[str, ...] | list[str]) -> str:
         ok = bool(LINUX_IF_RE.match(argv[5]))
     elif head in LINUX_TOOL_PATHS["tc"] and n == 5 and argv[1:4] == ("qdisc", "show", "dev"):
         ok = bool(LINUX_IF_RE.match(argv[4]))
-    elif n == 14 and argv[:10] == ("ping", "-M", "do", "-c", str(mtu_path.COUNT), "-i", "0.2", "-W", "1", "-s") \
-            and argv[11] == "-I":
-        ok = argv[10].isdigit() and 40 <= int(argv[10]) <= 65507 and all(_is_ipv4(a) for a in (argv[12], argv[13]))
+    elif head in ("vmkping", "ping") and "-s" in argv and ("-M" in argv or "-d" in argv):
+        try:
+            check_path_ping(argv)  # the catalogue's TEP-mesh pings, every value checked
+            ok = True
+        except CommandRefused:
+            ok = False
+    elif argv == ("esxcfg-vmknic", "-l"):
+        ok = True  # the audit's read-only listing of the vmknics: the TEPs of an ESXi host
     elif n == 12 and argv[:10] == path_rtt.ping_argv("", "")[:10]:
         ok = all(_is_ipv4(a) for a in (argv[10], argv[11]))
     elif n == 4 and argv[:3] == ("mkdir", "-m", "700"):
@@ -434,7 +442,8 @@ class HostProbe:
     line ('' when none was printed); ``omni``: netperf has the omni tests; ``address``: the IPv4
     address tests use on this host (None: not usable, see ``problems``); ``interface``: the interface holding it
     (named by the user, else found with ``ip -4 -o addr show``; None when not found); ``mtu`` its MTU in bytes;
-    ``tbf_rate_mbit`` the rate (Mbit/s) of a tbf qdisc shaping what it sends, None when none."""
+    ``tbf_rate_mbit`` the rate (Mbit/s) of a tbf qdisc shaping what it sends, None when none. ``kind``: ``linux`` or
+    ``esxi``; ``teps``: an ESXi host's TEP vmknics as ``esxcfg-vmknic -l`` lists them (the ends of the TEP mesh)."""
 
     name: str
     source: str
@@ -446,6 +455,8 @@ class HostProbe:
     problems: tuple[str, ...] = ()
     mtu: int | None = None
     tbf_rate_mbit: float | None = None
+    kind: str = "linux"
+    teps: tuple[mtu_path.Endpoint, ...] = ()
 
     def python_ok(self) -> bool:
         v = _python_version(self.tools.get("python3", ""))
@@ -526,6 +537,28 @@ def probe_host(conn: HostSession, cancel: threading.Event | None = None) -> Host
                      tbf_rate_mbit=tbf)
 
 
+def probe_esxi(conn: HostSession, cancel: threading.Event | None = None) -> HostProbe:
+    """Probe an ESXi host read-only: its TEP vmknics from ``esxcfg-vmknic -l`` (the audit's own listing); the vmknic
+    named for the host (``--interface HOST=vmk10``) is its test address, else its first TEP. Raises
+    :class:`RemoteHostLost`, :class:`Cancelled`."""
+    problems: list[str] = []
+    got = conn.run(("esxcfg-vmknic", "-l"), cancel=cancel)
+    teps = tuple(mtu_path.tep_endpoints(conn.name, got.out)) if got.rc == 0 else ()
+    if got.rc != 0:
+        problems.append(f"esxcfg-vmknic -l failed on {conn.name} ({_first_line(got.err) or f'exit status {got.rc}'}):"
+                        " its TEPs are taken from its audit")
+    elif not teps:
+        problems.append(f"esxcfg-vmknic -l on {conn.name} lists no TEP vmknic with an address (netstack vxlan or an "
+                        "NSX overlay stack): it has no end in the TEP mesh")
+    chosen = next((t for t in teps if t.interface == conn.host.interface), None) if conn.host.interface else None
+    if conn.host.interface and chosen is None:
+        problems.append(f"{conn.host.interface} is not a TEP vmknic with an address on {conn.name}")
+    first = chosen or (teps[0] if teps else None)
+    return HostProbe(name=conn.name, source=conn.target.source, tools={}, omni=False,
+                     address=first.address if first else None, interface=first.interface if first else None,
+                     problems=tuple(problems), mtu=first.mtu if first else None, kind="esxi", teps=teps)
+
+
 # --- the plan --------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -550,10 +583,6 @@ class RemoteRequest:
         names = [h.target.source for h in self.hosts]
         if len(set(names)) != len(names):
             raise ValueError("the same host is named twice")
-        for h in self.hosts:
-            if h.target.kind != "linux":
-                raise ValueError(f"{h.target.name}: benchmarks between ESXi hosts are not supported yet "
-                                 "(only Linux hosts and VMs)")
         check_run_options(tuple(s.test for s in self.specs) or self.tests, self.duration_s, self.tool)
         for spec in self.specs:
             spec.validate()
@@ -735,6 +764,10 @@ def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[st
     for i, c in enumerate(probes):
         for s in probes[i + 1:]:
             if c.address is None or s.address is None:
+                continue
+            if "esxi" in (c.kind, s.kind):
+                notes.append(f"{c.name}→{s.name}: tests with an ESXi host are not planned (the TEP mesh, --mtu-check, "
+                             "runs between ESXi and Linux hosts)")
                 continue
             for item in request.specs or request.tests:
                 spec = item if isinstance(item, TestSpec) else None
@@ -1048,7 +1081,7 @@ class RemoteBench:
                 continue
             say(0.0, f"probing {conn.name}")
             try:
-                probes.append(probe_host(conn, self.cancel))
+                probes.append((probe_esxi if conn.target.kind == "esxi" else probe_host)(conn, self.cancel))
             except (RemoteHostLost, BenchError) as exc:
                 problems.append(f"{conn.name} could not be probed: {exc}")
         if len(probes) < 2:
@@ -1066,36 +1099,45 @@ class RemoteBench:
         self._agent_text = agent_text
         return build_plan(self.request, probes, folders, agent_text, leftovers, problems)
 
-    def check_mtu_paths(self, progress: Progress | None = None) -> list[mtu_path.MtuPathResult]:
-        """After :meth:`prepare`: from every probed host's test address to every other's, ``ping -M do`` with the
-        sizes of :func:`nicadvisor.bench.mtu_path.frame_sizes` (read-only: nothing is started or changed but the
-        ping). Results in host order. Raises :class:`Cancelled`; a host lost is a result with ``ok`` None."""
+    def mesh_endpoints(self, audited_teps: dict[str, list[mtu_path.Endpoint]] | None = None
+                       ) -> list[mtu_path.Endpoint]:
+        """After :meth:`prepare`: the ends of the TEP mesh in host order: each ESXi host's TEP vmknics (from its live
+        ``esxcfg-vmknic -l``, else from ``audited_teps[host name]``: its audited facts), each Linux host's test
+        address with its interface and MTU."""
+        out: list[mtu_path.Endpoint] = []
+        for p in self.probes.values():
+            if p.kind == "esxi":
+                out += list(p.teps) or list((audited_teps or {}).get(p.name, []))
+            elif p.address:
+                out.append(mtu_path.Endpoint(p.name, "linux", p.interface or "", p.address, p.mtu))
+        return out
+
+    def check_mtu_paths(self, progress: Progress | None = None,
+                        audited_teps: dict[str, list[mtu_path.Endpoint]] | None = None) -> list[PathTest]:
+        """After :meth:`prepare`: the TEP mesh (:mod:`nicadvisor.bench.mtu_path`): from every end of
+        :meth:`mesh_endpoints` to every end on another host, don't-fragment pings at the sender's MTU and at 1600
+        bytes, and at 56 bytes after a size got no reply — ``vmkping ++netstack=vxlan -I vmkN`` from an ESXi TEP,
+        ``ping -M do`` from a Linux host (read-only: nothing is started or changed but the ping). Rows in sender
+        order. Raises :class:`Cancelled`; a host lost gives rows that did not run."""
         say = progress or (lambda _f, _m: None)
-        probes = [p for p in self.probes.values() if p.address]
-        pairs = [(a, b) for a in probes for b in probes if a is not b]
-        out: list[mtu_path.MtuPathResult] = []
+        ends = self.mesh_endpoints(audited_teps)
+        pairs = [(a, b) for a in ends for b in ends if a.host != b.host]
+        out: list[PathTest] = []
         for i, (a, b) in enumerate(pairs):
-            for size in (mtu_path.REACH_FRAME, *mtu_path.frame_sizes(a.mtu)):
+            if self.cancel.is_set():
+                raise Cancelled()
+            say(i / max(1, len(pairs)), f"TEP mesh {a.host} {a.interface} → {b.host} {b.interface or b.address}")
+
+            def run(argv: tuple[str, ...], host: str = a.host) -> tuple[int | None, str]:
                 if self.cancel.is_set():
                     raise Cancelled()
-                say(i / max(1, len(pairs)), f"MTU path {a.name} → {b.name}, {size} bytes")
-                argv = mtu_path.ping_argv(a.address or "", b.address or "", size)
                 try:
-                    got = self._conn(a.name).run(argv, cancel=self.cancel)
-                    rc, text = got.rc, got.out + got.err
-                except (RemoteHostLost, BenchError) as exc:
-                    rc, text = None, str(exc)
-                ok, detail = mtu_path.judge_ping(rc, text, size)
-                if rc == 127:
-                    ok, detail = None, f"ping is not installed on {a.name}"
-                if size == mtu_path.REACH_FRAME:
-                    if ok:
-                        continue  # the peer answers: the sizes that prove the MTU follow
-                    ok, detail = None, mtu_path.unreachable(detail)
-                out.append(mtu_path.MtuPathResult(a.name, b.name, a.address or "", b.address or "", a.interface or "",
-                                                  size, ok, detail, f"{shlex.join(argv)}   # on {a.name}", text))
-                if ok is None:
-                    break  # nothing the larger sizes could prove
+                    got = self._conn(host).run(argv, cancel=self.cancel)
+                except (RemoteHostLost, BenchError, RemoteCommandRefused) as exc:
+                    return None, str(exc)
+                return got.rc, got.out + got.err
+
+            out += mtu_path.probe_pair(a, b, run)
         say(1.0, "done")
         return out
 
