@@ -21,11 +21,20 @@ carries 1600-byte frames but drops 1700-byte ones, a fault of the switch between
 on its own interface and sends from each address through it (policy routing), so the two TEP paths are apart.
 
 What no public recording shows is not answered: ``vmkping`` from vmk11, at 1572 bytes or at 56 bytes, gets "no
-recorded output" (the mesh then says the ping did not run). Needs root.
+recorded output" (the mesh then says the ping did not run); so does the allowed-IP list of any ruleset but sshServer
+(the tool then leaves the list as it is, and its plan says the range is open to every address while the test runs).
+
+The firewall (:data:`RECORDED`, :data:`STATES`): ESXi 5.x's ``firewall get``, 8.0 U2b's ``ruleset list`` (its
+remoteSerialPort disabled, Enable/Disable and Allowed IP configurable), remoteSerialPort's rules (inbound TCP 1024-65535,
+outbound TCP 0-65535) and its state, recorded disabled and enabled; ``ruleset set -r remoteSerialPort -e`` changes the
+lab's state (:meth:`EsxiLab.state`). The lab host has no packet filter: the tests read the order of the commands it
+was sent (:meth:`EsxiLab.commands`) and its state back. Its ``/usr/lib/vmware/vsan/bin`` is the folder
+:attr:`EsxiLab.vsan_bin` with a real iperf3 (tests/bench/esxi_shell.py). Needs root.
 """
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -47,6 +56,7 @@ ESXI_TEPS = {"vmk10": "192.168.11.2", "vmk11": "192.168.11.3"}
 LINUX_ADDR = "192.168.11.1"
 TEP_MTU = 1700
 SHELL = HERE / "esxi_shell.py"
+ESXI_CAPTURES = HERE / "esxi_captures"
 
 #: The commands the lab's ESXi host answers, each with the recording that answers it (verbatim body). Where the
 #: recording was made with other options than the tool sends, the difference is named.
@@ -58,6 +68,17 @@ RECORDED: dict[str, Path] = {
     # recorded as "vmkping ++netstack=vxlan 192.168.11.1 -d -s 1672 -c 5" (no -I; five echoes, not three)
     "vmkping ++netstack=vxlan -I vmk10 -d -s 1672 -c 3 192.168.11.1":
         TEST_CAPTURES / "esxi_vmkping_vxlan_1672_pass_to_gateway_chall32.txt",
+    # the firewall: ESXi 5.x's get, 8.0 U2b's ruleset list (with the configurable flags), remoteSerialPort's rules
+    "esxcli network firewall get": ESXI_CAPTURES / "esxi5x_firewall_get_elatov.txt",
+    "esxcli network firewall ruleset list": ESXI_CAPTURES / "esxi80u2b_firewall_ruleset_list_dod.txt",
+    "esxcli network firewall ruleset rule list -r remoteSerialPort":
+        ESXI_CAPTURES / "esxi5x_firewall_ruleset_rule_list_r_remoteSerialPort_elatov.txt",
+}
+#: Commands answered with the recording of the lab's state (a ruleset recorded disabled and enabled).
+STATES: dict[str, dict[str, Path]] = {
+    "esxcli network firewall ruleset list -r remoteSerialPort": {
+        "false": ESXI_CAPTURES / "esxi5x_firewall_ruleset_list_r_remoteSerialPort_false_elatov.txt",
+        "true": ESXI_CAPTURES / "esxi5x_firewall_ruleset_list_r_remoteSerialPort_true_elatov.txt"},
 }
 
 
@@ -69,8 +90,23 @@ class EsxiLab(RemoteLab):
         self._begin()
         self.vmk11_port_mtu = vmk11_port_mtu
         try:
+            self.vsan_bin = self.base / "vsan-bin"  # stands for /usr/lib/vmware/vsan/bin: a real iperf3 in it
+            self.vsan_bin.mkdir()
+            shutil.copy2(shutil.which("iperf3") or "/usr/bin/iperf3", self.vsan_bin / "iperf3")
+            self.state_file, self.log = self.base / "esxi_state.json", self.base / "esxi_shell.log"
+            self.state_file.write_text(json.dumps({"rulesets": {"remoteSerialPort": False},
+                                                   "exec_installed_only": False}))
+            self.log.write_text("")
+            for path in (self.vsan_bin, self.vsan_bin / "iperf3", self.state_file, self.log):
+                shutil.chown(path, self.user.name)
             self.config = self.base / "esxi_shell.json"
-            self.config.write_text(json.dumps({"recorded": {k: str(v) for k, v in RECORDED.items()}}))
+            self.config.write_text(json.dumps({
+                "recorded": {k: str(v) for k, v in RECORDED.items()},
+                "states": {k: {s: str(p) for s, p in v.items()} for k, v in STATES.items()},
+                "state": str(self.state_file), "log": str(self.log), "vsan_bin": str(self.vsan_bin),
+                "ps": str(ESXI_CAPTURES / "esxi_ps_c_J_netserver_intel_mfd.txt"),
+                "exec_refused": str(ESXI_CAPTURES / "esxi80u2_execinstalledonly_refusal_rsync.txt"),
+                "listen_refused": str(ESXI_CAPTURES / "esxi7_vsan_iperf3_server_refused.txt")}))
             self.config.chmod(0o644)
             shell = f"/usr/bin/python3 -I -S {SHELL} --config {self.config}"
             self._host(0, (), force_command=shell, tty=True)
@@ -107,6 +143,21 @@ class EsxiLab(RemoteLab):
         _run("ip", "-n", linux, "link", "set", "d0", "up")
 
     # --- using -------------------------------------------------------------------------------------
+    def state(self) -> dict:
+        """The lab ESXi host's state (its rulesets enabled or not, execInstalledOnly)."""
+        return json.loads(self.state_file.read_text())
+
+    def set_state(self, **kw) -> None:
+        self.state_file.write_text(json.dumps({**self.state(), **kw}))
+
+    def commands(self) -> list[str]:
+        """Every command the ESXi host was sent, in order."""
+        return [json.loads(line)["command"] for line in self.log.read_text().splitlines() if line.strip()]
+
+    def copies(self) -> list[str]:
+        """The iperf3 copies in the lab's /usr/lib/vmware/vsan/bin."""
+        return sorted(p.name for p in self.vsan_bin.iterdir() if p.name != "iperf3")
+
     def esxi_target(self, **kw) -> SshTarget:
         return self.target(0, kind="esxi", **kw)
 
@@ -120,11 +171,12 @@ class EsxiLab(RemoteLab):
         """``user@host:port`` of the ESXi host, then the Linux host (as the CLI and the wizard take them)."""
         return [f"{t.user}@{t.host}:{t.port}" for t in (self.esxi_target(), self.linux_target())]
 
-    def cli_args(self) -> list[str]:
-        """``bench --between ESXI LINUX`` with the key, the trusted host keys, ``--kind ESXI=esxi`` and
-        ``--interface LINUX=d0``."""
+    def cli_args(self, esxi_first: bool = True) -> list[str]:
+        """``bench --between ESXI LINUX`` (the ESXi host sends; ``esxi_first`` False: ``LINUX ESXI``, the ESXi host
+        serves) with the key, the trusted host keys, ``--kind ESXI=esxi`` and ``--interface LINUX=d0``."""
         esxi, linux = self.esxi_target(), self.linux_target()
-        args = ["bench", "--between", *self.specs(), "--ssh-key", str(self.client_key),
+        specs = self.specs() if esxi_first else self.specs()[::-1]
+        args = ["bench", "--between", *specs, "--ssh-key", str(self.client_key),
                 "--kind", f"{esxi.host}:{SSH_PORT}=esxi", "--interface", f"{linux.host}:{SSH_PORT}=d0"]
         for t in (esxi, linux):
             args += ["--trust-host-key", f"{t.host}:{t.port}={t.trusted_fingerprint}"]
@@ -145,3 +197,35 @@ def running_esxi_lab(**kw) -> Iterator[EsxiLab]:
         yield lab
     finally:
         lab.close()
+
+
+# --- the kill -9 child --------------------------------------------------------------------------------
+
+def crash_child(spec_path: str) -> None:
+    """Start the benchmark of ``spec_path`` (JSON: ``targets`` with their kind, ``interfaces`` one per target,
+    ``known_hosts``, ``journal_dir``, ``tests``, ``duration_s``), print ``{"running": label}`` once the first test's
+    client runs, then sleep (the test kills this process there)."""
+    import threading
+    import time
+
+    from nicadvisor.bench.remote import RemoteBench, RemoteRequest
+    from nicadvisor.collect.known_hosts import KnownHosts
+
+    spec = json.loads(Path(spec_path).read_text())
+    hosts = tuple(RemoteHost(SshTarget(**t), i) for t, i in zip(spec["targets"], spec["interfaces"]))
+    request = RemoteRequest(hosts=hosts, tests=tuple(spec["tests"]), duration_s=spec["duration_s"], tool="iperf3")
+    said = threading.Event()
+
+    def progress(fraction: float, message: str) -> None:
+        if fraction > 0 and not said.is_set():
+            said.set()
+            print(json.dumps({"running": message}), flush=True)
+            time.sleep(120)  # killed here, in the middle of the test
+
+    with RemoteBench(request, known_hosts=KnownHosts(spec["known_hosts"]), journal_dir=spec["journal_dir"]) as rb:
+        rb.run(rb.prepare(), progress)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["crash"]:
+        crash_child(sys.argv[2])

@@ -22,9 +22,9 @@ file inside the run's folder names it even when this program dies before reading
 with ``kill`` only after ``/proc/PID/cmdline`` and ``/proc/PID/stat`` (start time) show it is still
 the process that was started.
 
-Scope: Linux hosts and VMs. ESXi hosts (the iperf3 copy of ``/usr/lib/vmware/vsan/bin/iperf3`` and the
-firewall ruleset changes, nic-data-sources.md §12) are not handled yet: :meth:`RemoteBench.prepare`
-refuses them with a message.
+Scope: Linux hosts and VMs, and ESXi hosts (:mod:`nicadvisor.bench.remote_esxi`: ESXi's own iperf3, a copy of it
+as the server, the firewall rulesets opened for the run and put back exactly; the TEP mesh, :meth:`RemoteBench
+.check_mtu_paths`).
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ import shlex
 import sys
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -55,7 +55,9 @@ from nicadvisor.collect.ssh_commands import LINUX_IF_RE, LINUX_TOOL_PATHS, Comma
 from . import BenchError, Cancelled, check_run_options
 from . import agent, iperf3, mtu_path, netperf, path_rtt
 from .catalogue import TestSpec, combine_repetitions, why_not
+from .esxi import IPERF3, FirewallRead, check_esxi, read_firewall, undo_esxi_entry
 from .journal import Entry, Journal, RestoreOutcome, orphaned_entries, undo_rows
+from .remote_esxi import EsxiHostPlan, EsxiRunState, plan_pair, run_one
 from .results import BenchReport, BenchResult
 
 Progress = Callable[[float, str], None]
@@ -173,6 +175,8 @@ def check_remote(argv: tuple[str, ...] | list[str]) -> str:
             ok = False
     elif argv == ("esxcfg-vmknic", "-l"):
         ok = True  # the audit's read-only listing of the vmknics: the TEPs of an ESXi host
+    elif check_esxi(argv):
+        ok = True  # an ESXi endpoint's command (nicadvisor.bench.esxi), every value checked
     elif n == 12 and argv[:10] == path_rtt.ping_argv("", "")[:10]:
         ok = all(_is_ipv4(a) for a in (argv[10], argv[11]))
     elif n == 4 and argv[:3] == ("mkdir", "-m", "700"):
@@ -303,11 +307,14 @@ class HostSession:
             raise RemoteHostLost(f"the SSH connection to {self.name} is closed")
         return t
 
-    def open(self, argv: tuple[str, ...] | list[str]) -> paramiko.Channel:
-        """Start ``argv`` (allowlisted) on a new channel and return it without waiting."""
+    def open(self, argv: tuple[str, ...] | list[str], pty: bool = False) -> paramiko.Channel:
+        """Start ``argv`` (allowlisted) on a new channel and return it without waiting; ``pty``: through a
+        pseudo-terminal (the program ends when the session does: an ESXi endpoint's iperf3)."""
         command = check_remote(argv)
         try:
             chan = self._transport().open_session(timeout=self.target.command_timeout_s)
+            if pty:
+                chan.get_pty(term="dumb", width=200, height=24)
             chan.exec_command(command)
         except (paramiko.SSHException, OSError, EOFError) as exc:
             raise RemoteHostLost(f"the SSH connection to {self.name} failed while starting '{command}': {exc}") from None
@@ -443,7 +450,8 @@ class HostProbe:
     address tests use on this host (None: not usable, see ``problems``); ``interface``: the interface holding it
     (named by the user, else found with ``ip -4 -o addr show``; None when not found); ``mtu`` its MTU in bytes;
     ``tbf_rate_mbit`` the rate (Mbit/s) of a tbf qdisc shaping what it sends, None when none. ``kind``: ``linux`` or
-    ``esxi``; ``teps``: an ESXi host's TEP vmknics as ``esxcfg-vmknic -l`` lists them (the ends of the TEP mesh)."""
+    ``esxi``; ``teps``: an ESXi host's TEP vmknics as ``esxcfg-vmknic -l`` lists them (the ends of the TEP mesh);
+    ``firewall``: an ESXi host's firewall as read (:func:`nicadvisor.bench.esxi.read_firewall`)."""
 
     name: str
     source: str
@@ -457,6 +465,7 @@ class HostProbe:
     tbf_rate_mbit: float | None = None
     kind: str = "linux"
     teps: tuple[mtu_path.Endpoint, ...] = ()
+    firewall: FirewallRead | None = None
 
     def python_ok(self) -> bool:
         v = _python_version(self.tools.get("python3", ""))
@@ -539,8 +548,9 @@ def probe_host(conn: HostSession, cancel: threading.Event | None = None) -> Host
 
 def probe_esxi(conn: HostSession, cancel: threading.Event | None = None) -> HostProbe:
     """Probe an ESXi host read-only: its TEP vmknics from ``esxcfg-vmknic -l`` (the audit's own listing); the vmknic
-    named for the host (``--interface HOST=vmk10``) is its test address, else its first TEP. Raises
-    :class:`RemoteHostLost`, :class:`Cancelled`."""
+    named for the host (``--interface HOST=vmk10``) is its test address, else its first TEP; whether its iperf3 is
+    there (``test -f``); its firewall (:func:`nicadvisor.bench.esxi.read_firewall`). Raises :class:`RemoteHostLost`,
+    :class:`Cancelled`."""
     problems: list[str] = []
     got = conn.run(("esxcfg-vmknic", "-l"), cancel=cancel)
     teps = tuple(mtu_path.tep_endpoints(conn.name, got.out)) if got.rc == 0 else ()
@@ -550,13 +560,16 @@ def probe_esxi(conn: HostSession, cancel: threading.Event | None = None) -> Host
     elif not teps:
         problems.append(f"esxcfg-vmknic -l on {conn.name} lists no TEP vmknic with an address (netstack vxlan or an "
                         "NSX overlay stack): it has no end in the TEP mesh")
+    tools = {"iperf3": ""} if conn.run(("test", "-f", IPERF3), cancel=cancel).rc == 0 else {}
+    firewall = read_firewall(lambda argv: conn.run(argv, cancel=cancel), conn.name)
     chosen = next((t for t in teps if t.interface == conn.host.interface), None) if conn.host.interface else None
     if conn.host.interface and chosen is None:
         problems.append(f"{conn.host.interface} is not a TEP vmknic with an address on {conn.name}")
     first = chosen or (teps[0] if teps else None)
-    return HostProbe(name=conn.name, source=conn.target.source, tools={}, omni=False,
+    return HostProbe(name=conn.name, source=conn.target.source, tools=tools, omni=False,
                      address=first.address if first else None, interface=first.interface if first else None,
-                     problems=tuple(problems), mtu=first.mtu if first else None, kind="esxi", teps=teps)
+                     problems=tuple(problems), mtu=first.mtu if first else None, kind="esxi", teps=teps,
+                     firewall=firewall)
 
 
 # --- the plan --------------------------------------------------------------------------------------
@@ -629,7 +642,8 @@ class RemotePlan:
     """What a run will do and change, for the user to confirm. ``tests`` in run order; ``folders``
     maps each host name that runs a process to its temporary folder; ``agent_hosts`` get the agent
     file; ``leftovers`` maps host names to sentences of an earlier run's changes undone first;
-    ``problems``: sentences (tests that cannot run, hosts left out)."""
+    ``problems``: sentences (tests that cannot run, hosts left out); ``esxi``: each ESXi host's changes (its iperf3
+    copy, its firewall openings: :class:`nicadvisor.bench.remote_esxi.EsxiHostPlan`)."""
 
     tests: tuple[PlannedTest, ...]
     folders: dict[str, str]
@@ -639,18 +653,27 @@ class RemotePlan:
     leftovers: dict[str, tuple[str, ...]]
     problems: tuple[str, ...]
     duration_s: float
+    esxi: dict[str, "EsxiHostPlan"] = field(default_factory=dict)
 
     def changes(self) -> dict[str, list[str]]:
         """Per host name, every change the run makes there, in words (the commands are exact)."""
+        from .remote_esxi import test_lines
+
         out: dict[str, list[str]] = {}
         for host, lines in self.leftovers.items():
             out.setdefault(host, []).extend(f"undo first (left by an earlier run): {s}" for s in lines)
+        for host, hp in self.esxi.items():
+            out.setdefault(host, []).extend(hp.lines())
         for host, folder in self.folders.items():
             out.setdefault(host, []).append(f"create folder {folder} (mode 700); removed with its contents afterwards")
             if host in self.agent_hosts:
                 out[host].append(f"copy {AGENT_NAME} into it ({self.agent_bytes} bytes, sha256 {self.agent_sha256}), "
                                  "run with the host's python3")
         for t in self.tests:
+            if t.server in self.esxi or t.client in self.esxi:
+                for host, lines in test_lines(t, set(self.esxi), self.duration_s).items():
+                    out.setdefault(host, []).extend(lines)
+                continue
             ports = " and ".join(f"TCP {p}" for p in t.ports)
             name = t.spec.name if t.spec is not None else t.test
             runs = f", {t.repetitions} times" if t.repetitions > 1 else ""
@@ -761,13 +784,17 @@ def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[st
         notes.extend(p.problems)
     tests: list[PlannedTest] = []
     d = request.duration_s
+    tokens = {h: f.rsplit("-", 1)[-1] for h, f in folders.items()}  # an ESXi host's copy is named by its run token
+    esxi_plans: dict[str, EsxiHostPlan] = {}
     for i, c in enumerate(probes):
         for s in probes[i + 1:]:
             if c.address is None or s.address is None:
                 continue
             if "esxi" in (c.kind, s.kind):
-                notes.append(f"{c.name}→{s.name}: tests with an ESXi host are not planned (the TEP mesh, --mtu-check, "
-                             "runs between ESXi and Linux hosts)")
+                for item in request.specs or request.tests:
+                    got = plan_pair(request, c, s, item, tokens, esxi_plans, notes)
+                    if got is not None:
+                        tests.append(got)
                 continue
             for item in request.specs or request.tests:
                 spec = item if isinstance(item, TestSpec) else None
@@ -812,11 +839,13 @@ def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[st
                                          server_addr=s.address, server_argv=tuple(server), client_argv=tuple(client),
                                          ports=ports, spec=spec))
     checked = []
+    kinds = {p.name: p.kind for p in probes}
     for t in tests:  # every command of the plan must pass the allowlist now, not halfway through the run
-        pid = _pidfile(folders[t.server], 0)
+        pid = _pidfile(folders.get(t.server) or folders.get(t.client) or "/tmp/nicadv-bench-0000000000000000", 0)
         try:
-            check_remote(("sh", "-c", START_SCRIPT, "nicadv-start", pid, *t.server_argv))
-            check_remote(("sh", "-c", START_SCRIPT, "nicadv-start", pid, *t.client_argv))
+            for host, argv in ((t.server, t.server_argv), (t.client, t.client_argv)):
+                check_remote(argv if kinds.get(host) == "esxi" else
+                             ("sh", "-c", START_SCRIPT, "nicadv-start", pid, *argv))
         except RemoteCommandRefused as exc:
             notes.append(f"{t.test} {t.client}→{t.server} with {t.tool}: {exc}; skipped")
             continue
@@ -825,10 +854,11 @@ def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[st
     used = {t.client for t in tests} | {t.server for t in tests}
     agent_hosts = frozenset({t.client for t in tests if t.tool == "agent"} | {t.server for t in tests if t.tool == "agent"})
     data = (agent_text or "").encode("utf-8")
-    return RemotePlan(tests=tuple(tests), folders={h: f for h, f in folders.items() if h in used},
+    esxi_used = {h: p for h, p in esxi_plans.items() if h in used}
+    return RemotePlan(tests=tuple(tests), folders={h: f for h, f in folders.items() if h in used and kinds.get(h) != "esxi"},
                       agent_hosts=agent_hosts, agent_sha256=hashlib.sha256(data).hexdigest() if agent_hosts else None,
                       agent_bytes=len(data) if agent_hosts else 0, leftovers=dict(leftovers or {}),
-                      problems=tuple(dict.fromkeys(notes)), duration_s=d)
+                      problems=tuple(dict.fromkeys(notes)), duration_s=d, esxi=esxi_used)
 
 
 def _pidfile(folder: str, n: int) -> str:
@@ -838,7 +868,16 @@ def _pidfile(folder: str, n: int) -> str:
 # --- undoing ---------------------------------------------------------------------------------------
 
 def describe_entry(entry: Entry) -> str:
-    """One journal row in words (``process 4321 (netserver -D …)``, ``folder /tmp/nicadv-bench-…``)."""
+    """One journal row in words (``process 4321 (netserver -D …)``, ``folder /tmp/nicadv-bench-…``, ``firewall ruleset
+    remoteSerialPort (was disabled)``)."""
+    if entry.kind == "esxi-ruleset":
+        was = {True: "enabled", False: "disabled"}.get(entry.data.get("enabled"), "in a state not read")
+        added = ", ".join(entry.data.get("added") or [])
+        return f"firewall ruleset {entry.data.get('ruleset')} (was {was}" + (f"; {added} added" if added else "") + ")"
+    if entry.kind == "esxi-file":
+        return f"copy {entry.data.get('path')}"
+    if entry.kind == "esxi-process":
+        return f"process {shlex.join((entry.data.get('argv') or ['?'])[:1])} (found by what ps -c -J shows)"
     if entry.kind == "folder":
         return f"folder {entry.data.get('path')}"
     if entry.kind == "process":
@@ -863,6 +902,8 @@ def undo_entry(conn: HostSession, entry: Entry) -> tuple[bool, str]:
     time and program name) or remove the folder. Returns ``(done, sentence)``. Raises
     :class:`RemoteHostLost` when the session ends."""
     where = f"on {conn.name}"
+    if entry.kind.startswith("esxi-"):
+        return undo_esxi_entry(lambda argv: conn.run(argv), entry, conn.name)
     if entry.kind == "folder":
         path = str(entry.data.get("path", ""))
         if not FOLDER_RE.match(path):
@@ -1180,6 +1221,7 @@ class RemoteBench:
         journal = Journal(self.journal_dir)
         made: dict[str, str] = {}
         counter = [0]
+        self._esxi_state = EsxiRunState()
         try:
             n = max(1, len(plan.tests))
             for i, pt in enumerate(plan.tests):
@@ -1190,7 +1232,8 @@ class RemoteBench:
                 secs = pt.duration_s or plan.duration_s
                 try:
                     for host in (pt.server, pt.client):
-                        self._folder(journal, plan, host, made)
+                        if host in plan.folders:  # an ESXi host gets no folder: its changes are of remote_esxi
+                            self._folder(journal, plan, host, made)
                     rtt = None
                     if pt.test == "TCP_RR" and (pt.spec is None or pt.spec.direction == "send"):
                         say(i / n, f"round trip {pt.client} → {pt.server} (ping, read-only)")
@@ -1245,6 +1288,8 @@ class RemoteBench:
 
     def _one(self, journal: Journal, plan: RemotePlan, pt: PlannedTest, counter: list[int],
              on_tick: Callable[[float], None], problems: list[str]) -> BenchResult:
+        if pt.server in plan.esxi or pt.client in plan.esxi:
+            return run_one(self, journal, plan, pt, counter, on_tick, problems, self._esxi_state)
         server, client = self._conn(pt.server), self._conn(pt.client)
         listening: set[int] = set()
         for table in ("/proc/net/tcp", "/proc/net/tcp6"):
