@@ -244,12 +244,17 @@ def open_firewall(run: Run, journal: Any, source: str, host: str, ruleset: str, 
     entry = journal.record("esxi-ruleset", host=source, ruleset=ruleset, enabled=before,
                            allowed_all=listed.all if listed is not None else None,
                            ips=list(listed.addresses) if listed is not None and not listed.all else None, added=[])
+    if (restrict or add_peers) and listed is None:
+        raise BenchError(f"the allowed IP list of ruleset {ruleset} on {host} could not be read, so it could not be "
+                         "put back exactly: it is not changed")
     if restrict:
         _checked(run, FIREWALL + ("ruleset", "set", "--ruleset-id", ruleset, "--allowed-all", "false"),
                  f"restrict the allowed IP list of ruleset {ruleset} on {host}")
-        now = _allowed(run, ruleset)
-        journal.update(entry, ips=list(now.addresses) if now is not None else [])
-        listed = now
+        listed = _allowed(run, ruleset)  # the list behind the allowed-all flag, now in force
+        if listed is None:
+            raise BenchError(f"the allowed IP list of ruleset {ruleset} on {host} could not be read once restricted; "
+                             "it is put back")
+        journal.update(entry, ips=list(listed.addresses))
     for peer in add_peers:
         if listed is not None and peer in listed.addresses:
             continue

@@ -546,11 +546,11 @@ def probe_host(conn: HostSession, cancel: threading.Event | None = None) -> Host
                      tbf_rate_mbit=tbf)
 
 
-def probe_esxi(conn: HostSession, cancel: threading.Event | None = None) -> HostProbe:
+def probe_esxi(conn: HostSession, cancel: threading.Event | None = None, tests: bool = True) -> HostProbe:
     """Probe an ESXi host read-only: its TEP vmknics from ``esxcfg-vmknic -l`` (the audit's own listing); the vmknic
     named for the host (``--interface HOST=vmk10``) is its test address, else its first TEP; whether its iperf3 is
-    there (``test -f``); its firewall (:func:`nicadvisor.bench.esxi.read_firewall`). Raises :class:`RemoteHostLost`,
-    :class:`Cancelled`."""
+    there (``test -f``); its firewall (:func:`nicadvisor.bench.esxi.read_firewall`; not when no ``tests`` will run).
+    Raises :class:`RemoteHostLost`, :class:`Cancelled`."""
     problems: list[str] = []
     got = conn.run(("esxcfg-vmknic", "-l"), cancel=cancel)
     teps = tuple(mtu_path.tep_endpoints(conn.name, got.out)) if got.rc == 0 else ()
@@ -561,7 +561,7 @@ def probe_esxi(conn: HostSession, cancel: threading.Event | None = None) -> Host
         problems.append(f"esxcfg-vmknic -l on {conn.name} lists no TEP vmknic with an address (netstack vxlan or an "
                         "NSX overlay stack): it has no end in the TEP mesh")
     tools = {"iperf3": ""} if conn.run(("test", "-f", IPERF3), cancel=cancel).rc == 0 else {}
-    firewall = read_firewall(lambda argv: conn.run(argv, cancel=cancel), conn.name)
+    firewall = read_firewall(lambda argv: conn.run(argv, cancel=cancel), conn.name) if tests else None
     chosen = next((t for t in teps if t.interface == conn.host.interface), None) if conn.host.interface else None
     if conn.host.interface and chosen is None:
         problems.append(f"{conn.host.interface} is not a TEP vmknic with an address on {conn.name}")
@@ -578,7 +578,8 @@ def probe_esxi(conn: HostSession, cancel: threading.Event | None = None) -> Host
 class RemoteRequest:
     """What to measure between ``hosts`` (at least two, distinct): ``tests`` (netperf names, in
     order), ``duration_s`` per test, ``tool`` (one of :data:`nicadvisor.bench.TOOL_CHOICES`), ``port`` (the server's TCP
-    port; netperf also uses ``port + 1`` for its data connection). ``specs``: catalogue tests
+    port; netperf also uses ``port + 1`` for its data connection); ``run_tests`` False: only the TEP mesh will run (an
+    ESXi host's firewall is not read then). ``specs``: catalogue tests
     (:func:`nicadvisor.bench.catalogue.quick_profile` / ``full_profile``: payload, streams, direction, repetitions and
     seconds of their own) run instead of ``tests`` when given. Journal in ``journal_dir``."""
 
@@ -588,6 +589,7 @@ class RemoteRequest:
     tool: str = "auto"
     port: int = DEFAULT_PORT
     specs: tuple[TestSpec, ...] = ()
+    run_tests: bool = True
 
     def validate(self) -> None:
         """Raises ValueError naming the first bad field."""
@@ -1122,7 +1124,8 @@ class RemoteBench:
                 continue
             say(0.0, f"probing {conn.name}")
             try:
-                probes.append((probe_esxi if conn.target.kind == "esxi" else probe_host)(conn, self.cancel))
+                probes.append(probe_esxi(conn, self.cancel, self.request.run_tests) if conn.target.kind == "esxi"
+                              else probe_host(conn, self.cancel))
             except (RemoteHostLost, BenchError) as exc:
                 problems.append(f"{conn.name} could not be probed: {exc}")
         if len(probes) < 2:

@@ -270,7 +270,8 @@ def _start_server(rb: "RemoteBench", journal: Journal, plan: "RemotePlan", pt: "
     hp = plan.esxi.get(pt.server)
     last = next((o.last for o, _p in (hp.openings if hp else ()) if o.direction == "Inbound" and o.protocol == "TCP"),
                 pt.ports[0])
-    for port in range(pt.ports[0], min(pt.ports[0] + PORT_TRIES, last + 1)):
+    port = pt.ports[0]
+    for port in range(pt.ports[0], max(pt.ports[0] + 1, min(pt.ports[0] + PORT_TRIES, last + 1))):
         trial = _replace(pt, server_argv=_with_port(pt.server_argv, port), client_argv=_with_port(pt.client_argv, port),
                          ports=(port,))
         srv = EsxiStarted(rb, journal, pt.server, trial.server_argv).__enter__()

@@ -87,7 +87,7 @@ class BetweenRequest:
         specs = tuple(PROFILES[self.profile](duration_s=seconds, **timing)) if self.profile else ()
         hosts = tuple(RemoteHost(t, self.interfaces.get(t.source) or None) for t in self.hosts)
         request = RemoteRequest(hosts=hosts, tests=tuple(self.tests), duration_s=seconds, tool=self.tool,
-                                port=self.port or DEFAULT_PORT, specs=specs)
+                                port=self.port or DEFAULT_PORT, specs=specs, run_tests=self.run_tests)
         request.validate()
         return request
 
