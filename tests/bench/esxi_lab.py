@@ -36,18 +36,15 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "ssh"))
 sys.path.insert(0, str(HERE.parent))
 
 import esxi_personality  # noqa: E402
-import sshd_harness as H  # noqa: E402
 from capturetools import CAPTURES, TEST_CAPTURES  # noqa: E402
-from remote_lab import SSH_PORT, RemoteLab, _run  # noqa: E402
+from remote_lab import SSH_PORT, RemoteLab, _run, running_lab  # noqa: E402
 
 from nicadvisor.bench.remote import RemoteHost  # noqa: E402
 from nicadvisor.collect.ssh import SshTarget  # noqa: E402
@@ -183,49 +180,7 @@ class EsxiLab(RemoteLab):
         return args
 
 
-@contextmanager
-def running_esxi_lab(**kw) -> Iterator[EsxiLab]:
+def running_esxi_lab(**kw):
     """``with running_esxi_lab() as lab:`` an :class:`EsxiLab`, closed at the end; the calling test is skipped when
     the lab cannot run here (no sshd, not root)."""
-    why = H.available()
-    if why:
-        import pytest
-
-        pytest.skip(f"ESXi lab: {why}")
-    lab = EsxiLab(**kw)
-    try:
-        yield lab
-    finally:
-        lab.close()
-
-
-# --- the kill -9 child --------------------------------------------------------------------------------
-
-def crash_child(spec_path: str) -> None:
-    """Start the benchmark of ``spec_path`` (JSON: ``targets`` with their kind, ``interfaces`` one per target,
-    ``known_hosts``, ``journal_dir``, ``tests``, ``duration_s``), print ``{"running": label}`` once the first test's
-    client runs, then sleep (the test kills this process there)."""
-    import threading
-    import time
-
-    from nicadvisor.bench.remote import RemoteBench, RemoteRequest
-    from nicadvisor.collect.known_hosts import KnownHosts
-
-    spec = json.loads(Path(spec_path).read_text())
-    hosts = tuple(RemoteHost(SshTarget(**t), i) for t, i in zip(spec["targets"], spec["interfaces"]))
-    request = RemoteRequest(hosts=hosts, tests=tuple(spec["tests"]), duration_s=spec["duration_s"], tool="iperf3")
-    said = threading.Event()
-
-    def progress(fraction: float, message: str) -> None:
-        if fraction > 0 and not said.is_set():
-            said.set()
-            print(json.dumps({"running": message}), flush=True)
-            time.sleep(120)  # killed here, in the middle of the test
-
-    with RemoteBench(request, known_hosts=KnownHosts(spec["known_hosts"]), journal_dir=spec["journal_dir"]) as rb:
-        rb.run(rb.prepare(), progress)
-
-
-if __name__ == "__main__":
-    if sys.argv[1:2] == ["crash"]:
-        crash_child(sys.argv[2])
+    return running_lab(EsxiLab, **kw)

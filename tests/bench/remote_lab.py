@@ -245,15 +245,16 @@ class RemoteLab:
 # --- the kill -9 child --------------------------------------------------------------------------------
 
 @contextmanager
-def running_lab(**kw) -> Iterator[RemoteLab]:
-    """``with running_lab(rate_mbit=50) as lab:`` a :class:`RemoteLab` (arguments as its own), closed at the end; the
-    calling test is skipped (pytest) when the lab cannot run here (no sshd, not root)."""
+def running_lab(lab_class: type | None = None, **kw) -> Iterator[RemoteLab]:
+    """``with running_lab(rate_mbit=50) as lab:`` a :class:`RemoteLab` (or ``lab_class``, the ESXi lab; arguments as
+    its own), closed at the end; the calling test is skipped (pytest) when the lab cannot run here (no sshd, not
+    root)."""
     why = H.available()
     if why:
         import pytest
 
         pytest.skip(f"remote benchmark lab: {why}")
-    lab = RemoteLab(**kw)
+    lab = (lab_class or RemoteLab)(**kw)
     try:
         yield lab
     finally:
@@ -261,12 +262,14 @@ def running_lab(**kw) -> Iterator[RemoteLab]:
 
 
 def crash_child(spec_path: str) -> None:
-    """Start the benchmark of ``spec_path`` (JSON: targets, interface, known_hosts, journal_dir, tool,
-    tests, duration_s), print ``{"running": label}`` once the first client runs, then sleep."""
+    """Start the benchmark of ``spec_path`` (JSON: targets (with their kind), interface (of every host) or interfaces
+    (one per target), known_hosts, journal_dir, tool, tests, duration_s), print ``{"running": label}`` once the first
+    client runs, then sleep."""
     from nicadvisor.bench.remote import RemoteBench, RemoteHost, RemoteRequest
 
     spec = json.loads(Path(spec_path).read_text())
-    hosts = tuple(RemoteHost(SshTarget(**t), spec["interface"]) for t in spec["targets"])
+    interfaces = spec.get("interfaces") or [spec["interface"]] * len(spec["targets"])
+    hosts = tuple(RemoteHost(SshTarget(**t), i) for t, i in zip(spec["targets"], interfaces))
     request = RemoteRequest(hosts=hosts, tests=tuple(spec["tests"]), duration_s=spec["duration_s"], tool=spec["tool"])
     said = threading.Event()
 

@@ -146,9 +146,10 @@ def test_after_kill_9_the_next_start_puts_the_firewall_and_the_copy_back(lab, tm
                for t in (lab.linux_target(), lab.esxi_target())]
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps({"targets": targets, "interfaces": ["d0", None], "known_hosts": str(tmp_path / "kh"),
-                                "journal_dir": str(_journal_dir()), "tests": ["TCP_STREAM"], "duration_s": 60}))
-    child = subprocess.Popen([sys.executable, str(HERE / "esxi_lab.py"), "crash", str(spec)], stdout=subprocess.PIPE,
-                             text=True)
+                                "journal_dir": str(_journal_dir()), "tool": "iperf3", "tests": ["TCP_STREAM"],
+                                "duration_s": 60}))
+    child = subprocess.Popen([sys.executable, str(HERE / "remote_lab.py"), "crash", str(spec)],
+                             stdout=subprocess.PIPE, text=True)
     try:
         assert "running" in json.loads(child.stdout.readline())
         child.send_signal(signal.SIGKILL)  # no finally block runs: the ruleset stays enabled, the copy stays

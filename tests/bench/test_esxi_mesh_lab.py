@@ -14,7 +14,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from benchtools import needs_root  # noqa: E402
-from esxi_lab import ESXI_TEPS, LINUX_ADDR, SSH_PORT, running_esxi_lab  # noqa: E402
+from esxi_lab import ESXI_TEPS, LINUX_ADDR, running_esxi_lab  # noqa: E402
 from nicadvisor import cli  # noqa: E402
 from nicadvisor.model.capabilities import FAIL, capability_matrix  # noqa: E402
 

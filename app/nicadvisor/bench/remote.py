@@ -41,7 +41,7 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import paramiko
 
@@ -57,8 +57,10 @@ from . import agent, iperf3, mtu_path, netperf, path_rtt
 from .catalogue import TestSpec, combine_repetitions, why_not
 from .esxi import IPERF3, FirewallRead, check_esxi, read_firewall, undo_esxi_entry
 from .journal import Entry, Journal, RestoreOutcome, orphaned_entries, undo_rows
-from .remote_esxi import EsxiHostPlan, EsxiRunState, plan_pair, run_one
 from .results import BenchReport, BenchResult
+
+if TYPE_CHECKING:
+    from .remote_esxi import EsxiHostPlan
 
 Progress = Callable[[float, str], None]
 
@@ -786,6 +788,8 @@ def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[st
         notes.extend(p.problems)
     tests: list[PlannedTest] = []
     d = request.duration_s
+    from .remote_esxi import plan_pair
+
     tokens = {h: f.rsplit("-", 1)[-1] for h, f in folders.items()}  # an ESXi host's copy is named by its run token
     esxi_plans: dict[str, EsxiHostPlan] = {}
     for i, c in enumerate(probes):
@@ -1221,6 +1225,8 @@ class RemoteBench:
         problems += [f"cleaned up after an earlier run: {s}" for s in restored.undone]
         problems += [f"could not clean up after an earlier run: {s}" for s in restored.failed]
         results: list[BenchResult] = []
+        from .remote_esxi import EsxiRunState
+
         journal = Journal(self.journal_dir)
         made: dict[str, str] = {}
         counter = [0]
@@ -1292,6 +1298,8 @@ class RemoteBench:
     def _one(self, journal: Journal, plan: RemotePlan, pt: PlannedTest, counter: list[int],
              on_tick: Callable[[float], None], problems: list[str]) -> BenchResult:
         if pt.server in plan.esxi or pt.client in plan.esxi:
+            from .remote_esxi import run_one
+
             return run_one(self, journal, plan, pt, counter, on_tick, problems, self._esxi_state)
         server, client = self._conn(pt.server), self._conn(pt.client)
         listening: set[int] = set()

@@ -25,13 +25,13 @@ from . import BenchError, Cancelled, iperf3
 from .catalogue import TestSpec, why_not
 from .esxi import (
     EXEC_REFUSED, IPERF3, NO_RULESET, copy_path, exec_refused, listening_port, open_firewall, port_in_use,
-    stop_started,
 )
 from .esxi_firewall import Opening, plan_opening
 from .journal import Journal
+from .remote import PlannedTest, _pidfile, _Started, wait_channel
 
 if TYPE_CHECKING:
-    from .remote import HostProbe, PlannedTest, RemoteBench, RemotePlan, RemoteRequest
+    from .remote import HostProbe, RemoteBench, RemotePlan, RemoteRequest
 
 #: How many ports of a ruleset's range a server tries when the first is taken.
 PORT_TRIES = 4
@@ -77,7 +77,6 @@ def plan_pair(request: "RemoteRequest", c: "HostProbe", s: "HostProbe", item: An
     """The test ``item`` (a :class:`~nicadvisor.bench.catalogue.TestSpec` or a test name) from ``c`` to ``s`` when one
     of them is ESXi, or None with the reason in ``notes``. ``tokens``: each ESXi host's run token (names its copy);
     ``plans``: the ESXi hosts' changes, filled in. Pure."""
-    from .remote import PlannedTest
 
     spec = item if isinstance(item, TestSpec) else None
     test = spec.test if spec is not None else str(item)
@@ -208,17 +207,14 @@ def ready_host(rb: "RemoteBench", journal: Journal, plan: "RemotePlan", host: st
     state.ready.add(host)
 
 
-class EsxiStarted:
-    """A process started on ESXi through a pseudo-terminal, journaled (``esxi-process``: its command line, to find it
-    with ``ps -c -J``). Context manager: leaving it stops what ``ps`` still shows and closes the channel."""
+class EsxiStarted(_Started):
+    """A process started on ESXi through a pseudo-terminal, journaled (``esxi-process``: its command line, by which
+    ``ps -c -J`` finds it). Context manager: leaving it stops what ``ps`` still shows (the journal's undo of the row,
+    :func:`nicadvisor.bench.esxi.undo_esxi_entry`) and closes the channel."""
 
     def __init__(self, rb: "RemoteBench", journal: Journal, host: str, argv: tuple[str, ...]) -> None:
-        self.rb, self.journal, self.host, self.argv = rb, journal, host, argv
-        self.conn = rb._conn(host)
-        self.chan: Any = None
-        self.entry: str | None = None
+        super().__init__(rb._conn(host), journal, argv, "")
         self.text = ""
-        self.problems: list[str] = []
 
     def __enter__(self) -> "EsxiStarted":
         self.entry = self.journal.record("esxi-process", host=self.conn.target.source, argv=list(self.argv))
@@ -231,27 +227,8 @@ class EsxiStarted:
 
     def read(self) -> str:
         """What the process printed so far (a pseudo-terminal merges stdout and stderr), without waiting."""
-        if self.chan is not None:
-            while self.chan.recv_ready():
-                self.text += self.chan.recv(65536).decode("utf-8", "replace")
+        self.text += self.output()
         return self.text
-
-    def exited(self) -> bool:
-        return self.chan is not None and self.chan.exit_status_ready()
-
-    def __exit__(self, *exc: object) -> None:
-        if self.entry is not None:
-            try:
-                ok, sentence = stop_started(_runner(self.rb, self.host), self.argv, self.host)
-            except BenchError as err:
-                ok, sentence = False, f"could not stop {self.argv[0]} on {self.host}: {err}"
-            if ok:
-                self.journal.done(self.entry)
-                self.entry = None
-            else:
-                self.problems.append(sentence)
-        if self.chan is not None:
-            self.chan.close()
 
 
 def _with_port(argv: tuple[str, ...], port: int) -> tuple[str, ...]:
@@ -307,8 +284,6 @@ def run_one(rb: "RemoteBench", journal: Journal, plan: "RemotePlan", pt: "Planne
             on_tick: Callable[[float], None], problems: list[str], state: EsxiRunState) -> Any:
     """One run of ``pt`` with an ESXi end (module docstring); returns its :class:`~nicadvisor.bench.results
     .BenchResult`. Raises :class:`BenchError`, :class:`Cancelled`, RemoteHostLost."""
-    from .remote import _pidfile, _Started, wait_channel
-
     esxi = {h for h in (pt.server, pt.client) if rb.probes[h].kind == "esxi"}
     for host in sorted(esxi):
         ready_host(rb, journal, plan, host, state)
@@ -324,22 +299,16 @@ def run_one(rb: "RemoteBench", journal: Journal, plan: "RemotePlan", pt: "Planne
                                  _pidfile(plan.folders[pt.server], counter[0])).__enter__()
             rb._wait_listening(rb._conn(pt.server), srv_linux, pt)
         if pt.client in esxi:
-            cli = EsxiStarted(rb, journal, pt.client, pt.client_argv)
-            try:
-                with cli:
-                    rc, out, err = wait_channel(cli.chan, secs, rb.cancel, name=pt.client,
-                                                what=shlex.join(pt.client_argv), on_tick=on_tick)
-            finally:
-                problems.extend(cli.problems)
+            cli: _Started = EsxiStarted(rb, journal, pt.client, pt.client_argv)
         else:
             counter[0] += 1
-            cli_l = _Started(rb._conn(pt.client), journal, pt.client_argv, _pidfile(plan.folders[pt.client], counter[0]))
-            try:
-                with cli_l:
-                    rc, out, err = wait_channel(cli_l.chan, secs, rb.cancel, name=pt.client,
-                                                what=shlex.join(pt.client_argv), on_tick=on_tick)
-            finally:
-                problems.extend(cli_l.problems)
+            cli = _Started(rb._conn(pt.client), journal, pt.client_argv, _pidfile(plan.folders[pt.client], counter[0]))
+        try:
+            with cli:
+                rc, out, err = wait_channel(cli.chan, secs, rb.cancel, name=pt.client, what=shlex.join(pt.client_argv),
+                                            on_tick=on_tick)
+        finally:
+            problems.extend(cli.problems)
         server_out = srv_esxi.read() if srv_esxi is not None else (srv_linux.output() if srv_linux.exited() else "")
     finally:
         if srv_esxi is not None:
