@@ -1,6 +1,6 @@
-"""Benchmark page, "Between audited hosts over SSH" (two Linux hosts), on the remote lab of real parts (tests/bench/remote_lab.py:
-two network namespaces with their own sshd, joined by a tbf-shaped veth): the wizard audits both hosts over SSH,
-then benchmarks between them after the plan of changes was confirmed; declining changes nothing. Needs root.
+"""Benchmark page, "Between audited hosts over SSH" (two Linux hosts), on the remote lab of real parts
+(tests/bench/remote_lab.py: two network namespaces with their own sshd, joined by a tbf-shaped veth): the wizard
+audits both hosts over SSH, then benchmarks between them after the plan of changes was confirmed; declining changes nothing. Needs root.
 
 Screenshot: wizard-benchmark-between-hosts.
 """
