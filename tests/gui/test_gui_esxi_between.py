@@ -56,3 +56,40 @@ def test_the_tep_mesh_from_the_benchmark_page(make_wizard, qtbot, screenshot):
         found = [(f.rule_id, f.host, f.obj) for f in wizard.state.audit.findings if f.rule_id.startswith("tep-path")]
         assert sorted(found) == sorted([("tep-path-mtu-failed", e, "vmk11"), ("tep-path-mtu-failed", x, "d0")])
         screenshot(wizard, "benchmark-tep-mesh")
+
+
+def test_the_quick_profile_with_an_esxi_server_from_the_benchmark_page(make_wizard, qtbot, screenshot):
+    """Issue 17 §2 from the wizard: the plan shown before anything changes names the firewall ruleset and the copy of
+    iperf3; after the run the ruleset is put back and the copy removed."""
+    with running_esxi_lab() as lab:
+        wizard = make_wizard(store=None)
+        for t, kind in ((lab.linux_target(), "linux"), (lab.esxi_target(), "esxi")):  # the Linux host sends
+            wizard.state.ssh_hosts.append(SshSpec(spec=f"{t.user}@{t.host}:{t.port}", kind=kind,
+                                                  key_file=t.key_filename, trusted_fingerprint=t.trusted_fingerprint))
+        wizard.pages[PageId.CONNECT].live_radio.setChecked(True)
+        run_audit(wizard, qtbot)
+        wizard.next()
+        wizard.next()
+        page = wizard.pages[PageId.BENCHMARK]
+        page.hosts_radio.setChecked(True)
+        page.hosts_table.item(0, 2).setText("d0")
+        page.tests_box.setCurrentIndex(page.tests_box.findData("quick"))
+        page.duration.setValue(2)
+        shown = []
+
+        def confirm(lines):
+            shown.append(lines)
+            assert lab.state()["rulesets"] == {"remoteSerialPort": False} and lab.copies() == []
+            return True
+
+        page.confirm_plan = confirm
+        with qtbot.waitSignal(page.sig_bench_done, timeout=120_000) as blocker:
+            qtbot.mouseClick(page.run_button, Qt.MouseButton.LeftButton)
+        (lines,) = shown
+        assert any("firewall: enable ruleset remoteSerialPort (inbound TCP 1024-65535)" in ln for ln in lines)
+        assert any("iperf3.nicadv-" in ln and "through a pseudo-terminal" in ln for ln in lines)
+        report = blocker.args[0]
+        assert [r.test for r in report.results] == ["TCP_STREAM"] and report.results[0].throughput_gbps > 0
+        assert any("TCP_RR is not measurable with it (ESXi has no netperf)" in p for p in report.problems)
+        assert lab.state()["rulesets"] == {"remoteSerialPort": False} and lab.copies() == []
+        screenshot(wizard, "benchmark-esxi-quick")

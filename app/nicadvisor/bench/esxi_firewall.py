@@ -279,7 +279,6 @@ def plan_opening(state: FirewallState, rulesets: dict[str, Ruleset], rules: list
                "its allowed IP list could not be read, so it cannot be put back exactly: it is left as it is")
         return Opening(r.ruleset, direction, protocol, r.begin, r.end, port, enable=True, restrict=restrict,
                        allowed=listed, why=f"ruleset {r.ruleset} is disabled and may be enabled; {why}")
-    configurable = sorted(n for n, rs in rulesets.items() if rs.configurable)
+    configurable = sum(1 for rs in rulesets.values() if rs.configurable)
     return (f"no ruleset of the ESXi firewall opens a range of {direction.lower()} {protocol} ports that may be used: "
-            f"none of those that may be enabled or disabled ({', '.join(configurable) or 'none listed'}) has such "
-            "a range in the rules read")
+            f"none of the {configurable} rulesets that may be enabled or disabled has such a range in the rules read")
