@@ -65,6 +65,17 @@ class RemoteLab:
                  delay_us: int | None = None) -> None:
         if n != 2:
             raise ValueError("the lab joins exactly two hosts by one veth pair")
+        self._begin(rate_mbit, delay_us)
+        try:
+            for i in range(n):
+                self._host(i, (no_programs or {}).get(i, ()))
+            self._data_link()
+        except BaseException:
+            self.close()
+            raise
+
+    def _begin(self, rate_mbit: int | None = None, delay_us: int | None = None) -> None:
+        """The lab's own folder, account and client key; nothing in the network yet."""
         self.tag = secrets.token_hex(3)
         self.base = H.make_base("nicadv-rlab-")
         self.rate_mbit = rate_mbit
@@ -80,9 +91,6 @@ class RemoteLab:
             self.authorized_keys = self.base / "authorized_keys"
             self.authorized_keys.write_text(Path(str(self.client_key) + ".pub").read_text())
             self.authorized_keys.chmod(0o644)
-            for i in range(n):
-                self._host(i, (no_programs or {}).get(i, ()))
-            self._data_link()
         except BaseException:
             self.close()
             raise
@@ -111,7 +119,9 @@ class RemoteLab:
                     (d / prog.name).symlink_to(prog)
         return d
 
-    def _host(self, i: int, no_programs: tuple[str, ...]) -> None:
+    def _host(self, i: int, no_programs: tuple[str, ...], force_command: str | None = None, tty: bool = False) -> None:
+        """Host ``i``: its namespace, its management veth from this namespace and its sshd (``force_command``: every
+        command goes to that program, the ESXi lab's shell; ``tty``: sessions may ask for a pseudo-terminal)."""
         ns, outside = f"nicadvrl-{self.tag}{i}", f"rl{self.tag}m{i}"
         net = self._free_subnet()
         _run("ip", "netns", "add", ns)
@@ -126,7 +136,7 @@ class RemoteLab:
         self.mgmt.append(f"{net}.2")
         extra = f"SetEnv PATH={self._path_without(i, no_programs)}\n" if no_programs else ""
         sshd = H.Sshd(self.base, self.user.name, self.authorized_keys, listen=f"{net}.2", port=SSH_PORT, netns=ns,
-                      tag=f"rl{i}", extra=extra)
+                      tag=f"rl{i}", extra=extra, force_command=force_command, tty=tty)
         self.sshds.append(sshd)
         sshd.start()
 
@@ -261,15 +271,16 @@ class RemoteLab:
 # --- the kill -9 child --------------------------------------------------------------------------------
 
 @contextmanager
-def running_lab(**kw) -> Iterator[RemoteLab]:
-    """``with running_lab(rate_mbit=50) as lab:`` a :class:`RemoteLab` (arguments as its own), closed at the end; the
-    calling test is skipped (pytest) when the lab cannot run here (no sshd, not root)."""
+def running_lab(lab_class: type | None = None, **kw) -> Iterator[RemoteLab]:
+    """``with running_lab(rate_mbit=50) as lab:`` a :class:`RemoteLab` (or ``lab_class``, the ESXi lab; arguments as
+    its own), closed at the end; the calling test is skipped (pytest) when the lab cannot run here (no sshd, not
+    root)."""
     why = H.available()
     if why:
         import pytest
 
         pytest.skip(f"remote benchmark lab: {why}")
-    lab = RemoteLab(**kw)
+    lab = (lab_class or RemoteLab)(**kw)
     try:
         yield lab
     finally:
@@ -277,12 +288,14 @@ def running_lab(**kw) -> Iterator[RemoteLab]:
 
 
 def crash_child(spec_path: str) -> None:
-    """Start the benchmark of ``spec_path`` (JSON: targets, interface, known_hosts, journal_dir, tool,
-    tests, duration_s), print ``{"running": label}`` once the first client runs, then sleep."""
+    """Start the benchmark of ``spec_path`` (JSON: targets (with their kind), interface (of every host) or interfaces
+    (one per target), known_hosts, journal_dir, tool, tests, duration_s), print ``{"running": label}`` once the first
+    client runs, then sleep."""
     from nicadvisor.bench.remote import RemoteBench, RemoteHost, RemoteRequest
 
     spec = json.loads(Path(spec_path).read_text())
-    hosts = tuple(RemoteHost(SshTarget(**t), spec["interface"]) for t in spec["targets"])
+    interfaces = spec.get("interfaces") or [spec["interface"]] * len(spec["targets"])
+    hosts = tuple(RemoteHost(SshTarget(**t), i) for t, i in zip(spec["targets"], interfaces))
     request = RemoteRequest(hosts=hosts, tests=tuple(spec["tests"]), duration_s=spec["duration_s"], tool=spec["tool"])
     said = threading.Event()
 

@@ -24,7 +24,7 @@ from nicadvisor.bench.remote import (
     AGENT_NAME, RemoteBench, RemoteCommandRefused, RemoteRequest, START_SCRIPT, agent_script, check_remote,
     listening_ports, parse_ipv4_addr, parse_proc_stat,
 )
-from nicadvisor.bench.mtu_path import ping_argv
+from nicadvisor.bench.mtu_path import esxi_argv, linux_argv
 from nicadvisor.bench.netns import tbf_burst_bytes
 from nicadvisor.bench.journal import DB_NAME, Journal, JournalVersionError, orphaned_entries, read_entries
 from nicadvisor.collect.known_hosts import KnownHosts
@@ -56,8 +56,11 @@ def test_allowlist_accepts_the_benchmark_commands_and_quotes_them():
     check_remote(["ip", "-o", "link", "show", "dev", "d0"])
     check_remote(["/usr/sbin/tc", "qdisc", "show", "dev", "d0"])
     check_remote(["tc", "filter", "show", "dev", "d0", "ingress"])
-    assert check_remote(ping_argv("10.0.0.1", "10.0.0.2", 9000)) == \
-        "ping -M do -c 2 -i 0.2 -W 1 -s 8972 -I 10.0.0.1 10.0.0.2"
+    assert check_remote(linux_argv("10.0.0.1", "10.0.0.2", 8972)) == \
+        "ping -M do -c 3 -i 0.2 -W 1 -s 8972 -I 10.0.0.1 10.0.0.2"
+    assert check_remote(esxi_argv("vmk10", "vxlan", "192.168.11.1", 1672)) == \
+        "vmkping ++netstack=vxlan -I vmk10 -d -s 1672 -c 3 192.168.11.1"
+    assert check_remote(["esxcfg-vmknic", "-l"]) == "esxcfg-vmknic -l"
 
 
 @pytest.mark.parametrize("argv", [
@@ -82,6 +85,11 @@ def test_allowlist_accepts_the_benchmark_commands_and_quotes_them():
     ["ping", "-M", "do", "-c", "2", "-i", "0.2", "-W", "1", "-s", "1672", "-I", "10.0.0.1", "example.org"],
     ["ping", "-M", "do", "-c", "2", "-i", "0.2", "-W", "1", "-s", "1672", "-I", "10.0.0.1", "-f"],
     ["ping", "-f", "10.0.0.2"],
+    ["vmkping", "++netstack=vxlan", "-I", "vmk10", "-d", "-s", "1672", "-c", "3", "192.168.11.1;reboot"],
+    ["vmkping", "++netstack=$(id)", "-I", "vmk10", "-d", "-s", "1672", "-c", "3", "192.168.11.1"],
+    ["vmkping", "++netstack=vxlan", "-I", "vmk10", "-s", "1672", "-c", "3", "192.168.11.1"],  # no -d
+    ["vmkping", "++netstack=vxlan", "-I", "vmk10", "-d", "-s", "1672", "-c", "100000", "192.168.11.1"],
+    ["esxcfg-vmknic", "-a", "-i", "10.0.0.9", "-n", "255.255.255.0", "pg"],
 ])
 def test_allowlist_refuses_everything_else(argv):
     with pytest.raises(RemoteCommandRefused):
@@ -687,9 +695,10 @@ def test_cli_bench_uses_the_stored_audit_of_the_hosts_and_adds_its_results(lab, 
 @needs_root
 @pytest.mark.root
 def test_mtu_check_fails_at_the_size_a_lowered_mtu_blocks_and_is_recorded_in_the_audit(lab, capsys):
-    """ping -M do between the lab hosts over d0 (MTU 1500): 1700-byte frames fail on the sender ("message too long"),
-    the audit of both hosts gets the mtu-path-test-failed-linux error naming both ends; with d0 at 9000 on both
-    sides 1700 and 9000 pass and the error is gone. Read-only: no plan, nothing started on a host but ping."""
+    """ping -M do between the lab hosts over d0 (MTU 1500): 1600-byte frames fail on the sender ("message too long"),
+    the audit of both hosts gets the tep-path-mtu-failed error on d0 at each end naming both ends; with d0 at 9000
+    on both sides 9000 passes (and 1600 with it, not sent) and the error is gone. Read-only: no plan, nothing
+    started on a host but ping."""
     hosts = lab.hosts()
     specs = [f"{h.target.user}@{h.target.host}:{h.target.port}" for h in hosts]
     trust = [a for h in hosts for a in ("--trust-host-key",
@@ -702,13 +711,15 @@ def test_mtu_check_fails_at_the_size_a_lowered_mtu_blocks_and_is_recorded_in_the
     out, err = capsys.readouterr()
     assert code == 1, err
     a, b = (h.target.name for h in hosts)
-    assert f"FAIL  {a} ({lab.data_addr(0)}, d0) → {b} ({lab.data_addr(1)}): 1700-byte frame with don't-fragment: " \
-           "the sender's interface MTU 1500 is below 1700 bytes" in out
+    assert f"FAIL  {a} d0 ({lab.data_addr(0)}) → {b} d0 ({lab.data_addr(1)}): 1600 B: 1600-byte frames cannot leave " \
+           f"d0 (MTU 1500) on {a}: its interface has a smaller MTU (the sender names MTU 1500)" in out
     assert f"recorded in audit #{audit_id} of " in err  # (NOT RATED still: the lab's veths are no physical NIC)
     cli.main(["history", str(audit_id), "--json", str(lab.base / "h1.json")])
     doc = json.loads((lab.base / "h1.json").read_text())
-    found = [f for f in doc["findings"] if f["rule_id"] == "mtu-path-test-failed-linux"]
-    assert {f["host"] for f in found} == {a, b} and all(lab.data_addr(0) in f["message"] for f in found)
+    found = [f for f in doc["findings"] if f["rule_id"] == "tep-path-mtu-failed"]
+    assert {(f["host"], f["object"], f["severity"]) for f in found} == {(a, "d0", "error"), (b, "d0", "error")}
+    assert all(lab.data_addr(0) in f["message"] and lab.data_addr(1) in f["message"] for f in found)
+    assert {len(h["path_tests"]) for h in doc["hosts"]} == {1}  # each host keeps the row it sent
     assert lab.folders() == set() and lab.processes(*TOOLS) == {}
 
     for ns in lab.namespaces:
@@ -717,10 +728,11 @@ def test_mtu_check_fails_at_the_size_a_lowered_mtu_blocks_and_is_recorded_in_the
         code = cli.main(check + ["--mtu-check", "--audit", str(audit_id)])
         out, err = capsys.readouterr()
         assert code == 0, out + err
-        assert out.count("PASS  ") == 4  # 1700 and 9000 bytes, both ways
+        assert out.count("PASS  ") == 4  # 9000 and 1600 bytes, both ways
+        assert out.count("(not sent)") == 2  # 1600 crossed a fortiori, once 9000 did
         cli.main(["history", str(audit_id), "--json", str(lab.base / "h2.json")])
         doc = json.loads((lab.base / "h2.json").read_text())
-        assert not [f for f in doc["findings"] if f["rule_id"] == "mtu-path-test-failed-linux"]
+        assert not [f for f in doc["findings"] if f["rule_id"].startswith("tep-path")]
         assert {h["mtu_path_ok"] for h in doc["hosts"]} == {True}
     finally:
         for ns in lab.namespaces:
@@ -748,18 +760,20 @@ def test_cli_refuses_an_audit_that_holds_none_of_the_hosts_before_anything_runs(
 
 @needs_root
 @pytest.mark.root
-def test_mtu_check_between_unreachable_addresses_proves_nothing_and_records_nothing(lab, capsys):
-    """Review: without --interface the hosts ping their management addresses, which do not reach each other: a
-    100-byte ping goes first, gets no reply, and nothing is recorded (no MTU error on a host that is fine)."""
+def test_mtu_check_between_unreachable_addresses_proves_nothing_about_the_mtu(lab, capsys):
+    """Review: without --interface the hosts ping their management addresses, which do not reach each other: the
+    1600-byte ping gets no reply, so does the 56-byte one that follows: unreachable, which proves nothing about the
+    MTU (exit 2, no MTU error on a host that is fine)."""
     hosts = lab.hosts(None)
     args = ["bench", "--between", *[f"{h.target.user}@{h.target.host}:{h.target.port}" for h in hosts],
-            "--ssh-key", hosts[0].target.key_filename, "--mtu-check"]
+            "--ssh-key", hosts[0].target.key_filename, "--mtu-check", "--no-history"]
     for h in hosts:
         args += ["--trust-host-key", f"{h.target.host}:{h.target.port}={h.target.trusted_fingerprint}"]
     code = cli.main(args + ["--yes"])
     out, err = capsys.readouterr()
     assert code == 2, out + err
-    assert out.count("????  ") == 2 and "no reply even to a 100-byte ping" in out and "FAIL" not in out
+    assert out.count("FAIL  ") == 4 and out.count("no reply even to 84-byte pings") == 2, out
+    assert "cannot leave" not in out and "drops large frames" not in out
     assert "--yes: nothing to confirm, --mtu-check alone is read-only" in err  # not silently dropped
 
 
@@ -767,7 +781,7 @@ def test_mtu_check_between_unreachable_addresses_proves_nothing_and_records_noth
 @pytest.mark.root
 def test_mtu_check_with_tests_runs_both_the_check_first(lab, capsys, tmp_path):
     """Issue 17 §4: --mtu-check with --tests and --yes ran only the check and the JSON held only mtu_paths. Now one
-    call runs both: the read-only check first (1700-byte frames fail on the 1500-byte data link, both ways), then
+    call runs both: the read-only check first (1600-byte frames fail on the 1500-byte data link, both ways), then
     the confirmed test; both are printed and in the JSON, and the failed size sets exit code 1."""
     report = tmp_path / "both.json"
     code = cli.main(_cli_args(lab) + ["--mtu-check", "--yes", "--no-history", "--json", str(report)])
@@ -777,7 +791,7 @@ def test_mtu_check_with_tests_runs_both_the_check_first(lab, capsys, tmp_path):
     assert out.index("FAIL  ") < out.index("TCP_STREAM          iperf3   remote")  # the check ran first
     doc = json.loads(report.read_text())
     assert sorted((r["client"], r["frame_bytes"], r["ok"]) for r in doc["mtu_paths"]) == sorted(
-        (h.target.name, 1700, False) for h in lab.hosts())
+        (h.target.name, 1600, False) for h in lab.hosts())
     (result,) = doc["results"]
     assert result["test"] == "TCP_STREAM" and 5 < result["throughput_gbps"] * 1000 < 60
     assert lab.folders() == set() and lab.processes(*TOOLS) == {}

@@ -4,7 +4,8 @@ A result between two hosts is compared only with a band for that path (``host-to
 :func:`nicadvisor.bench.expected.expected_band`), built from:
 
 * the audit of each host (the newest stored audit that holds it, or the one the user names): link speed, MTU, PCIe
-  of the pNIC the test address lives on (:func:`nicadvisor.bench.expected.endpoint_facts`);
+  of the pNIC the test address lives on (:func:`nicadvisor.bench.expected.endpoint_facts`); on ESXi, of the uplinks
+  of the test vmknic's switch, with the vmknic's MTU (the host-to-host band of the vmknic path);
 * what the benchmark's read-only probe saw on the host just before the test (:class:`~nicadvisor.bench.remote.HostProbe`):
   the interface holding the test address, its MTU now, a ``tc tbf`` qdisc shaping what it sends and one on the ifb
   device its ingress is redirected to, shaping what it receives (the slower of the sender's and the receiver's is the
@@ -105,6 +106,8 @@ def _path_end(probe: "HostProbe", audit: "Audit | None", source_hint: str) -> Pa
     if not iface:
         return PathEnd(probe.name, bare, False, f"the interface holding {probe.address or 'the test address'} on "
                        f"{probe.name} was not found: name it with --interface", probe.tbf_rate_mbit, label)
+    if getattr(probe, "kind", "linux") == "esxi":
+        return _vmknic_end(probe, host, iface, bare, label)
     pnic = host.pnic(iface)
     if pnic is None or pnic.is_physical is False:
         known = ", ".join(p.name for p in host.pnics if p.is_physical is not False) or "none"
@@ -115,6 +118,34 @@ def _path_end(probe: "HostProbe", audit: "Audit | None", source_hint: str) -> Pa
     if probe.mtu:
         facts = replace(facts, mtu=min(probe.mtu, facts.mtu) if facts.mtu else probe.mtu)
     return PathEnd(probe.name, facts, True, "", probe.tbf_rate_mbit, label)
+
+
+def _vmknic_end(probe: "HostProbe", host: "Host", vmk: str, bare: EndpointFacts, label: str) -> PathEnd:
+    """An ESXi end: the test runs from vmknic ``vmk``, so its band is that of the uplinks of the vmknic's switch (line
+    rate, PCIe: :func:`nicadvisor.bench.expected.endpoint_facts` of an uplink; plain TCP, not encapsulated), with the
+    smallest MTU of the vmknic, its switch and the uplink. When the uplinks differ in speed (or one is not read), which
+    one a flow takes is not known: no band, said why (never the faster, which a degraded path would fail, nor the
+    slower, which it would pass)."""
+    where = f"{probe.name}/{vmk}"
+    v = next((x for x in host.vmknics if x.name == vmk), None)
+    if v is None:
+        return PathEnd(probe.name, bare, False, f"{vmk} is not a vmknic of {probe.name} in {label}: its switch and "
+                       "uplinks, which set the line rate, are not known", None, label)
+    sw = next((x for x in host.switches if x.name == v.switch), None) if v.switch else None
+    if sw is None or not sw.uplinks:
+        return PathEnd(probe.name, bare, False, f"the switch of {vmk} on {probe.name} and its uplinks are not known from "
+                       f"{label} (they set the line rate): audit it with esxcfg-vswitch -l, esxcli network vswitch dvs "
+                       "vmware list or the NSX API", None, label)
+    ups = [p for p in (host.pnic(u) for u in sw.uplinks) if p is not None and p.link_up is not False]
+    speeds = {p.link_speed_mbps for p in ups}
+    if not ups or None in speeds or len(speeds) != 1:
+        told = ", ".join(f"{p.name} {p.link_speed_mbps or '?'} Mbit/s" for p in ups) or "none with link"
+        return PathEnd(probe.name, bare, False, f"the uplinks of {sw.name} ({told}) are not one known speed: which one "
+                       f"a flow from {vmk} takes is not known", None, label)
+    facts = endpoint_facts(host, ups[0].name, encapsulation=None)
+    mtus = [m for m in (v.mtu, facts.mtu, probe.mtu) if m]
+    facts = replace(facts, name=where, mtu=min(mtus) if mtus else None)
+    return PathEnd(probe.name, facts, True, "", None, label)
 
 
 def _streams(result: BenchResult) -> int:
