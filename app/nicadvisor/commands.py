@@ -57,7 +57,8 @@ class Command:
 
     Attributes:
         text: the command as run (or, for an API, as recorded), with placeholders ``{nic}`` (a pNIC name),
-            ``{module}`` (a driver module), ``{vmk}`` (a vmknic), ``{attribute}`` (one of ``attributes``).
+            ``{module}`` (a driver module), ``{vmk}`` (a vmknic), ``{attribute}`` (one of ``attributes``),
+            ``{netstack}``, ``{size}`` (bytes) and ``{address}`` (an IPv4/IPv6 address) of a path test.
         platform: one of :data:`PLATFORMS`.
         scope: one of :data:`SCOPES`.
         family: the parser family that reads its output (:func:`nicadvisor.parsers.registry.register`), None for a
@@ -210,8 +211,15 @@ CATALOGUE: tuple[Command, ...] = (
     Command("localcli --plugin-dir /usr/lib/vmware/esxcli/int networkinternal nic privstats get -n {nic}", "esxi",
             "pnic", "esxcli networkinternal nic privstats get", _QUEUES, source="§7"),
     Command("vsish -e get /net/pNics/{nic}/stats", "esxi", "pnic", "vsish pnic stats", source="§7"),
-    Command("vmkping -I {vmk} -d -s 8972 {address}", "esxi", "vmknic", "vmkping", ("host.mtu_path_ok",),
-            esxcli_api=("network", "diag", "ping"), kind_mark="vmkping", source="§5"),
+    # the TEP mesh (nicadvisor.bench.mtu_path): the TEP netstack and vmknic, don't-fragment, 3 echoes; {size} the
+    # payload (frame - 28, IPv4; - 48 with -6, IPv6); validated word by word by collect.ssh_commands.check_path_ping
+    Command("vmkping ++netstack={netstack} -I {vmk} -d -s {size} -c 3 {address}", "esxi", "vmknic", "vmkping",
+            ("host.mtu_path_ok",), esxcli_api=("network", "diag", "ping"), kind_mark="vmkping",
+            source="§5; nsx-t-performance-on-intel.txt §1.5; esxi-public/4_vmkping.md"),
+    Command("vmkping ++netstack={netstack} -I {vmk} -d -s {size} -c 3 -6 {address}", "esxi", "vmknic", "vmkping",
+            ("host.mtu_path_ok",), source="§5 (IPv6 TEPs: vmkping -6)"),
+    Command("ping -M do -c 3 -i 0.2 -W 1 -s {size} -I {address} {address}", "linux", "host", None,
+            source="ping(8) iputils: -M do prohibits fragmentation (the TEP mesh from a Linux host)"),
     Command("flint -d {device} q", "esxi", "pnic", "flint q", _p("firmware_version"), source="§2"),
     Command("nsxdp-cli ens uplink ring get -n {nic}", "esxi", "pnic", "nsxdp-cli ens uplink ring get",
             _p("ens_enabled", "rx_ring_size", "tx_ring_size"), kind_mark="nsxdp-cli", source="§8a"),

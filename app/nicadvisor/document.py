@@ -36,6 +36,7 @@ from nicadvisor.model.entities import (
     Host,
     InputProblem,
     KernelModule,
+    PathTest,
     PhysicalNic,
     Severity,
     Switch,
@@ -164,11 +165,12 @@ def host_to_doc(host: Host, source: Callable[[str], str] | None = None) -> dict[
 
     Returns a new dict of JSON-safe values (see the module docstring for the shape).
     """
-    out = object_to_dict(host, skip=tuple(HOST_COLLECTIONS), source=source)
+    out = object_to_dict(host, skip=(*HOST_COLLECTIONS, "path_tests"), source=source)
     if source is not None:
         out["inputs"] = [source(i) for i in host.inputs]
     for name in HOST_COLLECTIONS:
         out[name] = [object_to_dict(item, source=source) for item in getattr(host, name)]
+    out["path_tests"] = [plain(t.to_dict()) for t in host.path_tests]
     return out
 
 
@@ -253,11 +255,16 @@ def host_from_dict(doc: Any, where: str = "host") -> Host:
     Raises CodecError naming the place of a malformed entry.
     """
     d = _mapping(doc, where)
-    host: Host = object_from_dict(Host, d, where, skip=tuple(HOST_COLLECTIONS))
+    host: Host = object_from_dict(Host, d, where, skip=(*HOST_COLLECTIONS, "path_tests"))
     for name, cls in HOST_COLLECTIONS.items():
         items = [object_from_dict(cls, item, f"{where}.{name}[{i}]")
                  for i, item in enumerate(_list(d, name, where))]
         setattr(host, name, items)
+    for i, item in enumerate(_list(d, "path_tests", where)):
+        try:
+            host.path_tests.append(PathTest.from_dict(dict(_mapping(item, f"{where}.path_tests[{i}]"))))
+        except (TypeError, ValueError) as exc:
+            raise CodecError(f"{where}.path_tests[{i}]: {exc}") from None
     return host
 
 

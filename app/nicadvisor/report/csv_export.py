@@ -1,5 +1,6 @@
 """CSV exports: the tuning checklist (one row per finding), the verdict (one row for the audit, one per host), the
-pNIC inventory (one row per pNIC, with its host's verdict) and the benchmark results (one row per result).
+pNIC inventory (one row per pNIC, with its host's verdict), the benchmark results (one row per result) and the TEP
+mesh (one row per pair and frame size).
 
 Both files are UTF-8 with a byte-order mark (``utf-8-sig``) so that spreadsheet programs show ``µ`` and
 ``✔`` correctly, with ``\\r\\n`` row ends (the :mod:`csv` default). Unknown values are empty cells, never 0.
@@ -221,6 +222,34 @@ def write_verdict_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:
     """Write the verdict: header :data:`VERDICT_COLUMNS`, the audit's row, then one row per host
     (:func:`verdict_rows`). Replaces ``path`` atomically; returns it. Raises OSError if unwritable."""
     return _write_rows(path, VERDICT_COLUMNS, verdict_rows(audit))
+
+
+#: Columns of :func:`write_path_tests_csv`: the TEP mesh, one row per pair and frame size.
+PATH_TEST_COLUMNS = ("from_host", "from_if", "source", "to_host", "to_if", "destination", "netstack", "frame_bytes",
+                     "payload_bytes", "result", "cause", "rtt_min_us", "rtt_avg_us", "rtt_max_us", "sent", "received",
+                     "detail", "command")
+
+
+def path_test_rows(audit: Audit) -> list[dict[str, str]]:
+    """One row per path test of the audit's hosts (the TEP mesh, ``bench --mtu-check``): both ends, the frame,
+    ``pass``/``fail``/empty (did not run), the cause, the round trips (µs) and the command."""
+    from nicadvisor.model.path_tests import all_path_tests
+
+    out = []
+    for t in all_path_tests(audit.hosts):
+        out.append({k: _cell(v) for k, v in {
+            "from_host": t.client, "from_if": t.client_if, "source": t.source, "to_host": t.server,
+            "to_if": t.server_if, "destination": t.destination, "netstack": t.netstack, "frame_bytes": t.frame_bytes,
+            "payload_bytes": t.payload_bytes, "result": {True: "pass", False: "fail", None: ""}[t.ok],
+            "cause": t.cause, "rtt_min_us": t.rtt_min_us, "rtt_avg_us": t.rtt_avg_us, "rtt_max_us": t.rtt_max_us,
+            "sent": t.sent, "received": t.received, "detail": t.detail, "command": t.command}.items()})
+    return out
+
+
+def write_path_tests_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:
+    """Write :func:`path_test_rows` (columns :data:`PATH_TEST_COLUMNS`) to ``path``; returns the path. Raises
+    OSError."""
+    return _write_rows(path, PATH_TEST_COLUMNS, path_test_rows(audit))
 
 
 def write_benchmarks_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:

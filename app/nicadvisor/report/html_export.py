@@ -2,9 +2,9 @@
 order — the cover (scope, when the inputs were captured and the report made, the verdict, the top actions, the
 scorecard per host or group of alike hosts), the board decision, the checks that ran, the remediation plan (why,
 what to do, the change, its check and its roll-back, the hosts with their evidence), each host (group), the
-benchmarks, and the appendices: information only, inputs not understood, inputs read, references, glossary. The
-decision and sign-off fields are form controls a reader can fill in before printing (nothing is sent anywhere: the
-page has no script and no form action).
+benchmarks, the TEP mesh, and the appendices: information only, inputs not understood, inputs read, references,
+glossary. The decision and sign-off fields are form controls a reader can fill in before printing (nothing is sent
+anywhere: the page has no script and no form action).
 
 Rendered with Jinja2 from ``templates/report.html.j2`` with autoescaping on: device text never becomes markup.
 Evidence sources are shown relative to the input folders (:func:`nicadvisor.report.remediation.display_source`), and
@@ -24,6 +24,7 @@ from nicadvisor import __version__
 from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT
+from nicadvisor.model.path_tests import MESH_COLUMNS, all_path_tests, mesh_table
 from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.checks import checks_run
 from nicadvisor.report.finish import finish_block, missing_lines, missing_overview
@@ -97,7 +98,8 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
         coverage=coverage_of(audit, verdict), legend=legend, ready_rule=READY_RULE,
         finish_howto=f"{FINISH_HOWTO} On ESXi, {PCIE_OUT_OF_BAND}.", host_title=host_title, release_label=release_label,
         missing_lines=missing_lines, missing_overview=missing_overview, finish_block=finish_block,
-        switch_ports=switch_ports, switch_ports_howto=SWITCH_PORTS, step_labels=STEP_LABELS, no_command=NO_COMMAND)
+        switch_ports=switch_ports, switch_ports_howto=SWITCH_PORTS, step_labels=STEP_LABELS, no_command=NO_COMMAND,
+        mesh=mesh_table(all_path_tests(audit.hosts)), mesh_columns=MESH_COLUMNS)
 
 
 def _num(value: object) -> str:

@@ -19,6 +19,8 @@ of the PDF outline that leads to its page):
 5. one page per host, or per group of alike hosts with what differs between them: the capability matrix (alike pNICs
    share a row) and the plan items that concern it; then the sign-off of the work per host;
 6. benchmarks, when a result measured the audited hosts (else one line says that nothing comparable was measured);
+   the TEP mesh, when a check between hosts left one (:func:`_mesh_section`: one row per pair and frame size, both
+   ends, pass/fail, the round trips and the cause in words, :func:`nicadvisor.model.path_tests.mesh_table`);
 7. appendices: information-only findings (a compatibility note cites its sources by number), inputs not
    understood, inputs read, the references (title, version, publisher, a link; never an internal file name) and the
    glossary.
@@ -1023,6 +1025,37 @@ def _benchmark_section(r: _Report, earlier: list[list[Any]] | None = None) -> li
     return story
 
 
+def _mesh_section(r: _Report) -> list[Any]:
+    """The TEP mesh the hosts hold (their ``path_tests``), as one table; [] without one."""
+    from nicadvisor.model.path_tests import MESH_COLUMNS, all_path_tests, mesh_table
+
+    audit, fonts, st = r.audit, r.fonts, r.st
+    rows = mesh_table(all_path_tests(audit.hosts))
+    if not rows:
+        return []
+    table: list[list[Any]] = [[Paragraph(f"<b>{h}</b>", st.cell) for h in MESH_COLUMNS]]
+    for row in rows:
+        result = row["Result"]
+        table.append([Paragraph(_clean(row["From"], fonts), st.cell_small),
+                      Paragraph(_clean(row["To"], fonts), st.cell_small), Paragraph(_clean(row["Frame"], fonts), st.cell),
+                      Paragraph(f"<b>{result}</b>" if result == "FAIL" else result, st.cell),
+                      Paragraph(_clean(row["Round trip min/avg/max"], fonts), st.cell),
+                      Paragraph(_clean(row["Cause"], fonts), st.cell_small)])
+    grid = Table(table, colWidths=[45 * mm, 45 * mm, 16 * mm, 15 * mm, 38 * mm, 110 * mm], repeatRows=1, hAlign="LEFT")
+    style = [("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#888888")),
+             ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#d9e1ea")), ("VALIGN", (0, 0), (-1, -1), "TOP")]
+    style += [("BACKGROUND", (3, i), (3, i), colors.HexColor("#f4c7c3")) for i, r in enumerate(rows, 1)
+              if r["Result"] == "FAIL"]
+    grid.setStyle(TableStyle(style))
+    return [Paragraph("TEP mesh", st.h1),
+            Paragraph("Don't-fragment pings between the hosts' TEPs (vmkping ++netstack=vxlan -I vmkN on ESXi, ping -M "
+                      "do on Linux) at each sender's MTU and at 1600 bytes, the minimum Geneve needs, and at 56 bytes "
+                      "after a size got no reply: \"cannot leave\" is the sender's vmknic or switch MTU, \"drops large "
+                      "frames\" the path between (it carries the largest size that crossed), no reply at all an "
+                      "unreachable peer. A failing pair is a finding on the TEP at each end, so the MTU column fails "
+                      "for the uplinks of that TEP's switch only.", st.body), Spacer(1, 2 * mm), grid]
+
+
 def _bench_chart(results: list[dict[str, Any]], unit: str, key: str, fonts: _Fonts,
                  earlier: list[list[Any]] | None = None) -> Drawing | None:
     """Bars of measured vs expected for the results measured in ``unit`` (``key`` holds the value), drawn without
@@ -1277,6 +1310,9 @@ def build_story(audit: Audit, title: str = DEFAULT_TITLE, fonts: _Fonts | None =
         story += _host_section(r, group)
     story += _signoff_table(r)
     story += _benchmark_section(r, earlier)
+    mesh = _mesh_section(r)
+    if mesh:
+        story += [PageBreak(), *mesh]
     story += _info_appendix(r)
     story += _not_understood_appendix(r)
     story += _inputs_appendix(r)
