@@ -9,7 +9,8 @@ import pytest
 from capturetools import merged, parse_capture
 from nicadvisor.parsers.base import CommandLine
 from nicadvisor.parsers.linux.ethtool import PARSERS, features
-from nicadvisor.parsers.linux.pci import gts, link_fields, parse_dmesg
+from nicadvisor.parsers.linux.kernel_log import parse_dmesg
+from nicadvisor.parsers.linux.pci import gts, link_fields
 from nicadvisor.parsers.linux.sysfs import expand_braces, parse_ip_link_json, sysfs_target
 from nicadvisor.parsers.registry import families, parse_output, parsers_for
 
