@@ -57,7 +57,7 @@ _ELISIONS = frozenset({"...", "…", "[...]", "[…]", "(...)", "<...>"})
 _COMMAND_WORDS = frozenset({
     "esxcli", "localcli", "vsish", "ethtool", "lspci", "vmkchdev", "nsxdp-cli", "vmkping", "vmware", "cat",
     "readlink", "sudo", "env", "ip", "devlink", "flint", "mlxconfig", "govc", "grep", "head", "tail", "sed", "awk",
-    "for", "cd", "ls", "tar", "net-dvs", "net-stats", "dmesg", "lshw", "ifconfig", "vmkload_mod", "vm-support",
+    "for", "cd", "ls", "tar", "net-dvs", "net-stats", "dmesg", "lshw", "ifconfig", "vmkload_mod", "vm-support", "ssh",
 })
 
 

@@ -93,9 +93,27 @@ _ASSIGNMENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*")
 _SUDO_VALUE_OPTS = {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group"}
 
 
+#: ssh(1) options that take a value (``ssh -p 2222 -i key root@esx01 'esxcfg-nics -l'``).
+_SSH_VALUE_OPTS = frozenset("BbcDEeFIiJLlmOopQRSWw")
+
+
+def _remote(text: str) -> str:
+    """The command of an ``ssh`` line after its host: a quoted remote command unquoted and unwrapped, with what
+    follows the closing quote kept (``'ethtool -i eth0' | grep driver`` → ``ethtool -i eth0 | grep driver``)."""
+    text = text.strip()
+    if text[:1] in ("'", '"'):
+        end = text.find(text[0], 1)
+        if end > 0:
+            return f"{_strip_wrappers(text[1:end].strip())}{text[end + 1:]}".strip()
+    return _strip_wrappers(text)
+
+
 def _strip_wrappers(text: str) -> str:
-    """``text`` without the ``sudo [options]``, ``env [-i] [VAR=value ...]`` and ``VAR=value`` words in front of
-    the command (``LC_ALL=C sudo -E /sbin/ethtool -k eth0`` → ``/sbin/ethtool -k eth0``)."""
+    """``text`` without the words that only say where or as whom the command ran: ``sudo [options]``,
+    ``env [-i] [VAR=value ...]``, ``VAR=value``, ``ip netns exec NAME`` and ``ssh [options] [user@]HOST`` with the
+    remote command's quotes (``LC_ALL=C sudo -E /sbin/ethtool -k eth0`` → ``/sbin/ethtool -k eth0``,
+    ``ssh -p 22 root@10.0.0.5 "ip -d link show fabric0"`` → ``ip -d link show fabric0``; the remote command is
+    unwrapped again: ``ssh host 'sudo ethtool -i eth0'``). ``ssh`` alone (an interactive login) stays as written."""
     words = text.split()
     i = 0
     while i < len(words):
@@ -105,6 +123,17 @@ def _strip_wrappers(text: str) -> str:
             while i < len(words) and words[i].startswith("-"):
                 i += 2 if words[i] in _SUDO_VALUE_OPTS and word == "sudo" else 1
             continue
+        if word == "ip" and words[i + 1:i + 3] == ["netns", "exec"] and i + 3 < len(words):
+            i += 4
+            continue
+        if word.rsplit("/", 1)[-1] == "ssh":
+            j = i + 1
+            while j < len(words) and words[j].startswith("-") and len(words[j]) > 1:
+                opt = words[j]
+                j += 2 if len(opt) == 2 and opt[1] in _SSH_VALUE_OPTS else 1
+            if j + 1 >= len(words):
+                break  # no remote command: an interactive login, not a wrapper
+            return _remote(" ".join(words[j + 1:]))
         if _ASSIGNMENT_RE.fullmatch(word):
             i += 1
             continue
