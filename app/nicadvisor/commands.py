@@ -260,8 +260,11 @@ CATALOGUE: tuple[Command, ...] = (
             learn_as="lspci -vv -s <PCI address of {nic}>", root=True, kind_mark="lspci -vv",
             source="§10 (lspci(8): the capabilities are readable only by root)"),
     Command("dmesg", "linux", "host", "dmesg",
-            _p("pci_address", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable"),
-            root=True, kind_mark="dmesg", source="§10 (dmesg(1): kernel.dmesg_restrict keeps it to root)"),
+            _p("pci_address", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable",
+               "driver", "driver_version", "firmware_version", "link_up", "link_speed_mbps", "duplex")
+            + ("module.version",),
+            root=True, kind_mark="dmesg", source="§10 (dmesg(1): kernel.dmesg_restrict keeps it to root); the drivers' "
+            "dev_info/netdev_info messages (issue 16 §5)"),
     # --- vSphere API (the live vSphere collector, and dumps of the same objects) ---------------------------------
     Command("vSphere API: PropertyCollector.RetrievePropertiesEx HostSystem", "vsphere", "host",
             "vSphere API recording",

@@ -18,6 +18,10 @@ Framing that changes every line is removed too (issue 16 §5):
   joined by an HTML-to-Markdown conversion) are split into two lines, and the backticks of inline code (an even
   count on the line) or one stuck to the line's start or end (``supports-priv-flags: no```) are removed (capture
   ``linux_ec2_ethtool-i_eth0_vif_and_ena_prompt_in_backticks_first_line_joined_backtick_after_last_value_aws_doc.txt``);
+* Markdown bold (``**`` in pairs on a line: ``Using M**SI-X interrupts … queue(s)**``, also around a prompt) and
+  forum BBCode tags (``[FONT=Arial]``, ``[/FONT]``, ``[COLOR="Red"]``, ``[SIZE=2]``, ``[CODE]``, ``[QUOTE]``) are
+  removed wherever they sit in a line (captures ``linux_dmesg_igb_link_up_markdown_bold_inside_lines_lede9894.txt``,
+  ``linux_kernlog_grep_bnx2_link_down_up_bbcode_font_tags_inside_lines_ubuntuforums.txt``);
 * an author's note after a value — `` # …``, `` <-- …``/`` <- …``, ``(ed. note …)`` — is cut off the line, outside
   double-quoted strings and not on a prompt line (a shell comment on an echoed command is the registry's to drop),
   so that it never becomes part of a driver or firmware version (capture
@@ -74,6 +78,7 @@ _BANNERS = frozenset({"Network Interface Cards Information."})
 #: Characters a Markdown writer escapes with a backslash in running text (CommonMark "backslash escapes", without
 #: the quote, slash and backslash that JSON escapes too).
 _MD_ESCAPABLE = frozenset("[]()_*-#>!{}+.|`<~=")
+_BBCODE_RE = re.compile(r"\[/?(?:FONT|COLOR|SIZE|CODE|QUOTE|HIGHLIGHT)(?:=[^\]\n]{0,60})?\]", re.I)
 _FENCE_RE = re.compile(r"^[ \t]*(?:>[ \t]?)*`{3,}[\w+-]{0,20}[ \t]*$")
 #: An author's note after a value: `` # …``, `` <-- …``/`` <- …`` (also ``←``) up to the end of the line.
 _NOTE_TAIL_RE = re.compile(r"[ \t]+(?:#|<-{1,2}|←)[ \t]")
@@ -158,6 +163,15 @@ def _md_unescape(text: str) -> str:
         out.append(text[i:j])
         out.append(text[j + 1])
         i = j + 2
+
+
+def _unmark(line: str) -> str:
+    """``line`` without Markdown bold pairs and forum BBCode tags (see the module docstring)."""
+    if "[" in line:
+        line = _BBCODE_RE.sub("", line)
+    if "**" in line and line.count("**") % 2 == 0:
+        line = line.replace("**", "")
+    return line
 
 
 def _unbacktick(line: str) -> list[str]:
@@ -270,7 +284,7 @@ def unframe(text: str) -> str:
     every line, authors' notes after values, bare prompts and nicinfo banners (blanked), elision lines (removed).
     Echoed command lines are kept. Idempotent; never raises."""
     text = _md_unescape(text.replace("\r\n", "\n").replace("\r", "\n"))
-    lines = [part for line in text.split("\n") for part in _unbacktick(line.rstrip())]
+    lines = [part for line in text.split("\n") for part in _unbacktick(_unmark(line).rstrip())]
     # elisions first, quoted or not, so that an unindented "..." in an indented block does not keep the indent
     lines = [line for line in lines if _QUOTE_RE.sub("", line, count=1).strip() not in _ELISIONS]
     lines = _unquote(lines)

@@ -205,6 +205,7 @@ def test_dmesg_e810_wrapped_bandwidth_line():
     p = pnics("linux_dmesg_ice_e810_pcie_bandwidth_16gts_x16_ddp.txt")
     assert p == {"pci:0000:41:00.0": {
         "pcie_speed_gts": 16.0, "pcie_width": 16, "pcie_speed_capable_gts": 16.0, "pcie_width_capable": 16,
+        "driver": "ice",  # the dev_info prefix 'ice 0000:41:00.0:' (issue 16 §5)
     }}
     (r,) = parse_capture("linux_dmesg_ice_e810_pcie_bandwidth_16gts_x16_ddp.txt")
     assert r.records[0]["ddp_package"] == "ICE COMMS Package version 1.3.45.0"
