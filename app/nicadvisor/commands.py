@@ -45,7 +45,7 @@ HOST_KIND = {"esxi": "esxi", "vsphere": "esxi", "linux": "linux"}
 VMKERNEL_LOG = "/var/log/vmkernel.log"
 VMKERNEL_LOG_PATTERNS = (
     "Interrupt Throttle Rate", "ENS mode", "numQueue", "maxNumRssQ", "Register RSS", "Changing MTU",
-    "Starting I/O on", "queues are accepted", "MSIX interrupts", "rxITR",
+    "Starting I/O on", "queues are accepted", "MSIX interrupts", "rxITR", "Link is",
 )
 """Fixed strings (``grep -F``) of the driver messages the vmkernel.log parser reads (nic-data-sources.md §7, §8a,
 §9). None holds ``|``, ``;`` or parentheses, so the recorded command line splits back into one command."""
@@ -164,9 +164,12 @@ CATALOGUE: tuple[Command, ...] = (
             source="vm-support-bundles.md (localcli_system-version-get.txt); VMware esxcli system reference"),
     Command(_GREP_VMKERNEL_LOG, "esxi", "host", "vmkernel.log",
             _p("pci_address", "driver", "mtu", "rss", "ens_enabled", "ens_mode", "coalesce_adaptive_rx",
-               "coalesce_rx_usecs", "coalesce_tx_usecs") + _QUEUES,
+               "coalesce_rx_usecs", "coalesce_tx_usecs", "link_up", "link_speed_mbps", "duplex") + _QUEUES,
             run=True, optional=True, bundle_files=("var/run/log/vmkernel.log", "var/log/vmkernel.log"),
-            source="§7, §8a, §9"),
+            source="§7, §8a, §9; the drivers' link messages (issue 16 §5)"),
+    Command("grep -F -e linkstate -e 'Taking down physical NIC' /var/log/vobd.log", "esxi", "host", "vmkernel.log",
+            _p("link_up", "admin_up"), bundle_files=("var/run/log/vobd.log", "var/log/vobd.log"),
+            source="Broadcom KB 376568 (cat vobd.log | grep linkstate), KB 324499 (a flapping port taken down)"),
     Command("vsish -e get /net/pNics/{nic}/properties", "esxi", "pnic", "vsish pnic properties",
             _p("geneve_offload", "vxlan_offload", "tso", "driver", "driver_version", "firmware_version",
                "legacy_vmklinux", "numa_node"),

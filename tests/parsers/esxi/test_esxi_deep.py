@@ -120,7 +120,7 @@ def test_vmkernel_log_ixgben_queues_rss_mtu_mapped_to_vmnic():
     r = only(results, "vmkernel.log")
     pnics = merged(results)[0]
     assert pnics["vmnic3"] == {"pci_address": "0000:af:00.1", "tx_queues": 12, "rx_queues": 12, "rss": True,
-                               "mtu": 9000}
+                               "mtu": 9000, "link_up": True}  # "ixgben_CheckLink: 0000:af:00.1: Link is up"
     assert pnics["vmnic2"] == {"pci_address": "0000:af:00.0", "rss": True}  # "Register RSS"
     assert "Changing MTU from 1500 to 9000" in r.pnics["vmnic3"]["mtu"].line
     assert "maxRxQueues=12" in r.pnics["vmnic3"]["rx_queues"].line
