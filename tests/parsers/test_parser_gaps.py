@@ -245,3 +245,15 @@ def test_vobd_link_state_records_the_last_one_wins():
     assert {n: p["link_up"] for n, p in pnics.items()} == {f"vmnic{i}": False for i in range(8)}
     pnics, *_ = read(VOBD_FLAPPING, VOBD)  # ESXi took the flapping port down
     assert pnics["vmnic5"] == {"admin_up": False}
+
+
+# --- 4. vsish rxqueues/info: '# queues supported' / maxQueues is a maximum -----------------------------------------
+# The only public text-form output is the sneaku.com one (tests/parsers/captures, ESXi 5.5 bnx2x); the python form is
+# Intel's mfd fixture in the shared captures.
+
+def test_queues_supported_is_the_maximum_not_the_count_in_use():
+    pnics, *_ = read("esxi55_vsish_rxqueues_info_lro_rss_bnx2x_vmnic2_sneaku.txt")
+    assert pnics["vmnic2"]["rx_queues_max"] == 8 and "rx_queues" not in pnics["vmnic2"]
+    c = read_capture(CAPTURES / "esxi_g_vsish_-pe_get_pNics_rxqueues_info_intel-mfd.txt")
+    (r,) = parse_output("vsish -pe get /net/pNics/vmnic4/rxqueues/info", c.text)
+    assert r.pnics["vmnic4"]["rx_queues_max"].value == 9 and "rx_queues" not in r.pnics["vmnic4"]
