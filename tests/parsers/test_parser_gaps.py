@@ -257,3 +257,15 @@ def test_queues_supported_is_the_maximum_not_the_count_in_use():
     c = read_capture(CAPTURES / "esxi_g_vsish_-pe_get_pNics_rxqueues_info_intel-mfd.txt")
     (r,) = parse_output("vsish -pe get /net/pNics/vmnic4/rxqueues/info", c.text)
     assert r.pnics["vmnic4"]["rx_queues_max"].value == 9 and "rx_queues" not in r.pnics["vmnic4"]
+
+
+# --- 5. nsxdp-cli ens fpo stats get in its table layout --------------------------------------------------------------
+# The only public output is Intel's mfd unit-test fixture (Python framing kept: its closing '"""' is noted as no row).
+
+def test_fpo_stats_table_one_record_per_lcore():
+    c = cap("esxi_nsxdp-cli_ens_fpo_stats_get_-l_table_one_lcore_intel-mfd.txt")
+    (r,) = parse_output(c.command, c.text, c.notes)
+    (rec,) = r.records
+    assert (rec["lcore"], rec["counters"]["hits"], rec["counters"]["markMismatched"]) == (6, 54350896, 160)
+    assert set(rec["counters"]) == {"hits", "markMismatched", "pnicMismatched", "delayMatching", "ephemeralFlows",
+                                    "transientFlows"}
