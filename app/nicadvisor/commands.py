@@ -111,6 +111,8 @@ _COALESCE = _p("coalesce_adaptive_rx", "coalesce_rx_usecs", "coalesce_rx_frames"
                "coalesce_tx_frames")
 _QUEUES = _p("rx_queues", "tx_queues")
 _MODULE = ("module.version", "module.parameters", "module.options")
+#: Every Linux reader marks a bond or a VLAN sub-interface it names a pseudo device (registry ``_mark_pseudo``).
+_PSEUDO = _p("is_physical")
 _SWITCH = ("switch.kind", "switch.mtu", "switch.uplinks")
 _VMKNIC = ("vmknic.mtu", "vmknic.netstack", "vmknic.portgroup", "vmknic.switch", "vmknic.addresses", "vmknic.is_tep",
            "vmknic.tso_mss")
@@ -239,17 +241,19 @@ CATALOGUE: tuple[Command, ...] = (
             _p("driver", "driver_version", "firmware_version", "pci_address", "is_physical", "is_virtual_uplink"),
             learn=_p("driver", "driver_version", "firmware_version"), run=True, kind_mark="ethtool", source="§2"),
     Command("ethtool -k {nic}", "linux", "pnic", "ethtool -k",
-            _p("geneve_offload", "geneve_rx_filter", "vxlan_offload", "tso", "lro", "receive_hashing"),
+            _p("geneve_offload", "geneve_rx_filter", "vxlan_offload", "tso", "lro", "receive_hashing") + _PSEUDO,
             learn=_p("geneve_offload", "geneve_rx_filter"), run=True, source="§6"),
-    Command("ethtool -l {nic}", "linux", "pnic", "ethtool -l", _QUEUES + _p("rx_queues_max", "tx_queues_max"),
+    Command("ethtool -l {nic}", "linux", "pnic", "ethtool -l",
+            _QUEUES + _p("rx_queues_max", "tx_queues_max") + _PSEUDO,
             learn=_p("rx_queues"), run=True, source="§7"),
-    Command("ethtool -x {nic}", "linux", "pnic", "ethtool -x", _p("rss", "rx_queues"), learn=_p("rss"), run=True,
+    Command("ethtool -x {nic}", "linux", "pnic", "ethtool -x", _p("rss", "rx_queues") + _PSEUDO, learn=_p("rss"),
+            run=True,
             optional=True, source="§7"),
-    Command("ethtool -c {nic}", "linux", "pnic", "ethtool -c", _COALESCE,
+    Command("ethtool -c {nic}", "linux", "pnic", "ethtool -c", _COALESCE + _PSEUDO,
             learn=_p("coalesce_adaptive_rx", "coalesce_rx_usecs"), run=True, optional=True, source="§9"),
-    Command("ethtool -g {nic}", "linux", "pnic", "ethtool -g", _p("rx_ring_size", "tx_ring_size"), run=True,
+    Command("ethtool -g {nic}", "linux", "pnic", "ethtool -g", _p("rx_ring_size", "tx_ring_size") + _PSEUDO, run=True,
             optional=True, source="§7"),
-    Command("ethtool {nic}", "linux", "pnic", "ethtool", _p("link_up", "link_speed_mbps", "duplex"),
+    Command("ethtool {nic}", "linux", "pnic", "ethtool", _p("link_up", "link_speed_mbps", "duplex") + _PSEUDO,
             learn=_p("link_up", "link_speed_mbps"), run=True, root=True, source="§4 (its Wake-on-LAN query needs "
             "CAP_NET_ADMIN: tests/faults/test_ssh_privileges.py)"),
     # --- Linux, read from captures -------------------------------------------------------------------------------
@@ -265,7 +269,7 @@ CATALOGUE: tuple[Command, ...] = (
     Command("dmesg", "linux", "host", "dmesg",
             _p("pci_address", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable",
                "driver", "driver_version", "firmware_version", "link_up", "link_speed_mbps", "duplex")
-            + ("module.version",),
+            + _PSEUDO + ("module.version",),
             root=True, kind_mark="dmesg", source="§10 (dmesg(1): kernel.dmesg_restrict keeps it to root); the drivers' "
             "dev_info/netdev_info messages (issue 16 §5)"),
     # --- vSphere API (the live vSphere collector, and dumps of the same objects) ---------------------------------

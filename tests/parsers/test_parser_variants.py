@@ -139,7 +139,8 @@ def test_real_ethtool_variants_of_software_and_down_interfaces(netns):
     # "Speed: Unknown!" with the link down (a bridge without ports): link down, no speed, no duplex
     text = _ethtool(netns, "br0")
     assert "Speed: Unknown!" in text and "Link detected: no" in text
-    assert parsed_facts("ethtool br0", text) == {("pnic", "br0", "link_up"): False}
+    assert parsed_facts("ethtool br0", text) == {("pnic", "br0", "link_up"): False,
+                                                 ("pnic", "br0", "is_physical"): False}  # a bridge by its name
     # a veth whose peer is down: "Link detected: no" although a speed is printed: no speed is kept
     va = parsed_facts("ethtool va", _ethtool(netns, "va"))
     assert va[("pnic", "va", "link_up")] is False and ("pnic", "va", "link_speed_mbps") not in va

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from nicadvisor import commands
 from nicadvisor.parsers.base import CommandLine, ParseResult, ParserFn, RowsFn
 from nicadvisor.parsers.framing import is_command_echo, unframe
+from nicadvisor.parsers.linux.pseudo import pseudo_reason, software_device
 
 
 @dataclass(frozen=True)
@@ -300,6 +301,18 @@ def _other_targets(header_command: str, session: list[tuple[str, str]]) -> bool:
     return any((t := CommandLine.parse(command).target) is not None and t not in named for command, _ in session)
 
 
+def _mark_pseudo(result: ParseResult) -> None:
+    """Every pNIC key of a Linux command family's ``result`` that names a software device (a bond, a VLAN
+    sub-interface ``<parent>.<vlan-id>`` …: :func:`nicadvisor.parsers.linux.pseudo.software_device`) gets
+    ``is_physical`` False, unless the output itself said what the device is: the one pseudo-device test for every
+    Linux reader (issue 16 §5)."""
+    if not any(c.platform == "linux" for c in commands.by_family(result.family)):
+        return
+    for key, facts in result.pnics.items():
+        if "is_physical" not in facts and not key.startswith(("pci:", "pci-id:")) and software_device(key):
+            result.pnic(key, "is_physical", False, pseudo_reason(key))
+
+
 def parse_output(header_command: str, text: str, notes: tuple[str, ...] | list[str] = ()) -> list[ParseResult]:
     """Run the parser of every command in ``header_command`` over ``text``, after removing the framing pasting
     adds (:func:`nicadvisor.parsers.framing.unframe`). A pasted session of several commands is read command by
@@ -337,6 +350,7 @@ def parse_output(header_command: str, text: str, notes: tuple[str, ...] | list[s
                 r.notes.append(f"parser {family} failed on {cmd.raw!r}: {type(exc).__name__}: {exc}")
             first = first or r
             if r.understood:
+                _mark_pseudo(r)
                 results.append(r)
                 break
         else:

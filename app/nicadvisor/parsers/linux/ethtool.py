@@ -117,6 +117,7 @@ def _segments(text: str, header_re: re.Pattern[str], cmd: CommandLine) -> list[S
             if segs and segs[-1][2] is current and not any(x.strip() for x in current or []):
                 segs.pop()  # the echoed command's own header follows: that block is the one
             name = h.groupdict().get("name")
+            name = name.split("@", 1)[0] if name else name  # 'bond0.102@bond0' as ip link names a VLAN: bond0.102
             key = name or echoed or cmd.target
             rest = line[h.end():] if name else line
             current = [rest]

@@ -31,6 +31,7 @@ import re
 from nicadvisor.parsers.base import CommandLine, ParseResult, hex4, norm_pci, to_int
 from nicadvisor.parsers.framing import is_command_echo
 from nicadvisor.parsers.linux.pci import gts
+from nicadvisor.parsers.linux.pseudo import software_device
 from nicadvisor.parsers.registry import register
 
 _BDF = r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
@@ -273,22 +274,6 @@ _IP_ETHER_RE = re.compile(r"^\s*link/ether (?P<mac>[0-9a-fA-F]{2}(?::[0-9a-fA-F]
 #: ``vlan protocol 802.1Q id 10`` …): a software device (iproute2 ip/iplink.c, the ``linkinfo`` kinds).
 _IP_KIND_RE = re.compile(r"^\s*(?P<kind>veth|bridge|bond|vlan|macvlan|macvtap|ipvlan|vxlan|geneve|dummy|team|tun|"
                          r"tap|ifb|bridge_slave|bond_slave|team_slave)\b")
-
-
-#: Names the kernel and the usual tools give software devices, never a PCI port: bonding ``bond0`` (and ``team0``),
-#: bridges (``br0``, Docker's ``docker0`` / ``br-<hex>``, libvirt's ``virbr0``), libvirt/QEMU taps ``vnet0``, ``tap…``,
-#: ``tun…``, ``veth…``, ``dummy0``, Open vSwitch's ``ovs-system``, tunnel devices ``vxlan_sys_4789`` /
-#: ``genev_sys_6081``, WireGuard ``wg0``, Kubernetes CNI ``cni0``, ``flannel.1``, ``cali…``, ``kube-ipvs0``.
-_SOFTWARE_NAME_RE = re.compile(r"^(?:bond\d{1,5}|team\d{1,5}|br\d{1,5}|br-[0-9a-f]{4,32}|docker\d{1,5}|virbr\d{1,5}"
-                               r"(?:-nic)?|vnet\d{1,5}|tap\w{0,30}|tun\w{0,30}|veth\w{0,30}|dummy\d{0,5}|ovs-system|"
-                               r"vxlan_sys_\d{1,5}|genev_sys_\d{1,5}|wg\d{1,5}|cni\d{1,5}|flannel\.\d{1,5}|cali\w{1,30}|"
-                               r"kube-ipvs\d{1,3})$")
-
-
-def software_device(name: str, flags: list[str] | tuple[str, ...] = ()) -> bool:
-    """True when an interface is a software device by its name (:data:`_SOFTWARE_NAME_RE`) or by the ``MASTER``
-    flag (a bond's IFF_MASTER, ip-link(8)): it is no pNIC, whatever MTU and link it shows."""
-    return bool(_SOFTWARE_NAME_RE.match(name)) or "MASTER" in flags
 
 
 @register(r"^ip\s+(?!(?:-\S+\s+)*-j)(?:-\S+\s+)*(?:link|l|addr|address|a)(?:\s|$)", "ip link show")
