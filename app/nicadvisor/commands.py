@@ -142,6 +142,8 @@ CATALOGUE: tuple[Command, ...] = (
             ("vmknic.mtu", "vmknic.netstack", "vmknic.portgroup", "vmknic.switch", "vmknic.tso_mss",
              "vmknic.is_tep"),
             run=True, bundle_files=("commands/localcli_network-ip-interface-list.txt",), source="§5"),
+    Command("esxcli network ip interface ipv4 get", "esxi", "host", "esxcli network ip interface ipv4 get",
+            ("vmknic.addresses",), source="§5 (the 5.x layout has no Gateway column)"),
     Command("esxcli hardware pci list", "esxi", "host", "esxcli hardware pci list",
             _PCI_IDS + _p("driver", "description"), run=True,
             bundle_files=("commands/localcli_hardware-pci-list.txt",), source="§3"),
