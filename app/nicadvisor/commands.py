@@ -260,7 +260,7 @@ CATALOGUE: tuple[Command, ...] = (
             "CAP_NET_ADMIN: tests/faults/test_ssh_privileges.py)"),
     # --- Linux, read from captures -------------------------------------------------------------------------------
     Command("ip link show {nic}", "linux", "pnic", "ip link show", _p("mtu", "mac", "admin_up", "link_up",
-                                                                       "is_physical"),
+                                                                       "is_physical", "pci_address"),
             learn=_p("mtu"), source="ip-link(8)"),
     Command("lspci -vv -s {pci}", "linux", "pnic", "lspci -vv",
             _p("description", "driver", "numa_node", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts",

@@ -27,6 +27,12 @@ _LNK_RE = re.compile(
     r"\s*Width\s+x(?P<width>\d+)",
     re.I,
 )
+#: The wording of lspci before pciutils 2.2.5 named the registers (LKML 2006, capture
+#: ``tests/parsers/captures/linux_lspci-vv_old_link_wording_82571EB_2.6.19_lkml_wrapped.txt``): ``Link: Supported Speed
+#: 2.5Gb/s, Width x4, ASPM L0s L1, Port 1`` is the Link Capabilities register, ``Link: Speed 2.5Gb/s, Width x4`` the
+#: Link Status; "Gb/s" there is the per-lane transfer rate (2.5 = Gen1).
+_OLD_LNK_RE = re.compile(
+    r"^\s*Link:\s+(?P<sup>Supported\s+)?Speed\s+(?P<speed>[0-9.]+)\s*G[bT]/s\s*,\s*Width\s+x(?P<width>\d+)", re.I)
 _IDS_RE = re.compile(r"\[(?P<v>[0-9a-fA-F]{4}):(?P<d>[0-9a-fA-F]{4})\]")
 _NUMA_RE = re.compile(r"^\s*NUMA node:\s*(?P<n>-?\d+)\b")
 # Keys that start a line of lspci -vv; a whitespace-flattened copy is split back before them.
@@ -53,11 +59,17 @@ def link_fields(line: str) -> tuple[str, float | None, int | None] | None:
     """Read one ``LnkCap:``/``LnkSta:`` line: (register, speed GT/s or None, width lanes or None).
 
     ``(ok)``/``(downgraded)`` suffixes (newer pciutils) are ignored; ``Speed unknown`` (old pciutils on
-    Gen4, §14 item 13) gives None; width 0 gives None. Returns None for any other line.
+    Gen4, §14 item 13) gives None; width 0 gives None. The wording before LnkCap/LnkSta existed, ``Link: Supported
+    Speed 2.5Gb/s, Width x4, …`` / ``Link: Speed 2.5Gb/s, Width x4``, is read as ``LnkCap`` / ``LnkSta``
+    (:data:`_OLD_LNK_RE`). Returns None for any other line.
     """
     m = _LNK_RE.search(line)
     if not m:
-        return None
+        old = _OLD_LNK_RE.match(line)
+        if not old:
+            return None
+        width = int(old.group("width"))
+        return ("LnkCap" if old.group("sup") else "LnkSta"), gts(old.group("speed")), width or None
     width = int(m.group("width"))
     return m.group("reg"), gts(m.group("speed")), width or None
 
@@ -89,8 +101,8 @@ def parse_lspci_vv(text: str, cmd: CommandLine) -> ParseResult:
     """Parse Linux ``lspci -vv`` / ``-vvv`` / ``-nnvv`` (root needed for the Express capability).
 
     For each network-class device (Ethernet/Network/Infiniband/Fabric controller, or class ``02xx``):
-    ``pcie_speed_capable_gts``/``pcie_width_capable`` ← ``LnkCap: … Speed 16GT/s, Width x16``,
-    ``pcie_speed_gts``/``pcie_width`` ← ``LnkSta``, ``numa_node`` ← ``NUMA node:``, ``description``
+    ``pcie_speed_capable_gts``/``pcie_width_capable`` ← ``LnkCap: … Speed 16GT/s, Width x16`` (old pciutils:
+    ``Link: Supported Speed 2.5Gb/s, Width x4``), ``pcie_speed_gts``/``pcie_width`` ← ``LnkSta`` (``Link: Speed …``), ``numa_node`` ← ``NUMA node:``, ``description``
     (device text without ``[vvvv:dddd]``/``(rev …)``), with ``-nn`` also ``vid``/``did``/``svid``/``ssid``,
     and ``driver`` ← ``Kernel driver in use:``. Keys are ``pci:<address>``; other device classes are
     skipped. A text without device header lines (a grep-filtered excerpt) is read as the device of ``-s BDF``, else
