@@ -116,6 +116,15 @@ def test_an_editors_note_inside_a_value_is_not_part_of_it():
     assert "driver: Neterion" in lines and not any("note" in line for line in lines)
 
 
+def test_an_authors_note_after_a_command_is_a_shell_comment():
+    """The KB76555 notes (shared research) write 'esxcli system maintenanceMode set  -e true # 戻しは…'; the DOKS
+    guide puts '#' comment lines before each command."""
+    assert normalise("esxcli system maintenanceMode set  -e true # 戻しは trueの代わりにfalse") == \
+        "esxcli system maintenanceMode set  -e true"
+    assert normalise("[root@esx01:~] ethtool -i vmnic0   # the X710 port") == "ethtool -i vmnic0"
+    assert normalise("grep '# queues' /tmp/x") == "grep '# queues' /tmp/x"  # quoted: no comment
+
+
 def test_markdown_escapes_quotes_and_blank_lines_of_a_blog_post_are_framing():
     """The vobd.log blog post: every record quoted, '\\[' '\\]' escaped, a bare '>' line between records."""
     lines = unframe(cap(VOBD_MARKDOWN).text).splitlines()

@@ -142,15 +142,30 @@ def _strip_wrappers(text: str) -> str:
     return " ".join(words[i:]) if i else text
 
 
+def _drop_comment(text: str) -> str:
+    """``text`` without a shell comment: a ``#`` after white space, outside quotes, ends the command
+    (``esxcfg-nics -l   # on esx01`` → ``esxcfg-nics -l``); sh(1) reads it so."""
+    quote = ""
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and i > 0 and text[i - 1] in " \t":
+            return text[:i].rstrip()
+    return text
+
+
 def normalise(raw: str) -> str:
-    """One command, without prompt, ``sudo``/``env``/``VAR=value`` prefixes, path prefix or wrapper:
+    """One command, without prompt, shell comment (an author's ``# note``), ``sudo``/``env``/``VAR=value``/``ssh
+    HOST``/``ip netns exec NS`` prefixes, path prefix or wrapper:
     ``localcli`` → ``esxcli``, ``/> get /net/pNics/vmnic0/rxqueues/info`` (vsish shell) →
     ``vsish -e get /net/pNics/vmnic0/rxqueues/info``, ``/usr/lib/vmware/vsan/bin/vsish`` → ``vsish``,
     ``$esxcli.network.nic.list.Invoke()`` → ``esxcli network nic list``, ``vmkvsitools lspci`` → ``lspci``,
     ``/sbin/esxcfg-nics`` → ``esxcfg-nics``."""
     text = raw.strip()
     text = (is_command_echo(text) or text).strip()  # without its prompt (framing's one prompt test)
-    text = _strip_wrappers(text)
+    text = _strip_wrappers(_drop_comment(text))
     m = _ESXCLI_POWERCLI_RE.match(text)
     if m:
         return "esxcli " + " ".join(m.group(1).split("."))
