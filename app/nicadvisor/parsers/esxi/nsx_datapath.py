@@ -18,7 +18,7 @@ from typing import Any
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, is_rule, norm_pci, speed_mbps, to_bool, to_int
 from nicadvisor.parsers.registry import register
-from nicadvisor.parsers.table import ColumnSpec, read_tables
+from nicadvisor.parsers.table import ColumnSpec, failed_notes, read_tables
 from nicadvisor.parsers.esxi.vsish import queue_lines, queue_stats, real_nic_name, record_queues
 
 _NOT_SUPPORTED_RE = re.compile(r"not supported|invalid|unknown command|error|no such", re.I)
@@ -163,13 +163,13 @@ def parse_ens_fpo_stats(text: str, cmd: CommandLine) -> ParseResult:
     one record per lcore, ``{"kind": "ens fpo stats", "lcore", "counters"}``), or ``name: number`` lines (one record
     for the uplink the command names). The table names no uplink. Never raises."""
     result = ParseResult(family="nsxdp-cli ens fpo stats get")
-    for table in read_tables(text, FPO_COLUMNS, ("lcoreID", "hits")):
+    tables = read_tables(text, FPO_COLUMNS, ("lcoreID", "hits"))
+    for table in tables:
         for row in table.rows:
             counters = {k: int(v) for k, v in row.values.items() if k != "lcoreID"}
             result.records.append({"kind": "ens fpo stats", "lcore": to_int(row.values.get("lcoreID")),
                                    "counters": counters, "line": row.line.strip()})
-        for line_no, raw in table.failed:
-            result.notes.append(f"nsxdp-cli ens fpo stats get: line {line_no}: row not understood: {raw.strip()!r}")
+    result.notes.extend(failed_notes(result.family, tables))
     if result.records:
         return result
     counters: dict[str, int] = {}

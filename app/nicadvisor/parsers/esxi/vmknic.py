@@ -16,7 +16,7 @@ import re
 from nicadvisor.parsers.base import CommandLine, ParseResult, kv_lines, to_int
 from nicadvisor.parsers.framing import is_command_echo
 from nicadvisor.parsers.registry import register
-from nicadvisor.parsers.table import ColumnSpec, read_tables
+from nicadvisor.parsers.table import ColumnSpec, failed_notes, read_tables
 
 _TEP_NETSTACK_RE = re.compile(r"vxlan|overlay", re.I)
 _UNSET = {"", "N/A", "n/a", "-", "None"}
@@ -182,9 +182,7 @@ def parse_ip_interface_ipv4_get(text: str, cmd: CommandLine) -> ParseResult:
     for table in tables:
         for row in table.rows:
             result.vmknic(row.values["name"], "addresses", [row.values["address"]], row.line)
-        for line_no, raw in table.failed:
-            result.notes.append(f"esxcli network ip interface ipv4 get: line {line_no}: row not understood: "
-                                f"{raw.strip()[:200]!r}")
+    result.notes.extend(failed_notes(result.family, tables))
     if not result.vmknics:
         result.notes.append("esxcli network ip interface ipv4 get: no 'Name  IPv4 Address …' table found")
     return result
