@@ -45,7 +45,7 @@ HOST_KIND = {"esxi": "esxi", "vsphere": "esxi", "linux": "linux"}
 VMKERNEL_LOG = "/var/log/vmkernel.log"
 VMKERNEL_LOG_PATTERNS = (
     "Interrupt Throttle Rate", "ENS mode", "numQueue", "maxNumRssQ", "Register RSS", "Changing MTU",
-    "Starting I/O on", "queues are accepted", "MSIX interrupts", "rxITR",
+    "Starting I/O on", "queues are accepted", "MSIX interrupts", "rxITR", "Link is",
 )
 """Fixed strings (``grep -F``) of the driver messages the vmkernel.log parser reads (nic-data-sources.md §7, §8a,
 §9). None holds ``|``, ``;`` or parentheses, so the recorded command line splits back into one command."""
@@ -112,6 +112,8 @@ _COALESCE = _p("coalesce_adaptive_rx", "coalesce_rx_usecs", "coalesce_rx_frames"
                "coalesce_tx_frames")
 _QUEUES = _p("rx_queues", "tx_queues")
 _MODULE = ("module.version", "module.parameters", "module.options")
+#: Every Linux reader marks a bond or a VLAN sub-interface it names a pseudo device (registry ``_mark_pseudo``).
+_PSEUDO = _p("is_physical")
 _SWITCH = ("switch.kind", "switch.mtu", "switch.uplinks")
 _VMKNIC = ("vmknic.mtu", "vmknic.netstack", "vmknic.portgroup", "vmknic.switch", "vmknic.addresses", "vmknic.is_tep",
            "vmknic.tso_mss")
@@ -144,6 +146,8 @@ CATALOGUE: tuple[Command, ...] = (
             ("vmknic.mtu", "vmknic.netstack", "vmknic.portgroup", "vmknic.switch", "vmknic.tso_mss",
              "vmknic.is_tep"),
             run=True, bundle_files=("commands/localcli_network-ip-interface-list.txt",), source="§5"),
+    Command("esxcli network ip interface ipv4 get", "esxi", "host", "esxcli network ip interface ipv4 get",
+            ("vmknic.addresses",), source="§5 (the 5.x layout has no Gateway column)"),
     Command("esxcli hardware pci list", "esxi", "host", "esxcli hardware pci list",
             _PCI_IDS + _p("driver", "description"), run=True,
             bundle_files=("commands/localcli_hardware-pci-list.txt",), source="§3"),
@@ -172,16 +176,19 @@ CATALOGUE: tuple[Command, ...] = (
             source="§1.1 (QueryNetworkHint; VMware KB 1007069)"),
     Command(_GREP_VMKERNEL_LOG, "esxi", "host", "vmkernel.log",
             _p("pci_address", "driver", "mtu", "rss", "ens_enabled", "ens_mode", "coalesce_adaptive_rx",
-               "coalesce_rx_usecs", "coalesce_tx_usecs") + _QUEUES,
+               "coalesce_rx_usecs", "coalesce_tx_usecs", "link_up", "link_speed_mbps", "duplex") + _QUEUES,
             run=True, optional=True, bundle_files=("var/run/log/vmkernel.log", "var/log/vmkernel.log"),
-            source="§7, §8a, §9"),
+            source="§7, §8a, §9; the drivers' link messages (issue 16 §5)"),
+    Command("grep -F -e linkstate -e 'Taking down physical NIC' /var/log/vobd.log", "esxi", "host", "vmkernel.log",
+            _p("link_up", "admin_up"), bundle_files=("var/run/log/vobd.log", "var/log/vobd.log"),
+            source="Broadcom KB 376568 (cat vobd.log | grep linkstate), KB 324499 (a flapping port taken down)"),
     Command("vsish -e get /net/pNics/{nic}/properties", "esxi", "pnic", "vsish pnic properties",
             _p("geneve_offload", "vxlan_offload", "tso", "driver", "driver_version", "firmware_version",
                "legacy_vmklinux", "numa_node"),
             learn=_p("geneve_offload"), run=True, optional=True, kind_mark="vsish", source="§6"),
     Command("vsish -e get /net/pNics/{nic}/rxqueues/info", "esxi", "pnic", "vsish rxqueues info",
-            _p("geneve_rx_filter", "lro", "rss") + _QUEUES,
-            learn=_p("geneve_rx_filter", "rss", "rx_queues"), run=True, optional=True, source="§7"),
+            _p("geneve_rx_filter", "lro", "rss", "rx_queues_max", "rx_queues"),
+            learn=_p("geneve_rx_filter", "rss"), run=True, optional=True, source="§7"),
     Command("esxcli system module parameters list -m {module}", "esxi", "module",
             "esxcli system module parameters list", ("module.parameters", "module.options"), run=True,
             optional=True, esxcli_api=("system", "module", "parameters", "list"), source="§7, §9"),
@@ -251,17 +258,19 @@ CATALOGUE: tuple[Command, ...] = (
             _p("driver", "driver_version", "firmware_version", "pci_address", "is_physical", "is_virtual_uplink"),
             learn=_p("driver", "driver_version", "firmware_version"), run=True, kind_mark="ethtool", source="§2"),
     Command("ethtool -k {nic}", "linux", "pnic", "ethtool -k",
-            _p("geneve_offload", "geneve_rx_filter", "vxlan_offload", "tso", "lro", "receive_hashing"),
+            _p("geneve_offload", "geneve_rx_filter", "vxlan_offload", "tso", "lro", "receive_hashing") + _PSEUDO,
             learn=_p("geneve_offload", "geneve_rx_filter"), run=True, source="§6"),
-    Command("ethtool -l {nic}", "linux", "pnic", "ethtool -l", _QUEUES + _p("rx_queues_max", "tx_queues_max"),
+    Command("ethtool -l {nic}", "linux", "pnic", "ethtool -l",
+            _QUEUES + _p("rx_queues_max", "tx_queues_max") + _PSEUDO,
             learn=_p("rx_queues"), run=True, source="§7"),
-    Command("ethtool -x {nic}", "linux", "pnic", "ethtool -x", _p("rss", "rx_queues"), learn=_p("rss"), run=True,
+    Command("ethtool -x {nic}", "linux", "pnic", "ethtool -x", _p("rss", "rx_queues") + _PSEUDO, learn=_p("rss"),
+            run=True,
             optional=True, source="§7"),
-    Command("ethtool -c {nic}", "linux", "pnic", "ethtool -c", _COALESCE,
+    Command("ethtool -c {nic}", "linux", "pnic", "ethtool -c", _COALESCE + _PSEUDO,
             learn=_p("coalesce_adaptive_rx", "coalesce_rx_usecs"), run=True, optional=True, source="§9"),
-    Command("ethtool -g {nic}", "linux", "pnic", "ethtool -g", _p("rx_ring_size", "tx_ring_size"), run=True,
+    Command("ethtool -g {nic}", "linux", "pnic", "ethtool -g", _p("rx_ring_size", "tx_ring_size") + _PSEUDO, run=True,
             optional=True, source="§7"),
-    Command("ethtool {nic}", "linux", "pnic", "ethtool", _p("link_up", "link_speed_mbps", "duplex"),
+    Command("ethtool {nic}", "linux", "pnic", "ethtool", _p("link_up", "link_speed_mbps", "duplex") + _PSEUDO,
             learn=_p("link_up", "link_speed_mbps"), run=True, root=True, source="§4 (its Wake-on-LAN query needs "
             "CAP_NET_ADMIN: tests/faults/test_ssh_privileges.py)"),
     # the switch port of every interface, where lldpd or systemd-networkd listens to LLDP (once per host)
@@ -274,7 +283,7 @@ CATALOGUE: tuple[Command, ...] = (
             source="networkctl(1) (systemd-networkd with LLDP= on the link)"),
     # --- Linux, read from captures -------------------------------------------------------------------------------
     Command("ip link show {nic}", "linux", "pnic", "ip link show", _p("mtu", "mac", "admin_up", "link_up",
-                                                                       "is_physical"),
+                                                                       "is_physical", "pci_address"),
             learn=_p("mtu"), source="ip-link(8)"),
     Command("lspci -vv -s {pci}", "linux", "pnic", "lspci -vv",
             _p("description", "driver", "numa_node", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts",
@@ -283,8 +292,11 @@ CATALOGUE: tuple[Command, ...] = (
             learn_as="lspci -vv -s <PCI address of {nic}>", root=True, kind_mark="lspci -vv",
             source="§10 (lspci(8): the capabilities are readable only by root)"),
     Command("dmesg", "linux", "host", "dmesg",
-            _p("pci_address", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable"),
-            root=True, kind_mark="dmesg", source="§10 (dmesg(1): kernel.dmesg_restrict keeps it to root)"),
+            _p("pci_address", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable",
+               "driver", "driver_version", "firmware_version", "link_up", "link_speed_mbps", "duplex")
+            + _PSEUDO + ("module.version",),
+            root=True, kind_mark="dmesg", source="§10 (dmesg(1): kernel.dmesg_restrict keeps it to root); the drivers' "
+            "dev_info/netdev_info messages (issue 16 §5)"),
     # --- vSphere API (the live vSphere collector, and dumps of the same objects) ---------------------------------
     Command("vSphere API: PropertyCollector.RetrievePropertiesEx HostSystem", "vsphere", "host",
             "vSphere API recording",

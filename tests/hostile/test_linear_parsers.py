@@ -24,6 +24,13 @@ CASES = {
     # lines took over two minutes; a cheap header test and a cap on header-less tries keep it to a few µs a line
     "esxcli network nic list, 2 million name-like lines": 'parse_output("esxcli network nic list", "vmnic1\\n" * N)',
     "esxcfg-nics -l, 2 million short lines": 'parse_output("esxcfg-nics -l", "a\\n" * N)',
+    # the framing pre-pass (issue 16 §5): quotes as deep as lines are long, notes after notes inside one open
+    # quote, inline-code spans stuck together, a blank line after every line, Markdown escapes
+    "framing, deep quotes": 'parse_output("esxcfg-nics -l", (">" * 1000 + "\\n") * (N // 1000))',
+    "framing, notes in an open quote": 'parse_output("ethtool -i eth0", "driver: \\"x" + " # y (note z)" * (N // 14))',
+    "framing, stuck inline code": 'parse_output("ethtool -i eth0", "`a``b" * (N // 5))',
+    "framing, blank line after every line": 'parse_output("esxcfg-nics -l", "a\\n\\n" * (N // 2))',
+    "framing, Markdown escapes": 'parse_output("esxcfg-nics -l", "\\\\_a" * (N // 3))',
 }
 
 
