@@ -181,3 +181,19 @@ def only(results, family):
 def records(results, kind):
     """The records of kind ``kind`` of every ParseResult in ``results``."""
     return [rec for r in results for rec in r.records if rec.get("kind") == kind]
+
+
+def local_capture(name: str):
+    """A real public capture of tests/parsers/captures, read with its header (:func:`read_capture`)."""
+    from nicadvisor.collect.sources import read_capture
+
+    return read_capture(TEST_CAPTURES / name)
+
+
+def read_local_capture(name: str, command: str | None = None):
+    """The merged facts ``(pnics, vmknics, switches, modules, host)`` of a capture of tests/parsers/captures, read as
+    its header's command or as ``command`` (for a header that only describes the command in words)."""
+    from nicadvisor.parsers.registry import parse_output
+
+    c = local_capture(name)
+    return merged(parse_output(command or c.command, c.text, c.notes))

@@ -45,7 +45,7 @@ HOST_KIND = {"esxi": "esxi", "vsphere": "esxi", "linux": "linux"}
 VMKERNEL_LOG = "/var/log/vmkernel.log"
 VMKERNEL_LOG_PATTERNS = (
     "Interrupt Throttle Rate", "ENS mode", "numQueue", "maxNumRssQ", "Register RSS", "Changing MTU",
-    "Starting I/O on", "queues are accepted", "MSIX interrupts", "rxITR",
+    "Starting I/O on", "queues are accepted", "MSIX interrupts", "rxITR", "Link is",
 )
 """Fixed strings (``grep -F``) of the driver messages the vmkernel.log parser reads (nic-data-sources.md §7, §8a,
 §9). None holds ``|``, ``;`` or parentheses, so the recorded command line splits back into one command."""
@@ -57,7 +57,8 @@ class Command:
 
     Attributes:
         text: the command as run (or, for an API, as recorded), with placeholders ``{nic}`` (a pNIC name),
-            ``{module}`` (a driver module), ``{vmk}`` (a vmknic), ``{attribute}`` (one of ``attributes``).
+            ``{module}`` (a driver module), ``{vmk}`` (a vmknic), ``{attribute}`` (one of ``attributes``),
+            ``{netstack}``, ``{size}`` (bytes) and ``{address}`` (an IPv4/IPv6 address) of a path test.
         platform: one of :data:`PLATFORMS`.
         scope: one of :data:`SCOPES`.
         family: the parser family that reads its output (:func:`nicadvisor.parsers.registry.register`), None for a
@@ -111,6 +112,8 @@ _COALESCE = _p("coalesce_adaptive_rx", "coalesce_rx_usecs", "coalesce_rx_frames"
                "coalesce_tx_frames")
 _QUEUES = _p("rx_queues", "tx_queues")
 _MODULE = ("module.version", "module.parameters", "module.options")
+#: Every Linux reader marks a bond or a VLAN sub-interface it names a pseudo device (registry ``_mark_pseudo``).
+_PSEUDO = _p("is_physical")
 _SWITCH = ("switch.kind", "switch.mtu", "switch.uplinks")
 _VMKNIC = ("vmknic.mtu", "vmknic.netstack", "vmknic.portgroup", "vmknic.switch", "vmknic.addresses", "vmknic.is_tep",
            "vmknic.tso_mss")
@@ -143,6 +146,8 @@ CATALOGUE: tuple[Command, ...] = (
             ("vmknic.mtu", "vmknic.netstack", "vmknic.portgroup", "vmknic.switch", "vmknic.tso_mss",
              "vmknic.is_tep"),
             run=True, bundle_files=("commands/localcli_network-ip-interface-list.txt",), source="§5"),
+    Command("esxcli network ip interface ipv4 get", "esxi", "host", "esxcli network ip interface ipv4 get",
+            ("vmknic.addresses",), source="§5 (the 5.x layout has no Gateway column)"),
     Command("esxcli hardware pci list", "esxi", "host", "esxcli hardware pci list",
             _PCI_IDS + _p("driver", "description"), run=True,
             bundle_files=("commands/localcli_hardware-pci-list.txt",), source="§3"),
@@ -171,16 +176,19 @@ CATALOGUE: tuple[Command, ...] = (
             source="§1.1 (QueryNetworkHint; VMware KB 1007069)"),
     Command(_GREP_VMKERNEL_LOG, "esxi", "host", "vmkernel.log",
             _p("pci_address", "driver", "mtu", "rss", "ens_enabled", "ens_mode", "coalesce_adaptive_rx",
-               "coalesce_rx_usecs", "coalesce_tx_usecs") + _QUEUES,
+               "coalesce_rx_usecs", "coalesce_tx_usecs", "link_up", "link_speed_mbps", "duplex") + _QUEUES,
             run=True, optional=True, bundle_files=("var/run/log/vmkernel.log", "var/log/vmkernel.log"),
-            source="§7, §8a, §9"),
+            source="§7, §8a, §9; the drivers' link messages (issue 16 §5)"),
+    Command("grep -F -e linkstate -e 'Taking down physical NIC' /var/log/vobd.log", "esxi", "host", "vmkernel.log",
+            _p("link_up", "admin_up"), bundle_files=("var/run/log/vobd.log", "var/log/vobd.log"),
+            source="Broadcom KB 376568 (cat vobd.log | grep linkstate), KB 324499 (a flapping port taken down)"),
     Command("vsish -e get /net/pNics/{nic}/properties", "esxi", "pnic", "vsish pnic properties",
             _p("geneve_offload", "vxlan_offload", "tso", "driver", "driver_version", "firmware_version",
                "legacy_vmklinux", "numa_node"),
             learn=_p("geneve_offload"), run=True, optional=True, kind_mark="vsish", source="§6"),
     Command("vsish -e get /net/pNics/{nic}/rxqueues/info", "esxi", "pnic", "vsish rxqueues info",
-            _p("geneve_rx_filter", "lro", "rss") + _QUEUES,
-            learn=_p("geneve_rx_filter", "rss", "rx_queues"), run=True, optional=True, source="§7"),
+            _p("geneve_rx_filter", "lro", "rss", "rx_queues_max", "rx_queues"),
+            learn=_p("geneve_rx_filter", "rss"), run=True, optional=True, source="§7"),
     Command("esxcli system module parameters list -m {module}", "esxi", "module",
             "esxcli system module parameters list", ("module.parameters", "module.options"), run=True,
             optional=True, esxcli_api=("system", "module", "parameters", "list"), source="§7, §9"),
@@ -210,8 +218,15 @@ CATALOGUE: tuple[Command, ...] = (
     Command("localcli --plugin-dir /usr/lib/vmware/esxcli/int networkinternal nic privstats get -n {nic}", "esxi",
             "pnic", "esxcli networkinternal nic privstats get", _QUEUES, source="§7"),
     Command("vsish -e get /net/pNics/{nic}/stats", "esxi", "pnic", "vsish pnic stats", source="§7"),
-    Command("vmkping -I {vmk} -d -s 8972 {address}", "esxi", "vmknic", "vmkping", ("host.mtu_path_ok",),
-            esxcli_api=("network", "diag", "ping"), kind_mark="vmkping", source="§5"),
+    # the TEP mesh (nicadvisor.bench.mtu_path): the TEP netstack and vmknic, don't-fragment, 3 echoes; {size} the
+    # payload (frame - 28, IPv4; - 48 with -6, IPv6); validated word by word by collect.ssh_commands.check_path_ping
+    Command("vmkping ++netstack={netstack} -I {vmk} -d -s {size} -c 3 {address}", "esxi", "vmknic", "vmkping",
+            ("host.mtu_path_ok",), esxcli_api=("network", "diag", "ping"), kind_mark="vmkping",
+            source="§5; nsx-t-performance-on-intel.txt §1.5; esxi-public/4_vmkping.md"),
+    Command("vmkping ++netstack={netstack} -I {vmk} -d -s {size} -c 3 -6 {address}", "esxi", "vmknic", "vmkping",
+            ("host.mtu_path_ok",), source="§5 (IPv6 TEPs: vmkping -6)"),
+    Command("ping -M do -c 3 -i 0.2 -W 1 -s {size} -I {address} {address}", "linux", "host", None,
+            source="ping(8) iputils: -M do prohibits fragmentation (the TEP mesh from a Linux host)"),
     Command("flint -d {device} q", "esxi", "pnic", "flint q", _p("firmware_version"), source="§2"),
     Command("nsxdp-cli ens uplink ring get -n {nic}", "esxi", "pnic", "nsxdp-cli ens uplink ring get",
             _p("ens_enabled", "rx_ring_size", "tx_ring_size"), kind_mark="nsxdp-cli", source="§8a"),
@@ -243,17 +258,19 @@ CATALOGUE: tuple[Command, ...] = (
             _p("driver", "driver_version", "firmware_version", "pci_address", "is_physical", "is_virtual_uplink"),
             learn=_p("driver", "driver_version", "firmware_version"), run=True, kind_mark="ethtool", source="§2"),
     Command("ethtool -k {nic}", "linux", "pnic", "ethtool -k",
-            _p("geneve_offload", "geneve_rx_filter", "vxlan_offload", "tso", "lro", "receive_hashing"),
+            _p("geneve_offload", "geneve_rx_filter", "vxlan_offload", "tso", "lro", "receive_hashing") + _PSEUDO,
             learn=_p("geneve_offload", "geneve_rx_filter"), run=True, source="§6"),
-    Command("ethtool -l {nic}", "linux", "pnic", "ethtool -l", _QUEUES + _p("rx_queues_max", "tx_queues_max"),
+    Command("ethtool -l {nic}", "linux", "pnic", "ethtool -l",
+            _QUEUES + _p("rx_queues_max", "tx_queues_max") + _PSEUDO,
             learn=_p("rx_queues"), run=True, source="§7"),
-    Command("ethtool -x {nic}", "linux", "pnic", "ethtool -x", _p("rss", "rx_queues"), learn=_p("rss"), run=True,
+    Command("ethtool -x {nic}", "linux", "pnic", "ethtool -x", _p("rss", "rx_queues") + _PSEUDO, learn=_p("rss"),
+            run=True,
             optional=True, source="§7"),
-    Command("ethtool -c {nic}", "linux", "pnic", "ethtool -c", _COALESCE,
+    Command("ethtool -c {nic}", "linux", "pnic", "ethtool -c", _COALESCE + _PSEUDO,
             learn=_p("coalesce_adaptive_rx", "coalesce_rx_usecs"), run=True, optional=True, source="§9"),
-    Command("ethtool -g {nic}", "linux", "pnic", "ethtool -g", _p("rx_ring_size", "tx_ring_size"), run=True,
+    Command("ethtool -g {nic}", "linux", "pnic", "ethtool -g", _p("rx_ring_size", "tx_ring_size") + _PSEUDO, run=True,
             optional=True, source="§7"),
-    Command("ethtool {nic}", "linux", "pnic", "ethtool", _p("link_up", "link_speed_mbps", "duplex"),
+    Command("ethtool {nic}", "linux", "pnic", "ethtool", _p("link_up", "link_speed_mbps", "duplex") + _PSEUDO,
             learn=_p("link_up", "link_speed_mbps"), run=True, root=True, source="§4 (its Wake-on-LAN query needs "
             "CAP_NET_ADMIN: tests/faults/test_ssh_privileges.py)"),
     # the switch port of every interface, where lldpd or systemd-networkd listens to LLDP (once per host)
@@ -266,7 +283,7 @@ CATALOGUE: tuple[Command, ...] = (
             source="networkctl(1) (systemd-networkd with LLDP= on the link)"),
     # --- Linux, read from captures -------------------------------------------------------------------------------
     Command("ip link show {nic}", "linux", "pnic", "ip link show", _p("mtu", "mac", "admin_up", "link_up",
-                                                                       "is_physical"),
+                                                                       "is_physical", "pci_address"),
             learn=_p("mtu"), source="ip-link(8)"),
     Command("lspci -vv -s {pci}", "linux", "pnic", "lspci -vv",
             _p("description", "driver", "numa_node", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts",
@@ -275,8 +292,11 @@ CATALOGUE: tuple[Command, ...] = (
             learn_as="lspci -vv -s <PCI address of {nic}>", root=True, kind_mark="lspci -vv",
             source="§10 (lspci(8): the capabilities are readable only by root)"),
     Command("dmesg", "linux", "host", "dmesg",
-            _p("pci_address", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable"),
-            root=True, kind_mark="dmesg", source="§10 (dmesg(1): kernel.dmesg_restrict keeps it to root)"),
+            _p("pci_address", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable",
+               "driver", "driver_version", "firmware_version", "link_up", "link_speed_mbps", "duplex")
+            + _PSEUDO + ("module.version",),
+            root=True, kind_mark="dmesg", source="§10 (dmesg(1): kernel.dmesg_restrict keeps it to root); the drivers' "
+            "dev_info/netdev_info messages (issue 16 §5)"),
     # --- vSphere API (the live vSphere collector, and dumps of the same objects) ---------------------------------
     Command("vSphere API: PropertyCollector.RetrievePropertiesEx HostSystem", "vsphere", "host",
             "vSphere API recording",

@@ -26,7 +26,7 @@ import dataclasses
 import enum
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from nicadvisor.model.audit import Audit
@@ -36,6 +36,7 @@ from nicadvisor.model.entities import (
     Host,
     InputProblem,
     KernelModule,
+    PathTest,
     PhysicalNic,
     Severity,
     Switch,
@@ -118,17 +119,21 @@ def plain(value: Any) -> Any:
     return value
 
 
-def object_to_dict(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+def object_to_dict(obj: Any, skip: tuple[str, ...] = (),
+                   source: Callable[[str], str] | None = None) -> dict[str, Any]:
     """Every dataclass field of ``obj`` (a model object with an ``evidence`` map) except ``skip``.
 
-    ``evidence`` becomes ``{field: {"command", "line", "source"}}``. Returns a new dict of JSON-safe values.
+    ``evidence`` becomes ``{field: {"command", "line", "source"}}``, each source through ``source`` when given (the
+    JSON export names it relative to the inputs given; the audit history keeps it as read). Returns a new dict of
+    JSON-safe values.
     """
     out: dict[str, Any] = {}
     for f in dataclasses.fields(obj):
         if f.name in skip or f.name == "evidence":
             continue
         out[f.name] = plain(getattr(obj, f.name))
-    out["evidence"] = {name: ev.to_dict() for name, ev in sorted(obj.evidence.items())}
+    out["evidence"] = {name: ev.to_dict() if source is None else {**ev.to_dict(), "source": source(ev.source)}
+                       for name, ev in sorted(obj.evidence.items())}
     return out
 
 
@@ -154,14 +159,18 @@ DERIVED_BENCH_KEYS = ("verdict", "comparison")
 
 
 
-def host_to_doc(host: Host) -> dict[str, Any]:
-    """One host as its JSON-export shape without ``capabilities`` (those depend on the findings).
+def host_to_doc(host: Host, source: Callable[[str], str] | None = None) -> dict[str, Any]:
+    """One host as its JSON-export shape without ``capabilities`` (those depend on the findings); its ``inputs`` and
+    every evidence source through ``source`` when given (see :func:`object_to_dict`).
 
     Returns a new dict of JSON-safe values (see the module docstring for the shape).
     """
-    out = object_to_dict(host, skip=tuple(HOST_COLLECTIONS))
+    out = object_to_dict(host, skip=(*HOST_COLLECTIONS, "path_tests"), source=source)
+    if source is not None:
+        out["inputs"] = [source(i) for i in host.inputs]
     for name in HOST_COLLECTIONS:
-        out[name] = [object_to_dict(item) for item in getattr(host, name)]
+        out[name] = [object_to_dict(item, source=source) for item in getattr(host, name)]
+    out["path_tests"] = [plain(t.to_dict()) for t in host.path_tests]
     return out
 
 
@@ -246,11 +255,16 @@ def host_from_dict(doc: Any, where: str = "host") -> Host:
     Raises CodecError naming the place of a malformed entry.
     """
     d = _mapping(doc, where)
-    host: Host = object_from_dict(Host, d, where, skip=tuple(HOST_COLLECTIONS))
+    host: Host = object_from_dict(Host, d, where, skip=(*HOST_COLLECTIONS, "path_tests"))
     for name, cls in HOST_COLLECTIONS.items():
         items = [object_from_dict(cls, item, f"{where}.{name}[{i}]")
                  for i, item in enumerate(_list(d, name, where))]
         setattr(host, name, items)
+    for i, item in enumerate(_list(d, "path_tests", where)):
+        try:
+            host.path_tests.append(PathTest.from_dict(dict(_mapping(item, f"{where}.path_tests[{i}]"))))
+        except (TypeError, ValueError) as exc:
+            raise CodecError(f"{where}.path_tests[{i}]: {exc}") from None
     return host
 
 
@@ -276,6 +290,7 @@ def finding_from_dict(doc: Any, where: str = "finding") -> Finding:
         category=_text(d, "category", where, ""),
         facts=tuple(str(n) for n in _list(d, "facts", where)),
         overlay_role=_text(d, "overlay_role", where, ""), full_severity=full, rollback=_text(d, "rollback", where, ""),
+        change=_text(d, "change", where, ""), verify=_text(d, "verify", where, ""),
     )
 
 

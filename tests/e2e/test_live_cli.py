@@ -123,7 +123,7 @@ def test_audit_vcenter_ssh_and_nsx_in_one_call(vc, esxi_ssh, nsx, memory_keyring
     v0, v1, v2, v3 = (sp[f"vmnic{i}"] for i in range(4))
     assert (v0["pci_address"], v0["driver"], v0["link_speed_mbps"], v0["mtu"]) == ("0000:18:00.0", "ixgben", 1000, 1500)
     assert (v0["driver_version"], v0["firmware_version"]) == ("1.12.3.0", "1.55 0x80000a42, 1.1767.0")
-    assert (v0["rx_queues"], v0["rss"]) == (5, True)
+    assert (v0["rx_queues_max"], v0["rss"]) == (5, True)  # vsish "# queues supported:5" is a maximum
     assert v1["link_up"] is False and v1["link_speed_mbps"] is None  # link down: speed unknown, not 0
     assert (v2["driver"], v2["link_speed_mbps"]) == ("icen", 100000)
     assert v2["description"] == "Intel(R) Ethernet Controller E810-C for QSFP"

@@ -91,15 +91,18 @@ def _facts(obj, roots, skip=()) -> dict:
 
 
 def _host(host: Host, roots) -> dict:
-    return {
+    out = {
         "name": _relative(host.name, roots),
         "kind": host.kind,
-        "host": _facts(host, roots, skip=("kind", "pnics", "vmknics", "switches", "modules")),
+        "host": _facts(host, roots, skip=("kind", "pnics", "vmknics", "switches", "modules", "path_tests")),
         "pnics": {p.name: _facts(p, roots) for p in host.pnics},
         "switches": {s.name: _facts(s, roots) for s in host.switches},
         "vmknics": {v.name: _facts(v, roots) for v in host.vmknics},
         "modules": {m.name: _facts(m, roots) for m in host.modules},
     }
+    if host.path_tests:  # only a benchmark between hosts sends them: no input read here holds any
+        out["path_tests"] = [t.to_dict() for t in host.path_tests]
+    return out
 
 
 def dump(audit: Audit, tmp: Path | None = None) -> str:

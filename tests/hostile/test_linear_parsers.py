@@ -32,6 +32,13 @@ CASES = {
                                                       '"vmnic0" + " " * N + "x")'),
     "ens fpo stats, a name and 2 million spaces": ('parse_output("nsxdp-cli ens fpo stats get --uplink vmnic0", '
                                                    '"vmnic0" + " " * N + "x")'),
+    # the framing pre-pass (issue 16 §5): quotes as deep as lines are long, notes after notes inside one open
+    # quote, inline-code spans stuck together, a blank line after every line, Markdown escapes
+    "framing, deep quotes": 'parse_output("esxcfg-nics -l", (">" * 1000 + "\\n") * (N // 1000))',
+    "framing, notes in an open quote": 'parse_output("ethtool -i eth0", "driver: \\"x" + " # y (note z)" * (N // 14))',
+    "framing, stuck inline code": 'parse_output("ethtool -i eth0", "`a``b" * (N // 5))',
+    "framing, blank line after every line": 'parse_output("esxcfg-nics -l", "a\\n\\n" * (N // 2))',
+    "framing, Markdown escapes": 'parse_output("esxcfg-nics -l", "\\\\_a" * (N // 3))',
 }
 
 

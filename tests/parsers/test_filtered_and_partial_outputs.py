@@ -152,7 +152,7 @@ def test_nsxdp_cli_uplink_and_fpo_stats_name_the_uplink():
     (hwq,) = parse_output("nsxdp-cli ens uplink stats get -n vmnic1", rewritten)
     assert hwq.pnics["vmnic1"]["rx_queues"].value == 8
     (fpo,) = parse_output("nsxdp-cli ens fpo stats get --uplink vmnic1", "")
-    assert fpo.family == "nsxdp-cli ens fpo stats get" and fpo.notes  # recognised; no public capture to read
+    assert fpo.family == "nsxdp-cli ens fpo stats get" and fpo.notes  # recognised; an empty answer reads nothing
 
 
 def test_demo_lab_matrix_still_builds_with_the_new_facts():

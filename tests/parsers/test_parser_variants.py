@@ -55,7 +55,9 @@ def test_e1000e_probe_line_and_the_rename_after_it():
     """e1000e I219-V: '(PCI Express:2.5GT/s:Width x1)' on eth0, then 'eno1: renamed from eth0': the pNIC is eno1."""
     facts = _facts(OWN / "linux_dmesg_e1000e_i219_renamed_eno1.txt")
     assert facts == {("pnic", "eno1", "pci_address"): "0000:00:1f.6", ("pnic", "eno1", "pcie_speed_gts"): 2.5,
-                     ("pnic", "eno1", "pcie_width"): 1}
+                     ("pnic", "eno1", "pcie_width"): 1, ("pnic", "eno1", "driver"): "e1000e",
+                     ("pnic", "eno1", "link_up"): True, ("pnic", "eno1", "link_speed_mbps"): 1000,
+                     ("pnic", "eno1", "duplex"): "full"}  # issue 16 §5: the driver prefix and its link message
 
 
 def _dmesg(name: str) -> tuple[dict, list[str]]:
@@ -74,8 +76,12 @@ def test_igb_gbs_wording_and_renames_in_a_whole_journal():
     """igb '(PCIe:2.5Gb/s:Width x1)' (Gb/s = GT/s per lane) under the probe name eth5, in a `journalctl -b` excerpt
     (not only -k); udev then renames eth5 to enp6s0: the pNIC is enp6s0."""
     facts, _notes = _dmesg("linux_journal_igb_pcie_gbs_renamed_systemd14879.txt")
-    assert facts == {("enp6s0", "pci_address"): "0000:06:00.0", ("enp6s0", "pcie_speed_gts"): 2.5,
-                     ("enp6s0", "pcie_width"): 1}
+    assert {k: v for k, v in facts.items() if k[0] == "enp6s0"} == {
+        ("enp6s0", "pci_address"): "0000:06:00.0", ("enp6s0", "pcie_speed_gts"): 2.5, ("enp6s0", "pcie_width"): 1,
+        ("enp6s0", "driver"): "igb"}
+    # the other igb ports the journal names (enp1s0 … enp5s0) are known by their address and driver only
+    assert {k[0] for k in facts} == {f"enp{n}s0" for n in range(1, 7)} and not any(eth for eth, _ in facts
+                                                                                  if eth.startswith("eth"))
 
 
 def test_a_temporary_or_shared_name_never_names_a_pnic():
@@ -94,7 +100,8 @@ def test_a_temporary_or_shared_name_never_names_a_pnic():
 def test_ixgbe_two_line_wording_in_syslog_format_names_the_port():
     facts, _notes = _dmesg("linux_kernlog_ixgbe_pcie_speed_width_fcoe_pfring293.txt")
     assert facts == {("eth4", "pci_address"): "0000:06:00.1", ("eth4", "pcie_speed_gts"): 5.0,
-                     ("eth4", "pcie_width"): 8}  # the FCoE option line of 08:00.0 is no link fact
+                     ("eth4", "pcie_width"): 8, ("eth4", "driver"): "ixgbe"}  # the FCoE option line of 08:00.0 is no
+    # link fact
 
 
 needs_netns = pytest.mark.skipif(shutil.which("ip") is None or shutil.which("ethtool") is None,
@@ -132,7 +139,8 @@ def test_real_ethtool_variants_of_software_and_down_interfaces(netns):
     # "Speed: Unknown!" with the link down (a bridge without ports): link down, no speed, no duplex
     text = _ethtool(netns, "br0")
     assert "Speed: Unknown!" in text and "Link detected: no" in text
-    assert parsed_facts("ethtool br0", text) == {("pnic", "br0", "link_up"): False}
+    assert parsed_facts("ethtool br0", text) == {("pnic", "br0", "link_up"): False,
+                                                 ("pnic", "br0", "is_physical"): False}  # a bridge by its name
     # a veth whose peer is down: "Link detected: no" although a speed is printed: no speed is kept
     va = parsed_facts("ethtool va", _ethtool(netns, "va"))
     assert va[("pnic", "va", "link_up")] is False and ("pnic", "va", "link_speed_mbps") not in va

@@ -179,7 +179,7 @@ def test_ethtool_speed_unknown_and_link_down():
 
 def test_vsish_rxqueues_features_decoded_lro_and_rss():
     results = results_of("esxi55_vsish_rxqueues_info_lro_rss_bnx2x_vmnic2_sneaku.txt")
-    assert merged(results)[0] == {"vmnic2": {"rx_queues": 8, "rss": True, "lro": True}}
+    assert merged(results)[0] == {"vmnic2": {"rx_queues_max": 8, "rss": True, "lro": True}}
     (rec,) = [x for r in results for x in r.records]
     assert rec["features"] == ["LRO", "Pair", "Dynamic", "RSS", "Dynamic", "Preemptible", "IPv4LRO"]
     assert rec["features_complete"] is True and rec["features_mask"] == 0x200001A3

@@ -12,6 +12,7 @@ from pypdf import PdfReader
 from audit_sample import CX6_PCI, LNKCAP, LSPCI_SRC, NIC_LIST, NIC_LIST_CMD, UNDERSTOOD_SOURCE, VMNIC2, build_audit
 from capturetools import completed, ready_host
 from nicadvisor import __version__
+from nicadvisor.model.entities import PATH_CAUSES, PathTest
 from nicadvisor.model import Audit, Host, KernelModule, PhysicalNic, Switch, VmkernelNic
 from nicadvisor.model.capabilities import CAPABILITIES
 from nicadvisor.report import audit_to_dict, load_schema, read_json, validate_document, write_json, write_pdf
@@ -194,7 +195,7 @@ def test_schema_covers_every_model_field_with_its_type(cls, ref):
     for f in dataclasses.fields(cls):
         assert f.name in definition["properties"], f"{cls.__name__}.{f.name} missing from the schema"
         assert f.name in definition["required"]
-        if f.name in ("evidence", "pnics", "vmknics", "switches", "modules"):
+        if f.name in ("evidence", "pnics", "vmknics", "switches", "modules", "path_tests"):
             continue
         prop = definition["properties"][f.name]
         nullable = f.type.endswith(" | None")
@@ -207,8 +208,16 @@ def test_schema_covers_every_model_field_with_its_type(cls, ref):
     names = {f.name for f in dataclasses.fields(cls)}
     assert set(definition["properties"]) - names <= {"capabilities", "release"}  # derived, never stored
     field_names = [f.name for f in dataclasses.fields(cls) if f.name != "evidence"
-                   and f.name not in ("pnics", "vmknics", "switches", "modules")]
+                   and f.name not in ("pnics", "vmknics", "switches", "modules", "path_tests")]
     assert sorted(definition["properties"]["evidence"]["propertyNames"]["enum"]) == sorted(field_names)
+
+
+def test_schema_covers_every_field_of_a_path_test():
+    """Issue 17 §1: the TEP mesh's rows are in the export (``hosts[].path_tests[]``) field by field."""
+    definition = load_schema()["$defs"]["path_test"]
+    names = {f.name for f in dataclasses.fields(PathTest)}
+    assert set(definition["properties"]) == names == set(definition["required"])
+    assert definition["properties"]["cause"]["enum"] == list(PATH_CAUSES)
 
 
 def test_schema_is_valid_and_knows_the_capability_columns():
@@ -223,6 +232,7 @@ def test_real_bench_results_validate_and_reach_the_pdf(tmp_path):
     """The bench package's BenchResult (netperf TCP_RR on a veth pair: performance-baselines.md §0)."""
     results = pytest.importorskip("nicadvisor.bench.results")
     a = build_audit()
+    a.inputs.append("local")  # this machine is audited: its netns run measured an audited host
     a.benchmarks = [results.BenchResult(
         test="TCP_RR", tool="netperf", path="netns", throughput_gbps=None, transactions_per_s=17800.0,
         latency_us=56.0, duration_s=10.0,

@@ -48,7 +48,7 @@ def test_esxi_audit_end_to_end(no_faults, known_hosts):
     # esxi_esxcli_nic_get_ixgben_x550_10gbaset_nbaset.txt
     assert (v0.driver_version, v0.firmware_version) == ("1.12.3.0", "1.55 0x80000a42, 1.1767.0")
     # esxi_vsish_rxqueues_info_rss_vmnic0_seed.txt: "# queues supported:5", "Dynamic RSS"
-    assert (v0.rx_queues, v0.rss) == (5, True)
+    assert (v0.rx_queues_max, v0.rss) == (5, True)  # vsish "# queues supported:5" is a maximum
     # esxi_vsish_pnic_properties_geneve_offload_vmnic3_seed.txt: VMNET_CAP_Geneve_OFFLOAD, VMNET_CAP_TSO
     assert (v3.geneve_offload, v3.tso) == (True, True)
     # esxi_esxcli_vswitch_standard_list_mtu.txt, esxi_esxcli_ip_interface_list_esxi9_urpf.txt

@@ -11,6 +11,7 @@ from nicadvisor.model.entities import (
     Host,
     InputProblem,
     KernelModule,
+    PathTest,
     PhysicalNic,
     Severity,
     Switch,
@@ -18,6 +19,6 @@ from nicadvisor.model.entities import (
 )
 
 __all__ = [
-    "Audit", "Evidence", "Finding", "Host", "InputProblem", "KernelModule", "PhysicalNic",
+    "Audit", "Evidence", "Finding", "Host", "InputProblem", "KernelModule", "PathTest", "PhysicalNic",
     "Severity", "Switch", "VmkernelNic",
 ]

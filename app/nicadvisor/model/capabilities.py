@@ -1,9 +1,9 @@
 """The capability matrix: one row per pNIC, one column per NSX-readiness capability.
 
 A cell's status is the worst of the findings about that pNIC in that column **and** about its path: the switch
-it uplinks, the TEP vmknics on that switch and the host's path tests (for the MTU column: categories ``mtu`` and
-``tep``). A finding belongs to a pNIC's column when its ``category`` is the column, or when it read one of the
-column's capability facts as "no" (``no-rx-filter-no-rss`` decides both the RSS and the Rx filter column).
+it uplinks and the TEP vmknics on that switch (for the MTU column: categories ``mtu`` and ``tep``; a failed path
+test between hosts is a finding on the vmknic at each end, :mod:`nicadvisor.model.path_tests`). A finding belongs to a
+pNIC's column when its ``category`` is the column, or when it read one of the column's capability facts as "no" (``no-rx-filter-no-rss`` decides both the RSS and the Rx filter column).
 
 * ``fail`` with an ``error`` finding, ``warn`` with a ``warning`` or with a *conditional* one (an overlay rule
   lowered to ``info`` because the pNIC's role is not known: its title says "if it carries overlay"; other ``info``
@@ -158,13 +158,13 @@ def _fmt(name: str, value: object) -> str:
     return f"{name.replace('_', ' ')} {value}"
 
 
-def _path_targets(host: Host, pnic: PhysicalNic, candidate: bool | None = None) -> set[str]:
-    """Finding objects (:attr:`Finding.obj`) on the pNIC's path: its switch, the TEP vmknics on that switch, and
-    the host itself (``""``: its path tests) when the pNIC may carry the overlay (:meth:`Host.overlay_candidates`;
-    ``candidate`` says so when the caller knows)."""
-    if candidate is None:
-        candidate = any(c is pnic for c in host.overlay_candidates())
-    targets = {""} if candidate else set()
+def _path_targets(host: Host, pnic: PhysicalNic) -> set[str]:
+    """Finding objects (:attr:`Finding.obj`) on the pNIC's path: its switch and the TEP vmknics on that switch. A
+    path test that failed is judged on the vmknic or interface at each end (:mod:`nicadvisor.model.path_tests`), so
+    it reaches the uplinks of that vmknic's switch only; one whose vmknic is not known (a host-level
+    ``mtu-path-test-failed`` from a ``vmkping`` without ``-I``) marks no pNIC: it stays a finding of the host (one
+    failed vmkping on the management netstack once marked all six pNICs of a host failed, four at MTU 9000)."""
+    targets: set[str] = set()
     sw = host.switch_of(pnic.name)
     if sw is not None:
         targets.add(sw.name)
@@ -305,18 +305,17 @@ def _command(host: Host, pnic: PhysicalNic, cap: Capability) -> str:
 
 def capability_matrix(host: Host, findings: list[Finding]) -> list[Row]:
     """Rows for the physical pNICs of ``host`` (pseudo devices such as ``vusb0`` are left out). Linear in pNICs and
-    findings: the findings are indexed by object once, the overlay candidates found once (5,000 pNICs used to cost
-    minutes, each cell scanning every finding and every pNIC)."""
+    findings: the findings are indexed by object once (5,000 pNICs used to cost minutes, each cell scanning every
+    finding and every pNIC)."""
     on: dict[str, list[tuple[int, Finding]]] = {}  # object → (position in findings, finding) of this host's
     for i, f in enumerate(findings):
         if f.host == host.name:
             on.setdefault(f.obj, []).append((i, f))
-    candidates = {id(p) for p in host.overlay_candidates()}
     rows = []
     for pnic in host.pnics:
         if pnic.is_physical is False:
             continue
-        path = _path_targets(host, pnic, id(pnic) in candidates)
+        path = _path_targets(host, pnic)
         near = sorted({i: f for t in {pnic.name, *path} for i, f in on.get(t, ())}.items())
         mine = [f for _, f in near]  # in the audit's order, as if all findings were scanned
         rows.append(Row(host.name, pnic.name, {c.key: cell_for(host, pnic, c, mine, path) for c in CAPABILITIES}))

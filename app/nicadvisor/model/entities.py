@@ -190,6 +190,82 @@ class VmkernelNic(_WithEvidence):
     evidence: dict[str, Evidence] = field(default_factory=dict)
 
 
+#: What a don't-fragment ping of a path test found (:attr:`PathTest.cause`).
+PATH_PASS, PATH_LOCAL_MTU, PATH_DROPS, PATH_NO_REPLY, PATH_UNREACHABLE, PATH_NOT_RUN = (
+    "pass", "local-mtu", "path-drops", "no-reply", "unreachable", "not-run")
+PATH_CAUSES = (PATH_PASS, PATH_LOCAL_MTU, PATH_DROPS, PATH_NO_REPLY, PATH_UNREACHABLE, PATH_NOT_RUN)
+
+
+@dataclass(frozen=True)
+class PathTest:
+    """One don't-fragment ping between two audited hosts (the TEP mesh, ``bench --mtu-check``), as its sender ran it.
+
+    ``client``/``server``: the host names (``server`` ``""`` when the peer is not an audited host);
+    ``client_if``/``server_if``: the TEP vmknic (ESXi, ``vmk10``) or interface (Linux, ``d0``) at each end (``""``
+    when not known); ``netstack``: the ESXi netstack pinged on (``vxlan``; ``""`` on Linux); ``source``/``destination``
+    the addresses; ``payload_bytes`` the ping's ``-s`` and ``frame_bytes`` the IP packet (payload + 28 for IPv4, + 48
+    for IPv6: IP header 20/40 + ICMP echo header 8, RFC 791/8200, RFC 792); ``ok`` True (replies came back), False
+    (a local MTU error or no reply) or None (the ping did not run); ``cause`` one of :data:`PATH_CAUSES`; ``detail``
+    the sentence; ``sent``/``received`` echoes; ``rtt_min_us``/``rtt_avg_us``/``rtt_max_us`` the round trips (µs,
+    None without replies or when the ping printed none); ``command`` as run (with the host it ran on) and
+    ``output`` its text, the evidence (kept to :data:`MAX_EVIDENCE_CHARS`)."""
+
+    client: str
+    server: str
+    client_if: str
+    server_if: str
+    source: str
+    destination: str
+    payload_bytes: int
+    frame_bytes: int
+    ok: bool | None
+    cause: str
+    detail: str
+    netstack: str = ""
+    sent: int | None = None
+    received: int | None = None
+    rtt_min_us: float | None = None
+    rtt_avg_us: float | None = None
+    rtt_max_us: float | None = None
+    command: str = ""
+    output: str = ""
+
+    def __post_init__(self) -> None:
+        if self.cause not in PATH_CAUSES:
+            raise ValueError(f"path test cause {self.cause!r} is not one of {PATH_CAUSES}")
+        object.__setattr__(self, "detail", clip(self.detail))
+        object.__setattr__(self, "command", clip(self.command))
+        object.__setattr__(self, "output", clip(self.output, MAX_EVIDENCE_CHARS))
+
+    def end(self, side: str) -> str:
+        """``"esxi-a vmk10 (192.168.11.2)"``: the host, its vmknic or interface and the address of ``side``
+        (``"client"`` or ``"server"``)."""
+        host, iface, addr = ((self.client, self.client_if, self.source) if side == "client"
+                             else (self.server, self.server_if, self.destination))
+        return " ".join(w for w in (host or addr, iface, f"({addr})" if host else "") if w)
+
+    def line(self) -> str:
+        """``"esxi-a vmk10 (192.168.11.2) → lab-b d0 (192.168.11.1): 1700-byte frame with don't-fragment: <detail>"``."""
+        return (f"{self.end('client')} → {self.end('server')}: {self.frame_bytes}-byte frame with don't-fragment: "
+                f"{self.detail}")
+
+    def rtt_text(self) -> str:
+        """``"0.417/0.603/0.685 ms"`` (min/avg/max), or ``""`` without round trips."""
+        if self.rtt_min_us is None or self.rtt_avg_us is None or self.rtt_max_us is None:
+            return ""
+        return f"{self.rtt_min_us / 1000:.3f}/{self.rtt_avg_us / 1000:.3f}/{self.rtt_max_us / 1000:.3f} ms"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field, as in the JSON report (``hosts[].path_tests[]``)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> "PathTest":
+        """The inverse of :meth:`to_dict` (unknown keys ignored). Raises TypeError/ValueError for a malformed one."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in doc.items() if k in names})
+
+
 @dataclass
 class Switch(_WithEvidence):
     """A virtual switch: ``kind`` is ``standard`` (vSwitch), ``distributed`` (VDS) or ``opaque``
@@ -234,7 +310,9 @@ class Host(_WithEvidence):
     when not read (the vSphere API reports no such field); it decides the update of a 6.x host whose build the build
     table does not hold (:func:`nicadvisor.vcg.builds.host_release`).
     ``mtu_path_ok`` is False when a ``vmkping -d`` MTU path test failed (its evidence is the error line),
-    True when one passed, None when none was read."""
+    True when one passed, None when none was read. ``path_tests``: the don't-fragment pings this host sent in the
+    last TEP mesh / MTU check between hosts (:class:`PathTest`; their findings are scoped to the vmknic or
+    interface at each end, :mod:`nicadvisor.model.path_tests`)."""
 
     name: str
     kind: str | None = None
@@ -247,6 +325,7 @@ class Host(_WithEvidence):
     modules: list[KernelModule] = field(default_factory=list)
     inputs: list[str] = field(default_factory=list)
     mtu_path_ok: bool | None = None
+    path_tests: list[PathTest] = field(default_factory=list)
     evidence: dict[str, Evidence] = field(default_factory=dict)
 
     def pnic(self, name: str) -> PhysicalNic | None:
@@ -345,8 +424,10 @@ class Finding:
     finding that read a pNIC's ``geneve_rx_filter == false`` also decides the Rx filter column).
     ``overlay_role`` is the pNIC's :meth:`Host.overlay_role` for a rule about overlay traffic (``""`` for other
     rules); ``full_severity`` is the rule's severity when the finding was lowered one step because that role is
-    only ``possible`` (its message then starts "If <pNIC> will carry overlay traffic"); ``rollback`` how to undo
-    the recommended change (empty when the rule gives none).
+    only ``possible`` (its message then starts "If <pNIC> will carry overlay traffic"); ``change`` the exact change
+    to type (ESXi shell, PowerCLI, NSX API or UI path, with the host's own names; or "Manual: …" saying why no
+    command can do it), ``verify`` how to check it took, ``rollback`` how to undo it (each empty when the rule
+    gives none).
     """
 
     rule_id: str
@@ -364,6 +445,8 @@ class Finding:
     overlay_role: str = ""
     full_severity: Severity | None = None
     rollback: str = ""
+    change: str = ""
+    verify: str = ""
 
     def __post_init__(self) -> None:
         if not self.target:
@@ -387,7 +470,7 @@ class Finding:
             "evidence": [e.to_dict() for e in self.evidence], "category": self.category,
             "facts": list(self.facts), "overlay_role": self.overlay_role,
             "full_severity": self.full_severity.value if self.full_severity is not None else None,
-            "rollback": self.rollback,
+            "rollback": self.rollback, "change": self.change, "verify": self.verify,
         }
 
 

@@ -18,7 +18,7 @@ from nicadvisor.commands import kind_of_command
 from nicadvisor.parsers.capture_file import Capture
 from nicadvisor.model import Evidence, Host, InputProblem, KernelModule, PhysicalNic, Switch, VmkernelNic
 from nicadvisor.parsers.base import Fact, ParseResult, natural_key
-from nicadvisor.parsers.linux.pci import KERNEL_LOG_COMMANDS
+from nicadvisor.parsers.linux.kernel_log import KERNEL_LOG_COMMANDS
 from nicadvisor.parsers.registry import normalise, parse_output
 
 

@@ -1,10 +1,32 @@
-"""The pre-pass every parser's input goes through: the framing that pasting adds, removed before any parser runs.
+r"""The pre-pass every parser's input goes through: the framing that pasting adds, removed before any parser runs.
 
 Outputs reach NIC Advisor copied from mail, tickets, wikis and Markdown: indented as a block, quoted with ``> ``,
 with CRLF line ends and trailing spaces. :func:`unframe` removes exactly that framing — a CR before each line end,
-trailing white space, a ``>`` quote prefix present on every non-empty line, and the indentation common to every
-non-empty line — and keeps everything else (the relative indentation of nested outputs, column positions within
-the block). Pure and linear in the size of the text.
+trailing white space, ``>`` quote prefixes on every non-empty line or on a run of quoted lines (as many levels as
+those lines have: ``> > >``, ``>>``), and the indentation common to every non-empty line — and keeps everything else (the relative
+indentation of nested outputs, column positions within the block). Pure and linear in the size of the text.
+
+Framing that changes every line is removed too (issue 16 §5):
+
+* Markdown escapes: when every backslash of the text escapes a character Markdown writers escape (``\[``, ``\]``,
+  ``\-``, ``\_``, ``\*``, ``\#``, ``\>`` …; never ``\"``, ``\\`` or ``\n``, so JSON is left alone), the
+  backslashes are dropped (capture ``esxi_vobd_log_vmnic6_linkstate_down_up_markdown_escaped_blockquote_blog.txt``);
+* a blank line after every line (wiki and notebook exports): when no two non-empty lines touch and there are at
+  least three, single blank lines are dropped and longer runs become one blank line (the original blank line);
+* Markdown code: a fence line (````` ``` ````` or ````` ```shell `````) becomes a blank line; on a line that is not a
+  prompt line, two inline-code spans stuck together (``eth0``driver: vif``: a command and its first output line
+  joined by an HTML-to-Markdown conversion) are split into two lines, and the backticks of inline code (an even
+  count on the line) or one stuck to the line's start or end (``supports-priv-flags: no```) are removed (capture
+  ``linux_ec2_ethtool-i_eth0_vif_and_ena_prompt_in_backticks_first_line_joined_backtick_after_last_value_aws_doc.txt``);
+* Markdown bold (``**`` in pairs on a line: ``Using M**SI-X interrupts … queue(s)**``, also around a prompt) and
+  forum BBCode tags (``[FONT=Arial]``, ``[/FONT]``, ``[COLOR="Red"]``, ``[SIZE=2]``, ``[CODE]``, ``[QUOTE]``) are
+  removed wherever they sit in a line (captures ``linux_dmesg_igb_link_up_markdown_bold_inside_lines_lede9894.txt``,
+  ``linux_kernlog_grep_bnx2_link_down_up_bbcode_font_tags_inside_lines_ubuntuforums.txt``);
+* an author's note after a value — `` # …``, `` <-- …``/`` <- …``, ``(ed. note …)`` — is cut off the line, outside
+  double-quoted strings and not on a prompt line (a shell comment on an echoed command is the registry's to drop),
+  so that it never becomes part of a driver or firmware version (capture
+  ``rhel5_ethtool-i_cxgb3_ixgbe_s2io_note_in_driver_value_dashes_lost_redhat_summit_pdf.txt``: ``driver: Neterion
+  (ed. note s2io)``).
 
 It also removes what pasting a *session* adds around an output, keeping line numbers wherever it can:
 
@@ -28,6 +50,8 @@ import re
 
 _QUOTE_RE = re.compile(r"^[ \t]*>[ \t]?")
 
+MAX_QUOTE_LEVELS = 8
+"""Mail quoting deeper than this is not removed (bounded work: each level is one pass over the lines)."""
 MAX_PROMPT_LINE = 4096
 """Longer lines are never taken for a prompt (bounded work)."""
 
@@ -51,13 +75,21 @@ _PROMPT_RE = re.compile(
     r")(?:[ \t]+(?P<cmd>\S.*))?[ \t]*$"
 )
 _BANNERS = frozenset({"Network Interface Cards Information."})
+#: Characters a Markdown writer escapes with a backslash in running text (CommonMark "backslash escapes", without
+#: the quote, slash and backslash that JSON escapes too).
+_MD_ESCAPABLE = frozenset("[]()_*-#>!{}+.|`<~=")
+_BBCODE_RE = re.compile(r"\[/?(?:FONT|COLOR|SIZE|CODE|QUOTE|HIGHLIGHT)(?:=[^\]\n]{0,60})?\]", re.I)
+_FENCE_RE = re.compile(r"^[ \t]*(?:>[ \t]?)*`{3,}[\w+-]{0,20}[ \t]*$")
+#: An author's note after a value: `` # …``, `` <-- …``/`` <- …`` (also ``←``) up to the end of the line.
+_NOTE_TAIL_RE = re.compile(r"[ \t]+(?:#|<-{1,2}|←)[ \t]")
+_ED_NOTE_RE = re.compile(r"[ \t]*\((?:ed(?:itor)?\.?[ \t]*)?note\b[^()\n]{0,200}\)", re.I)
 _ELISIONS = frozenset({"...", "…", "[...]", "[…]", "(...)", "<...>"})
 
 
 _COMMAND_WORDS = frozenset({
     "esxcli", "localcli", "vsish", "ethtool", "lspci", "vmkchdev", "nsxdp-cli", "vmkping", "vmware", "cat",
     "readlink", "sudo", "env", "ip", "devlink", "flint", "mlxconfig", "govc", "grep", "head", "tail", "sed", "awk",
-    "for", "cd", "ls", "tar", "net-dvs", "net-stats", "dmesg", "lshw", "ifconfig", "vmkload_mod", "vm-support",
+    "for", "cd", "ls", "tar", "net-dvs", "net-stats", "dmesg", "lshw", "ifconfig", "vmkload_mod", "vm-support", "ssh",
 })
 
 
@@ -113,16 +145,150 @@ def _common_indent(lines: list[str]) -> str:
     return prefix or ""
 
 
+def _md_unescape(text: str) -> str:
+    """``text`` with its Markdown backslash escapes removed when every backslash is one (else unchanged)."""
+    if "\\" not in text:
+        return text
+    i, n = text.find("\\"), len(text)
+    while i != -1:
+        if i + 1 >= n or text[i + 1] not in _MD_ESCAPABLE:
+            return text
+        i = text.find("\\", i + 2)
+    out, i = [], 0
+    while True:
+        j = text.find("\\", i)
+        if j == -1:
+            out.append(text[i:])
+            return "".join(out)
+        out.append(text[i:j])
+        out.append(text[j + 1])
+        i = j + 2
+
+
+def _unmark(line: str) -> str:
+    """``line`` without Markdown bold pairs and forum BBCode tags (see the module docstring)."""
+    if "[" in line:
+        line = _BBCODE_RE.sub("", line)
+    if "**" in line and line.count("**") % 2 == 0:
+        line = line.replace("**", "")
+    return line
+
+
+def _unbacktick(line: str) -> list[str]:
+    """A line without Markdown's code framing (see the module docstring): one or two lines."""
+    if "`" not in line:
+        return [line]
+    if _FENCE_RE.match(line):
+        return [""]
+    if is_command_echo(line) is not None:
+        return [line]  # a prompt line: backticks there are the shell's (command substitution)
+    parts: list[str] = []
+    start = 0
+    for i in range(1, len(line) - 2):
+        if line[i:i + 2] == "``" and not line[i - 1].isspace() and line[i - 1] != "`" \
+                and not line[i + 2].isspace() and line[i + 2] != "`":
+            parts.append(line[start:i + 1])
+            start = i + 1
+    parts.append(line[start:])
+    out = []
+    for part in parts:
+        if part.count("`") % 2 == 0:
+            out.append(part.replace("`", "").rstrip())
+        else:
+            stripped = part.strip()
+            if stripped.startswith("`"):
+                part = part.replace("`", "", 1)
+            elif stripped.endswith("`"):
+                part = part[:part.rfind("`")]
+            out.append(part.rstrip())
+    return out
+
+
+def _drop_note(line: str) -> str:
+    """``line`` without an author's note after its value (see the module docstring). One pass: the parity of the
+    double quotes before each candidate is counted as the scan goes (linear in the line)."""
+    if "note" not in line.lower() and not _NOTE_TAIL_RE.search(line):
+        return line
+    if is_command_echo(line) is not None:
+        return line  # an echoed command: its shell comment is the registry's to drop
+
+    def outside(pos: int, state: list[int]) -> bool:
+        state[1] += line.count('"', state[0], pos)
+        state[0] = pos
+        return state[1] % 2 == 0
+
+    state = [0, 0]
+    kept: list[str] = []
+    last = 0
+    for m in _ED_NOTE_RE.finditer(line):
+        if outside(m.start(), state):
+            kept.append(line[last:m.start()])
+            last = m.end()
+    line = "".join(kept) + line[last:]
+    state = [0, 0]
+    first = len(line) - len(line.lstrip())
+    for m in _NOTE_TAIL_RE.finditer(line):
+        if m.start() > first and outside(m.start(), state):
+            return line[:m.start()].rstrip()
+    return line
+
+
+def _undouble(lines: list[str]) -> list[str]:
+    """Lines without the blank line a wiki or notebook export put after every line (see the module docstring)."""
+    filled = sum(1 for line in lines if line.strip())
+    if filled < 3 or any(a.strip() and b.strip() for a, b in zip(lines, lines[1:])):
+        return lines
+    out: list[str] = []
+    blanks = 0
+    for line in lines:
+        if not line.strip():
+            blanks += 1
+            continue
+        if blanks >= 2 and out:
+            out.append("")
+        blanks = 0
+        out.append(line)
+    return out + [""] if blanks else out
+
+
+def _unquote(lines: list[str]) -> list[str]:
+    """Lines without mail quoting: a ``>`` is removed from every line of a run of two or more consecutive lines
+    that all start with one (a bare ``>`` line belongs to the run), or from every non-empty line when all of them
+    start with one; repeated while that removes something (``> > >``, ``>>``, and replies one level less quoted
+    than what they quote), at most :data:`MAX_QUOTE_LEVELS` times (bounded work)."""
+    for _level in range(MAX_QUOTE_LEVELS):
+        quoted = [bool(_QUOTE_RE.match(line)) for line in lines]
+        filled = [q for q, line in zip(quoted, lines) if line.strip()]
+        strip = [False] * len(lines)
+        if filled and all(filled):
+            strip = [bool(line.strip()) for line in lines]
+        else:
+            i = 0
+            while i < len(lines):
+                j = i
+                while j < len(lines) and quoted[j]:
+                    j += 1
+                if j - i >= 2:
+                    strip[i:j] = [True] * (j - i)
+                i = max(j, i + 1)
+        if not any(strip):
+            break
+        lines = [(_QUOTE_RE.sub("", line, count=1).rstrip() if line.strip() else "") if cut else line
+                 for line, cut in zip(lines, strip)]
+    return lines
+
+
 def unframe(text: str) -> str:
-    """``text`` without the framing pasting adds (see the module docstring): CR line ends, trailing spaces, a
-    ``>`` quote on every line, the common indentation, bare prompts and nicinfo banners (blanked), elision lines
-    (removed). Echoed command lines are kept. Idempotent; never raises."""
-    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    """``text`` without the framing pasting adds (see the module docstring): CR line ends, trailing spaces, ``>``
+    quotes on every line (all levels), the common indentation, Markdown escapes and code marks, a blank line after
+    every line, authors' notes after values, bare prompts and nicinfo banners (blanked), elision lines (removed).
+    Echoed command lines are kept. Idempotent; never raises."""
+    text = _md_unescape(text.replace("\r\n", "\n").replace("\r", "\n"))
+    lines = [part for line in text.split("\n") for part in _unbacktick(_unmark(line).rstrip())]
     # elisions first, quoted or not, so that an unindented "..." in an indented block does not keep the indent
     lines = [line for line in lines if _QUOTE_RE.sub("", line, count=1).strip() not in _ELISIONS]
-    filled = [line for line in lines if line.strip()]
-    if filled and all(_QUOTE_RE.match(line) for line in filled):
-        lines = [_QUOTE_RE.sub("", line, count=1) if line.strip() else "" for line in lines]
+    lines = _unquote(lines)
+    lines = _undouble(lines)
     indent = _common_indent(lines)
     if indent:
         lines = [line[len(indent):] if line.startswith(indent) else line.lstrip(" \t") for line in lines]
@@ -132,5 +298,5 @@ def unframe(text: str) -> str:
         if bare in _BANNERS or (bare and is_command_echo(line) == ""):
             out.append("")
             continue
-        out.append(line)
+        out.append(_drop_note(line))
     return "\n".join(out)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from nicadvisor import commands
 from nicadvisor.parsers.base import CommandLine, ParseResult, ParserFn, RowsFn
 from nicadvisor.parsers.framing import is_command_echo, unframe
+from nicadvisor.parsers.linux.pseudo import pseudo_reason, software_device
 
 
 @dataclass(frozen=True)
@@ -93,9 +94,27 @@ _ASSIGNMENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=\S*")
 _SUDO_VALUE_OPTS = {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "--user", "--group"}
 
 
+#: ssh(1) options that take a value (``ssh -p 2222 -i key root@esx01 'esxcfg-nics -l'``).
+_SSH_VALUE_OPTS = frozenset("BbcDEeFIiJLlmOopQRSWw")
+
+
+def _remote(text: str) -> str:
+    """The command of an ``ssh`` line after its host: a quoted remote command unquoted and unwrapped, with what
+    follows the closing quote kept (``'ethtool -i eth0' | grep driver`` → ``ethtool -i eth0 | grep driver``)."""
+    text = text.strip()
+    if text[:1] in ("'", '"'):
+        end = text.find(text[0], 1)
+        if end > 0:
+            return f"{_strip_wrappers(text[1:end].strip())}{text[end + 1:]}".strip()
+    return _strip_wrappers(text)
+
+
 def _strip_wrappers(text: str) -> str:
-    """``text`` without the ``sudo [options]``, ``env [-i] [VAR=value ...]`` and ``VAR=value`` words in front of
-    the command (``LC_ALL=C sudo -E /sbin/ethtool -k eth0`` → ``/sbin/ethtool -k eth0``)."""
+    """``text`` without the words that only say where or as whom the command ran: ``sudo [options]``,
+    ``env [-i] [VAR=value ...]``, ``VAR=value``, ``ip netns exec NAME`` and ``ssh [options] [user@]HOST`` with the
+    remote command's quotes (``LC_ALL=C sudo -E /sbin/ethtool -k eth0`` → ``/sbin/ethtool -k eth0``,
+    ``ssh -p 22 root@10.0.0.5 "ip -d link show fabric0"`` → ``ip -d link show fabric0``; the remote command is
+    unwrapped again: ``ssh host 'sudo ethtool -i eth0'``). ``ssh`` alone (an interactive login) stays as written."""
     words = text.split()
     i = 0
     while i < len(words):
@@ -105,6 +124,17 @@ def _strip_wrappers(text: str) -> str:
             while i < len(words) and words[i].startswith("-"):
                 i += 2 if words[i] in _SUDO_VALUE_OPTS and word == "sudo" else 1
             continue
+        if word == "ip" and words[i + 1:i + 3] == ["netns", "exec"] and i + 3 < len(words):
+            i += 4
+            continue
+        if word.rsplit("/", 1)[-1] == "ssh":
+            j = i + 1
+            while j < len(words) and words[j].startswith("-") and len(words[j]) > 1:
+                opt = words[j]
+                j += 2 if len(opt) == 2 and opt[1] in _SSH_VALUE_OPTS else 1
+            if j + 1 >= len(words):
+                break  # no remote command: an interactive login, not a wrapper
+            return _remote(" ".join(words[j + 1:]))
         if _ASSIGNMENT_RE.fullmatch(word):
             i += 1
             continue
@@ -112,15 +142,30 @@ def _strip_wrappers(text: str) -> str:
     return " ".join(words[i:]) if i else text
 
 
+def _drop_comment(text: str) -> str:
+    """``text`` without a shell comment: a ``#`` after white space, outside quotes, ends the command
+    (``esxcfg-nics -l   # on esx01`` → ``esxcfg-nics -l``); sh(1) reads it so."""
+    quote = ""
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and i > 0 and text[i - 1] in " \t":
+            return text[:i].rstrip()
+    return text
+
+
 def normalise(raw: str) -> str:
-    """One command, without prompt, ``sudo``/``env``/``VAR=value`` prefixes, path prefix or wrapper:
+    """One command, without prompt, shell comment (an author's ``# note``), ``sudo``/``env``/``VAR=value``/``ssh
+    HOST``/``ip netns exec NS`` prefixes, path prefix or wrapper:
     ``localcli`` → ``esxcli``, ``/> get /net/pNics/vmnic0/rxqueues/info`` (vsish shell) →
     ``vsish -e get /net/pNics/vmnic0/rxqueues/info``, ``/usr/lib/vmware/vsan/bin/vsish`` → ``vsish``,
     ``$esxcli.network.nic.list.Invoke()`` → ``esxcli network nic list``, ``vmkvsitools lspci`` → ``lspci``,
     ``/sbin/esxcfg-nics`` → ``esxcfg-nics``."""
     text = raw.strip()
     text = (is_command_echo(text) or text).strip()  # without its prompt (framing's one prompt test)
-    text = _strip_wrappers(text)
+    text = _strip_wrappers(_drop_comment(text))
     m = _ESXCLI_POWERCLI_RE.match(text)
     if m:
         return "esxcli " + " ".join(m.group(1).split("."))
@@ -274,6 +319,18 @@ def _other_targets(header_command: str, session: list[tuple[str, str]]) -> bool:
     return any((t := CommandLine.parse(command).target) is not None and t not in named for command, _ in session)
 
 
+def _mark_pseudo(result: ParseResult) -> None:
+    """Every pNIC key of a Linux command family's ``result`` that names a software device (a bond, a VLAN
+    sub-interface ``<parent>.<vlan-id>`` …: :func:`nicadvisor.parsers.linux.pseudo.software_device`) gets
+    ``is_physical`` False, unless the output itself said what the device is: the one pseudo-device test for every
+    Linux reader (issue 16 §5)."""
+    if not any(c.platform == "linux" for c in commands.by_family(result.family)):
+        return
+    for key, facts in result.pnics.items():
+        if "is_physical" not in facts and not key.startswith(("pci:", "pci-id:")) and software_device(key):
+            result.pnic(key, "is_physical", False, pseudo_reason(key))
+
+
 def parse_output(header_command: str, text: str, notes: tuple[str, ...] | list[str] = ()) -> list[ParseResult]:
     """Run the parser of every command in ``header_command`` over ``text``, after removing the framing pasting
     adds (:func:`nicadvisor.parsers.framing.unframe`). A pasted session of several commands is read command by
@@ -317,6 +374,7 @@ def parse_output(header_command: str, text: str, notes: tuple[str, ...] | list[s
                 r.notes.append(f"parser {family} failed on {cmd.raw!r}: {type(exc).__name__}: {exc}")
             first = first or r
             if r.understood:
+                _mark_pseudo(r)
                 results.append(r)
                 break
         else:

@@ -351,3 +351,10 @@ def read_tables(text: str, specs: Sequence[ColumnSpec], required: Iterable[str],
                 table.failed.append((i + 1, raw))
             i += 1
     return tables
+
+
+def failed_notes(family: str, tables: Iterable[Table]) -> list[str]:
+    """One note per table row that was not read: ``"<family>: line N: row not understood: '<row>'"`` (the row clipped
+    to 200 characters), for a parser to add to its result's notes."""
+    return [f"{family}: line {line_no}: row not understood: {raw.strip()[:200]!r}"
+            for table in tables for line_no, raw in table.failed]

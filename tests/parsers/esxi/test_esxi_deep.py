@@ -33,7 +33,7 @@ def test_vsish_properties_geneve_offload_vmnic3():
 def test_vsish_rxqueues_info_geneve_rx_filter_vmnic5():
     results = parse_capture("esxi_vsish_rxqueues_info_geneve_rxfilter_vmnic5_seed.txt")
     pnics = merged(results)[0]
-    assert pnics["vmnic5"] == {"rx_queues": 8, "geneve_rx_filter": True, "rss": False}
+    assert pnics["vmnic5"] == {"rx_queues_max": 8, "geneve_rx_filter": True, "rss": False}  # a maximum (issue 16 §5)
     (rec,) = records(results, "vsish rxqueues info")
     assert rec["filters_supported"] == 512
     assert rec["filters_moved"] == 254
@@ -48,7 +48,7 @@ def test_vsish_rxqueues_info_geneve_rx_filter_vmnic5():
 def test_vsish_rxqueues_info_rss_vmnic0():
     results = parse_capture("esxi_vsish_rxqueues_info_rss_vmnic0_seed.txt")
     pnics = merged(results)[0]
-    assert pnics["vmnic0"]["rx_queues"] == 5
+    assert pnics["vmnic0"]["rx_queues_max"] == 5 and "rx_queues" not in pnics["vmnic0"]
     assert pnics["vmnic0"]["rss"] is True
     assert "geneve_rx_filter" not in pnics["vmnic0"]  # no filter class line: unknown
     (rec,) = records(results, "vsish rxqueues info")
@@ -78,8 +78,8 @@ def test_vsish_rxqueues_info_python_form_with_real_target():
     """The same real output read as if the command had named vmnic4: maxQueues/maxRSSEngines become facts."""
     cap = read_capture(CAPTURES / "esxi_vsish_rxqueues_info_json.txt")
     r = vsish.parse_rxqueues_info(cap.text, CommandLine.parse("vsish -pe get /net/pNics/vmnic4/rxqueues/info"))
-    assert {k: f.value for k, f in r.pnics["vmnic4"].items()} == {"rx_queues": 9, "rss": True}
-    assert '"maxQueues" : 9' in r.pnics["vmnic4"]["rx_queues"].line
+    assert {k: f.value for k, f in r.pnics["vmnic4"].items()} == {"rx_queues_max": 9, "rss": True}
+    assert '"maxQueues" : 9' in r.pnics["vmnic4"]["rx_queues_max"].line
 
 
 def test_vsish_stats_python_form_banner_and_hw_string():
@@ -120,7 +120,7 @@ def test_vmkernel_log_ixgben_queues_rss_mtu_mapped_to_vmnic():
     r = only(results, "vmkernel.log")
     pnics = merged(results)[0]
     assert pnics["vmnic3"] == {"pci_address": "0000:af:00.1", "tx_queues": 12, "rx_queues": 12, "rss": True,
-                               "mtu": 9000}
+                               "mtu": 9000, "link_up": True}  # "ixgben_CheckLink: 0000:af:00.1: Link is up"
     assert pnics["vmnic2"] == {"pci_address": "0000:af:00.0", "rss": True}  # "Register RSS"
     assert "Changing MTU from 1500 to 9000" in r.pnics["vmnic3"]["mtu"].line
     assert "maxRxQueues=12" in r.pnics["vmnic3"]["rx_queues"].line

@@ -9,7 +9,8 @@ import pytest
 from capturetools import merged, parse_capture
 from nicadvisor.parsers.base import CommandLine
 from nicadvisor.parsers.linux.ethtool import PARSERS, features
-from nicadvisor.parsers.linux.pci import gts, link_fields, parse_dmesg
+from nicadvisor.parsers.linux.kernel_log import parse_dmesg
+from nicadvisor.parsers.linux.pci import gts, link_fields
 from nicadvisor.parsers.linux.sysfs import expand_braces, parse_ip_link_json, sysfs_target
 from nicadvisor.parsers.registry import families, parse_output, parsers_for
 
@@ -204,6 +205,7 @@ def test_dmesg_e810_wrapped_bandwidth_line():
     p = pnics("linux_dmesg_ice_e810_pcie_bandwidth_16gts_x16_ddp.txt")
     assert p == {"pci:0000:41:00.0": {
         "pcie_speed_gts": 16.0, "pcie_width": 16, "pcie_speed_capable_gts": 16.0, "pcie_width_capable": 16,
+        "driver": "ice",  # the dev_info prefix 'ice 0000:41:00.0:' (issue 16 §5)
     }}
     (r,) = parse_capture("linux_dmesg_ice_e810_pcie_bandwidth_16gts_x16_ddp.txt")
     assert r.records[0]["ddp_package"] == "ICE COMMS Package version 1.3.45.0"

@@ -14,7 +14,7 @@ from nicadvisor.parsers.base import CommandLine, ParseResult, kv_lines, to_bool,
 from nicadvisor.parsers.esxi.esxcli_nic import clean
 from nicadvisor.parsers.registry import register, register_rows
 from nicadvisor.parsers.rows import esxcli_api_family, norm_key, norm_row, row_line
-from nicadvisor.parsers.table import ColumnSpec, read_tables
+from nicadvisor.parsers.table import ColumnSpec, failed_notes, read_tables
 
 _NA = "N/A"
 
@@ -75,9 +75,7 @@ def parse_coalesce_get(text: str, cmd: CommandLine) -> ParseResult:
                 result.notes.append(f"esxcli network nic coalesce get: line {row.line_no}: no vmnic in the row")
                 continue
             _record_row(result, nic, row.values, row.line)
-        for line_no, line in table.failed:
-            result.notes.append(f"esxcli network nic coalesce get: line {line_no}: row not understood: "
-                                f"{line.strip()[:200]!r}")
+        result.notes.extend(failed_notes(result.family, [table]))
     if not result.records:
         result.notes.append("esxcli network nic coalesce get: header found but no rows")
     return result

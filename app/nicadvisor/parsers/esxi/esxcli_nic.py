@@ -29,7 +29,7 @@ from nicadvisor.parsers.framing import is_command_echo
 from nicadvisor.parsers.pci_address import looks_like_pci, normalise_pci
 from nicadvisor.parsers.registry import register, register_rows
 from nicadvisor.parsers.rows import esxcli_api_family, norm_key, norm_row, row_line, text as text_of
-from nicadvisor.parsers.table import ColumnSpec, Table, layout_from_specs, read_row, read_tables
+from nicadvisor.parsers.table import ColumnSpec, Table, failed_notes, layout_from_specs, read_row, read_tables
 
 # --- shared helpers (also used by esxcfg_nics) -------------------------------------------------------
 
@@ -201,9 +201,9 @@ def note_failed_rows(result: ParseResult, tables: list[Table]) -> None:
     row names (``vmnic1  0000:4b:00.1 icen  Up  25000M``, cut off) is still listed, with no facts: the host then
     has a pNIC whose link and MTU are unknown instead of one pNIC fewer (a lost row never makes a host look
     complete)."""
+    result.notes.extend(failed_notes(result.family, tables))
     for table in tables:
-        for line_no, raw in table.failed:
-            result.notes.append(f"{result.family}: line {line_no}: row not understood: {raw.strip()[:200]!r}")
+        for _line_no, raw in table.failed:
             named = _UPLINK_WORD_RE.match(raw.strip())
             if named:
                 result.pnics.setdefault(named.group(1), {})

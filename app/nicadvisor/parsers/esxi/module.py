@@ -197,6 +197,7 @@ def parse_module_parameters_list(text: str, cmd: CommandLine) -> ParseResult:
             if [c[0] for c in cols] != ["Name", "Type", "Value", "Description"]:
                 cols = None  # flattened header without a rule: rows are read word by word
         lead = hm.group("lead")
+        tabbed = "\t" in header.strip()  # tabs between the labels: the rows' columns are tab-separated too
         i += 2 if rule else 1
         while i < len(lines):
             line = lines[i]
@@ -205,7 +206,11 @@ def parse_module_parameters_list(text: str, cmd: CommandLine) -> ParseResult:
             if lead and not line.startswith(lead):
                 break
             i += 1
-            name, ptype, value, desc = (cut(line, s, e) for _, s, e in cols) if cols else ("", "", "", "")
+            fields = re.split(r"[ ]*\t[\t ]*", line.strip()) if tabbed else []
+            if len(fields) == 4:  # an editor put tabs between the columns: one field per column
+                name, ptype, value, desc = fields
+            else:
+                name, ptype, value, desc = (cut(line, s, e) for _, s, e in cols) if cols else ("", "", "", "")
             if _NAME_RE.match(name) and _TYPE_RE.match(ptype):
                 _parameter(result, module, params, options, name, ptype, value, desc)
                 used.append(line.rstrip())

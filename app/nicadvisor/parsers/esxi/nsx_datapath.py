@@ -18,6 +18,7 @@ from typing import Any
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, is_rule, norm_pci, speed_mbps, to_bool, to_int
 from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.table import ColumnSpec, failed_notes, read_tables
 from nicadvisor.parsers.esxi.vsish import queue_lines, queue_stats, real_nic_name, record_queues
 
 _NOT_SUPPORTED_RE = re.compile(r"not supported|invalid|unknown command|error|no such", re.I)
@@ -146,12 +147,35 @@ _FPO_NAME = re.compile(r"[A-Za-z][\w .-]*")
 _FPO_VALUE = re.compile(r"-?\d+")
 
 
+def _count(value: str) -> bool:
+    return value.isdigit() and len(value) <= 20
+
+
+#: ``nsxdp-cli ens fpo stats get [-l LCORE]`` table columns (capture
+#: ``tests/parsers/captures/esxi_nsxdp-cli_ens_fpo_stats_get_-l_table_one_lcore_intel-mfd.txt``): one row per lcore.
+FPO_COLUMNS: tuple[ColumnSpec, ...] = tuple(
+    ColumnSpec(key, (key,), _count) for key in ("lcoreID", "hits", "markMismatched", "pnicMismatched",
+                                                "delayMatching", "ephemeralFlows", "transientFlows"))
+
+
 @register(r"^nsxdp-cli\s+ens\s+fpo\s+stats\s+get\b", "nsxdp-cli ens fpo stats get")
 def parse_ens_fpo_stats(text: str, cmd: CommandLine) -> ParseResult:
-    """``nsxdp-cli ens fpo stats get [--uplink vmnicX]``: the Flow Processing Offload counters (``name: number``
-    lines) kept as one record for the uplink the command names; no capability is read from them (no public
-    capture of this output exists to learn what each counter proves). Never raises."""
+    """``nsxdp-cli ens fpo stats get [-l LCORE] [--uplink vmnicX]``: the Flow Processing Offload counters, kept as
+    records (no capability is read from them: what each counter proves is not documented publicly). Two layouts:
+    the table ``lcoreID  hits  markMismatched  pnicMismatched  delayMatching  ephemeralFlows  transientFlows``, a
+    dashed rule and one row per lcore (read with the shared table reader, columns found by the header's words:
+    one record per lcore, ``{"kind": "ens fpo stats", "lcore", "counters"}``), or ``name: number`` lines (one record
+    for the uplink the command names). The table names no uplink. Never raises."""
     result = ParseResult(family="nsxdp-cli ens fpo stats get")
+    tables = read_tables(text, FPO_COLUMNS, ("lcoreID", "hits"))
+    for table in tables:
+        for row in table.rows:
+            counters = {k: int(v) for k, v in row.values.items() if k != "lcoreID"}
+            result.records.append({"kind": "ens fpo stats", "lcore": to_int(row.values.get("lcoreID")),
+                                   "counters": counters, "line": row.line.strip()})
+    result.notes.extend(failed_notes(result.family, tables))
+    if result.records:
+        return result
     counters: dict[str, int] = {}
     for raw in text.splitlines():
         # ``name: number`` split at its one colon (a regex whose name could end anywhere in the spaces before the

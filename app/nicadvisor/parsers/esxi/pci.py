@@ -68,8 +68,8 @@ def parse_lspci_p(text: str, cmd: CommandLine) -> ParseResult:
 
     Rows named ``vmnicN`` become pNICs with ``pci_address``, ``vid``, ``did``, ``svid``, ``ssid``,
     ``driver`` (Module column; EMPTY when no driver claimed the device, then unset) and ``is_physical``.
-    With a single trailing word its column (Module or Name) is decided by the header's offsets, else by
-    the ``vmnicN`` shape. The ``M`` flag (``V`` VMkernel, ``P`` passthrough) goes to ``records``."""
+    With a single trailing word its column is decided by its shape (``vmnicN`` is the Name: no module is
+    named so), else by the header's offsets. The ``M`` flag (``V`` VMkernel, ``P`` passthrough) goes to ``records``."""
     result = ParseResult(family="lspci -p")
     name_col: int | None = None
     for raw in text.splitlines():
@@ -86,10 +86,10 @@ def parse_lspci_p(text: str, cmd: CommandLine) -> ParseResult:
             module, name = words
         elif len(words) == 1:
             at = line.rfind(words[0])
-            if name_col is not None and line.strip():
-                is_name = at >= name_col - 1
+            if _VMNIC_RE.match(words[0]):
+                is_name = True  # a module is never named vmnicN: the value's shape decides before any offset
             else:
-                is_name = bool(_VMNIC_RE.match(words[0]))
+                is_name = name_col is not None and at >= name_col - 1
             module, name = (None, words[0]) if is_name else (words[0], None)
         if not name or not _VMNIC_RE.match(name):
             continue

@@ -19,6 +19,14 @@ capture ``esxi_vmkernel_log_i40en_icen_itr_msix.txt``):
   by the vmnic (with ``pci_address``), the others by ``"pci:0000:bb:dd.f"``.
 * ``VMK_PCI: ... <pci>: allocated N MSIX interrupts`` and ixgben ``rxITR``/``txITR`` (units not printed)
   and ``vectors`` go to ``records`` only.
+* A port's link events (the last event of each port wins; a ``Down`` leaves its speed unknown): the vmklinux-era
+  Linux driver messages ``<6>vmnic0 NIC Link is Up 1000 Mbps Full Duplex`` (``<6>ixgbe 04:00.0: vmnic2: NIC Link is
+  Up …`` with a bus address without domain) → ``link_up``, ``link_speed_mbps``, ``duplex``; the native drivers'
+  ``INFO (ne1000): vmnic0: Link is Up``, ``igbn: igbn_CheckLink:1628: vmnic1: Link is down`` and
+  ``ixgben_CheckLink:3864: 0000:af:00.1: Link is up for device`` → ``link_up``; and, in ``vobd.log`` (read by the
+  same parser), ``[vob.net.vmnic.linkstate.down] vmnic vmnic6 linkstate down`` → ``link_up``, ``[esx.problem.net.
+  vmnic.linkstate.flapping] Taking down physical NIC vmnic5`` → ``admin_up`` False (ESXi took the port down).
+  Several records joined on one line (a page that lost its line breaks) are all read, in order.
 * Lines of the storage functions of the same adapters (FCoE/iSCSI/FC drivers ``qfle3f``, ``bnx2fc``, ``qedf``,
   ``lpfc``, ``nfnic`` …, or a line naming a ``vmhba`` and no vmnic) are skipped: never a pNIC fact, counted in
   one record (``kind`` ``storage adapter lines``).
@@ -57,6 +65,17 @@ _UPLINK_RXQ_RE = re.compile(
     r"Uplink:\s*\d+:\s*(?P<nic>vmnic\d+):\s*Driver claims supporting (?P<n>\d+) RX queues, "
     r"and (?P<acc>\d+) queues are accepted")
 _NIC_RE = re.compile(r"\b(?P<nic>vmnic\d+)\b")
+#: A driver's link message (see the module docstring): an optional PCI address (with or without its domain) or
+#: ``vmnicN`` before ``[NIC] [Copper] Link is Up|Down``, then the speed and duplex vmklinux drivers print.
+_LINK_RE = re.compile(
+    r"(?:(?P<pci>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):\s+)?(?:(?P<nic>vmnic\d+):?\s+)?"
+    r"(?i:(?:NIC\s+)?(?:Copper\s+|Fiber\s+)?Link\s+is\s+(?P<state>up|down)\b)"
+    r"(?P<tail>(?:(?!Link\s+is|\d{4}-\d\d-\d\dT)[^\n]){0,80})")
+_LINK_SPEED_RE = re.compile(r"(?P<n>\d{1,6})\s*(?P<unit>[MG])b(?:ps|/s)\b", re.I)
+_DUPLEX_RE = re.compile(r"\b(?P<d>full|half)[ -]duplex\b", re.I)
+#: vobd's link-state observations and ESXi taking a flapping port down (Broadcom KBs 376568, 431016, 324499).
+_LINKSTATE_RE = re.compile(r"\[vob\.net\.vmnic\.linkstate\.(?P<state>up|down)\]\s+vmnic\s+(?P<nic>vmnic\d+)\b")
+_TAKEN_DOWN_RE = re.compile(r"Taking down physical NIC (?P<nic>vmnic\d+)\b")
 # Storage functions of converged adapters log under their own driver, on the same PCI device as the NIC port
 # (another function) or on a vmhba: QLogic qfle3f (FCoE, "QLogic Inc. FCoE Adapter" in VMware's upgrade precheck,
 # code-index file 10383878004) and qfle3i (iSCSI) beside qfle3, bnx2fc/bnx2i ("QLogic's Linux FCoE Offload Driver"
@@ -69,8 +88,39 @@ _STORAGE_DRIVERS_RE = re.compile(
 _VMHBA_RE = re.compile(r"\bvmhba(?:\d+|X)\b")
 
 
+def _link_events(line: str, put, names: dict[str, tuple[str, str]]) -> bool:
+    """Record every link event of ``line`` in order with ``put(key, field, value, evidence)`` (a message naming both
+    a PCI address and its vmnic maps the one to the other in ``names``); True when there was one."""
+    found = False
+    for m in _LINKSTATE_RE.finditer(line):
+        put(m.group("nic"), "link_up", m.group("state") == "up", m.group(0))
+        if m.group("state") == "down":
+            put(m.group("nic"), "link_speed_mbps", None, m.group(0))
+        found = True
+    for m in _TAKEN_DOWN_RE.finditer(line):
+        put(m.group("nic"), "admin_up", False, m.group(0))
+        found = True
+    for m in _LINK_RE.finditer(line):
+        pci = norm_pci(m.group("pci")) if m.group("pci") else None
+        key = m.group("nic") or (f"pci:{pci}" if pci else None)
+        if key is None:
+            continue  # a placeholder (vmnicX) or nothing that names the port
+        evidence = m.group(0).strip()
+        if m.group("nic") and pci:
+            names[pci] = (m.group("nic"), evidence)
+        up = m.group("state").lower() == "up"
+        speed = _LINK_SPEED_RE.search(m.group("tail")) if up else None
+        duplex = _DUPLEX_RE.search(m.group("tail")) if up else None
+        put(key, "link_up", up, evidence)
+        put(key, "link_speed_mbps",
+            int(speed.group("n")) * (1000 if speed.group("unit").upper() == "G" else 1) if speed else None, evidence)
+        put(key, "duplex", duplex.group("d").lower() if duplex else None, evidence)
+        found = True
+    return found
+
+
 @register(
-    r"^(?:(?:bundle file|z?[ef]?grep|cat|tail|head|less|more|zcat)\b[^|]*?\s)?\S*vmkernel(?:\.\d+)?\.log\b",
+    r"^(?:(?:bundle file|z?[ef]?grep|cat|tail|head|less|more|zcat)\b[^|]*?\s)?\S*(?:vmkernel|vobd)(?:\.\d+)?\.log\b",
     "vmkernel.log",
 )
 def parse_vmkernel_log(text: str, cmd: CommandLine) -> ParseResult:
@@ -102,6 +152,8 @@ def parse_vmkernel_log(text: str, cmd: CommandLine) -> ParseResult:
         dm = _DRV_RE.search(line)
         driver = dm.group("drv") if dm else None
 
+        if _link_events(line, put, pci_to_nic):
+            continue
         m = _MSIX_RE.search(line)
         if m:
             result.records.append({"kind": "interrupts", "pci": norm_pci(m.group("pci")),

@@ -1,4 +1,5 @@
-"""ESXi VMkernel interfaces (vmknics): ``esxcfg-vmknic -l`` and ``esxcli network ip interface list``.
+"""ESXi VMkernel interfaces (vmknics): ``esxcfg-vmknic -l``, ``esxcli network ip interface list`` and
+``esxcli network ip interface ipv4 get``.
 
 Facts recorded per vmknic (keys ``vmk0``, ``vmk1``…, fields of
 :class:`nicadvisor.model.VmkernelNic`): ``mtu`` (bytes), ``tso_mss`` (bytes), ``netstack``,
@@ -15,7 +16,7 @@ import re
 from nicadvisor.parsers.base import CommandLine, ParseResult, kv_lines, to_int
 from nicadvisor.parsers.framing import is_command_echo
 from nicadvisor.parsers.registry import register
-from nicadvisor.parsers.table import ColumnSpec, read_tables
+from nicadvisor.parsers.table import ColumnSpec, failed_notes, read_tables
 
 _TEP_NETSTACK_RE = re.compile(r"vxlan|overlay", re.I)
 _UNSET = {"", "N/A", "n/a", "-", "None"}
@@ -149,4 +150,39 @@ def parse_ip_interface_list(text: str, cmd: CommandLine) -> ParseResult:
         result.vmknic(vmk, "switch", portset, raw)
     if not result.vmknics:
         result.notes.append("esxcli network ip interface list: no 'Name: vmkN' block found")
+    return result
+
+
+# --- esxcli network ip interface ipv4 get ---------------------------------------------------------------------
+
+IPV4_COLUMNS: tuple[ColumnSpec, ...] = (
+    ColumnSpec("name", ("Name",), lambda v: bool(_VMK_RE.match(v))),
+    ColumnSpec("address", ("IPv4 Address",), lambda v: bool(_DOTTED_RE.fullmatch(v))),
+    ColumnSpec("netmask", ("IPv4 Netmask",), lambda v: bool(_DOTTED_RE.fullmatch(v))),
+    ColumnSpec("broadcast", ("IPv4 Broadcast",), lambda v: bool(_DOTTED_RE.fullmatch(v))),
+    ColumnSpec("type", ("Address Type",), lambda v: v.upper() in ("STATIC", "DHCP", "NONE")),
+    ColumnSpec("gateway", ("Gateway",), lambda v: bool(_DOTTED_RE.fullmatch(v))),
+    ColumnSpec("dhcp_dns", ("DHCP DNS",), lambda v: v.lower() in ("true", "false")),
+)
+"""``esxcli network ip interface ipv4 get`` columns: Name, IPv4 Address, IPv4 Netmask, IPv4 Broadcast, Address Type,
+Gateway (ESXi 6.0 and later; absent in 5.x), DHCP DNS."""
+
+
+@register(r"^esxcli network ip interface ipv4 get\b", "esxcli network ip interface ipv4 get")
+def parse_ip_interface_ipv4_get(text: str, cmd: CommandLine) -> ParseResult:
+    """Parse the ``esxcli network ip interface ipv4 get [-i vmkN]`` table with the shared table reader
+    (:data:`IPV4_COLUMNS`): columns are found by the header's words, so the 5.x layout without ``Gateway``
+    (captures ``esxi5_vcap5_…_old_layout_single_spaced_elatov.txt``, ``esxi55u3_…_no_gateway_…_jiyiyun.txt``), a
+    table indented as a block (``esxi_nsxt2_…_navinrio.txt``) and rows whose values are not under their header
+    (``esxi_vsan_doc_…_misaligned_columns_broadcom_techdocs.txt``, split by the values' shapes) are all read.
+    Records ``addresses`` (the IPv4 address, as printed) per vmknic; a row that is not read is noted with its line
+    number. Never raises."""
+    result = ParseResult(family="esxcli network ip interface ipv4 get")
+    tables = read_tables(text, IPV4_COLUMNS, ("name", "address"), row_ok=lambda v: {"name", "address"} <= v.keys())
+    for table in tables:
+        for row in table.rows:
+            result.vmknic(row.values["name"], "addresses", [row.values["address"]], row.line)
+    result.notes.extend(failed_notes(result.family, tables))
+    if not result.vmknics:
+        result.notes.append("esxcli network ip interface ipv4 get: no 'Name  IPv4 Address …' table found")
     return result

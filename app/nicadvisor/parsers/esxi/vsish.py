@@ -441,11 +441,21 @@ def _rx_entries(text: str) -> tuple[list[list], bool]:
     return entries, closed
 
 
+def _queue_maximum(value: int | None, raw: str) -> list[tuple[str, Any, str]]:
+    """The facts of ``# queues supported`` / ``maxQueues``: a maximum (``rx_queues_max``), never the current count
+    (issue 16 §5: a driver offering 8 queues may have 1 in use); a maximum of one queue is also the count in use
+    (a port receives on at least one queue)."""
+    if value is None or value <= 0:
+        return []
+    return [("rx_queues_max", value, raw)] + ([("rx_queues", 1, raw)] if value == 1 else [])
+
+
 @register(r"^vsish\b.*?/net/pNics/[^/\s]+/rxqueues/info\b", "vsish rxqueues info")
 def parse_rxqueues_info(text: str, cmd: CommandLine) -> ParseResult:
     """``vsish [-p]e get /net/pNics/<vmnic>/rxqueues/info``.
 
-    Text form: ``rx_queues`` = ``# queues supported``; the decoded names after ``0x… ->`` of ``Rx filter class``
+    Text form: ``rx_queues_max`` = ``# queues supported`` (the most Rx queues the driver offers NetQueue, not the
+    number in use: :func:`_queue_maximum`); the decoded names after ``0x… ->`` of ``Rx filter class``
     and ``Rx Queue features`` give ``geneve_rx_filter`` True when a filter class is ``Geneve``, ``rss`` True when a
     feature is ``RSS`` and ``lro`` True when a feature is ``LRO``/``IPv4LRO``/``IPv6LRO``. A name that is absent
     means "no" (``geneve_rx_filter``/``rss`` False) only when the list is complete: the entry is followed by another
@@ -453,7 +463,7 @@ def parse_rxqueues_info(text: str, cmd: CommandLine) -> ParseResult:
     text cut short, or of a grep-filtered output, may have lost names, so nothing is concluded from an absence
     (a note says so). An absent LRO feature is never read as "no LRO": ESX 6.5 and later do LRO in software
     (nsx-t-performance-on-intel.txt, Figure 19 note). The VXLAN filter class is recorded only (no model field).
-    Python form (``-p``): ``rx_queues`` = ``maxQueues``, ``rss`` = ``maxRSSEngines`` > 0; the undocumented
+    Python form (``-p``): ``rx_queues_max`` = ``maxQueues``, ``rss`` = ``maxRSSEngines`` > 0; the undocumented
     ``filterClasses``/``features`` masks are recorded only. One record with all values read. Source:
     nic-data-sources.md §7; captures ``esxi_vsish_rxqueues_info_{rss_vmnic0,geneve_rxfilter_vmnic5}_seed.txt``,
     ``esxi_vsish_rxqueues_info_json.txt``, ``esxi_g_vsish_-pe_get_pNics_rxqueues_info_intel-mfd.txt``,
@@ -474,7 +484,7 @@ def parse_rxqueues_info(text: str, cmd: CommandLine) -> ParseResult:
             complete = complete and not filtered
             if low == "queues supported":
                 record["queues_supported"] = to_int(value)
-                facts.append(("rx_queues", to_int(value), raw))
+                facts += _queue_maximum(to_int(value), raw)
             elif low == "filters supported":
                 record["filters_supported"] = to_int(value)
             elif low == "active filters":
@@ -515,7 +525,7 @@ def parse_rxqueues_info(text: str, cmd: CommandLine) -> ParseResult:
         lines = {m.group(1): m.group(0).strip() for m in re.finditer(r'"(\w+)"\s*:\s*[^\n]*', text)}
         max_queues = data.get("maxQueues")
         if isinstance(max_queues, int) and not isinstance(max_queues, bool):
-            facts.append(("rx_queues", max_queues, lines.get("maxQueues", "")))
+            facts += _queue_maximum(max_queues, lines.get("maxQueues", ""))
         engines = data.get("maxRSSEngines")
         if isinstance(engines, int) and not isinstance(engines, bool):
             facts.append(("rss", engines > 0, lines.get("maxRSSEngines", "")))

@@ -16,8 +16,9 @@ import re
 from nicadvisor.parsers.base import CommandLine, ParseResult, kv_lines, to_int
 from nicadvisor.parsers.registry import register
 
-# Section headers, also whitespace-flattened ("DVS Name Num Ports Used Ports Configured Ports MTU Uplinks").
-_SECTION_RE = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?P<kind>Switch|DVS)\s+Name\s+(?P<cols>.*\bMTU\b.*)$")
+# Section headers, also whitespace-flattened ("DVS Name Num Ports Used Ports Configured Ports MTU Uplinks"); an NSX
+# switch's section has no Configured Ports and no MTU column ("Switch Name  Num Ports  Used Ports  Uplinks").
+_SECTION_RE = re.compile(r"^\s*(?:\[[^\]]*\]\s*)?(?P<kind>Switch|DVS)\s+Name\s+(?P<cols>.*\bUplinks\b.*)$")
 _DVPORT_HEADER_RE = re.compile(r"^\s*DVPort ID\s+In Use\s+Client\b")
 _PORTGROUP_HEADER_RE = re.compile(r"^\s*PortGroup Name\s+VLAN ID\b")
 _DVPORT_ROW_RE = re.compile(r"^\s*(?P<port>\d+)\s+(?P<inuse>\d+)(?:\s+(?P<client>\S.*?))?\s*$")
@@ -38,8 +39,12 @@ def parse_esxcfg_vswitch(text: str, cmd: CommandLine) -> ParseResult:
 
     A section row is ``NAME  NumPorts  UsedPorts  ConfiguredPorts  MTU  Uplinks``; it is read from the
     numbers (the name may overflow its column, e.g. ``DSwitch_063LongName 6690``, and vm-support copies
-    can be whitespace-flattened), the number of port-count columns being the count of ``Ports`` words
-    in the header. Uplinks are comma separated. In DVS sections, ``DVPort ID / In Use / Client`` rows
+    can be whitespace-flattened), the columns being those the section's header names: as many port counts as
+    ``Ports`` words before ``MTU``, and an MTU only when the header has one. A ``Switch Name`` section without
+    ``Configured Ports`` and ``MTU`` is an NSX switch (kind ``opaque``, its MTU unknown): the N-VDS of an NSX-T
+    host (capture ``esxi_nsxt251_esxcfg-vswitch-l_nvds_block_without_mtu_column_blog.txt``, NVDS-Overlay) and
+    NSX-MH's ``nsx-vswitch`` (``esxi55_esxcfg-vswitch-l_nsx-mh_nsx-vswitch_block_without_mtu_column_fuel-docs.txt``),
+    both in tests/parsers/captures. Uplinks are comma separated. In DVS sections, ``DVPort ID / In Use / Client`` rows
     whose client is a vmknic record ``vmknics[vmkN]["switch"]``. A switch row that cannot be read (a third-party or
     stale distributed switch printing another shape, a row cut by pasting) is listed in a note with its line number
     (1-based in ``text``); its section is skipped and the rest of the output is still read. Never raises.
@@ -52,13 +57,16 @@ def parse_esxcfg_vswitch(text: str, cmd: CommandLine) -> ParseResult:
     for line_no, line in enumerate(text.splitlines(), start=1):
         m = _SECTION_RE.match(line)
         if m:
-            kind = _KINDS[m.group("kind")]
-            counts = len(re.findall(r"\bPorts\b", m.group("cols").split("MTU")[0]))
+            cols = m.group("cols").split()
+            has_mtu = "MTU" in cols
+            kind = _KINDS[m.group("kind")] if has_mtu or m.group("kind") == "DVS" else "opaque"
+            # the columns are found by the header's words: as many counts as "Ports" words before MTU (or Uplinks)
+            counts = cols[:cols.index("MTU") if has_mtu else cols.index("Uplinks")].count("Ports")
             row_re = re.compile(
                 # uplinks are pNIC names, never a bare number: a name ending in one ("Prod DSwitch 2") is then
                 # read whole instead of shifting every count one column (MTU read from "Configured Ports")
-                r"^\s*(?P<name>\S.*?)" + r"\s+\d+" * counts
-                + r"\s+(?P<mtu>\d+)(?:\s+(?P<uplinks>(?!\d+(?:[\s,]|$))\S.*?))?\s*$"
+                r"^\s*(?P<name>\S.*?)" + r"\s+\d+" * counts + (r"\s+(?P<mtu>\d+)" if has_mtu else "")
+                + r"(?:\s+(?P<uplinks>(?!\d+(?:[\s,]|$))\S.*?))?\s*$"
             )
             switch, sub = None, None
             continue
@@ -84,7 +92,7 @@ def parse_esxcfg_vswitch(text: str, cmd: CommandLine) -> ParseResult:
                 continue
             switch = rm.group("name").strip()
             result.switch(switch, "kind", kind, line)
-            result.switch(switch, "mtu", to_int(rm.group("mtu")), line)
+            result.switch(switch, "mtu", to_int(rm.groupdict().get("mtu")), line)
             result.switch(switch, "uplinks", _split_uplinks(rm.group("uplinks") or ""), line)
             continue
         if sub == "dvport":

@@ -38,7 +38,7 @@ from typing import Callable
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, is_placeholder, norm_pci, speed_mbps, to_bool, to_int
 from nicadvisor.parsers.framing import is_command_echo
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registry import normalise, register
 
 # First lines of every ethtool output type (a block of one type ends where another starts).
 _ANY_HEADER_RE = re.compile(
@@ -67,10 +67,11 @@ Segment = tuple[str | None, str, list[str]]  # (key, header line, block lines in
 
 
 def _echo_key(command: str | None) -> str | None:
-    """The interface named by an echoed ``ethtool [-x] IF`` command line, else None."""
+    """The interface named by an echoed ``ethtool [-x] IF`` command line (wrappers such as ``sudo``, ``ssh HOST`` or
+    ``ip netns exec NS`` removed by the registry's :func:`normalise`), else None."""
     if not command:
         return None
-    m = _ECHO_ETHTOOL_RE.search(command)
+    m = _ECHO_ETHTOOL_RE.search(normalise(command))
     if not m:
         return None
     words = [w for w in m.group("args").split("|", 1)[0].split() if not w.startswith("-")]
@@ -116,6 +117,7 @@ def _segments(text: str, header_re: re.Pattern[str], cmd: CommandLine) -> list[S
             if segs and segs[-1][2] is current and not any(x.strip() for x in current or []):
                 segs.pop()  # the echoed command's own header follows: that block is the one
             name = h.groupdict().get("name")
+            name = name.split("@", 1)[0] if name else name  # 'bond0.102@bond0' as ip link names a VLAN: bond0.102
             key = name or echoed or cmd.target
             rest = line[h.end():] if name else line
             current = [rest]

@@ -31,6 +31,7 @@ import re
 from nicadvisor.parsers.base import CommandLine, ParseResult, hex4, norm_pci, to_int
 from nicadvisor.parsers.framing import is_command_echo
 from nicadvisor.parsers.linux.pci import gts
+from nicadvisor.parsers.linux.pseudo import software_device
 from nicadvisor.parsers.registry import register
 
 _BDF = r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
@@ -255,6 +256,8 @@ def parse_ip_link_json(text: str, cmd: CommandLine) -> ParseResult:
             result.pnic(key, "is_physical", False, f'{raw_base} "linkinfo": {{"info_kind": "{kind}"}}')
         elif software_device(key, [str(f) for f in flags]):
             result.pnic(key, "is_physical", False, f'{raw_base} "flags": {json.dumps(flags)}')
+        elif _REPRESENTOR_RE.match(str(entry.get("phys_port_name", ""))):
+            result.pnic(key, "is_physical", False, f'{raw_base} "phys_port_name": "{entry["phys_port_name"]}"')
         elif entry.get("parentbus") == "pci" and norm_pci(str(entry.get("parentdev", ""))):
             raw = f'{raw_base} "parentbus": "pci", "parentdev": "{entry["parentdev"]}"'
             result.pnic(key, "pci_address", norm_pci(str(entry["parentdev"])), raw)
@@ -271,24 +274,14 @@ _IP_STATE_RE = re.compile(r"\bstate (?P<state>[A-Z]{2,20})\b")
 _IP_ETHER_RE = re.compile(r"^\s*link/ether (?P<mac>[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5})\b")
 #: ``ip -d link`` prints the device kind first on the line after ``link/ether`` (``veth``, ``bridge``, ``bond``,
 #: ``vlan protocol 802.1Q id 10`` …): a software device (iproute2 ip/iplink.c, the ``linkinfo`` kinds).
+#: ``ip -d link``'s device of an interface (iproute2 since 5.x: ``parentbus pci parentdev 0000:37:00.0``, ip-link(8)),
+#: and the switchdev port name that tells a VF or SF representor (``portname pf0vf0``, ``c1pf0vf3``, ``pf0sf1``) from
+#: the physical port (``portname p0``): a representor shares its PF's parentdev but is no port of its own.
+_IP_PARENT_RE = re.compile(r"\bparentbus (?P<bus>\S{1,32}) parentdev (?P<dev>\S{1,64})")
+_IP_PORTNAME_RE = re.compile(r"\bportname (?P<port>\S{1,32})")
+_REPRESENTOR_RE = re.compile(r"^(?:c\d+)?pf\d+(?:vf|sf)\d+$")
 _IP_KIND_RE = re.compile(r"^\s*(?P<kind>veth|bridge|bond|vlan|macvlan|macvtap|ipvlan|vxlan|geneve|dummy|team|tun|"
                          r"tap|ifb|bridge_slave|bond_slave|team_slave)\b")
-
-
-#: Names the kernel and the usual tools give software devices, never a PCI port: bonding ``bond0`` (and ``team0``),
-#: bridges (``br0``, Docker's ``docker0`` / ``br-<hex>``, libvirt's ``virbr0``), libvirt/QEMU taps ``vnet0``, ``tap…``,
-#: ``tun…``, ``veth…``, ``dummy0``, Open vSwitch's ``ovs-system``, tunnel devices ``vxlan_sys_4789`` /
-#: ``genev_sys_6081``, WireGuard ``wg0``, Kubernetes CNI ``cni0``, ``flannel.1``, ``cali…``, ``kube-ipvs0``.
-_SOFTWARE_NAME_RE = re.compile(r"^(?:bond\d{1,5}|team\d{1,5}|br\d{1,5}|br-[0-9a-f]{4,32}|docker\d{1,5}|virbr\d{1,5}"
-                               r"(?:-nic)?|vnet\d{1,5}|tap\w{0,30}|tun\w{0,30}|veth\w{0,30}|dummy\d{0,5}|ovs-system|"
-                               r"vxlan_sys_\d{1,5}|genev_sys_\d{1,5}|wg\d{1,5}|cni\d{1,5}|flannel\.\d{1,5}|cali\w{1,30}|"
-                               r"kube-ipvs\d{1,3})$")
-
-
-def software_device(name: str, flags: list[str] | tuple[str, ...] = ()) -> bool:
-    """True when an interface is a software device by its name (:data:`_SOFTWARE_NAME_RE`) or by the ``MASTER``
-    flag (a bond's IFF_MASTER, ip-link(8)): it is no pNIC, whatever MTU and link it shows."""
-    return bool(_SOFTWARE_NAME_RE.match(name)) or "MASTER" in flags
 
 
 @register(r"^ip\s+(?!(?:-\S+\s+)*-j)(?:-\S+\s+)*(?:link|l|addr|address|a)(?:\s|$)", "ip link show")
@@ -298,7 +291,10 @@ def parse_ip_link_text(text: str, cmd: CommandLine) -> ParseResult:
     flags), ``link_up`` (True with ``LOWER_UP``; False with ``NO-CARRIER`` or ``state DOWN``/``LOWERLAYERDOWN``;
     else unset), ``mac`` (``link/ether``), ``is_physical`` False for a name with ``@peer`` (veth, VLAN, macvlan),
     a software kind under ``-d`` (veth, bridge, bond, vlan …) or a software device's name or flag
-    (:func:`software_device`: ``bond0``, ``docker0``, ``virbr0``, a ``MASTER``). The one-line form (``-o``, lines joined by ``\\``)
+    (:func:`software_device`: ``bond0``, ``docker0``, ``virbr0``, a ``MASTER``); under ``-d``, ``parentbus pci
+    parentdev 0000:37:00.0`` gives ``pci_address`` and ``is_physical`` True (a physical port), except for a switchdev
+    representor (``portname pf0vf0``: ``is_physical`` False, its parentdev is its PF's); another parentbus
+    (``virtio``) says nothing. The one-line form (``-o``, lines joined by ``\\``)
     is read too. Source: iproute2 ``ip link`` output (ip-link(8)); real outputs are made at test time in a network
     namespace. Never raises."""
     result = ParseResult(family="ip link show")
@@ -326,6 +322,14 @@ def parse_ip_link_text(text: str, cmd: CommandLine) -> ParseResult:
             continue
         if key is None:
             continue
+        port = _IP_PORTNAME_RE.search(raw)
+        if port and _REPRESENTOR_RE.match(port.group("port")):
+            result.pnic(key, "is_physical", False, raw.strip()[:400])
+        parent = _IP_PARENT_RE.search(raw)
+        if parent and parent.group("bus") == "pci" and norm_pci(parent.group("dev")) \
+                and not (port and _REPRESENTOR_RE.match(port.group("port"))):
+            result.pnic(key, "pci_address", norm_pci(parent.group("dev")), raw.strip()[:400])
+            result.pnic(key, "is_physical", True, raw.strip()[:400])
         m = _IP_ETHER_RE.match(raw)
         if m:
             result.pnic(key, "mac", m.group("mac").lower(), raw.strip())
