@@ -81,8 +81,10 @@ _MD_ESCAPABLE = frozenset("[]()_*-#>!{}+.|`<~=")
 _BBCODE_RE = re.compile(r"\[/?(?:FONT|COLOR|SIZE|CODE|QUOTE|HIGHLIGHT)(?:=[^\]\n]{0,60})?\]", re.I)
 _FENCE_RE = re.compile(r"^[ \t]*(?:>[ \t]?)*`{3,}[\w+-]{0,20}[ \t]*$")
 #: An author's note after a value: `` # …``, `` <-- …``/`` <- …`` (also ``←``) up to the end of the line.
-_NOTE_TAIL_RE = re.compile(r"[ \t]+(?:#|<-{1,2}|←)[ \t]")
-_ED_NOTE_RE = re.compile(r"[ \t]*\((?:ed(?:itor)?\.?[ \t]*)?note\b[^()\n]{0,200}\)", re.I)
+#: Both start only where a run of blanks starts (the look-behind): a search that tried every blank of a long run
+#: re-scanned the rest of the run from each (quadratic; a name and a megabyte of spaces took minutes).
+_NOTE_TAIL_RE = re.compile(r"(?<![ \t])[ \t]+(?:#|<-{1,2}|←)[ \t]")
+_ED_NOTE_RE = re.compile(r"(?<![ \t])[ \t]*\((?:ed(?:itor)?\.?[ \t]*)?note\b[^()\n]{0,200}\)", re.I)
 _ELISIONS = frozenset({"...", "…", "[...]", "[…]", "(...)", "<...>"})
 
 
