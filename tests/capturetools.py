@@ -191,8 +191,10 @@ def local_capture(name: str):
 
 
 def read_local_capture(name: str, command: str | None = None):
-    """The merged facts ``(pnics, vmknics, switches, modules, host)`` of a capture of tests/parsers/captures, read as
-    its header's command or as ``command`` (for a header that only describes the command in words)."""
+    """The merged facts ``(pnics, vmknics, switches, modules, host)`` of a capture of tests/parsers/captures (each
+    with its ``# source:`` and the caveats of the copy in its ``# note:`` lines), read as its header's command or as
+    ``command``: where the header describes the command in words (a log excerpt, "(not shown)"), the test names the
+    command it describes; the output itself is never changed."""
     from nicadvisor.parsers.registry import parse_output
 
     c = local_capture(name)

@@ -3,9 +3,7 @@
 ``sudo``/``env``; framing that changes every line (Markdown escapes, blank lines, editor tabs, nested e-mail
 quoting, a stuck backtick) and an author's note after a value or command never become part of a value.
 
-Tested on the real public outputs kept under ``tests/parsers/captures/`` (each with its ``# source:`` and the caveats of
-the copy in its ``# note:`` lines). Where a capture's ``# command:`` header describes the command in words (a log
-excerpt, "(not shown)"), the test names the command the header describes; the output itself is never changed.
+Real public outputs of ``tests/parsers/captures/`` (:func:`capturetools.read_local_capture`).
 """
 from __future__ import annotations
 

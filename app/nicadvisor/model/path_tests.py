@@ -109,12 +109,12 @@ def path_test_findings(hosts: list[Host]) -> list[Finding]:
 
 #: The mesh table's columns, in every view (CLI, wizard, PDF, HTML, CSV).
 MESH_COLUMNS = ("From", "To", "Frame", "Result", "Round trip min/avg/max", "Cause")
-RESULT_WORD = {True: "PASS", False: "FAIL", None: "????"}
+RESULT_WORD = {True: "PASS", False: "FAIL", None: "NOT RUN"}
 
 
 def mesh_table(tests: list[PathTest]) -> list[dict[str, str]]:
     """The TEP mesh as table rows (keys :data:`MESH_COLUMNS`): both ends (host, vmknic or interface, address), the
-    frame in bytes, ``PASS``/``FAIL``/``????`` (did not run), the round trips and the outcome in words. Pure."""
+    frame in bytes, ``PASS``/``FAIL``/``NOT RUN``, the round trips and the outcome in words. Pure."""
     return [{"From": t.end("client"), "To": t.end("server"), "Frame": f"{t.frame_bytes} B",
              "Result": RESULT_WORD[t.ok], "Round trip min/avg/max": t.rtt_text() or "—", "Cause": t.detail}
             for t in tests]

@@ -2,9 +2,7 @@
 ``esxcfg-vswitch -l`` without MTU, older and indented ``esxcli network ip interface ipv4 get``): columns are found
 by the header's words and the values' shapes, never by fixed offsets.
 
-Tested on the real public outputs kept under ``tests/parsers/captures/`` (each with its ``# source:`` and the caveats of
-the copy in its ``# note:`` lines). Where a capture's ``# command:`` header describes the command in words (a log
-excerpt, "(not shown)"), the test names the command the header describes; the output itself is never changed.
+Real public outputs of ``tests/parsers/captures/`` (:func:`capturetools.read_local_capture`).
 """
 from __future__ import annotations
 

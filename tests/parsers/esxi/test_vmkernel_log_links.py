@@ -1,9 +1,7 @@
 """vmkernel.log and vobd.log: per-vmnic link up/down events in the vmklinux-era and native-driver forms; the last
 event wins.
 
-Tested on the real public outputs kept under ``tests/parsers/captures/`` (each with its ``# source:`` and the caveats of
-the copy in its ``# note:`` lines). Where a capture's ``# command:`` header describes the command in words (a log
-excerpt, "(not shown)"), the test names the command the header describes; the output itself is never changed.
+Real public outputs of ``tests/parsers/captures/`` (:func:`capturetools.read_local_capture`).
 """
 from __future__ import annotations
 

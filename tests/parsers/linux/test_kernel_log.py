@@ -3,9 +3,7 @@ driver version from the module's load banner, the link speed from the driver's "
 wins), the older i40e wording of the PCIe link, never a driver function taken for an interface, and the mlx5 driver
 and firmware.
 
-Tested on the real public outputs kept under ``tests/parsers/captures/`` (each with its ``# source:`` and the caveats of
-the copy in its ``# note:`` lines). Where a capture's ``# command:`` header describes the command in words (a log
-excerpt, "(not shown)"), the test names the command the header describes; the output itself is never changed.
+Real public outputs of ``tests/parsers/captures/`` (:func:`capturetools.read_local_capture`).
 """
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 ``LnkCap``/``LnkSta``, and ``ip -d link``'s ``parentbus``/``parentdev`` (the PCI address, and so a physical port; a
 switchdev representor sharing its PF's parentdev is no port; virtio gives no PCI address).
 
-Tested on the real public outputs kept under ``tests/parsers/captures/`` (each with its ``# source:`` and the caveats of
-the copy in its ``# note:`` lines).
+Real public outputs of ``tests/parsers/captures/`` (:func:`capturetools.read_local_capture`).
 """
 from __future__ import annotations
 

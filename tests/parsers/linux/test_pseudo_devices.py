@@ -1,9 +1,7 @@
 """VLAN sub-interfaces ``<parent>.<vlan-id>`` and bonds are pseudo devices in every Linux reader, not only in
 ``ip link``.
 
-Tested on the real public outputs kept under ``tests/parsers/captures/`` (each with its ``# source:`` and the caveats of
-the copy in its ``# note:`` lines). Where a capture's ``# command:`` header describes the command in words (a log
-excerpt, "(not shown)"), the test names the command the header describes; the output itself is never changed.
+Real public outputs of ``tests/parsers/captures/`` (:func:`capturetools.read_local_capture`).
 """
 from __future__ import annotations
 

@@ -471,8 +471,8 @@ class BenchmarkPage(TaskPage):
         self.chart_tabs.setCurrentWidget(self.mesh_table)
         for col in range(len(MESH_COLUMNS) - 1):  # both ends whole; the cause takes the rest (whole in its tooltip)
             self.mesh_table.resizeColumnToContents(col)
-        counts = {w: sum(1 for r in rows if r["Result"] == w) for w in ("PASS", "FAIL", "????")}
-        summary = (f"{counts['PASS']} pass, <b>{counts['FAIL']} FAIL</b>, {counts['????']} did not run"
+        counts = {w: sum(1 for r in rows if r["Result"] == w) for w in ("PASS", "FAIL", "NOT RUN")}
+        summary = (f"{counts['PASS']} pass, <b>{counts['FAIL']} FAIL</b>, {counts['NOT RUN']} did not run"
                    if rows else "no ping could be sent (no TEP or test address on two hosts)")
         failed = [r for r in rows if r["Result"] == "FAIL"]
         first = f"<br>{esc(failed[0]['From'])} → {esc(failed[0]['To'])}: {esc(failed[0]['Cause'])}" if failed else ""

@@ -62,7 +62,7 @@ class FinishAuditPanel(QGroupBox):
             self.commands.setPlainText("")
             self.copy.setEnabled(False)
             return
-        missing = list(dict.fromkeys(m.missing for m in hv.missing))
+        missing = list(dict.fromkeys(m.missing.rstrip(".") for m in hv.missing))  # joined with "; "
         self.what.setText(f"{hv.label}: {hv.reason}" + (f"\nNot decided: {'; '.join(missing)}" if missing else ""))
         self.commands.setPlainText("\n".join(hv.finish))
         self.copy.setEnabled(bool(hv.finish))
