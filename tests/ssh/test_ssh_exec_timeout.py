@@ -40,6 +40,9 @@ class _Server(paramiko.ServerInterface):
     def check_channel_request(self, kind, chanid):
         return paramiko.OPEN_SUCCEEDED if kind == "session" else paramiko.OPEN_FAILED_ADMINISTRATIVELY_PROHIBITED
 
+    def check_channel_pty_request(self, channel, term, width, height, pixelwidth, pixelheight, modes):
+        return True  # the benchmark starts an ESXi endpoint's iperf3 through a pseudo-terminal
+
     def check_channel_exec_request(self, channel, command):
         cmd = command.decode() if isinstance(command, bytes) else command
         self.commands.append(cmd)
@@ -131,6 +134,41 @@ def test_unacknowledged_exec_is_a_command_timeout(servers, host_key, tmp_path):
     assert "vmnic1" in healthy.captures[0].text
     assert "esxcli network nic get -n vmnic1" in ok.commands
     assert not any("did not finish" in p.message for p in healthy.problems)
+
+
+@pytest.mark.parametrize("pty", [False, True], ids=["mesh ping", "ESXi endpoint start"])
+def test_a_benchmark_command_never_acknowledged_ends_at_the_command_timeout(servers, host_key, tmp_path, pty):
+    """The benchmark's SSH calls are bounded as the audit's: a TEP mesh ping (HostSession.run) and a process the
+    ESXi endpoint starts through a pseudo-terminal (HostSession.open, pty) end at the command timeout with a
+    BenchError naming the command, not a lost host, instead of waiting for the acknowledgement forever."""
+    from nicadvisor.bench import BenchError
+    from nicadvisor.bench.mtu_path import esxi_argv
+    from nicadvisor.bench.remote import HostSession, RemoteHost
+
+    port, hang = servers(True)
+    conn = HostSession(RemoteHost(_target(port, host_key)))
+    conn.connect(KnownHosts(tmp_path / "kh"), None, threading.Event())
+    argv = esxi_argv("vmk10", "vxlan", "192.0.2.20", 1572)
+    box: dict = {}
+
+    def start() -> None:
+        try:
+            conn.open(argv, pty=True) if pty else conn.run(argv)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test thread
+            box["exc"] = exc
+
+    th = threading.Thread(target=start, daemon=True)
+    th.start()
+    th.join(20)
+    try:
+        assert not th.is_alive(), "the benchmark's SSH call still blocked after 20 s (exec never acknowledged)"
+        assert type(box.get("exc")) is BenchError, box
+        assert str(box["exc"]) == (f"'vmkping ++netstack=vxlan -I vmk10 -d -s 1572 -c 3 192.0.2.20' on "
+                                   f"127.0.0.1:{port} did not start within {TIMEOUT_S:.0f} s (the server did not "
+                                   "acknowledge it)")
+        assert hang.commands == ["vmkping ++netstack=vxlan -I vmk10 -d -s 1572 -c 3 192.0.2.20"]
+    finally:
+        conn.close()
 
 
 def test_default_pool_is_sixteen_hosts():
