@@ -20,16 +20,18 @@ import pytest
 GROWTH = Path(__file__).resolve().parents[2] / "benchmarks" / "growth.py"
 LIMIT_BYTES = 1 << 30
 LIMIT_SECONDS = 60
-#: Most a cost may grow for a size four times larger: linear is 4 (less with a fixed part), quadratic 16.
-MAX_GROWTH = 6.0
+#: Most a cost may grow for a size four times larger: linear is 4 (less with a fixed part), quadratic 16; the bound
+#: is their geometric middle, so that a run on a loaded machine (a 50 ms measure of 1 MB of spaces read 6.4x for a
+#: linear reader in a full-suite run) does not pass for quadratic, and a quadratic cost never passes for linear.
+MAX_GROWTH = 8.0
 
 #: shape → (size, four times it, runs per size (the best counts))
 CASES = {
     "rows": (1000, 4000, 2),
     "members": (4000, 16000, 2),
-    "spaces:privstats": (1_000_000, 4_000_000, 3),
-    "spaces:vsish": (1_000_000, 4_000_000, 3),
-    "spaces:fpo": (1_000_000, 4_000_000, 3),
+    "spaces:privstats": (1_000_000, 4_000_000, 5),
+    "spaces:vsish": (1_000_000, 4_000_000, 5),
+    "spaces:fpo": (1_000_000, 4_000_000, 5),
     "verdict": (1000, 4000, 1),
     "hosts": (250, 1000, 1),
 }
