@@ -1,88 +1,42 @@
 """Issue 20 §4 for the benchmark between hosts: any server text shown or stored is scrubbed of the secrets sent in
-that session. A hostile SSH host that echoes the password it was sent in every answer (a paramiko server on
-loopback) put it into the plan's notes (an ESXi host's ``esxcfg-vmknic -l`` refusal) and into each TEP mesh row's
-detail and output, which the CLI prints, ``--json`` writes and the audit history keeps. The run goes through the
-service the CLI and the wizard call (:mod:`nicadvisor.services.between`)."""
+that session. A hostile SSH host that echoes the password it was sent in every answer (conftest's paramiko server
+on loopback) put it into the plan's notes (an ESXi host's ``esxcfg-vmknic -l`` refusal) and into each TEP mesh
+row's detail and output, which the CLI prints, ``--json`` writes and the audit history keeps. The run goes through
+the service the CLI and the wizard call (:mod:`nicadvisor.services.between`)."""
 from __future__ import annotations
 
 import contextlib
 import json
-import socket
-import threading
 import time
 
-import paramiko
 import pytest
 
+from paramiko_answers import PASSWORD
 from nicadvisor.collect.known_hosts import KnownHosts, fingerprint
 from nicadvisor.collect.ssh import SshTarget
 from nicadvisor.services.between import BetweenRequest, prepare_between, run_between
 
-PASSWORD = "Echoed-pw-4711"
 
-
-class _EchoingHost(paramiko.ServerInterface):
-    """Accepts ``PASSWORD`` and answers every command with it on stdout and stderr, exit status 1."""
-
-    def get_allowed_auths(self, username):
-        return "password"
-
-    def check_auth_password(self, username, password):
-        return paramiko.AUTH_SUCCESSFUL if password == PASSWORD else paramiko.AUTH_FAILED
-
-    def check_channel_request(self, kind, chanid):
-        return paramiko.OPEN_SUCCEEDED if kind == "session" else paramiko.OPEN_FAILED_ADMINISTRATIVELY_PROHIBITED
-
-    def check_channel_exec_request(self, channel, command):
-        def answer() -> None:  # after the acknowledgement, which paramiko sends once this returns
-            time.sleep(0.05)
-            with contextlib.suppress(EOFError, OSError):
-                channel.sendall(f"login root password {PASSWORD}\n".encode())
-                channel.sendall_stderr(f"denied for {PASSWORD}\n".encode())
-                channel.send_exit_status(1)
-                channel.close()
-
-        threading.Thread(target=answer, daemon=True).start()
-        return True
+def _echo(channel, cmd: str) -> None:
+    """Answer every command with the password on stdout and stderr, exit status 1 (after the acknowledgement,
+    which paramiko sends once the exec callback returns)."""
+    time.sleep(0.05)
+    with contextlib.suppress(EOFError, OSError):
+        channel.sendall(f"login root password {PASSWORD}\n".encode())
+        channel.sendall_stderr(f"denied for {PASSWORD}\n".encode())
+        channel.send_exit_status(1)
+        channel.close()
 
 
 @pytest.fixture
-def echoing_hosts():
-    """``targets(kind) -> (SshTarget, SshTarget)``: two echoing hosts on 127.0.0.1 (one connection each)."""
-    key = paramiko.RSAKey.generate(2048)
-    stop = threading.Event()
-    listeners: list[socket.socket] = []
-
-    def serve(listener: socket.socket) -> None:
-        with contextlib.suppress(OSError):
-            conn, _ = listener.accept()
-            t = paramiko.Transport(conn)
-            t.add_server_key(key)
-            t.start_server(server=_EchoingHost())
-            channels = []  # a garbage-collected paramiko Channel closes itself
-            while t.is_active() and not stop.is_set():
-                chan = t.accept(0.2)
-                if chan is not None:
-                    channels.append(chan)
-            t.close()
-
+def echoing_hosts(servers, host_key):
+    """``targets(kind) -> (SshTarget, SshTarget)``: two echoing hosts on 127.0.0.1."""
     def targets(kind: str) -> tuple[SshTarget, ...]:
-        out = []
-        for _ in range(2):
-            listener = socket.socket()
-            listener.bind(("127.0.0.1", 0))
-            listener.listen(1)
-            listeners.append(listener)
-            threading.Thread(target=serve, args=(listener,), daemon=True).start()
-            out.append(SshTarget(host="127.0.0.1", port=listener.getsockname()[1], user="root", kind=kind,
-                                 password=PASSWORD, trusted_fingerprint=fingerprint(key), connect_timeout_s=5,
-                                 command_timeout_s=5))
-        return tuple(out)
+        return tuple(SshTarget(host="127.0.0.1", port=servers(_echo)[0], user="root", kind=kind, password=PASSWORD,
+                               trusted_fingerprint=fingerprint(host_key), connect_timeout_s=5, command_timeout_s=5)
+                     for _ in range(2))
 
-    yield targets
-    stop.set()
-    for listener in listeners:
-        listener.close()
+    return targets
 
 
 @pytest.mark.parametrize("kind", ["linux", "esxi"])
