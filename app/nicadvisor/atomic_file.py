@@ -13,12 +13,13 @@ from pathlib import Path
 
 
 def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], None], *, private: bool = False,
-                 make_folder: bool = False) -> Path:
+                 make_folder: bool = False, temp_prefix: str | None = None) -> Path:
     """Call ``write(tmp)`` to create and fill a temporary file, then put it at ``path``; returns ``path`` as a Path.
 
     * a regular file, or nothing yet: the temporary file is made beside it (``.<name>.<pid>.<hex>.tmp``), flushed to
       disk and renamed onto it, so a reader never sees a half-written file (usual umask permissions; owner-only,
-      0600, with ``private``);
+      0600, with ``private``); ``temp_prefix`` replaces the ``.<name>.<pid>.`` start of the temporary name (a
+      writer whose leftovers another run must recognise: the imported guide);
     * a symbolic link: the same, onto the file it points to; the link stays a link;
     * a stream (a character device such as ``/dev/stdout`` or a terminal, a FIFO): the bytes are written into it,
       and it is never replaced by a file;
@@ -50,7 +51,8 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[Path], None], *,
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700 if private else 0o777)
     if not target.parent.is_dir():
         raise FileNotFoundError(2, f"{given}: the folder {target.parent} does not exist")
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    prefix = f".{target.name}.{os.getpid()}." if temp_prefix is None else temp_prefix
+    tmp = target.with_name(f"{prefix}{uuid.uuid4().hex[:8]}.tmp")
     try:
         write(tmp)
         if private:

@@ -5,8 +5,11 @@ Exit codes of ``audit`` and ``history ID`` follow the verdict (:mod:`nicadvisor.
 be read, an input yielded no host, the audit was interrupted) or an input/usage error (bad arguments, a report
 that cannot be written). ``demo`` exits 0 once it ran and printed its verdict (the demo lab is NOT READY by design:
 a newcomer's ``setup && nic-advisor demo`` must not look failed), 2 when its reports cannot be written.
-Options that take several values (``--capture A B``) also accumulate when repeated (``--capture A --capture B``). ``bench`` exits 0 when tests ran and none is below its expected band (FAIL), 1 when one is
-(``--mtu-check``: when a size did not pass), 2 when none could run or the input is wrong.
+Options that take several values (``--capture A B``) also accumulate when repeated (``--capture A --capture B``).
+``bench`` exits 0 when tests ran and none is below its expected band (FAIL), 1 when one is (``--mtu-check``: when
+a size did not pass), 2 when none could run or the input is wrong. Every command exits :data:`EXIT_INTERNAL` (3) on
+an internal error (a bug): one sentence on stderr, never a verdict, the reports already written kept; and
+:data:`EXIT_INTERRUPTED` (130) after Ctrl-C.
 """
 from __future__ import annotations
 
@@ -14,16 +17,21 @@ import argparse
 import dataclasses
 import json
 import os
-import re
 import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
 
 EXIT_READY, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
+#: Exit code of an internal error (a bug, not a verdict): distinct from every verdict and from refused input.
+EXIT_INTERNAL = 3
+#: Exit code after Ctrl-C outside a benchmark (128 + SIGINT, as a shell reports it).
+EXIT_INTERRUPTED = 130
 
 
 def _print_audit(audit, out=None) -> None:
+    """The audit's summary on ``out`` (default stdout), its inputs not understood on stderr (each name and message
+    escaped on its line by :class:`_TerminalSafe`)."""
     from nicadvisor.model import Severity
 
     from nicadvisor.model.verdict import coverage_of
@@ -88,7 +96,7 @@ def _export(audit, args, store=None) -> bool:
 
 def cmd_audit(args) -> int:
     """``nic-advisor audit``: audit the given inputs, print a summary, write the reports. Returns the exit code."""
-    from nicadvisor.services.audit import AuditRequest, run_audit
+    from nicadvisor.services.audit import AuditRequest, HistoryWriter, run_audit
 
     from nicadvisor.cli_live import LiveArgsError, ask_host_key_on_terminal, build_targets
 
@@ -104,6 +112,8 @@ def cmd_audit(args) -> int:
     request = AuditRequest(demo=args.demo, capture_paths=tuple(args.capture or ()), local=args.local,
                            ask_host_key=ask_host_key_on_terminal, save_captures=args.save_captures, **live)
     store = None if args.no_history else _open_store()
+    if store is not None:
+        store = HistoryWriter(store)
     try:
         audit = run_audit(request, progress=None if args.quiet else _stderr_progress, store=store)
         if args.bench:
@@ -114,13 +124,17 @@ def cmd_audit(args) -> int:
             except Cancelled:  # the audit itself is kept; the benchmark's changes were undone
                 print(CANCELLED, file=sys.stderr)
             except OSError as exc:  # the undo journal: the audit is kept, no benchmark ran
-                print(f"nic-advisor audit: the benchmark did not run: {exc}", file=sys.stderr)
+                print(f"nic-advisor audit: the benchmark did not run: {_journal_problem(exc)}", file=sys.stderr)
         if store is not None and audit.history_id is not None:
             if audit.benchmarks:
                 store.set_benchmarks(audit.history_id, audit.benchmarks)
+        if store is not None and store.problem:
+            print(f"audit history not used: {store.problem}; this audit is not saved in it", file=sys.stderr)
+        elif store is not None and audit.history_id is not None:
             print(f"saved as audit #{audit.history_id} in {store.path}", file=sys.stderr)
+        written = _export(audit, args, store)  # the reports first: nothing printed below can lose them
         _print_audit(audit)
-        if not _export(audit, args, store):
+        if not written:
             return EXIT_INPUT
     finally:
         if store is not None:
@@ -144,13 +158,16 @@ def _open_store():
 
 def cmd_history(args) -> int:
     """``nic-advisor history [ID]``: list past audits, or reopen one and export it again. Returns the exit code."""
-    from nicadvisor.store import AuditNotFound
+    from nicadvisor.store import AuditNotFound, HistoryError
 
     store = _open_store()
     if store is None:
         return EXIT_INPUT
     try:
         return _history(store, args, AuditNotFound)
+    except HistoryError as exc:  # damage found while reading (AuditNotFound is answered where it is met)
+        print(f"nic-advisor history: {exc}", file=sys.stderr)
+        return EXIT_INPUT
     finally:
         store.close()
 
@@ -226,8 +243,9 @@ def _history(store, args, AuditNotFound) -> int:
     except AuditNotFound as exc:
         print(exc, file=sys.stderr)
         return EXIT_INPUT
+    written = _export(audit, args, store)
     _print_audit(audit)
-    if not _export(audit, args, store):
+    if not written:
         return EXIT_INPUT
     return _exit_code(audit)
 
@@ -307,10 +325,16 @@ def cmd_bench(args) -> int:
     except Cancelled:
         print(CANCELLED, file=sys.stderr)
         return EXIT_INPUT
-    except OSError as exc:  # the undo journal (nothing is changed without it)
-        print(f"nic-advisor bench: {exc}; nothing was changed", file=sys.stderr)
+    except OSError as exc:  # no change is made without its undo journal
+        print(f"nic-advisor bench: {_journal_problem(exc)}", file=sys.stderr)
         return EXIT_INPUT
     return _print_bench(report, args)
+
+
+def _journal_problem(exc: OSError) -> str:
+    """One sentence for a benchmark that could not write its undo journal (a read-only state folder)."""
+    where = f" in {exc.filename}" if exc.filename else ""
+    return f"the undo journal cannot be written{where} ({exc.strerror or exc}); nothing was changed or run"
 
 
 def _json_target_problem(path) -> str:
@@ -554,7 +578,11 @@ def cmd_demo(args) -> int:
     if _has_display() and not args.headless:
         return cmd_gui(argparse.Namespace(capture=None))
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"nic-advisor demo: cannot make the folder {out}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_INPUT
     args.demo, args.capture, args.local, args.bench, args.quiet, args.no_history = True, None, False, False, False, False
     args.vcenter = args.ssh = args.nsx = args.user = args.ssh_key = args.save_captures = None
     args.thumbprint, args.trust_host_key, args.remember_password, args.kind = [], [], False, "esxi"
@@ -798,7 +826,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                        "the public vSAN HCL; no credentials are sent)")
     v.add_argument("--proxy", metavar="URL", help="with fetch: an HTTP(S) proxy, http://host:port")
     v.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
-                   help=f"with fetch: connect and read timeout (default {DEFAULT_TIMEOUT_S:g})")
+                   help=f"with fetch: the most the whole download may take (default {DEFAULT_TIMEOUT_S:g})")
     v.add_argument("--ca-file", metavar="PEM", help="with fetch: CA certificates to verify TLS with (e.g. a "
                                                     "TLS-intercepting proxy's); verification is never turned off")
     v.set_defaults(func=cmd_vcg)
@@ -815,32 +843,103 @@ def _bench_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rate-mbit", type=int, metavar="MBIT", help="shape the namespace link with tc tbf")
 
 
-#: Control characters that must not reach a terminal (an ESC sequence in a "# host:" header would drive it).
-_TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: Exit code after the reader of the output went away (``nic-advisor history | head``), as a shell reports SIGPIPE.
 EXIT_PIPE_CLOSED = 141
+#: ASCII stand-ins of the symbols the CLI prints, for a terminal whose encoding lacks them (``LC_ALL=C``,
+#: ``PYTHONIOENCODING=latin-1``); anything else it cannot show becomes ``?``.
+_ASCII = str.maketrans({"✔": "OK", "✖": "X", "▲": "!", "ℹ": "i", "·": "-", "→": "->", "…": "...", "—": "-",
+                        "–": "-", "“": '"', "”": '"', "‘": "'", "’": "'", "µ": "u", "≥": ">=", "≤": "<=", "×": "x",
+                        "\ufffd": "?"})
 
 
 class _TerminalSafe:
-    """A text stream that writes everything but control characters (each becomes ``�``) to ``stream``; tab and
-    newline pass."""
+    """A text stream for the CLI's output: each ``print`` is one line, so what it writes is escaped on that line
+    (:func:`~nicadvisor.model.text.one_line`: a newline or ESC inside a name as ``\\n``/``\\x1b``, a byte of a
+    file name that was not UTF-8 as ``\\xff``) and only ``print``'s own line end passes: a folder name holding a
+    newline cannot print a forged ``Verdict: ✔ READY`` line, nor an ESC sequence drive the terminal. Symbols the
+    stream's encoding lacks are written as ASCII stand-ins. A stream that cannot be written (``/dev/full``, closed,
+    absent) is not written again: ``lost`` holds the first error, and the command goes on (its reports are files)."""
 
     def __init__(self, stream) -> None:
         self.stream = stream
+        self.lost: BaseException | None = None
 
     def write(self, text: str) -> int:
-        return self.stream.write(_TERMINAL_CONTROL.sub("\ufffd", text))
+        from nicadvisor.model.text import one_line
+
+        if text != "\n":  # print() writes its line end on its own
+            text = one_line(text)
+        if self.lost is None:
+            self._guard(lambda: self._write(text))
+        return len(text)
+
+    def _write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+        except UnicodeEncodeError:
+            encoding = getattr(self.stream, "encoding", None) or "ascii"
+            self.stream.write(text.translate(_ASCII).encode(encoding, "replace").decode(encoding))
+
+    def flush(self) -> None:
+        if self.lost is None:
+            self._guard(lambda: self.stream.flush())
+
+    def _guard(self, call) -> None:
+        try:
+            call()
+        except BrokenPipeError:
+            raise  # the reader went away (| head): main ends quietly
+        except (OSError, ValueError, AttributeError) as exc:  # ENOSPC, EIO, a closed file, no stream at all (None)
+            self.lost = exc
 
     def __getattr__(self, name: str):
         return getattr(self.stream, name)
+
+
+def _quiet_at_exit(stream) -> None:
+    """Point ``stream``'s file descriptor at /dev/null, so that what is still buffered in it does not raise again
+    when the interpreter exits (the Python documentation's recipe for a reader gone away)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (a test's capture, None): nothing is buffered
+        pass
+
+
+def _internal_error(exc: BaseException) -> int:
+    """Say in one sentence on stderr that ``exc`` is an internal error, not a verdict, and where its traceback was
+    saved (``<user state dir>/crash-<time>-<pid>.txt``, when it can be); returns :data:`EXIT_INTERNAL`."""
+    import time
+    import traceback
+
+    from nicadvisor.model.entities import clip
+
+    saved = ""
+    try:
+        import platformdirs
+
+        folder = Path(platformdirs.user_state_dir("nic-advisor"))
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
+        path.write_text("".join(traceback.format_exception(exc)), encoding="utf-8", errors="backslashreplace")
+        saved = f"; the details are in {path}"
+    except Exception:  # noqa: BLE001 - a full disk must not hide the sentence below
+        saved = "; the details could not be saved"
+    print(f"nic-advisor: internal error, not a verdict ({type(exc).__name__}: {clip(str(exc), 300)})"
+          f"{saved}; reports already written are kept", file=sys.stderr)
+    return EXIT_INTERNAL
 
 
 def main(argv: list[str] | None = None) -> int:
     """Console entry point ``nic-advisor``; returns the exit code (argparse exits 2 on a usage error).
 
     Device text printed on stdout/stderr has its control characters replaced (a host name may carry an ESC
-    sequence). When the reader of stdout goes away (``| head``) the command ends quietly with
-    :data:`EXIT_PIPE_CLOSED`. ``nic-advisor agent serve|client ...`` runs the built-in benchmark agent
+    sequence), and symbols a terminal's encoding lacks are written in ASCII. When the reader of stdout goes away
+    (``| head``) the command ends quietly with :data:`EXIT_PIPE_CLOSED`; when stdout cannot be written at all
+    (``> /dev/full``, closed) the command still runs to its end, writes its reports and says so in one sentence
+    (exit 2, a report that cannot be written). An internal error is one sentence on stderr with its traceback
+    saved to a file, and exits :data:`EXIT_INTERNAL`; Ctrl-C outside a benchmark exits
+    :data:`EXIT_INTERRUPTED`. ``nic-advisor agent serve|client ...`` runs the built-in benchmark agent
     (:mod:`nicadvisor.bench.agent`): the way a frozen build, which has no ``python -m``, starts it."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["agent"]:
@@ -849,20 +948,30 @@ def main(argv: list[str] | None = None) -> int:
         return agent_main(argv[1:])
     args = build_parser().parse_args(argv)
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _TerminalSafe(out), _TerminalSafe(err)
+    safe_out, safe_err = _TerminalSafe(out), _TerminalSafe(err)
+    sys.stdout, sys.stderr = safe_out, safe_err
     try:
         code = args.func(args)
-        out.flush()  # a reader gone away shows here, not as a traceback at interpreter exit
-        return code
+        safe_out.flush()  # a reader gone away shows here, not as a traceback at interpreter exit
     except BrokenPipeError:
-        try:  # what is still buffered must not raise again at exit (the Python documentation's recipe)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, out.fileno())
-        except (OSError, ValueError, AttributeError):  # not a real file (a test's capture): nothing is buffered
-            return EXIT_PIPE_CLOSED
+        _quiet_at_exit(out)
         return EXIT_PIPE_CLOSED
+    except KeyboardInterrupt:
+        print("nic-advisor: interrupted", file=sys.stderr)
+        code = EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - the one place a bug becomes a sentence and exit code 3
+        code = _internal_error(exc)
     finally:
         sys.stdout, sys.stderr = out, err
+    if safe_out.lost is not None:
+        _quiet_at_exit(out)
+        why = getattr(safe_out.lost, "strerror", None) or "it is closed"
+        print(f"nic-advisor: the standard output could not be written ({why}); reports already written are kept",
+              file=safe_err)
+        return code if code in (EXIT_INTERNAL, EXIT_INTERRUPTED) else EXIT_INPUT
+    if safe_err.lost is not None:
+        _quiet_at_exit(err)
+    return code
 
 
 if __name__ == "__main__":

@@ -63,7 +63,7 @@ def add_arguments(parser) -> None:
     src.add_argument("--cluster", help="limit --vcenter to this cluster")
     src.add_argument("--esxcli-over-api", action="store_true",
                      help="for --vcenter: also run allowlisted esxcli commands through the vSphere API (no SSH needed)")
-    src.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per call (default 30)")
+    src.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per call, its whole answer included (default 30)")
 
 
 def _first_line(data: bytes, what: str) -> str:

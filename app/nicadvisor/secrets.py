@@ -46,7 +46,11 @@ def backend_problem(backend: KeyringBackend | None = None) -> str | None:
 
 
 def _backend() -> KeyringBackend:
-    backend = keyring.get_keyring()
+    try:
+        backend = keyring.get_keyring()
+    except Exception as exc:  # noqa: BLE001 - a broken backend (D-Bus gone, a plug-in that raises) is "no keyring"
+        raise SecretStoreUnavailable(f"the keyring cannot be used: {type(exc).__name__}; the password will be "
+                                     "asked every time") from None
     why = _insecure_reason(backend)
     if why:
         raise SecretStoreUnavailable(f"passwords cannot be saved: {why}; the password will be asked every time")
@@ -67,31 +71,34 @@ def store_password(service_id: str, user: str, password: str) -> None:
     """
     if not user:
         raise ValueError("user must not be empty")
+    service = _service(service_id)
     backend = _backend()
     try:
-        backend.set_password(_service(service_id), user, password)
-    except keyring.errors.KeyringError as exc:
+        backend.set_password(service, user, password)
+    except Exception as exc:  # noqa: BLE001 - KeyringError, and whatever else a backend raises (D-Bus, OSError)
         raise SecretStoreUnavailable(f"the keyring refused to save the password: {type(exc).__name__}") from None
 
 
 def get_password(service_id: str, user: str) -> str | None:
     """The saved password of ``user`` for ``service_id``, or None when none is saved.
     Raises SecretStoreUnavailable like :func:`store_password`."""
+    service = _service(service_id)
     backend = _backend()
     try:
-        return backend.get_password(_service(service_id), user)
-    except keyring.errors.KeyringError as exc:
+        return backend.get_password(service, user)
+    except Exception as exc:  # noqa: BLE001 - KeyringError, and whatever else a backend raises (D-Bus, OSError)
         raise SecretStoreUnavailable(f"the keyring refused to read the password: {type(exc).__name__}") from None
 
 
 def delete_password(service_id: str, user: str) -> bool:
     """Forget the saved password; returns False when none was saved. Raises SecretStoreUnavailable."""
+    service = _service(service_id)
     backend = _backend()
     try:
-        backend.delete_password(_service(service_id), user)
+        backend.delete_password(service, user)
     except keyring.errors.PasswordDeleteError:
         return False
-    except keyring.errors.KeyringError as exc:
+    except Exception as exc:  # noqa: BLE001 - KeyringError, and whatever else a backend raises (D-Bus, OSError)
         raise SecretStoreUnavailable(f"the keyring refused to delete the password: {type(exc).__name__}") from None
     return True
 

@@ -24,6 +24,14 @@ CASES = {
     # lines took over two minutes; a cheap header test and a cap on header-less tries keep it to a few µs a line
     "esxcli network nic list, 2 million name-like lines": 'parse_output("esxcli network nic list", "vmnic1\\n" * N)',
     "esxcfg-nics -l, 2 million short lines": 'parse_output("esxcfg-nics -l", "a\\n" * N)',
+    # issue 20 §3: a pNIC name, a run of spaces and a word: each reader tried every split of the spaces between a
+    # name and what follows (20,000 spaces already cost 0.6–1.9 s)
+    "privstats, a name and 2 million spaces": ('parse_output("localcli --plugin-dir /usr/lib/vmware/esxcli/int '
+                                               'networkinternal nic privstats get -n vmnic0", "vmnic0" + " " * N + "x")'),
+    "vsish properties, a name and 2 million spaces": ('parse_output("vsish -e get /net/pNics/vmnic0/properties", '
+                                                      '"vmnic0" + " " * N + "x")'),
+    "ens fpo stats, a name and 2 million spaces": ('parse_output("nsxdp-cli ens fpo stats get --uplink vmnic0", '
+                                                   '"vmnic0" + " " * N + "x")'),
     # the framing pre-pass (issue 16 §5): quotes as deep as lines are long, notes after notes inside one open
     # quote, inline-code spans stuck together, a blank line after every line, Markdown escapes
     "framing, deep quotes": 'parse_output("esxcfg-nics -l", (">" * 1000 + "\\n") * (N // 1000))',

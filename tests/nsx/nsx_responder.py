@@ -9,7 +9,9 @@
 * ``routes`` maps an API path (no query) to a fixture file name, served verbatim (``.PARTIAL.txt``
   files included); ``page_size`` = N serves list fixtures N results per page with a ``cursor``
   (the paging envelope is the server's; the results are the fixture's);
-* ``delay_s`` holds every GET that long before answering (timeouts); unknown paths get 404.
+* ``delay_s`` holds every GET that long before answering (timeouts); unknown paths get 404;
+* ``echo_form``: a refused login is answered ``403`` with the login form it received quoted in its
+  ``error_message`` (a hostile or careless server that echoes what it was sent: issue 20 §4).
 
 Only the responses themselves come from the fixtures; the error bodies (404, 403/98) are the
 minimal shapes nsx-api.md §3 describes.
@@ -84,6 +86,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         form = parse_qs(body)
         if form.get("j_username") != [r.user] or form.get("j_password") != [r.password]:
+            if r.echo_form:
+                self._json(403, {"error_code": 403, "error_message": f"Authentication failed for request {body}"})
+                return
             self._send(403)
             return
         sid, token = secrets.token_hex(8), secrets.token_hex(8)
@@ -153,8 +158,10 @@ class NsxResponder:
 
     def __init__(self, routes: dict[str, str], ctx: ssl.SSLContext, *, user: str = "admin",
                  password: str = "VMware1!VMware1!", expire_after: int | None = None, expirations: int = 1,
-                 delay_s: float = 0.0, page_size: int | None = None, paged: tuple[str, ...] = ()) -> None:
+                 delay_s: float = 0.0, page_size: int | None = None, paged: tuple[str, ...] = (),
+                 echo_form: bool = False) -> None:
         self.routes, self.user, self.password = dict(routes), user, password
+        self.echo_form = echo_form
         self.expire_after, self.expirations_left = expire_after, expirations
         self.delay_s, self.page_size, self.paged = delay_s, page_size, set(paged)
         self.sessions: dict[str, str] = {}

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,7 @@ sys.path.insert(0, str(HERE))
 import sshd_harness as H  # noqa: E402
 
 from capturetools import CAPTURES  # noqa: E402
+from paramiko_answers import PasswordServer  # noqa: E402
 
 from nicadvisor.collect.known_hosts import KnownHosts  # noqa: E402
 from nicadvisor.collect.ssh import SshTarget  # noqa: E402
@@ -101,3 +104,55 @@ def linux_netns(lab):
     Yields (sshd, inside interface name, its MAC)."""
     with H.sshd_in_netns(lab.base, lab.user.name, lab.authorized_keys, "ssh", 8) as found:
         yield found
+
+
+@pytest.fixture(scope="module")
+def host_key():
+    """The host key of the paramiko servers of a test module."""
+    import paramiko
+
+    return paramiko.RSAKey.generate(2048)
+
+
+@pytest.fixture
+def servers(host_key):
+    """``start(answer) -> (port, server)``: one-connection :class:`~paramiko_answers.PasswordServer` on 127.0.0.1
+    answering with ``answer`` (None: never acknowledging an exec request, until the test ends)."""
+    import paramiko
+
+    release = threading.Event()
+    threads: list[threading.Thread] = []
+    listeners: list[socket.socket] = []
+
+    def serve(listener: socket.socket, iface: PasswordServer) -> None:
+        try:
+            conn, _ = listener.accept()
+        except OSError:  # closed at teardown before a client came
+            return
+        t = paramiko.Transport(conn)
+        t.add_server_key(host_key)
+        t.start_server(server=iface)
+        channels = []  # a garbage-collected paramiko Channel closes itself
+        while t.is_active() and not release.is_set():
+            chan = t.accept(0.2)
+            if chan is not None:
+                channels.append(chan)
+        t.close()
+
+    def start(answer) -> tuple[int, PasswordServer]:
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        listeners.append(listener)
+        iface = PasswordServer(answer, release)
+        th = threading.Thread(target=serve, args=(listener, iface), daemon=True)
+        th.start()
+        threads.append(th)
+        return listener.getsockname()[1], iface
+
+    yield start
+    release.set()
+    for s in listeners:
+        s.close()
+    for th in threads:
+        th.join(timeout=5)

@@ -1,9 +1,13 @@
-"""What the in-process paramiko test servers answer to an exec request: the real ``esxcli network nic
-list`` capture of an ESXi 7.0.2 host, anything else refused like an unknown command."""
+"""The in-process paramiko test servers (:class:`PasswordServer`) and what they answer to an exec request: the real
+``esxcli network nic list`` capture of an ESXi 7.0.2 host, anything else refused like an unknown command."""
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
+from typing import Callable
+
+import paramiko
 
 from capturetools import capture_path
 
@@ -29,3 +33,36 @@ def answer_exec(channel, cmd: str) -> None:
             channel.sendall_stderr(f"no capture for {cmd}\n".encode())
             channel.send_exit_status(1)
         channel.close()
+
+
+class PasswordServer(paramiko.ServerInterface):
+    """A server on loopback accepting :data:`PASSWORD`, session channels and pseudo-terminals (the benchmark starts
+    an ESXi endpoint's iperf3 through one). ``answer(channel, cmd)`` answers each exec request on a thread of its own
+    (default :func:`answer_exec`); None: never acknowledge it (block until ``release`` is set, then refuse).
+    ``commands``: the commands asked, in order."""
+
+    def __init__(self, answer: Callable | None = answer_exec, release: threading.Event | None = None) -> None:
+        self.answer = answer
+        self.release = release or threading.Event()
+        self.commands: list[str] = []
+
+    def get_allowed_auths(self, username):
+        return "password"
+
+    def check_auth_password(self, username, password):
+        return paramiko.AUTH_SUCCESSFUL if password == PASSWORD else paramiko.AUTH_FAILED
+
+    def check_channel_request(self, kind, chanid):
+        return paramiko.OPEN_SUCCEEDED if kind == "session" else paramiko.OPEN_FAILED_ADMINISTRATIVELY_PROHIBITED
+
+    def check_channel_pty_request(self, channel, term, width, height, pixelwidth, pixelheight, modes):
+        return True
+
+    def check_channel_exec_request(self, channel, command):
+        cmd = command.decode() if isinstance(command, bytes) else command
+        self.commands.append(cmd)
+        if self.answer is None:  # paramiko's server acknowledges only after this callback returns
+            self.release.wait(60)
+            return False
+        threading.Thread(target=self.answer, args=(channel, cmd), daemon=True).start()
+        return True

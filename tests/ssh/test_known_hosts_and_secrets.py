@@ -124,15 +124,26 @@ def test_default_path_is_in_the_app_config_folder():
     assert p.name == "known_hosts" and "nic-advisor" in str(p)
 
 
-def test_unreadable_lines_are_skipped(tmp_path, keys):
+def test_unreadable_lines_of_other_hosts_and_unknown_key_types_are_skipped(tmp_path, keys):
     key, _ = keys[0]
     path = tmp_path / "known_hosts"
-    path.write_text("# comment\ngarbage\nesxi-a ssh-ed25519 !!!notbase64\nesxi-a ssh-unknown AAAA\n")
+    path.write_text("# comment\ngarbage\nesxi-b ssh-ed25519 !!!notbase64\nesxi-a ssh-unknown AAAA\n")
     store = KnownHosts(path)
     assert store.keys_for("esxi-a", 22) == []
     store.add("esxi-a", 22, key)
     assert path.read_text().startswith("# comment\ngarbage\n")
     assert store.verify("esxi-a", 22, key) == "known"
+
+
+def test_a_damaged_line_of_the_host_refuses_naming_the_file_and_line(tmp_path, keys):
+    """Issue 20 §4: the host's own line cannot be read: refused (never "not known yet: trust it"), file named."""
+    from nicadvisor.collect.known_hosts import KnownHostsError
+
+    key, _ = keys[0]
+    path = tmp_path / "known_hosts"
+    path.write_text("# comment\nesxi-a ssh-ed25519 !!!notbase64\n")
+    with pytest.raises(KnownHostsError, match=rf"{path} is damaged: line 2 \(esxi-a\) holds no readable key"):
+        KnownHosts(path).verify("esxi-a", 22, key)
 
 
 # --- secrets ------------------------------------------------------------------------------------------

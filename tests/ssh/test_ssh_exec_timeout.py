@@ -2,18 +2,16 @@
 ``Channel.exec_command`` waits for that acknowledgement without a timeout, so :mod:`nicadvisor.collect.ssh`
 closes the channel at the command's deadline (``command_timeout_s``) and reports a per-command problem.
 
-The servers are paramiko ServerInterfaces on loopback (as in ``test_ssh_auth_paramiko_server.py``): the
-hanging one blocks in ``check_channel_exec_request`` (paramiko's server acknowledges only after that
+The servers are paramiko ServerInterfaces on loopback (conftest's ``servers``, paramiko_answers.PasswordServer):
+the hanging one blocks in ``check_channel_exec_request`` (paramiko's server acknowledges only after that
 callback returns) until the test ends; the healthy one answers ``esxcli network nic list`` with the body
 of a real capture and fails other commands.
 """
 from __future__ import annotations
 
-import socket
 import threading
 import time
 
-import paramiko
 import pytest
 
 from paramiko_answers import PASSWORD, answer_exec
@@ -21,77 +19,6 @@ from nicadvisor.collect.known_hosts import KnownHosts, fingerprint
 from nicadvisor.collect.ssh import DEFAULT_SSH_WORKERS, SshTarget, collect_ssh
 
 TIMEOUT_S = 3.0
-
-
-class _Server(paramiko.ServerInterface):
-    """``hang=True``: never acknowledge an exec request (block until ``release`` is set, then refuse)."""
-
-    def __init__(self, hang: bool, release: threading.Event) -> None:
-        self.hang = hang
-        self.release = release
-        self.commands: list[str] = []
-
-    def get_allowed_auths(self, username):
-        return "password"
-
-    def check_auth_password(self, username, password):
-        return paramiko.AUTH_SUCCESSFUL if password == PASSWORD else paramiko.AUTH_FAILED
-
-    def check_channel_request(self, kind, chanid):
-        return paramiko.OPEN_SUCCEEDED if kind == "session" else paramiko.OPEN_FAILED_ADMINISTRATIVELY_PROHIBITED
-
-    def check_channel_exec_request(self, channel, command):
-        cmd = command.decode() if isinstance(command, bytes) else command
-        self.commands.append(cmd)
-        if self.hang:
-            self.release.wait(60)
-            return False
-        threading.Thread(target=answer_exec, args=(channel, cmd), daemon=True).start()
-        return True
-
-
-
-@pytest.fixture(scope="module")
-def host_key():
-    return paramiko.RSAKey.generate(2048)
-
-
-@pytest.fixture
-def servers(host_key):
-    """``start(hang) -> (port, server)``: one-connection paramiko servers on 127.0.0.1."""
-    release = threading.Event()
-    threads: list[threading.Thread] = []
-    listeners: list[socket.socket] = []
-
-    def serve(listener: socket.socket, iface: _Server) -> None:
-        conn, _ = listener.accept()
-        t = paramiko.Transport(conn)
-        t.add_server_key(host_key)
-        t.start_server(server=iface)
-        channels = []  # a garbage-collected paramiko Channel closes itself
-        while t.is_active() and not release.is_set():
-            chan = t.accept(0.2)
-            if chan is not None:
-                channels.append(chan)
-        t.close()
-
-    def start(hang: bool) -> tuple[int, _Server]:
-        listener = socket.socket()
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(1)
-        listeners.append(listener)
-        iface = _Server(hang, release)
-        th = threading.Thread(target=serve, args=(listener, iface), daemon=True)
-        th.start()
-        threads.append(th)
-        return listener.getsockname()[1], iface
-
-    yield start
-    release.set()
-    for s in listeners:
-        s.close()
-    for th in threads:
-        th.join(timeout=5)
 
 
 def _target(port: int, host_key) -> SshTarget:
@@ -115,8 +42,8 @@ def _collect_in_thread(targets, tmp_path, limit_s: float):
 
 
 def test_unacknowledged_exec_is_a_command_timeout(servers, host_key, tmp_path):
-    hang_port, hang = servers(True)
-    ok_port, ok = servers(False)
+    hang_port, hang = servers(None)
+    ok_port, ok = servers(answer_exec)
     c, elapsed = _collect_in_thread([_target(hang_port, host_key), _target(ok_port, host_key)], tmp_path, 20)
     assert elapsed < TIMEOUT_S + 3, elapsed
     assert hang.commands == ["esxcli network nic list"]
@@ -131,6 +58,41 @@ def test_unacknowledged_exec_is_a_command_timeout(servers, host_key, tmp_path):
     assert "vmnic1" in healthy.captures[0].text
     assert "esxcli network nic get -n vmnic1" in ok.commands
     assert not any("did not finish" in p.message for p in healthy.problems)
+
+
+@pytest.mark.parametrize("pty", [False, True], ids=["mesh ping", "ESXi endpoint start"])
+def test_a_benchmark_command_never_acknowledged_ends_at_the_command_timeout(servers, host_key, tmp_path, pty):
+    """The benchmark's SSH calls are bounded as the audit's: a TEP mesh ping (HostSession.run) and a process the
+    ESXi endpoint starts through a pseudo-terminal (HostSession.open, pty) end at the command timeout with a
+    BenchError naming the command, not a lost host, instead of waiting for the acknowledgement forever."""
+    from nicadvisor.bench import BenchError
+    from nicadvisor.bench.mtu_path import esxi_argv
+    from nicadvisor.bench.remote import HostSession, RemoteHost
+
+    port, hang = servers(None)
+    conn = HostSession(RemoteHost(_target(port, host_key)))
+    conn.connect(KnownHosts(tmp_path / "kh"), None, threading.Event())
+    argv = esxi_argv("vmk10", "vxlan", "192.0.2.20", 1572)
+    box: dict = {}
+
+    def start() -> None:
+        try:
+            conn.open(argv, pty=True) if pty else conn.run(argv)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test thread
+            box["exc"] = exc
+
+    th = threading.Thread(target=start, daemon=True)
+    th.start()
+    th.join(20)
+    try:
+        assert not th.is_alive(), "the benchmark's SSH call still blocked after 20 s (exec never acknowledged)"
+        assert type(box.get("exc")) is BenchError, box
+        assert str(box["exc"]) == (f"'vmkping ++netstack=vxlan -I vmk10 -d -s 1572 -c 3 192.0.2.20' on "
+                                   f"127.0.0.1:{port} did not start within {TIMEOUT_S:.0f} s (the server did not "
+                                   "acknowledge it)")
+        assert hang.commands == ["vmkping ++netstack=vxlan -I vmk10 -d -s 1572 -c 3 192.0.2.20"]
+    finally:
+        conn.close()
 
 
 def test_default_pool_is_sixteen_hosts():

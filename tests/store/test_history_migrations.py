@@ -115,11 +115,15 @@ def test_foreign_sqlite_file_is_refused(tmp_path, version):
     assert path.read_bytes() == before
 
 
-def test_not_a_database_raises_sqlite_error(tmp_path):
+def test_not_a_database_is_refused_as_damaged_and_left_as_it_is(tmp_path):
+    from nicadvisor.store import HistoryDamaged
+
     path = tmp_path / "history.sqlite3"
-    path.write_bytes(b"this is not an SQLite file, just text that is long enough to have a header" * 4)
-    with pytest.raises(sqlite3.DatabaseError):
+    text = b"this is not an SQLite file, just text that is long enough to have a header" * 4
+    path.write_bytes(text)
+    with pytest.raises(HistoryDamaged, match=rf"{path} is damaged \(file is not a database\)"):
         AuditStore(path)
+    assert path.read_bytes() == text
 
 
 def test_failing_step_is_rolled_back_and_backup_kept(tmp_path, audit):

@@ -48,7 +48,7 @@ import paramiko
 from nicadvisor.collect.known_hosts import AskFn, KnownHosts
 from nicadvisor.model.entities import PathTest
 from nicadvisor.collect.ssh import (  # the audit's connection and its messages (see the report to the lead)
-    SshTarget, _connect_problem, _KeyFileError, _OpenSessions, _Session,
+    SshTarget, _connect_problem, _KeyFileError, _OpenSessions, _Session, exec_within,
 )
 from nicadvisor.collect.ssh_commands import LINUX_IF_RE, LINUX_TOOL_PATHS, CommandRefused, check_path_ping
 
@@ -314,15 +314,20 @@ class HostSession:
 
     def open(self, argv: tuple[str, ...] | list[str], pty: bool = False) -> paramiko.Channel:
         """Start ``argv`` (allowlisted) on a new channel and return it without waiting; ``pty``: through a
-        pseudo-terminal (the program ends when the session does: an ESXi endpoint's iperf3)."""
+        pseudo-terminal (the program ends when the session does: an ESXi endpoint's iperf3). Opening and starting
+        take at most the target's command timeout (a server that never acknowledges the request:
+        :func:`~nicadvisor.collect.ssh.exec_within`). Raises :class:`RemoteCommandRefused`,
+        :class:`RemoteHostLost`, :class:`BenchError` at that timeout."""
         command = check_remote(argv)
+        timeout = self.target.command_timeout_s
         try:
-            chan = self._transport().open_session(timeout=self.target.command_timeout_s)
-            if pty:
-                chan.get_pty(term="dumb", width=200, height=24)
-            chan.exec_command(command)
+            chan = self._transport().open_session(timeout=timeout)
+            expired = exec_within(chan, command, timeout, pty=pty)
         except (paramiko.SSHException, OSError, EOFError) as exc:
             raise RemoteHostLost(f"the SSH connection to {self.name} failed while starting '{command}': {exc}") from None
+        if expired:
+            raise BenchError(f"'{command}' on {self.name} did not start within {timeout:.0f} s (the server did not "
+                             "acknowledge it)")
         return chan
 
     def run(self, argv: tuple[str, ...] | list[str], stdin: bytes | None = None,

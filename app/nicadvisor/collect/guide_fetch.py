@@ -75,11 +75,14 @@ def fetch_guide(url: str = VSAN_HCL_URL, *, timeout_s: float = DEFAULT_TIMEOUT_S
     fails and at the latest when the program exits — use :func:`downloaded_guide` to remove it sooner) and return
     its path.
 
-    ``timeout_s`` bounds the connection and each read (seconds); ``proxy`` (``http://host:port``) is used for
+    ``timeout_s`` bounds the whole download — connection, TLS and the complete answer (seconds; a server sending one
+    byte every few seconds cannot hold it longer: :mod:`nicadvisor.collect.deadline`); ``proxy`` (``http://host:port``) is used for
     http and https; ``ca_file`` replaces the system's CA store for TLS verification (never disabled). The body is
     streamed and refused beyond ``max_bytes``. Raises GuideFetchError; nothing is imported here (the caller runs
     :func:`nicadvisor.vcg.guide_store.plan_import` on the file, which validates it)."""
     import requests
+
+    from nicadvisor.collect.deadline import VerifiedAdapter, deadline
 
     if not url.startswith("https://"):
         raise GuideFetchError(f"{url}: only https:// downloads are made (the data decides compatibility findings)")
@@ -90,9 +93,13 @@ def fetch_guide(url: str = VSAN_HCL_URL, *, timeout_s: float = DEFAULT_TIMEOUT_S
     target_dir = folder or own_dir
     name = url.rstrip("/").rsplit("/", 1)[-1] or "guide.json"
     path = target_dir / name
+    session = requests.Session()
+    session.trust_env = False  # the proxy is the one given, or none
+    session.mount("https://", VerifiedAdapter(ca_file))
     try:
-        with requests.get(url, stream=True, timeout=(timeout_s, timeout_s), proxies=proxies,
-                          verify=ca_file or True, headers={"Accept": "application/json"}) as response:
+        with deadline(timeout_s), session, session.get(url, stream=True, timeout=(timeout_s, timeout_s),
+                                                       proxies=proxies, headers={"Accept": "application/json"}) \
+                as response:
             if response.status_code != 200:
                 raise GuideFetchError(f"{url}: HTTP {response.status_code} {response.reason}")
             declared = response.headers.get("Content-Length")
@@ -113,7 +120,7 @@ def fetch_guide(url: str = VSAN_HCL_URL, *, timeout_s: float = DEFAULT_TIMEOUT_S
         _discard(path, own_dir)
         raise GuideFetchError(f"{url}: TLS verification failed ({exc.__class__.__name__}); a proxy that "
                               "intercepts TLS needs its CA given with --ca-file") from exc
-    except requests.exceptions.Timeout as exc:
+    except (requests.exceptions.Timeout, TimeoutError) as exc:
         _discard(path, own_dir)
         raise GuideFetchError(f"{url}: no answer within {timeout_s:g} s") from exc
     except (requests.exceptions.RequestException, OSError) as exc:

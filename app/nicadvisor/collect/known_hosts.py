@@ -15,6 +15,10 @@ Decisions (:meth:`KnownHosts.verify`, also behind :class:`TrustOnFirstUsePolicy`
 * a host whose stored key differs (changed key, or a key of another type than the stored one) is
   always refused; the message names the stored and the presented fingerprints.
 
+A store that cannot be read — not UTF-8, a folder, unreadable, or a line for the host that does not hold a key —
+raises :class:`KnownHostsError` naming the file (and the line): the connection is refused rather than the host
+treated as first contact (which would ask to trust whatever key answers).
+
 Fingerprints are written as OpenSSH prints them: ``SHA256:`` + base64 of the SHA-256 of the key blob,
 without ``=`` padding. paramiko's auto-add and warning policies are never used.
 """
@@ -50,6 +54,10 @@ class HostKeyError(paramiko.SSHException):
         self.key_type = key_type
         self.fingerprint = fingerprint
         self.stored = stored
+
+
+class KnownHostsError(OSError):
+    """The host-key store cannot be used: the message names the file, and the line when one is at fault."""
 
 
 def fingerprint(key: paramiko.PKey) -> str:
@@ -110,24 +118,45 @@ class KnownHosts:
 
     # --- reading -------------------------------------------------------------------------------
     def _lines(self) -> list[str]:
+        """The store's lines; [] when it does not exist. Raises KnownHostsError naming the file (and the line)
+        when it cannot be read or is not UTF-8 text."""
         try:
-            return self.path.read_text(encoding="utf-8").splitlines()
+            raw = self.path.read_bytes()
         except FileNotFoundError:
             return []
+        except OSError as exc:
+            raise KnownHostsError(f"the SSH host-key store {self.path} cannot be read ({exc.strerror or exc}); "
+                                  "no host key can be checked, so the connection was refused") from None
+        try:
+            return raw.decode("utf-8").splitlines()
+        except UnicodeDecodeError as exc:
+            line = raw.count(b"\n", 0, exc.start) + 1
+            raise KnownHostsError(f"the SSH host-key store {self.path} is damaged: line {line} is not UTF-8 text; "
+                                  "fix or remove that line (the connection was refused)") from None
 
     def keys_for(self, host: str, port: int) -> list[StoredKey]:
-        """The keys stored for ``host:port`` (OSError if the file exists but cannot be read)."""
+        """The keys stored for ``host:port``. Raises KnownHostsError (an OSError) naming the file when it cannot
+        be read, and its line when a line for ``host:port`` is damaged (no key, not base64, not a key of its type):
+        refusing is safer than treating the host as unknown. A key type paramiko does not know is skipped; lines of
+        other hosts are not judged."""
         entry = host_entry(host, port)
         out = []
         with self._lock:
-            for line in self._lines():
+            for n, line in enumerate(self._lines(), 1):
                 parts = line.split()
-                if len(parts) < 3 or line.lstrip().startswith("#") or entry not in parts[0].split(","):
+                if not parts or line.lstrip().startswith("#") or entry not in parts[0].split(","):
                     continue
                 try:
-                    key = paramiko.PKey.from_type_string(parts[1], base64.b64decode(parts[2]))
-                except (ValueError, TypeError, paramiko.SSHException, UnknownKeyType):
-                    continue  # unreadable or unsupported line: not a trusted key
+                    if len(parts) < 3:
+                        raise ValueError("no key type and key")
+                    key = paramiko.PKey.from_type_string(parts[1], base64.b64decode(parts[2], validate=True))
+                except UnknownKeyType:
+                    continue  # a key type paramiko cannot use (written by a newer tool): not a trusted key
+                except (ValueError, TypeError, paramiko.SSHException) as exc:
+                    raise KnownHostsError(
+                        f"the SSH host-key store {self.path} is damaged: line {n} ({entry}) holds no readable key "
+                        f"({type(exc).__name__}: {exc}); fix or remove that line, then trust the host's key again "
+                        "(the connection was refused)") from None
                 out.append(StoredKey(entry, parts[1], key))
         return out
 

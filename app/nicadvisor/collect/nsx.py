@@ -15,7 +15,9 @@ follows ``shared/design/research/nsx-api.md``:
   every connection. An untrusted certificate is refused with its thumbprint in the message so the
   user can check it and pin it. Verification is never switched off.
 * **Paging** (§4): list calls follow ``cursor`` until a page has none.
-* **Requests**: every one with ``timeout_s``; ``429``/``503`` are retried twice after a short back-off;
+* **Requests**: ``timeout_s`` bounds every one as a whole — connect, TLS, request and the complete answer
+  (:mod:`nicadvisor.collect.deadline`: a manager sending one byte every 3 s cannot hold it longer);
+  ``429``/``503`` are retried twice after a short back-off;
   ``Cancelled`` (:mod:`nicadvisor.cancel`) is raised between requests when ``cancel`` is set.
 
 Endpoints read: ``/api/v1/node/version``, ``/api/v1/transport-nodes`` (edges kept out),
@@ -40,6 +42,7 @@ from requests.adapters import HTTPAdapter
 from nicadvisor.cancel import check
 from nicadvisor.parsers.assemble import HostInputs
 from nicadvisor.parsers.capture_file import Capture
+from nicadvisor.collect.deadline import VerifiedAdapter, bounded, deadline
 from nicadvisor.collect.tls_pinning import (
     ThumbprintMismatchError,
     TlsTrustError,
@@ -47,6 +50,7 @@ from nicadvisor.collect.tls_pinning import (
     UntrustedCertificateError,
     fetch_thumbprint,
     normalize_thumbprint,
+    pin_broken,
     ssl_context_for,
     stored_pin,
 )
@@ -180,12 +184,16 @@ class _Client:
             except (OSError, ssl.SSLError) as exc:
                 raise NsxError(f"{self.netloc}: cannot read the TLS certificate: {_reason(exc)}") from exc
             if self.trust.mode == "pinned" and self.trust.thumbprint:
-                self.session.mount(f"https://{self.host}:{self.port}", _PinnedAdapter(ctx, self.trust.thumbprint))
+                self.session.mount(f"https://{self.host}:{self.port}",
+                                   _PinnedAdapter(bounded(ctx), self.trust.thumbprint))
                 return
-        self.session.mount("https://", _CaAdapter(t.ca_bundle))
+        self.session.mount("https://", VerifiedAdapter(t.ca_bundle))
         self.trust = TrustDecision("ca", None)
 
     def _untrusted(self, exc: Exception) -> NsxError:
+        if self.trust is not None and self.trust.mode == "pinned":  # the pinned certificate was replaced
+            return NsxError(str(pin_broken(self.host, self.port, self.trust, self.target.timeout_s,
+                                           self.target.pins)))
         try:
             shown: str | None = fetch_thumbprint(self.host, self.port, self.target.timeout_s)
         except (OSError, ssl.SSLError):
@@ -201,8 +209,9 @@ class _Client:
         url = self.base + path
         self.requests_sent.append((method, path))
         try:
-            return self.session.request(method, url, timeout=self.timeout, verify=True,
-                                        allow_redirects=False, **kw)
+            with deadline(self.target.timeout_s):  # connect, request and the whole answer (module doc)
+                return self.session.request(method, url, timeout=self.timeout, verify=True,
+                                            allow_redirects=False, **kw)
         except requests.exceptions.SSLError as exc:
             if _is_verify_failure(exc):
                 raise self._untrusted(exc) from exc
@@ -284,24 +293,6 @@ class _Client:
 
     def close(self) -> None:
         self.session.close()
-
-
-class _CaAdapter(HTTPAdapter):
-    """HTTPS adapter verifying against ``ca_bundle`` or, when None, the system CA store
-    (:func:`ssl.create_default_context`: chain and host name checked)."""
-
-    def __init__(self, ca_bundle: str | None) -> None:
-        self._context = ssl.create_default_context(cafile=ca_bundle) if ca_bundle else ssl.create_default_context()
-        super().__init__(max_retries=0)
-
-    def init_poolmanager(self, connections, maxsize, block=False, **pool_kwargs):  # noqa: ANN001 - requests' signature
-        pool_kwargs["ssl_context"] = self._context
-        super().init_poolmanager(connections, maxsize, block=block, **pool_kwargs)
-
-    def cert_verify(self, conn, url, verify, cert):  # noqa: ANN001 - requests' signature
-        conn.cert_reqs = "CERT_REQUIRED"  # trust comes from the context above only
-        conn.ca_certs = None
-        conn.ca_cert_dir = None
 
 
 def _is_verify_failure(exc: BaseException) -> bool:

@@ -54,7 +54,7 @@ from paramiko.ssh_exception import NoValidConnectionsError
 from nicadvisor.collect import local_linux
 from nicadvisor.parsers.assemble import HostInputs
 from nicadvisor.parsers.capture_file import MAX_CAPTURE_BYTES, Capture
-from nicadvisor.collect.known_hosts import AskFn, HostKeyError, KnownHosts, fingerprint
+from nicadvisor.collect.known_hosts import AskFn, HostKeyError, KnownHosts, KnownHostsError, fingerprint
 from nicadvisor.collect.ssh_commands import (
     ESXI_NIC_LIST, ESXI_NIC_RE, HOST_KINDS, LINUX_IF_RE, LINUX_TOOL_PATHS, MODULE_RE, CommandRefused, Template,
     check, esxi_command, esxi_templates,
@@ -232,6 +232,40 @@ class _Cancelled(Exception):
     """The audit was cancelled while a command ran."""
 
 
+def exec_within(chan: paramiko.Channel, command: str, timeout_s: float, *, pty: bool = False,
+                expired: threading.Event | None = None) -> bool:
+    """Request a pseudo-terminal (``pty``) and the execution of ``command`` on ``chan``, waiting at most
+    ``timeout_s`` seconds in total for the server's acknowledgements. paramiko waits for them with no timeout
+    (``Channel._wait_for_event``): a server that never answers would block here forever. At the deadline a timer
+    closes the channel, which wakes that wait (SSHException "Channel closed.").
+
+    Returns True when the deadline closed the channel (``expired`` is then set too: a later error of the closed
+    channel is that timeout), False once the command started. Raises paramiko's SSHException, OSError or EOFError
+    when the server refused or the session broke before the deadline."""
+    expired = expired if expired is not None else threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        try:  # sends the channel's EOF/close: fails when the worker closed the session meanwhile
+            chan.close()
+        except (paramiko.SSHException, OSError, EOFError) as exc:
+            log.debug("closing the timed-out channel of %r failed: %r", command, exc)
+
+    timer = threading.Timer(max(timeout_s, 0.0), expire)
+    timer.daemon = True
+    timer.start()
+    try:
+        if pty:
+            chan.get_pty(term="dumb", width=200, height=24)
+        chan.exec_command(command)
+    except (paramiko.SSHException, OSError, EOFError):
+        if not expired.is_set():
+            raise
+    finally:
+        timer.cancel()
+    return expired.is_set()
+
+
 @dataclass
 class _Result:
     rc: int | None
@@ -334,27 +368,9 @@ class _Session:
             raise _SessionLost(f"the server refused a new channel: {exc}") from None
         out, err = bytearray(), bytearray()
         truncated = False
-        # paramiko waits for the server's exec acknowledgement with no timeout (Channel._wait_for_event): a
-        # server that never answers would block here forever. At the deadline this timer closes the channel,
-        # which wakes that wait (SSHException "Channel closed."), reported as this command's timeout.
         expired = threading.Event()
-
-        def expire() -> None:
-            expired.set()
-            try:  # sends the channel's EOF/close: fails when the worker closed the session meanwhile
-                chan.close()
-            except (paramiko.SSHException, OSError, EOFError) as exc:
-                log.debug("%s: closing the timed-out channel of %r failed: %r", self.target.name, command, exc)
-
-        timer = threading.Timer(max(deadline - time.monotonic(), 0.0), expire)
-        timer.daemon = True
         try:
-            timer.start()
-            try:
-                chan.exec_command(command)
-            finally:
-                timer.cancel()
-            if expired.is_set():
+            if exec_within(chan, command, deadline - time.monotonic(), expired=expired):
                 raise _CommandTimeout()
             while True:
                 got = False
@@ -626,7 +642,7 @@ ESXI_NIC_LIST_TEXT = shlex.join(ESXI_NIC_LIST.words)
 def _connect_problem(target: SshTarget, exc: BaseException) -> str:
     where = f"{target.user}@{target.name}"
     hp = f"{target.host}:{target.port}"
-    if isinstance(exc, HostKeyError):
+    if isinstance(exc, (HostKeyError, KnownHostsError)):
         return str(exc)
     if isinstance(exc, paramiko.BadHostKeyException):
         return (f"host key of {hp} has CHANGED: stored {fingerprint(exc.expected_key)}, presented "

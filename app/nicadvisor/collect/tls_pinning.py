@@ -124,6 +124,20 @@ def _probe(host: str, port: int, ctx: ssl.SSLContext, timeout: float) -> None:
             return
 
 
+def pin_broken(host: str, port: int, trust: TrustDecision, timeout: float,
+               pins: "TlsPins | None" = None) -> PinChangedError:
+    """The error of a connection made with a pinned context (``trust``) whose handshake presented another
+    certificate than the pinned one — replaced since the check, or another node of a cluster answering —: the
+    certificate has CHANGED (never "not trusted … pin it", which would invite pinning the intruder's). Names the
+    pinned thumbprint and the one presented now (fetched again; ``(could not be read)`` when it cannot be)."""
+    try:
+        shown = fetch_thumbprint(host, port, timeout)
+    except (OSError, ssl.SSLError):
+        shown = "(could not be read)"
+    where = str(pins.path) if trust.stored and pins is not None else "the --thumbprint given"
+    return PinChangedError(host, port, trust.thumbprint or "(unknown)", shown, where)
+
+
 def stored_pin(pins: "TlsPins | None", host: str, port: int) -> str | None:
     """The pin stored for ``host:port`` in ``pins`` (None without a store or a pin). Raises
     :class:`TlsTrustError` when the store file exists but cannot be read (fail closed: the connection

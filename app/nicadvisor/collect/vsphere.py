@@ -59,7 +59,8 @@ from pyVmomi.VmomiSupport import (XMLNS_VMODL_BASE, DataObject, GetServiceVersio
 from nicadvisor.cancel import Cancelled, check
 from nicadvisor.parsers.assemble import HostInputs
 from nicadvisor.parsers.capture_file import Capture
-from nicadvisor.collect.tls_pinning import TlsTrustError, TrustDecision, ssl_context_for
+from nicadvisor.collect.deadline import bounded, deadline
+from nicadvisor.collect.tls_pinning import TlsTrustError, TrustDecision, pin_broken, ssl_context_for
 from nicadvisor.collect.tls_pins import TlsPins
 from nicadvisor.collect import vsphere_esxcli as vx
 from nicadvisor.parsers.api import vsphere_objects as vf
@@ -310,10 +311,11 @@ def negotiate_version(host: str, port: int, ctx: ssl.SSLContext, timeout: float)
     """
     conn = http.client.HTTPSConnection(host, port, timeout=timeout, context=ctx)
     try:
-        conn.request("GET", "/sdk/vimServiceVersions.xml")
-        resp = conn.getresponse()
-        body = resp.read(1 << 20)
-        status = resp.status
+        with deadline(timeout):  # the whole exchange, not each read (with a bounded() ctx)
+            conn.request("GET", "/sdk/vimServiceVersions.xml")
+            resp = conn.getresponse()
+            body = resp.read(1 << 20)
+            status = resp.status
     finally:
         conn.close()
     if status != 200:
@@ -333,8 +335,11 @@ def negotiate_version(host: str, port: int, ctx: ssl.SSLContext, timeout: float)
     raise ConnectionError(f"no API version in common with the server (server offers {sorted(supported)})")
 
 
-def describe_error(exc: BaseException, target: VsphereTarget) -> str:
-    """A one-line, user-facing reason for ``exc`` (never containing the password)."""
+def describe_error(exc: BaseException, target: VsphereTarget, trust: TrustDecision | None = None) -> str:
+    """A one-line, user-facing reason for ``exc`` (never containing the password); ``trust``: how the session's
+    certificate was trusted (a pinned certificate failing a later handshake has CHANGED)."""
+    if isinstance(exc, ssl.SSLCertVerificationError) and trust is not None and trust.mode == "pinned":
+        return str(pin_broken(target.host, target.port, trust, target.timeout_s, target.pins))
     if isinstance(exc, vim.fault.InvalidLogin):
         return f"login refused for user {target.user!r}: wrong user name or password"
     if isinstance(exc, TlsTrustError):
@@ -365,10 +370,13 @@ class _AbortableStub(SoapStubAdapter):
     thread (:meth:`abort`). ``DropConnections`` alone closes only the idle pooled connections, not the one a
     blocked call is reading. Every connection :meth:`GetConnection` hands out (pyVmomi's calls and the raw-XML
     reader both take theirs there) is tracked weakly; after :meth:`abort`, :meth:`GetConnection` raises
-    ConnectionAbortedError."""
+    ConnectionAbortedError. ``call_timeout_s`` bounds each call as a whole — request and the complete answer
+    (:func:`nicadvisor.collect.deadline.deadline`; its ``sslContext`` must be :func:`~nicadvisor.collect.deadline.
+    bounded`): a server that sends one byte every few seconds answers every read within a socket timeout."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, call_timeout_s: float | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.call_timeout_s = call_timeout_s
         self._handed_out: weakref.WeakSet = weakref.WeakSet()
         self._handed_lock = threading.Lock()
         self.aborted = False
@@ -380,6 +388,10 @@ class _AbortableStub(SoapStubAdapter):
         with self._handed_lock:
             self._handed_out.add(conn)
         return conn
+
+    def InvokeMethod(self, mo: Any, info: Any, args: Any, outerStub: Any = None) -> Any:  # noqa: N802, N803 - pyVmomi's
+        with deadline(self.call_timeout_s):
+            return super().InvokeMethod(mo, info, args, outerStub)
 
     def abort(self) -> None:
         """Shut down the socket of every connection (from any thread): a blocked send, receive or TLS handshake
@@ -459,7 +471,7 @@ class _VcenterAudit:
             if self._cancelled():  # the call in flight failed because the cancel watcher closed its socket
                 raise Cancelled("cancelled by the user") from None
             self.broken = isinstance(exc, _CONNECTION_ERRORS)
-            reason = describe_error(exc, self.t)
+            reason = describe_error(exc, self.t, self.session.trust)
             kept = f"; {len(self.hosts)} host(s) read before that are kept" if self.hosts else ""
             msg = f"vCenter {self.t.label}: {self.stage} failed: {reason}{kept}"
             log.warning("%s", msg, exc_info=not isinstance(exc, (vmodl.MethodFault, *_CONNECTION_ERRORS)))
@@ -475,6 +487,7 @@ class _VcenterAudit:
         self.stage = "checking the TLS certificate"
         self.say(0.01, "checking the TLS certificate")
         ctx, trust = ssl_context_for(t.host, t.port, t.thumbprint, t.insecure, t.timeout_s, pins=t.pins)
+        ctx = bounded(ctx)  # timeout_s bounds each call as a whole (a server sending one byte every 3 s)
         self.session.trust = trust
         if trust.mode == "insecure":
             log.warning("vSphere %s: %s", t.label, trust.describe())
@@ -486,7 +499,7 @@ class _VcenterAudit:
         self.stage = "logging in"
         self.say(0.03, f"logging in as {t.user}")
         stub = _AbortableStub(host=t.host, port=t.port, version=version, sslContext=ctx,
-                              httpConnectionTimeout=t.timeout_s)
+                              httpConnectionTimeout=t.timeout_s, call_timeout_s=t.timeout_s)
         self.stub = stub
         si = vim.ServiceInstance("ServiceInstance", stub)
         self.content = si.RetrieveContent()
@@ -948,7 +961,8 @@ def check_login(target: VsphereTarget, cancel: threading.Event | None = None) ->
         if audit._cancelled():
             raise ConnectionCheckError(f"{target.label}: cancelled while {audit.stage}") from exc
         audit.broken = isinstance(exc, _CONNECTION_ERRORS)
-        raise ConnectionCheckError(f"{target.label}: {audit.stage} failed: {describe_error(exc, target)}") from exc
+        raise ConnectionCheckError(f"{target.label}: {audit.stage} failed: "
+                                   f"{describe_error(exc, target, audit.session.trust)}") from exc
     finally:
         audit._close()
     return audit.session
@@ -1094,7 +1108,8 @@ def list_inventory(target: VsphereTarget, cancel: threading.Event | None = None)
         if audit._cancelled():  # the call in flight failed because the cancel watcher closed its socket
             raise Cancelled("cancelled by the user") from None
         audit.broken = isinstance(exc, _CONNECTION_ERRORS)
-        raise ConnectionCheckError(f"{target.label}: {audit.stage} failed: {describe_error(exc, target)}") from exc
+        raise ConnectionCheckError(f"{target.label}: {audit.stage} failed: "
+                                   f"{describe_error(exc, target, audit.session.trust)}") from exc
     finally:
         audit._close()
     tree = _inventory_tree(objects)

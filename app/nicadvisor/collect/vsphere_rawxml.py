@@ -64,6 +64,8 @@ from pyVmomi import Iso8601, vmodl
 from pyVmomi import VmomiSupport as VS
 from pyVmomi.SoapAdapter import COOKIE_NAME, XML_ENCODING, StubAdapterBase
 
+from nicadvisor.collect.deadline import deadline
+
 __all__ = ["BAD", "PlainConverter", "RawAnswer", "RawObjectContent", "RawPropertyCollector", "RawRetrieveResult",
            "SoapResponseError"]
 
@@ -601,18 +603,19 @@ class RawPropertyCollector:
         body = stub.SerializeRequest(self.pc, self.pc._GetMethodInfo(method), args)
         conn = stub.GetConnection()
         try:
-            conn.request("POST", stub.path, body, self._headers())
-            resp = conn.getresponse()
-            cookie = resp.getheader("Set-Cookie") or resp.getheader("set-cookie")
-            if cookie:
-                stub.cookie = cookie
-                session = SimpleCookie(cookie).get(COOKIE_NAME)
-                if session:  # what SoapStubAdapter.InvokeMethod records (the cookie itself is kept)
-                    StubAdapterBase.SetSessionId(stub, session.value)
-            if resp.status not in (200, 500):
-                resp.read()
-                raise http.client.HTTPException(f"{resp.status} {resp.reason}")
-            root, head = _read_xml(resp)
+            with deadline(getattr(stub, "call_timeout_s", None)):  # the request and the whole answer
+                conn.request("POST", stub.path, body, self._headers())
+                resp = conn.getresponse()
+                cookie = resp.getheader("Set-Cookie") or resp.getheader("set-cookie")
+                if cookie:
+                    stub.cookie = cookie
+                    session = SimpleCookie(cookie).get(COOKIE_NAME)
+                    if session:  # what SoapStubAdapter.InvokeMethod records (the cookie itself is kept)
+                        StubAdapterBase.SetSessionId(stub, session.value)
+                if resp.status not in (200, 500):
+                    resp.read()
+                    raise http.client.HTTPException(f"{resp.status} {resp.reason}")
+                root, head = _read_xml(resp)
         except (OSError, http.client.HTTPException):
             conn.close()
             stub.DropConnections()

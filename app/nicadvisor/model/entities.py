@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
 
 #: Longest evidence line kept (characters): a 16 MB line quoted by 14 facts made a 234 MB report. Longer text
@@ -489,3 +489,13 @@ class InputProblem:
     def to_dict(self) -> dict[str, str]:
         """``{"source", "message", "command"}`` as in the JSON report."""
         return {"source": self.source, "message": self.message, "command": self.command}
+
+
+def findings_by_host(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
+    """Host name → its findings, in their order: one pass, so that code working host by host (the verdict, the
+    capability matrix of every export) reads each host's findings instead of scanning all of them per host (5,000
+    hosts took minutes)."""
+    out: dict[str, list[Finding]] = {}
+    for f in findings:
+        out.setdefault(f.host, []).append(f)
+    return out

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from nicadvisor.model.capabilities import CAPABILITIES, UNKNOWN, Capability, capability_matrix
-from nicadvisor.model.entities import OVERLAY_CARRIES, Finding, Host, PhysicalNic, Severity
+from nicadvisor.model.entities import OVERLAY_CARRIES, Finding, Host, PhysicalNic, Severity, findings_by_host
 
 
 @dataclass(frozen=True)
@@ -230,10 +230,11 @@ def unfit_overlay(host: Host, findings: list[Any]) -> dict[str, list[str]] | Non
 def overlay_fit_findings(hosts: list[Host], findings: list[Any]) -> list[Finding]:
     """One ``overlay-no-fit-pnic`` **error** finding per host whose every overlay candidate is unfit
     (:func:`unfit_overlay`): the error that makes such a host NOT READY, as every error does. The message names each
-    candidate and why."""
+    candidate and why. Linear in hosts and findings (each host's are read, grouped once)."""
     out = []
+    of_host = findings_by_host(findings)
     for host in hosts:
-        unfit = unfit_overlay(host, findings)
+        unfit = unfit_overlay(host, of_host.get(host.name, []))
         if not unfit:
             continue
         why = "; ".join(f"{name}: {', '.join(dict.fromkeys(_short(t) for t in titles))}" for name, titles in unfit.items())
@@ -249,7 +250,31 @@ def overlay_fit_findings(hosts: list[Host], findings: list[Any]) -> list[Finding
 
 # ------------------------------------------------------------------------------------------- decided or missing
 
-def _applies(check: DecisiveCheck, host: Host, pnic: PhysicalNic | None) -> bool:
+class _HostIndex:
+    """One host's facts the decisive checks look up for every pNIC, gathered once (an ``esxcfg-nics -l`` of 5,000
+    rows scanned every pNIC and every finding for each pNIC): ``ports`` PCIe device (``0000:5e:00``) → its pNICs;
+    from ``findings`` (the host's): ``seen`` the ``(obj, rule_id, category)`` triples, ``on`` the ``(obj, rule_id)``
+    pairs, ``rules`` the rule ids and ``message`` the first message of each rule id."""
+
+    def __init__(self, host: Host, findings: list[Finding]) -> None:
+        self.ports: dict[str, list[PhysicalNic]] = {}
+        for p in host.pnics:
+            if p.pci_address:
+                self.ports.setdefault(p.pci_address.rsplit(".", 1)[0], []).append(p)
+        self.seen = {(f.obj, f.rule_id, f.category) for f in findings if f.host == host.name}
+        self.on = {(obj, rule) for obj, rule, _cat in self.seen}
+        self.rules = {rule for _obj, rule in self.on}
+        self.message: dict[str, str] = {}
+        for f in findings:
+            if f.host == host.name:
+                self.message.setdefault(f.rule_id, f.message)
+
+    def has(self, obj: str, rule_id: str, category: str | None = None) -> bool:
+        """Whether a finding of ``rule_id`` (and ``category`` when given) is about ``obj``."""
+        return (obj, rule_id, category) in self.seen if category is not None else (obj, rule_id) in self.on
+
+
+def _applies(check: DecisiveCheck, host: Host, pnic: PhysicalNic | None, index: _HostIndex | None = None) -> bool:
     if host.kind is not None and host.kind not in check.kinds:
         return False
     if check.key == "release":
@@ -262,34 +287,30 @@ def _applies(check: DecisiveCheck, host: Host, pnic: PhysicalNic | None) -> bool
         sw = host.switch_of(pnic.name) if pnic is not None else None
         return sw is not None and (sw.ens_mode or "").lower() in ENS_MODES
     if check.key == "pcie" and pnic is not None:
-        rate = _ports_line_rate_gbps(host, pnic)
+        rate = _ports_line_rate_gbps(host, pnic, index)
         return rate is None or rate > PCIE_MIN_BUDGET_GBPS
     return True
 
 
-def _ports_line_rate_gbps(host: Host, pnic: PhysicalNic) -> float | None:
+def _ports_line_rate_gbps(host: Host, pnic: PhysicalNic, index: _HostIndex | None = None) -> float | None:
     """Sum of the link speeds of the ports of ``pnic``'s PCIe device (Gbit/s; a port without link adds nothing);
-    None when the speed of a port with link (or of unknown link) is not known."""
+    None when the speed of a port with link (or of unknown link) is not known. ``index``: the host's
+    :class:`_HostIndex` (its ports by device), built here when not given."""
     device = pnic.pci_address.rsplit(".", 1)[0] if pnic.pci_address else None
-    ports = [p for p in host.pnics if device and p.pci_address and p.pci_address.rsplit(".", 1)[0] == device] or [pnic]
+    ports = ((index or _HostIndex(host, [])).ports.get(device) if device else None) or [pnic]
     if any(p.link_speed_mbps is None and p.link_up is not False for p in ports):
         return None
     return sum(p.link_speed_mbps or 0 for p in ports if p.link_up is not False) / 1000
 
 
-def _mine(findings: list[Finding], host: Host, pnic: PhysicalNic, rule_id: str, category: str) -> bool:
-    return any(f.host == host.name and f.obj == pnic.name and f.rule_id == rule_id and f.category == category
-               for f in findings)
-
-
-def _missing(check: DecisiveCheck, host: Host, pnic: PhysicalNic | None, findings: list[Finding],
+def _missing(check: DecisiveCheck, host: Host, pnic: PhysicalNic | None, found: _HostIndex,
              cells: dict[str, Any]) -> list[tuple[str, tuple[str, ...]]]:
-    """(what was not read, commands) for ``check`` on ``pnic`` (or the host); [] when decided."""
+    """(what was not read, commands) for ``check`` on ``pnic`` (or the host); [] when decided. ``found``: the
+    host's findings, indexed (:class:`_HostIndex`)."""
     if check.key == "release":
-        if any(f.host == host.name and f.rule_id == "esxi-release" for f in findings):
+        if "esxi-release" in found.rules:
             return []
-        why = next((f.message for f in findings if f.host == host.name and f.rule_id == "esxi-release-unknown"),
-                   f"the ESXi release of {host.name} was not judged")
+        why = found.message.get("esxi-release-unknown", f"the ESXi release of {host.name} was not judged")
         return [(why, commands_for("release", host))]
     assert pnic is not None
     n = pnic.name
@@ -317,7 +338,7 @@ def _missing(check: DecisiveCheck, host: Host, pnic: PhysicalNic | None, finding
         return [(f"Geneve offload of {n}", commands_for("geneve_offload", host, pnic))]
     if check.key == "rx_filter_or_rss":
         rx, rss = pnic.geneve_rx_filter, pnic.rss
-        if rx is None and _mine(findings, host, pnic, "guide-feature-listed", "rx_filter"):
+        if rx is None and found.has(n, "guide-feature-listed", "rx_filter"):
             rx = True  # the imported guide lists Geneve Rx filters for this device, release and driver
         if rx is True or rss is True or (rx is False and rss is False):
             return []
@@ -333,10 +354,10 @@ def _missing(check: DecisiveCheck, host: Host, pnic: PhysicalNic | None, finding
         out = []
         if not (pnic.vid and pnic.did):
             out.append((f"the PCI IDs of {n}", commands_for("pci_ids", host)))
-        if not (pnic.driver and pnic.driver_version) or (pnic.firmware_version is None and any(
-                f.host == host.name and f.obj == n and f.rule_id == "guide-firmware-unknown" for f in findings)):
+        if not (pnic.driver and pnic.driver_version) or (pnic.firmware_version is None and found.has(
+                n, "guide-firmware-unknown")):
             out.append((f"the driver, its version and the firmware of {n}", commands_for("driver", host, pnic)))
-        if any(f.host == host.name and f.rule_id == "esxi-release-unknown" for f in findings):
+        if "esxi-release-unknown" in found.rules:
             out.append((f"the ESXi release of {host.name}, which the driver listings of {n} are checked against",
                         commands_for("release", host)))
         if not out:
@@ -373,15 +394,16 @@ def readiness(host: Host, findings: list[Finding]) -> Readiness:
     mine = [f for f in findings if f.host == host.name]
     pnics = judged_pnics(host, mine)
     rows = {r.pnic: r.cells for r in capability_matrix(host, mine)}
+    found = _HostIndex(host, mine)
     missing: list[MissingCheck] = []
     made = applicable = 0
     for check in DECISIVE_CHECKS:
         targets: list[PhysicalNic | None] = [None] if check.key == "release" else list(pnics)
         for p in targets:
-            if not _applies(check, host, p):
+            if not _applies(check, host, p, found):
                 continue
             applicable += 1
-            gaps = _missing(check, host, p, mine, rows.get(p.name, {}) if p is not None else {})
+            gaps = _missing(check, host, p, found, rows.get(p.name, {}) if p is not None else {})
             if not gaps:
                 made += 1
             for what, commands in gaps:
@@ -411,13 +433,12 @@ class ColumnShare:
 
 
 def decided_shares(hosts: list[Host], findings: list[Finding]) -> list[ColumnShare]:
-    """The share of decided cells per capability-matrix column over ``hosts`` (the audit summary's line)."""
+    """The share of decided cells per capability-matrix column over ``hosts`` (the audit summary's line). Linear in
+    hosts and findings: each host's matrix reads its own findings."""
     counts = {c.key: [0, 0] for c in CAPABILITIES}
-    by_host: dict[str, list[Finding]] = {}
-    for f in findings:  # each host's own findings, once: a per-host filter of all of them is quadratic in a fleet
-        by_host.setdefault(f.host, []).append(f)
+    of_host = findings_by_host(findings)
     for host in hosts:
-        for row in capability_matrix(host, by_host.get(host.name, [])):
+        for row in capability_matrix(host, of_host.get(host.name, [])):
             for key, cell in row.cells.items():
                 counts[key][1] += 1
                 counts[key][0] += cell.status != UNKNOWN

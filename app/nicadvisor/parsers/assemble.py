@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import Any
 from dataclasses import dataclass, field
 
 from nicadvisor.commands import kind_of_command
@@ -59,6 +60,7 @@ def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tu
     problems = list(inputs.problems)
     parsed: list[tuple[Capture, ParseResult]] = []
     by_pci: dict[str, dict[str, tuple[Fact, Evidence]]] = {}
+    names: dict[int, dict[str, Any]] = {}  # each of the host's lists indexed by name (see _get)
     for cap in inputs.captures:
         host.inputs.append(cap.source)
         results = parse_output(cap.command, cap.text, cap.notes)
@@ -73,28 +75,38 @@ def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tu
             parsed.append((cap, r))
             for note in r.notes:
                 problems.append(InputProblem(cap.source, f"partly understood: {note}", cap.command))
-            _apply(host, r, cap, by_pci, problems)
+            _apply(host, r, cap, by_pci, problems, names)
     for cap, r in inputs.parsed:
         host.inputs.append(cap.source)
         parsed.append((cap, r))
         for note in r.notes:
             problems.append(InputProblem(cap.source, f"note: {note}", cap.command))
-        _apply(host, r, cap, by_pci, problems)
-    _join_pci_facts(host, by_pci)
+        _apply(host, r, cap, by_pci, problems, names)
+    _join_pci_facts(host, by_pci, names)
     host.pnics.sort(key=lambda p: natural_key(p.name))
     host.vmknics.sort(key=lambda v: natural_key(v.name))
     return host, problems, parsed
 
 
-def _get(items: list, cls, name: str):
-    obj = next((o for o in items if o.name == name), None)
+def _get(items: list, cls, name: str, names: dict[int, dict[str, Any]]):
+    """The object called ``name`` in ``items``, added (a ``cls``) when there is none. ``names`` holds an index by name
+    of each list, built on its first lookup and kept as objects are added here (the only place these lists grow
+    while a host is assembled): a lookup costs O(1), not a scan of the list (8,000 pNIC rows took 3 s)."""
+    index = names.get(id(items))
+    if index is None:
+        index = names[id(items)] = {}
+        for o in items:
+            index.setdefault(o.name, o)
+    obj = index.get(name)
     if obj is None:
         obj = cls(name=name)
         items.append(obj)
+        index[name] = obj
     return obj
 
 
-def _apply(host: Host, r: ParseResult, cap: Capture, by_pci: dict, problems: list[InputProblem]) -> None:
+def _apply(host: Host, r: ParseResult, cap: Capture, by_pci: dict, problems: list[InputProblem],
+           names: dict[int, dict[str, Any]]) -> None:
     def ev(f: Fact) -> Evidence:
         return Evidence(command=cap.command, line=f.line, source=cap.source)
 
@@ -111,7 +123,7 @@ def _apply(host: Host, r: ParseResult, cap: Capture, by_pci: dict, problems: lis
             for name, f in facts.items():
                 slot.setdefault(name, (f, ev(f)))
             continue
-        pnic = _get(host.pnics, PhysicalNic, key)
+        pnic = _get(host.pnics, PhysicalNic, key, names)
         addr = facts.get("pci_address")
         if addr is not None and pnic.pci_address is not None and addr.value != pnic.pci_address:
             # the output describes another PCI function under this name (different capture moments or
@@ -127,7 +139,7 @@ def _apply(host: Host, r: ParseResult, cap: Capture, by_pci: dict, problems: lis
     for table, items, cls in ((r.vmknics, host.vmknics, VmkernelNic), (r.switches, host.switches, Switch),
                               (r.modules, host.modules, KernelModule)):
         for key, facts in table.items():
-            obj = _get(items, cls, key)
+            obj = _get(items, cls, key, names)
             for name, f in facts.items():
                 _set(obj, name, f.value, ev(f), lambda n, v, f=f, obj=obj: conflict(obj, n, v, f))
     for name, f in r.host.items():
@@ -159,13 +171,18 @@ def _set(obj, name: str, value, evidence: Evidence, on_conflict=None) -> None:
 _FIELDS: dict[type, set[str]] = {}
 
 
-def _join_pci_facts(host: Host, by_pci: dict[str, dict[str, tuple[Fact, Evidence]]]) -> None:
+def _join_pci_facts(host: Host, by_pci: dict[str, dict[str, tuple[Fact, Evidence]]],
+                    names: dict[int, dict[str, Any]]) -> None:
+    at: dict[str, list[PhysicalNic]] = {}
+    for p in host.pnics:
+        if p.pci_address:
+            at.setdefault(p.pci_address, []).append(p)
     for addr, facts in by_pci.items():
-        pnics = [p for p in host.pnics if p.pci_address == addr]
+        pnics = at.get(addr, [])
         if not pnics and "name" in facts:
-            pnics = [_get(host.pnics, PhysicalNic, str(facts["name"][0].value))]
+            pnics = [_get(host.pnics, PhysicalNic, str(facts["name"][0].value), names)]
         if not pnics:  # known only by its address: a pNIC of its own, as docs/json-output.md describes
-            pnic = _get(host.pnics, PhysicalNic, f"pci:{addr}")
+            pnic = _get(host.pnics, PhysicalNic, f"pci:{addr}", names)
             first = next(iter(facts.values()))
             _set(pnic, "pci_address", addr, first[1])
             pnics = [pnic]

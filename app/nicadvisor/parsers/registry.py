@@ -213,6 +213,9 @@ _BUNDLE_FILE_RE = re.compile(r"(?:^|[\s/'\"])(?P<base>[A-Za-z][\w.-]{0,63}?)_(?P
 _QUOTED_RE = re.compile(r"'([^'\n]{2,300})'|`([^`\n]{2,300})`|\"([^\"\n]{2,300})\"")
 #: Lines of the output searched for an echoed command (bounded work on long outputs).
 MAX_ECHO_LINES = 2000
+#: Different commands one ``# command:`` header may name (the shared captures name at most 3); each is read over the
+#: whole text, once however often the header repeats it (2,000 times the same command re-read 355 KB 2,000 times).
+MAX_HEADER_COMMANDS = 32
 
 
 def _known(command: str) -> bool:
@@ -337,7 +340,8 @@ def parse_output(header_command: str, text: str, notes: tuple[str, ...] | list[s
     ``text`` (:func:`resolve_command`).
 
     The most specific parser of each command is tried first, the next one only if it understood
-    nothing. Returns one ParseResult per command that has a parser (possibly not ``understood``); an empty
+    nothing. A command the header repeats is read once; past :data:`MAX_HEADER_COMMANDS` different commands the rest
+    are not read (a note says so). Returns one ParseResult per command that has a parser (possibly not ``understood``); an empty
     list means no parser knows any of the commands. Never raises on malformed text: a parser that
     raises is a bug, reported as a note rather than lost.
     """
@@ -355,7 +359,12 @@ def parse_output(header_command: str, text: str, notes: tuple[str, ...] | list[s
     header_command = resolve_command(header_command, notes, text)
     text = unframe(text)  # indentation, "> " quotes, CRLF and trailing spaces added by pasting
     results: list[ParseResult] = []
-    for cmd in split_commands(header_command):
+    commands = list({" ".join(c.raw.split()): c for c in reversed(split_commands(header_command))}.values())[::-1]
+    if len(commands) > MAX_HEADER_COMMANDS:  # each command reads the whole text: bounded work
+        results.append(ParseResult(family="# command: header", notes=[
+            f"the header names {len(commands)} different commands; only the first {MAX_HEADER_COMMANDS} are read"]))
+        commands = commands[:MAX_HEADER_COMMANDS]
+    for cmd in commands:
         first: ParseResult | None = None
         for family, fn in parsers_for(cmd):
             try:

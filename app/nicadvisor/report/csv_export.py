@@ -19,8 +19,9 @@ from typing import Any
 
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix, switch_port_cell
-from nicadvisor.model.entities import Finding, PhysicalNic
+from nicadvisor.model.entities import Finding, PhysicalNic, findings_by_host
 from nicadvisor.model.references import citations
+from nicadvisor.model.text import without_controls
 from nicadvisor.report.json_export import atomic_write, benchmark_entry
 from nicadvisor.report.remediation import display_source, input_roots
 
@@ -36,14 +37,14 @@ CHECKLIST_COLUMNS = (
 _FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
 #: A plain number (kept as it is, so that -3 stays a number).
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
-#: Control characters (ESC sequences and the like) other than tab and newline: device text may carry them.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _safe(value: str) -> str:
-    """``value`` without control characters (each becomes ``�``), with a leading ``'`` when a spreadsheet could read
-    it as a formula (it starts with ``= + - @``, a tab or a carriage return and is not a plain number)."""
-    value = _CONTROL.sub("\ufffd", value)
+    """``value`` without control characters (each becomes ``�``; ESC sequences from device text) and with the bytes
+    of a file name that were not UTF-8 as ``\\xNN`` (:func:`~nicadvisor.model.text.without_controls`), with a
+    leading ``'`` when a spreadsheet could read it as a formula (it starts with ``= + - @``, a tab or a carriage
+    return and is not a plain number)."""
+    value = without_controls(value)
     if value.startswith(_FORMULA_LEAD) and not _NUMBER.match(value):
         return "'" + value
     return value
@@ -173,11 +174,9 @@ def inventory_rows(audit: Audit) -> list[dict[str, str]]:
     one) when the inputs did not say it themselves."""
     rows = []
     labels = {h.host: h.label for h in audit.verdict.hosts}
-    by_host: dict[str, list[Finding]] = {}
-    for f in audit.findings:
-        by_host.setdefault(f.host, []).append(f)
+    of_host = findings_by_host(audit.findings)
     for host in audit.hosts:
-        mine = by_host.get(host.name, [])
+        mine = of_host.get(host.name, [])
         matrix = {r.pnic: r for r in capability_matrix(host, mine)}
         legacy = {f.obj for f in mine if f.rule_id == LEGACY_DRIVER_RULE}
         for pnic in host.pnics:

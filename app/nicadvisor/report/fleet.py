@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix
 from nicadvisor.model.audit import Audit
-from nicadvisor.model.entities import Finding, Host
+from nicadvisor.model.entities import Finding, Host, findings_by_host
 from nicadvisor.vcg.builds import host_release, release_text
 
 #: Facts that differ on every host by nature; left out of the differences (the CSV/JSON hold them).
@@ -45,14 +45,6 @@ class HostGroup:
     def size(self) -> int:
         """How many hosts the group holds."""
         return len(self.hosts)
-
-
-def findings_by_host(findings: list[Finding]) -> dict[str, list[Finding]]:
-    """``{host name: its findings}`` in one pass (a per-host filter of every finding is quadratic in a fleet)."""
-    out: dict[str, list[Finding]] = {}
-    for f in findings:
-        out.setdefault(f.host, []).append(f)
-    return out
 
 
 def _anonymous(text: str, name: str) -> str:

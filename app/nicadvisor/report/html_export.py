@@ -19,17 +19,20 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 
 from nicadvisor import __version__
 from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT
+from nicadvisor.model.entities import findings_by_host
 from nicadvisor.model.path_tests import MESH_COLUMNS, all_path_tests, mesh_table
+from nicadvisor.model.text import without_controls
 from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.checks import checks_run
 from nicadvisor.report.finish import finish_block, missing_lines, missing_overview
 from nicadvisor.report.fleet import (
-    findings_by_host, group_label, host_groups, host_title, release_label, row_labeller,
+    group_label, host_groups, host_title, release_label, row_labeller,
 )
 from nicadvisor.report.glossary import GLOSSARY
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
@@ -44,8 +47,21 @@ from nicadvisor.report.remediation import (
 )
 from nicadvisor.report.scope import capture_lines, vcenters
 
+
+
+def _printable(value: Any) -> Any:
+    """Every value the template prints, before it is escaped: text without control characters (an ESC or OSC
+    sequence from device text would run in a terminal that shows the file: ``cat report.html``) and with the bytes
+    of file names that were not UTF-8 as ``\\xNN`` (:func:`~nicadvisor.model.text.without_controls`), as the CLI
+    and the CSV write them. Markup (the inline SVG charts) stays markup."""
+    if isinstance(value, markupsafe.Markup):
+        return markupsafe.Markup(without_controls(str(value)))
+    return without_controls(value) if isinstance(value, str) else value
+
+
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("nicadvisor.report", "templates"),
-                          autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+                          autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                          finalize=_printable)
 _CSS = {"pass": "pass", "warn": "warn", "fail": "fail", "unknown": "unknown", "n/a": "na"}
 _SEVERITY_SYMBOL = {"error": "✖", "warning": "▲", "info": "ℹ"}
 

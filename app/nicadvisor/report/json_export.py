@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +43,9 @@ from nicadvisor.atomic_file import atomic_write  # noqa: F401  (the report write
 from nicadvisor.document import DERIVED_BENCH_KEYS, SCHEMA_VERSION, benchmark_to_dict, host_to_doc, plain
 from nicadvisor.model.capabilities import STATUS_SYMBOL, capability_matrix
 from nicadvisor.model.audit import Audit
-from nicadvisor.model.entities import Host, Severity
+from nicadvisor.model.entities import Host, Severity, findings_by_host
 from nicadvisor.model.references import citations
+from nicadvisor.model.text import escape_undecoded
 from nicadvisor.model.verdict import coverage_of
 from nicadvisor.vcg.builds import host_release, release_text
 
@@ -126,16 +127,14 @@ def audit_to_dict(audit: Audit) -> dict[str, Any]:
     def source(path: str) -> str:
         return display_source(path, roots)
 
-    by_host: dict[str, list] = {}
-    for f in audit.findings:
-        by_host.setdefault(f.host, []).append(f)
+    of_host = findings_by_host(audit.findings)  # each host's matrix reads its own findings: linear in hosts
     verdict = audit.verdict  # computed once: it reads every finding
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": TOOL_NAME, "version": __version__},
         "created_at": audit.created_at,
         "inputs": [source(i) for i in audit.inputs],
-        "hosts": [host_to_dict(h, by_host.get(h.name, []), source) for h in audit.hosts],
+        "hosts": [host_to_dict(h, of_host.get(h.name, []), source) for h in audit.hosts],
         "findings": [finding_to_dict(f, source) for f in audit.findings],
         "inputs_not_understood": [{**p.to_dict(), "source": source(p.source)} for p in audit.inputs_not_understood],
         "benchmarks": [benchmark_entry(b) for b in (audit.benchmarks or [])],
@@ -145,21 +144,35 @@ def audit_to_dict(audit: Audit) -> dict[str, Any]:
     }
 
 
+def _json_chunks(audit: Audit) -> Iterator[str]:
+    """The JSON text of :func:`audit_to_dict` in pieces (2-space indent, strict: no NaN, final newline), each
+    written with the bytes of file names that were not UTF-8 as the text ``\\xNN`` (no UTF-8 file can hold them
+    as they are; a piece is a whole token, so an escape is never split)."""
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=False)
+    for chunk in encoder.iterencode(audit_to_dict(audit)):
+        yield escape_undecoded(chunk, in_json=True)
+    yield "\n"
+
+
 def to_json(audit: Audit) -> str:
     """The document of :func:`audit_to_dict` as UTF-8-ready JSON text (2-space indent, strict: no NaN)."""
-    return json.dumps(audit_to_dict(audit), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return "".join(_json_chunks(audit))
 
 
 def write_json(audit: Audit, path: str | os.PathLike[str]) -> Path:
     """Write the audit to ``path`` (UTF-8 JSON, ``\\n`` line ends), replacing it atomically; returns the path.
 
-    Raises OSError if the folder cannot be written, TypeError for an unconvertible benchmark.
+    Raises OSError if the folder cannot be written, TypeError for an unconvertible benchmark. Streamed: the text
+    is never whole in memory (``json.dumps`` of 1,000 hosts peaked at 400 MB for a 50 MB file).
     """
-    text = to_json(audit)
+    chunks = _json_chunks(audit)
+    first = next(chunks)  # an unconvertible value raises before any file is made
 
     def _write(tmp: Path) -> None:
         with open(tmp, "x", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+            fh.write(first)
+            for chunk in chunks:
+                fh.write(chunk)
 
     return atomic_write(path, _write)
 

@@ -73,13 +73,14 @@ from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT
-from nicadvisor.model.entities import Finding, Host, Severity, clip
+from nicadvisor.model.entities import Finding, Host, Severity, clip, findings_by_host
 from nicadvisor.model.references import Citation
+from nicadvisor.model.text import escape_undecoded
 from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.checks import checks_run
 from nicadvisor.report.finish import finish_block, missing_lines, missing_overview
 from nicadvisor.report.fleet import (
-    HostGroup, findings_by_host, group_label, host_groups, host_title, release_label, row_labeller,
+    HostGroup, group_label, host_groups, host_title, release_label, row_labeller,
 )
 from nicadvisor.report.glossary import GLOSSARY
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
@@ -153,7 +154,7 @@ def _register_fonts(font_dir: Path | None = None) -> _Fonts:
 def _clean(text: Any, fonts: _Fonts | None = None) -> str:
     """Plain text for a Paragraph: tabs expanded, control characters replaced, then XML-escaped.
     Without Unicode fonts, characters outside WinAnsi (cp1252, the encoding of the built-in fonts) become ``?``."""
-    s = "" if text is None else str(text)
+    s = escape_undecoded("" if text is None else str(text))  # bytes of a file name that were not UTF-8: \\xNN
     s = s.replace("\r\n", "\n").replace("\r", "\n").expandtabs(8)
     s = _CONTROL.sub("\N{REPLACEMENT CHARACTER}" if fonts is None or fonts.unicode else "?", s)
     if fonts is not None and not fonts.unicode:
@@ -326,7 +327,7 @@ class _FormField(Flowable):
     def __init__(self, name: str, tooltip: str, width: float | None = None, height: float = 11, *,
                  kind: str = "", value: str = "") -> None:
         super().__init__()
-        self.name, self.tooltip, self.field_width, self.height = name, tooltip, width, height
+        self.name, self.tooltip, self.field_width, self.height = name, escape_undecoded(tooltip), width, height
         self.kind = kind or ("check" if width is None else "text")
         self.value = value
         self.width = width if width is not None else height
@@ -684,7 +685,7 @@ def _decisive_legend(r: _Report) -> list[Any]:
 def _capability_chart(audit: Audit, fonts: _Fonts, by_host: dict[str, list[Finding]] | None = None,
                       rows_of: Any = None) -> Drawing:
     """Stacked bars: per capability column, how many physical pNICs are fail / warn / unknown / n/a / pass.
-    ``by_host``: the findings per host (:func:`nicadvisor.report.fleet.findings_by_host`) and ``rows_of``: host → its
+    ``by_host``: the findings per host (:func:`nicadvisor.model.entities.findings_by_host`) and ``rows_of``: host → its
     matrix rows, computed when not given."""
     order = ("fail", "warn", "unknown", "n/a", "pass")
     counts = {s: [0] * len(CAPABILITIES) for s in order}

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_ORDER, capability_matrix, switch_port_cell
 from nicadvisor.model.audit import Audit
-from nicadvisor.model.entities import Finding, Host, Severity
+from nicadvisor.model.entities import Finding, Host, Severity, findings_by_host
 from nicadvisor.model.references import Citation, Reference, citations
 
 #: Top actions listed on the executive summary.
@@ -129,10 +129,8 @@ def scorecard_row(host: Host, findings: list[Finding], rows: list[Any] | None = 
 
 def scorecard(audit: Audit) -> list[tuple[str, dict[str, str]]]:
     """``[(host, {capability key: worst cell status over the host's physical pNICs})]`` (:func:`scorecard_row`)."""
-    by_host: dict[str, list[Finding]] = {}
-    for f in audit.findings:
-        by_host.setdefault(f.host, []).append(f)
-    return [(host.name, scorecard_row(host, by_host.get(host.name, []))) for host in audit.hosts]
+    of_host = findings_by_host(audit.findings)
+    return [(host.name, scorecard_row(host, of_host.get(host.name, []))) for host in audit.hosts]
 
 
 def input_roots(audit: Audit) -> list[str]:

@@ -96,10 +96,23 @@ def host_context(host: Host, compat: Any = None) -> dict[str, Any]:
             "host_release": release}
 
 
-def pnic_context(host: Host, pnic: PhysicalNic, compat: Any = None) -> dict[str, Any]:
+def ports_line_rates(host: Host) -> dict[str, float]:
+    """PCIe device (``0000:5e:00``) → the sum of the link speeds of its ports on ``host``, in Gbit/s (devices
+    without a known speed left out): ``ports_line_rate_gbps`` of every pNIC, in one pass over the pNICs."""
+    mbps: dict[str, int] = {}
+    for p in host.pnics:
+        dev = _device_of(p.pci_address)
+        if dev and p.link_speed_mbps:
+            mbps[dev] = mbps.get(dev, 0) + p.link_speed_mbps
+    return {dev: total / 1000 for dev, total in mbps.items()}
+
+
+def pnic_context(host: Host, pnic: PhysicalNic, compat: Any = None,
+                 line_rates: dict[str, float] | None = None) -> dict[str, Any]:
     """The rule-engine context of one pNIC (a plain dict; unknown values are None). ``compat``: the host's
     :class:`nicadvisor.vcg.context.HostCompat`, whose release and driver-catalogue facts are used (looked up here
-    when not given)."""
+    when not given). ``line_rates``: the host's :func:`ports_line_rates`, given when the contexts of all its pNICs
+    are built (computed here otherwise)."""
     ctx = dict(pnic.facts())
     ctx.update(host_context(host, compat))
     sw = host.switch_of(pnic.name)
@@ -110,10 +123,8 @@ def pnic_context(host: Host, pnic: PhysicalNic, compat: Any = None) -> dict[str,
     ctx["link_speed_gbps"] = pnic.link_speed_mbps / 1000 if pnic.link_speed_mbps is not None else None
     ctx["pcie_bandwidth_gbps"] = pcie_bandwidth_gbps(pnic.pcie_speed_gts, pnic.pcie_width)
     ctx["pcie_bandwidth_capable_gbps"] = pcie_bandwidth_gbps(pnic.pcie_speed_capable_gts, pnic.pcie_width_capable)
-    dev = _device_of(pnic.pci_address)
-    siblings = [p for p in host.pnics if dev and _device_of(p.pci_address) == dev]
-    speeds = [p.link_speed_mbps for p in siblings if p.link_speed_mbps]
-    ctx["ports_line_rate_gbps"] = sum(speeds) / 1000 if speeds else None
+    rates = ports_line_rates(host) if line_rates is None else line_rates
+    ctx["ports_line_rate_gbps"] = rates.get(_device_of(pnic.pci_address) or "")
     ctx["has_tep"] = any(v.is_tep for v in host.vmknics)
     facts = compat.of(pnic).catalogue if compat is not None else None
     ctx["rss_enable_command"], ctx["rss_rollback_command"] = _rss_commands(host, pnic, mod, facts)

@@ -11,7 +11,7 @@ from nicadvisor.model import Evidence, Finding, Host, Severity
 from nicadvisor.model.capabilities import SWITCH_PORT_CATEGORIES
 from nicadvisor.model.entities import OVERLAY_NONE, OVERLAY_POSSIBLE
 from nicadvisor.model.text import fact_text
-from nicadvisor.rules_engine.context import object_context, pnic_context
+from nicadvisor.rules_engine.context import object_context, pnic_context, ports_line_rates
 from nicadvisor.rules_engine.loader import Rule
 
 _IDENT = re.compile(r"\b[a-z_][a-z0-9_]*\b")
@@ -46,9 +46,10 @@ def switch_port_advice(rule: Rule, host: Host, obj: Any) -> str:
 
 def _targets(host: Host, applies_to: str, compat: Any) -> Iterable[tuple[Any, dict[str, Any]]]:
     if applies_to == "pnic":
+        rates = ports_line_rates(host)
         for p in host.pnics:
             if p.is_physical is not False:  # pseudo devices (vusb0, veth, bonds) are not audited
-                yield p, pnic_context(host, p, compat)
+                yield p, pnic_context(host, p, compat, rates)
     elif applies_to == "vmknic":
         for v in host.vmknics:
             yield v, object_context(host, v, compat)
@@ -98,13 +99,17 @@ def evaluate(rules: list[Rule], hosts: list[Host], compat: dict[int, Any] | None
 
     A condition that cannot be evaluated on an object (for example a comparison with an unknown
     value written without a ``!= null`` guard) does not match. Returns findings sorted by severity,
-    host and target.
+    host and target. The contexts of a host's objects are built once for all rules: linear in pNICs (an
+    ``esxcfg-nics -l`` of 5,000 rows took over 150 s when each rule rebuilt them, each scanning every pNIC).
     """
     findings: list[Finding] = []
     for host in hosts:
         host_compat = compat.get(id(host)) if compat is not None else None
+        contexts: dict[str, list[tuple[Any, dict[str, Any]]]] = {}  # built once per host, not once per rule
         for rule in rules:
-            for obj, ctx in _targets(host, rule.applies_to, host_compat):
+            if rule.applies_to not in contexts:
+                contexts[rule.applies_to] = list(_targets(host, rule.applies_to, host_compat))
+            for obj, ctx in contexts[rule.applies_to]:
                 try:
                     hit = rule.compiled.matches(ctx)
                 except rule_engine.errors.EvaluationError:

@@ -259,18 +259,85 @@ def _reference_problem(ref: str) -> str | None:
     return None
 
 
-def load_rule_file(path: Path) -> list[Rule]:
-    """Load, validate and compile one rule file. Raises RuleError (``path:line: message``)."""
-    text = path.read_text(encoding="utf-8")
+#: A rule file larger than this is refused before it is parsed (the shipped files are a few KB each).
+MAX_RULE_FILE_BYTES = 1 << 20
+#: Deepest nesting of YAML collections a rule file may have (a rule is 3 levels deep; PyYAML's composer recurses
+#: once per level, so 100,000 nested brackets ended in a RecursionError).
+MAX_NESTING = 32
+#: Most YAML nodes a rule file may expand to with its aliases counted at every use: a 1 KB "billion laughs" file of
+#: nested aliases expands to 10^9 nodes, which the schema check walks (1.9 GB of memory).
+MAX_EXPANDED_NODES = 100_000
+
+
+def _rule_text(path: Path) -> str:
+    """The rule file as text. Raises RuleError (``path:line: …``) for a file larger than
+    :data:`MAX_RULE_FILE_BYTES` or not UTF-8 (naming the line of the first bad byte); OSError when unreadable."""
+    with path.open("rb") as fh:
+        raw = fh.read(MAX_RULE_FILE_BYTES + 1)
+    if len(raw) > MAX_RULE_FILE_BYTES:
+        raise RuleError(f"{path}:1: larger than {MAX_RULE_FILE_BYTES} bytes: not a rule file")
     try:
-        node = yaml.compose(text)
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise RuleError(f"{path}:{line}: not UTF-8 text (byte {exc.start} is 0x{raw[exc.start]:02x})") from None
+
+
+def _check_nesting(text: str, path: Path) -> None:
+    """Refuse collections nested deeper than :data:`MAX_NESTING` (``path:line``), read with PyYAML's scanner, which
+    does not recurse: the composer and the schema check do."""
+    depth = 0
+    for token in yaml.scan(text, Loader=yaml.SafeLoader):
+        if isinstance(token, (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken,
+                              yaml.FlowSequenceStartToken)):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise RuleError(f"{path}:{token.start_mark.line + 1}: nested more than {MAX_NESTING} levels deep: "
+                                "not a rule file")
+        elif isinstance(token, (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)):
+            depth -= 1
+
+
+def _check_expansion(node: yaml.Node, path: Path) -> None:
+    """Refuse a document whose aliases expand to more than :data:`MAX_EXPANDED_NODES` nodes (``path:line`` of the
+    node where the count is passed). Each distinct node is counted once (iteratively, children first), its
+    expanded size reused at every alias of it: linear in the file."""
+    size: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(node, False)]
+    while stack:
+        n, done = stack.pop()
+        if id(n) in size:
+            continue
+        children = [c for pair in n.value for c in pair] if isinstance(n, yaml.MappingNode) else \
+            list(n.value) if isinstance(n, yaml.SequenceNode) else []
+        if not done:
+            stack.append((n, True))
+            stack.extend((c, False) for c in children if id(c) not in size)
+            continue
+        size[id(n)] = 1 + sum(size.get(id(c), 1) for c in children)
+        if size[id(n)] > MAX_EXPANDED_NODES:
+            raise RuleError(f"{path}:{n.start_mark.line + 1}: its aliases expand to more than {MAX_EXPANDED_NODES} "
+                            "YAML nodes: not a rule file")
+
+
+def load_rule_file(path: Path) -> list[Rule]:
+    """Load, validate and compile one rule file. Raises RuleError (``path:line: message``), also for a file that is
+    not UTF-8, larger than :data:`MAX_RULE_FILE_BYTES`, nested deeper than :data:`MAX_NESTING` or whose aliases
+    expand past :data:`MAX_EXPANDED_NODES` nodes; OSError when it cannot be read."""
+    text = _rule_text(path)
+    try:
+        _check_nesting(text, path)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        if node is not None:
+            _check_expansion(node, path)
         data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
     except _DuplicateKey as exc:
         raise RuleError(f"{path}:{exc.problem_mark.line + 1}: {exc.problem}") from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else 0
-        raise RuleError(f"{path}:{line}: not valid YAML: {exc}") from exc
+        what = ", ".join(t for t in (getattr(exc, "context", None), getattr(exc, "problem", None)) if t) or str(exc)
+        raise RuleError(f"{path}:{line}: not valid YAML: {' '.join(what.split())}") from exc
     if node is None:
         raise RuleError(f"{path}:1: empty rule file")
     validator = jsonschema.Draft202012Validator(_SCHEMA)
@@ -284,10 +351,15 @@ def load_rule_file(path: Path) -> list[Rule]:
         known = known_facts(item["applies_to"])
         try:
             compiled = rule_engine.Rule(item["condition"], context=CONTEXT)
+            names = _condition_names(compiled)
+            why = check_condition_types(item["condition"], item["applies_to"])
         except rule_engine.errors.EngineError as exc:
             cline = _line_of(node, ["rules", i, "condition"])
             raise RuleError(f"{path}:{cline}: rule {item['id']}: bad condition {item['condition']!r}: {exc}") from exc
-        for key, names in (("condition", _condition_names(compiled)),
+        except (RecursionError, MemoryError):  # a chain of 1,000 "and" is parsed into a tree 1,000 levels deep
+            cline = _line_of(node, ["rules", i, "condition"])
+            raise RuleError(f"{path}:{cline}: rule {item['id']}: condition nested too deeply to be read") from None
+        for key, names in (("condition", names),
                            ("message", string.Template(item["message"]).get_identifiers()),
                            ("recommendation", string.Template(item["recommendation"]).get_identifiers()),
                            ("rollback", string.Template(item.get("rollback", "")).get_identifiers()),
@@ -299,7 +371,6 @@ def load_rule_file(path: Path) -> list[Rule]:
                 kline = _line_of(node, ["rules", i, key])
                 raise RuleError(f"{path}:{kline}: rule {item['id']}: {key} names unknown fact(s) "
                                 f"{', '.join(unknown)} for {item['applies_to']} (see rules/README.md)")
-        why = check_condition_types(item["condition"], item["applies_to"])
         if why:
             cline = _line_of(node, ["rules", i, "condition"])
             raise RuleError(f"{path}:{cline}: rule {item['id']}: condition {item['condition']!r} can never match: {why}")
@@ -329,28 +400,52 @@ def user_rules_dir() -> Path:
     return Path(platformdirs.user_config_dir("nic-advisor")) / "rules"
 
 
-def _check_ids(rules: list[Rule]) -> None:
-    seen: dict[str, str] = {}
+def _check_ids(rules: list[Rule], seen: dict[str, str] | None = None) -> None:
+    """Raise RuleError for a rule id defined twice in ``rules`` or already in ``seen`` (id → source); adds the ids
+    of ``rules`` to ``seen``."""
+    seen = {} if seen is None else seen
+    mine: dict[str, str] = {}
     for r in rules:
-        if r.id in seen:
-            raise RuleError(f"{r.source}: rule id {r.id!r} already defined at {seen[r.id]}")
-        seen[r.id] = r.source
+        first = seen.get(r.id) or mine.get(r.id)
+        if first:
+            raise RuleError(f"{r.source}: rule id {r.id!r} already defined at {first}")
+        mine[r.id] = r.source
+    seen.update(mine)
 
 
-def load_rules(folder: Path | None = None, *, user: bool | None = None) -> list[Rule]:
+def _user_file(path: Path) -> list[Rule]:
+    return [dataclasses.replace(r, source=f"{path.parent}/{r.source}") for r in load_rule_file(path)]
+
+
+def load_rules(folder: Path | None = None, *, user: bool | None = None,
+               skipped: list[tuple[Path, str]] | None = None) -> list[Rule]:
     """All rules of every ``*.yaml`` file in ``folder`` (default: the shipped ``rules/``), then, for the shipped
     folder (or ``user=True``), those of :func:`user_rules_dir` when it exists; a user rule's ``source`` names its
     full path. Raises RuleError on the first invalid file, or when two rules share an id (a user rule cannot
-    silently replace a shipped one)."""
+    silently replace a shipped one).
+
+    With ``skipped`` (a list), a user rule file that does not load (invalid, unreadable, or defining an id already
+    defined) is left out and ``(path, "path:line: why")`` appended to it instead, so that an audit runs with the
+    other rules and says which file it could not use; the shipped rules still raise."""
     with_user = folder is None if user is None else user
     folder = folder or default_rules_dir()
     rules: list[Rule] = []
     for path in sorted(folder.glob("*.yaml")):
         rules.extend(load_rule_file(path))
+    seen: dict[str, str] = {}
+    _check_ids(rules, seen)
     if with_user and user_rules_dir().is_dir():
         for path in sorted(user_rules_dir().glob("*.yaml")):
-            rules.extend(dataclasses.replace(r, source=f"{path.parent}/{r.source}") for r in load_rule_file(path))
-    _check_ids(rules)
+            try:
+                mine = _user_file(path)
+                _check_ids(mine, seen)
+            except (RuleError, OSError) as exc:
+                if skipped is None:
+                    raise
+                why = str(exc) if isinstance(exc, RuleError) else f"{path}: cannot be read: {exc.strerror or exc}"
+                skipped.append((path, why))
+                continue
+            rules.extend(mine)
     return rules
 
 
@@ -361,6 +456,6 @@ def check_rule_files(paths: list[Path]) -> list[Rule]:
     shipped = load_rules(user=False)
     mine: list[Rule] = []
     for path in paths:
-        mine.extend(dataclasses.replace(r, source=f"{path.parent}/{r.source}") for r in load_rule_file(path))
+        mine.extend(_user_file(path))
     _check_ids(shipped + mine)
     return mine

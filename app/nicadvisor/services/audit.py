@@ -15,6 +15,7 @@ from nicadvisor.model import Audit, Finding, InputProblem
 from nicadvisor.model.verdict import CANCELLED, COMPLETE, FAILED
 from nicadvisor.paths import demo_lab_dir
 from nicadvisor.rules_engine import load_rules
+from nicadvisor.store.migrations import HistoryError
 
 if TYPE_CHECKING:
     from nicadvisor.store import AuditStore
@@ -50,6 +51,35 @@ class AuditRequest:
         return [t.source for t in self.vsphere] + [t.source for t in self.ssh] + nsx
 
 
+class HistoryWriter:
+    """The audit history as an audit writes into it: a write that fails (a full disk, a file found damaged) does not
+    fail the audit. The first failure is kept in :attr:`problem` (one sentence) and every later write is skipped, so
+    nothing more goes into a file that failed once; reads and every other attribute go to ``store``
+    (:class:`nicadvisor.store.AuditStore`) unchanged."""
+
+    WRITES = frozenset({"begin", "add_host", "add_problems", "finish", "set_hosts_expected", "set_benchmarks",
+                        "update_host", "replace_host"})
+
+    def __init__(self, store: "AuditStore") -> None:
+        self.store = store
+        self.problem = ""
+
+    def __getattr__(self, name: str):
+        attr = getattr(self.store, name)
+        if name not in self.WRITES:
+            return attr
+
+        def write(*args, **kwargs):
+            if self.problem:
+                return None
+            try:
+                return attr(*args, **kwargs)
+            except (HistoryError, OSError) as exc:
+                self.problem = str(exc)
+                return None
+        return write
+
+
 def _local_inputs(problems: list[InputProblem], cancel: threading.Event | None) -> list[HostInputs]:
     from nicadvisor.collect.local_linux import collect_local
 
@@ -67,12 +97,15 @@ def run_audit(request: AuditRequest, progress: Progress | None = None,
     Bad inputs never raise: each lands in ``audit.inputs_not_understood`` with a message naming it,
     and every other host is still audited. With a ``store`` (:class:`nicadvisor.store.AuditStore`)
     each host is committed to the audit history as soon as it is assembled, so a crash or kill loses
-    nothing already collected. Raises :class:`nicadvisor.cancel.Cancelled` when ``cancel`` is set,
+    nothing already collected; a history that fails (a full disk) is written no more and the audit goes on
+    (``audit.history_id`` None; pass a :class:`HistoryWriter` to learn why). Raises :class:`nicadvisor.cancel.Cancelled` when ``cancel`` is set,
     and :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken.
     """
     report = progress or (lambda _f, _m: None)
     paths = ([str(DEMO_LAB)] if request.demo else []) + list(request.capture_paths)
     audit = Audit(inputs=list(paths) + (["local"] if request.local else []) + request.live_targets)
+    if store is not None and not isinstance(store, HistoryWriter):
+        store = HistoryWriter(store)
     if store is not None:
         audit.history_id = store.begin(audit.inputs, audit.created_at)
     try:
@@ -84,16 +117,31 @@ def run_audit(request: AuditRequest, progress: Progress | None = None,
         raise
     if store is not None:
         store.finish(audit.history_id, audit.findings, verdict=audit.verdict)
+        if store.problem:  # the history failed part-way: the audit is not (wholly) in it
+            audit.history_id = None
     return audit
 
 
 def evaluate_findings(hosts: list, rules: list | None = None) -> list[Finding]:
     """Every finding of an audit of ``hosts``, judged in one pass (:func:`nicadvisor.vcg.judge.judge`: ``rules``,
-    default those of ``rules/``, the compatibility context of each host derived once, the compatibility database,
-    the imported guide). Raises :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken."""
+    default the shipped ones and the user's that load (:func:`audit_rules`), the compatibility context of each host
+    derived once, the compatibility database, the imported guide). Raises
+    :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken."""
     from nicadvisor.vcg.judge import judge
 
-    return judge(hosts, rules)
+    return judge(hosts, audit_rules([]) if rules is None else rules)
+
+
+def audit_rules(problems: list[InputProblem]) -> list:
+    """The rules an audit runs: the shipped ones and every user rule file that loads. A user rule file that does
+    not load is left out and becomes an input problem naming it and the line (the audit runs with the rest, and is
+    never READY without it: its verdict counts the file as an input that could not be read). Raises
+    :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken."""
+    skipped: list = []
+    rules = load_rules(skipped=skipped)
+    problems.extend(InputProblem(str(path), f"rule file skipped, the audit ran without its rules: {why}")
+                    for path, why in skipped)
+    return rules
 
 
 def reopen_audit(store: "AuditStore", audit_id: int) -> Audit:
@@ -109,7 +157,14 @@ def reopen_audit(store: "AuditStore", audit_id: int) -> Audit:
 
 def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress,
          cancel: threading.Event | None, store) -> None:
+    from nicadvisor.services.live import HostSink, collect_live, scrub_problem, session_scrubber
+
+    scrub = session_scrubber(request)  # what a live target echoes of the passwords sent to it is never kept
+    if scrub:
+        report = (lambda say: lambda fraction, message: say(fraction, scrub(message)))(report)
+
     def problems(new: list[InputProblem]) -> None:
+        new = [scrub_problem(p, scrub) for p in new]
         audit.inputs_not_understood.extend(new)
         if store is not None and new:
             store.add_problems(audit.history_id, new)
@@ -127,10 +182,11 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
         local_problems: list[InputProblem] = []
         groups.extend(_local_inputs(local_problems, cancel))
         problems(local_problems)
-    from nicadvisor.services.live import HostSink, collect_live
-
-    sink = HostSink(audit, store, defer=bool(request.nsx), save_folder=request.save_captures, problems=problems)
-    rules = load_rules()
+    sink = HostSink(audit, store, defer=bool(request.nsx), save_folder=request.save_captures, problems=problems,
+                    scrub=scrub)
+    skipped: list[InputProblem] = []
+    rules = audit_rules(skipped)
+    problems(skipped)
     try:
         for i, group in enumerate(groups):
             check(cancel)

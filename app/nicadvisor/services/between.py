@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from nicadvisor.bench.catalogue import PROFILES
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from nicadvisor.model.entities import PathTest
     from nicadvisor.bench.remote import RemoteBench, RemotePlan, RemoteRequest
     from nicadvisor.model.entities import Audit
+    from nicadvisor.model.text import SecretScrubber
     from nicadvisor.store.history import AuditStore
 
 Progress = Callable[[float, str], None]
@@ -69,6 +70,13 @@ class BetweenRequest:
     run_tests: bool = True
     mtu_check: bool = False
     audit_id: int | None = None
+
+    def scrubber(self) -> "SecretScrubber":
+        """What removes the passwords sent to :attr:`hosts` from server text (a hostile host may echo them in a
+        ping's or a probe's output): :func:`nicadvisor.services.live.targets_scrubber`."""
+        from nicadvisor.services.live import targets_scrubber
+
+        return targets_scrubber(self.hosts)
 
     def remote_request(self) -> "RemoteRequest":
         """The :class:`~nicadvisor.bench.remote.RemoteRequest` of this request. Raises ValueError naming the first
@@ -119,13 +127,15 @@ class PreparedBetween:
         return self.needs_confirmation or (self.request.mtu_check and len(self.bench.probes) >= 2)
 
     def plan_lines(self) -> list[str]:
-        """The plan in words: per host what changes (or that nothing does), the tests and their total time."""
-        return self.plan.lines()
+        """The plan in words: per host what changes (or that nothing does), the tests and their total time (server
+        text in it without the passwords sent: :meth:`BetweenRequest.scrubber`)."""
+        return list(map(self.request.scrubber(), self.plan.lines()))
 
     def reach_problems(self) -> list[str]:
         """What kept a check from running: targets not built, hosts not reached or probed (tests asked: every problem
-        of the plan)."""
-        return self.problems + (list(self.plan.problems) if self.request.run_tests else list(self.bench.problems))
+        of the plan), without the passwords sent."""
+        return list(map(self.request.scrubber(), self.problems + (
+            list(self.plan.problems) if self.request.run_tests else list(self.bench.problems))))
 
     def close(self) -> None:
         """Close every SSH connection (idempotent)."""
@@ -304,6 +314,15 @@ def _audited_teps(rb: "RemoteBench", audit: "Audit | None") -> dict:
     return out
 
 
+def _scrubbed(items: list, scrub: "SecretScrubber") -> list:
+    """Dataclass ``items`` (PathTest, BenchResult) with each text field (a ping's output, a tool's raw output)
+    scrubbed by ``scrub``."""
+    if not scrub:
+        return list(items)
+    return [replace(x, **{f.name: scrub(v) for f in fields(x) if isinstance(v := getattr(x, f.name), str)})
+            for x in items]
+
+
 def _part(progress: Progress, start: float, end: float) -> Progress:
     return lambda f, message: progress(start + (end - start) * max(0.0, min(1.0, f)), message)
 
@@ -324,6 +343,7 @@ def run_between(prepared: PreparedBetween, progress: Progress | None = None, can
     """
     say = progress or (lambda _f, _m: None)
     request, rb = prepared.request, prepared.bench
+    scrub = request.scrubber()  # server text is kept, shown and stored without the passwords sent
     if cancel is not None:
         rb.cancel = cancel  # this run's cancel stops the running test; its changes are undone
     outcome = BetweenOutcome(request, problems=prepared.reach_problems())
@@ -333,8 +353,8 @@ def run_between(prepared: PreparedBetween, progress: Progress | None = None, can
         outcome.notes += notes
         tests = request.run_tests and bool(prepared.plan.tests)
         if request.mtu_check:
-            outcome.mtu_paths = rb.check_mtu_paths(_part(say, 0.0, MTU_SHARE if tests else 1.0),
-                                                   audited_teps=_audited_teps(rb, outcome.audit))
+            outcome.mtu_paths = _scrubbed(rb.check_mtu_paths(_part(say, 0.0, MTU_SHARE if tests else 1.0),
+                                                             audited_teps=_audited_teps(rb, outcome.audit)), scrub)
             _record_mtu(outcome, store)
         if tests:
             try:
@@ -346,8 +366,10 @@ def run_between(prepared: PreparedBetween, progress: Progress | None = None, can
             hints = {t.name: t.source.removeprefix("ssh://") for t in request.hosts}
             ends = {name: path_end(probe, outcome.audit, source_hint=hints.get(name, ""))
                     for name, probe in rb.probes.items()}
-            outcome.report = replace(report, results=attach_expectations(report.results, ends, rb.path_rtts))
-            outcome.problems = prepared.problems + list(outcome.report.problems)
+            outcome.report = replace(report, results=attach_expectations(_scrubbed(report.results, scrub), ends,
+                                                                         rb.path_rtts),
+                                     problems=list(map(scrub, report.problems)))
+            outcome.problems = list(map(scrub, prepared.problems)) + list(outcome.report.problems)
             _add_results(outcome, store)
     finally:
         prepared.close()

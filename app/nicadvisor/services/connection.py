@@ -5,8 +5,10 @@ system CA store): a certificate the system does not trust comes back with its SH
 :attr:`ProbeResult.untrusted_thumbprint`, for the front end to show and pin; only then is a password asked
 (:class:`~nicadvisor.services.targets.Passwords`) and the login tried. SSH: connects (host key checked against
 NIC Advisor's known_hosts, first contact decided by ``ask``) and authenticates, then closes; no command is run.
-Every check is read-only, never raises for a target that fails (the result says why, never with a password) and
-is bounded by ``timeout`` seconds per network call. Blocking: worker threads only.
+Every check is read-only, never raises for a target that fails (the result says why, never with a password: what
+the server answers is scrubbed of the password sent, :func:`nicadvisor.services.live.targets_scrubber`) and is
+bounded by ``timeout`` seconds per network call, its whole answer included (:mod:`nicadvisor.collect.deadline`).
+Blocking: worker threads only.
 """
 from __future__ import annotations
 
@@ -88,6 +90,13 @@ def check_tls(host: str, port: int, thumbprint: str | None, timeout: float = 10.
     return ProbeResult(True, f"{where}: {trust.describe()}"), trust
 
 
+def _scrubbed(message: str, target: Any, basic: bool = False) -> str:
+    """``message`` (server text) without the password sent to ``target`` (and its Basic header with ``basic``)."""
+    from nicadvisor.services.live import targets_scrubber
+
+    return targets_scrubber([target], [target] if basic else ())(message)
+
+
 @dataclass
 class _Checked:
     """A https target whose certificate passed :func:`check_tls`: the collector ``target``, the ``tls`` result and
@@ -132,7 +141,7 @@ def check_vcenter(entry: VcenterEntry, passwords: Passwords, cancel: threading.E
     try:
         s = check_login(got.target, cancel)
     except ConnectionCheckError as exc:
-        return ProbeResult(False, str(exc))
+        return ProbeResult(False, _scrubbed(str(exc), got.target))
     shown = s.trust.describe() if s.trust else (got.trust.describe() if got.trust else "")
     return ProbeResult(True, f"connected as {entry.user} to {s.about or 'the vSphere API'} (API {s.api_version}); "
                              f"{shown}")
@@ -153,7 +162,7 @@ def browse_vcenter(entry: VcenterEntry, passwords: Passwords, cancel: threading.
     try:
         tree = list_inventory(got.target, cancel)
     except ConnectionCheckError as exc:
-        return InventoryResult(False, str(exc))
+        return InventoryResult(False, _scrubbed(str(exc), got.target))
     n_hosts = sum(len(dc.hosts()) for dc in tree)
     return InventoryResult(True, f"{n_hosts} host{'s' if n_hosts != 1 else ''} in {len(tree)} "
                                  f"datacenter{'s' if len(tree) != 1 else ''}", tuple(tree))
@@ -180,7 +189,7 @@ def check_ssh(entry: SshEntry, passwords: Passwords, known_hosts: Any, ask: AskF
     try:
         S.check_connection(target, store, ask, cancel)
     except ConnectionCheckError as exc:
-        return ProbeResult(False, str(exc))
+        return ProbeResult(False, _scrubbed(str(exc), target))
     stored = tuple(f"{k.key_type} {k.fingerprint}" for k in store.keys_for(target.host, target.port))
     how = "trusted now and saved in NIC Advisor's known_hosts" if first else "already known"
     auth = "key file" if target.key_filename and not password else "password"
@@ -220,5 +229,5 @@ def check_nsx(entry: NsxEntry, passwords: Passwords, cancel: threading.Event | N
     try:
         check_login(got.target, cancel)
     except ConnectionCheckError as exc:
-        return ProbeResult(False, str(exc))
+        return ProbeResult(False, _scrubbed(str(exc), got.target, basic=True))
     return ProbeResult(True, f"logged in as {entry.user}; {got.tls.message.split(': ', 1)[-1]}")

@@ -20,7 +20,7 @@ __all__ = ["DEFAULT_TIMEOUT_S", "GuideFetchError", "VSAN_HCL_URL", "plan_downloa
 def plan_download(url: str = VSAN_HCL_URL, *, timeout_s: float = DEFAULT_TIMEOUT_S, proxy: str | None = None,
                   ca_file: str | None = None, replace: bool = False,
                   companion: str | os.PathLike[str] | None = None) -> Any:
-    """Download ``url`` (connect and read timeout ``timeout_s`` seconds, through ``proxy``, TLS verified with
+    """Download ``url`` (``timeout_s`` seconds for the whole download, through ``proxy``, TLS verified with
     ``ca_file`` or the system CAs) and return its :class:`~nicadvisor.vcg.guide_store.ImportPlan` (``replace``,
     ``companion`` as :func:`~nicadvisor.vcg.guide_store.plan_import`). The downloaded file is removed before
     returning. Raises GuideFetchError (the download), and what ``plan_import`` raises (GuideFormatError,

@@ -14,6 +14,7 @@ from typing import Callable
 
 from nicadvisor.parsers.assemble import HostInputs, assemble_host
 from nicadvisor.model import InputProblem
+from nicadvisor.model.text import SecretScrubber
 from nicadvisor.vcg.knowledge import fill_from_driver_catalogue
 
 Progress = Callable[[float, str], None]
@@ -37,11 +38,17 @@ class HostSink:
     including the recording of each parsed API response, as replayable capture files
     (:func:`nicadvisor.collect.ssh.save_captures`, ``# host:`` = the audited host name); an OSError becomes
     an InputProblem (source = the folder), the audit goes on.
+
+    ``scrub`` (:class:`~nicadvisor.model.text.SecretScrubber`): the secrets sent to the live targets are scrubbed
+    from each host, its problems and its saved captures before they are kept, stored or written: a server may echo
+    them (an NSX 403 page echoing the login form).
     """
 
     def __init__(self, audit, store=None, *, defer: bool = False, save_folder: str | None = None,
-                 problems: Callable[[list[InputProblem]], None] | None = None) -> None:
+                 problems: Callable[[list[InputProblem]], None] | None = None,
+                 scrub: SecretScrubber | None = None) -> None:
         self.audit = audit
+        self.scrub = scrub or SecretScrubber()
         self.store = store
         self.defer = defer and store is not None and not hasattr(store, "replace_host")
         self.save_folder = save_folder
@@ -64,6 +71,7 @@ class HostSink:
         with self._lock:
             host, host_problems, _parsed = assemble_host(group)
             fill_from_driver_catalogue(host)
+            host, host_problems = self._scrubbed(host, host_problems)
             self._index[id(group)] = len(self.audit.hosts)
             self._groups.append(group)
             self.audit.hosts.append(host)
@@ -84,6 +92,7 @@ class HostSink:
             i = self._index[id(group)]
             host, host_problems, _parsed = assemble_host(group)
             fill_from_driver_catalogue(host)
+            host, host_problems = self._scrubbed(host, host_problems)
             remaining = list(self._host_problems[i])
             new = []
             for p in host_problems:
@@ -119,10 +128,23 @@ class HostSink:
         with self._lock:
             self._save(named, str(Path(self.save_folder) / sub))
 
+    def _scrubbed(self, host, problems: list[InputProblem]):
+        """``host`` and ``problems`` without the session's secrets (the host rebuilt from its scrubbed document,
+        only when a secret was in it)."""
+        if not self.scrub:
+            return host, problems
+        from nicadvisor.document import host_from_dict, host_to_doc
+
+        doc = host_to_doc(host)
+        clean = self.scrub.data(doc)
+        if clean != doc:
+            host = host_from_dict(clean, f"host {host.name!r}")
+        return host, [scrub_problem(p, self.scrub) for p in problems]
+
     def _save(self, groups: list[HostInputs], folder: str) -> None:
         from nicadvisor.collect.ssh import save_captures
 
-        copies = [HostInputs(name=g.name, captures=[dataclasses.replace(c, host=g.name)
+        copies = [HostInputs(name=g.name, captures=[dataclasses.replace(c, host=g.name, text=self.scrub(c.text))
                                                     for c in [*g.captures, *(c for c, _r in g.parsed)]])
                   for g in groups]
         try:
@@ -130,6 +152,23 @@ class HostSink:
         except OSError as exc:
             self._problems([InputProblem(folder, f"--save-captures: could not write the captures of "
                                                  f"{', '.join(g.name for g in groups)}: {exc}")])
+
+
+def scrub_problem(p: InputProblem, scrub: SecretScrubber) -> InputProblem:
+    """``p`` without the session's secrets (``scrub``)."""
+    return InputProblem(scrub(p.source), scrub(p.message), scrub(p.command)) if scrub else p
+
+
+def targets_scrubber(targets, basic=()) -> SecretScrubber:
+    """The :class:`~nicadvisor.model.text.SecretScrubber` of the passwords sent to ``targets`` (collector targets:
+    vCenter, SSH, NSX), those of ``basic`` (NSX) also as their HTTP Basic header."""
+    return SecretScrubber([getattr(t, "password", None) or "" for t in targets],
+                          [(t.user, t.password) for t in basic if getattr(t, "password", None)])
+
+
+def session_scrubber(request) -> SecretScrubber:
+    """The :func:`targets_scrubber` of the live targets of ``request`` (an AuditRequest)."""
+    return targets_scrubber([*request.vsphere, *request.ssh, *request.nsx], request.nsx)
 
 
 def collect_live(request, progress: Progress, cancel: threading.Event | None, sink: HostSink,

@@ -15,12 +15,13 @@ from nicadvisor.store.history import (
     AuditNotFound,
     AuditStore,
     AuditSummary,
+    HistoryDamaged,
     default_history_path,
 )
 from nicadvisor.store.migrations import SCHEMA_VERSION, HistoryError, HistorySchemaError
 
 __all__ = [
     "FINAL_STATUSES", "INTERRUPTED", "RUNNING", "SCHEMA_VERSION", "AuditNotFound", "AuditStore", "AuditSummary",
-    "CodecError", "HistoryError", "HistorySchemaError", "audit_from_dict", "default_history_path",
+    "CodecError", "HistoryDamaged", "HistoryError", "HistorySchemaError", "audit_from_dict", "default_history_path",
     "host_from_dict", "redact_secrets",
 ]

@@ -15,6 +15,12 @@ Secrets: the model holds none, and the store also removes the password part of a
 ``scheme://user:password@host`` text before writing (:func:`nicadvisor.document.redact_secrets`).
 Deleted audits are overwritten on disk (``PRAGMA secure_delete``).
 
+Damage and full disks: a file SQLite finds damaged when it is opened (``PRAGMA quick_check``, run before anything
+is written: truncated, a bad header, garbage) is refused with :class:`HistoryDamaged` and left exactly as it is; any
+later SQLite error (a full disk, damage found while reading) is raised as :class:`HistoryError` naming the file.
+Text that is not valid UTF-8 in a row reads back with ``�`` in its place, and text that holds lone surrogates (file
+names that were not UTF-8) is written with them escaped (:func:`nicadvisor.model.text.escape_undecoded`).
+
 Thread safety: one connection per store, every method serialised by a lock, so the GUI thread may list
 audits while a worker thread writes. Several processes may open the same file (SQLite locking, 10 s busy
 timeout).
@@ -22,6 +28,7 @@ timeout).
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
 import os
 import sqlite3
@@ -34,6 +41,7 @@ from typing import Any
 from nicadvisor import __version__
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import Finding, Host, InputProblem
+from nicadvisor.model.text import escape_undecoded
 from nicadvisor.model.verdict import COMPLETE, LABEL, NOT_RATED, NOT_READY, Verdict, incomplete_verdict
 from nicadvisor.procinfo import process_start_ticks
 from nicadvisor.document import (
@@ -61,6 +69,43 @@ FINAL_STATUSES = ("done", "cancelled", "failed")
 RUNNING = "running"
 INTERRUPTED = "interrupted"
 NOTHING_READ = "nothing read"
+
+
+class HistoryDamaged(HistoryError):
+    """SQLite finds the history file damaged (truncated, a bad header, garbage in its pages). Nothing was written
+    to it: it is left as it was found, for whoever wants to rescue it."""
+
+
+#: SQLite result codes of a damaged file (``sqlite3.Error.sqlite_errorname``).
+_DAMAGED = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+
+
+def _history_error(path: Path, exc: sqlite3.Error) -> HistoryError:
+    """The :class:`HistoryError` of an SQLite error on the history ``path``, in one sentence."""
+    name = getattr(exc, "sqlite_errorname", "")
+    if name in _DAMAGED or type(exc) is sqlite3.DatabaseError:
+        return HistoryDamaged(f"the audit history {path} is damaged ({exc}); it was left as it is — move it aside to "
+                              "start a new history")
+    return HistoryError(f"the audit history {path} cannot be used ({exc})")
+
+
+def _sqlite_errors(method):
+    """Raise every ``sqlite3.Error`` of ``method`` — but a misuse such as a closed store (ProgrammingError), which
+    is a bug, not the file's state — as the :class:`HistoryError` of :func:`_history_error`."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
+            raise
+        except sqlite3.Error as exc:
+            raise _history_error(self.path, exc) from exc
+    return wrapper
+
+
+def _lenient_text(raw: bytes) -> str:
+    """A TEXT value as str: bytes that are not UTF-8 (a damaged row) become ``�`` instead of failing the read."""
+    return raw.decode("utf-8", "replace")
 
 
 class AuditNotFound(HistoryError, KeyError):
@@ -150,7 +195,8 @@ def _owner_gone(pid: int | None, start: int | None) -> bool:
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(redact_secrets(value), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return escape_undecoded(json.dumps(redact_secrets(value), ensure_ascii=False, allow_nan=False,
+                                       separators=(",", ":")), in_json=True)
 
 
 class AuditStore:
@@ -162,7 +208,8 @@ class AuditStore:
 
     Raises on open: :class:`~nicadvisor.store.migrations.HistorySchemaError` for a file of a newer NIC Advisor
     or of another program (the file is left unchanged), OSError when the folder cannot be created,
-    ``sqlite3.Error`` when the file is not a database.
+    :class:`HistoryDamaged` for a file SQLite finds damaged (left unchanged), :class:`HistoryError` for any other
+    SQLite error (a full disk). Every method raises :class:`HistoryError` for an SQLite error.
     """
 
     def __init__(self, path: Path | str | None = None) -> None:
@@ -171,17 +218,33 @@ class AuditStore:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         if not self.path.exists():
             os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
-        self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
         try:
+            self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10.0)
+        except sqlite3.Error as exc:
+            raise _history_error(self.path, exc) from exc
+        self._conn.text_factory = _lenient_text
+        try:
+            self._check_intact()  # before anything is written: a damaged file is left as it was found
             self._conn.execute("PRAGMA foreign_keys = ON")
             self._conn.execute("PRAGMA secure_delete = ON")
             self.backup_path = migrate(self._conn, self.path)  # checks the version before writing anything
             self._conn.execute("PRAGMA journal_mode = WAL")
             self._conn.execute("PRAGMA synchronous = FULL")
             self._mark_interrupted()
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise _history_error(self.path, exc) from exc
         except BaseException:
             self._conn.close()
             raise
+
+    def _check_intact(self) -> None:
+        """Raise :class:`HistoryDamaged` unless SQLite's ``PRAGMA quick_check`` finds the file sound (it reads every
+        page; it writes nothing)."""
+        verdict = self._conn.execute("PRAGMA quick_check(1)").fetchone()
+        if not verdict or verdict[0] != "ok":
+            raise HistoryDamaged(f"the audit history {self.path} is damaged ({verdict[0] if verdict else 'no answer'});"
+                                 " it was left as it is — move it aside to start a new history")
 
     # ------------------------------------------------------------ plumbing
 
@@ -215,6 +278,7 @@ class AuditStore:
             raise AuditNotFound(f"audit {audit_id} is not in the history {self.path}")
         return row
 
+    @_sqlite_errors
     def _mark_interrupted(self) -> None:
         """Persist ``interrupted`` for running audits whose writer process is gone."""
         with self._lock:
@@ -226,6 +290,7 @@ class AuditStore:
 
     # ------------------------------------------------------------ writing
 
+    @_sqlite_errors
     def begin(self, inputs: Iterable[str], created_at: str) -> int:
         """Start an audit of ``inputs`` (paths, ``local``, live targets) begun at ``created_at`` (ISO 8601).
 
@@ -253,9 +318,10 @@ class AuditStore:
         for i, p in enumerate(problems):
             d = redact_secrets(problem_to_doc(p))
             out.append(("INSERT INTO problems (audit_id, seq, source, message, command) VALUES (?, ?, ?, ?, ?)",
-                        (audit_id, start + i, d["source"], d["message"], d["command"])))
+                        (audit_id, start + i, *(escape_undecoded(d[k]) for k in ("source", "message", "command")))))
         return out
 
+    @_sqlite_errors
     def add_host(self, audit_id: int, host: Host, problems: Iterable[InputProblem] = ()) -> None:
         """Append ``host`` (and the input problems met while reading it) to the audit; committed at once.
 
@@ -272,7 +338,7 @@ class AuditStore:
                                          (audit_id,)).fetchone()[0]
                 self._conn.execute(
                     "INSERT INTO hosts (audit_id, seq, name, doc, added_at, pnics) VALUES (?, ?, ?, ?, ?, ?)",
-                    (audit_id, seq, redact_secrets(host.name), text, _now(), count_pnics(doc)))
+                    (audit_id, seq, escape_undecoded(redact_secrets(host.name)), text, _now(), count_pnics(doc)))
                 for sql, params in self._problem_rows(audit_id, problems):
                     self._conn.execute(sql, params)
             except BaseException:
@@ -280,13 +346,14 @@ class AuditStore:
                 raise
             self._conn.execute("COMMIT")
 
+    @_sqlite_errors
     def update_host(self, audit_id: int, host: Host) -> None:
         """Replace the stored document of the audit's host named ``host.name`` (a fact learnt after the audit, such as
         an MTU path check between hosts); committed at once. Raises AuditNotFound for an unknown audit, KeyError when
         the audit holds no host of that name, TypeError/ValueError as :meth:`add_host`."""
         doc = host_to_doc(host)
         text = _dumps(doc)
-        name = redact_secrets(host.name)
+        name = escape_undecoded(redact_secrets(host.name))
         with self._lock:
             self._row(audit_id)
             if self._conn.execute("SELECT 1 FROM hosts WHERE audit_id = ? AND name = ?",
@@ -295,6 +362,7 @@ class AuditStore:
             self._write([("UPDATE hosts SET doc = ?, pnics = ? WHERE audit_id = ? AND name = ?",
                           (text, count_pnics(doc), int(audit_id), name))])
 
+    @_sqlite_errors
     def add_problems(self, audit_id: int, problems: Iterable[InputProblem]) -> None:
         """Append input problems not tied to one host (an unreadable path, a failed connection); committed at once.
 
@@ -311,6 +379,7 @@ class AuditStore:
                 raise
             self._conn.execute("COMMIT")
 
+    @_sqlite_errors
     def finish(self, audit_id: int, findings: Iterable[Finding], benchmarks: Iterable[Any] = (),
                status: str = "done", verdict: Verdict | None = None) -> None:
         """Store the findings and benchmark results, the final ``status`` (``done``, ``cancelled``, ``failed``)
@@ -331,17 +400,21 @@ class AuditStore:
                 "UPDATE audits SET findings = ?, benchmarks = ?, status = ?, finished_at = ?, errors = ?, "
                 "warnings = ?, verdict = ?, verdict_reason = ? WHERE id = ?",
                 (findings_json, bench_json, status, _now(), errors, warnings,
-                 verdict.status if verdict else None, redact_secrets(verdict.reason) if verdict else None,
+                 verdict.status if verdict else None,
+                 escape_undecoded(redact_secrets(verdict.reason)) if verdict else None,
                  int(audit_id)))])
 
+    @_sqlite_errors
     def set_name(self, audit_id: int, name: str) -> None:
         """Name the audit (``"before the i40en update"``; ``""`` removes the name; at most 200 characters, control
         characters dropped). Raises AuditNotFound."""
         clean = "".join(ch for ch in str(name) if ch.isprintable())[:200].strip()
         with self._lock:
             self._row(audit_id)
-            self._write([("UPDATE audits SET name = ? WHERE id = ?", (redact_secrets(clean) or None, int(audit_id)))])
+            self._write([("UPDATE audits SET name = ? WHERE id = ?",
+                          (escape_undecoded(redact_secrets(clean)) or None, int(audit_id)))])
 
+    @_sqlite_errors
     def set_hosts_expected(self, audit_id: int, count: int) -> None:
         """Record how many hosts the inputs name (known before they are read), for "interrupted after N of M
         hosts". Raises AuditNotFound."""
@@ -349,6 +422,7 @@ class AuditStore:
             self._row(audit_id)
             self._write([("UPDATE audits SET hosts_expected = ? WHERE id = ?", (int(count), int(audit_id)))])
 
+    @_sqlite_errors
     def set_benchmarks(self, audit_id: int, benchmarks: Iterable[Any]) -> None:
         """Replace the audit's benchmark results (run after the audit, e.g. from the Benchmark page).
 
@@ -359,6 +433,7 @@ class AuditStore:
             self._row(audit_id)
             self._write([("UPDATE audits SET benchmarks = ? WHERE id = ?", (bench_json, int(audit_id)))])
 
+    @_sqlite_errors
     def save(self, audit: Audit, status: str = "done") -> int:
         """Store a complete audit in one go (begin, problems, hosts, finish); returns its id."""
         audit_id = self.begin(audit.inputs, audit.created_at)
@@ -370,6 +445,7 @@ class AuditStore:
         self.finish(audit_id, audit.findings, audit.benchmarks or (), status=status, verdict=audit.verdict)
         return audit_id
 
+    @_sqlite_errors
     def delete(self, audit_id: int) -> None:
         """Remove the audit, its hosts and problems (overwritten on disk). Raises AuditNotFound."""
         with self._lock:
@@ -385,6 +461,7 @@ class AuditStore:
                                    (audit_id,)).fetchone()
         return INTERRUPTED if owner and _owner_gone(owner[0], owner[1]) else status
 
+    @_sqlite_errors
     def list_audits(self) -> list[AuditSummary]:
         """Every stored audit, newest first (highest id first)."""
         with self._lock:
@@ -394,6 +471,7 @@ class AuditStore:
                 "FROM audits a LEFT JOIN hosts h ON h.audit_id = a.id GROUP BY a.id ORDER BY a.id DESC").fetchall()
             return [self._summary(r) for r in rows]
 
+    @_sqlite_errors
     def benchmark_runs(self, limit: int = 50) -> list[tuple[int, str, list[dict[str, Any]]]]:
         """The benchmark results stored with the ``limit`` newest audits that have any, newest first:
         ``(audit id, created_at, [result document, …])`` (documents as stored: ``BenchResult.to_dict()`` keys). A row
@@ -423,6 +501,7 @@ class AuditStore:
             inputs=tuple(str(s) for s in inputs) if isinstance(inputs, list) else (), finished_at=r[6],
             verdict=r[9], verdict_reason=r[10], hosts_expected=r[11], name=r[12] or "")
 
+    @_sqlite_errors
     def summary(self, audit_id: int) -> AuditSummary:
         """The history line of one audit. Raises AuditNotFound."""
         with self._lock:
@@ -434,6 +513,7 @@ class AuditStore:
                 (int(audit_id),)).fetchone()
             return self._summary(row)
 
+    @_sqlite_errors
     def load(self, audit_id: int) -> Audit:
         """Rebuild the stored audit: hosts in the order they were added (with their evidence), input problems,
         findings and benchmarks (``BenchResult`` objects), ``created_at`` as given to ``begin``.

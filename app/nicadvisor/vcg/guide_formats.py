@@ -144,6 +144,10 @@ SOURCES = ("vsan-hcl", "bcg-results", "bcg-details", "vcg-api")
 DEFAULT_MAX_BYTES = 256 * 2**20
 #: Most listings one file may give (memory stays bounded; the vSAN HCL's NIC part gives some tens of thousands).
 DEFAULT_MAX_LISTINGS = 500_000
+#: Most JSON values a file may hold (counted before it is parsed: every ``{``, ``[`` and ``,``). Python keeps a
+#: parsed value in 24–72 bytes however short its text: a 120 MB file of empty objects (40 million ``{}``) took
+#: 1.9 GB. Five million values stay under 400 MB; the vSAN HCL all.json is a few MB.
+MAX_JSON_VALUES = 5_000_000
 #: A data date later than now plus this is refused (clock skew allowed for).
 FUTURE_TOLERANCE = timedelta(days=1)
 MAX_WARNINGS = 500
@@ -839,6 +843,16 @@ def _read_exchange_csv(text: str, ctx: _Ctx) -> tuple[datetime | None, list[Guid
             meta[key.strip().lower()] = value.strip()
         skipped += 1
     reader = csv.DictReader(io.StringIO("".join(lines[skipped:])))
+    try:
+        return _exchange_csv_rows(reader, skipped, meta, ctx)
+    except csv.Error as exc:  # a field longer than csv.field_size_limit() (128 KiB), a NUL …
+        raise ctx.error(f"line {skipped + reader.reader.line_num}: not readable as CSV ({exc})") from None
+
+
+def _exchange_csv_rows(reader: csv.DictReader, skipped: int, meta: dict[str, str],
+                       ctx: _Ctx) -> tuple[datetime | None, list[GuideListing]]:
+    """The listings of an exchange CSV whose first ``skipped`` lines (comments, read into ``meta``) are behind
+    ``reader``. Raises csv.Error for text the csv module cannot read."""
     header = [h.strip() for h in (reader.fieldnames or [])]
     reader.fieldnames = header
     missing = [c for c in EXCHANGE_CSV_REQUIRED if c not in header]
@@ -964,6 +978,10 @@ def read_guide_file(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MA
         raise ctx.error("empty file")
     complete = False
     if text.lstrip()[:1] in ("{", "["):
+        values = text.count("{") + text.count("[") + text.count(",")
+        if values > MAX_JSON_VALUES:
+            raise ctx.error(f"about {values} JSON values, more than the {MAX_JSON_VALUES} a guide file may hold "
+                            "(reading them would take more memory than this machine should give it); not read")
         duplicates = _DuplicateKeys()
         try:
             doc = json.loads(text, object_pairs_hook=duplicates)

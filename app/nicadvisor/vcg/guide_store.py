@@ -32,7 +32,8 @@ Bounds: an import that would store more than :data:`MAX_STORE_LISTINGS` listings
 
 :func:`apply_import` writes the new version through a temporary file and ``os.replace`` (a crash leaves the old file
 whole), keeps the previous one as ``guide.v<N>.json`` (the last :data:`KEEP_VERSIONS`), and first deletes temporary
-files of the store that an interrupted import left (older than :data:`STALE_TEMP_AFTER_S` seconds).
+files of the store that an interrupted import left (:func:`clean_stale_temp_files`: at once when their writer is
+gone, else after :data:`STALE_TEMP_AFTER_S` seconds).
 
 Age (as vSAN Health treats its HCL database): data older than :data:`WARN_AFTER_DAYS` days is a warning, older
 than :data:`ERROR_AFTER_DAYS` days an error (:func:`staleness`). The age is that of the oldest file still in the
@@ -54,6 +55,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from nicadvisor.atomic_file import atomic_write
+from nicadvisor.procinfo import process_start_ticks
 from nicadvisor.vcg.guide_formats import GuideFile, GuideListing, read_guide_file
 
 FORMAT = "nicadvisor-guide"
@@ -65,9 +67,12 @@ ERROR_AFTER_DAYS = 180
 MAX_STORE_BYTES = 256 * 2**20
 #: The most listings a stored guide may hold (memory stays bounded when it is read back).
 MAX_STORE_LISTINGS = 500_000
-#: Temporary files of the store (``.guide.*``) older than this are left over from an interrupted import.
+#: Temporary files of the store (``.guide.*``) older than this are left over from an interrupted import (for a file
+#: that does not name its writer; one that does is removed as soon as that process is gone).
 STALE_TEMP_AFTER_S = 600
 _TEMP_PREFIX = ".guide."
+#: A temporary file's name after the prefix: the writer's pid and start time in clock ticks (``procinfo``).
+_TEMP_OWNER = re.compile(r"(\d+)-(\d+)\.")
 _LISTING_FIELDS = tuple(f.name for f in dataclasses.fields(GuideListing))
 _KIND_TEXT = {"vsan-hcl": "vSAN HCL", "bcg-results": "Broadcom Compatibility Guide search answer",
               "bcg-details": "Broadcom Compatibility Guide details answer", "vcg-api": "VCG API answer"}
@@ -459,15 +464,34 @@ def plan_import(paths: Iterable[str | os.PathLike[str]], folder: Path | None = N
                       current_version=current_version, unreadable=unreadable, keep_as=keep_as, store_state=state, stored_bytes=size)
 
 
+def _temp_prefix() -> str:
+    """The name start of this process's temporary files: ``.guide.<pid>-<start ticks>.``."""
+    pid = os.getpid()
+    return f"{_TEMP_PREFIX}{pid}-{process_start_ticks(pid) or 0}."
+
+
+def _writer_gone(name: str) -> bool | None:
+    """Whether the process that wrote the temporary file ``name`` is gone (its pid runs no more, or runs another
+    process); None when the name does not say who wrote it."""
+    m = _TEMP_OWNER.match(name[len(_TEMP_PREFIX):])
+    if m is None or not Path("/proc/self/stat").exists():
+        return None
+    ticks = process_start_ticks(int(m.group(1)))
+    return ticks is None or str(ticks) != m.group(2)
+
+
 def clean_stale_temp_files(folder: Path | None = None, older_than_s: float = STALE_TEMP_AFTER_S) -> list[Path]:
-    """Delete the store's temporary files (``.guide.*``) older than ``older_than_s`` seconds — left by an import
-    that was killed while writing — and return them. A younger one may belong to an import under way: kept."""
+    """Delete the store's temporary files (``.guide.*``) left by an import that was killed while writing, and
+    return them: at once when the file names its writer and that process is gone (a ``kill -9`` of ``vcg import
+    --replace`` used to leave 7–59 MB behind for the next imports), else once it is older than ``older_than_s``
+    seconds. The file of an import under way is kept."""
     base = folder or guide_dir()
     removed = []
     limit = time.time() - older_than_s
     for p in base.glob(f"{_TEMP_PREFIX}*"):
         try:
-            if p.is_file() and p.stat().st_mtime < limit:
+            gone = _writer_gone(p.name)
+            if p.is_file() and (gone or (gone is None and p.stat().st_mtime < limit)):
                 p.unlink()
                 removed.append(p)
         except OSError:
@@ -499,12 +523,13 @@ def apply_import(plan: ImportPlan, folder: Path | None = None) -> Path:
         os.chmod(previous, 0o600)
         for old in sorted(base.glob("guide.v*.json"), key=lambda p: _version_of(p))[:-KEEP_VERSIONS]:
             old.unlink(missing_ok=True)
+
     def _write(tmp: Path) -> None:
         with open(tmp, "x", encoding="utf-8") as fh:
             for chunk in _chunks(plan.new):
                 fh.write(chunk)
 
-    atomic_write(path, _write, private=True)  # its temporary name starts with _TEMP_PREFIX (".guide.json.")
+    atomic_write(path, _write, private=True, temp_prefix=_temp_prefix())  # see clean_stale_temp_files
     return path
 
 

@@ -143,6 +143,10 @@ def parse_ens_uplink_stats(text: str, cmd: CommandLine) -> ParseResult:
     return result
 
 
+_FPO_NAME = re.compile(r"[A-Za-z][\w .-]*")
+_FPO_VALUE = re.compile(r"-?\d+")
+
+
 def _count(value: str) -> bool:
     return value.isdigit() and len(value) <= 20
 
@@ -174,9 +178,13 @@ def parse_ens_fpo_stats(text: str, cmd: CommandLine) -> ParseResult:
         return result
     counters: dict[str, int] = {}
     for raw in text.splitlines():
-        m = re.match(r"^\s*([A-Za-z][\w .-]*?)\s*:\s+(-?\d+)\s*$", raw)
-        if m:
-            counters.setdefault(m.group(1), int(m.group(2)))
+        # ``name: number`` split at its one colon (a regex whose name could end anywhere in the spaces before the
+        # colon took minutes on a name followed by a megabyte of spaces)
+        name, colon, value = raw.partition(":")
+        name = name.strip()
+        if (colon and ":" not in value and value[:1].isspace() and _FPO_NAME.fullmatch(name)
+                and _FPO_VALUE.fullmatch(value.strip())):
+            counters.setdefault(name, int(value.strip()))
     if not counters:
         result.notes.append(f"{cmd.text!r}: no FPO counter found")
         return result

@@ -11,6 +11,24 @@ from nicadvisor.parsers.esxi.vsish import queue_stats, real_nic_name, record_que
 from nicadvisor.parsers.registry import register
 
 
+_COUNTER_NAME = re.compile(r"[A-Za-z][\w ]*")
+_PREFIX = re.compile(r"[\w ]+")
+_NUMBER = re.compile(r"-?\d+")
+
+
+def _counter_line(raw: str) -> tuple[str, int] | None:
+    """``name: number`` or ``prefix: name: number`` (a name starts with a letter; words and spaces) → (name, number),
+    else None. Read by splitting at the colons, not with one regex whose name and the spaces after it could be split
+    in every way: a name followed by a megabyte of spaces took minutes."""
+    parts = raw.split(":")
+    if len(parts) not in (2, 3) or not _NUMBER.fullmatch(parts[-1].strip()):
+        return None
+    if len(parts) == 3 and not (_PREFIX.fullmatch(parts[0].lstrip()) or (" " in parts[0] and not parts[0].strip())):
+        return None
+    name = parts[-2].strip()
+    return (name, int(parts[-1].strip())) if _COUNTER_NAME.fullmatch(name) else None
+
+
 @register(r"^esxcli\s+(?:--\S+\s+)*networkinternal\s+nic\s+privstats\s+get\b",
           "esxcli networkinternal nic privstats get")
 def parse_privstats(text: str, cmd: CommandLine) -> ParseResult:
@@ -27,9 +45,9 @@ def parse_privstats(text: str, cmd: CommandLine) -> ParseResult:
     for raw in text.splitlines():
         if re.match(r"^\s*[rt]xq\d+:", raw):
             continue
-        m = re.match(r"^\s*(?:[\w ]+:\s*)?([A-Za-z][\w ]*?)\s*:\s*(-?\d+)\s*$", raw)
-        if m:
-            other.setdefault(m.group(1).strip(), int(m.group(2)))
+        counter = _counter_line(raw)
+        if counter:
+            other.setdefault(*counter)
     if not (queues["rx"] or queues["tx"] or other):
         result.notes.append(f"{cmd.text!r}: no per-queue or counter line found")
         return result

@@ -258,6 +258,21 @@ _CAP_HEAD_RE = re.compile(
 _CAP_TOKEN_RE = re.compile(r"^(?:VMNET_)?CAP_\w+$", re.I)
 
 
+_SCALAR_KEY = re.compile(r"[A-Za-z][\w /.-]*")
+
+
+def _scalar_line(raw: str) -> tuple[bool, str, str] | None:
+    """``   Key name: value`` → (indented, key, value), else None: the key (a letter, then words, spaces, ``/.-``)
+    ends at the first colon. Read with ``str.partition``, not a regex whose key could end anywhere in the spaces
+    before the colon (a pNIC name followed by a megabyte of spaces took minutes)."""
+    rest = raw.lstrip()
+    key, colon, value = rest.partition(":")
+    key = key.rstrip()
+    if not colon or not _SCALAR_KEY.fullmatch(key):
+        return None
+    return len(rest) < len(raw), key, value.lstrip(":").strip()
+
+
 def _cap_names(text: str) -> list[str]:
     return [t for t in text.split() if _CAP_TOKEN_RE.match(t)]
 
@@ -307,12 +322,12 @@ def parse_properties(text: str, cmd: CommandLine) -> ParseResult:
             current["lines"].append(line)
             continue
         current = None
-        m = re.match(r"^(\s*)([A-Za-z][\w /.-]*?)\s*:+\s*(.*)$", raw)
-        if m:
-            key = m.group(2).strip()
-            scalars.setdefault(key.lower(), (m.group(3).strip(), raw.strip()))
-            if key.lower() == "legacy" and m.group(1):
-                scalars["__legacy_indented"] = (m.group(3).strip(), raw.strip())
+        scalar = _scalar_line(raw)
+        if scalar:
+            indented, key, value = scalar
+            scalars.setdefault(key.lower(), (value, raw.strip()))
+            if key.lower() == "legacy" and indented:
+                scalars["__legacy_indented"] = (value, raw.strip())
 
     repeated = sorted(b for b, n in heads.items() if n > 1)
     if repeated:  # two outputs in one text (captures appended): which one is this pNIC's cannot be told
