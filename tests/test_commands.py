@@ -73,7 +73,26 @@ def test_how_to_learn_names_the_advised_commands():
     assert commands.how_to_learn(("ens_capable",), "linux") == ""
     # ESXi's lspci -v prints no PCIe link (esxi_lspci-v_aquantia_aqc108_shows_no_pcie_caps.txt): no advice
     assert commands.how_to_learn(("pcie_width",), "esxi") == ""
-    assert commands.how_to_learn(("pcie_width",), "linux") == "lspci -vv -s <PCI address of {nic}>"
+    # Linux: the PCIe link from sysfs, as the collectors read it (lspci -vv needs root and no collector runs it)
+    assert commands.how_to_learn(("pcie_width",), "linux") == "cat /sys/class/net/{nic}/device/current_link_width"
+    assert commands.how_to_learn(("mtu",), "linux") == "cat /sys/class/net/{nic}/mtu"
+    assert commands.advised(("mtu",), "switch") == [] and commands.advised(("mtu",), "esxi", "switch") == [
+        "esxcfg-vswitch -l"]
+    assert commands.how_to_learn(("product_version",), "esxi", "host") == "vmware -vl"
+
+
+def test_every_advised_read_is_a_command_the_collectors_run():
+    """The advice of an unknown cell and of "Finish this audit" names only commands the SSH collector and the
+    collector script run: a user who runs the script has run every command the audit asks for."""
+    for c in commands.CATALOGUE:
+        if c.learn and c.platform in ("esxi", "linux"):
+            assert c.run, f"{c.text} is advised but no collector runs it"
+        for fact, attribute in c.learn_attributes:
+            assert fact in c.learn and attribute in c.attributes, (c.text, fact, attribute)
+    assert commands.discovery("esxi").text == "esxcli network nic list"
+    assert commands.discovery("linux").text == "ls /sys/class/net"
+    assert [commands.inventory(p).text for p in ("esxi", "linux")] == ["esxcfg-nics -l", "ip -d -j link show"]
+    assert all(commands.inventory(p).run for p in ("esxi", "linux"))
 
 
 def test_the_ssh_allowlist_is_the_catalogue_and_accepts_each_command():

@@ -91,7 +91,7 @@ def test_ready_without_errors_and_empty_audit(tmp_path):
     assert doc["summary"]["ready"] is False and doc["verdict"]["label"] == "NOT RATED"
     lnx = doc["verdict"]["hosts"][1]
     assert (lnx["host"], lnx["status"], lnx["label"]) == ("lnx-1", "not_rated", "NOT RATED")
-    assert "link state of enp2s0" in lnx["reason"] and lnx["finish"][0] == "ip link show"
+    assert "link state of enp2s0" in lnx["reason"] and lnx["finish"][0] == "ip -d -j link show"
     validate_document(doc)
     a.hosts = a.hosts[:1]
     a.inputs = [i for i in a.inputs if not i.startswith("captures/linux_")]

@@ -36,6 +36,10 @@ PARSER_CAPTURES = REPO / "tests" / "parsers" / "captures"
 ESXI600 = PARSER_CAPTURES / "esxi600_vmware-lv_and_nic_list_tg3_elatov.txt"
 
 
+#: The Finish this audit block of the demo lab's linux-e810-pulchart: its MTU and its PCIe link, read from sysfs.
+E810 = ["cat /sys/class/net/em1/mtu", *(f"cat /sys/class/net/em1/device/{a}" for a in (
+    "current_link_speed", "current_link_width", "max_link_speed", "max_link_width"))]
+
 def _ready_host() -> Host:
     """An ESXi 6.7 GA host whose X710 (vmnic2) uplinks the switch of a TEP at MTU 9000, every decisive fact read."""
     h = Host("esx67", kind="esxi", pnics=[PhysicalNic("vmnic2", mtu=9000)],
@@ -106,7 +110,10 @@ def test_names_are_filled_in_and_quoted():
     p = h.pnics[0]
     assert commands_for("link", h, p) == ("ethtool 'eth 0;rm'",)
     assert commands_for("rss", h, p) == ("ethtool -l 'eth 0;rm'", "ethtool -x 'eth 0;rm'")
-    assert commands_for("pcie", h, p) == ("lspci -vv -s 0000:02:00.0",)
+    # the PCIe link from sysfs, as the collectors read it; the name quoted as one word of the path
+    assert commands_for("pcie", h, p) == tuple(f"cat '/sys/class/net/eth 0;rm/device/{a}'" for a in (
+        "current_link_speed", "current_link_width", "max_link_speed", "max_link_width"))
+    assert commands_for("mtu", h, p) == ("cat '/sys/class/net/eth 0;rm/mtu'",)
     assert commands_for("ens", h, p) == ()
 
 
@@ -171,9 +178,9 @@ def test_demo_lab_ready_only_when_decided_and_every_other_host_lists_what_it_lac
     text = " ".join(pages)
     assert "What READY needs: the decisive checks" in text and all(c.reference.split(" §")[0] in text
                                                                     for c in DECISIVE_CHECKS)
-    assert "Finish this audit" in text and "ip link show em1" in text and "release not read (run vmware -vl)" in text
+    assert "Finish this audit" in text and "cat /sys/class/net/em1/mtu" in text and "release not read (run vmware -vl)" in text
     html = (tmp_path / "a.html").read_text()
-    assert 'id="decisive-checks"' in html and '<pre class="evidence finish">ip link show em1\nlspci -vv -s 0000:63:00.0</pre>' in html
+    assert 'id="decisive-checks"' in html and '<pre class="evidence finish">' + "\n".join(E810) + '</pre>' in html
     assert "ESXi release: not read (run vmware -vl)" in html
 
 

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nicadvisor.model.entities import Host, Severity
-from nicadvisor.model.readiness import (DECISIVE_CHECKS, ColumnShare, MissingCheck, decided_shares, finish_commands,
-                                         overlay_fitness, readiness, unfit_overlay)
+from nicadvisor.model.readiness import (DECISIVE_CHECKS, ColumnShare, MissingCheck, commands_for, decided_shares,
+                                         finish_commands, overlay_fitness, readiness, unfit_overlay)
 
 if TYPE_CHECKING:  # the audit imports its verdict, never the other way
     from nicadvisor.model.audit import Audit
@@ -217,8 +217,9 @@ _ESXI_UPLINK = re.compile(r"^vmnic\d{1,4}$")
 
 
 def _listing(host: Host) -> str:
-    """The read-only command that lists ``host``'s pNICs with their link state and MTU."""
-    return "ip link show" if host.kind == "linux" else "esxcfg-nics -l"
+    """The read-only command that lists ``host``'s pNICs with their link state and MTU (the catalogue's inventory
+    command: :func:`nicadvisor.model.readiness.commands_for` ``listing``)."""
+    return commands_for("listing", host)[0]
 
 
 def _listings(command: str) -> list[bool]:
