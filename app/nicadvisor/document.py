@@ -7,6 +7,7 @@ A host document has the shape of a host in the JSON export (schema version :data
 
     {"name": "esxi-a", "kind": "esxi", "product_version", "build", "product_update", "inputs": [...],
      "evidence": {field: {"command", "line", "source"}},
+     "not_run": [{"command", "reason", "detail", "partial"}],
      "pnics": [{<every PhysicalNic field>, "evidence": {...}}], "vmknics": [...],
      "switches": [...], "modules": [...]}
 
@@ -31,6 +32,7 @@ from typing import Any
 
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import (
+    CommandNotRun,
     Evidence,
     Finding,
     Host,
@@ -159,9 +161,10 @@ def host_to_doc(host: Host) -> dict[str, Any]:
 
     Returns a new dict of JSON-safe values (see the module docstring for the shape).
     """
-    out = object_to_dict(host, skip=tuple(HOST_COLLECTIONS))
+    out = object_to_dict(host, skip=(*HOST_COLLECTIONS, "not_run"))
     for name in HOST_COLLECTIONS:
         out[name] = [object_to_dict(item) for item in getattr(host, name)]
+    out["not_run"] = [n.to_dict() for n in host.not_run]
     return out
 
 
@@ -246,12 +249,27 @@ def host_from_dict(doc: Any, where: str = "host") -> Host:
     Raises CodecError naming the place of a malformed entry.
     """
     d = _mapping(doc, where)
-    host: Host = object_from_dict(Host, d, where, skip=tuple(HOST_COLLECTIONS))
+    host: Host = object_from_dict(Host, d, where, skip=(*HOST_COLLECTIONS, "not_run"))
     for name, cls in HOST_COLLECTIONS.items():
         items = [object_from_dict(cls, item, f"{where}.{name}[{i}]")
                  for i, item in enumerate(_list(d, name, where))]
         setattr(host, name, items)
+    host.not_run = [not_run_from_dict(item, f"{where}.not_run[{i}]") for i, item in enumerate(_list(d, "not_run", where))]
     return host
+
+
+def not_run_from_dict(doc: Any, where: str = "not_run") -> CommandNotRun:
+    """``{"command", "reason", "detail", "partial"}`` → :class:`CommandNotRun`. Raises CodecError (an unknown
+    reason, a missing command)."""
+    d = _mapping(doc, where)
+    partial = d.get("partial", False)
+    if not isinstance(partial, bool):
+        raise CodecError(f"{where}.partial: expected true or false, got {type(partial).__name__}")
+    try:
+        return CommandNotRun(command=_text(d, "command", where), reason=_text(d, "reason", where),
+                             detail=_text(d, "detail", where, ""), partial=partial)
+    except ValueError as exc:
+        raise CodecError(f"{where}.reason: {exc}") from exc
 
 
 def finding_from_dict(doc: Any, where: str = "finding") -> Finding:

@@ -91,15 +91,18 @@ def _facts(obj, roots, skip=()) -> dict:
 
 
 def _host(host: Host, roots) -> dict:
-    return {
+    out = {
         "name": _relative(host.name, roots),
         "kind": host.kind,
-        "host": _facts(host, roots, skip=("kind", "pnics", "vmknics", "switches", "modules")),
+        "host": _facts(host, roots, skip=("kind", "pnics", "vmknics", "switches", "modules", "not_run")),
         "pnics": {p.name: _facts(p, roots) for p in host.pnics},
         "switches": {s.name: _facts(s, roots) for s in host.switches},
         "vmknics": {v.name: _facts(v, roots) for v in host.vmknics},
         "modules": {m.name: _facts(m, roots) for m in host.modules},
     }
+    if host.not_run:  # the commands a collector could not run (none for a recorded output)
+        out["not_run"] = [[_relative(n.command, roots), n.reason, n.partial] for n in host.not_run]
+    return out
 
 
 def dump(audit: Audit, tmp: Path | None = None) -> str:

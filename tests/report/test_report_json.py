@@ -12,7 +12,8 @@ from pypdf import PdfReader
 from audit_sample import CX6_PCI, LNKCAP, LSPCI_SRC, NIC_LIST, NIC_LIST_CMD, UNDERSTOOD_SOURCE, VMNIC2, build_audit
 from capturetools import completed, ready_host
 from nicadvisor import __version__
-from nicadvisor.model import Audit, Host, KernelModule, PhysicalNic, Switch, VmkernelNic
+from nicadvisor.model import Audit, CommandNotRun, Host, KernelModule, PhysicalNic, Switch, VmkernelNic
+from nicadvisor.model.entities import NOT_RUN_REASONS
 from nicadvisor.model.capabilities import CAPABILITIES
 from nicadvisor.report import audit_to_dict, load_schema, read_json, validate_document, write_json, write_pdf
 from nicadvisor.report.json_export import benchmark_to_dict
@@ -194,7 +195,7 @@ def test_schema_covers_every_model_field_with_its_type(cls, ref):
     for f in dataclasses.fields(cls):
         assert f.name in definition["properties"], f"{cls.__name__}.{f.name} missing from the schema"
         assert f.name in definition["required"]
-        if f.name in ("evidence", "pnics", "vmknics", "switches", "modules"):
+        if f.name in ("evidence", *COLLECTIONS):
             continue
         prop = definition["properties"][f.name]
         nullable = f.type.endswith(" | None")
@@ -206,9 +207,19 @@ def test_schema_covers_every_model_field_with_its_type(cls, ref):
         assert prop["type"] == expected, f"{cls.__name__}.{f.name}: {prop['type']} != {expected}"
     names = {f.name for f in dataclasses.fields(cls)}
     assert set(definition["properties"]) - names <= {"capabilities", "release"}  # derived, never stored
-    field_names = [f.name for f in dataclasses.fields(cls) if f.name != "evidence"
-                   and f.name not in ("pnics", "vmknics", "switches", "modules")]
+    field_names = [f.name for f in dataclasses.fields(cls) if f.name != "evidence" and f.name not in COLLECTIONS]
     assert sorted(definition["properties"]["evidence"]["propertyNames"]["enum"]) == sorted(field_names)
+
+
+#: Host fields holding lists of objects of their own schema definition (no evidence of their own on the host).
+COLLECTIONS = ("pnics", "vmknics", "switches", "modules", "not_run")
+
+
+def test_schema_covers_the_commands_not_run():
+    definition = load_schema()["$defs"]["command_not_run"]
+    assert sorted(definition["properties"]) == sorted(f.name for f in dataclasses.fields(CommandNotRun))
+    assert definition["properties"]["reason"]["enum"] == list(NOT_RUN_REASONS)
+    assert load_schema()["$defs"]["host"]["properties"]["not_run"]["items"] == {"$ref": "#/$defs/command_not_run"}
 
 
 def test_schema_is_valid_and_knows_the_capability_columns():

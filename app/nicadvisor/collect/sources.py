@@ -5,6 +5,8 @@ How a path is read (also documented in the README, "Capture folders"):
 * a ``.tgz``/``.tar.gz``/``.tar`` file, or a folder holding ``commands/``: one ESXi vm-support bundle = one host,
   named from the bundle name (``esx-<host>-<date>--<time>.tgz``);
 * a single capture file: one host, named by its ``# host:`` header, else by the file's folder;
+* a collection file (many captures in one file, as the collector script writes them with ``--stdout``:
+  :func:`nicadvisor.parsers.capture_file.parse_collection_text`): read as that many capture files in its folder;
 * a folder holding capture files: one host named after the folder — unless files carry a
   ``# host:`` header, which puts them on the host of that name;
 * a lab folder: each sub-folder (and each bundle) inside is read as above.
@@ -20,7 +22,9 @@ from pathlib import Path
 
 from nicadvisor.parsers.assemble import HostInputs
 from nicadvisor.collect.bundle import BundleError, host_name_from_bundle, read_bundle
-from nicadvisor.parsers.capture_file import MAX_CAPTURE_BYTES, Capture, CaptureError, parse_capture_text
+from nicadvisor.parsers.capture_file import (
+    MAX_CAPTURE_BYTES, Capture, CaptureError, is_collection, parse_capture_text, parse_collection_text,
+)
 from nicadvisor.model import InputProblem
 
 _BUNDLE_SUFFIXES = (".tgz", ".tar.gz", ".tar")
@@ -33,6 +37,26 @@ MAX_DEPTH = 32
 MAX_ENTRIES = 50_000
 #: The most capture text one audit reads from files and bundles (characters); inputs past it are not read.
 MAX_AUDIT_CHARS = 256 * 1024 * 1024
+
+
+#: The largest collection file read (bytes): a collector script's output of a large host, vmkernel.log lines included.
+MAX_COLLECTION_BYTES = 4 * MAX_CAPTURE_BYTES
+
+
+def read_captures(path: Path) -> tuple[list[Capture], list[str]]:
+    """The captures of a capture file (one) or of a collection file (many; see
+    :func:`~nicadvisor.parsers.capture_file.parse_collection_text`), and what of a collection could not be read.
+    Raises CaptureError (or OSError) naming the file for a file that is neither, or too large: over
+    :data:`~nicadvisor.parsers.capture_file.MAX_CAPTURE_BYTES` (a collection: :data:`MAX_COLLECTION_BYTES`), refused
+    before it is read."""
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        head = fh.read(64)
+    if not is_collection(head):
+        return [read_capture(path)], []
+    if size > MAX_COLLECTION_BYTES:
+        raise CaptureError(f"{path}: {size} bytes is too large for a collection (at most {MAX_COLLECTION_BYTES})")
+    return parse_collection_text(str(path), path.read_bytes())
 
 
 def read_capture(path: Path, source: str | None = None) -> Capture:
@@ -91,12 +115,14 @@ def _bundle_host(p: Path, hosts: dict[str, HostInputs], problems: list[InputProb
 
 def _file_into(p: Path, default_host: str, hosts: dict[str, HostInputs], problems: list[InputProblem]) -> None:
     try:
-        cap = read_capture(p)
+        captures, unread = read_captures(p)
     except (CaptureError, OSError) as exc:
         problems.append(InputProblem(str(p), f"not a capture: {exc}"))
         return
-    name = cap.host or default_host
-    hosts.setdefault(name, HostInputs(name)).captures.append(cap)
+    problems.extend(InputProblem(u.split(": ")[0], u) for u in unread)
+    for cap in captures:
+        name = cap.host or default_host
+        hosts.setdefault(name, HostInputs(name)).captures.append(cap)
 
 
 def _walk(root: Path, hosts: dict[str, HostInputs], problems: list[InputProblem]) -> None:

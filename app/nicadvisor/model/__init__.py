@@ -6,6 +6,7 @@ Unknown facts stay ``None``: never 0, never a guess. Every fact set on an object
 """
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import (
+    CommandNotRun,
     Evidence,
     Finding,
     Host,
@@ -18,6 +19,6 @@ from nicadvisor.model.entities import (
 )
 
 __all__ = [
-    "Audit", "Evidence", "Finding", "Host", "InputProblem", "KernelModule", "PhysicalNic",
+    "Audit", "CommandNotRun", "Evidence", "Finding", "Host", "InputProblem", "KernelModule", "PhysicalNic",
     "Severity", "Switch", "VmkernelNic",
 ]
