@@ -326,6 +326,25 @@ def esxcli_api_commands() -> list[Command]:
     return [c for c in CATALOGUE if c.esxcli_api]
 
 
+def not_over_api(esxcli: bool) -> list[tuple[Command, tuple[str, ...]]]:
+    """The ESXi commands the collectors run (:func:`collected`) that an audit through the vSphere API leaves out,
+    each with the facts only it reads (``("pnic.geneve_offload", …)``), in catalogue order: those the API cannot run
+    as esxcli (no ``esxcli_api``; with ``esxcli`` False, also those it could) whose facts the API's own reads (the
+    ``vsphere`` entries, and the esxcli ones it runs) do not all give. The host kind, which every API read states,
+    is not counted."""
+    api = {f for c in CATALOGUE if c.platform == "vsphere" for f in c.facts}
+    if esxcli:
+        api |= {f for c in collected("esxi") if c.esxcli_api for f in c.facts}
+    out = []
+    for c in collected("esxi"):
+        if esxcli and c.esxcli_api:
+            continue
+        only = tuple(f for f in c.facts if f not in api and f != "host.kind")
+        if only:
+            out.append((c, only))
+    return out
+
+
 def bundle_command(path: str) -> str | None:
     """The command whose output the vm-support bundle file ``path`` (below the bundle root, ``commands/…`` or
     ``var/…``) holds when the catalogue names that file: the entry's ``text`` for a ``commands/`` file,
