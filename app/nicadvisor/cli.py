@@ -661,6 +661,27 @@ def cmd_vcg(args) -> int:
         return EXIT_INPUT
 
 
+def cmd_collect_script(args: argparse.Namespace) -> int:
+    """``nic-advisor collect-script --kind esxi|linux [-o FILE]``: the collector script on stdout or in FILE; exits
+    0, or 2 when FILE cannot be written."""
+    from nicadvisor.services.collect_script import collect_script, write_collect_script
+
+    if args.output is None:
+        sys.stdout.write(collect_script(args.kind))
+        return EXIT_READY
+    try:
+        path = write_collect_script(args.kind, args.output)
+    except OSError as exc:
+        print(f"nic-advisor collect-script: cannot write {args.output}: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    print(f"wrote {path}: copy it to the host and run it there (read-only):\n"
+          f"  sh {path.name} [-o DIR]            a folder of capture files, or\n"
+          f"  sh {path.name} --stdout > HOST.txt  one collection file\n"
+          f"  (or from here: ssh USER@HOST sh -s -- --stdout < {path} > HOST.txt)\n"
+          f"then: nic-advisor audit --capture DIR-or-HOST.txt", file=sys.stderr)
+    return EXIT_READY
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of every sub-command."""
     parser = argparse.ArgumentParser(prog="nic-advisor", description=__doc__.splitlines()[0])
@@ -728,6 +749,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="neither look up the hosts' audit nor store the results (expected values then come only "
                             "from a tc tbf read on a sender)")
     b.set_defaults(func=cmd_bench)
+
+    c = sub.add_parser("collect-script", help="the read-only collector script (POSIX sh) for ESXi or Linux hosts: it "
+                                              "runs the commands the SSH collector runs and writes their outputs for "
+                                              "audit --capture")
+    c.add_argument("--kind", choices=("esxi", "linux"), required=True,
+                   help="esxi: for the ESXi Shell (busybox sh, no Python); linux: says which commands need root")
+    c.add_argument("-o", "--output", type=Path, metavar="FILE",
+                   help="write it to FILE (executable) instead of standard output")
+    c.set_defaults(func=cmd_collect_script)
 
     d = sub.add_parser("demo", help="the main job on the demo lab: the wizard, or headless PDF/JSON/CSV/HTML without a "
                                     "display; exits 0 once its verdict is printed")

@@ -13,7 +13,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 
-from nicadvisor.commands import kind_of_command
+from nicadvisor.commands import CATALOGUE, kind_of_command, placeholders
 from nicadvisor.parsers.capture_file import Capture, not_run_of
 from nicadvisor.model import CommandNotRun, Evidence, Host, InputProblem, KernelModule, PhysicalNic, Switch, VmkernelNic
 from nicadvisor.parsers.base import Fact, ParseResult, natural_key
@@ -35,6 +35,10 @@ class HostInputs:
     parsed: list[tuple[Capture, ParseResult]] = field(default_factory=list)
     kind: str | None = None
     not_run: list[CommandNotRun] = field(default_factory=list)
+
+
+#: Catalogue commands no parser reads (their family is None): recorded by the collector script, never a problem.
+_READ_BY_NO_PARSER = frozenset(c.text for c in CATALOGUE if c.family is None and not placeholders(c.text))
 
 
 def _guess_kind(captures: list[Capture]) -> str | None:
@@ -72,6 +76,8 @@ def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tu
             if not failed.partial:
                 continue
         results = parse_output(cap.command, cap.text, cap.notes)
+        if not results and normalise(cap.command) in _READ_BY_NO_PARSER:
+            continue  # a collector's discovery (ls /sys/class/net): its names were used, it holds no fact
         if not results:
             problems.append(InputProblem(cap.source, f"not understood: no parser for the command {cap.command!r}", cap.command))
             continue

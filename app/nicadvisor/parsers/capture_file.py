@@ -12,7 +12,7 @@ ended with an error and printed at most one line is not parsed, only listed as n
 **A collection** (:func:`parse_collection_text`) is many captures in one text file, as the collector script writes
 them to standard output (``--stdout``: one file per host for ``ssh HOST sh -s < script > host.txt`` or Ansible's
 ``raw`` module): a first line ``# nic-advisor collection: boundary=B``, then each capture file's text after a line
-``--B``.
+``--B``, and one line end after it.
 """
 from __future__ import annotations
 
@@ -158,7 +158,8 @@ def is_collection(data: bytes) -> bool:
 
 def parse_collection_text(source: str, data: bytes) -> tuple[list[Capture], list[str]]:
     """The captures of a collection (see the module docstring) and what could not be read (each naming
-    ``source#N``, the N-th capture, and why). Line ends ``\\r\\n`` (a terminal's, when it ran with a tty) are
+    ``source:#N``, the N-th capture, as a member of the file, and why). The writer ends each capture with one line
+    end of its own (so that a boundary always starts a line), which is removed. Line ends ``\\r\\n`` (a terminal's, when it ran with a tty) are
     read as ``\\n``. Raises CaptureError naming ``source`` when the first line is not a collection header with a
     boundary."""
     text = data.decode("utf-8-sig", errors="replace")
@@ -183,7 +184,9 @@ def parse_collection_text(source: str, data: bytes) -> tuple[list[Capture], list
         parts = parts[:MAX_COLLECTION_CAPTURES]
     for i, part in enumerate(parts, 1):
         try:
-            captures.append(parse_capture_text(f"{source}#{i}", "".join(part).encode("utf-8", "surrogatepass")))
+            text = "".join(part)
+            text = text[:-1] if text.endswith("\n") else text  # the line end the writer adds after each capture
+            captures.append(parse_capture_text(f"{source}:#{i}", text.encode("utf-8")))
         except CaptureError as exc:
             problems.append(str(exc))
     if not parts:
