@@ -46,6 +46,7 @@ def _print_audit(audit, out=None) -> None:
             ids = ":".join(x or "????" for x in (p.vid, p.did, p.svid, p.ssid))
             print(f"  {p.name:<10} {p.driver or '?':<12} {speed:<14} MTU {p.mtu or '?':<5} PCI {ids}", file=out)
         _print_finish(host_verdicts.get(host.name), out)
+        _print_not_run(host, out)
     counts = {s: sum(1 for f in audit.findings if f.severity is s) for s in Severity}
     print(f"Findings: {counts[Severity.ERROR]} error, {counts[Severity.WARNING]} warning, {counts[Severity.INFO]} info", file=out)
     for f in audit.findings:
@@ -64,6 +65,30 @@ def _print_finish(hv, out) -> None:
         print("  Finish this audit (read-only; run on the host, then audit again with the outputs):", file=out)
         for command in hv.finish:
             print(f"    {command}", file=out)
+
+
+#: At most this many commands a host could not run are printed in the summary (all are in the JSON ``not_run``).
+NOT_RUN_SHOWN = 8
+
+
+def _print_not_run(host, out) -> None:
+    """The catalogue commands a collector could not run on ``host`` (or ran only partly), by reason, with what the
+    host said; at most :data:`NOT_RUN_SHOWN`."""
+    from nicadvisor.model.entities import not_run_groups
+
+    if not host.not_run:
+        return
+    print(f"  Commands that could not run ({len(host.not_run)}):", file=out)
+    shown = 0
+    for label, items in not_run_groups(host.not_run):
+        print(f"    {label} ({len(items)}):", file=out)
+        for n in items:
+            if shown == NOT_RUN_SHOWN:
+                break
+            print(f"      {n.command}" + (f"  [{n.detail}]" if n.detail else ""), file=out)
+            shown += 1
+    if len(host.not_run) > shown:
+        print(f"    … and {len(host.not_run) - shown} more (JSON: hosts[].not_run)", file=out)
 
 
 def _exit_code(audit) -> int:

@@ -235,6 +235,17 @@ class CommandNotRun:
         return {"command": self.command, "reason": self.reason, "detail": self.detail, "partial": self.partial}
 
 
+def not_run_groups(items: list[CommandNotRun]) -> list[tuple[str, list[CommandNotRun]]]:
+    """``items`` grouped by why they did not run, as every view lists them: ``(label, items)`` in the order of
+    :data:`NOT_RUN_REASONS` (commands that ran partly after those that did not run at all), each group in the order
+    the commands were run."""
+    groups: dict[tuple[bool, int], list[CommandNotRun]] = {}
+    order = list(NOT_RUN_REASONS)
+    for n in items:
+        groups.setdefault((n.partial, order.index(n.reason)), []).append(n)
+    return [(group[0].label, group) for _key, group in sorted(groups.items())]
+
+
 #: A pNIC's overlay role (:meth:`Host.overlay_role`): it uplinks a switch that carries the Geneve overlay; it may
 #: (no role known); it does not (rules about overlay traffic do not apply to it).
 OVERLAY_CARRIES, OVERLAY_POSSIBLE, OVERLAY_NONE = "carries", "possible", "none"

@@ -16,6 +16,7 @@ import jinja2
 from nicadvisor import __version__
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
 from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import not_run_groups
 from nicadvisor.model.readiness import DECISIVE_CHECKS
 from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
@@ -53,7 +54,7 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
         matrices={h.name: capability_matrix(h, audit.findings) for h in audit.hosts},
         benchmarks=benchmarks, earlier=earlier_lines(benchmarks, earlier),
         source=lambda s: display_source(s, roots), coverage=coverage_of(audit, verdict),
-        decisive_checks=DECISIVE_CHECKS, release=release_text)
+        decisive_checks=DECISIVE_CHECKS, release=release_text, not_run_groups=not_run_groups)
 
 
 def _num(value: object) -> str:

@@ -60,7 +60,7 @@ from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
 from nicadvisor.model.audit import Audit
-from nicadvisor.model.entities import Evidence, Finding, Host, Severity, clip
+from nicadvisor.model.entities import Evidence, Finding, Host, Severity, clip, not_run_groups
 from nicadvisor.model.readiness import DECISIVE_CHECKS
 from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
@@ -443,6 +443,24 @@ def _finish_block(hv: Any, fonts: _Fonts, st: _Styles) -> list[Any]:
             Paragraph(_mono("\n".join(hv.finish), fonts), st.evidence_line)]
 
 
+def _not_run_block(host: Host, fonts: _Fonts, st: _Styles) -> list[Any]:
+    """A host's commands that a collector could not run (or ran only partly), by reason, with what the host said
+    (:attr:`Host.not_run`); nothing when every command ran. Self-contained: one heading and one table."""
+    if not host.not_run:
+        return []
+    rows: list[list[Any]] = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("Why", "Command", "What the host said")]]
+    for label, items in not_run_groups(host.not_run):
+        for n in items:
+            rows.append([Paragraph(_clean(label, fonts), st.cell_small), Paragraph(_clean(n.command, fonts),
+                                                                                   st.mono_cell),
+                         Paragraph(_clean(n.detail or "—", fonts), st.cell_small)])
+    table = Table(rows, colWidths=[45 * mm, 110 * mm, FRAME_WIDTH - 155 * mm], repeatRows=1, hAlign="LEFT")
+    table.setStyle(TableStyle(_GRID))
+    return [Paragraph(f"Commands that could not run ({len(host.not_run)})", st.h2),
+            Paragraph("Read-only commands of the catalogue a collector could not run on this host, or ran only "
+                      "partly: the facts they read are missing (see Finish this audit).", st.body), table]
+
+
 def _decisive_legend(fonts: _Fonts, st: _Styles) -> list[Any]:
     """The table of decisive checks (nicadvisor.model.readiness.DECISIVE_CHECKS): what READY needs and why."""
     rows = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("Decisive check", "Applies to", "Why it can break Geneve "
@@ -563,6 +581,7 @@ def _host_section(index: int, host: Host, audit: Audit, plan: list[RemediationIt
     if facts:
         story.append(Paragraph(_clean(" · ".join(facts), fonts), st.body))
     story.extend(_finish_block(verdict, fonts, st))
+    story.extend(_not_run_block(host, fonts, st))
     story.append(Paragraph("Capability matrix", st.h2))
     matrix = _matrix_table(host, findings, fonts, st)
     story.append(matrix)
