@@ -51,6 +51,24 @@ VMKERNEL_LOG_PATTERNS = (
 §9). None holds ``|``, ``;`` or parentheses, so the recorded command line splits back into one command."""
 
 
+#: What a placeholder's value may be, per platform, as a POSIX extended regular expression that must match the whole
+#: value: the SSH allowlist checks names with these (Python ``re``: :func:`whole`), and so does the collector script
+#: (``grep -E``) before it puts a name read on the host into a command. They use only bracket expressions, ``{m,n}``
+#: and ``|``, which mean the same in both.
+NAME_ERE: dict[str, dict[str, str]] = {
+    # an ESXi uplink (vmnic1000202 is real: nic-data-sources.md §14 item 15), a USB uplink, a driver module as the
+    # Driver column prints it (ixgben, icen_ens, nmlx5_core)
+    "esxi": {"nic": "vmnic[0-9]{1,9}|vusb[0-9]{1,4}", "module": "[a-z][a-z0-9_]{0,63}"},
+    # a Linux interface as /sys/class/net lists it (at most 15 characters, never starting with -); a PCI function
+    "linux": {"nic": "[A-Za-z0-9_][A-Za-z0-9_.:-]{0,14}", "pci": r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"},
+}
+
+
+def whole(ere: str) -> re.Pattern[str]:
+    """A Python pattern matching a whole string (no newline) that the POSIX ERE ``ere`` matches as a whole line."""
+    return re.compile(rf"^(?:{ere})\Z")
+
+
 @dataclass(frozen=True)
 class Command:
     """One command family.

@@ -105,16 +105,26 @@ def test_a_port_whose_line_rate_cannot_exceed_any_pcie_link_needs_no_pcie_readin
     assert host_verdict(h, judge([h], guide=None)).status == READY
 
 
-def test_names_are_filled_in_and_quoted():
-    h = Host("lnx", kind="linux", pnics=[PhysicalNic("eth 0;rm", pci_address="0000:02:00.0")])
+def test_names_are_filled_in_and_never_one_the_allowlist_refuses():
+    h = Host("lnx", kind="linux", pnics=[PhysicalNic("enp2s0f1.100", pci_address="0000:02:00.0")])
     p = h.pnics[0]
-    assert commands_for("link", h, p) == ("ethtool 'eth 0;rm'",)
-    assert commands_for("rss", h, p) == ("ethtool -l 'eth 0;rm'", "ethtool -x 'eth 0;rm'")
-    # the PCIe link from sysfs, as the collectors read it; the name quoted as one word of the path
-    assert commands_for("pcie", h, p) == tuple(f"cat '/sys/class/net/eth 0;rm/device/{a}'" for a in (
+    assert commands_for("link", h, p) == ("ethtool enp2s0f1.100",)
+    assert commands_for("rss", h, p) == ("ethtool -l enp2s0f1.100", "ethtool -x enp2s0f1.100")
+    # the PCIe link from sysfs, as the collectors read it
+    assert commands_for("pcie", h, p) == tuple(f"cat /sys/class/net/enp2s0f1.100/device/{a}" for a in (
         "current_link_speed", "current_link_width", "max_link_speed", "max_link_width"))
-    assert commands_for("mtu", h, p) == ("cat '/sys/class/net/eth 0;rm/mtu'",)
+    assert commands_for("mtu", h, p) == ("cat /sys/class/net/enp2s0f1.100/mtu",)
     assert commands_for("ens", h, p) == ()
+    # a name the SSH allowlist refuses (shell syntax), or a pNIC known only by its PCI address: the listing names it
+    for name in ("eth 0;rm", "pci:0000:02:00.0", "-x"):
+        h = Host("lnx", kind="linux", pnics=[PhysicalNic(name, pci_address="0000:02:00.0")])
+        assert commands_for("link", h, h.pnics[0]) == ("ip -d -j link show",)
+    h = Host("esx", kind="esxi", pnics=[PhysicalNic("pci:0000:18:00.0")])
+    assert commands_for("geneve_offload", h, h.pnics[0]) == ("esxcfg-nics -l",)
+    # a host whose kind no input told: the pNIC's name chooses the platform
+    h = Host("x", pnics=[PhysicalNic("vmnic4"), PhysicalNic("eno1")])
+    assert commands_for("rss", h, h.pnics[0]) == ("vsish -e get /net/pNics/vmnic4/rxqueues/info",)
+    assert commands_for("rss", h, h.pnics[1]) == ("ethtool -l eno1", "ethtool -x eno1")
 
 
 def test_a_host_with_only_a_listing_and_its_release_is_never_ready(tmp_path):

@@ -28,24 +28,16 @@ from nicadvisor.collect import local_linux
 
 HOST_KINDS = ("esxi", "linux")
 
-ESXI_NIC_ERE = "vmnic[0-9]{1,9}|vusb[0-9]{1,4}"
-"""An ESXi uplink name (``vmnic1000202`` is real, nic-data-sources.md §14 item 15), as a POSIX extended regular
-expression: the same text is the pattern of :data:`ESXI_NIC_RE` and of the collector script's check (``grep -E``)."""
-MODULE_ERE = "[a-z][a-z0-9_]{0,63}"
+ESXI_NIC_ERE = commands.NAME_ERE["esxi"]["nic"]
+"""An ESXi uplink name (``vmnic1000202``), as the catalogue's POSIX ERE (:data:`nicadvisor.commands.NAME_ERE`): the
+same text is the pattern of :data:`ESXI_NIC_RE` and of the collector script's check (``grep -E``)."""
+MODULE_ERE = commands.NAME_ERE["esxi"]["module"]
 """A VMkernel driver module name as printed in the Driver column (``ixgben``, ``icen_ens``, ``nmlx5_core``)."""
-LINUX_IF_ERE = "[A-Za-z0-9_][A-Za-z0-9_.:-]{0,14}"
+LINUX_IF_ERE = commands.NAME_ERE["linux"]["nic"]
 """A Linux interface name as listed in ``/sys/class/net`` (at most 15 characters, never starting with ``-``)."""
-
-
-def whole(ere: str) -> re.Pattern[str]:
-    """A Python pattern matching a whole string (no newline) the POSIX ERE ``ere`` matches as a whole line; the EREs
-    here use only bracket expressions, ``{m,n}`` and ``|``, which mean the same in both."""
-    return re.compile(rf"^(?:{ere})\Z")
-
-
-ESXI_NIC_RE = whole(ESXI_NIC_ERE)
-MODULE_RE = whole(MODULE_ERE)
-LINUX_IF_RE = whole(LINUX_IF_ERE)
+ESXI_NIC_RE = commands.whole(ESXI_NIC_ERE)
+MODULE_RE = commands.whole(MODULE_ERE)
+LINUX_IF_RE = commands.whole(LINUX_IF_ERE)
 
 LINUX_TOOL_PATHS = {"ethtool": ("ethtool", "/usr/sbin/ethtool", "/sbin/ethtool"),
                     "ip": ("ip", "/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"),

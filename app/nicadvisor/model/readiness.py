@@ -23,7 +23,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from nicadvisor.commands import advised, inventory
+from nicadvisor.commands import NAME_ERE, advised, inventory, whole
 from nicadvisor.model.capabilities import CAPABILITIES, UNKNOWN, Capability, capability_matrix
 from nicadvisor.model.entities import OVERLAY_CARRIES, Finding, Host, PhysicalNic, Severity
 
@@ -165,11 +165,18 @@ def commands_for(need: str, host: Host, pnic: PhysicalNic | None = None) -> tupl
 
     ``need`` is a matrix column key (``link``, ``mtu``, ``geneve_offload``, ``rx_filter``, ``rss``, ``ens``,
     ``pcie``, ``coalescing``, ``driver``: the column's facts), a host-level item (``switch``, ``tep``, ``release``,
-    ``pci_ids``) or ``listing`` (the pNIC inventory, :func:`nicadvisor.commands.inventory`). Returns ``()`` when
-    nothing applies to the host's kind (ENS on Linux); an ESXi pNIC's PCIe link gives one ``#`` line saying where
-    it can be read (no read-only ESXi command shows it)."""
-    kind = "linux" if host.kind == "linux" else "esxi"
-    if need == "listing":
+    ``pci_ids``) or ``listing`` (the pNIC inventory, :func:`nicadvisor.commands.inventory`). A host of unknown kind
+    gets the ESXi commands for a pNIC with an ESXi uplink name (:data:`nicadvisor.commands.NAME_ERE`), else the
+    Linux ones. For a pNIC whose name the platform's pattern refuses (``pci:<address>``: known only by its PCI
+    address) it is the listing that names the pNICs. Returns ``()`` when nothing applies to the host's kind (ENS on Linux); an ESXi pNIC's PCIe link gives
+    one ``#`` line saying where it can be read (no read-only ESXi command shows it)."""
+    kind = host.kind if host.kind in ("esxi", "linux") else None
+    if kind is None:  # not told by its inputs: the pNIC's name says which platform's command can read it
+        esxi_name = pnic is None or whole(NAME_ERE["esxi"]["nic"]).match(pnic.name) is not None
+        kind = "esxi" if esxi_name else "linux"
+    if need == "listing" or (pnic is not None and not whole(NAME_ERE[kind]["nic"]).match(pnic.name)):
+        # a pNIC known only by its PCI address (pci:0000:18:00.0), or by a name no collector would pass on: the
+        # listing names it (never a command built from such a name)
         return (inventory(kind).text,)
     if need == "pcie" and pnic is not None and kind == "esxi":
         return (ESXI_PCIE_UNREADABLE,)

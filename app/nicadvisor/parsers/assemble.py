@@ -37,8 +37,9 @@ class HostInputs:
     not_run: list[CommandNotRun] = field(default_factory=list)
 
 
-#: Catalogue commands no parser reads (their family is None): recorded by the collector script, never a problem.
-_READ_BY_NO_PARSER = frozenset(c.text for c in CATALOGUE if c.family is None and not placeholders(c.text))
+#: Commands the collectors run that no parser reads (the catalogue's family None: the discovery ``ls /sys/class/net``,
+#: whose names were used): the collector script records them, and they are never a problem.
+_READ_BY_NO_PARSER = frozenset(c.text for c in CATALOGUE if c.family is None and c.run and not placeholders(c.text))
 
 
 def _guess_kind(captures: list[Capture]) -> str | None:
