@@ -3,33 +3,20 @@ collector script's output of the SSH lab's ESXi host, run under busybox sh with 
 outputs: tests/ssh/fake_esxi.py), beside "Finish this audit". Screenshot: wizard-discover-not-run."""
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 from capturetools import CAPTURES
 from guitools import run_audit
-from nicadvisor.collect.script import collector_script
 from nicadvisor.gui.state import Source
 from nicadvisor.gui.wizard import PageId
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ssh"))
-from fake_esxi import BUSYBOX, esxi_path  # noqa: E402
-
-
-def _collection(tmp_path: Path) -> Path:
-    script = tmp_path / "nic-advisor-collect-esxi.sh"
-    script.write_text(collector_script("esxi"))
-    res = subprocess.run([BUSYBOX, "sh", str(script), "--stdout", "-n", "esxi-lab"], cwd=tmp_path, timeout=120,
-                         env={"PATH": esxi_path(tmp_path / "env", CAPTURES)}, capture_output=True, text=True)
-    assert res.returncode == 0, res.stderr
-    out = tmp_path / "esxi-lab.txt"
-    out.write_text(res.stdout)
-    return out
+from fake_esxi import esxi_collection  # noqa: E402
 
 
 def test_discover_lists_the_commands_that_could_not_run(make_wizard, qtbot, screenshot, tmp_path):
-    wizard = make_wizard(source=Source.CAPTURES, capture_paths=(str(_collection(tmp_path)),))
+    wizard = make_wizard(source=Source.CAPTURES, capture_paths=(str(esxi_collection(tmp_path, CAPTURES)),))
     audit = run_audit(wizard, qtbot)
     (host,) = audit.hosts
     panel = wizard.pages[PageId.DISCOVER].finish

@@ -72,3 +72,20 @@ def fake_tools(folder: Path, captures: Path, table: dict[str, str] | None = None
 def esxi_path(base: Path, captures: Path, **kw) -> str:
     """A PATH for the fake ESXi shell under ``base``: the fakes first, then the busybox applets (nothing else)."""
     return f"{fake_tools(base / 'fakes', captures, **kw)}:{busybox_bin(base / 'busybox')}"
+
+
+def esxi_collection(tmp: Path, captures: Path, name: str = "esxi-lab") -> Path:
+    """Run the ESXi collector script with ``--stdout`` under busybox sh in the fake ESXi shell (``tmp``) and return
+    the collection file ``tmp/<name>.txt``. Raises AssertionError when the script fails."""
+    import subprocess
+
+    from nicadvisor.collect.script import collector_script
+
+    script = tmp / "nic-advisor-collect-esxi.sh"
+    script.write_text(collector_script("esxi"))
+    res = subprocess.run([BUSYBOX, "sh", str(script), "--stdout", "-n", name], cwd=tmp, timeout=120,
+                         env={"PATH": esxi_path(tmp / "env", captures)}, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    out = tmp / f"{name}.txt"
+    out.write_text(res.stdout)
+    return out
