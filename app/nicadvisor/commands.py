@@ -13,12 +13,16 @@ readers of this table:
   :func:`nicadvisor.parsers.registry.bundle_file_command` (which bundle file holds which command);
 * :mod:`nicadvisor.parsers.registry` (every registered parser family must have an entry: :func:`by_family`),
   :mod:`nicadvisor.parsers.assemble` (the words that tell a host's kind, :func:`kind_of_command`);
-* :mod:`nicadvisor.model.capabilities` (:func:`how_to_learn`: the command an unknown cell names).
+* :mod:`nicadvisor.model.capabilities` (:func:`how_to_learn`: the command an unknown cell names) and
+  :func:`nicadvisor.model.readiness.commands_for` (:func:`advised`, :func:`inventory`: the "Finish this audit"
+  commands), which name only commands the collectors run;
+* :mod:`nicadvisor.collect.script` (the collector script: :func:`collected`, :func:`discovery`, :data:`NAME_ERE`) and
+  :func:`not_over_api` (what a vSphere API audit leaves out, listed per host as not run).
 
 The per-transport validators (``ssh_commands.check``, ``local_linux.allowed``, ``vsphere_esxcli_commands.validate``)
 stay strict safety guards: they are built from this table but check every command again before it is sent.
 
-Everything here is read-only. A generated collector script (a POSIX ``sh`` script for ESXi busybox or Linux) runs
+Everything here is read-only. The collector script (a POSIX ``sh`` script for ESXi busybox or Linux) runs
 exactly :func:`collected` of a platform: ``text`` with ``{nic}``/``{module}`` filled from the discovery command and
 ``{attribute}`` from ``attributes``; ``optional`` commands may fail on some releases or drivers, ``root`` ones
 answer only partly without root on Linux.

@@ -181,3 +181,24 @@ def test_the_decided_cells_check_finds_a_cell_left_unknown(tmp_path):
     without = type(inputs)(name=inputs.name, captures=[c for c in inputs.captures if c.command != properties])
     host, _, _ = assemble_host(without)
     assert undecided_but_answered(host, inputs.captures) == [("vmnic3", "geneve_offload", properties)]
+
+
+def test_a_tarball_of_the_folder_reads_back_whole(tmp_path):
+    """The folder the script writes, packed on the host with busybox tar (one file to copy off), is read by
+    --capture like the folder; a tarball of other files is still a broken vm-support bundle, named as such."""
+    assert run_script(tmp_path, "-o", str(tmp_path / "out"), "-n", "esxi-lab").returncode == 0
+    (folder,) = (tmp_path / "out").iterdir()
+    tgz = tmp_path / "esxi-lab.tgz"
+    subprocess.run([BUSYBOX, "tar", "czf", str(tgz), "-C", str(tmp_path / "out"), folder.name], check=True, timeout=60)
+    from_tgz, problems = gather([tgz])
+    from_folder, _ = gather([folder])
+    assert problems == [] and [h.name for h in from_tgz] == ["esxi-lab"]
+    assert [(c.command, c.text, c.notes) for c in from_tgz[0].captures] == [
+        (c.command, c.text, c.notes) for c in from_folder[0].captures]
+    assert from_tgz[0].captures[0].source == f"{tgz}:{folder.name}/001_esxcli_network_nic_list.txt"
+    other = tmp_path / "other.tgz"
+    (tmp_path / "notes.txt").write_text("not a capture\n")
+    subprocess.run([BUSYBOX, "tar", "czf", str(other), "-C", str(tmp_path), "notes.txt"], check=True, timeout=60)
+    hosts, problems = gather([other])
+    assert hosts == [] and [p.message for p in problems] == [
+        f"{other}: no commands/ folder, so not an ESXi vm-support bundle"]

@@ -7,8 +7,8 @@ read-only commands the SSH collector runs and records each output as a capture f
     sh nic-advisor-collect-esxi.sh --stdout > NAME.txt                 # one collection file
     ssh root@esxi01 sh -s -- --stdout < nic-advisor-collect-esxi.sh > esxi01.txt
 
-and ``nic-advisor audit --capture`` reads the folder or the file back whole (the capture format and collections:
-:mod:`nicadvisor.parsers.capture_file`).
+and ``nic-advisor audit --capture`` reads the folder (also packed: ``tar czf NAME.tgz nic-advisor-NAME-DATE``) or the
+file back whole (the capture format and collections: :mod:`nicadvisor.parsers.capture_file`).
 
 What it runs is :func:`nicadvisor.commands.collected` of the platform, in the collectors' order: the discovery command
 first (ESXi: ``esxcli network nic list``, its Name and Driver columns; Linux: ``ls /sys/class/net``, without ``lo``),

@@ -3,7 +3,8 @@
 How a path is read (also documented in the README, "Capture folders"):
 
 * a ``.tgz``/``.tar.gz``/``.tar`` file, or a folder holding ``commands/``: one ESXi vm-support bundle = one host,
-  named from the bundle name (``esx-<host>-<date>--<time>.tgz``);
+  named from the bundle name (``esx-<host>-<date>--<time>.tgz``); a ``.tgz`` without ``commands/`` is read as a
+  tarball of capture files (a collector script's folder: ``tar czf esxi01.tgz nic-advisor-esxi01-…``);
 * a single capture file: one host, named by its ``# host:`` header, else by the file's folder;
 * a collection file (many captures in one file, as the collector script writes them with ``--stdout``:
   :func:`nicadvisor.parsers.capture_file.parse_collection_text`): read as that many capture files in its folder;
@@ -21,7 +22,7 @@ import stat
 from pathlib import Path
 
 from nicadvisor.parsers.assemble import HostInputs
-from nicadvisor.collect.bundle import BundleError, host_name_from_bundle, read_bundle
+from nicadvisor.collect.bundle import BundleError, host_name_from_bundle, read_bundle, read_capture_archive
 from nicadvisor.parsers.capture_file import (
     MAX_CAPTURE_BYTES, Capture, CaptureError, is_collection, parse_capture_text, parse_collection_text,
 )
@@ -101,7 +102,8 @@ def _bundle_host(p: Path, hosts: dict[str, HostInputs], problems: list[InputProb
     try:
         captures, skipped = read_bundle(p)
     except BundleError as exc:
-        problems.append(InputProblem(str(p), str(exc)))
+        if p.is_dir() or not _capture_archive(p, hosts, problems):
+            problems.append(InputProblem(str(p), str(exc)))
         return
     name = host_name_from_bundle(p.name)
     for cap in captures:  # an archive of several bundles: each root is a host of its own
@@ -111,6 +113,22 @@ def _bundle_host(p: Path, hosts: dict[str, HostInputs], problems: list[InputProb
     group.problems.extend(InputProblem(s.split(": ")[0], s) for s in skipped)
     if not captures:
         problems.append(InputProblem(str(p), "vm-support bundle holds none of the NIC outputs NIC Advisor reads"))
+
+
+def _capture_archive(p: Path, hosts: dict[str, HostInputs], problems: list[InputProblem]) -> bool:
+    """A tarball of capture files (a collector script's folder): its captures to the hosts of their ``# host:``
+    header, else the archive's name; False when it holds none (then it is reported as a broken bundle)."""
+    try:
+        captures, skipped = read_capture_archive(p)
+    except BundleError:
+        return False
+    if not captures:
+        return False
+    name = host_name_from_bundle(p.name)
+    for cap in captures:
+        hosts.setdefault(cap.host or name, HostInputs(cap.host or name)).captures.append(cap)
+    problems.extend(InputProblem(s.split(": ")[0], s) for s in skipped)
+    return True
 
 
 def _file_into(p: Path, default_host: str, hosts: dict[str, HostInputs], problems: list[InputProblem]) -> None:
