@@ -355,9 +355,12 @@ def api_not_run(esxcli: bool, pnics: Iterable[str] = (), drivers: Iterable[str] 
              "host": [""]}
     out: list[CommandNotRun] = []
     for c, only in commands.not_over_api(esxcli):
-        how = ("run esxcli through the vSphere API (--esxcli-over-api) or audit the host over SSH" if c.esxcli_api
-               else "the vSphere API cannot run it: audit the host over SSH or run the collector script "
-                    "(nic-advisor collect-script --kind esxi)")
+        if c.esxcli_api:
+            how = "run esxcli through the vSphere API (--esxcli-over-api) or audit the host over SSH"
+        else:
+            why = ("NIC Advisor does not run it through the vSphere API" if c.words[0] == "esxcli"
+                   else "the vSphere API cannot run it (not an esxcli command)")
+            how = f"{why}: audit the host over SSH or run the collector script (nic-advisor collect-script --kind esxi)"
         for name in names.get(c.scope, []):
             text = c.text.replace("{nic}", name).replace("{module}", name)
             out.append(CommandNotRun(text, "api", f"{how}; it reads what the API does not: {_fact_names(only)}"))
