@@ -105,9 +105,7 @@ _PRELUDE = r'''set -u
 set -f
 LC_ALL=C
 export LC_ALL
-PATH="${PATH:-/bin}:/bin:/sbin:/usr/bin:/usr/sbin"
-export PATH
-nl='
+__PATH__nl='
 '
 out_dir=.
 to_stdout=0
@@ -382,8 +380,10 @@ def collector_script(kind: str) -> str:
     Raises ValueError for another kind."""
     if kind not in KINDS:
         raise ValueError(f"--kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    # a Linux user's PATH often lacks the sbin folders of ethtool and ip; the ESXi Shell's root has every tool
+    path = ('PATH="${PATH:-/bin}:/usr/sbin:/sbin"\nexport PATH\n' if kind == "linux" else "")
     prelude = (_PRELUDE.replace("__LIMIT__", str(DEFAULT_LIMIT_S)).replace("__KIND__", kind)
-               .replace("__VERSION__", f"nic-advisor {__version__}"))
+               .replace("__VERSION__", f"nic-advisor {__version__}").replace("__PATH__", path))
     body = _esxi_body() if kind == "esxi" else _linux_body()
     tail = ['if [ -n "$folder" ]; then',
             '  say "$n outputs written to $folder; audit them with: nic-advisor audit --capture $folder"',
