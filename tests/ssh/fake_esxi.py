@@ -42,7 +42,8 @@ def fake_tools(folder: Path, captures: Path, table: dict[str, str] | None = None
                sleep: dict[str, int] | None = None) -> Path:
     """``folder`` with one executable per tool of :data:`TOOLS`, answering the command lines of ``table`` (default
     :data:`TABLE`: command line → capture file name in ``captures``) with the capture's body; ``sleep`` makes a
-    command line hang that many seconds instead, printing nothing (a hung command). Returns ``folder``."""
+    command line hang that many seconds instead, printing nothing (a hung command; its process id is written to
+    ``folder/hung-NNN.pid``). Returns ``folder``."""
     table = TABLE if table is None else table
     sleep = sleep or {}
     bodies = folder / "bodies"
@@ -52,7 +53,9 @@ def fake_tools(folder: Path, captures: Path, table: dict[str, str] | None = None
         tool, _, args = command.partition(" ")
         path = bodies / f"{i:03d}.txt"
         path.write_bytes(body(str(captures / name)))
-        answer = f"exec sleep {sleep[command]}" if command in sleep else f"exec cat {shlex.quote(str(path))}"
+        hung = shlex.quote(str(folder / f"hung-{i:03d}.pid"))
+        answer = (f"echo $$ > {hung}; exec sleep {sleep[command]}" if command in sleep
+                  else f"exec cat {shlex.quote(str(path))}")
         cases[tool].append(f"  {shlex.quote(args)}) {answer} ;;")
     for tool, lines in cases.items():
         script = folder / tool
