@@ -174,12 +174,12 @@ def commands_for(need: str, host: Host, pnic: PhysicalNic | None = None) -> tupl
     if kind is None:  # not told by its inputs: the pNIC's name says which platform's command can read it
         esxi_name = pnic is None or whole(NAME_ERE["esxi"]["nic"]).match(pnic.name) is not None
         kind = "esxi" if esxi_name else "linux"
+    if need == "pcie" and pnic is not None and kind == "esxi":
+        return (ESXI_PCIE_UNREADABLE,)
     if need == "listing" or (pnic is not None and not whole(NAME_ERE[kind]["nic"]).match(pnic.name)):
         # a pNIC known only by its PCI address (pci:0000:18:00.0), or by a name no collector would pass on: the
         # listing names it (never a command built from such a name)
         return (inventory(kind).text,)
-    if need == "pcie" and pnic is not None and kind == "esxi":
-        return (ESXI_PCIE_UNREADABLE,)
     if need in _CAPS:
         obj, facts = "pnic", _CAPS[need].facts
     elif need in _HOST_NEEDS:
