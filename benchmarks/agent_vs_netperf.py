@@ -13,6 +13,8 @@ same for the medians of the per-transaction times (netperf -j P50_LATENCY vs the
 the application runs it (``-j -c -C``: timing statistics and CPU), the agent with its per-transaction timing.
 ``--pin CPU`` pins this script and so every process it starts (netserver, netperf, both agent processes) to
 one CPU: that removes the cross-CPU wake-up from the round trip and shows the pure CPU cost per transaction.
+``--load N`` runs N busy-looping processes beside the comparison (the "loaded" figures; pinned with ``--pin``
+they share its CPU).
 
 Usage:
     python benchmarks/agent_vs_netperf.py                 # 3 repetitions x 5 s per test, loopback
@@ -20,6 +22,7 @@ Usage:
     python benchmarks/agent_vs_netperf.py --path netns    # veth between two namespaces (root)
     python benchmarks/agent_vs_netperf.py --mode thread   # agent server as a thread in this process
     python benchmarks/agent_vs_netperf.py --pin 0         # everything on CPU 0
+    python benchmarks/agent_vs_netperf.py --load 2        # two busy processes beside it
     python benchmarks/agent_vs_netperf.py --json out.json # also write every result
 """
 from __future__ import annotations
@@ -28,6 +31,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 
 from nicadvisor.bench import netperf
@@ -48,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="write all results to this file")
     ap.add_argument("--journal-dir", help="undo-journal directory (default: the user state dir)")
     ap.add_argument("--pin", type=int, metavar="CPU", help="pin this script and every process it starts to CPU")
+    ap.add_argument("--load", type=int, default=0, metavar="N", help="N busy-looping processes beside it")
     args = ap.parse_args(argv)
     if args.pin is not None:
         os.sched_setaffinity(0, {args.pin})  # inherited by every child process
@@ -57,6 +62,16 @@ def main(argv: list[str] | None = None) -> int:
         print("netperf/netserver not found on PATH: nothing to compare against", file=sys.stderr)
         return 2
     restore_from_journal(args.journal_dir)
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load)]
+    try:
+        return _compare(args)
+    finally:
+        for b in burners:
+            b.kill()
+            b.wait()
+
+
+def _compare(args: argparse.Namespace) -> int:
     rows: dict[str, dict[str, list[float]]] = {t: {"netperf": [], "agent": [], "ratio": [], "delta": [], "p50": []}
                                                for t in ("TCP_STREAM", "TCP_RR")}
     everything = []
@@ -87,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     med = statistics.median
     sys.stderr.flush()
     pinned = f", pinned to CPU {args.pin}" if args.pin is not None else ""
+    pinned += f", {args.load} busy processes beside" if args.load else ""
+    pinned += f", load average {os.getloadavg()[0]:.1f}"
     print(f"\npath {args.path}, {args.reps} x {args.duration:g} s, agent mode {args.mode}{pinned}; "
           "median (ratio = agent rate / netperf rate, delta = agent - netperf, per repetition)")
     print(f"{'test':<11} {'unit':<7} {'netperf':>10} {'agent':>10} {'ratio':>7} {'delta':>9} {'p50 Δ':>7}")

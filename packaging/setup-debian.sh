@@ -61,6 +61,7 @@ test_pkgs=(
   binutils                                             # objdump, for the PyInstaller build test
   busybox                                              # the ESXi collector script runs under busybox sh (ESXi Shell)
   ansible-core                                         # ansible-playbook: packaging/ansible/collect.yml on lab hosts
+  lldpd                                                # lldpctl: the switch-port read, tested between namespaces
 )
 # PyInstaller bundles the shared libpython of the interpreter (Debian's python3 does not pull it in)
 pyver=$(python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
@@ -74,6 +75,11 @@ if [ "$changed" = 1 ] || [ ${#missing[@]} -gt 0 ]; then
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" || fail "could not install: ${missing[*]}"
+fi
+if [ "$with_tests" = 1 ] && command -v systemctl >/dev/null 2>&1 && systemctl is-active -q lldpd 2>/dev/null; then
+  # Debian starts lldpd on install where systemd runs: the test lab starts its own lldpd on the default socket
+  # (tests/collect/test_local_lldp_netns.py), and a test machine has no business announcing itself on its links
+  $SUDO systemctl disable --now lldpd || fail "could not stop the lldpd that installing it started"
 fi
 command -v netperf >/dev/null 2>&1 || fail "netperf is not installed (Debian non-free, from $mirror)"
 

@@ -12,7 +12,10 @@ FIXTURES = SHARED / "fixtures"
 
 
 def capture_path(name: str) -> Path:
+    """A real capture of shared/fixtures/captures, else of tests/parsers/captures."""
     p = CAPTURES / name
+    if not p.exists() and (TEST_CAPTURES / name).exists():
+        return TEST_CAPTURES / name
     if not p.exists():
         raise FileNotFoundError(f"real capture {p} is missing: is ../shared beside the repository?")
     return p

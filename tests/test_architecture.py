@@ -60,10 +60,9 @@ def test_one_migration_runner_and_one_atomic_writer(graph):
     for path in (APP / "store" / "migrations.py", APP / "vcg" / "db.py"):
         text = path.read_text(encoding="utf-8")
         assert "PRAGMA user_version = " not in text and "backup_file" not in text, path  # the runner's work
-    # a file is put in place atomically by nicadvisor.atomic_file alone (the undo journal of bench/ aside: issue 18
-    # gives it its own merge, with the remote journal)
+    # a file is put in place atomically by nicadvisor.atomic_file alone (the undo journal keeps its rows in SQLite)
     replacers = sorted(str(p.relative_to(APP)) for p in APP.rglob("*.py") if "os.replace(" in p.read_text("utf-8"))
-    assert replacers == ["atomic_file.py", "bench/journal.py"]
+    assert replacers == ["atomic_file.py"]
 
 
 def test_test_files_are_named_for_what_they_test():

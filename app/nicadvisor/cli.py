@@ -404,12 +404,21 @@ def _rate_text(gbps: float) -> str:
 def _between_targets(args) -> tuple[tuple, dict[str, str]]:
     """The SSH target of each ``--between`` host, with the same target syntax, passwords and host-key trust as
     ``audit --ssh`` (:func:`nicadvisor.cli_live.build_targets`), and ``{target source: interface}`` of the
-    ``--interface HOST=IF`` given (HOST as in ``--between``, its name, address or address:port). Raises
-    LiveArgsError."""
+    ``--interface HOST=IF`` given (HOST as in ``--between``, its name, address or address:port); ``--kind esxi`` makes
+    every host ESXi, ``--kind HOST=esxi`` one of them. Raises LiveArgsError."""
     from nicadvisor.cli_live import LiveArgsError, build_targets
 
+    default_kind, kinds = "linux", {}
+    for v in args.kind or []:
+        host, sep, kind = v.rpartition("=")
+        if kind not in ("esxi", "linux") or (sep and not host):
+            raise LiveArgsError(f"--kind expects esxi, linux or HOST=esxi|linux, not {v!r}")
+        if sep:
+            kinds[host.lower()] = kind
+        else:
+            default_kind = kind
     live = build_targets(argparse.Namespace(
-        vcenter=None, nsx=None, ssh=args.between, user=None, kind=args.kind, ssh_key=args.ssh_key, thumbprint=[],
+        vcenter=None, nsx=None, ssh=args.between, user=None, kind=default_kind, ssh_key=args.ssh_key, thumbprint=[],
         trust_host_key=args.trust_host_key, remember_password=args.remember_password,
         password_stdin=args.password_stdin, password_file=args.password_file, save_captures=None, datacenter=None,
         cluster=None, esxcli_over_api=False, timeout=args.timeout))
@@ -419,6 +428,14 @@ def _between_targets(args) -> tuple[tuple, dict[str, str]]:
         if not sep or not host or not iface:
             raise LiveArgsError(f"--interface expects HOST=IF, not {v!r}")
         interfaces[host.lower()] = iface
+    targets, named = [], set()
+    for spec, t in zip(args.between, live["ssh"]):
+        keys = [k for k in (spec.lower(), t.name.lower(), t.host.lower(), f"{t.host}:{t.port}".lower()) if k in kinds]
+        named.update(keys)
+        targets.append(dataclasses.replace(t, kind=kinds[keys[0]]) if keys else t)
+    if set(kinds) - named:
+        raise LiveArgsError(f"--kind names a host that is not in --between: {', '.join(sorted(set(kinds) - named))}")
+    live["ssh"] = tuple(targets)
     chosen, used = {}, set()
     for spec, t in zip(args.between, live["ssh"]):
         keys = [k for k in (spec.lower(), t.name.lower(), t.host.lower(), f"{t.host}:{t.port}".lower()) if k in interfaces]
@@ -524,10 +541,15 @@ def _print_between(outcome, args) -> int:
     """Print the MTU check (one line per sender, receiver and size), the judged results, the problems and what
     happened with the audit; write ``--json`` (``mtu_paths``, ``results``, ``problems``). Exit 1 when a test FAILs
     its band or a size did not pass, 0 when everything asked gave an answer, else 2."""
+    from nicadvisor.model.path_tests import mesh_table
     from nicadvisor.report.json_export import benchmark_entry
 
-    for r in outcome.mtu_paths:
-        print(f"{ {True: 'PASS', False: 'FAIL', None: '????'}[r.ok]}  {r.line()}")
+    if outcome.request.mtu_check:
+        print("TEP mesh (don't-fragment pings, read-only):")
+        for row in mesh_table(outcome.mtu_paths):
+            rtt = f", round trip {row['Round trip min/avg/max']} min/avg/max" \
+                if row["Round trip min/avg/max"] != "—" else ""
+            print(f"{row['Result']}  {row['From']} → {row['To']}: {row['Frame']}: {row['Cause']}{rtt}")
     results = outcome.report.results if outcome.report else []
     _print_results(results)
     for p in outcome.problems:
@@ -536,7 +558,7 @@ def _print_between(outcome, args) -> int:
         print(f"nic-advisor bench: {note}", file=sys.stderr)
     doc: dict = {}
     if outcome.request.mtu_check:
-        doc["mtu_paths"] = [dataclasses.asdict(r) for r in outcome.mtu_paths]
+        doc["mtu_paths"] = [r.to_dict() for r in outcome.mtu_paths]
     if outcome.request.run_tests:
         doc["results"] = [benchmark_entry(r) for r in results]
     doc["problems"] = outcome.problems
@@ -752,7 +774,8 @@ def build_parser() -> argparse.ArgumentParser:
     rb.add_argument("--port", type=int, metavar="PORT",
                     help="TCP port the servers listen on; netperf also uses the next one (default 5201, iperf3's own)")
     rb.add_argument("--yes", action="store_true", help="make the planned changes without asking (needed without a terminal)")
-    rb.add_argument("--kind", choices=("esxi", "linux"), default="linux", help="what the hosts are (default linux)")
+    rb.add_argument("--kind", action="append", default=[], metavar="[HOST=]esxi|linux",
+                    help="what the hosts are (default linux); HOST=esxi for one of them; repeatable")
     rb.add_argument("--ssh-key", metavar="FILE", help="private key (else a password)")
     rb.add_argument("--trust-host-key", action="append", default=[], metavar="[HOST[:PORT]=]SHA256:...",
                     help="trust this SSH host key on first contact (else you are asked)")
@@ -767,9 +790,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "that holds them); the results are added to it. An audit that holds none of them is "
                             "refused before anything runs")
     rb.add_argument("--mtu-check", action="store_true",
-                    help="check that 1700-byte frames (and each sender's interface MTU) cross between the hosts with "
-                         "don't-fragment (ping -M do; read-only, nothing to confirm) and record it in their audit; "
-                         "alone only this check runs, with --tests or --profile it runs first, then the tests")
+                    help="the TEP mesh: don't-fragment pings at each sender's MTU and at 1600 bytes between every "
+                         "ESXi TEP (vmkping ++netstack=vxlan -I vmkN) and Linux test address (ping -M do) of the hosts "
+                         "(read-only, nothing to confirm), recorded in their audit; alone only this check runs, with "
+                         "--tests or --profile it runs first, then the tests")
     which.add_argument("--no-history", action="store_true",
                        help="neither look up the hosts' audit nor store the results (expected values then come only "
                             "from a tc tbf read on a sender)")

@@ -79,7 +79,8 @@ class Command:
 
     Attributes:
         text: the command as run (or, for an API, as recorded), with placeholders ``{nic}`` (a pNIC name),
-            ``{module}`` (a driver module), ``{vmk}`` (a vmknic), ``{attribute}`` (one of ``attributes``).
+            ``{module}`` (a driver module), ``{vmk}`` (a vmknic), ``{attribute}`` (one of ``attributes``),
+            ``{netstack}``, ``{size}`` (bytes) and ``{address}`` (an IPv4/IPv6 address) of a path test.
         platform: one of :data:`PLATFORMS`.
         scope: one of :data:`SCOPES`.
         family: the parser family that reads its output (:func:`nicadvisor.parsers.registry.register`), None for a
@@ -141,6 +142,9 @@ _MODULE = ("module.version", "module.parameters", "module.options")
 _SWITCH = ("switch.kind", "switch.mtu", "switch.uplinks")
 _VMKNIC = ("vmknic.mtu", "vmknic.netstack", "vmknic.portgroup", "vmknic.switch", "vmknic.addresses", "vmknic.is_tep",
            "vmknic.tso_mss")
+_NEIGHBOR = _p("neighbor_protocol", "neighbor_name", "neighbor_chassis_id", "neighbor_port", "neighbor_port_description",
+               "neighbor_mgmt_address", "neighbor_mtu", "neighbor_vlan")
+_LEARN_NEIGHBOR = _p("neighbor_name", "neighbor_port")
 _GREP_VMKERNEL_LOG = shlex.join(["grep", "-F", *[w for p in VMKERNEL_LOG_PATTERNS for w in ("-e", p)], VMKERNEL_LOG])
 
 #: Every command family: ESXi first, those the collectors run in their order within each scope (the collectors run
@@ -191,6 +195,10 @@ CATALOGUE: tuple[Command, ...] = (
             ("host.kind", "host.product_version", "host.build", "host.product_update"), run=True,
             bundle_files=("commands/localcli_system-version-get.txt",),
             source="vm-support-bundles.md (localcli_system-version-get.txt); VMware esxcli system reference"),
+    # hostd's QueryNetworkHint from the shell: the switch port each vmnic is cabled to (CDP/LLDP); read-only
+    Command("vim-cmd hostsvc/net/query_networkhint", "esxi", "host", "vim-cmd hostsvc/net/query_networkhint", _NEIGHBOR,
+            learn=_LEARN_NEIGHBOR, run=True, optional=True, kind_mark="vim-cmd hostsvc",
+            source="§1.1 (QueryNetworkHint; VMware KB 1007069)"),
     Command(_GREP_VMKERNEL_LOG, "esxi", "host", "vmkernel.log",
             _p("pci_address", "driver", "mtu", "rss", "ens_enabled", "ens_mode", "coalesce_adaptive_rx",
                "coalesce_rx_usecs", "coalesce_tx_usecs") + _QUEUES,
@@ -232,8 +240,15 @@ CATALOGUE: tuple[Command, ...] = (
     Command("localcli --plugin-dir /usr/lib/vmware/esxcli/int networkinternal nic privstats get -n {nic}", "esxi",
             "pnic", "esxcli networkinternal nic privstats get", _QUEUES, source="§7"),
     Command("vsish -e get /net/pNics/{nic}/stats", "esxi", "pnic", "vsish pnic stats", source="§7"),
-    Command("vmkping -I {vmk} -d -s 8972 {address}", "esxi", "vmknic", "vmkping", ("host.mtu_path_ok",),
-            esxcli_api=("network", "diag", "ping"), kind_mark="vmkping", source="§5"),
+    # the TEP mesh (nicadvisor.bench.mtu_path): the TEP netstack and vmknic, don't-fragment, 3 echoes; {size} the
+    # payload (frame - 28, IPv4; - 48 with -6, IPv6); validated word by word by collect.ssh_commands.check_path_ping
+    Command("vmkping ++netstack={netstack} -I {vmk} -d -s {size} -c 3 {address}", "esxi", "vmknic", "vmkping",
+            ("host.mtu_path_ok",), esxcli_api=("network", "diag", "ping"), kind_mark="vmkping",
+            source="§5; nsx-t-performance-on-intel.txt §1.5; esxi-public/4_vmkping.md"),
+    Command("vmkping ++netstack={netstack} -I {vmk} -d -s {size} -c 3 -6 {address}", "esxi", "vmknic", "vmkping",
+            ("host.mtu_path_ok",), source="§5 (IPv6 TEPs: vmkping -6)"),
+    Command("ping -M do -c 3 -i 0.2 -W 1 -s {size} -I {address} {address}", "linux", "host", None,
+            source="ping(8) iputils: -M do prohibits fragmentation (the TEP mesh from a Linux host)"),
     Command("flint -d {device} q", "esxi", "pnic", "flint q", _p("firmware_version"), source="§2"),
     Command("nsxdp-cli ens uplink ring get -n {nic}", "esxi", "pnic", "nsxdp-cli ens uplink ring get",
             _p("ens_enabled", "rx_ring_size", "tx_ring_size"), kind_mark="nsxdp-cli", source="§8a"),
@@ -283,6 +298,14 @@ CATALOGUE: tuple[Command, ...] = (
     Command("ethtool {nic}", "linux", "pnic", "ethtool", _p("link_up", "link_speed_mbps", "duplex"),
             learn=_p("link_up", "link_speed_mbps"), run=True, root=True, source="§4 (its Wake-on-LAN query needs "
             "CAP_NET_ADMIN: tests/faults/test_ssh_privileges.py)"),
+    # the switch port of every interface, where lldpd or systemd-networkd listens to LLDP (once per host)
+    Command("lldpctl -f json", "linux", "host", "lldpctl -f json", _NEIGHBOR, learn=_LEARN_NEIGHBOR, run=True,
+            optional=True, root=True, kind_mark="lldpctl",
+            source="lldpctl(8) (lldpd; its socket is for root and the _lldpd group)"),
+    Command("networkctl --no-pager --full lldp", "linux", "host", "networkctl lldp",
+            _p("neighbor_protocol", "neighbor_name", "neighbor_chassis_id", "neighbor_port",
+               "neighbor_port_description"), run=True, optional=True, kind_mark="networkctl",
+            source="networkctl(1) (systemd-networkd with LLDP= on the link)"),
     # --- Linux, read from captures -------------------------------------------------------------------------------
     Command("ip link show {nic}", "linux", "pnic", "ip link show", _p("mtu", "mac", "admin_up", "link_up",
                                                                        "is_physical"), source="ip-link(8)"),
@@ -306,7 +329,7 @@ CATALOGUE: tuple[Command, ...] = (
     Command("vSphere API: HostKernelModuleSystem.QueryModules", "vsphere", "module", "vSphere API recording",
             ("module.version", "module.options"), source="§1.1"),
     Command("vSphere API: HostNetworkSystem.QueryNetworkHint", "vsphere", "host", "vSphere API recording",
-            source="§1.1 (LLDP/CDP: records only)"),
+            _NEIGHBOR, source="§1.1 (LLDP/CDP, community.vmware vmware_host_vmnic_info)"),
     Command("govc object.collect -s -dump HostSystem:{host} config", "vsphere", "host", "govc object.collect dump",
             _p("pci_address", "driver", "vid", "did", "svid", "ssid", "description", "driver_version",
                "firmware_version", "link_speed_mbps", "link_up", "duplex", "mac", "ens_capable",
@@ -314,7 +337,7 @@ CATALOGUE: tuple[Command, ...] = (
             + ("host.product_version", "host.build"), kind_mark="govc", source="§1.1"),
     Command("community.vmware.vmware_host_vmnic_info", "vsphere", "host", "vmware_host_vmnic_info",
             _p("pci_address", "is_physical", "driver", "description", "link_speed_mbps", "link_up", "duplex", "mac")
-            + ("switch.kind", "switch.uplinks"), source="§1.1"),
+            + _NEIGHBOR + ("switch.kind", "switch.uplinks"), source="§1.1"),
     # --- NSX (Manager API as the live NSX collector reads it, and the Edge CLI) ---------------------------------
     Command("NSX API GET /api/v1/transport-nodes", "nsx", "host", "NSX API recording",
             ("switch.kind", "switch.nsx_host_switch", "switch.ens_mode", "switch.uplinks", "switch.mtu", "host.kind",

@@ -38,6 +38,7 @@ from nicadvisor.model.entities import (
     Host,
     InputProblem,
     KernelModule,
+    PathTest,
     PhysicalNic,
     Severity,
     Switch,
@@ -161,10 +162,11 @@ def host_to_doc(host: Host) -> dict[str, Any]:
 
     Returns a new dict of JSON-safe values (see the module docstring for the shape).
     """
-    out = object_to_dict(host, skip=(*HOST_COLLECTIONS, "not_run"))
+    out = object_to_dict(host, skip=(*HOST_COLLECTIONS, "not_run", "path_tests"))
     for name in HOST_COLLECTIONS:
         out[name] = [object_to_dict(item) for item in getattr(host, name)]
     out["not_run"] = [n.to_dict() for n in host.not_run]
+    out["path_tests"] = [plain(t.to_dict()) for t in host.path_tests]
     return out
 
 
@@ -249,12 +251,17 @@ def host_from_dict(doc: Any, where: str = "host") -> Host:
     Raises CodecError naming the place of a malformed entry.
     """
     d = _mapping(doc, where)
-    host: Host = object_from_dict(Host, d, where, skip=(*HOST_COLLECTIONS, "not_run"))
+    host: Host = object_from_dict(Host, d, where, skip=(*HOST_COLLECTIONS, "not_run", "path_tests"))
     for name, cls in HOST_COLLECTIONS.items():
         items = [object_from_dict(cls, item, f"{where}.{name}[{i}]")
                  for i, item in enumerate(_list(d, name, where))]
         setattr(host, name, items)
     host.not_run = [not_run_from_dict(item, f"{where}.not_run[{i}]") for i, item in enumerate(_list(d, "not_run", where))]
+    for i, item in enumerate(_list(d, "path_tests", where)):
+        try:
+            host.path_tests.append(PathTest.from_dict(dict(_mapping(item, f"{where}.path_tests[{i}]"))))
+        except (TypeError, ValueError) as exc:
+            raise CodecError(f"{where}.path_tests[{i}]: {exc}") from None
     return host
 
 

@@ -65,6 +65,17 @@ class RemoteLab:
                  delay_us: int | None = None) -> None:
         if n != 2:
             raise ValueError("the lab joins exactly two hosts by one veth pair")
+        self._begin(rate_mbit, delay_us)
+        try:
+            for i in range(n):
+                self._host(i, (no_programs or {}).get(i, ()))
+            self._data_link()
+        except BaseException:
+            self.close()
+            raise
+
+    def _begin(self, rate_mbit: int | None = None, delay_us: int | None = None) -> None:
+        """The lab's own folder, account and client key; nothing in the network yet."""
         self.tag = secrets.token_hex(3)
         self.base = H.make_base("nicadv-rlab-")
         self.rate_mbit = rate_mbit
@@ -80,9 +91,6 @@ class RemoteLab:
             self.authorized_keys = self.base / "authorized_keys"
             self.authorized_keys.write_text(Path(str(self.client_key) + ".pub").read_text())
             self.authorized_keys.chmod(0o644)
-            for i in range(n):
-                self._host(i, (no_programs or {}).get(i, ()))
-            self._data_link()
         except BaseException:
             self.close()
             raise
@@ -111,7 +119,9 @@ class RemoteLab:
                     (d / prog.name).symlink_to(prog)
         return d
 
-    def _host(self, i: int, no_programs: tuple[str, ...]) -> None:
+    def _host(self, i: int, no_programs: tuple[str, ...], force_command: str | None = None, tty: bool = False) -> None:
+        """Host ``i``: its namespace, its management veth from this namespace and its sshd (``force_command``: every
+        command goes to that program, the ESXi lab's shell; ``tty``: sessions may ask for a pseudo-terminal)."""
         ns, outside = f"nicadvrl-{self.tag}{i}", f"rl{self.tag}m{i}"
         net = self._free_subnet()
         _run("ip", "netns", "add", ns)
@@ -126,7 +136,7 @@ class RemoteLab:
         self.mgmt.append(f"{net}.2")
         extra = f"SetEnv PATH={self._path_without(i, no_programs)}\n" if no_programs else ""
         sshd = H.Sshd(self.base, self.user.name, self.authorized_keys, listen=f"{net}.2", port=SSH_PORT, netns=ns,
-                      tag=f"rl{i}", extra=extra)
+                      tag=f"rl{i}", extra=extra, force_command=force_command, tty=tty)
         self.sshds.append(sshd)
         sshd.start()
 
@@ -207,6 +217,32 @@ class RemoteLab:
                 continue
         return out
 
+    def shape_ingress(self, i: int, rate_mbit: int, *, match: tuple[str, ...] = ("u32", "match", "u32", "0", "0")
+                      ) -> str:
+        """Shape what host ``i`` receives on ``d0`` to ``rate_mbit``: an ``ifb0`` device, an ingress qdisc on ``d0``
+        whose filter (``match``: every packet by default) redirects to ``ifb0`` (``mirred egress redirect``), and a
+        tbf on ``ifb0`` (the usual way to shape ingress on Linux: tc-mirred(8), ifb). Returns the ifb's name; removed
+        with the namespace, or by :meth:`unshape_ingress`."""
+        ns, ifb = self.namespaces[i], "ifb0"
+        _run("ip", "-n", ns, "link", "add", ifb, "type", "ifb")
+        _run("ip", "-n", ns, "link", "set", ifb, "up")
+        _run("tc", "-n", ns, "qdisc", "add", "dev", DATA_IF, "ingress")
+        _run("tc", "-n", ns, "filter", "add", "dev", DATA_IF, "parent", "ffff:", "protocol", "all", *match,
+             "action", "mirred", "egress", "redirect", "dev", ifb)
+        _run("tc", "-n", ns, "qdisc", "add", "dev", ifb, "root", "tbf", "rate", f"{rate_mbit}mbit",
+             "burst", str(tbf_burst_bytes(rate_mbit, 1500)), "latency", "50ms")
+        return ifb
+
+    def unshape_ingress(self, i: int) -> None:
+        """Undo :meth:`shape_ingress` on host ``i`` (idempotent)."""
+        ns = self.namespaces[i]
+        subprocess.run(["tc", "-n", ns, "qdisc", "del", "dev", DATA_IF, "ingress"], timeout=20, capture_output=True)
+        subprocess.run(["ip", "-n", ns, "link", "del", "ifb0"], timeout=20, capture_output=True)
+
+    def set_data_link(self, i: int, up: bool) -> None:
+        """Set host ``i``'s ``d0`` up or down (``ip link set d0 down``: the peer's end then has no carrier)."""
+        _run("ip", "-n", self.namespaces[i], "link", "set", DATA_IF, "up" if up else "down")
+
     def netns_exec(self, i: int, *argv: str, **kw) -> subprocess.Popen:
         return subprocess.Popen(["ip", "netns", "exec", self.namespaces[i], *argv], **kw)
 
@@ -235,15 +271,16 @@ class RemoteLab:
 # --- the kill -9 child --------------------------------------------------------------------------------
 
 @contextmanager
-def running_lab(**kw) -> Iterator[RemoteLab]:
-    """``with running_lab(rate_mbit=50) as lab:`` a :class:`RemoteLab` (arguments as its own), closed at the end; the
-    calling test is skipped (pytest) when the lab cannot run here (no sshd, not root)."""
+def running_lab(lab_class: type | None = None, **kw) -> Iterator[RemoteLab]:
+    """``with running_lab(rate_mbit=50) as lab:`` a :class:`RemoteLab` (or ``lab_class``, the ESXi lab; arguments as
+    its own), closed at the end; the calling test is skipped (pytest) when the lab cannot run here (no sshd, not
+    root)."""
     why = H.available()
     if why:
         import pytest
 
         pytest.skip(f"remote benchmark lab: {why}")
-    lab = RemoteLab(**kw)
+    lab = (lab_class or RemoteLab)(**kw)
     try:
         yield lab
     finally:
@@ -251,12 +288,14 @@ def running_lab(**kw) -> Iterator[RemoteLab]:
 
 
 def crash_child(spec_path: str) -> None:
-    """Start the benchmark of ``spec_path`` (JSON: targets, interface, known_hosts, journal_dir, tool,
-    tests, duration_s), print ``{"running": label}`` once the first client runs, then sleep."""
+    """Start the benchmark of ``spec_path`` (JSON: targets (with their kind), interface (of every host) or interfaces
+    (one per target), known_hosts, journal_dir, tool, tests, duration_s), print ``{"running": label}`` once the first
+    client runs, then sleep."""
     from nicadvisor.bench.remote import RemoteBench, RemoteHost, RemoteRequest
 
     spec = json.loads(Path(spec_path).read_text())
-    hosts = tuple(RemoteHost(SshTarget(**t), spec["interface"]) for t in spec["targets"])
+    interfaces = spec.get("interfaces") or [spec["interface"]] * len(spec["targets"])
+    hosts = tuple(RemoteHost(SshTarget(**t), i) for t, i in zip(spec["targets"], interfaces))
     request = RemoteRequest(hosts=hosts, tests=tuple(spec["tests"]), duration_s=spec["duration_s"], tool=spec["tool"])
     said = threading.Event()
 

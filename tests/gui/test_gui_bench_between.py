@@ -1,6 +1,6 @@
-"""Benchmark page, "Between audited Linux hosts over SSH", on the remote lab of real parts (tests/bench/remote_lab.py:
-two network namespaces with their own sshd, joined by a tbf-shaped veth): the wizard audits both hosts over SSH,
-then benchmarks between them after the plan of changes was confirmed; declining changes nothing. Needs root.
+"""Benchmark page, "Between audited hosts over SSH" (two Linux hosts), on the remote lab of real parts
+(tests/bench/remote_lab.py: two network namespaces with their own sshd, joined by a tbf-shaped veth): the wizard
+audits both hosts over SSH, then benchmarks between them after the plan of changes was confirmed; declining changes nothing. Needs root.
 
 Screenshot: wizard-benchmark-between-hosts.
 """
@@ -100,11 +100,10 @@ def test_declining_the_plan_changes_nothing(make_wizard, qtbot, lab):
 
 
 def test_the_mtu_check_runs_first_then_the_confirmed_tests(make_wizard, qtbot, lab, screenshot):
-    """The MTU path check is on the Benchmark page, from the same service call as ``bench --between --mtu-check``:
+    """The TEP mesh is on the Benchmark page, from the same service call as ``bench --between --mtu-check``:
     ticked, it runs first (ping -M do, read-only), then the confirmed tests. On the lab's 1500-byte data link the
-    1700-byte frames fail on the sender, which becomes an error of both hosts in the wizard's audit."""
+    1600-byte frames fail on the sender, which becomes an error on d0 at both ends in the wizard's audit."""
     from nicadvisor.gui.pages.benchmark import MTU_ONLY
-    from nicadvisor.gui.widgets.formatting import esc
 
     wizard, page = _audited_benchmark_page(make_wizard, qtbot, lab)
     assert page.mtu_box.isVisible() and page.tests_box.findData(MTU_ONLY) >= 0
@@ -115,14 +114,18 @@ def test_the_mtu_check_runs_first_then_the_confirmed_tests(make_wizard, qtbot, l
     report = blocker.args[0]
     assert [r.test for r in report.results] == ["TCP_STREAM", "TCP_RR"], report.problems
     a, b = (h.target.name for h in lab.hosts())
-    text = page.mtu_result.text()
-    for client, server, addr in ((a, b, lab.data_addr(0)), (b, a, lab.data_addr(1))):
-        assert f"FAIL</b> {client} ({addr}, d0) → {server} (" in text
-    assert text.count(esc("1700-byte frame with don't-fragment: the sender's interface MTU 1500 is below 1700 "
-                          "bytes")) == 2
+    assert "0 pass, <b>2 FAIL</b>, 0 did not run" in page.mtu_result.text()
+    assert page.chart_tabs.currentWidget() is page.mesh_table  # the mesh is brought to the front
+    rows = [[page.mesh_table.item(r, c).text() for c in range(page.mesh_table.columnCount())]
+            for r in range(page.mesh_table.rowCount())]
+    assert [row[:4] for row in rows] == [[f"{a} d0 ({lab.data_addr(0)})", f"{b} d0 ({lab.data_addr(1)})", "1600 B",
+                                          "FAIL"],
+                                         [f"{b} d0 ({lab.data_addr(1)})", f"{a} d0 ({lab.data_addr(0)})", "1600 B",
+                                          "FAIL"]]
+    assert all(f"1600-byte frames cannot leave d0 (MTU 1500) on {row[0].split()[0]}" in row[5] for row in rows)
     audit = wizard.state.audit
-    assert {h.mtu_path_ok for h in audit.hosts} == {False}
-    assert {f.host for f in audit.findings if f.rule_id == "mtu-path-test-failed-linux"} == {a, b}
+    assert all(h.path_tests for h in audit.hosts) and {h.mtu_path_ok for h in audit.hosts} == {None}
+    assert {(f.host, f.obj) for f in audit.findings if f.rule_id == "tep-path-mtu-failed"} == {(a, "d0"), (b, "d0")}
     assert audit.benchmarks == report.results
     assert lab.folders() == set() and lab.processes(*TOOLS) == {}
     screenshot(wizard, "benchmark-mtu-check")
@@ -138,8 +141,8 @@ def test_only_the_mtu_check_asks_nothing_and_changes_nothing(make_wizard, qtbot,
     with qtbot.waitSignal(page.sig_bench_done, timeout=60_000) as blocker:
         qtbot.mouseClick(page.run_button, LEFT)
     assert asked == [] and blocker.args[0].results == []  # read-only: no plan of changes to confirm
-    assert page.mtu_result.text().count("FAIL</b>") == 2
-    assert {h.mtu_path_ok for h in wizard.state.audit.hosts} == {False}
+    assert page.mesh_table.rowCount() == 2 and "<b>2 FAIL</b>" in page.mtu_result.text()
+    assert all(h.path_tests for h in wizard.state.audit.hosts)
     assert lab.folders() == set() and lab.processes(*TOOLS) == {}
     page.loopback_radio.setChecked(True)
     qtbot.mouseClick(page.run_button, LEFT)

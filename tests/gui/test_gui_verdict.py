@@ -124,12 +124,13 @@ def test_matrix_sorts_filters_and_groups(make_wizard, qtbot, screenshot):
     inspect.host_filter.setCurrentIndex(0)
     inspect.row_filter.setCurrentIndex(0)
 
-    # sort by the MTU column, worst first, not grouped: every fail precedes every other status
+    # sort by the MTU column, worst first, not grouped: the worst status precedes every other (in the demo lab a
+    # warning: since issue 17 §1 the nested host's vmkping on its management netstack fails no pNIC)
     mtu_col = 1 + [c.key for c in CAPABILITIES].index("mtu")
     inspect.group_box.setChecked(False)
     inspect.table.sortByColumn(mtu_col, Qt.SortOrder.AscendingOrder)
     order = [STATUS_ORDER.index(rows[k].cells["mtu"].status) for k in inspect.visible_rows()]
-    assert order == sorted(order) and order[0] == STATUS_ORDER.index(FAIL)
+    assert order == sorted(order) and order[0] == STATUS_ORDER.index(WARN) and order[-1] > order[0]
     # grouped by host: hosts stay together (in order), the MTU status sorts within each host
     inspect.group_box.setChecked(True)
     hosts = [h for h, _p in inspect.visible_rows()]

@@ -37,6 +37,7 @@ from nicadvisor.collect.sources import read_capture
 from nicadvisor.collect.tls_pinning import fetch_thumbprint
 from nicadvisor.collect.vsphere import VsphereTarget, collect_vsphere
 from nicadvisor.parsers.api import esxcli_soap as soap
+from nicadvisor.model.capabilities import switch_port_cell
 from nicadvisor.parsers.assemble import assemble_host
 from vcsimtools import GOVC, PASSWORD, USER
 
@@ -195,6 +196,10 @@ def test_collect_records_hints_and_reports_esxcli_once_per_vcenter(vcsim):
             reason, detail = reasons[f"vsish -e get /net/pNics/{nic}/properties"]
             assert reason == "api" and "collector script" in detail and "geneve offload" in detail
         assert "esxcfg-nics -e" not in reasons  # the API reads the ENS facts itself
+        # no hint answered: every switch port is "not known", with the read that tells it, never a failure
+        assert all(p.neighbor_port is None and p.neighbor_name is None for p in host.pnics)
+        assert switch_port_cell(host, host.pnics[0]) == ("not known: run vim-cmd hostsvc/net/query_networkhint "
+                                                         "(the switch must send LLDP or CDP)")
 
 
 @needs_govc

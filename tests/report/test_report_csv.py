@@ -60,7 +60,7 @@ def test_checklist_csv_neutralises_formulas(tmp_path):
 def test_inventory_csv_one_row_per_pnic_with_facts_and_statuses(audit, tmp_path):
     header, rows = _read(write_inventory_csv(audit, tmp_path / "inventory.csv"))
     fields = [f.name for f in dataclasses.fields(PhysicalNic) if f.name != "evidence"]
-    assert header == ["host"] + fields + [f"{c.key}_status" for c in CAPABILITIES] + ["host_verdict"]
+    assert header == ["host"] + fields + [f"{c.key}_status" for c in CAPABILITIES] + ["host_verdict", "switch_port"]
     assert [(r["host"], r["name"]) for r in rows] == [
         ("esxi-a", "vmnic0"), ("esxi-a", "vmnic2"), ("esxi-a", "vmnic3"), ("esxi-a", "vusb0"),
         ("lnx-1", "enp2s0"), ("lnx-1", CX6_PCI)]

@@ -13,7 +13,7 @@ from audit_sample import CX6_PCI, LNKCAP, LSPCI_SRC, NIC_LIST, NIC_LIST_CMD, UND
 from capturetools import completed, ready_host
 from nicadvisor import __version__
 from nicadvisor.model import Audit, CommandNotRun, Host, KernelModule, PhysicalNic, Switch, VmkernelNic
-from nicadvisor.model.entities import NOT_RUN_REASONS
+from nicadvisor.model.entities import NOT_RUN_REASONS, PATH_CAUSES, PathTest
 from nicadvisor.model.capabilities import CAPABILITIES
 from nicadvisor.report import audit_to_dict, load_schema, read_json, validate_document, write_json, write_pdf
 from nicadvisor.report.json_export import benchmark_to_dict
@@ -212,7 +212,7 @@ def test_schema_covers_every_model_field_with_its_type(cls, ref):
 
 
 #: Host fields holding lists of objects of their own schema definition (no evidence of their own on the host).
-COLLECTIONS = ("pnics", "vmknics", "switches", "modules", "not_run")
+COLLECTIONS = ("pnics", "vmknics", "switches", "modules", "not_run", "path_tests")
 
 
 def test_schema_covers_the_commands_not_run():
@@ -220,6 +220,14 @@ def test_schema_covers_the_commands_not_run():
     assert sorted(definition["properties"]) == sorted(f.name for f in dataclasses.fields(CommandNotRun))
     assert definition["properties"]["reason"]["enum"] == list(NOT_RUN_REASONS)
     assert load_schema()["$defs"]["host"]["properties"]["not_run"]["items"] == {"$ref": "#/$defs/command_not_run"}
+
+
+def test_schema_covers_every_field_of_a_path_test():
+    """Issue 17 §1: the TEP mesh's rows are in the export (``hosts[].path_tests[]``) field by field."""
+    definition = load_schema()["$defs"]["path_test"]
+    names = {f.name for f in dataclasses.fields(PathTest)}
+    assert set(definition["properties"]) == names == set(definition["required"])
+    assert definition["properties"]["cause"]["enum"] == list(PATH_CAUSES)
 
 
 def test_schema_is_valid_and_knows_the_capability_columns():

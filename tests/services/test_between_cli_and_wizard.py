@@ -65,7 +65,7 @@ def test_the_cli_and_the_wizard_run_one_service_call_with_the_same_result(lab, c
                      "--duration", "1", "--mtu-check", "--tests", "TCP_STREAM", "TCP_RR", "--yes",
                      "--audit", str(audit_id), "--json", str(cli_json)])
     out, err = capsys.readouterr()
-    assert code == 1, out + err  # the 1700-byte frames do not cross the 1500-byte data link
+    assert code == 1, out + err  # the 1600-byte frames do not leave the 1500-byte data link
     by_cli = json.loads(cli_json.read_text())
     cli_notes = [line.removeprefix("nic-advisor bench: ") for line in err.splitlines()
                  if line.startswith("nic-advisor bench: ")]
@@ -86,10 +86,11 @@ def test_the_cli_and_the_wizard_run_one_service_call_with_the_same_result(lab, c
     finally:
         store.close()
 
-    mtu = [(r["client"], r["server"], r["interface"], r["frame_bytes"], r["ok"], r["detail"])
-           for r in by_cli["mtu_paths"]]
-    assert mtu and mtu == [(r.client, r.server, r.interface, r.frame_bytes, r.ok, r.detail) for r in outcome.mtu_paths]
-    assert all(ok is False for *_, ok, _d in mtu)
+    keys = ("client", "server", "client_if", "server_if", "frame_bytes", "ok", "cause", "detail")
+    mtu = [tuple(r[k] for k in keys) for r in by_cli["mtu_paths"]]
+    assert mtu and mtu == [tuple(getattr(r, k) for k in keys) for r in outcome.mtu_paths]
+    assert {(ok, cause) for *_, ok, cause, _d in mtu} == {(False, "local-mtu")}
+    assert "TEP mesh (don't-fragment pings, read-only):" in out and "FAIL  " in out
     assert [_decided(e) for e in by_cli["results"]] == \
         [_decided(benchmark_entry(r)) for r in outcome.report.results]
     assert [e["test"] for e in by_cli["results"]] == ["TCP_STREAM", "TCP_RR"]
@@ -97,5 +98,9 @@ def test_the_cli_and_the_wizard_run_one_service_call_with_the_same_result(lab, c
     assert by_cli["problems"] == outcome.problems == []
     # both runs landed in the one audit: the CLI's two results, then the wizard's two
     assert [b.test for b in stored.benchmarks] == ["TCP_STREAM", "TCP_RR"] * 2
-    assert {h.mtu_path_ok for h in stored.hosts} == {False} and outcome.failed and outcome.audit is not audit
+    assert outcome.failed and outcome.audit is not audit
+    # the mesh is kept by the hosts and judged on the interface at each end, never on the host as a whole
+    assert all(h.path_tests for h in stored.hosts) and {h.mtu_path_ok for h in stored.hosts} == {None}
+    assert {(f.rule_id, f.obj) for f in stored.findings if f.category == "mtu" and "path" in f.rule_id} == \
+        {("tep-path-mtu-failed", "d0")}
     assert lab.folders() == set() and lab.processes(*TOOLS) == {}

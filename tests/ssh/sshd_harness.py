@@ -114,7 +114,7 @@ class Sshd:
 
     def __init__(self, base: Path, user: str, authorized_keys: Path, port: int | None = None,
                  listen: str | list[str] = "127.0.0.1", force_command: str | None = None,
-                 netns: str | None = None, extra: str = "", tag: str | None = None) -> None:
+                 netns: str | None = None, extra: str = "", tag: str | None = None, tty: bool = False) -> None:
         self.base = base
         self.user = user
         self.addresses = [listen] if isinstance(listen, str) else list(listen)  # at most 16 (sshd limit)
@@ -124,6 +124,7 @@ class Sshd:
         self.force_command = force_command
         self.authorized_keys = authorized_keys
         self.extra = extra
+        self.tty = tty  # PermitTTY: a session may ask for a pseudo-terminal (ESXi's sshd allows it)
         self.tag = tag or str(self.port)  # names this instance's files in ``base``
         self.host_key = base / f"host_ed25519_{self.tag}"
         self.config = base / f"sshd_config_{self.tag}"
@@ -145,7 +146,8 @@ class Sshd:
             "StrictModes no", "UsePAM yes", "PasswordAuthentication no", "KbdInteractiveAuthentication yes",
             "PubkeyAuthentication yes", "PermitRootLogin no", f"AllowUsers {self.user}", "MaxStartups 300:30:400",
             "MaxSessions 20", "LoginGraceTime 30", "UseDNS no", "PrintMotd no", "PrintLastLog no",
-            "X11Forwarding no", "AllowTcpForwarding no", "AllowAgentForwarding no", "PermitTTY no",
+            "X11Forwarding no", "AllowTcpForwarding no", "AllowAgentForwarding no",
+            f"PermitTTY {'yes' if self.tty else 'no'}",
             "LogLevel ERROR",
         ]
         if self.force_command:

@@ -1,5 +1,5 @@
 """Issue "Verdicts an admin can trust" §2: a capability cell shows every finding on the pNIC's path (its switch,
-the TEP vmknics on that switch, the host's MTU path test), a "no" never passes, and an unknown cell says why."""
+the TEP vmknics on that switch; a failed path test only through the vmknic it names), a "no" never passes, and an unknown cell says why."""
 from __future__ import annotations
 
 import pytest
@@ -18,12 +18,22 @@ def demo():
     return audit, {h.name: {r.pnic: r for r in capability_matrix(h, audit.findings)} for h in audit.hosts}
 
 
-def test_host_path_test_failure_shows_in_every_overlay_pnic_mtu_cell(demo):
-    _audit, rows = demo
-    cell = rows["esxi-vcf9-nested"]["vmnic0"].cells["mtu"]  # MTU 9000 itself, but vmkping -d failed on the host
+def test_a_vmkping_failure_of_no_known_vmknic_stays_a_host_finding_and_marks_no_pnic(demo):
+    """Issue 17 §1: one vmkping -d without -I (the default netstack) that failed locally once marked all six pNICs of
+    the nested VCF 9 host "✖ fail", four of them at MTU 9000. It names no TEP, so it marks none of them: it is an
+    error of the host (NOT READY), and each pNIC's MTU cell says what its own MTU is."""
+    audit, rows = demo
+    cell = rows["esxi-vcf9-nested"]["vmnic0"].cells["mtu"]  # MTU 9000 itself
     assert cell.text == "mtu 9000"
-    assert cell.status == FAIL
-    assert [(f.rule_id, f.target) for f in cell.findings] == [("mtu-path-test-failed", "esxi-vcf9-nested")]
+    assert cell.status == PASS
+    assert "mtu-path-test-failed" not in {f.rule_id for f in cell.findings}
+    statuses = {r.pnic: r.cells["mtu"].status for r in rows["esxi-vcf9-nested"].values()}
+    # no TEP yet: the two at MTU 1500 warn on their own MTU ("if it carries overlay"), nothing fails for the vmkping
+    assert statuses == {"vmnic0": PASS, "vmnic1": WARN, "vmnic2": WARN, "vmnic3": PASS, "vmnic4": PASS,
+                        "vmnic5": PASS}
+    assert {(f.rule_id, f.target) for f in audit.findings if f.host == "esxi-vcf9-nested" and f.category == "mtu"
+            and f.rule_id.startswith("mtu-path")} == {("mtu-path-test-failed", "esxi-vcf9-nested")}
+    assert next(h for h in audit.verdict.hosts if h.host == "esxi-vcf9-nested").status == "not_ready"
 
 
 def test_switch_and_tep_findings_show_in_the_uplink_mtu_cell(demo):

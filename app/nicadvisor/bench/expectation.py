@@ -20,7 +20,9 @@ class Expected:
     ``value`` is in ``unit``: ``"Gbit/s"`` for a stream test (a ceiling: the measured throughput
     should come close to it) or ``"µs"`` for a request/response test (a round-trip time the
     measured latency should not exceed by much). ``basis`` explains the figure and cites its source
-    (reference file and section, or the shaping/link settings it was computed from).
+    (reference file and section, or the shaping/link settings it was computed from). ``measure``: the result's
+    field it judges when not the unit's own (:func:`measured_in`): ``"p50_latency_us"`` for a host-to-host TCP_RR
+    band (the median transaction, :mod:`nicadvisor.bench.path_rtt`), "" otherwise.
     """
 
     value: float
@@ -30,6 +32,7 @@ class Expected:
     high: float | None = None
     limits: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    measure: str = ""
 
     @property
     def is_band(self) -> bool:
@@ -49,6 +52,9 @@ class Expected:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict ``{"value", "unit", "basis", "low", "high", "limits", "notes"}`` (``low``/``high``
-        None and empty lists for a point figure)."""
-        return {"value": self.value, "unit": self.unit, "basis": self.basis, "low": self.low, "high": self.high,
-                "limits": list(self.limits), "notes": list(self.notes)}
+        None and empty lists for a point figure), plus ``"measure"`` when it is set."""
+        doc = {"value": self.value, "unit": self.unit, "basis": self.basis, "low": self.low, "high": self.high,
+               "limits": list(self.limits), "notes": list(self.notes)}
+        if self.measure:
+            doc["measure"] = self.measure
+        return doc

@@ -54,13 +54,18 @@ Stream bands (Gbit/s, higher is better):
     * missing Geneve/VXLAN TSO: the hypervisor segments in software, costing CPU; only a "marginal" throughput
       effect is published (nsx-t-performance-on-intel.txt §1.1-§1.3.1): named, not counted;
     * a tbf-shaped link: its rate is the line rate and tbf charges each frame from its Ethernet header (14 bytes of
-      framing, Linux net/sched/sch_tbf.c: qdisc_pkt_len, skb_gso_mac_seglen).
+      framing, Linux net/sched/sch_tbf.c: qdisc_pkt_len, skb_gso_mac_seglen). Either end may shape: the sender what
+      it sends (a root tbf), the receiver what it receives (its ingress redirected to an ifb device with a tbf;
+      mirred puts the Ethernet header back before the redirect, Linux net/sched/act_mirred.c tcf_mirred_act); the
+      slower bounds the band and is named in it.
     The 10 % (:data:`nicadvisor.bench.expectation.WITHIN`) and the 25 % warn margin are this project's conventions.
 
 Round-trip band between hosts (µs, lower is better; host-to-host TCP_RR of at most 1448 bytes, with the path's ICMP
 echo round trip, one frame each way, no echo lost): nominal = median echo (first left out) + 40 µs for the
-answering process's wake-up (+ the longer frames' serialization at the link speed), low = echo minimum × 0.90,
-high = median echo × 1.10 + 40 µs (:mod:`nicadvisor.bench.path_rtt`).
+answering process's wake-up (+ the longer frames' serialization at the link speed), low = (echo minimum − 40 µs)
+× 0.50 (the idle echo's wake-up, which a busy request/response loop need not pay, off; "far below" it the
+transactions did not cross the path), high = median echo × 1.10 + 40 µs;
+it judges the median transaction (P50) where the tool reports one (:mod:`nicadvisor.bench.path_rtt`).
 
 Round-trip band (µs, lower is better; vm-to-vm TCP_RR):
     base = 2 × the VMware vSwitch TCP_RR latency of vmfex-vs-vswitch-netperf.txt "TCP Latency Performance"
@@ -295,7 +300,9 @@ class Band:
     is better). ``formula`` says how the edges were computed, with the numbers; ``sources`` cite each figure
     (``"file §section"``); ``limits`` name the audited facts that bound the band (counted in it); ``notes`` the
     audited facts that may lower a result but have no published figure (not counted); ``nominal`` the point figure
-    the band is built around (the ceiling for throughput, reference + upper adders for latency).
+    the band is built around (the ceiling for throughput, reference + upper adders for latency); ``measure`` the
+    figure of a result it judges when not the unit's own (``"p50_latency_us"``: the median transaction,
+    :data:`nicadvisor.bench.path_rtt.MEASURE`; "" = ``latency_us``/``throughput_gbps``/``transactions_per_s``).
     Raises ValueError when low > high or a value is negative."""
 
     low: float
@@ -306,6 +313,7 @@ class Band:
     limits: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     nominal: float | None = None
+    measure: str = ""
 
     def __post_init__(self) -> None:
         if not (0 <= self.low <= self.high):
@@ -331,15 +339,16 @@ class Band:
         return f"{text} ({'; '.join(self.sources)})"
 
     def to_expected(self) -> Expected:
-        """The :class:`Expected` a result carries: ``value`` = :attr:`point`, the band's edges, limits and notes."""
+        """The :class:`Expected` a result carries: ``value`` = :attr:`point`, the band's edges, limits, notes and
+        the figure it judges (``measure``)."""
         return Expected(value=self.point, unit=self.unit, basis=self.basis(), low=self.low, high=self.high,
-                        limits=self.limits, notes=self.notes)
+                        limits=self.limits, notes=self.notes, measure=self.measure)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of every field (tuples as lists)."""
         return {"low": self.low, "high": self.high, "unit": self.unit, "formula": self.formula,
                 "sources": list(self.sources), "limits": list(self.limits), "notes": list(self.notes),
-                "nominal": self.nominal}
+                "nominal": self.nominal, "measure": self.measure}
 
 
 def band_of(expected: Expected) -> Band:
@@ -349,7 +358,7 @@ def band_of(expected: Expected) -> Band:
         raise ValueError(f"{expected.text()} is a point figure, not a band")
     return Band(low=float(expected.low or 0.0), high=float(expected.high or 0.0), unit=expected.unit,
                 formula=expected.basis, sources=(), limits=expected.limits, notes=expected.notes,
-                nominal=expected.value)
+                nominal=expected.value, measure=expected.measure)
 
 
 def endpoint_facts(host: "Host", pnic_name: str, *, encapsulation: str | None = _AUTO,
@@ -411,7 +420,7 @@ def _common_notes(ends: list[EndpointFacts]) -> list[str]:
 
 
 def _stream_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, path: str, rate_mbit: float | None,
-                 inner_mtu: int | None, streams: int, datagram: int = UDP_DATAGRAM) -> Band | None:
+                 inner_mtu: int | None, streams: int, datagram: int = UDP_DATAGRAM, rate_at: str = "") -> Band | None:
     ends = [e for e in (a, b) if e is not None]
     limits: list[str] = []
     notes = _common_notes(ends) if path != PATH_NETNS else []
@@ -420,6 +429,9 @@ def _stream_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, pa
     if rate_mbit and not slower:
         line, framing, what = rate_mbit / 1000.0, ETH_HEADER, f"tc tbf rate {rate_mbit:g} Mbit/s"
         sources.append(TBF_SOURCE)
+        if rate_at:
+            what += f" {rate_at}"
+            limits.append(f"tc tbf {rate_mbit:g} Mbit/s {rate_at}")
     elif slower:  # an audited link slower than the shaping is the bottleneck, not the tbf
         slow = min(slower, key=lambda e: e.link_gbps or 0.0)
         line, framing = float(slow.link_gbps or 0.0), WIRE_OVERHEAD
@@ -551,16 +563,20 @@ def _path_rr_band(ends: list[EndpointFacts], rtt: "PathRtt", payload: int) -> Ba
     hosts add to the path, not the path itself."""
     speeds = [e.link_gbps for e in ends if e.link_gbps]
     low, nominal, high, serial = _rtt.rr_band_edges(rtt, payload, min(speeds) if speeds else None)
+    wake = f"{_rtt.WAKEUP_ALLOWANCE_US:g} {MICRO}"
     formula = (f"the path's {rtt.text()} from {rtt.client} to {rtt.server}, measured right before the test; a "
                f"TCP_RR transaction is one round trip of it plus the answering process's wake-up: expected = median "
-               f"echo + {_rtt.WAKEUP_ALLOWANCE_US:g} {MICRO}" + (f" {serial}" if serial else "")
-               + f", low = echo minimum × {1 - _rtt.WITHIN:.2f}, high = median echo × {1 + _rtt.WITHIN:.2f} + "
-               f"{_rtt.WAKEUP_ALLOWANCE_US:g} {MICRO} (this judges what the hosts add, not the path)")
+               f"echo + {wake}" + (f" {serial}" if serial else "")
+               + f", high = median echo × {1 + _rtt.WITHIN:.2f} + {wake}, low = (echo minimum − {wake}) × "
+               f"{_rtt.FLOOR_FRACTION:.2f} (an echo every 0.2 s finds both ends idle and pays their wake-up, which a "
+               f"busy request/response loop need not; far below that the transactions did not cross this path); judged "
+               f"on the median transaction (P50) where the tool reports it (this judges what the hosts add, not the "
+               f"path)")
     notes = _common_notes(ends)
     if payload + _rtt.TCP_OVERHEAD > _rtt.ECHO_FRAME and not speeds:
         notes.append("the link speed is not known: the longer frames' serialization is not counted")
     return Band(low=low, high=high, unit=MICRO, formula=formula, sources=(_rtt.SOURCE, _rtt.WAKEUP_SOURCE),
-                notes=tuple(notes), nominal=nominal)
+                notes=tuple(notes), nominal=nominal, measure=_rtt.MEASURE)
 
 
 def _crr_band(ends: list[EndpointFacts], baseline: float) -> Band:
@@ -579,11 +595,13 @@ def _crr_band(ends: list[EndpointFacts], baseline: float) -> Band:
 def expected_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, *, path: str,
                   rate_mbit: float | None = None, payload: int = 1, inner_mtu: int | None = None,
                   streams: int = 1, baseline: float | None = None, datagram: int | None = None,
-                  path_rtt: "PathRtt | None" = None, direction: str = "send") -> Band | None:
+                  path_rtt: "PathRtt | None" = None, direction: str = "send", rate_at: str = "") -> Band | None:
     """The band of ``test`` (``TCP_STREAM``, ``UDP_STREAM``, ``TCP_RR``, ``TCP_CRR``) from ``a`` (sender/client)
     to ``b`` (receiver/server) on ``path`` (:data:`PATHS`), or None when no published figure fits that path.
 
-    ``rate_mbit``: tbf rate of a shaped link (its line rate, Mbit/s); ``payload``: RR request size in bytes;
+    ``rate_mbit``: tbf rate of a shaped link (its line rate, Mbit/s), ``rate_at`` where it shapes when that is not
+    the sender's own egress (``"on ifb0, where lab-b redirects what d0 receives"``: named in the formula and, as the
+    fact that bounds the band, in its limits); ``payload``: RR request size in bytes;
     ``datagram``: UDP_STREAM datagram size in bytes (None: :data:`UDP_DATAGRAM`, 1400);
     ``inner_mtu``: the VMs' MTU on an overlay (None: 1500 … the largest that fits); ``streams``: parallel flows;
     ``baseline``: a TCP_CRR rate (tr/s) of the same path without IPFIX; ``path_rtt``: the ICMP echo round trip of
@@ -602,7 +620,7 @@ def expected_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, *
     if test in ("TCP_STREAM", "UDP_STREAM"):
         if path == PATH_LOOPBACK:
             return None
-        return _stream_band(test, a, b, path, rate_mbit, inner_mtu, streams, datagram or UDP_DATAGRAM)
+        return _stream_band(test, a, b, path, rate_mbit, inner_mtu, streams, datagram or UDP_DATAGRAM, rate_at)
     if test not in ("TCP_RR", "TCP_CRR"):
         raise ValueError(f"unknown test {test!r}")
     if test == "TCP_RR" and path == PATH_HOSTS and path_rtt is not None and not _rtt.rr_no_band_reason(
@@ -655,7 +673,14 @@ def no_band_reason(test: str, a: EndpointFacts | None, b: EndpointFacts | None, 
 # --- judging -------------------------------------------------------------------------------------------------------
 
 def _pct(x: float) -> str:
-    return f"{max(1, round(x * 100))} %"
+    """A fraction as a percentage that never rounds a small difference up (0.0008 → ``"0.08 %"``, not ``"1 %"``) nor
+    to nothing (below 0.01 % → ``"< 0.01 %"``)."""
+    pct = x * 100
+    if pct >= 0.995:
+        return f"{pct:.0f} %"
+    if pct >= 0.0995:
+        return f"{pct:.1f} %"
+    return f"{pct:.2f} %" if pct >= 0.00995 else "< 0.01 %"
 
 
 def judge(measured: float, band: Band) -> tuple[str, str]:
@@ -705,7 +730,7 @@ def explain(measured: float, band: Band) -> str:
             parts.append("no audited fact explains it")
     if not worse_than_band and verdict == "warn":
         parts.append("below the path's floor: did the transactions cross the audited path, or does the reference "
-                     "not bound it (an idle echo overstates a busy request/response loop)?" if band.lower_is_better
+                     "not bound it?" if band.lower_is_better
                      else "above the audited path's ceiling: did the traffic cross the audited link?")
     return "; ".join(parts)
 

@@ -22,9 +22,9 @@ file inside the run's folder names it even when this program dies before reading
 with ``kill`` only after ``/proc/PID/cmdline`` and ``/proc/PID/stat`` (start time) show it is still
 the process that was started.
 
-Scope: Linux hosts and VMs. ESXi hosts (the iperf3 copy of ``/usr/lib/vmware/vsan/bin/iperf3`` and the
-firewall ruleset changes, nic-data-sources.md §12) are not handled yet: :meth:`RemoteBench.prepare`
-refuses them with a message.
+Scope: Linux hosts and VMs, and ESXi hosts (:mod:`nicadvisor.bench.remote_esxi`: ESXi's own iperf3, a copy of it
+as the server, the firewall rulesets opened for the run and put back exactly; the TEP mesh, :meth:`RemoteBench
+.check_mtu_paths`).
 """
 from __future__ import annotations
 
@@ -39,23 +39,28 @@ import shlex
 import sys
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import paramiko
 
 from nicadvisor.collect.known_hosts import AskFn, KnownHosts
+from nicadvisor.model.entities import PathTest
 from nicadvisor.collect.ssh import (  # the audit's connection and its messages (see the report to the lead)
     SshTarget, _connect_problem, _KeyFileError, _OpenSessions, _Session,
 )
-from nicadvisor.collect.ssh_commands import LINUX_IF_RE, LINUX_TOOL_PATHS
+from nicadvisor.collect.ssh_commands import LINUX_IF_RE, LINUX_TOOL_PATHS, CommandRefused, check_path_ping
 
 from . import BenchError, Cancelled, check_run_options
 from . import agent, iperf3, mtu_path, netperf, path_rtt
 from .catalogue import TestSpec, combine_repetitions, why_not
+from .esxi import IPERF3, FirewallRead, check_esxi, read_firewall, undo_esxi_entry
 from .journal import Entry, Journal, RestoreOutcome, orphaned_entries, undo_rows
 from .results import BenchReport, BenchResult
+
+if TYPE_CHECKING:
+    from .remote_esxi import EsxiHostPlan
 
 Progress = Callable[[float, str], None]
 
@@ -133,9 +138,12 @@ def check_remote(argv: tuple[str, ...] | list[str]) -> str:
 
     Accepted (``FOLDER`` = ``/tmp/nicadv-bench-<16 hex>``, ``PID`` a number > 0, ``IF`` a Linux
     interface name): ``command -v TOOL`` and ``netperf -V``, ``netperf -t omni -- -h``,
-    ``iperf3 --version``, ``python3 -V`` (probes); ``ip -4 -o addr show [dev IF]``, ``ip -o link show dev IF``
-    and ``tc qdisc show dev IF`` (the interface of the test address, its MTU and a tbf rate);
-    ``ping -M do -c 2 -i 0.2 -W 1 -s N -I ADDR ADDR`` (:mod:`nicadvisor.bench.mtu_path`);
+    ``iperf3 --version``, ``python3 -V`` (probes); ``ip -4 -o addr show [dev IF]``, ``ip -o link show dev IF``,
+    ``tc qdisc show dev IF`` and ``tc filter show dev IF ingress`` (the interface of the test address, its link
+    state and MTU, a tbf rate on what it sends, and an ingress redirect to an ifb device shaping what it receives);
+    the path-test pings of the command catalogue (``vmkping ++netstack=N -I vmkN -d -s N -c 3 ADDR``, ``ping -M do -c 3
+    -i 0.2 -W 1 -s N -I ADDR ADDR``: :func:`nicadvisor.collect.ssh_commands.check_path_ping`) and ``esxcfg-vmknic -l``
+    (the TEPs of an ESXi host, :mod:`nicadvisor.bench.mtu_path`);
     ``ping -c 10 -i 0.2 -W 1 -s 56 -I ADDR ADDR`` (:mod:`nicadvisor.bench.path_rtt`); ``cat /proc/net/tcp``,
     ``cat /proc/net/tcp6``; ``mkdir -m 700 FOLDER``; ``rm -rf -- FOLDER``; the agent copy
     ``sh -c 'umask 077 && cat >"$1"' nicadv-copy FOLDER/nicadv_agent.py`` and ``sha256sum`` of it;
@@ -162,9 +170,18 @@ def check_remote(argv: tuple[str, ...] | list[str]) -> str:
         ok = bool(LINUX_IF_RE.match(argv[5]))
     elif head in LINUX_TOOL_PATHS["tc"] and n == 5 and argv[1:4] == ("qdisc", "show", "dev"):
         ok = bool(LINUX_IF_RE.match(argv[4]))
-    elif n == 14 and argv[:10] == ("ping", "-M", "do", "-c", str(mtu_path.COUNT), "-i", "0.2", "-W", "1", "-s") \
-            and argv[11] == "-I":
-        ok = argv[10].isdigit() and 40 <= int(argv[10]) <= 65507 and all(_is_ipv4(a) for a in (argv[12], argv[13]))
+    elif head in LINUX_TOOL_PATHS["tc"] and n == 6 and argv[1:4] == ("filter", "show", "dev") and argv[5] == "ingress":
+        ok = bool(LINUX_IF_RE.match(argv[4]))
+    elif head in ("vmkping", "ping") and "-s" in argv and ("-M" in argv or "-d" in argv):
+        try:
+            check_path_ping(argv)  # the catalogue's TEP-mesh pings, every value checked
+            ok = True
+        except CommandRefused:
+            ok = False
+    elif argv == ("esxcfg-vmknic", "-l"):
+        ok = True  # the audit's read-only listing of the vmknics: the TEPs of an ESXi host
+    elif check_esxi(argv):
+        ok = True  # an ESXi endpoint's command (nicadvisor.bench.esxi), every value checked
     elif n == 12 and argv[:10] == path_rtt.ping_argv("", "")[:10]:
         ok = all(_is_ipv4(a) for a in (argv[10], argv[11]))
     elif n == 4 and argv[:3] == ("mkdir", "-m", "700"):
@@ -295,11 +312,14 @@ class HostSession:
             raise RemoteHostLost(f"the SSH connection to {self.name} is closed")
         return t
 
-    def open(self, argv: tuple[str, ...] | list[str]) -> paramiko.Channel:
-        """Start ``argv`` (allowlisted) on a new channel and return it without waiting."""
+    def open(self, argv: tuple[str, ...] | list[str], pty: bool = False) -> paramiko.Channel:
+        """Start ``argv`` (allowlisted) on a new channel and return it without waiting; ``pty``: through a
+        pseudo-terminal (the program ends when the session does: an ESXi endpoint's iperf3)."""
         command = check_remote(argv)
         try:
             chan = self._transport().open_session(timeout=self.target.command_timeout_s)
+            if pty:
+                chan.get_pty(term="dumb", width=200, height=24)
             chan.exec_command(command)
         except (paramiko.SSHException, OSError, EOFError) as exc:
             raise RemoteHostLost(f"the SSH connection to {self.name} failed while starting '{command}': {exc}") from None
@@ -412,6 +432,58 @@ def parse_tbf_rate_mbit(tc_qdisc_show: str) -> float | None:
     return None
 
 
+def parse_link_state(ip_link_show: str) -> tuple[bool | None, str]:
+    """``(up, why)`` from ``ip -o link show dev IF`` (``3: d0@if2: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 …
+    state UP …``): True when the interface is up with a carrier (flags ``UP`` and ``LOWER_UP``, ip-link(8)), False
+    with the reason in words (set down: no ``UP`` flag; no carrier: ``NO-CARRIER`` or no ``LOWER_UP``, the cable, the
+    peer or the switch port is down), None when the text shows no flags. Pure."""
+    m = re.search(r"<([A-Z0-9_,-]{0,200})>", ip_link_show)
+    if m is None:
+        return None, ""
+    flags = set(m.group(1).split(","))
+    st = re.search(r"\bstate (\S{1,20})", ip_link_show)
+    shown = f"<{m.group(1)}>" + (f", state {st.group(1)}" if st else "")
+    if "UP" not in flags:
+        return False, f"is set down ({shown})"
+    if "NO-CARRIER" in flags or "LOWER_UP" not in flags:
+        return False, f"has no carrier: the cable, the peer or the switch port is down ({shown})"
+    return True, ""
+
+
+@dataclass(frozen=True)
+class IngressRedirect:
+    """An ingress filter of an interface that sends what it receives to another device (``tc filter show dev IF
+    ingress``: ``action order 1: mirred (Egress Redirect to device ifb0) stolen``, Linux net/sched/act_mirred.c):
+    ``device`` the target (an ifb); ``matches_all`` True only when the filter surely takes the IPv4 test traffic:
+    protocol ``all`` or ``ip`` and a ``matchall`` classifier or a ``u32`` one whose every match has a zero mask
+    (``match 00000000/00000000``); any other match (ports, addresses, flower, bpf) is not evaluated."""
+
+    device: str
+    matches_all: bool
+
+
+def parse_ingress_redirects(tc_filter_show: str) -> list[IngressRedirect]:
+    """The mirred *redirects* (not mirrors: a mirror copies and the original goes on) in ``tc filter show dev IF
+    ingress``, one per filter rule, in order. Reads at most 64 KiB. Pure; never raises."""
+    out: list[IngressRedirect] = []
+    kind, protocol, matches = "", "", []
+    for line in tc_filter_show[:65536].splitlines():
+        text = line.strip()
+        head = re.match(r"filter (?:parent \S+ )?protocol (\S+) pref \d+ (\S+)", text)
+        if head:  # every line of a rule repeats this head; its matches and actions follow the last one
+            protocol, kind, matches = head.group(1), head.group(2), []
+            continue
+        if text.startswith("match "):
+            matches.append(text)
+            continue
+        m = re.search(r"\bmirred \(Egress Redirect to device ([A-Za-z0-9_.:-]{1,15})\)", text)
+        if m:
+            zero = all(re.match(r"match 0{8}/0{8} ", t + " ") for t in matches)
+            everything = protocol in ("all", "ip") and (kind == "matchall" or (kind == "u32" and zero))
+            out.append(IngressRedirect(m.group(1), everything))
+    return out
+
+
 def parse_proc_stat(text: str) -> tuple[str, int] | None:
     """``(state, start ticks)`` from ``/proc/PID/stat`` (proc(5): field 3 and field 22), or None. Pure."""
     tail = text.rsplit(")", 1)[-1].split()
@@ -434,7 +506,15 @@ class HostProbe:
     line ('' when none was printed); ``omni``: netperf has the omni tests; ``address``: the IPv4
     address tests use on this host (None: not usable, see ``problems``); ``interface``: the interface holding it
     (named by the user, else found with ``ip -4 -o addr show``; None when not found); ``mtu`` its MTU in bytes;
-    ``tbf_rate_mbit`` the rate (Mbit/s) of a tbf qdisc shaping what it sends, None when none."""
+    ``tbf_rate_mbit`` the rate (Mbit/s) of a tbf qdisc shaping what it sends, None when none; ``link_up`` the
+    interface's link state (:func:`parse_link_state`; None: not read) and ``link_problem`` the sentence naming the
+    interface and host when it is down; ``ingress_rate_mbit`` the rate (Mbit/s) of a tbf on the ifb device that
+    every packet the interface receives is redirected to (:func:`parse_ingress_redirects`), None when none, and
+    ``ingress_at`` where it shapes, in words (``"on ifb0, where lab-b redirects what d0 receives"``);
+    ``ingress_notes`` redirects whose filter may not take the test traffic or whose device has no tbf (named, not
+    counted). ``kind``: ``linux`` or ``esxi``; ``teps``: an ESXi host's
+    TEP vmknics as ``esxcfg-vmknic -l`` lists them (the ends of the TEP mesh); ``firewall``: an ESXi host's firewall
+    as read (:func:`nicadvisor.bench.esxi.read_firewall`)."""
 
     name: str
     source: str
@@ -446,6 +526,14 @@ class HostProbe:
     problems: tuple[str, ...] = ()
     mtu: int | None = None
     tbf_rate_mbit: float | None = None
+    link_up: bool | None = None
+    link_problem: str = ""
+    ingress_rate_mbit: float | None = None
+    ingress_at: str = ""
+    ingress_notes: tuple[str, ...] = ()
+    kind: str = "linux"
+    teps: tuple[mtu_path.Endpoint, ...] = ()
+    firewall: FirewallRead | None = None
 
     def python_ok(self) -> bool:
         v = _python_version(self.tools.get("python3", ""))
@@ -507,14 +595,22 @@ def probe_host(conn: HostSession, cancel: threading.Event | None = None) -> Host
                     conn.ip_path = path
                     iface = interface_of(got.out, address) if got.rc == 0 else None
                     break
-    mtu = tbf = None
+    mtu = tbf = link_up = None
+    link_problem = ""
+    ingress: tuple[float | None, str, tuple[str, ...]] = (None, "", ())
     if iface and address:
         got = conn.run((conn.ip_path, "-o", "link", "show", "dev", iface), cancel=cancel)
         mtu = parse_link_mtu(got.out) if got.rc == 0 else None
+        link_up, why = parse_link_state(got.out) if got.rc == 0 else (None, "")
+        if link_up is False:
+            link_problem = f"the link of {iface} on {conn.name} {why}"
+            problems.append(link_problem)
         for path in LINUX_TOOL_PATHS["tc"]:
             got = conn.run((path, "qdisc", "show", "dev", iface), cancel=cancel)
             if got.rc != 127:
                 tbf = parse_tbf_rate_mbit(got.out) if got.rc == 0 else None
+                if got.rc == 0 and re.search(r"^qdisc (?:ingress|clsact) ", got.out, re.M):
+                    ingress = _ingress_shaping(conn, path, iface, cancel)
                 break
     listening: set[int] = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
@@ -523,7 +619,60 @@ def probe_host(conn: HostSession, cancel: threading.Event | None = None) -> Host
             listening |= listening_ports(got.out)
     return HostProbe(name=conn.name, source=conn.target.source, tools=tools, omni=omni, address=address,
                      interface=iface, listening=frozenset(listening), problems=tuple(problems), mtu=mtu,
-                     tbf_rate_mbit=tbf)
+                     tbf_rate_mbit=tbf, link_up=link_up, link_problem=link_problem, ingress_rate_mbit=ingress[0],
+                     ingress_at=ingress[1], ingress_notes=ingress[2])
+
+
+def _ingress_shaping(conn: HostSession, tc: str, iface: str, cancel: threading.Event | None
+                     ) -> tuple[float | None, str, tuple[str, ...]]:
+    """``(rate Mbit/s or None, where in words, notes)`` of what ``iface`` receives: its ingress filters' redirects
+    (``tc filter show dev IF ingress``) and the tbf of each target device (``tc qdisc show dev IFB``), read-only. The
+    slowest tbf behind a filter that takes every packet bounds what the host receives; the others are notes."""
+    got = conn.run((tc, "filter", "show", "dev", iface, "ingress"), cancel=cancel)
+    redirects = parse_ingress_redirects(got.out) if got.rc == 0 else []
+    best: tuple[float | None, str] = (None, "")
+    notes: list[str] = []
+    for red in redirects[:8]:
+        if not LINUX_IF_RE.match(red.device):
+            continue
+        shown = conn.run((tc, "qdisc", "show", "dev", red.device), cancel=cancel)
+        rate = parse_tbf_rate_mbit(shown.out) if shown.rc == 0 else None
+        where = f"on {red.device}, where {conn.name} redirects what {iface} receives"
+        if rate is None:
+            notes.append(f"{conn.name} redirects what {iface} receives to {red.device}, which has no tbf: its "
+                         "shaping is not read")
+        elif not red.matches_all:
+            notes.append(f"{conn.name} redirects some of what {iface} receives to {red.device} (tc tbf {rate:g} "
+                         "Mbit/s); whether the test traffic matches that filter is not evaluated")
+        elif best[0] is None or rate < best[0]:
+            best = (rate, where)
+    return best[0], best[1], tuple(notes)
+
+
+def probe_esxi(conn: HostSession, cancel: threading.Event | None = None, tests: bool = True) -> HostProbe:
+    """Probe an ESXi host read-only: its TEP vmknics from ``esxcfg-vmknic -l`` (the audit's own listing); the vmknic
+    named for the host (``--interface HOST=vmk10``) is its test address, else its first TEP; whether its iperf3 is
+    there (``test -f``); its firewall (:func:`nicadvisor.bench.esxi.read_firewall`; not when no ``tests`` will run).
+    Raises :class:`RemoteHostLost`, :class:`Cancelled`."""
+    problems: list[str] = []
+    got = conn.run(("esxcfg-vmknic", "-l"), cancel=cancel)
+    teps = tuple(mtu_path.tep_endpoints(conn.name, got.out)) if got.rc == 0 else ()
+    if got.rc != 0:
+        problems.append(f"esxcfg-vmknic -l failed on {conn.name} ({_first_line(got.err) or f'exit status {got.rc}'}):"
+                        " its TEPs are taken from its audit")
+    elif not teps:
+        problems.append(f"esxcfg-vmknic -l on {conn.name} lists no TEP vmknic with an address (netstack vxlan or an "
+                        "NSX overlay stack): it has no end in the TEP mesh")
+    tools = {"iperf3": ""} if conn.run(("test", "-f", IPERF3), cancel=cancel).rc == 0 else {}
+    firewall = read_firewall(lambda argv: conn.run(argv, cancel=cancel), conn.name) if tests else None
+    chosen = next((t for t in teps if t.interface == conn.host.interface), None) if conn.host.interface else None
+    if conn.host.interface and chosen is None:
+        problems.append(f"{conn.host.interface} is not a TEP vmknic with an address on {conn.name}")
+    first = chosen or (teps[0] if teps else None)
+    return HostProbe(name=conn.name, source=conn.target.source, tools=tools, omni=False,
+                     address=first.address if first else None, interface=first.interface if first else None,
+                     problems=tuple(problems), mtu=first.mtu if first else None, kind="esxi", teps=teps,
+                     firewall=firewall)
 
 
 # --- the plan --------------------------------------------------------------------------------------
@@ -532,7 +681,8 @@ def probe_host(conn: HostSession, cancel: threading.Event | None = None) -> Host
 class RemoteRequest:
     """What to measure between ``hosts`` (at least two, distinct): ``tests`` (netperf names, in
     order), ``duration_s`` per test, ``tool`` (one of :data:`nicadvisor.bench.TOOL_CHOICES`), ``port`` (the server's TCP
-    port; netperf also uses ``port + 1`` for its data connection). ``specs``: catalogue tests
+    port; netperf also uses ``port + 1`` for its data connection); ``run_tests`` False: only the TEP mesh will run (an
+    ESXi host's firewall is not read then). ``specs``: catalogue tests
     (:func:`nicadvisor.bench.catalogue.quick_profile` / ``full_profile``: payload, streams, direction, repetitions and
     seconds of their own) run instead of ``tests`` when given. Journal in ``journal_dir``."""
 
@@ -542,6 +692,7 @@ class RemoteRequest:
     tool: str = "auto"
     port: int = DEFAULT_PORT
     specs: tuple[TestSpec, ...] = ()
+    run_tests: bool = True
 
     def validate(self) -> None:
         """Raises ValueError naming the first bad field."""
@@ -550,10 +701,6 @@ class RemoteRequest:
         names = [h.target.source for h in self.hosts]
         if len(set(names)) != len(names):
             raise ValueError("the same host is named twice")
-        for h in self.hosts:
-            if h.target.kind != "linux":
-                raise ValueError(f"{h.target.name}: benchmarks between ESXi hosts are not supported yet "
-                                 "(only Linux hosts and VMs)")
         check_run_options(tuple(s.test for s in self.specs) or self.tests, self.duration_s, self.tool)
         for spec in self.specs:
             spec.validate()
@@ -600,7 +747,8 @@ class RemotePlan:
     """What a run will do and change, for the user to confirm. ``tests`` in run order; ``folders``
     maps each host name that runs a process to its temporary folder; ``agent_hosts`` get the agent
     file; ``leftovers`` maps host names to sentences of an earlier run's changes undone first;
-    ``problems``: sentences (tests that cannot run, hosts left out)."""
+    ``problems``: sentences (tests that cannot run, hosts left out); ``esxi``: each ESXi host's changes (its iperf3
+    copy, its firewall openings: :class:`nicadvisor.bench.remote_esxi.EsxiHostPlan`)."""
 
     tests: tuple[PlannedTest, ...]
     folders: dict[str, str]
@@ -610,18 +758,27 @@ class RemotePlan:
     leftovers: dict[str, tuple[str, ...]]
     problems: tuple[str, ...]
     duration_s: float
+    esxi: dict[str, "EsxiHostPlan"] = field(default_factory=dict)
 
     def changes(self) -> dict[str, list[str]]:
         """Per host name, every change the run makes there, in words (the commands are exact)."""
+        from .remote_esxi import test_lines
+
         out: dict[str, list[str]] = {}
         for host, lines in self.leftovers.items():
             out.setdefault(host, []).extend(f"undo first (left by an earlier run): {s}" for s in lines)
+        for host, hp in self.esxi.items():
+            out.setdefault(host, []).extend(hp.lines())
         for host, folder in self.folders.items():
             out.setdefault(host, []).append(f"create folder {folder} (mode 700); removed with its contents afterwards")
             if host in self.agent_hosts:
                 out[host].append(f"copy {AGENT_NAME} into it ({self.agent_bytes} bytes, sha256 {self.agent_sha256}), "
                                  "run with the host's python3")
         for t in self.tests:
+            if t.server in self.esxi or t.client in self.esxi:
+                for host, lines in test_lines(t, set(self.esxi), self.duration_s).items():
+                    out.setdefault(host, []).extend(lines)
+                continue
             ports = " and ".join(f"TCP {p}" for p in t.ports)
             name = t.spec.name if t.spec is not None else t.test
             runs = f", {t.repetitions} times" if t.repetitions > 1 else ""
@@ -732,9 +889,23 @@ def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[st
         notes.extend(p.problems)
     tests: list[PlannedTest] = []
     d = request.duration_s
+    from .remote_esxi import plan_pair
+
+    tokens = {h: f.rsplit("-", 1)[-1] for h, f in folders.items()}  # an ESXi host's copy is named by its run token
+    esxi_plans: dict[str, EsxiHostPlan] = {}
     for i, c in enumerate(probes):
         for s in probes[i + 1:]:
             if c.address is None or s.address is None:
+                continue
+            down = [p.link_problem for p in (c, s) if p.link_up is False]
+            if down:  # netperf would only say it could not connect: say which interface on which host is down
+                notes.append(f"no test from {c.name} to {s.name}: {'; '.join(down)}")
+                continue
+            if "esxi" in (c.kind, s.kind):
+                for item in request.specs or request.tests:
+                    got = plan_pair(request, c, s, item, tokens, esxi_plans, notes)
+                    if got is not None:
+                        tests.append(got)
                 continue
             for item in request.specs or request.tests:
                 spec = item if isinstance(item, TestSpec) else None
@@ -779,11 +950,13 @@ def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[st
                                          server_addr=s.address, server_argv=tuple(server), client_argv=tuple(client),
                                          ports=ports, spec=spec))
     checked = []
+    kinds = {p.name: p.kind for p in probes}
     for t in tests:  # every command of the plan must pass the allowlist now, not halfway through the run
-        pid = _pidfile(folders[t.server], 0)
+        pid = _pidfile(folders.get(t.server) or folders.get(t.client) or "/tmp/nicadv-bench-0000000000000000", 0)
         try:
-            check_remote(("sh", "-c", START_SCRIPT, "nicadv-start", pid, *t.server_argv))
-            check_remote(("sh", "-c", START_SCRIPT, "nicadv-start", pid, *t.client_argv))
+            for host, argv in ((t.server, t.server_argv), (t.client, t.client_argv)):
+                check_remote(argv if kinds.get(host) == "esxi" else
+                             ("sh", "-c", START_SCRIPT, "nicadv-start", pid, *argv))
         except RemoteCommandRefused as exc:
             notes.append(f"{t.test} {t.client}→{t.server} with {t.tool}: {exc}; skipped")
             continue
@@ -792,10 +965,11 @@ def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[st
     used = {t.client for t in tests} | {t.server for t in tests}
     agent_hosts = frozenset({t.client for t in tests if t.tool == "agent"} | {t.server for t in tests if t.tool == "agent"})
     data = (agent_text or "").encode("utf-8")
-    return RemotePlan(tests=tuple(tests), folders={h: f for h, f in folders.items() if h in used},
+    esxi_used = {h: p for h, p in esxi_plans.items() if h in used}
+    return RemotePlan(tests=tuple(tests), folders={h: f for h, f in folders.items() if h in used and kinds.get(h) != "esxi"},
                       agent_hosts=agent_hosts, agent_sha256=hashlib.sha256(data).hexdigest() if agent_hosts else None,
                       agent_bytes=len(data) if agent_hosts else 0, leftovers=dict(leftovers or {}),
-                      problems=tuple(dict.fromkeys(notes)), duration_s=d)
+                      problems=tuple(dict.fromkeys(notes)), duration_s=d, esxi=esxi_used)
 
 
 def _pidfile(folder: str, n: int) -> str:
@@ -805,7 +979,16 @@ def _pidfile(folder: str, n: int) -> str:
 # --- undoing ---------------------------------------------------------------------------------------
 
 def describe_entry(entry: Entry) -> str:
-    """One journal row in words (``process 4321 (netserver -D …)``, ``folder /tmp/nicadv-bench-…``)."""
+    """One journal row in words (``process 4321 (netserver -D …)``, ``folder /tmp/nicadv-bench-…``, ``firewall ruleset
+    remoteSerialPort (was disabled)``)."""
+    if entry.kind == "esxi-ruleset":
+        was = {True: "enabled", False: "disabled"}.get(entry.data.get("enabled"), "in a state not read")
+        added = ", ".join(entry.data.get("added") or [])
+        return f"firewall ruleset {entry.data.get('ruleset')} (was {was}" + (f"; {added} added" if added else "") + ")"
+    if entry.kind == "esxi-file":
+        return f"copy {entry.data.get('path')}"
+    if entry.kind == "esxi-process":
+        return f"process {shlex.join((entry.data.get('argv') or ['?'])[:1])} (found by what ps -c -J shows)"
     if entry.kind == "folder":
         return f"folder {entry.data.get('path')}"
     if entry.kind == "process":
@@ -830,6 +1013,8 @@ def undo_entry(conn: HostSession, entry: Entry) -> tuple[bool, str]:
     time and program name) or remove the folder. Returns ``(done, sentence)``. Raises
     :class:`RemoteHostLost` when the session ends."""
     where = f"on {conn.name}"
+    if entry.kind.startswith("esxi-"):
+        return undo_esxi_entry(lambda argv: conn.run(argv), entry, conn.name)
     if entry.kind == "folder":
         path = str(entry.data.get("path", ""))
         if not FOLDER_RE.match(path):
@@ -1048,7 +1233,8 @@ class RemoteBench:
                 continue
             say(0.0, f"probing {conn.name}")
             try:
-                probes.append(probe_host(conn, self.cancel))
+                probes.append(probe_esxi(conn, self.cancel, self.request.run_tests) if conn.target.kind == "esxi"
+                              else probe_host(conn, self.cancel))
             except (RemoteHostLost, BenchError) as exc:
                 problems.append(f"{conn.name} could not be probed: {exc}")
         if len(probes) < 2:
@@ -1066,36 +1252,52 @@ class RemoteBench:
         self._agent_text = agent_text
         return build_plan(self.request, probes, folders, agent_text, leftovers, problems)
 
-    def check_mtu_paths(self, progress: Progress | None = None) -> list[mtu_path.MtuPathResult]:
-        """After :meth:`prepare`: from every probed host's test address to every other's, ``ping -M do`` with the
-        sizes of :func:`nicadvisor.bench.mtu_path.frame_sizes` (read-only: nothing is started or changed but the
-        ping). Results in host order. Raises :class:`Cancelled`; a host lost is a result with ``ok`` None."""
+    def mesh_endpoints(self, audited_teps: dict[str, list[mtu_path.Endpoint]] | None = None
+                       ) -> list[mtu_path.Endpoint]:
+        """After :meth:`prepare`: the ends of the TEP mesh in host order: each ESXi host's TEP vmknics (from its live
+        ``esxcfg-vmknic -l``, else from ``audited_teps[host name]``: its audited facts), each Linux host's test
+        address with its interface and MTU."""
+        out: list[mtu_path.Endpoint] = []
+        for p in self.probes.values():
+            if p.kind == "esxi":
+                out += list(p.teps) or list((audited_teps or {}).get(p.name, []))
+            elif p.address:
+                out.append(mtu_path.Endpoint(p.name, "linux", p.interface or "", p.address, p.mtu))
+        return out
+
+    def check_mtu_paths(self, progress: Progress | None = None,
+                        audited_teps: dict[str, list[mtu_path.Endpoint]] | None = None) -> list[PathTest]:
+        """After :meth:`prepare`: the TEP mesh (:mod:`nicadvisor.bench.mtu_path`): from every end of
+        :meth:`mesh_endpoints` to every end on another host, don't-fragment pings at the sender's MTU and at 1600
+        bytes, and at 56 bytes after a size got no reply — ``vmkping ++netstack=vxlan -I vmkN`` from an ESXi TEP,
+        ``ping -M do`` from a Linux host (read-only: nothing is started or changed but the ping). Rows in sender
+        order. Raises :class:`Cancelled`; a host lost gives rows that did not run."""
         say = progress or (lambda _f, _m: None)
-        probes = [p for p in self.probes.values() if p.address]
-        pairs = [(a, b) for a in probes for b in probes if a is not b]
-        out: list[mtu_path.MtuPathResult] = []
+        ends = self.mesh_endpoints(audited_teps)
+        pairs = [(a, b) for a in ends for b in ends if a.host != b.host]
+        out: list[PathTest] = []
         for i, (a, b) in enumerate(pairs):
-            for size in (mtu_path.REACH_FRAME, *mtu_path.frame_sizes(a.mtu)):
+            if self.cancel.is_set():
+                raise Cancelled()
+            say(i / max(1, len(pairs)), f"TEP mesh {a.host} {a.interface} → {b.host} {b.interface or b.address}")
+            down = [p for p in (self.probes.get(a.host), self.probes.get(b.host))
+                    if p is not None and p.kind == "linux" and p.link_up is False]
+            if down:  # no ping can cross it: say which interface on which host is down rather than "no reply"
+                out.append(mtu_path.link_down_row(
+                    a, b, "; ".join(p.link_problem for p in down),
+                    "; ".join(f"ip -o link show dev {p.interface}   # on {p.name}" for p in down)))
+                continue
+
+            def run(argv: tuple[str, ...], host: str = a.host) -> tuple[int | None, str]:
                 if self.cancel.is_set():
                     raise Cancelled()
-                say(i / max(1, len(pairs)), f"MTU path {a.name} → {b.name}, {size} bytes")
-                argv = mtu_path.ping_argv(a.address or "", b.address or "", size)
                 try:
-                    got = self._conn(a.name).run(argv, cancel=self.cancel)
-                    rc, text = got.rc, got.out + got.err
-                except (RemoteHostLost, BenchError) as exc:
-                    rc, text = None, str(exc)
-                ok, detail = mtu_path.judge_ping(rc, text, size)
-                if rc == 127:
-                    ok, detail = None, f"ping is not installed on {a.name}"
-                if size == mtu_path.REACH_FRAME:
-                    if ok:
-                        continue  # the peer answers: the sizes that prove the MTU follow
-                    ok, detail = None, mtu_path.unreachable(detail)
-                out.append(mtu_path.MtuPathResult(a.name, b.name, a.address or "", b.address or "", a.interface or "",
-                                                  size, ok, detail, f"{shlex.join(argv)}   # on {a.name}", text))
-                if ok is None:
-                    break  # nothing the larger sizes could prove
+                    got = self._conn(host).run(argv, cancel=self.cancel)
+                except (RemoteHostLost, BenchError, RemoteCommandRefused) as exc:
+                    return None, str(exc)
+                return got.rc, got.out + got.err
+
+            out += mtu_path.probe_pair(a, b, run)
         say(1.0, "done")
         return out
 
@@ -1135,9 +1337,12 @@ class RemoteBench:
         problems += [f"cleaned up after an earlier run: {s}" for s in restored.undone]
         problems += [f"could not clean up after an earlier run: {s}" for s in restored.failed]
         results: list[BenchResult] = []
+        from .remote_esxi import EsxiRunState
+
         journal = Journal(self.journal_dir)
         made: dict[str, str] = {}
         counter = [0]
+        self._esxi_state = EsxiRunState()
         try:
             n = max(1, len(plan.tests))
             for i, pt in enumerate(plan.tests):
@@ -1147,8 +1352,10 @@ class RemoteBench:
 
                 secs = pt.duration_s or plan.duration_s
                 try:
+                    self._check_links(pt)
                     for host in (pt.server, pt.client):
-                        self._folder(journal, plan, host, made)
+                        if host in plan.folders:  # an ESXi host gets no folder: its changes are of remote_esxi
+                            self._folder(journal, plan, host, made)
                     rtt = None
                     if pt.test == "TCP_RR" and (pt.spec is None or pt.spec.direction == "send"):
                         say(i / n, f"round trip {pt.client} → {pt.server} (ping, read-only)")
@@ -1175,6 +1382,23 @@ class RemoteBench:
         return BenchReport(results=results, problems=problems)
 
     # --- steps -----------------------------------------------------------------------------------
+    def _check_links(self, pt: PlannedTest) -> None:
+        """Read the link state of both ends' test interfaces right before ``pt`` (read-only, ``ip -o link show dev
+        IF``). Raises :class:`BenchError` naming the interface and host whose link is down, so that the test is not
+        started (netperf would only say that it could not establish its control connection)."""
+        down = []
+        for name in (pt.client, pt.server):
+            probe = self.probes.get(name)
+            if probe is None or not probe.interface:
+                continue
+            conn = self._conn(name)
+            got = conn.run((conn.ip_path, "-o", "link", "show", "dev", probe.interface), cancel=self.cancel)
+            up, why = parse_link_state(got.out) if got.rc == 0 else (None, "")
+            if up is False:
+                down.append(f"the link of {probe.interface} on {name} {why}")
+        if down:
+            raise BenchError("not started: " + "; ".join(down))
+
     def _conn(self, name: str) -> HostSession:
         conn = self.conns.get(name)
         if conn is None:
@@ -1203,6 +1427,10 @@ class RemoteBench:
 
     def _one(self, journal: Journal, plan: RemotePlan, pt: PlannedTest, counter: list[int],
              on_tick: Callable[[float], None], problems: list[str]) -> BenchResult:
+        if pt.server in plan.esxi or pt.client in plan.esxi:
+            from .remote_esxi import run_one
+
+            return run_one(self, journal, plan, pt, counter, on_tick, problems, self._esxi_state)
         server, client = self._conn(pt.server), self._conn(pt.client)
         listening: set[int] = set()
         for table in ("/proc/net/tcp", "/proc/net/tcp6"):

@@ -176,16 +176,29 @@ def expected_from_dict(doc: Any) -> Expected | None:
     low, high = num("low"), num("high")
     if low is None or high is None or low > high:
         low = high = None
+    measure = doc.get("measure")
     return Expected(value=float(doc["value"]), unit=str(doc.get("unit") or ""), basis=str(doc.get("basis") or ""),
-                    low=low, high=high, limits=texts("limits"), notes=texts("notes"))
+                    low=low, high=high, limits=texts("limits"), notes=texts("notes"),
+                    measure=measure if measure in MEASURES else "")
 
 
-def measured_in(doc: dict[str, Any], unit: str) -> float | None:
-    """The measured figure of a result document in ``unit`` (``"Gbit/s"`` → ``throughput_gbps``, ``"µs"`` →
-    ``latency_us``, ``"tr/s"`` → ``transactions_per_s``), or None."""
-    key = {"Gbit/s": "throughput_gbps", "\u00b5s": "latency_us", "tr/s": "transactions_per_s"}.get(unit)
+#: The fields an expectation may judge instead of its unit's own (``Expected.measure``), and their names in words.
+MEASURES = {"p50_latency_us": "median transaction"}
+_UNIT_FIELDS = {"Gbit/s": "throughput_gbps", "\u00b5s": "latency_us", "tr/s": "transactions_per_s"}
+
+
+def _number(doc: dict[str, Any], key: str | None) -> float | None:
     v = doc.get(key) if key else None
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def measured_in(doc: dict[str, Any], unit: str, measure: str = "") -> float | None:
+    """The measured figure of a result document in ``unit`` (``"Gbit/s"`` → ``throughput_gbps``, ``"µs"`` →
+    ``latency_us``, ``"tr/s"`` → ``transactions_per_s``), or None; with ``measure`` (one of :data:`MEASURES`) that
+    field when the document has it, else the unit's own."""
+    if measure in MEASURES and _number(doc, measure) is not None:
+        return _number(doc, measure)
+    return _number(doc, _UNIT_FIELDS.get(unit))
 
 
 def comparison_of(doc: dict[str, Any]) -> str:
@@ -200,11 +213,20 @@ def comparison_of(doc: dict[str, Any]) -> str:
     if expected is None:
         why = str(doc.get("no_expectation") or "")
         return f"no expectation: {why}" if why else "no expectation for this path"
-    measured = measured_in(doc, expected.unit)
+    measured = measured_in(doc, expected.unit, expected.measure)
     if expected.is_band:
         if measured is None:
             return "not measured"
-        return explain(measured, band_of(expected))
+        text = explain(measured, band_of(expected))
+        if expected.measure in MEASURES and _number(doc, expected.measure) is not None:
+            # another figure than the unit's own decided: say which, and what the mean says beside it
+            text = f"{MEASURES[expected.measure]} {measured:,.0f} {expected.unit}: {text}"
+            own, p99 = _number(doc, _UNIT_FIELDS.get(expected.unit)), _number(doc, "p99_latency_us")
+            if own is not None and expected.high is not None and own > expected.high:
+                tail = f" (P99 {p99:,.0f} {expected.unit})" if p99 is not None else ""
+                text += (f"; the mean {own:,.0f} {expected.unit} is above the band: some transactions waited far "
+                         f"longer{tail}, for a busy CPU on either host or a lost segment's retransmission")
+        return text
     return compare(measured, expected)
 
 
@@ -215,7 +237,7 @@ def verdict_of(doc: dict[str, Any]) -> str:
     expected = expected_from_dict(doc.get("expected"))
     if doc.get("not_measurable") or expected is None or not expected.is_band:
         return ""
-    measured = measured_in(doc, expected.unit)
+    measured = measured_in(doc, expected.unit, expected.measure)
     if measured is None:
         return ""
     return judge(measured, band_of(expected))[0]

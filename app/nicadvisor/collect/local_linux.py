@@ -14,7 +14,9 @@ same parsers read it as a saved capture (:mod:`nicadvisor.parsers.linux.ethtool`
 
 With ``netns="NS"`` every command, including the sysfs reads, runs as ``ip netns exec NS …`` (that
 remounts ``/sys`` for the namespace), so the namespace's interfaces are audited; the captures then note
-the namespace. Problems (missing ``ethtool``/``ip``, timeouts, cancellation) are returned, never raised.
+the namespace. Where ``lldpctl`` (lldpd) or ``networkctl`` (systemd-networkd) is installed, the LLDP neighbour of
+every interface is read once (``lldpctl -f json``, ``networkctl --no-pager --full lldp``): the switch port it is
+cabled to. Problems (missing ``ethtool``/``ip``, timeouts, cancellation) are returned, never raised.
 """
 from __future__ import annotations
 
@@ -41,6 +43,10 @@ NET_ATTRS = next(c.attributes for c in commands.collected("linux") if c.text == 
 PCI_ATTRS = next(c.attributes for c in commands.collected("linux")
                  if c.text == "cat /sys/class/net/{nic}/device/{attribute}")
 """The attributes of an interface's PCI function read (catalogue)."""
+NEIGHBOR_COMMANDS = tuple(c.words for c in commands.collected("linux")
+                          if c.scope == "host" and c.words[0] in ("lldpctl", "networkctl"))
+"""The LLDP neighbour reads run once per host when their program exists (``lldpctl -f json``, ``networkctl
+--no-pager --full lldp``, catalogue order); read-only."""
 DEFAULT_TIMEOUT_S = 10.0
 
 _IFNAME_RE = re.compile(r"^[A-Za-z0-9_.:@-]{1,15}$")
@@ -66,14 +72,15 @@ class LocalCollection:
 def allowed(argv: list[str]) -> bool:
     """True when ``argv`` (without any ``ip netns exec NS`` prefix) is one of the read-only commands
     this collector may run: ``ethtool [-i|-k|-l|-x|-c|-g] IF``, ``ip -d -j link show``, ``ls /sys/class/net``,
-    ``cat``/``readlink`` of a path under ``/sys/class/net/`` or ``/sys/bus/pci/devices/``."""
+    ``cat``/``readlink`` of a path under ``/sys/class/net/`` or ``/sys/bus/pci/devices/``, and the LLDP neighbour
+    reads :data:`NEIGHBOR_COMMANDS` exactly."""
     if not argv:
         return False
     if argv[0] == "ethtool":
         if len(argv) == 2:
             return bool(_IFNAME_RE.match(argv[1]))
         return len(argv) == 3 and argv[1] in ETHTOOL_OPTIONS[:-1] and bool(_IFNAME_RE.match(argv[2]))
-    if argv == ["ip", "-d", "-j", "link", "show"] or argv == ["ls", "/sys/class/net"]:
+    if argv == ["ip", "-d", "-j", "link", "show"] or argv == ["ls", "/sys/class/net"] or tuple(argv) in NEIGHBOR_COMMANDS:
         return True
     if argv[0] in ("cat", "readlink") and len(argv) == 2:
         path = argv[1]
@@ -268,5 +275,27 @@ def collect_local(progress: Callable[[str], None] | None = None, cancel: threadi
                 runner.capture(command, stdout, note)
             else:
                 out.skipped.append(f"{command}: {stderr.strip() or f'exit status {rc}, no output'}")
+    for argv in NEIGHBOR_COMMANDS:
+        if cancelled():
+            break
+        if shutil.which(argv[0]) is None:
+            out.skipped.append(f"{' '.join(argv)}: {argv[0]} not installed (the switch port of each interface is "
+                               "not read)")
+            continue
+        _neighbors(runner, list(argv), say)
     say(f"{len(out.captures)} capture(s) read")
     return out
+
+
+def _neighbors(runner: _Runner, argv: list[str], say: Callable[[str], None]) -> None:
+    """Run one LLDP neighbour read; its output becomes a capture, a daemon that is not running a skipped line."""
+    command = " ".join(argv)
+    say(command)
+    res = runner.run(argv)
+    if res is None:
+        return
+    rc, stdout, stderr = res
+    if rc == 0 and stdout.strip():
+        runner.capture(command, stdout)
+    else:
+        runner.out.skipped.append(f"{command}: {(stderr or stdout).strip()[:300] or f'exit status {rc}'}")

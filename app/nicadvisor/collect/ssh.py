@@ -19,7 +19,8 @@
   ESXi: the NIC names and driver modules come from ``esxcli network nic list`` (run first), then the
   host, per-NIC and per-module commands run. Linux: the same read-only queries as the local collector
   (:mod:`nicadvisor.collect.local_linux`: sysfs, ``ip -d -j link show``, ``ethtool``) per interface of
-  ``/sys/class/net`` except ``lo``.
+  ``/sys/class/net`` except ``lo``, then once the LLDP neighbours (``lldpctl -f json``, ``networkctl --no-pager
+  --full lldp``: a host without them skips them).
 * Each command's output becomes a :class:`~nicadvisor.parsers.capture_file.Capture` (``command`` = the
   exact command line sent, ``host`` = the target's name, ``source``/``origin`` = ``ssh://user@host:port``),
   so :func:`save_captures` writes capture files that replay through :func:`nicadvisor.collect.sources.gather`.
@@ -583,6 +584,13 @@ class _HostAudit:
                 got = self.tool("ethtool", [opt, name] if opt else [name])
                 if got is not None:
                     self.record(*got, optional=True)
+        for argv in local_linux.NEIGHBOR_COMMANDS:  # the switch port of each interface, where LLDP is listened to
+            got = self.tool(argv[0], list(argv[1:]))
+            if got is not None and got[1].rc != 0:  # no daemon, or (Debian's lldpctl is 0750 root:_lldpd) not ours
+                err = got[1].stderr.decode("utf-8", errors="replace").strip()
+                self.skip(f"{got[0]}: {_one_line(err) or f'exit status {got[1].rc}'} (the switch ports are not read)")
+            elif got is not None:
+                self.record(*got, optional=True)
 
 
 def _esxi_discover(text: str) -> tuple[list[str], list[str]]:

@@ -4,8 +4,9 @@ Nothing reaches the wire unless :func:`check` accepts it: a command is a tuple o
 one template of :data:`ESXI_TEMPLATES` word for word, where a placeholder word (``{nic}``, ``{module}``)
 must match a strict regex; Linux commands are exactly those the local collector runs
 (:func:`nicadvisor.collect.local_linux.allowed`: ``ethtool [-i|-k|-l|-x|-c|-g] IF``, ``ip -d -j link show``,
-``ls /sys/class/net``, ``cat``/``readlink`` of a path under ``/sys/class/net/`` or ``/sys/bus/pci/devices/``;
-``ethtool``/``ip`` also by the absolute paths of :data:`LINUX_TOOL_PATHS`).
+``ls /sys/class/net``, ``cat``/``readlink`` of a path under ``/sys/class/net/`` or ``/sys/bus/pci/devices/``,
+``lldpctl -f json``, ``networkctl --no-pager --full lldp``; the tools also by the absolute paths of
+:data:`LINUX_TOOL_PATHS`).
 The text sent is :func:`shlex.join` of the words (each argument quoted with :func:`shlex.quote`), and the
 same text is recorded as the capture's ``# command:`` header, so a saved live audit replays through the
 parser registry like any capture.
@@ -41,8 +42,10 @@ LINUX_IF_RE = commands.whole(LINUX_IF_ERE)
 
 LINUX_TOOL_PATHS = {"ethtool": ("ethtool", "/usr/sbin/ethtool", "/sbin/ethtool"),
                     "ip": ("ip", "/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"),
-                    "tc": ("tc", "/usr/sbin/tc", "/sbin/tc", "/usr/bin/tc")}
-"""Where ``ethtool``/``ip``/``tc`` may be called from: non-root accounts often lack ``/usr/sbin`` in ``PATH``, so
+                    "tc": ("tc", "/usr/sbin/tc", "/sbin/tc", "/usr/bin/tc"),
+                    "lldpctl": ("lldpctl", "/usr/sbin/lldpctl", "/sbin/lldpctl"),
+                    "networkctl": ("networkctl", "/usr/bin/networkctl", "/bin/networkctl")}
+"""Where ``ethtool``/``ip``/``tc``/``lldpctl``/``networkctl`` may be called from: non-root accounts often lack ``/usr/sbin`` in ``PATH``, so
 on ``command not found`` (exit 127) the collector retries these absolute paths (the parsers strip a
 path prefix from the recorded command)."""
 
@@ -72,6 +75,56 @@ ESXI_NIC_LIST = next(t for t in ESXI_TEMPLATES if t.words == ("esxcli", "network
 """The NIC discovery, run first: its NIC and Driver columns fill the ``{nic}`` and ``{module}`` templates."""
 
 _PLACEHOLDERS = {"nic": ESXI_NIC_RE, "module": MODULE_RE}
+
+VMK_RE = re.compile(r"^vmk\d{1,4}\Z")
+"""A VMkernel interface name (``vmk10``)."""
+NETSTACK_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}\Z")
+"""A netstack name as ``esxcfg-vmknic -l`` prints it (``vxlan``, ``defaultTcpipStack``, ``nsx-overlay``)."""
+SIZE_RE = re.compile(r"^(?:0|[1-9]\d{0,4})\Z")
+"""A ping payload in bytes (at most 65507, checked as a number)."""
+
+#: The path-test pings of the catalogue (the TEP mesh): ESXi vmkping (IPv4, IPv6) and Linux ping -M do.
+PATH_PINGS: tuple[tuple[str, ...], ...] = tuple(
+    c.words for c in commands.CATALOGUE if c.words[0] in ("vmkping", "ping") and "{size}" in c.words)
+
+
+def _ip_version(text: str) -> int | None:
+    """4 or 6 for an IPv4/IPv6 address without a zone index (``%eth0`` would name an interface), else None."""
+    import ipaddress
+
+    if "%" in text:
+        return None
+    try:
+        return ipaddress.ip_address(text).version
+    except ValueError:
+        return None
+
+
+_PING_VALUES = {"vmk": lambda v: bool(VMK_RE.match(v)), "netstack": lambda v: bool(NETSTACK_RE.match(v)),
+                "size": lambda v: bool(SIZE_RE.match(v)) and int(v) <= 65507,
+                "address": lambda v: _ip_version(v) is not None}
+
+
+def _ping_word_ok(template: str, word: str) -> bool:
+    m = re.fullmatch(r"([^{}]*)\{(\w+)\}", template)
+    if m is None:
+        return template == word
+    return word.startswith(m.group(1)) and _PING_VALUES[m.group(2)](word[len(m.group(1)):])
+
+
+def check_path_ping(argv: tuple[str, ...] | list[str]) -> str:
+    """The command line of a path-test ping (:data:`PATH_PINGS`: ``vmkping ++netstack=N -I vmkN -d -s SIZE -c 3
+    [-6] ADDRESS`` or ``ping -M do -c 3 -i 0.2 -W 1 -s SIZE -I ADDRESS ADDRESS``), every placeholder checked
+    (:data:`VMK_RE`, :data:`NETSTACK_RE`, a size 0..65507, an IPv4/IPv6 address without zone index; ``-6`` exactly
+    with an IPv6 destination, one address family per ping). Raises :class:`CommandRefused` otherwise."""
+    argv = tuple(argv)
+    for words in PATH_PINGS:
+        if len(words) != len(argv) or not all(_ping_word_ok(tw, w) for tw, w in zip(words, argv)):
+            continue
+        versions = {_ip_version(w) for tw, w in zip(words, argv) if tw == "{address}"}
+        if len(versions) == 1 and (words[0] != "vmkping" or (6 in versions) == ("-6" in words)):
+            return shlex.join(argv)
+    raise CommandRefused(f"not a path-test ping of the catalogue, not sent: {shlex.join(argv)!r}")
 
 
 def _fill(words: tuple[str, ...], values: dict[str, str]) -> tuple[str, ...]:

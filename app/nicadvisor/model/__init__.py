@@ -12,6 +12,7 @@ from nicadvisor.model.entities import (
     Host,
     InputProblem,
     KernelModule,
+    PathTest,
     PhysicalNic,
     Severity,
     Switch,
@@ -19,6 +20,6 @@ from nicadvisor.model.entities import (
 )
 
 __all__ = [
-    "Audit", "CommandNotRun", "Evidence", "Finding", "Host", "InputProblem", "KernelModule", "PhysicalNic",
-    "Severity", "Switch", "VmkernelNic",
+    "Audit", "CommandNotRun", "Evidence", "Finding", "Host", "InputProblem", "KernelModule", "PathTest",
+    "PhysicalNic", "Severity", "Switch", "VmkernelNic",
 ]

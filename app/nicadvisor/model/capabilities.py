@@ -1,9 +1,9 @@
 """The capability matrix: one row per pNIC, one column per NSX-readiness capability.
 
 A cell's status is the worst of the findings about that pNIC in that column **and** about its path: the switch
-it uplinks, the TEP vmknics on that switch and the host's path tests (for the MTU column: categories ``mtu`` and
-``tep``). A finding belongs to a pNIC's column when its ``category`` is the column, or when it read one of the
-column's capability facts as "no" (``no-rx-filter-no-rss`` decides both the RSS and the Rx filter column).
+it uplinks and the TEP vmknics on that switch (for the MTU column: categories ``mtu`` and ``tep``; a failed path
+test between hosts is a finding on the vmknic at each end, :mod:`nicadvisor.model.path_tests`). A finding belongs to a
+pNIC's column when its ``category`` is the column, or when it read one of the column's capability facts as "no" (``no-rx-filter-no-rss`` decides both the RSS and the Rx filter column).
 
 * ``fail`` with an ``error`` finding, ``warn`` with a ``warning`` or with a *conditional* one (an overlay rule
   lowered to ``info`` because the pNIC's role is not known: its title says "if it carries overlay"; other ``info``
@@ -159,9 +159,12 @@ def _fmt(name: str, value: object) -> str:
 
 
 def _path_targets(host: Host, pnic: PhysicalNic) -> set[str]:
-    """Finding objects (:attr:`Finding.obj`) on the pNIC's path: its switch, the TEP vmknics on that switch, and
-    the host itself (``""``: its path tests) when the pNIC may carry the overlay (:meth:`Host.overlay_candidates`)."""
-    targets = {""} if pnic in host.overlay_candidates() else set()
+    """Finding objects (:attr:`Finding.obj`) on the pNIC's path: its switch and the TEP vmknics on that switch. A
+    path test that failed is judged on the vmknic or interface at each end (:mod:`nicadvisor.model.path_tests`), so
+    it reaches the uplinks of that vmknic's switch only; one whose vmknic is not known (a host-level
+    ``mtu-path-test-failed`` from a ``vmkping`` without ``-I``) marks no pNIC: it stays a finding of the host (one
+    failed vmkping on the management netstack once marked all six pNICs of a host failed, four at MTU 9000)."""
+    targets: set[str] = set()
     sw = host.switch_of(pnic.name)
     if sw is not None:
         targets.add(sw.name)
@@ -304,3 +307,24 @@ def capability_matrix(host: Host, findings: list[Finding]) -> list[Row]:
             continue
         rows.append(Row(host.name, pnic.name, {c.key: cell_for(host, pnic, c, mine) for c in CAPABILITIES}))
     return rows
+
+
+#: Capability columns / rule categories whose fix also lies on the physical switch port a pNIC is cabled to (its MTU,
+#: its link): their findings and tooltips name that port when LLDP/CDP told it (PhysicalNic ``neighbor_*``).
+SWITCH_PORT_CATEGORIES = ("mtu", "link")
+
+
+def switch_port_cell(host: Host, pnic: PhysicalNic) -> str:
+    """Where ``pnic`` is cabled, for an inventory cell or a tooltip: ``"switch leaf-01 port swp12 (LLDP)"``, with the
+    MTU and VLAN the port advertises when it does (``"; advertises MTU 9216, VLAN 1"``); when no LLDP/CDP neighbour was
+    read, ``"not known: run <command>"`` naming the catalogue's read on the host's kind (``vim-cmd
+    hostsvc/net/query_networkhint`` on ESXi, ``lldpctl -f json`` on Linux; both for a host of unknown kind)."""
+    where = pnic.switch_port_text()
+    if where:
+        extra = ", ".join(x for x in (f"MTU {pnic.neighbor_mtu}" if pnic.neighbor_mtu else "",
+                                      f"VLAN {pnic.neighbor_vlan}" if pnic.neighbor_vlan else "") if x)
+        proto = f" ({pnic.neighbor_protocol})" if pnic.neighbor_protocol else ""
+        return f"{where}{proto}" + (f"; advertises {extra}" if extra else "")
+    kinds = [host.kind] if host.kind in ("esxi", "linux") else ["esxi", "linux"]
+    runs = [how_to_learn(("neighbor_port",), k).replace("{nic}", pnic.name) for k in kinds]
+    return "not known: run " + " or ".join(r for r in runs if r) + " (the switch must send LLDP or CDP)"

@@ -93,6 +93,16 @@ class PhysicalNic(_WithEvidence):
     ``receive_hashing`` is the NIC's receive hashing feature (Linux ``ethtool -k`` ``receive-hashing``: RSS hashing
     on, whatever the indirection table); ``rx_queues_max``/``tx_queues_max`` the most queues the driver offers
     (``ethtool -l`` pre-set maximums), beside the ``rx_queues``/``tx_queues`` in use.
+
+    ``neighbor_*``: the physical switch port the pNIC is cabled to, as that switch announces itself by LLDP or CDP
+    (vSphere API ``QueryNetworkHint``, ESXi ``vim-cmd hostsvc/net/query_networkhint``, Linux ``lldpctl -f json`` /
+    ``networkctl lldp``): ``neighbor_protocol`` ``"LLDP"`` or ``"CDP"``; ``neighbor_name`` its system name (LLDP
+    System Name, CDP Device ID); ``neighbor_chassis_id`` its LLDP chassis ID (a MAC address, when it sends no name);
+    ``neighbor_port`` the port ID as the switch names it (``Ethernet1/12``, ``GigabitEthernet0/27``, ``swp12``);
+    ``neighbor_port_description`` the port's description; ``neighbor_mgmt_address`` its management address;
+    ``neighbor_mtu`` the MTU (bytes) the switch port advertises (CDP ``mtu``, the ``MTU`` parameter ESXi reports from
+    the LLDP frame, lldpd's ``mfs`` from the IEEE 802.3 Maximum Frame Size TLV; 0 = not sent, kept unknown); ``neighbor_vlan`` the port's
+    VLAN (CDP native VLAN, LLDP Port VLAN ID). One protocol's answer per pNIC: LLDP when both were heard.
     """
 
     name: str
@@ -141,7 +151,27 @@ class PhysicalNic(_WithEvidence):
     is_physical: bool | None = None
     is_virtual_uplink: bool | None = None
     legacy_vmklinux: bool | None = None
+    neighbor_protocol: str | None = None
+    neighbor_name: str | None = None
+    neighbor_chassis_id: str | None = None
+    neighbor_port: str | None = None
+    neighbor_port_description: str | None = None
+    neighbor_mgmt_address: str | None = None
+    neighbor_mtu: int | None = None
+    neighbor_vlan: int | None = None
     evidence: dict[str, Evidence] = field(default_factory=dict)
+
+    def switch_port_text(self) -> str | None:
+        """Where this pNIC is cabled, as a sentence fragment: ``"switch leaf-01 port Ethernet1/12"`` (the switch by
+        its name, else its chassis ID; ``"port …"`` alone when only the port is known), None when the neighbour is
+        unknown."""
+        switch = self.neighbor_name or self.neighbor_chassis_id
+        if not switch and not self.neighbor_port:
+            return None
+        parts = [f"switch {switch}"] if switch else []
+        if self.neighbor_port:
+            parts.append(f"port {self.neighbor_port}")
+        return " ".join(parts)
 
 
 @dataclass
@@ -158,6 +188,82 @@ class VmkernelNic(_WithEvidence):
     tso_mss: int | None = None
     is_tep: bool | None = None
     evidence: dict[str, Evidence] = field(default_factory=dict)
+
+
+#: What a don't-fragment ping of a path test found (:attr:`PathTest.cause`).
+PATH_PASS, PATH_LOCAL_MTU, PATH_DROPS, PATH_NO_REPLY, PATH_UNREACHABLE, PATH_NOT_RUN = (
+    "pass", "local-mtu", "path-drops", "no-reply", "unreachable", "not-run")
+PATH_CAUSES = (PATH_PASS, PATH_LOCAL_MTU, PATH_DROPS, PATH_NO_REPLY, PATH_UNREACHABLE, PATH_NOT_RUN)
+
+
+@dataclass(frozen=True)
+class PathTest:
+    """One don't-fragment ping between two audited hosts (the TEP mesh, ``bench --mtu-check``), as its sender ran it.
+
+    ``client``/``server``: the host names (``server`` ``""`` when the peer is not an audited host);
+    ``client_if``/``server_if``: the TEP vmknic (ESXi, ``vmk10``) or interface (Linux, ``d0``) at each end (``""``
+    when not known); ``netstack``: the ESXi netstack pinged on (``vxlan``; ``""`` on Linux); ``source``/``destination``
+    the addresses; ``payload_bytes`` the ping's ``-s`` and ``frame_bytes`` the IP packet (payload + 28 for IPv4, + 48
+    for IPv6: IP header 20/40 + ICMP echo header 8, RFC 791/8200, RFC 792); ``ok`` True (replies came back), False
+    (a local MTU error or no reply) or None (the ping did not run); ``cause`` one of :data:`PATH_CAUSES`; ``detail``
+    the sentence; ``sent``/``received`` echoes; ``rtt_min_us``/``rtt_avg_us``/``rtt_max_us`` the round trips (µs,
+    None without replies or when the ping printed none); ``command`` as run (with the host it ran on) and
+    ``output`` its text, the evidence (kept to :data:`MAX_EVIDENCE_CHARS`)."""
+
+    client: str
+    server: str
+    client_if: str
+    server_if: str
+    source: str
+    destination: str
+    payload_bytes: int
+    frame_bytes: int
+    ok: bool | None
+    cause: str
+    detail: str
+    netstack: str = ""
+    sent: int | None = None
+    received: int | None = None
+    rtt_min_us: float | None = None
+    rtt_avg_us: float | None = None
+    rtt_max_us: float | None = None
+    command: str = ""
+    output: str = ""
+
+    def __post_init__(self) -> None:
+        if self.cause not in PATH_CAUSES:
+            raise ValueError(f"path test cause {self.cause!r} is not one of {PATH_CAUSES}")
+        object.__setattr__(self, "detail", clip(self.detail))
+        object.__setattr__(self, "command", clip(self.command))
+        object.__setattr__(self, "output", clip(self.output, MAX_EVIDENCE_CHARS))
+
+    def end(self, side: str) -> str:
+        """``"esxi-a vmk10 (192.168.11.2)"``: the host, its vmknic or interface and the address of ``side``
+        (``"client"`` or ``"server"``)."""
+        host, iface, addr = ((self.client, self.client_if, self.source) if side == "client"
+                             else (self.server, self.server_if, self.destination))
+        return " ".join(w for w in (host or addr, iface, f"({addr})" if host else "") if w)
+
+    def line(self) -> str:
+        """``"esxi-a vmk10 (192.168.11.2) → lab-b d0 (192.168.11.1): 1700-byte frame with don't-fragment: <detail>"``."""
+        return (f"{self.end('client')} → {self.end('server')}: {self.frame_bytes}-byte frame with don't-fragment: "
+                f"{self.detail}")
+
+    def rtt_text(self) -> str:
+        """``"0.417/0.603/0.685 ms"`` (min/avg/max), or ``""`` without round trips."""
+        if self.rtt_min_us is None or self.rtt_avg_us is None or self.rtt_max_us is None:
+            return ""
+        return f"{self.rtt_min_us / 1000:.3f}/{self.rtt_avg_us / 1000:.3f}/{self.rtt_max_us / 1000:.3f} ms"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field, as in the JSON report (``hosts[].path_tests[]``)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> "PathTest":
+        """The inverse of :meth:`to_dict` (unknown keys ignored). Raises TypeError/ValueError for a malformed one."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in doc.items() if k in names})
 
 
 @dataclass
@@ -261,7 +367,9 @@ class Host(_WithEvidence):
     table does not hold (:func:`nicadvisor.vcg.builds.host_release`).
     ``mtu_path_ok`` is False when a ``vmkping -d`` MTU path test failed (its evidence is the error line),
     True when one passed, None when none was read. ``not_run`` lists the catalogue commands a collector could not
-    run on the host, or ran only partly, and why (:class:`CommandNotRun`)."""
+    run on the host, or ran only partly, and why (:class:`CommandNotRun`). ``path_tests``: the don't-fragment pings
+    this host sent in the last TEP mesh / MTU check between hosts (:class:`PathTest`; their findings are scoped to the
+    vmknic or interface at each end, :mod:`nicadvisor.model.path_tests`)."""
 
     name: str
     kind: str | None = None
@@ -275,6 +383,7 @@ class Host(_WithEvidence):
     inputs: list[str] = field(default_factory=list)
     mtu_path_ok: bool | None = None
     not_run: list[CommandNotRun] = field(default_factory=list)
+    path_tests: list[PathTest] = field(default_factory=list)
     evidence: dict[str, Evidence] = field(default_factory=dict)
 
     def pnic(self, name: str) -> PhysicalNic | None:

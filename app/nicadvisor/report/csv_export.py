@@ -1,5 +1,6 @@
 """CSV exports: the tuning checklist (one row per finding), the verdict (one row for the audit, one per host), the
-pNIC inventory (one row per pNIC, with its host's verdict) and the benchmark results (one row per result).
+pNIC inventory (one row per pNIC, with its host's verdict), the benchmark results (one row per result) and the TEP
+mesh (one row per pair and frame size).
 
 Both files are UTF-8 with a byte-order mark (``utf-8-sig``) so that spreadsheet programs show ``µ`` and
 ``✔`` correctly, with ``\\r\\n`` row ends (the :mod:`csv` default). Unknown values are empty cells, never 0.
@@ -16,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix
+from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix, switch_port_cell
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import Finding, PhysicalNic
 from nicadvisor.report.json_export import atomic_write, benchmark_entry
@@ -137,9 +138,10 @@ def verdict_rows(audit: Audit) -> list[dict[str, str]]:
 def inventory_columns() -> tuple[str, ...]:
     """Columns of :func:`write_inventory_csv`: ``host``, every PhysicalNic field (model order, without
     ``evidence``), ``<capability key>_status`` for each capability-matrix column, then ``host_verdict`` (READY /
-    NOT READY / NOT RATED; last, so that the earlier columns keep their places)."""
+    NOT READY / NOT RATED) and ``switch_port`` (where the pNIC is cabled, or the command that reads it:
+    :func:`nicadvisor.model.capabilities.switch_port_cell`; last, so that the earlier columns keep their places)."""
     fields = tuple(f.name for f in dataclasses.fields(PhysicalNic) if f.name != "evidence")
-    return ("host",) + fields + tuple(f"{c.key}_status" for c in CAPABILITIES) + ("host_verdict",)
+    return ("host",) + fields + tuple(f"{c.key}_status" for c in CAPABILITIES) + ("host_verdict", "switch_port")
 
 
 def inventory_rows(audit: Audit) -> list[dict[str, str]]:
@@ -149,7 +151,8 @@ def inventory_rows(audit: Audit) -> list[dict[str, str]]:
     for host in audit.hosts:
         matrix = {r.pnic: r for r in capability_matrix(host, list(audit.findings))}
         for pnic in host.pnics:
-            row = {"host": _safe(host.name), "host_verdict": labels.get(host.name, "")}
+            row = {"host": _safe(host.name), "host_verdict": labels.get(host.name, ""),
+                   "switch_port": _safe(switch_port_cell(host, pnic)) if pnic.is_physical is not False else ""}
             row.update({name: _cell(value) for name, value in pnic.facts().items()})
             cells = matrix[pnic.name].cells if pnic.is_physical is not False and pnic.name in matrix else {}
             for cap in CAPABILITIES:
@@ -185,6 +188,34 @@ def write_verdict_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:
     """Write the verdict: header :data:`VERDICT_COLUMNS`, the audit's row, then one row per host
     (:func:`verdict_rows`). Replaces ``path`` atomically; returns it. Raises OSError if unwritable."""
     return _write_rows(path, VERDICT_COLUMNS, verdict_rows(audit))
+
+
+#: Columns of :func:`write_path_tests_csv`: the TEP mesh, one row per pair and frame size.
+PATH_TEST_COLUMNS = ("from_host", "from_if", "source", "to_host", "to_if", "destination", "netstack", "frame_bytes",
+                     "payload_bytes", "result", "cause", "rtt_min_us", "rtt_avg_us", "rtt_max_us", "sent", "received",
+                     "detail", "command")
+
+
+def path_test_rows(audit: Audit) -> list[dict[str, str]]:
+    """One row per path test of the audit's hosts (the TEP mesh, ``bench --mtu-check``): both ends, the frame,
+    ``pass``/``fail``/empty (did not run), the cause, the round trips (µs) and the command."""
+    from nicadvisor.model.path_tests import all_path_tests
+
+    out = []
+    for t in all_path_tests(audit.hosts):
+        out.append({k: _cell(v) for k, v in {
+            "from_host": t.client, "from_if": t.client_if, "source": t.source, "to_host": t.server,
+            "to_if": t.server_if, "destination": t.destination, "netstack": t.netstack, "frame_bytes": t.frame_bytes,
+            "payload_bytes": t.payload_bytes, "result": {True: "pass", False: "fail", None: ""}[t.ok],
+            "cause": t.cause, "rtt_min_us": t.rtt_min_us, "rtt_avg_us": t.rtt_avg_us, "rtt_max_us": t.rtt_max_us,
+            "sent": t.sent, "received": t.received, "detail": t.detail, "command": t.command}.items()})
+    return out
+
+
+def write_path_tests_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:
+    """Write :func:`path_test_rows` (columns :data:`PATH_TEST_COLUMNS`) to ``path``; returns the path. Raises
+    OSError."""
+    return _write_rows(path, PATH_TEST_COLUMNS, path_test_rows(audit))
 
 
 def write_benchmarks_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:

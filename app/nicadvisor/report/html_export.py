@@ -1,6 +1,7 @@
 """The audit as one self-contained HTML page (for mail and wikis): the same content as the PDF checklist —
 the verdict with its causes, the verdict and scorecard per host, the remediation plan grouped by rule with the
-evidence of every target, each host's capability matrix, benchmarks and the appendices — without form fields.
+evidence of every target, each host's capability matrix, benchmarks, the TEP mesh and the appendices — without form
+fields.
 
 Rendered with Jinja2 from ``templates/report.html.j2`` with autoescaping on: device text never becomes markup.
 Evidence sources are shown relative to the input folders (:func:`nicadvisor.report.remediation.display_source`).
@@ -14,9 +15,10 @@ from pathlib import Path
 import jinja2
 
 from nicadvisor import __version__
-from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
+from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix, switch_port_cell
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import not_run_groups
+from nicadvisor.model.path_tests import MESH_COLUMNS, all_path_tests, mesh_table
 from nicadvisor.model.readiness import DECISIVE_CHECKS
 from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
@@ -54,7 +56,9 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
         matrices={h.name: capability_matrix(h, audit.findings) for h in audit.hosts},
         benchmarks=benchmarks, earlier=earlier_lines(benchmarks, earlier),
         source=lambda s: display_source(s, roots), coverage=coverage_of(audit, verdict),
-        decisive_checks=DECISIVE_CHECKS, release=release_text, not_run_groups=not_run_groups)
+        decisive_checks=DECISIVE_CHECKS, release=release_text, not_run_groups=not_run_groups,
+        switch_port=lambda host, name: switch_port_cell(host, host.pnic(name)),
+        mesh=mesh_table(all_path_tests(audit.hosts)), mesh_columns=MESH_COLUMNS)
 
 
 def _num(value: object) -> str:

@@ -12,7 +12,8 @@ Contents, in order (each part a bookmark in the PDF outline):
    reference documents by title and section (AcroForm fields: read them back with ``pypdf``'s ``get_fields()``);
 4. per host: the capability matrix (one row per physical pNIC; each cell the status symbol *and* word, a colour
    and the values judged), the plan items that concern it, and sign-off fields (name, date);
-5. benchmarks, when there are results;
+5. benchmarks, when there are results; the TEP mesh, when a check between hosts left one (one row per pair and frame
+   size: both ends, pass/fail, the round trips and the cause in words, :func:`nicadvisor.model.path_tests.mesh_table`);
 6. appendices: information-only findings (nothing to change), inputs not understood, inputs read.
 
 Evidence sources are shown relative to the audit's input folders, never with the auditor's absolute paths.
@@ -58,7 +59,7 @@ from reportlab.platypus import (
 from nicadvisor import __version__
 from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 from nicadvisor.bench.results import expected_from_dict
-from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix
+from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix, switch_port_cell
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import Evidence, Finding, Host, Severity, clip, not_run_groups
 from nicadvisor.model.readiness import DECISIVE_CHECKS
@@ -591,6 +592,7 @@ def _host_section(index: int, host: Host, audit: Audit, plan: list[RemediationIt
     pseudo = [p.name for p in host.pnics if p.is_physical is False]
     if pseudo:
         story.append(Paragraph(f"Not rated (pseudo devices): {_clean(', '.join(pseudo), fonts)}", st.small))
+    story.extend(_switch_ports(host, fonts, st))
     mine = [(n, item) for n, item in enumerate(plan, start=1) if host.name in item.hosts]
     story.append(Paragraph(f"Plan items for {_clean(host.name, fonts)} ({len(mine)})", st.h2))
     if not mine:
@@ -602,6 +604,20 @@ def _host_section(index: int, host: Host, audit: Audit, plan: list[RemediationIt
     story.append(Paragraph("Sign-off", st.h2))
     story.append(_fields_row(f"signoff{index}", (("name", "Signed off by", 70), ("date", "Date", 35)), st))
     return story
+
+
+def _switch_ports(host: Host, fonts: _Fonts, st: _Styles) -> list[Any]:
+    """Where each physical pNIC of ``host`` is cabled (LLDP/CDP: :func:`switch_port_cell`), one line per pNIC whose
+    switch port is known; the pNICs whose port is not known share one line naming the command that reads it."""
+    physical = [p for p in host.pnics if p.is_physical is not False]
+    known = [(p.name, switch_port_cell(host, p)) for p in physical if p.switch_port_text()]
+    unknown = [p for p in physical if not p.switch_port_text()]
+    lines = [f"{name}: {where}" for name, where in known]
+    if unknown:
+        lines.append(f"{', '.join(p.name for p in unknown)}: {switch_port_cell(host, unknown[0])}")  # a host-wide read
+    if not lines:
+        return []
+    return [Paragraph("Switch ports", st.h2)] + [Paragraph(_clean(line, fonts), st.small) for line in lines]
 
 
 def _fmt_num(value: Any, digits: int = 2) -> str:
@@ -694,6 +710,36 @@ def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles, earlier: list[l
             story.append(Paragraph(f"{_clean(test, fonts)}: <font name=\"{fonts.mono}\">{_clean(text, fonts)}</font>",
                                    st.small))
     return story
+
+
+def _mesh_section(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
+    """The TEP mesh the hosts hold (their ``path_tests``), as one table; [] without one."""
+    from nicadvisor.model.path_tests import MESH_COLUMNS, all_path_tests, mesh_table
+
+    rows = mesh_table(all_path_tests(audit.hosts))
+    if not rows:
+        return []
+    table: list[list[Any]] = [[Paragraph(f"<b>{h}</b>", st.cell) for h in MESH_COLUMNS]]
+    for row in rows:
+        result = row["Result"]
+        table.append([Paragraph(_clean(row["From"], fonts), st.cell_small),
+                      Paragraph(_clean(row["To"], fonts), st.cell_small), Paragraph(_clean(row["Frame"], fonts), st.cell),
+                      Paragraph(f"<b>{result}</b>" if result == "FAIL" else result, st.cell),
+                      Paragraph(_clean(row["Round trip min/avg/max"], fonts), st.cell),
+                      Paragraph(_clean(row["Cause"], fonts), st.cell_small)])
+    grid = Table(table, colWidths=[45 * mm, 45 * mm, 16 * mm, 15 * mm, 38 * mm, 110 * mm], repeatRows=1, hAlign="LEFT")
+    style = [("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#888888")),
+             ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#d9e1ea")), ("VALIGN", (0, 0), (-1, -1), "TOP")]
+    style += [("BACKGROUND", (3, i), (3, i), colors.HexColor("#f4c7c3")) for i, r in enumerate(rows, 1)
+              if r["Result"] == "FAIL"]
+    grid.setStyle(TableStyle(style))
+    return [Paragraph("TEP mesh", st.h1),
+            Paragraph("Don't-fragment pings between the hosts' TEPs (vmkping ++netstack=vxlan -I vmkN on ESXi, ping -M "
+                      "do on Linux) at each sender's MTU and at 1600 bytes, the minimum Geneve needs, and at 56 bytes "
+                      "after a size got no reply: \"cannot leave\" is the sender's vmknic or switch MTU, \"drops large "
+                      "frames\" the path between (it carries the largest size that crossed), no reply at all an "
+                      "unreachable peer. A failing pair is a finding on the TEP at each end, so the MTU column fails "
+                      "for the uplinks of that TEP's switch only.", st.body), Spacer(1, 2 * mm), grid]
 
 
 def _bench_chart(results: list[dict[str, Any]], unit: str, key: str, fonts: _Fonts,
@@ -916,6 +962,9 @@ def build_story(audit: Audit, title: str = DEFAULT_TITLE, fonts: _Fonts | None =
     for index, host in enumerate(audit.hosts, start=1):
         story.extend(_host_section(index, host, audit, plan, host_verdicts, fonts, st))
     story.extend(_benchmark_section(audit, fonts, st, earlier))
+    mesh = _mesh_section(audit, fonts, st)
+    if mesh:
+        story += [PageBreak(), *mesh]
     story.extend(_info_appendix(audit, fonts, st))
     story.extend(_appendix(audit, fonts, st))
     story.extend(_inputs_appendix(audit, fonts, st))

@@ -8,12 +8,40 @@ from typing import Any, Iterable
 import rule_engine
 
 from nicadvisor.model import Evidence, Finding, Host, Severity
+from nicadvisor.model.capabilities import SWITCH_PORT_CATEGORIES
 from nicadvisor.model.entities import OVERLAY_NONE, OVERLAY_POSSIBLE
 from nicadvisor.model.text import fact_text
 from nicadvisor.rules_engine.context import object_context, pnic_context
 from nicadvisor.rules_engine.loader import Rule
 
 _IDENT = re.compile(r"\b[a-z_][a-z0-9_]*\b")
+
+
+
+def switch_port_advice(rule: Rule, host: Host, obj: Any) -> str:
+    """The sentence a finding of ``rule`` on ``obj`` (a pNIC, or a switch: its uplinks) adds about the physical switch
+    ports, from the pNICs' LLDP/CDP neighbours; ``""`` when no neighbour is known or the rule's fix is not there.
+
+    MTU: ``"On the physical switch: set the MTU of switch leaf-01 port Ethernet1/12 to carry 9000-byte frames (9216
+    where the switch counts the Ethernet header; it advertises 1500)."``; link: ``"Check the physical side: switch
+    leaf-01 port Ethernet1/12."``. 9000 is the pNIC MTU the MTU rules recommend (rules/mtu.yaml,
+    nsx-t-performance-on-intel.txt §Jumbo MTU for Higher Throughput); 9216 the jumbo MTU of switch platforms that count
+    the 14-byte header and more (the value the switch of community.vmware's QueryNetworkHint sample advertises)."""
+    if rule.category not in SWITCH_PORT_CATEGORIES or rule.applies_to not in ("pnic", "switch"):
+        return ""
+    nics = [obj] if rule.applies_to == "pnic" else [p for p in (host.pnic(n) for n in (obj.uplinks or [])) if p]
+    ports = []
+    for p in nics:
+        where = p.switch_port_text()
+        if where:
+            said = f" (it advertises MTU {p.neighbor_mtu})" if rule.category == "mtu" and p.neighbor_mtu else ""
+            ports.append(f"{where}{said}" if rule.applies_to == "pnic" else f"{where} for {p.name}{said}")
+    if not ports:
+        return ""
+    if rule.category == "mtu":
+        return (f"On the physical switch: set the MTU of {'; '.join(ports)} to carry 9000-byte frames (9216 where the "
+                "switch counts the Ethernet header), as LLDP/CDP names the port.")
+    return f"Check the physical side: {'; '.join(ports)} (as LLDP/CDP names the port)."
 
 
 def _targets(host: Host, applies_to: str, compat: Any) -> Iterable[tuple[Any, dict[str, Any]]]:
@@ -101,7 +129,8 @@ def evaluate(rules: list[Rule], hosts: list[Host], compat: dict[int, Any] | None
                 findings.append(Finding(
                     rule_id=rule.id, title=title, severity=severity, host=host.name, obj="" if obj is host else obj.name,
                     message=message,
-                    recommendation=string.Template(rule.recommendation).safe_substitute(to_fill),
+                    recommendation=" ".join(filter(None, (string.Template(rule.recommendation).safe_substitute(to_fill),
+                                                          switch_port_advice(rule, host, obj)))),
                     references=rule.references, evidence=_evidence(rule, obj, ctx, host), category=rule.category,
                     facts=_known_condition_facts(rule, ctx), overlay_role=role, full_severity=full,
                     rollback=string.Template(rule.rollback).safe_substitute(to_fill),

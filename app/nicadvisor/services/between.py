@@ -6,12 +6,12 @@
    change on which host. Nothing changes.
 2. The front end shows the plan and asks (:attr:`PreparedBetween.needs_confirmation`: only when tests are to run;
    the MTU check is read-only), or closes the connections (:meth:`PreparedBetween.close`).
-3. :func:`run_between` runs what was asked, in one call: first the MTU path check (``ping -M do`` with 1700-byte
-   frames and each sender's MTU, every host to every other: :meth:`~nicadvisor.bench.remote.RemoteBench
-   .check_mtu_paths`), then the tests (every change journaled and undone after success, cancel or a crash). Each
+3. :func:`run_between` runs what was asked, in one call: first the TEP mesh (don't-fragment pings at each sender's
+   MTU and at 1600 bytes, from every ESXi TEP vmknic and Linux test address to every other host's:
+   :meth:`~nicadvisor.bench.remote.RemoteBench.check_mtu_paths`), then the tests (every change journaled and undone after success, cancel or a crash). Each
    result is judged against the band of its own path from the audit of its hosts
-   (:mod:`nicadvisor.services.bench_expect`); the results are added to that audit and each sender's MTU outcome
-   becomes its ``mtu_path_ok`` (:mod:`nicadvisor.services.mtu_check`), in the history when the audit is stored.
+   (:mod:`nicadvisor.services.bench_expect`); the results are added to that audit and the mesh's rows become its
+   hosts' ``path_tests`` (:mod:`nicadvisor.services.mtu_check`), in the history when the audit is stored.
 
 The audit is the one the caller holds (the wizard's), else the stored audit ``request.audit_id``, else the newest
 stored audit that holds these hosts (:func:`nicadvisor.services.bench_expect.find_audit`); what happened with it is
@@ -26,11 +26,12 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from nicadvisor.bench.catalogue import PROFILES
 from nicadvisor.bench.results import BenchReport
+from nicadvisor.model.entities import PATH_UNREACHABLE
 from nicadvisor.services.bench import duration_for
 from nicadvisor.services.bench_expect import attach_expectations, audit_label, audited_host, find_audit, path_end
 
 if TYPE_CHECKING:
-    from nicadvisor.bench.mtu_path import MtuPathResult
+    from nicadvisor.model.entities import PathTest
     from nicadvisor.bench.remote import RemoteBench, RemotePlan, RemoteRequest
     from nicadvisor.model.entities import Audit
     from nicadvisor.store.history import AuditStore
@@ -43,16 +44,16 @@ MTU_SHARE = 0.2
 @dataclass(frozen=True)
 class BetweenRequest:
     """What to run between ``hosts`` (the SSH targets of :func:`nicadvisor.services.targets.build_targets`, kind
-    ``linux``, at least two; every pair, the first of a pair sends).
+    ``linux`` or ``esxi``, at least two; every pair, the first of a pair sends).
 
     * ``interfaces``: ``target.source`` (``ssh://user@host:port``) → the interface whose IPv4 address a host tests
-      from (default: its SSH address).
+      from (default: its SSH address; on ESXi a TEP vmknic, default its first).
     * ``tests`` (netperf names, in order), or ``profile`` ``"quick"``/``"full"``: the test catalogue
       (:mod:`nicadvisor.bench.catalogue`) with ``repetitions`` runs averaged (None: the profile's own);
       ``duration_s`` seconds per test (None: the profile's, else :data:`~nicadvisor.bench.DEFAULT_DURATION_S`);
       ``tool`` (``auto``, ``netperf``, ``iperf3``, ``agent``); ``port``: the servers' TCP port (None: 5201).
-    * ``run_tests``: run the tests (they change the hosts: confirm the plan first); ``mtu_check``: check the MTU path
-      first (read-only). At least one of them.
+    * ``run_tests``: run the tests (they change the hosts: confirm the plan first); ``mtu_check``: the TEP mesh first
+      (read-only: :meth:`nicadvisor.bench.remote.RemoteBench.check_mtu_paths`). At least one of them.
     * ``audit_id``: the stored audit whose facts set the expected values and that receives the results (None: the
       newest that holds these hosts, or the audit the caller passes to :func:`run_between`).
     """
@@ -71,8 +72,8 @@ class BetweenRequest:
 
     def remote_request(self) -> "RemoteRequest":
         """The :class:`~nicadvisor.bench.remote.RemoteRequest` of this request. Raises ValueError naming the first
-        bad field (fewer than two hosts, a host named twice, an ESXi host, a bad interface name, test, tool,
-        duration, profile or repetitions; neither tests nor the MTU check asked for)."""
+        bad field (fewer than two hosts, a host named twice, a bad interface name, test, tool, duration, profile or
+        repetitions; neither tests nor the MTU check asked for)."""
         from nicadvisor.bench.remote import DEFAULT_PORT, RemoteHost, RemoteRequest
 
         if not (self.run_tests or self.mtu_check):
@@ -86,7 +87,7 @@ class BetweenRequest:
         specs = tuple(PROFILES[self.profile](duration_s=seconds, **timing)) if self.profile else ()
         hosts = tuple(RemoteHost(t, self.interfaces.get(t.source) or None) for t in self.hosts)
         request = RemoteRequest(hosts=hosts, tests=tuple(self.tests), duration_s=seconds, tool=self.tool,
-                                port=self.port or DEFAULT_PORT, specs=specs)
+                                port=self.port or DEFAULT_PORT, specs=specs, run_tests=self.run_tests)
         request.validate()
         return request
 
@@ -149,7 +150,7 @@ class BetweenOutcome:
 
     request: BetweenRequest
     report: BenchReport | None = None
-    mtu_paths: list["MtuPathResult"] = field(default_factory=list)
+    mtu_paths: list["PathTest"] = field(default_factory=list)
     audit: "Audit | None" = None
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -160,15 +161,19 @@ class BetweenOutcome:
 
     @property
     def failed(self) -> bool:
-        """A test FAILs its band, or a frame size did not cross the path."""
+        """A test FAILs its band, or a frame size did not cross a path (its sender refused it, the path dropped it,
+        or no reply came): an unreachable peer proves nothing about the MTU and is not counted here."""
         tests = self.report.results if self.report else []
-        return any(r.verdict() == "fail" for r in tests) or any(r.ok is False for r in self.mtu_paths)
+        return any(r.verdict() == "fail" for r in tests) or any(
+            r.ok is False and r.cause != PATH_UNREACHABLE for r in self.mtu_paths)
 
     @property
     def complete(self) -> bool:
-        """Everything asked gave an answer: the tests results, the MTU check a pass or fail for every size."""
+        """Everything asked gave an answer: the tests results, the mesh a pass or an MTU failure for every size (a
+        ping that did not run, or a peer that does not answer at all, proves nothing)."""
         tests_ok = not self.request.run_tests or bool(self.report and self.report.results)
-        mtu_ok = not self.request.mtu_check or (bool(self.mtu_paths) and all(r.ok is not None for r in self.mtu_paths))
+        mtu_ok = not self.request.mtu_check or (bool(self.mtu_paths) and all(
+            r.ok is not None and r.cause != PATH_UNREACHABLE for r in self.mtu_paths))
         return tests_ok and mtu_ok
 
 
@@ -234,14 +239,13 @@ def _record_mtu(outcome: BetweenOutcome, store: "AuditStore | None") -> None:
     audit = outcome.audit
     if audit is None:
         if store is not None:
-            outcome.notes.append("no stored audit holds these hosts (audit them first): the MTU result is not "
+            outcome.notes.append("no stored audit holds these hosts (audit them first): the TEP mesh is not "
                                  "recorded")
         return
     changed = apply_mtu_paths(audit, outcome.mtu_paths, {t.name: t.source for t in outcome.request.hosts})
     label = audit_label(audit)
     if not changed:
-        outcome.notes.append(f"nothing recorded in {label}: it holds none of the hosts whose MTU check proved "
-                             "something")
+        outcome.notes.append(f"nothing recorded in {label}: it holds none of the hosts of the TEP mesh")
         return
     try:
         if _stored(audit, store):
@@ -249,10 +253,10 @@ def _record_mtu(outcome: BetweenOutcome, store: "AuditStore | None") -> None:
                 if host.name in changed:
                     store.update_host(audit.history_id, host)
             store.finish(audit.history_id, audit.findings, audit.benchmarks, verdict=audit.verdict)
-        outcome.notes.append(f"MTU check recorded in {label} ({', '.join(changed)}): {audit.verdict.symbol} "
+        outcome.notes.append(f"TEP mesh recorded in {label} ({', '.join(changed)}): {audit.verdict.symbol} "
                              f"{audit.verdict.headline}")
     except (HistoryError, OSError, KeyError) as exc:
-        outcome.notes.append(f"the MTU result could not be recorded in {label}: {exc}")
+        outcome.notes.append(f"the TEP mesh could not be recorded in {label}: {exc}")
 
 
 def _add_results(outcome: BetweenOutcome, store: "AuditStore | None") -> None:
@@ -285,6 +289,21 @@ def _add_results(outcome: BetweenOutcome, store: "AuditStore | None") -> None:
         outcome.notes.append(f"the results could not be added to {label}: {exc}")
 
 
+def _audited_teps(rb: "RemoteBench", audit: "Audit | None") -> dict:
+    """For each probed ESXi host whose live ``esxcfg-vmknic -l`` gave no TEP: the TEP vmknics its audit holds (from
+    the listing, the NSX API or vCenter), as mesh ends."""
+    from nicadvisor.bench.mtu_path import tep_endpoints
+
+    out = {}
+    for name, probe in rb.probes.items():
+        if probe.kind != "esxi" or probe.teps or audit is None:
+            continue
+        host = audited_host(audit.hosts, name, probe.source)
+        if host is not None:
+            out[name] = tep_endpoints(name, "", host.vmknics)
+    return out
+
+
 def _part(progress: Progress, start: float, end: float) -> Progress:
     return lambda f, message: progress(start + (end - start) * max(0.0, min(1.0, f)), message)
 
@@ -314,7 +333,8 @@ def run_between(prepared: PreparedBetween, progress: Progress | None = None, can
         outcome.notes += notes
         tests = request.run_tests and bool(prepared.plan.tests)
         if request.mtu_check:
-            outcome.mtu_paths = rb.check_mtu_paths(_part(say, 0.0, MTU_SHARE if tests else 1.0))
+            outcome.mtu_paths = rb.check_mtu_paths(_part(say, 0.0, MTU_SHARE if tests else 1.0),
+                                                   audited_teps=_audited_teps(rb, outcome.audit))
             _record_mtu(outcome, store)
         if tests:
             try:

@@ -12,7 +12,9 @@ catalogue's facts per pNIC) and hands it to everything that judges:
    (:func:`nicadvisor.vcg.knowledge.catalogue_conflicts`), the imported guide
    (:func:`nicadvisor.vcg.guide_findings.guide_findings`) and the overlay features it lists
    (:func:`nicadvisor.vcg.guide_findings.feature_findings`), each finding naming the release it used;
-4. the ``overlay-no-fit-pnic`` error of a host whose every overlay candidate is unfit
+4. the findings of the path tests between hosts (the TEP mesh), each on the vmknic or interface at either end of a
+   failing path (:func:`nicadvisor.model.path_tests.path_test_findings`);
+5. the ``overlay-no-fit-pnic`` error of a host whose every overlay candidate is unfit
    (:func:`nicadvisor.model.readiness.overlay_fit_findings`).
 
 The verdict (:func:`nicadvisor.model.verdict.verdict_of`) reads only these findings and the hosts.
@@ -22,6 +24,7 @@ from __future__ import annotations
 import datetime as _dt
 
 from nicadvisor.model import Finding, Host, Severity
+from nicadvisor.model.path_tests import path_test_findings
 from nicadvisor.model.readiness import overlay_fit_findings
 from nicadvisor.vcg.context import HostCompat, compat_contexts
 from nicadvisor.vcg.findings import findings_for_hosts
@@ -101,5 +104,6 @@ def judge(hosts: list[Host], rules: list | None = None, *, db: VcgDatabase | Non
             for h in hosts if h.kind == "esxi"]
     else:
         findings += guide_findings(hosts, data, today, contexts) + feature_findings(hosts, data, contexts)
+    findings += path_test_findings(hosts)
     return findings + overlay_fit_findings(hosts, findings)
 

@@ -1,5 +1,6 @@
-"""Benchmark page: a one-click quick benchmark (loopback, network namespaces, or between the audited Linux hosts
-over SSH after the user confirmed the plan of changes, with the MTU path check), charted and tabulated."""
+"""Benchmark page: a one-click quick benchmark (loopback, network namespaces, or between the audited hosts over SSH
+after the user confirmed the plan of changes, with the TEP mesh between ESXi TEPs and Linux hosts), charted and
+tabulated."""
 from __future__ import annotations
 
 import re
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import (
 )
 
 from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
+from nicadvisor.model.path_tests import MESH_COLUMNS, mesh_table
 
 from nicadvisor.gui.backend import Backend
 from nicadvisor.gui.pages.task_page import TaskPage
@@ -26,7 +28,7 @@ from nicadvisor.services.between import BetweenOutcome, PreparedBetween
 
 #: The "what to run" choice of the MTU path check alone (between hosts; read-only, no plan to confirm).
 MTU_ONLY = "mtu"
-HOSTS_COLUMNS = ("Use", "Linux host (SSH)", "Interface to test from (empty: its SSH address)")
+HOSTS_COLUMNS = ("Use", "Host (SSH)", "Interface or TEP vmknic to test from (empty: its SSH address, on ESXi its TEPs)")
 TABLE_COLUMNS = ("Test", "Tool", "Where it ran", "Measured", "Expected", "Compared", "Basis of expectation",
                  "Duration", "Command")
 
@@ -109,13 +111,15 @@ class BenchmarkPage(TaskPage):
         self.save_handle: TaskHandle | None = None
         self.setTitle("Benchmark (optional)")
         self.setSubTitle("A quick TCP_STREAM throughput and TCP_RR latency test, on this machine or between the "
-                         "audited Linux hosts, compared with what that path should reach. Skip it with Next.")
+                         "audited hosts, compared with what that path should reach, and the TEP mesh between them. "
+                         "Skip it with Next.")
 
         self.loopback_radio = QRadioButton("Loopback (127.0.0.1)")
         self.netns_radio = QRadioButton("Between network namespaces over a veth pair (needs root)")
-        self.hosts_radio = QRadioButton("Between audited Linux hosts over SSH")
+        self.hosts_radio = QRadioButton("Between audited hosts over SSH")
         self.hosts_radio.setToolTip("TCP_STREAM and TCP_RR between the Linux hosts of the Connect page, every pair; "
-                                    "the plan of every change on each host is shown before anything changes")
+                                    "the TEP mesh between them and the ESXi hosts' TEPs; the plan of every change "
+                                    "on each host is shown before anything changes")
         self.loopback_radio.setChecked(True)
         self.path_group = QButtonGroup(self)
         self.path_group.addButton(self.loopback_radio)
@@ -143,10 +147,12 @@ class BenchmarkPage(TaskPage):
         self.tests_box.addItem("TCP_STREAM + TCP_RR", None)
         self.tests_box.addItem("Quick profile (+ TCP_CRR, UDP_STREAM)", "quick")
         self.tests_box.addItem("Full profile (streams, payload sweep, 3 runs)", "full")
-        self.tests_box.addItem("Only the MTU path check (between hosts, read-only)", MTU_ONLY)
-        self.mtu_box = QCheckBox("Check the MTU path first")
-        self.mtu_box.setToolTip("ping -M do with 1700-byte frames and each sender's interface MTU, every host to every "
-                                "other (read-only); a size that does not pass becomes an error in the hosts' audit")
+        self.tests_box.addItem("Only the TEP mesh (between hosts, read-only)", MTU_ONLY)
+        self.mtu_box = QCheckBox("Check the TEP mesh first (don't-fragment pings at the TEP MTU and 1600 bytes)")
+        self.mtu_box.setToolTip("vmkping ++netstack=vxlan -I vmkN -d from every ESXi TEP, ping -M do from every Linux "
+                                "host, to every other host's TEPs: at the sender's MTU and at 1600 bytes, and at 56 "
+                                "bytes after a size got no reply (read-only); a size that does not pass becomes an "
+                                "error on the TEP vmknic at each end")
         self.mtu_result = message_label(selectable=True)
         self.tests_box.setToolTip("The test catalogue as the reference documents run it (on this machine or between "
                                   "the audited hosts); a test no tool can run says so instead of a figure")
@@ -190,10 +196,15 @@ class BenchmarkPage(TaskPage):
         charts_layout.addWidget(self.latency_chart)
         self.percentile_chart = PercentileChart()
         self.sweep_chart = PayloadSweepChart()
+        # the TEP mesh: one row per pair and frame size (the same table as the CLI, the PDF and the HTML)
+        self.mesh_table = readonly_table(MESH_COLUMNS, single=False)
+        self.mesh_table.horizontalHeader().setStretchLastSection(True)
+        self.mesh_table.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         charts = QTabWidget()
         charts.addTab(measured, "Measured vs expected")
         charts.addTab(self.percentile_chart, "Latency percentiles")
         charts.addTab(self.sweep_chart, "Payload sweep")
+        charts.addTab(self.mesh_table, "TEP mesh")
         self.chart_tabs = charts
 
         self.table = readonly_table(TABLE_COLUMNS, single=False)
@@ -243,15 +254,16 @@ class BenchmarkPage(TaskPage):
             self._show(self.state.bench_report)
 
     def _fill_hosts(self) -> None:
-        """One row per Linux host of the Connect page (ticked), keeping the interfaces already typed."""
+        """One row per SSH host of the Connect page (ticked), keeping the interfaces already typed: Linux hosts and ESXi
+        hosts (these take part in the TEP mesh; tests with them are planned as their plan says)."""
         typed = self.selected_interfaces()
-        specs = [s for s in self.state.ssh_hosts if s.kind == "linux"]
+        specs = [s for s in self.state.ssh_hosts if s.kind in ("linux", "esxi")]
         self.hosts_table.setRowCount(len(specs))
         for row, spec in enumerate(specs):
             use = QTableWidgetItem()
             use.setFlags(Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled)
             use.setCheckState(Qt.CheckState.Checked)
-            name = QTableWidgetItem(spec.spec)
+            name = QTableWidgetItem(spec.spec + (" (ESXi)" if spec.kind == "esxi" else ""))
             name.setFlags(Qt.ItemFlag.ItemIsEnabled)
             name.setData(Qt.ItemDataRole.UserRole, spec)
             iface = QTableWidgetItem(typed.get(spec.source, ""))
@@ -308,8 +320,8 @@ class BenchmarkPage(TaskPage):
                                 f"{words.get(self._shown_path, self._shown_path)} path; run again to measure the "
                                 "path selected now.</i>" if stale else "")
         self.hosts_hint.setText(
-            "Add two or more Linux hosts (SSH) on the Connect page and audit them: their audited facts set the "
-            "expected values." if count < 2 else
+            "Add two or more hosts (SSH: Linux, or ESXi for the TEP mesh) on the Connect page and audit them: their "
+            "audited facts set the expected values." if count < 2 else
             "Each result is compared with what the audited facts of both ends (link speed, MTU, PCIe) or a tc tbf "
             "read on the sender allow; you confirm every change before it is made.")
 
@@ -323,8 +335,8 @@ class BenchmarkPage(TaskPage):
             self._start_prepare()
             return
         if self.mtu_only():
-            self.problems.setText("<b>The MTU path check runs between hosts:</b> choose \"Between audited Linux hosts "
-                                  "over SSH\".")
+            self.problems.setText("<b>The TEP mesh runs between hosts:</b> choose \"Between audited hosts over "
+                                  "SSH\".")
             return
         path, duration, rate = self.selected_path(), float(self.duration.value()), self.selected_rate()
         bench_fn = self.backend.bench
@@ -355,7 +367,7 @@ class BenchmarkPage(TaskPage):
     def _start_prepare(self) -> None:
         specs = [snapshot(s) for s in self.selected_hosts()]
         if len(specs) < 2:
-            self.problems.setText("<b>Tick at least two Linux hosts</b> (add them on the Connect page).")
+            self.problems.setText("<b>Tick at least two hosts</b> (add them on the Connect page).")
             return
         interfaces, duration = self.selected_interfaces(), float(self.duration.value())
         prepare, asker, profile = self.backend.remote_prepare, self.asker, self.selected_profile()
@@ -397,7 +409,7 @@ class BenchmarkPage(TaskPage):
         self._prepared = prepared
         run, audit, store = self.backend.remote_run, self.state.audit, self.state.store
         tests = len(prepared.plan.tests) if prepared.needs_confirmation else 0
-        what = (["Checking the MTU path (read-only)"] if prepared.request.mtu_check else []) + \
+        what = (["Pinging the TEP mesh (read-only)"] if prepared.request.mtu_check else []) + \
             ([f"running {tests} test(s) between the hosts; every change is undone afterwards"] if tests else [])
         status = ", then ".join(what)
         self.run_task(lambda progress, cancel: run(prepared, audit, progress, cancel, store=store),
@@ -431,7 +443,7 @@ class BenchmarkPage(TaskPage):
             self._save_to_history(self.state.audit)
         self._show_mtu(outcome)
         self.progress.end(f"Benchmark finished: {len(report.results)} result(s)"
-                          + (f", {len(outcome.mtu_paths)} MTU path size(s) checked." if outcome and
+                          + (f", {len(outcome.mtu_paths)} TEP mesh ping(s)." if outcome and
                              outcome.request.mtu_check else "."), 1.0)
         self._earlier = []
         self._show(report)
@@ -439,13 +451,33 @@ class BenchmarkPage(TaskPage):
         return report
 
     def _show_mtu(self, outcome: BetweenOutcome | None) -> None:
-        """The MTU check's lines (PASS / FAIL / ????, both ends and the size) and what was recorded in the audit."""
+        """The TEP mesh: its table (one row per pair and frame size, the "TEP mesh" tab, brought to the front), a
+        summary line (passed, failed, not run) and what was recorded in the audit."""
         if outcome is None or not outcome.request.mtu_check:
             self.mtu_result.setText("")
+            self.mesh_table.setRowCount(0)
             return
-        marks = {True: "PASS", False: "<b>FAIL</b>", None: "????"}
-        lines = [f"{marks[r.ok]} {esc(r.line())}" for r in outcome.mtu_paths] or ["no size could be checked"]
-        self.mtu_result.setText("<b>MTU path:</b><br>" + "<br>".join(lines + [esc(n) for n in outcome.notes]))
+        rows = mesh_table(outcome.mtu_paths)
+        self.mesh_table.setRowCount(len(rows))
+        for i, row in enumerate(rows):
+            for col, key in enumerate(MESH_COLUMNS):
+                item = QTableWidgetItem(row[key])
+                item.setToolTip(row[key])
+                if key == "Result" and row[key] == "FAIL":
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                self.mesh_table.setItem(i, col, item)
+        self.chart_tabs.setCurrentWidget(self.mesh_table)
+        for col in range(len(MESH_COLUMNS) - 1):  # both ends whole; the cause takes the rest (whole in its tooltip)
+            self.mesh_table.resizeColumnToContents(col)
+        counts = {w: sum(1 for r in rows if r["Result"] == w) for w in ("PASS", "FAIL", "????")}
+        summary = (f"{counts['PASS']} pass, <b>{counts['FAIL']} FAIL</b>, {counts['????']} did not run"
+                   if rows else "no ping could be sent (no TEP or test address on two hosts)")
+        failed = [r for r in rows if r["Result"] == "FAIL"]
+        first = f"<br>{esc(failed[0]['From'])} → {esc(failed[0]['To'])}: {esc(failed[0]['Cause'])}" if failed else ""
+        self.mtu_result.setText(f"<b>TEP mesh:</b> {summary} (the “TEP mesh” tab below){first}<br>"
+                                + "<br>".join(esc(n) for n in outcome.notes))
 
     def _load_earlier(self, report: Any) -> None:
         """Read the earlier runs of these tests from the history on a worker, then draw them on the charts;

@@ -7,6 +7,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor
 
 from nicadvisor.model.capabilities import (
+    SWITCH_PORT_CATEGORIES, switch_port_cell,
     CAPABILITIES, FAIL, STATUS_ORDER, STATUS_SYMBOL, STATUS_TEXT, UNKNOWN, WARN, Capability, Cell, Row,
     capability_matrix,
 )
@@ -92,16 +93,18 @@ class CapabilityTableModel(QAbstractTableModel):
         super().__init__(parent)
         self.rows: list[Row] = []
         self.pnics: list[Any] = []
+        self.switch_ports: list[str] = []
 
     def set_audit(self, audit: Any) -> None:
         """Rebuild from an ``Audit`` (None clears): rows of every host's physical pNICs."""
         self.beginResetModel()
-        self.rows, self.pnics = [], []
+        self.rows, self.pnics, self.switch_ports = [], [], []
         if audit is not None:
             for host in audit.hosts:
                 for row in capability_matrix(host, audit.findings):
                     self.rows.append(row)
                     self.pnics.append(host.pnic(row.pnic))
+                    self.switch_ports.append(switch_port_cell(host, self.pnics[-1]))  # LLDP/CDP, for the tooltips
         self.endResetModel()
 
     def cell(self, index: QModelIndex) -> Cell | None:
@@ -136,7 +139,7 @@ class CapabilityTableModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.DisplayRole:
                 return f"{row.host}\n{row.pnic}"
             if role == Qt.ItemDataRole.ToolTipRole:
-                return f"{row.host}/{row.pnic}"
+                return f"{row.host}/{row.pnic}\nSwitch port: {self.switch_ports[index.row()]}"
             if role == SortRole:
                 return (natural_key(row.host), natural_key(row.pnic))
             return None
@@ -149,6 +152,8 @@ class CapabilityTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             lines = [f"{cap.title}: {STATUS_TEXT[cell.status]}", cell.text, cell.reason]
             lines += [f"{f.severity.value}: {f.title} ({f.target})" for f in cell.findings]
+            if cap.key in SWITCH_PORT_CATEGORIES:  # its fix is also on the physical switch port
+                lines.append(f"Switch port: {self.switch_ports[index.row()]}")
             return "\n".join(lines)
         if role == SortRole:
             return STATUS_ORDER.index(cell.status)

@@ -21,6 +21,8 @@ import re
 from typing import Any
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, hex4, norm_pci, to_int
+from nicadvisor.parsers.api.network_hints import cdp_neighbor, lldp_neighbor
+from nicadvisor.parsers.neighbor import Neighbor, record_neighbors
 from nicadvisor.parsers.registry import register
 from nicadvisor.parsers.esxi.vsish import read_pyish_all, real_nic_name
 
@@ -226,7 +228,8 @@ def parse_vmnic_info(text: str, cmd: CommandLine) -> ParseResult:
     Per ``vmnic_details`` entry: ``description`` (``adapter``), ``driver``,
     ``link_speed_mbps`` and ``link_up`` True (``actual_speed`` > 0, Mbit/s; the API leaves the speed unset
     when the link is down), ``duplex`` (``actual_duplex``), ``pci_address`` (``location``), ``mac`` (unless
-    masked). ``dvswitch``/``vswitch`` maps → switch ``uplinks`` and ``kind``. Each entry is also a record.
+    masked), the ``neighbor_*`` facts from ``lldp_info``/``cdp_info`` (:func:`vmnic_neighbors`).
+    ``dvswitch``/``vswitch`` maps → switch ``uplinks`` and ``kind``. Each entry is also a record.
     Never raises: what cannot be read is skipped and noted.
     """
     result = ParseResult(family="vmware_host_vmnic_info")
@@ -254,6 +257,7 @@ def parse_vmnic_info(text: str, cmd: CommandLine) -> ParseResult:
 
 def _record_vmnic_detail(result: ParseResult, text: str, name: str, d: dict[str, Any]) -> None:
     result.records.append({"kind": "vmnic_details", **d})
+    record_neighbors(result, vmnic_neighbors(text, name, d))
     if isinstance(d.get("adapter"), str) and d["adapter"]:
         result.pnic(name, "description", d["adapter"], _json_line(text, "adapter", d["adapter"]))
     driver = d.get("driver")
@@ -280,3 +284,20 @@ def _record_vmnic_detail(result: ParseResult, text: str, name: str, d: dict[str,
     mac = d.get("mac")
     if isinstance(mac, str) and _MAC_RE.fullmatch(mac):
         result.pnic(name, "mac", mac.lower(), _json_line(text, "mac", mac))
+
+
+def vmnic_neighbors(text: str, name: str, d: dict[str, Any]) -> list[Neighbor]:
+    """The LLDP/CDP neighbour of one ``vmnic_details`` entry: ``lldp_info`` is the module's map of
+    ``lldpInfo.parameter`` (``System Name``, ``Port Description``, ``MTU``, ``Vlan ID``; the module keeps no port
+    ID), ``cdp_info`` its ``connectedSwitchPort`` (``devId``, ``portId``, ``mtu``, ``vlan``); ``"N/A"`` = none
+    heard. Evidence: the output line holding each value."""
+    def line(_nic: str, path: str, value: Any) -> str:
+        key = path.rsplit(".", 1)[-1]
+        return _json_line(text, key, value) if key not in ("lldpInfo", "connectedSwitchPort") else f"{name} {path}"
+
+    out = []
+    if isinstance(d.get("lldp_info"), dict):
+        out.append(lldp_neighbor(name, {"parameter": d["lldp_info"]}, line))
+    if isinstance(d.get("cdp_info"), dict):
+        out.append(cdp_neighbor(name, d["cdp_info"], line))
+    return out

@@ -1,5 +1,6 @@
-"""ESXi ``vmkping`` (end-to-end MTU test with DF set, nic-data-sources.md §5), and its equivalent over the vSphere
-API, ``esxcli network diag ping`` (:func:`ping_facts`: its answer read into a record of the same shape).
+"""ESXi ``vmkping`` (end-to-end MTU test with DF set, nic-data-sources.md §5; also as ``ping ++netstack=…``, the same
+program, shared/design/research/esxi-public/4_vmkping.md §4.1), and its equivalent over the vSphere API, ``esxcli
+network diag ping`` (:func:`ping_facts`: its answer read into a record of the same shape).
 
 ``vmkping [-I vmkN] -d -s SIZE HOST`` with SIZE = MTU − 28 (8972 for 9000) tests that a jumbo frame
 crosses the path without fragmentation. Failure modes (§5): a too small LOCAL MTU gives
@@ -49,7 +50,21 @@ def _argv_facts(argv: tuple[str, ...]) -> dict[str, object]:
     return out
 
 
-@register(r"^vmkping\b", "vmkping")
+def read_ping_text(text: str) -> dict[str, object]:
+    """The outcome in an ESXi ``vmkping``/``ping`` output: ``{"size": payload bytes from the ``PING … N data
+    bytes`` line or None, "sent", "received" (None without the statistics line), "loss_pct", "error": the first
+    ``sendto() failed (…)`` reason (``"Message too long"``) or None}``. Pure; never raises."""
+    ping = _PING_RE.search(text)
+    stats = _STATS_RE.search(text)
+    err = _ERROR_RE.search(text)
+    return {"size": int(ping.group("size")) if ping else None,
+            "sent": int(stats.group("sent")) if stats else None,
+            "received": int(stats.group("recv")) if stats else None,
+            "loss_pct": float(stats.group("loss")) if stats else None,
+            "error": err.group("err") if err else None}
+
+
+@register(r"^(?:vmkping\b|ping \+\+netstack=)", "vmkping")  # ESXi's ping on a netstack is vmkping
 def parse_vmkping(text: str, cmd: CommandLine) -> ParseResult:
     """Read a ``vmkping`` run into one record.
 
