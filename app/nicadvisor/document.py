@@ -27,7 +27,7 @@ import dataclasses
 import enum
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from nicadvisor.model.audit import Audit
@@ -121,17 +121,21 @@ def plain(value: Any) -> Any:
     return value
 
 
-def object_to_dict(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+def object_to_dict(obj: Any, skip: tuple[str, ...] = (),
+                   source: Callable[[str], str] | None = None) -> dict[str, Any]:
     """Every dataclass field of ``obj`` (a model object with an ``evidence`` map) except ``skip``.
 
-    ``evidence`` becomes ``{field: {"command", "line", "source"}}``. Returns a new dict of JSON-safe values.
+    ``evidence`` becomes ``{field: {"command", "line", "source"}}``, each source through ``source`` when given (the
+    JSON export names it relative to the inputs given; the audit history keeps it as read). Returns a new dict of
+    JSON-safe values.
     """
     out: dict[str, Any] = {}
     for f in dataclasses.fields(obj):
         if f.name in skip or f.name == "evidence":
             continue
         out[f.name] = plain(getattr(obj, f.name))
-    out["evidence"] = {name: ev.to_dict() for name, ev in sorted(obj.evidence.items())}
+    out["evidence"] = {name: ev.to_dict() if source is None else {**ev.to_dict(), "source": source(ev.source)}
+                       for name, ev in sorted(obj.evidence.items())}
     return out
 
 
@@ -157,14 +161,17 @@ DERIVED_BENCH_KEYS = ("verdict", "comparison")
 
 
 
-def host_to_doc(host: Host) -> dict[str, Any]:
-    """One host as its JSON-export shape without ``capabilities`` (those depend on the findings).
+def host_to_doc(host: Host, source: Callable[[str], str] | None = None) -> dict[str, Any]:
+    """One host as its JSON-export shape without ``capabilities`` (those depend on the findings); its ``inputs`` and
+    every evidence source through ``source`` when given (see :func:`object_to_dict`).
 
     Returns a new dict of JSON-safe values (see the module docstring for the shape).
     """
-    out = object_to_dict(host, skip=(*HOST_COLLECTIONS, "not_run", "path_tests"))
+    out = object_to_dict(host, skip=(*HOST_COLLECTIONS, "not_run", "path_tests"), source=source)
+    if source is not None:
+        out["inputs"] = [source(i) for i in host.inputs]
     for name in HOST_COLLECTIONS:
-        out[name] = [object_to_dict(item) for item in getattr(host, name)]
+        out[name] = [object_to_dict(item, source=source) for item in getattr(host, name)]
     out["not_run"] = [n.to_dict() for n in host.not_run]
     out["path_tests"] = [plain(t.to_dict()) for t in host.path_tests]
     return out
@@ -301,6 +308,7 @@ def finding_from_dict(doc: Any, where: str = "finding") -> Finding:
         category=_text(d, "category", where, ""),
         facts=tuple(str(n) for n in _list(d, "facts", where)),
         overlay_role=_text(d, "overlay_role", where, ""), full_severity=full, rollback=_text(d, "rollback", where, ""),
+        change=_text(d, "change", where, ""), verify=_text(d, "verify", where, ""),
     )
 
 

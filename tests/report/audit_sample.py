@@ -189,12 +189,15 @@ def build_audit() -> Audit:
         inputs_not_understood=[InputProblem(UNDERSTOOD_SOURCE, "no parser for command 'esxcli network nic foo'",
                                             "esxcli network nic foo")],
         benchmarks=[
+            # between the two audited hosts: results that measured them (reports chart them)
             FakeBench({"test": "TCP_STREAM", "tool": "agent", "path": "veth pair (namespaces)",
+                       "client": "esxi-a", "server": "lnx-1",
                        "throughput_gbps": 14.4, "transactions_per_s": None, "latency_us": None, "duration_s": 10.0,
                        "expected": {"value": 17.8, "unit": "Gbit/s",
                                     "basis": "netperf on the same veth pair (performance-baselines.md §0)"},
                        "raw": "", "command": ["nicadvisor-agent", "stream", "-t", "10"]}),
             FakeBench({"test": "TCP_RR", "tool": "netperf", "path": "veth pair (namespaces)",
+                       "client": "esxi-a", "server": "lnx-1",
                        "throughput_gbps": None, "transactions_per_s": 17800.0, "latency_us": 56.0, "duration_s": 10.0,
                        "expected": {"value": 54.0, "unit": "µs",
                                     "basis": "netperf TCP_RR on loopback (performance-baselines.md §0)"},

@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 
-from audit_sample import CX6_PCI, LNKCAP, NIC_LIST_CMD, NIC_LIST_HEADER, VMNIC0, VMNIC2, build_audit
+from audit_sample import CX6_PCI, LNKCAP, LSPCI_SRC, NIC_LIST, NIC_LIST_CMD, NIC_LIST_HEADER, VMNIC0, VMNIC2, build_audit
 from nicadvisor.model import Finding, PhysicalNic, Severity
 from nicadvisor.model.capabilities import CAPABILITIES
 from nicadvisor.report import write_csv, write_inventory_csv
@@ -29,12 +29,15 @@ def test_checklist_csv_one_row_per_finding_most_severe_first(audit, tmp_path):
     assert (first["host"], first["target"], first["rule_id"]) == ("esxi-a", "esxi-a/vmnic2", "MTU-PNIC-001")
     assert first["title"] == "pNIC MTU below the Geneve minimum"
     assert first["recommendation"].startswith("Set the MTU of the switch carrying vmnic2 to 1700 bytes")
-    # evidence keeps the raw multi-line output after "command: "
-    assert first["evidence"] == f"{NIC_LIST_CMD}: {NIC_LIST_HEADER}\n{VMNIC2}"
-    assert first["references"] == "nic-data-sources.md §5; nsx-t-performance-on-intel.txt §1.3.2"
+    # evidence keeps its source file (relative to the inputs) and the raw multi-line output after "command [source]: "
+    assert first["evidence"] == f"{NIC_LIST_CMD} [{NIC_LIST}]: {NIC_LIST_HEADER}\n{VMNIC2}"
+    # references by title, version and address, never by the project's internal file name
+    assert "nsx-t-performance-on-intel.txt" not in first["references"]
+    assert ("VMware NSX-T Data Center: Performance considerations on Intel platforms. white paper, 2020 (NSX-T 3.0)."
+            in first["references"]) and "§1.3.2" in first["references"]
     by_rule = {r["rule_id"]: r for r in rows}
-    assert by_rule["LINK-SPEED-002"]["evidence"] == f"{NIC_LIST_CMD}: {VMNIC0}"
-    assert by_rule["PCIE-LINK-003"]["evidence"] == f"lspci -vv: {LNKCAP}"
+    assert by_rule["LINK-SPEED-002"]["evidence"] == f"{NIC_LIST_CMD} [{NIC_LIST}]: {VMNIC0}"
+    assert by_rule["PCIE-LINK-003"]["evidence"] == f"lspci -vv [{LSPCI_SRC}]: {LNKCAP}"
     assert by_rule["PCIE-LINK-003"]["target"] == f"lnx-1/{CX6_PCI}"
     assert by_rule["INPUT-COVERAGE"]["evidence"] == "" and by_rule["INPUT-COVERAGE"]["host"] == ""
 
@@ -54,13 +57,16 @@ def test_checklist_csv_neutralises_formulas(tmp_path):
     assert row["title"] == "'=HYPERLINK(\"http://x\")"
     assert row["message"] == "'+1 more"
     assert row["recommendation"] == "'-cmd|' /C calc'!A0"
-    assert row["references"] == "'@ref"
+    assert row["references"] == "'@ref."
 
 
 def test_inventory_csv_one_row_per_pnic_with_facts_and_statuses(audit, tmp_path):
     header, rows = _read(write_inventory_csv(audit, tmp_path / "inventory.csv"))
     fields = [f.name for f in dataclasses.fields(PhysicalNic) if f.name != "evidence"]
-    assert header == ["host"] + fields + [f"{c.key}_status" for c in CAPABILITIES] + ["host_verdict", "switch_port"]
+    # the model's order, without the fact columns no pNIC of this audit filled
+    filled = [f for f in fields if f == "name" or any(getattr(p, f) is not None for h in audit.hosts for p in h.pnics)]
+    assert header == ["host"] + filled + [f"{c.key}_status" for c in CAPABILITIES] + ["host_verdict", "switch_port"]
+    assert "ens_interrupt_capable" not in header and "legacy_vmklinux" not in header
     assert [(r["host"], r["name"]) for r in rows] == [
         ("esxi-a", "vmnic0"), ("esxi-a", "vmnic2"), ("esxi-a", "vmnic3"), ("esxi-a", "vusb0"),
         ("lnx-1", "enp2s0"), ("lnx-1", CX6_PCI)]
@@ -101,3 +107,15 @@ def test_verdict_csv_says_the_one_verdict_even_when_nothing_was_read(audit, tmp_
     _, inventory = _read(write_inventory_csv(audit, tmp_path / "i.csv"))
     labels = {h.host: h.label for h in v.hosts}
     assert all(r["host_verdict"] == labels[r["host"]] for r in inventory)
+
+
+def test_inventory_of_the_demo_names_the_flagged_legacy_driver_and_drops_empty_columns(tmp_path):
+    """Issue 19 §1: the demo's inventory had ten columns empty in every row, and legacy_vmklinux empty for the
+    bnx2x pNIC the legacy-driver rule flags."""
+    from nicadvisor.services.audit import AuditRequest, run_audit
+
+    header, rows = _read(write_inventory_csv(run_audit(AuditRequest(demo=True)), tmp_path / "inv.csv"))
+    assert all(any(r[c] for r in rows) for c in header if not c.endswith("_status"))
+    bnx2x = next(r for r in rows if r["driver"] == "bnx2x")
+    assert (bnx2x["host"], bnx2x["name"], bnx2x["legacy_vmklinux"]) == ("esxi-pasek-bnx2x", "vmnic4", "true")
+    assert all(r["legacy_vmklinux"] == "" for r in rows if r["driver"] != "bnx2x")

@@ -67,6 +67,7 @@ def test_html_has_the_summary_top_actions_charts_and_readable_benchmarks():
     from nicadvisor.report.remediation import TOP_ACTIONS, remediation_plan
 
     audit = build_audit()
+    audit.inputs.append("local")  # this machine is audited: its loopback run is about an audited host
     audit.benchmarks = [BenchResult(test="TCP_RR", tool="netperf", path="loopback", throughput_gbps=None,
                                     transactions_per_s=17970.01, latency_us=57.98107126754971, duration_s=1.0,
                                     expected=None, raw="", command="netperf -t omni",

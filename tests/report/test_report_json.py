@@ -242,6 +242,7 @@ def test_real_bench_results_validate_and_reach_the_pdf(tmp_path):
     """The bench package's BenchResult (netperf TCP_RR on a veth pair: performance-baselines.md §0)."""
     results = pytest.importorskip("nicadvisor.bench.results")
     a = build_audit()
+    a.inputs.append("local")  # this machine is audited: its netns run measured an audited host
     a.benchmarks = [results.BenchResult(
         test="TCP_RR", tool="netperf", path="netns", throughput_gbps=None, transactions_per_s=17800.0,
         latency_us=56.0, duration_s=10.0,

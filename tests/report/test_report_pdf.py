@@ -49,7 +49,7 @@ def test_pdf_holds_summary_plan_hosts_benchmarks_and_appendix(audit, pdf):
     assert "2026-11-21T10:00:00+00:00" in first
     assert "Scope: 2 host(s)" in first and "Inputs (8)" in first
     assert "Verdict and scorecard per host" in first and "Top remediation actions" in first
-    assert "esxi-a ✖ NOT READY 1 error finding (vmnic2)" in first
+    assert "esxi-a ESXi 8.0 U2 ✖ NOT READY 1 error finding (vmnic2)" in first  # the host row names its release
     for host in ("esxi-a", "lnx-1"):
         assert f"Host {host}" in text
     # capability matrix: every column title, every physical pNIC, symbol AND word in cells
@@ -107,7 +107,8 @@ def test_pdf_form_fields_and_bookmarks_read_back(audit, pdf):
     assert fields["item1.done"]["/FT"] == "/Btn" and fields["item1.owner"]["/FT"] == "/Tx"
     titles = [o.title for o in reader.outline if not isinstance(o, list)]
     assert titles[0] == DEFAULT_TITLE
-    assert {"Remediation plan", "Host esxi-a", "Host lnx-1", "Benchmarks", "Appendix: inputs read"} <= set(titles)
+    assert {"Remediation plan", "Host esxi-a · ESXi 8.0 U2 (8.0.2, build 22380479)", "Host lnx-1 · Linux", "Benchmarks",
+            "Appendix: inputs read"} <= set(titles)
 
 
 def test_pdf_text_is_at_least_8_points(pdf):

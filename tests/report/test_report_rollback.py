@@ -36,7 +36,7 @@ def test_plan_pdf_html_and_csv_show_rollback_and_conditional(tmp_path):
     audit = run_audit(AuditRequest(demo=True))
     plan = remediation_plan(audit)
     mtu = next(i for i in plan if i.rule_id == "pnic-mtu-below-1600")
-    assert mtu.conditional and mtu.rollback.startswith(f"Set the MTU of {mtu.recommendation_for.split('/')[-1]} ")
+    assert mtu.conditional and "esxcli network vswitch standard set -v <switch name> -m 1500" in mtu.rollback
     # a conditional error ranks right after the real errors, before plain warnings
     ranks = [(i.severity.rank, min((f.full_severity or f.severity).rank for f in i.findings)) for i in plan]
     assert ranks == sorted(ranks)
@@ -44,14 +44,18 @@ def test_plan_pdf_html_and_csv_show_rollback_and_conditional(tmp_path):
     pdf = write_pdf(audit, tmp_path / "a.pdf")
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     flat = " ".join(text.split())
-    assert "Roll back: Set the MTU of" in flat and "Conditional: no TEP or NSX host switch is known" in flat
+    assert "Roll back a standard vSwitch: esxcli network vswitch standard set -v <switch name> -m 1500" in flat
+    assert "Conditional: no TEP or NSX host switch is known" in flat
 
     html = write_html(audit, tmp_path / "a.html").read_text(encoding="utf-8")
-    assert "<b>Roll back:</b> Set the MTU of" in html and "<b>Conditional:</b>" in html
+    assert ("<th>Roll back</th><td><pre>a standard vSwitch: esxcli network vswitch standard set -v &lt;switch name&gt; "
+            "-m 1500") in html and "<b>Conditional:</b>" in html
 
     write_csv(audit, tmp_path / "a.csv")
     with open(tmp_path / "a.csv", encoding="utf-8-sig", newline="") as fh:
         rows = list(csv.DictReader(fh))
     row = next(r for r in rows if r["rule_id"] == "pnic-mtu-below-1600")
-    assert row["severity"] == "warning" and row["full_severity"] == "error" and row["rollback"].startswith("Set the MTU")
+    assert row["severity"] == "warning" and row["full_severity"] == "error"
+    assert row["rollback"].startswith("a standard vSwitch: esxcli network vswitch standard set -v <switch name> -m 1500")
+    assert row["change"].startswith("Manual: the audit read no switch") and "vmkping ++netstack=vxlan" in row["verify"]
     assert all(r["full_severity"] == "" for r in rows if r["rule_id"] == "legacy-vmklinux-driver")

@@ -119,12 +119,16 @@ def test_listed_device_driver_and_firmware(snapshot):
 def test_firmware_not_the_listed_pair(snapshot):
     f = _only(guide_findings([_bcm("236.1.128.0", "23.31.18.10")], snapshot), "guide-firmware-not-listed")
     assert f.severity is Severity.WARNING and "36.11.55.00, 36.11.73.00" in f.message
+    assert f.change.startswith("Manual: NIC firmware is written with the vendor's update tool") and f.rollback
 
 
 def test_driver_version_not_listed_names_the_listed_ones(snapshot):
     f = _only(guide_findings([_bcm("230.0.1.0", "23.31.18.10")], snapshot), "guide-driver-not-listed")
     assert f.severity is Severity.WARNING and "229.0.146.0-1OEM.800" in f.message
     assert "bnxtroce 238.1.122.0-1OEM.800" in f.recommendation  # the newest listed version
+    # the exact install of that version, its check and the install of the version read as the roll-back
+    assert f.change.startswith("esxcli software vib install -d /vmfs/volumes/<datastore>/<bnxtroce 238.1.122.0-1OEM.800")
+    assert "230.0.1.0" in f.rollback and f.verify.startswith("esxcli network nic get -n ")
 
 
 def test_device_not_listed_for_the_hosts_release(tmp_path):

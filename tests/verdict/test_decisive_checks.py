@@ -25,6 +25,7 @@ from capturetools import FULLY_READ_PNIC, fully_read
 from nicadvisor.cli import main
 from nicadvisor.model import Audit, Host, PhysicalNic, Severity, Switch, VmkernelNic
 from nicadvisor.model.readiness import DECISIVE_CHECKS, commands_for
+from nicadvisor.model.references import reference_of
 from nicadvisor.model.verdict import NOT_RATED, NOT_READY, READY, coverage_of, host_verdict
 from nicadvisor.report import audit_to_dict, validate_document
 from nicadvisor.report.html_export import to_html
@@ -186,12 +187,15 @@ def test_demo_lab_ready_only_when_decided_and_every_other_host_lists_what_it_lac
     first = pages[0]
     assert "Decisive checks not made" in first and first.index("Decisive checks not made") < first.index("Scope:")
     text = " ".join(pages)
-    assert "What READY needs: the decisive checks" in text and all(c.reference.split(" §")[0] in text
-                                                                    for c in DECISIVE_CHECKS)
+    # each check's document by its title in the reference list, never by its internal file name (issue 19 §1)
+    flat = " ".join(text.split())
+    assert "What READY needs: the decisive checks" in text and all(
+        reference_of(c.reference.split(" §")[0]).title in flat and c.reference.split(" §")[0] not in flat
+        for c in DECISIVE_CHECKS)
     assert "Finish this audit" in text and "cat /sys/class/net/em1/mtu" in text and "release not read (run vmware -vl)" in text
     html = (tmp_path / "a.html").read_text()
     assert 'id="decisive-checks"' in html and '<pre class="evidence finish">' + "\n".join(E810) + '</pre>' in html
-    assert "ESXi release: not read (run vmware -vl)" in html
+    assert "ESXi release not read (run vmware -vl)" in html  # in the host's heading
 
 
 def test_the_release_is_on_every_view_and_named_by_every_compatibility_finding(tmp_path, capsys):
@@ -205,7 +209,7 @@ def test_the_release_is_on_every_view_and_named_by_every_compatibility_finding(t
     assert f"macm (esxi, ESXi release {text}): 2 pNICs" in out
     doc = json.loads((tmp_path / "a.json").read_text())
     assert doc["hosts"][0]["release"] == {"label": "ESXi 6.0", "text": text}
-    assert f"release {text}" in " ".join(p.extract_text() for p in PdfReader(tmp_path / "a.pdf").pages)
+    assert f"Host macm · {text}" in " ".join(p.extract_text() for p in PdfReader(tmp_path / "a.pdf").pages)
     assert text in to_html(run_audit(AuditRequest(capture_paths=(str(folder),)))).replace("&nbsp;", " ")
 
 

@@ -482,8 +482,10 @@ class Finding:
     finding that read a pNIC's ``geneve_rx_filter == false`` also decides the Rx filter column).
     ``overlay_role`` is the pNIC's :meth:`Host.overlay_role` for a rule about overlay traffic (``""`` for other
     rules); ``full_severity`` is the rule's severity when the finding was lowered one step because that role is
-    only ``possible`` (its message then starts "If <pNIC> will carry overlay traffic"); ``rollback`` how to undo
-    the recommended change (empty when the rule gives none).
+    only ``possible`` (its message then starts "If <pNIC> will carry overlay traffic"); ``change`` the exact change
+    to type (ESXi shell, PowerCLI, NSX API or UI path, with the host's own names; or "Manual: …" saying why no
+    command can do it), ``verify`` how to check it took, ``rollback`` how to undo it (each empty when the rule
+    gives none).
     """
 
     rule_id: str
@@ -501,6 +503,8 @@ class Finding:
     overlay_role: str = ""
     full_severity: Severity | None = None
     rollback: str = ""
+    change: str = ""
+    verify: str = ""
 
     def __post_init__(self) -> None:
         if not self.target:
@@ -524,7 +528,7 @@ class Finding:
             "evidence": [e.to_dict() for e in self.evidence], "category": self.category,
             "facts": list(self.facts), "overlay_role": self.overlay_role,
             "full_severity": self.full_severity.value if self.full_severity is not None else None,
-            "rollback": self.rollback,
+            "rollback": self.rollback, "change": self.change, "verify": self.verify,
         }
 
 

@@ -433,8 +433,11 @@ class ColumnShare:
 def decided_shares(hosts: list[Host], findings: list[Finding]) -> list[ColumnShare]:
     """The share of decided cells per capability-matrix column over ``hosts`` (the audit summary's line)."""
     counts = {c.key: [0, 0] for c in CAPABILITIES}
+    by_host: dict[str, list[Finding]] = {}
+    for f in findings:  # each host's own findings, once: a per-host filter of all of them is quadratic in a fleet
+        by_host.setdefault(f.host, []).append(f)
     for host in hosts:
-        for row in capability_matrix(host, findings):
+        for row in capability_matrix(host, by_host.get(host.name, [])):
             for key, cell in row.cells.items():
                 counts[key][1] += 1
                 counts[key][0] += cell.status != UNKNOWN

@@ -365,7 +365,10 @@ def unread_inputs_of(audit: Audit, host: Host) -> list[str]:
 def verdict_of(audit: Audit) -> Verdict:
     """The verdict of ``audit`` (see the module docstring for the rules). Pure; never raises."""
     findings = list(audit.findings)
-    hosts = tuple(host_verdict(h, findings) for h in audit.hosts)
+    by_host: dict[str, list[Any]] = {}
+    for f in findings:  # each host's own findings, once: a per-host filter of all of them is quadratic in a fleet
+        by_host.setdefault(f.host, []).append(f)
+    hosts = tuple(host_verdict(h, by_host.get(h.name, [])) for h in audit.hosts)
     # a READY host beside a file of its own that could not be read (too large, unreadable) is not rated: that file
     # may hold the outputs that decide it
     by_name = {h.name: h for h in audit.hosts}

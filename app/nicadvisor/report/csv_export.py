@@ -17,17 +17,19 @@ import re
 from pathlib import Path
 from typing import Any
 
-from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix, switch_port_cell
 from nicadvisor.model.audit import Audit
+from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix, switch_port_cell
 from nicadvisor.model.entities import Finding, PhysicalNic
+from nicadvisor.model.references import citations
 from nicadvisor.report.json_export import atomic_write, benchmark_entry
+from nicadvisor.report.remediation import display_source, input_roots
 
 ENCODING = "utf-8-sig"
 
 #: Columns of :func:`write_csv`, in order.
 CHECKLIST_COLUMNS = (
-    "done", "severity", "host", "target", "rule_id", "title", "message", "recommendation", "rollback",
-    "full_severity", "evidence", "references",
+    "done", "severity", "host", "target", "rule_id", "title", "message", "recommendation", "change", "verify",
+    "rollback", "full_severity", "evidence", "references",
 )
 
 #: Every formula lead character OWASP lists (CSV injection): = + - @ tab carriage-return.
@@ -61,19 +63,28 @@ def _cell(value: Any) -> str:
     return _safe(str(value))
 
 
-def _evidence_text(finding: Finding) -> str:
-    """The finding's evidence as ``command: line`` entries, one per line."""
-    return "\n".join(f"{e.command}: {e.line}" for e in finding.evidence)
+def _evidence_text(finding: Finding, roots: list[str]) -> str:
+    """The finding's evidence as ``command [source]: line`` entries, one per line; the source relative to the input
+    folders (:func:`nicadvisor.report.remediation.display_source`)."""
+    return "\n".join(f"{e.command} [{display_source(e.source, roots)}]: {e.line}" if e.source else
+                     f"{e.command}: {e.line}" for e in finding.evidence)
+
+
+def _references_text(finding: Finding) -> str:
+    """Each document the finding cites as ``Title. Version. Publisher. §section. URL``, joined by ``; ``
+    (:mod:`nicadvisor.model.references`: no internal file names)."""
+    return "; ".join(c.text() for c in citations(finding.references))
 
 
 def checklist_rows(audit: Audit) -> list[dict[str, str]]:
     """One dict per finding (keys :data:`CHECKLIST_COLUMNS`), most severe first, then by host and target.
 
-    ``done`` is empty (to be ticked by the reader); ``rollback`` undoes the recommendation ("" when the rule gives
-    none); ``full_severity`` is set when the finding holds only if its pNIC carries the overlay and was lowered
-    from it; ``evidence`` holds ``command: line`` entries separated by
-    newlines; ``references`` are joined by ``; ``.
+    ``done`` is empty (to be ticked by the reader); ``change`` is the exact change (or "Manual: …"), ``verify`` how to
+    check it, ``rollback`` how to undo it ("" when the rule gives none); ``full_severity`` is set when the finding
+    holds only if its pNIC carries the overlay and was lowered from it; ``evidence`` holds ``command [source]: line``
+    entries separated by newlines; ``references`` the cited documents by title, version and URL, joined by ``; ``.
     """
+    roots = input_roots(audit)
     ordered = sorted(audit.findings, key=lambda f: (f.severity.rank, f.host, f.target))
     return [
         {
@@ -85,10 +96,12 @@ def checklist_rows(audit: Audit) -> list[dict[str, str]]:
             "title": _safe(f.title),
             "message": _safe(f.message),
             "recommendation": _safe(f.recommendation),
+            "change": _safe(f.change),
+            "verify": _safe(f.verify),
             "rollback": _safe(f.rollback),
             "full_severity": f.full_severity.value if f.full_severity is not None else "",
-            "evidence": _safe(_evidence_text(f)),
-            "references": _cell(list(f.references)),
+            "evidence": _safe(_evidence_text(f, roots)),
+            "references": _safe(_references_text(f)),
         }
         for f in ordered
     ]
@@ -135,25 +148,44 @@ def verdict_rows(audit: Audit) -> list[dict[str, str]]:
     return rows
 
 
-def inventory_columns() -> tuple[str, ...]:
+def inventory_columns(rows: list[dict[str, str]] | None = None) -> tuple[str, ...]:
     """Columns of :func:`write_inventory_csv`: ``host``, every PhysicalNic field (model order, without
     ``evidence``), ``<capability key>_status`` for each capability-matrix column, then ``host_verdict`` (READY /
     NOT READY / NOT RATED) and ``switch_port`` (where the pNIC is cabled, or the command that reads it:
-    :func:`nicadvisor.model.capabilities.switch_port_cell`; last, so that the earlier columns keep their places)."""
+    :func:`nicadvisor.model.capabilities.switch_port_cell`; last, so that the earlier columns keep their places). Given
+    the ``rows`` of an export, a fact column empty in every row is left out (a column no input of this audit filled
+    says nothing); ``host``, ``name``, the statuses, the verdict and ``switch_port`` stay."""
     fields = tuple(f.name for f in dataclasses.fields(PhysicalNic) if f.name != "evidence")
-    return ("host",) + fields + tuple(f"{c.key}_status" for c in CAPABILITIES) + ("host_verdict", "switch_port")
+    columns = ("host",) + fields + tuple(f"{c.key}_status" for c in CAPABILITIES) + ("host_verdict", "switch_port")
+    if rows is None:
+        return columns
+    kept = {"host", "name", "host_verdict", "switch_port"} | {f"{c.key}_status" for c in CAPABILITIES}
+    return tuple(c for c in columns if c in kept or any(r.get(c) for r in rows))
+
+
+#: The rule whose finding on a pNIC says its driver is a legacy vmklinux one (rules/link_driver.yaml).
+LEGACY_DRIVER_RULE = "legacy-vmklinux-driver"
 
 
 def inventory_rows(audit: Audit) -> list[dict[str, str]]:
-    """One dict per pNIC of every host (pseudo devices included, with empty capability statuses)."""
+    """One dict per pNIC of every host (pseudo devices included, with empty capability statuses).
+    ``legacy_vmklinux`` is ``true`` for a pNIC the rule ``legacy-vmklinux-driver`` flagged (its driver is a vmklinux
+    one) when the inputs did not say it themselves."""
     rows = []
     labels = {h.host: h.label for h in audit.verdict.hosts}
+    by_host: dict[str, list[Finding]] = {}
+    for f in audit.findings:
+        by_host.setdefault(f.host, []).append(f)
     for host in audit.hosts:
-        matrix = {r.pnic: r for r in capability_matrix(host, list(audit.findings))}
+        mine = by_host.get(host.name, [])
+        matrix = {r.pnic: r for r in capability_matrix(host, mine)}
+        legacy = {f.obj for f in mine if f.rule_id == LEGACY_DRIVER_RULE}
         for pnic in host.pnics:
             row = {"host": _safe(host.name), "host_verdict": labels.get(host.name, ""),
                    "switch_port": _safe(switch_port_cell(host, pnic)) if pnic.is_physical is not False else ""}
             row.update({name: _cell(value) for name, value in pnic.facts().items()})
+            if pnic.legacy_vmklinux is None and pnic.name in legacy:
+                row["legacy_vmklinux"] = "true"
             cells = matrix[pnic.name].cells if pnic.is_physical is not False and pnic.name in matrix else {}
             for cap in CAPABILITIES:
                 row[f"{cap.key}_status"] = cells[cap.key].status if cap.key in cells else ""
@@ -178,10 +210,12 @@ def write_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:
 
 
 def write_inventory_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:
-    """Write the pNIC inventory: header :func:`inventory_columns`, one row per pNIC with its facts in model
-    units (``link_speed_mbps`` Mbit/s, ``mtu`` bytes, ``pcie_*_gts`` GT/s, ``coalesce_*_usecs`` µs).
+    """Write the pNIC inventory: header :func:`inventory_columns` (without the fact columns no row fills), one row
+    per pNIC with its facts in model units (``link_speed_mbps`` Mbit/s, ``mtu`` bytes, ``pcie_*_gts`` GT/s, ``coalesce_*_usecs`` µs).
     Replaces ``path`` atomically; returns it. Raises OSError if unwritable."""
-    return _write_rows(path, inventory_columns(), inventory_rows(audit))
+    rows = inventory_rows(audit)
+    columns = inventory_columns(rows)
+    return _write_rows(path, columns, [{c: row.get(c, "") for c in columns} for row in rows])
 
 
 def write_verdict_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:

@@ -1,33 +1,49 @@
-"""The audit as one self-contained HTML page (for mail and wikis): the same content as the PDF checklist —
-the verdict with its causes, the verdict and scorecard per host, the remediation plan grouped by rule with the
-evidence of every target, each host's capability matrix, benchmarks, the TEP mesh and the appendices — without form
-fields.
+"""The audit as one self-contained HTML page (for mail and wikis): the same content as the PDF checklist, in the same
+order — the cover (scope, when the inputs were captured and the report made, the verdict, the top actions, the
+scorecard per host or group of alike hosts), the board decision, the checks that ran, the remediation plan (why,
+what to do, the change, its check and its roll-back, the hosts with their evidence), each host (group), the
+benchmarks, the TEP mesh, and the appendices: information only, inputs not understood, inputs read, references,
+glossary. The decision and sign-off fields are form controls a reader can fill in before printing (nothing is sent
+anywhere: the page has no script and no form action).
 
 Rendered with Jinja2 from ``templates/report.html.j2`` with autoescaping on: device text never becomes markup.
-Evidence sources are shown relative to the input folders (:func:`nicadvisor.report.remediation.display_source`).
+Evidence sources are shown relative to the input folders (:func:`nicadvisor.report.remediation.display_source`), and
+documents by title, version and address (:mod:`nicadvisor.model.references`), never by internal file name.
 """
 from __future__ import annotations
 
+import datetime as _dt
 import os
-from typing import Any
+import re
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
 from nicadvisor import __version__
-from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix, switch_port_cell
+from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.model.audit import Audit
+from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT
 from nicadvisor.model.entities import not_run_groups
 from nicadvisor.model.path_tests import MESH_COLUMNS, all_path_tests, mesh_table
-from nicadvisor.model.readiness import DECISIVE_CHECKS
 from nicadvisor.model.verdict import SYMBOL, coverage_of
-from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
-from nicadvisor.bench.results import expected_from_dict
-from nicadvisor.report.pdf import DEFAULT_TITLE, chart_drawings, earlier_lines
-from nicadvisor.vcg.builds import release_text
-from nicadvisor.report.remediation import (
-    TOP_ACTIONS, display_source, guide_used, info_items, input_roots, remediation_plan, scorecard,
+from nicadvisor.report.checks import checks_run
+from nicadvisor.report.finish import finish_block, missing_lines, missing_overview
+from nicadvisor.report.fleet import (
+    findings_by_host, group_label, host_groups, host_title, release_label, row_labeller,
 )
+from nicadvisor.report.glossary import GLOSSARY
+from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
+from nicadvisor.report.legend import FINISH_HOWTO, PCIE_OUT_OF_BAND, READY_RULE, SWITCH_PORTS, decisive_rows
+from nicadvisor.report.pdf import (
+    BOARD_ROLES, DECISIONS, DEFAULT_TITLE, chart_drawings, earlier_lines, nothing_comparable,
+)
+from nicadvisor.report.remediation import (
+    NO_COMMAND, STEP_LABELS, TOP_ACTIONS, ReferenceIndex, cite_inline, display_source, guide_used, info_items,
+    input_roots, matrix_cache, matrix_rows, remediation_plan, scorecard_row, shared_message, steps, switch_ports,
+    target_rows,
+)
+from nicadvisor.report.scope import capture_lines, vcenters
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("nicadvisor.report", "templates"),
                           autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -35,29 +51,55 @@ _CSS = {"pass": "pass", "warn": "warn", "fail": "fail", "unknown": "unknown", "n
 _SEVERITY_SYMBOL = {"error": "✖", "warning": "▲", "info": "ℹ"}
 
 
-def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] | None = None) -> str:
+def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] | None = None,
+            made_at: str | None = None) -> str:
     """The HTML document of ``audit`` (UTF-8 text); ``earlier``: per benchmark result its earlier runs from the audit
-    history (:func:`nicadvisor.services.bench_history.for_audit`), charted and listed as in the PDF. Raises
-    TypeError for a benchmark without ``to_dict()``."""
+    history (:func:`nicadvisor.services.bench_history.for_audit`), charted and listed as in the PDF; ``made_at``: when
+    the report is made (ISO 8601, now when not given). Raises TypeError for a benchmark without ``to_dict()``."""
     from reportlab.graphics import renderSVG
 
     roots = input_roots(audit)
     verdict = audit.verdict
+    by_host = findings_by_host(list(audit.findings))
+    host_verdicts = {h.host: h for h in verdict.hosts}
+    rows_of = matrix_cache(by_host)
+    groups = host_groups(audit, by_host, host_verdicts, rows_of)
+    group_of = {h: g for g in groups for h in g.hosts}
     plan = remediation_plan(audit)
-    charts = [(name, _inline_svg(renderSVG.drawToString(drawing))) for name, drawing in chart_drawings(audit, earlier)]
+    index = ReferenceIndex()
+    legend = decisive_rows(index)  # cited first: the legend comes before the plan
+    shown: dict[tuple[str, str, str], int] = {}
+    items = []
+    for n, item in enumerate(plan, start=1):  # citations numbered in document order: legend, plan, information, glossary
+        message, shared = shared_message(item)
+        items.append({"n": n, "item": item, "message": message, "shared": shared, "steps": steps(item),
+                      "rows": target_rows(n, item, row_labeller(group_of), shown, roots),
+                      "refs": index.cite(item.references)})
+    info = [{"item": i, "message": cite_inline(shared_message(i)[0], index), "refs": index.cite(i.references)}
+            for i in info_items(audit)]
+    glossary = [(term, meaning, index.cite([source]) if source else []) for term, meaning, source in GLOSSARY]
     benchmarks = [benchmark_entry(b) for b in audit.benchmarks or []]
+    no_bench = nothing_comparable(audit, benchmarks)
+    charts = [(name, _inline_svg(renderSVG.drawToString(drawing))) for name, drawing in chart_drawings(audit, earlier)]
+    made = made_at or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return _ENV.get_template("report.html.j2").render(
-        title=title, tool=TOOL_NAME, version=__version__, audit=audit, verdict=verdict, summary=summarize(audit),
-        capabilities=CAPABILITIES, scorecard=scorecard(audit), host_verdicts={h.host: h for h in verdict.hosts},
+        title=title, tool=TOOL_NAME, version=__version__, audit=audit, verdict=verdict, summary=summarize(audit, verdict),
+        made_at=made, captured=capture_lines(audit), vcenters=vcenters(audit),
+        capabilities=CAPABILITIES, groups=groups, group_label=group_label, host_verdicts=host_verdicts,
+        scorecard={g.host.name: scorecard_row(g.host, [], rows_of(g.host)) for g in groups},
+        matrices={g.host.name: matrix_rows(g.host, [], rows_of(g.host)) for g in groups},
         symbols=SYMBOL, status_symbol=STATUS_SYMBOL, status_text=STATUS_TEXT, css=_CSS,
-        severity_symbol=_SEVERITY_SYMBOL, plan=plan, top_actions=plan[:TOP_ACTIONS], info=info_items(audit),
-        hosts=audit.hosts, charts=charts, guide_used=guide_used(audit), num=_num,
+        severity_symbol=_SEVERITY_SYMBOL, plan=plan, items=items, top_actions=plan[:TOP_ACTIONS], info=info,
+        checks=checks_run(audit, by_host, rows_of), decisions=DECISIONS, board_roles=BOARD_ROLES,
+        charts=charts, guide_used=guide_used(audit), num=_num, no_bench=no_bench,
         expected_text=lambda e: (lambda x: x.text() if x else "—")(expected_from_dict(e)),
-        matrices={h.name: capability_matrix(h, audit.findings) for h in audit.hosts},
-        benchmarks=benchmarks, earlier=earlier_lines(benchmarks, earlier),
-        source=lambda s: display_source(s, roots), coverage=coverage_of(audit, verdict),
-        decisive_checks=DECISIVE_CHECKS, release=release_text, not_run_groups=not_run_groups,
-        switch_port=lambda host, name: switch_port_cell(host, host.pnic(name)),
+        benchmarks=[] if no_bench else benchmarks, earlier=[] if no_bench else earlier_lines(benchmarks, earlier),
+        glossary=glossary, references=index.entries(), source=lambda s: display_source(s, roots),
+        given_inputs=[i for i in audit.inputs if i not in {x for h in audit.hosts for x in h.inputs}],
+        coverage=coverage_of(audit, verdict), legend=legend, ready_rule=READY_RULE,
+        finish_howto=f"{FINISH_HOWTO} On ESXi, {PCIE_OUT_OF_BAND}.", host_title=host_title, release_label=release_label,
+        missing_lines=missing_lines, missing_overview=missing_overview, finish_block=finish_block,
+        switch_ports=switch_ports, switch_ports_howto=SWITCH_PORTS, step_labels=STEP_LABELS, no_command=NO_COMMAND, not_run_groups=not_run_groups,
         mesh=mesh_table(all_path_tests(audit.hosts)), mesh_columns=MESH_COLUMNS)
 
 
@@ -75,8 +117,10 @@ def _inline_svg(svg: str) -> str:
     start = svg.find("<svg")
     if start < 0:
         return ""
+    # in points, as the PDF draws it: 8 user units of text are 8 pt (10.7 px), not 8 px (6 pt) in a browser
+    svg = re.sub(r'^<svg width="([\d.]+)" height="([\d.]+)"', r'<svg width="\1pt" height="\2pt"', svg[start:])
     # the PDF's registered font names mean nothing to a browser: name the families it has
-    return (svg[start:].replace("font-family: NicAdv-Sans-Bold", "font-family: 'DejaVu Sans', Arial, sans-serif; "
+    return (svg.replace("font-family: NicAdv-Sans-Bold", "font-family: 'DejaVu Sans', Arial, sans-serif; "
                                 "font-weight: bold")
             .replace("font-family: NicAdv-Sans", "font-family: 'DejaVu Sans', Arial, sans-serif"))
 

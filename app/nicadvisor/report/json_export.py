@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,10 +44,12 @@ from nicadvisor.document import DERIVED_BENCH_KEYS, SCHEMA_VERSION, benchmark_to
 from nicadvisor.model.capabilities import STATUS_SYMBOL, capability_matrix
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import Host, Severity
+from nicadvisor.model.references import citations
 from nicadvisor.model.verdict import coverage_of
 from nicadvisor.vcg.builds import host_release, release_text
 
 TOOL_NAME = "NIC Advisor"
+
 
 def benchmark_entry(result: Any) -> dict[str, Any]:
     """A benchmark result as every report shows it: :func:`benchmark_to_dict` plus ``verdict`` (``"pass"``,
@@ -61,12 +63,12 @@ def benchmark_entry(result: Any) -> dict[str, Any]:
     return {**doc, "verdict": verdict_of(doc), "comparison": comparison_of(doc)}
 
 
-def summarize(audit: Audit) -> dict[str, Any]:
+def summarize(audit: Audit, verdict: Any | None = None) -> dict[str, Any]:
     """Counts for the cover page and the JSON ``summary``.
 
     ``pnics`` counts ports that are physical or of unknown kind, ``pseudo_devices`` those with
     ``is_physical`` False (``vusb0``, bonds, VLAN devices). ``ready`` is True only when the verdict is READY
-    (:attr:`Audit.verdict`).
+    (``verdict``, :attr:`Audit.verdict` computed when not given).
     """
     all_pnics = [p for h in audit.hosts for p in h.pnics]
     pseudo = sum(1 for p in all_pnics if p.is_physical is False)
@@ -78,13 +80,15 @@ def summarize(audit: Audit) -> dict[str, Any]:
         "errors": counts[Severity.ERROR],
         "warnings": counts[Severity.WARNING],
         "infos": counts[Severity.INFO],
-        "ready": audit.verdict.ready,
+        "ready": (verdict or audit.verdict).ready,
     }
 
 
-def host_to_dict(host: Host, findings: list) -> dict[str, Any]:
-    """One host as :func:`nicadvisor.document.host_to_doc` gives it, each physical pNIC with its capability cells."""
-    out = host_to_doc(host)
+def host_to_dict(host: Host, findings: list, source: Callable[[str], str] | None = None) -> dict[str, Any]:
+    """One host as :func:`nicadvisor.document.host_to_doc` gives it (input and evidence sources through ``source``),
+    with its ESXi ``release`` and each physical pNIC with its capability cells. ``findings``: the audit's (or the
+    host's own)."""
+    out = host_to_doc(host, source)
     out["release"] = {"label": host_release(host), "text": release_text(host)}
     rows = {row.pnic: row for row in capability_matrix(host, findings)}
     for pnic, d in zip(host.pnics, out["pnics"]):
@@ -97,23 +101,45 @@ def host_to_dict(host: Host, findings: list) -> dict[str, Any]:
     return out
 
 
+def finding_to_dict(finding: Any, source: Callable[[str], str] | None = None) -> dict[str, Any]:
+    """``Finding.to_dict()`` with its evidence sources through ``source`` and ``citations``: each document it cites
+    by title, version, publisher, section and URL (:mod:`nicadvisor.model.references`; ``references`` keep the
+    internal keys, as ids)."""
+    d = plain(finding.to_dict())
+    if source is not None:
+        d["evidence"] = [{**e, "source": source(e["source"])} for e in d["evidence"]]
+    d["citations"] = [c.to_dict() for c in citations(finding.references)]
+    return d
+
+
 def audit_to_dict(audit: Audit) -> dict[str, Any]:
-    """The whole audit as the schema-version-1 document described in the module docstring.
+    """The whole audit as the schema-version-1 document described in the module docstring. Inputs and evidence
+    sources are named relative to the folders given as inputs (``demo-lab/esxi-a/nic_list.txt``), never with the
+    auditor's absolute paths (:func:`nicadvisor.report.remediation.display_source`).
 
     Raises TypeError if a benchmark result cannot be converted (see :func:`benchmark_to_dict`).
     """
-    findings = list(audit.findings)
-    verdict = audit.verdict
+    from nicadvisor.report.remediation import display_source, input_roots
+
+    roots = input_roots(audit)
+
+    def source(path: str) -> str:
+        return display_source(path, roots)
+
+    by_host: dict[str, list] = {}
+    for f in audit.findings:
+        by_host.setdefault(f.host, []).append(f)
+    verdict = audit.verdict  # computed once: it reads every finding
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": TOOL_NAME, "version": __version__},
         "created_at": audit.created_at,
-        "inputs": list(audit.inputs),
-        "hosts": [host_to_dict(h, findings) for h in audit.hosts],
-        "findings": [plain(f.to_dict()) for f in findings],
-        "inputs_not_understood": [p.to_dict() for p in audit.inputs_not_understood],
+        "inputs": [source(i) for i in audit.inputs],
+        "hosts": [host_to_dict(h, by_host.get(h.name, []), source) for h in audit.hosts],
+        "findings": [finding_to_dict(f, source) for f in audit.findings],
+        "inputs_not_understood": [{**p.to_dict(), "source": source(p.source)} for p in audit.inputs_not_understood],
         "benchmarks": [benchmark_entry(b) for b in (audit.benchmarks or [])],
-        "summary": summarize(audit),
+        "summary": summarize(audit, verdict),
         "verdict": {**verdict.to_dict(), "completion": audit.completion, "hosts_expected": audit.hosts_expected},
         "readiness": coverage_of(audit, verdict).to_dict(),
     }

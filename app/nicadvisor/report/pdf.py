@@ -1,33 +1,44 @@
 """The PDF tuning checklist a change board signs, drawn with reportlab platypus (A4 landscape).
 
-Contents, in order (each part a bookmark in the PDF outline):
+Contents, in order, each part built by a small section function from one :class:`_Report` (each heading a bookmark
+of the PDF outline that leads to its page):
 
-1. the executive summary: the verdict (READY / NOT READY / NOT RATED, :mod:`nicadvisor.model.verdict`) with its
-   causes, one row per host with its verdict and a scorecard (the worst cell of each capability column), the top
-   remediation actions with the hosts they touch, and the scope (inputs, date, tool version, findings);
-2. a capability summary chart (pNICs per status and column);
-3. the remediation plan: the ``error``/``warning`` findings grouped by rule
-   (:func:`nicadvisor.report.remediation.remediation_plan`), each item with a fillable checkbox, owner, change
-   ticket and due date fields, the recommendation, every target with its own checkbox and evidence, and the
-   reference documents by title and section (AcroForm fields: read them back with ``pypdf``'s ``get_fields()``);
-4. per host: the capability matrix (one row per physical pNIC; each cell the status symbol *and* word, a colour
-   and the values judged), the plan items that concern it, and sign-off fields (name, date);
-5. benchmarks, when there are results; the TEP mesh, when a check between hosts left one (one row per pair and frame
-   size: both ends, pass/fail, the round trips and the cause in words, :func:`nicadvisor.model.path_tests.mesh_table`);
-6. appendices: information-only findings (nothing to change), inputs not understood, inputs read.
+1. the cover (:func:`_cover`): fillable scope fields (change request, vCenter / cluster prefilled with the vCenter
+   read, auditor), when the inputs were captured (:mod:`nicadvisor.report.scope`) beside when the audit ran and the
+   report was made, the verdict (READY / NOT READY / NOT RATED, :mod:`nicadvisor.model.verdict`) with its causes, the
+   scope in numbers, the top remediation actions, and the verdict and scorecard per host — one row per group of
+   alike hosts (:mod:`nicadvisor.report.fleet`);
+2. the board decision (:func:`_decision_section`): approve / approve with conditions / reject (radio buttons),
+   conditions and comments, and who signs in which role and when;
+3. the checks that ran with what passed (:mod:`nicadvisor.report.checks`), how to read the host pages (the legend,
+   said once) and the capability summary chart;
+4. the remediation plan (:func:`_plan_section`): who does each item by when, then one item per rule
+   (:func:`nicadvisor.report.remediation.remediation_plan`) — why (said once), what to do, the exact change, its
+   check and its roll-back (once per set of targets that share them), one row per host (or group) with a checkbox
+   and each evidence line once, and the numbered references;
+5. one page per host, or per group of alike hosts with what differs between them: the capability matrix (alike pNICs
+   share a row) and the plan items that concern it; then the sign-off of the work per host;
+6. benchmarks, when a result measured the audited hosts (else one line says that nothing comparable was measured);
+   the TEP mesh, when a check between hosts left one (:func:`_mesh_section`: one row per pair and frame size, both
+   ends, pass/fail, the round trips and the cause in words, :func:`nicadvisor.model.path_tests.mesh_table`);
+7. appendices: information-only findings (a compatibility note cites its sources by number), inputs not
+   understood, inputs read, the references (title, version, publisher, a link; never an internal file name) and the
+   glossary.
 
-Evidence sources are shown relative to the audit's input folders, never with the auditor's absolute paths.
-Every page has a footer with the tool name, the audit date and "page N of M". Text comes out in DejaVu Sans /
-DejaVu Sans Mono (package ``fonts-dejavu-core``, oblique in ``fonts-dejavu-extra``) at 8 pt or more so ✔ ▲ ✖ µ
-render; without those fonts Helvetica/Courier are used and the symbols become ASCII. All user and device text is
-escaped before it reaches reportlab's Paragraph markup.
+Form fields are AcroForm fields (read them back with ``pypdf``'s ``get_fields()``). Evidence sources are shown
+relative to the audit's input folders, never with the auditor's absolute paths. Every page has a footer with the tool
+name, the audit date and "page N of M". Text comes out in DejaVu Sans / DejaVu Sans Mono (package
+``fonts-dejavu-core``, oblique in ``fonts-dejavu-extra``) at 8 pt or more, chart labels included, so ✔ ▲ ✖ µ render;
+without those fonts Helvetica/Courier are used and the symbols become ASCII. All user and device text is escaped
+before it reaches reportlab's Paragraph markup.
 """
 from __future__ import annotations
 
 import os
 import re
+import datetime as _dt
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
@@ -46,6 +57,7 @@ from reportlab.graphics.charts.lineplots import LinePlot
 from reportlab.graphics.widgets.markers import makeMarker
 from reportlab.graphics.shapes import Drawing
 from reportlab.platypus import (
+    CondPageBreak,
     Flowable,
     KeepTogether,
     PageBreak,
@@ -59,17 +71,25 @@ from reportlab.platypus import (
 from nicadvisor import __version__
 from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 from nicadvisor.bench.results import expected_from_dict
-from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT, capability_matrix, switch_port_cell
 from nicadvisor.model.audit import Audit
-from nicadvisor.model.entities import Evidence, Finding, Host, Severity, clip, not_run_groups
-from nicadvisor.model.readiness import DECISIVE_CHECKS
+from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT
+from nicadvisor.model.entities import Finding, Host, Severity, clip, not_run_groups
+from nicadvisor.model.references import Citation
 from nicadvisor.model.verdict import SYMBOL, coverage_of
-from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
-from nicadvisor.vcg.builds import release_text
-from nicadvisor.report.remediation import (
-    TOP_ACTIONS, RemediationItem, display_source, guide_used, info_items, input_roots, reference_title,
-    remediation_plan, scorecard,
+from nicadvisor.report.checks import checks_run
+from nicadvisor.report.finish import finish_block, missing_lines, missing_overview
+from nicadvisor.report.fleet import (
+    HostGroup, findings_by_host, group_label, host_groups, host_title, release_label, row_labeller,
 )
+from nicadvisor.report.glossary import GLOSSARY
+from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
+from nicadvisor.report.legend import FINISH_HOWTO, PCIE_OUT_OF_BAND, READY_RULE, SWITCH_PORTS, decisive_rows
+from nicadvisor.report.remediation import (
+    NO_COMMAND, STEP_LABELS, TOP_ACTIONS, ReferenceIndex, RemediationItem, Steps, cite_inline, display_source,
+    guide_used, info_items, TargetRow, input_roots, matrix_cache, matrix_rows, remediation_plan, scorecard_row,
+    shared_message, steps, switch_ports, target_rows,
+)
+from nicadvisor.report.scope import capture_lines, vcenters
 
 DEFAULT_TITLE = "NIC Advisor — NSX pNIC tuning checklist"
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
@@ -157,7 +177,7 @@ class _Styles:
 
     def __init__(self, fonts: _Fonts) -> None:
         f = fonts
-        self.title = ParagraphStyle("title", fontName=f.bold, fontSize=18, leading=22, spaceAfter=2 * mm)
+        self.title = ParagraphStyle("title", fontName=f.bold, fontSize=18, leading=21, spaceAfter=1 * mm)
         self.h1 = ParagraphStyle("h1", fontName=f.bold, fontSize=15, leading=19, spaceBefore=2 * mm,
                                  spaceAfter=2.5 * mm)
         self.h2 = ParagraphStyle("h2", fontName=f.bold, fontSize=12, leading=15, spaceBefore=4 * mm,
@@ -169,44 +189,48 @@ class _Styles:
         self.cell_center = ParagraphStyle("cell_center", parent=self.cell, alignment=TA_CENTER)
         self.cell_head = ParagraphStyle("cell_head", parent=self.body, fontName=f.bold, fontSize=8, leading=10,
                                         alignment=TA_CENTER)
-        self.verdict = ParagraphStyle("verdict", fontName=f.bold, fontSize=16, leading=21)
+        self.verdict = ParagraphStyle("verdict", fontName=f.bold, fontSize=16, leading=19, spaceBefore=1 * mm)
+        self.h2_cover = ParagraphStyle("h2", parent=self.h2, spaceBefore=2 * mm, spaceAfter=1 * mm)
         self.item_head = ParagraphStyle("item_head", parent=self.body, fontName=f.bold, fontSize=10, leading=13,
                                         leftIndent=7 * mm, firstLineIndent=-7 * mm, spaceBefore=3.5 * mm)
         self.item = ParagraphStyle("item", parent=self.body, leftIndent=7 * mm, spaceBefore=1 * mm)
-        self.evidence_cmd = ParagraphStyle("evidence_cmd", parent=self.body, fontName=f.mono, fontSize=8,
-                                           leading=10, leftIndent=10 * mm, spaceBefore=1 * mm,
-                                           splitLongWords=1)
-        self.evidence_line = ParagraphStyle("evidence_line", parent=self.evidence_cmd, fontSize=8, leading=9.6,
-                                            leftIndent=13 * mm, spaceBefore=0.5 * mm, backColor=colors.HexColor(
-                                                "#f2f2f2"), borderPadding=(1, 2, 1, 2))
         self.bullet = ParagraphStyle("bullet", parent=self.small, leftIndent=4 * mm, bulletIndent=0.5 * mm,
                                      bulletFontName=f.regular, splitLongWords=1)
         self.mono_cell = ParagraphStyle("mono_cell", parent=self.cell_small, fontName=f.mono, splitLongWords=1)
+        self.command = ParagraphStyle("command", parent=self.mono_cell, backColor=colors.HexColor("#f2f2f2"),
+                                      borderPadding=(1, 2, 1, 2), leading=10)
+        self.reference = ParagraphStyle("reference", parent=self.small, leftIndent=8 * mm, firstLineIndent=-8 * mm,
+                                        spaceBefore=1 * mm, splitLongWords=1)
 
 
 class _NumberedCanvas(rl_canvas.Canvas):
-    """A canvas that knows the page count when it draws footers ("page N of M")."""
+    """A canvas that writes "page N of M" in every footer while it streams the pages.
+
+    Each page draws a form named for its number (``pageof<N>``) that :meth:`save` defines once the page count is
+    known: a PDF may use a form before it defines it. Pages are written as they end, so bookmarks and links point
+    at their own page (a canvas that held every page back until the count was known sent all 59 outline entries
+    of the demo report to page 1: issue 19 §1).
+    """
 
     footer_left = ""
     footer_font = "Helvetica"
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._saved: list[dict[str, Any]] = []
-
     def showPage(self) -> None:  # reportlab API name
-        self._saved.append(dict(self.__dict__))
-        self._startPage()
+        self._draw_footer()
+        super().showPage()
 
     def save(self) -> None:  # reportlab API name
-        total = len(self._saved)
-        for state in self._saved:
-            self.__dict__.update(state)
-            self._draw_footer(total)
-            super().showPage()
+        total = self._pageNumber - 1  # showPage has run for every page
+        width, _ = self._pagesize
+        for n in range(1, total + 1):
+            self.beginForm(f"pageof{n}")
+            self.setFont(self.footer_font, 8)
+            self.setFillColor(colors.HexColor("#444444"))
+            self.drawRightString(width - MARGIN, 6.5 * mm, f"page {n} of {total}")
+            self.endForm()
         super().save()
 
-    def _draw_footer(self, total: int) -> None:
+    def _draw_footer(self) -> None:
         width, _ = self._pagesize
         self.saveState()
         self.setStrokeColor(colors.HexColor("#999999"))
@@ -215,21 +239,25 @@ class _NumberedCanvas(rl_canvas.Canvas):
         self.setFont(self.footer_font, 8)
         self.setFillColor(colors.HexColor("#444444"))
         self.drawString(MARGIN, 6.5 * mm, self.footer_left)
-        self.drawRightString(width - MARGIN, 6.5 * mm, f"page {self._pageNumber} of {total}")
+        self.doForm(f"pageof{self._pageNumber}")
         self.restoreState()
 
 
 def _status_cell(status: str, detail: str, fonts: _Fonts, st: _Styles) -> Paragraph:
-    """A matrix cell: coloured symbol + status word (bold), then the judged values in small text."""
+    """A matrix cell: coloured symbol + status word (bold), then the judged values in small text (none for a cell
+    whose facts were not reported: the status says it)."""
     ink = STATUS_INK[status].hexval()[2:]
-    text = (f'<font color="#{ink}"><b>{fonts.sym(STATUS_SYMBOL[status])} {STATUS_TEXT[status]}</b></font>'
-            f'<br/>{_clean(clip(detail, 160), fonts)}')  # a narrow cell: long device text is cut (JSON has all)
+    text = f'<font color="#{ink}"><b>{fonts.sym(STATUS_SYMBOL[status])} {STATUS_TEXT[status]}</b></font>'
+    if detail and detail != "not reported":  # a narrow cell: long device text is cut (JSON has all)
+        text += f'<br/>{_clean(clip(detail, 160), fonts)}'
     return Paragraph(text, st.cell_small)
 
 
-def _matrix_table(host: Host, findings: list[Finding], fonts: _Fonts, st: _Styles) -> Table | Paragraph:
-    """The capability matrix of ``host``: header row of capability titles, one row per physical pNIC."""
-    rows = capability_matrix(host, findings)
+def _matrix_table(host: Host, findings: list[Finding], fonts: _Fonts, st: _Styles,
+                  rows: list[Any] | None = None) -> Table | Paragraph:
+    """The capability matrix of ``host`` (given its ``findings``): header row of capability titles, one row per
+    physical pNIC — alike pNICs share a row that names them all (:func:`nicadvisor.report.remediation.matrix_rows`)."""
+    rows = matrix_rows(host, findings, rows)
     if not rows:
         return Paragraph("No physical NIC was reported for this host.", st.body)
     first_w = 34 * mm
@@ -245,10 +273,12 @@ def _matrix_table(host: Host, findings: list[Finding], fonts: _Fonts, st: _Style
         ("TOPPADDING", (0, 0), (-1, -1), 2),
         ("BOTTOMPADDING", (0, 0), (-1, -1), 2.5),
     ]
-    for r, row in enumerate(rows, start=1):
-        pnic = host.pnic(row.pnic)
-        sub = " · ".join(x for x in (pnic.driver if pnic else None, pnic.pci_address if pnic else None) if x)
-        name = f"<b>{_clean(row.pnic, fonts)}</b>"
+    for r, (names, row) in enumerate(rows, start=1):
+        pnics = [host.pnic(n) for n in names]
+        driver = pnics[0].driver if pnics[0] else None
+        pci = [p.pci_address for p in pnics if p and p.pci_address]
+        name = f"<b>{_clean(', '.join(names), fonts)}</b>"
+        sub = " · ".join(x for x in (driver, ", ".join(pci)) if x)
         if sub:
             name += f'<br/>{_clean(sub, fonts)}'
         line: list[Any] = [Paragraph(name, st.cell)]
@@ -262,27 +292,20 @@ def _matrix_table(host: Host, findings: list[Finding], fonts: _Fonts, st: _Style
     return table
 
 
-def _legend(fonts: _Fonts, st: _Styles) -> Paragraph:
+def _legend(fonts: _Fonts, st: _Styles) -> list[Any]:
+    """How to read a capability matrix: what each status means, said once for the whole report."""
     parts = []
     for status in ("pass", "warn", "fail", "unknown", "n/a"):
         ink = STATUS_INK[status].hexval()[2:]
         parts.append(f'<font color="#{ink}"><b>{fonts.sym(STATUS_SYMBOL[status])} {STATUS_TEXT[status]}</b></font>')
-    explain = ("pass: the facts it needs known, no finding · warn / fail: the worst warning / error finding on the "
-               "pNIC or its path (switch, TEP vmknic, host MTU test), or a warning that holds if the pNIC carries "
-               "overlay · unknown: the facts were not reported (collect more inputs) · n/a: not judged (a “no” no "
-               "rule judged, a pNIC that carries no overlay)")
-    return Paragraph("Legend: " + " &nbsp; ".join(parts) + f"<br/>{explain}", st.small)
-
-
-def _evidence_flowables(ev: Evidence, fonts: _Fonts, st: _Styles, roots: list[str] | None = None) -> list[Any]:
-    """The command (with its source, relative to the input ``roots``) and the raw line of one evidence."""
-    cmd = f"$ {_clean(ev.command, fonts)}" if ev.command else "(no command recorded)"
-    if ev.source:
-        cmd += f'  <font name="{fonts.italic}">[{_clean(display_source(ev.source, roots or []), fonts)}]</font>'
-    out: list[Any] = [Paragraph(cmd, st.evidence_cmd)]
-    if ev.line:
-        out.append(Paragraph(_mono(ev.line, fonts), st.evidence_line))
-    return out
+    explain = ("<b>pass</b>: the facts it needs known, no finding · <b>warn / fail</b>: the worst warning / error "
+               "finding on the pNIC or its path (switch, TEP vmknic, host MTU test), or a warning that holds if the "
+               "pNIC carries overlay · <b>unknown</b>: the facts were not reported (collect more inputs) · <b>n/a</b>: "
+               "not judged (a “no” no rule judged, a pNIC that carries no overlay). Each cell also shows the values "
+               "judged; the host pages show one row per physical pNIC, the scorecard on page 1 the worst cell of a "
+               "host.")
+    return [Paragraph(" &nbsp; ".join(parts), st.small), Paragraph(explain, st.small),
+            Paragraph(_clean(SWITCH_PORTS, fonts), st.small)]
 
 
 _GRID = [("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#888888")),
@@ -296,11 +319,16 @@ _SHORT_TITLE = {"geneve_offload": "Geneve", "rx_filter": "Rx filter", "rss": "RS
 
 
 class _FormField(Flowable):
-    """An AcroForm field drawn where the flowable lands: a checkbox (``width`` None) or a one-line text field."""
+    """An AcroForm field drawn where the flowable lands: a checkbox (``kind`` ``check``, ``width`` None), a radio
+    button of the group ``name`` (``kind`` ``radio``, its ``value``), a one-line text field (``kind`` ``text``,
+    prefilled with ``value``) or a multi-line one (``kind`` ``multiline``)."""
 
-    def __init__(self, name: str, tooltip: str, width: float | None = None, height: float = 11) -> None:
+    def __init__(self, name: str, tooltip: str, width: float | None = None, height: float = 11, *,
+                 kind: str = "", value: str = "") -> None:
         super().__init__()
         self.name, self.tooltip, self.field_width, self.height = name, tooltip, width, height
+        self.kind = kind or ("check" if width is None else "text")
+        self.value = value
         self.width = width if width is not None else height
 
     def wrap(self, _available_width: float, _available_height: float) -> tuple[float, float]:  # reportlab API
@@ -308,23 +336,30 @@ class _FormField(Flowable):
 
     def draw(self) -> None:  # reportlab API
         form = self.canv.acroForm
-        if self.field_width is None:
+        border = {"borderColor": colors.HexColor("#444444"), "fillColor": colors.white, "forceBorder": True}
+        if self.kind == "check":
             form.checkbox(name=self.name, tooltip=self.tooltip, x=0, y=0, size=self.height, relative=True,
-                          buttonStyle="check", borderWidth=0.8, borderColor=colors.HexColor("#444444"),
-                          fillColor=colors.white, forceBorder=True)
+                          buttonStyle="check", borderWidth=0.8, **border)
+        elif self.kind == "radio":
+            form.radio(name=self.name, tooltip=self.tooltip, value=self.value, selected=False, x=0, y=0,
+                       size=self.height, relative=True, buttonStyle="circle", shape="square", borderWidth=0.8,
+                       **border)
         else:
             form.textfield(name=self.name, tooltip=self.tooltip, x=0, y=0, width=self.field_width,
-                           height=self.height, relative=True, fontSize=8, borderWidth=0.6,
+                           height=self.height, relative=True, fontSize=8, borderWidth=0.6, value=self.value,
                            borderColor=colors.HexColor("#666666"), fillColor=colors.HexColor("#fbfbfb"),
-                           forceBorder=True)
+                           forceBorder=True, fieldFlags="multiline" if self.kind == "multiline" else "")
 
 
-def _fields_row(prefix: str, labels: tuple[tuple[str, str, float], ...], st: _Styles) -> Table:
-    """A row of labelled text fields: ``(key, label, width in mm)`` each, named ``<prefix>.<key>``."""
+def _fields_row(prefix: str, labels: tuple[tuple[str, str, float], ...], st: _Styles,
+                values: dict[str, str] | None = None) -> Table:
+    """A row of labelled text fields: ``(key, label, width in mm)`` each, named ``<prefix>.<key>``, prefilled from
+    ``values`` by key."""
     cells: list[Any] = []
     widths: list[float] = []
     for key, label, width in labels:
-        cells += [Paragraph(f"<b>{label}</b>", st.cell), _FormField(f"{prefix}.{key}", label, width * mm)]
+        cells += [Paragraph(f"<b>{label}</b>", st.cell),
+                  _FormField(f"{prefix}.{key}", label, width * mm, value=(values or {}).get(key, ""))]
         widths += [len(label) * 1.9 * mm + 4 * mm, width * mm + 4 * mm]
     table = Table([cells], colWidths=widths, hAlign="LEFT")
     table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("LEFTPADDING", (0, 0), (-1, -1), 2)]))
@@ -337,23 +372,80 @@ def _some(names: Iterable[str], shown: int = 8) -> str:
     return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
-def _verdict_cell(v: Any, fonts: _Fonts, st: _Styles) -> Paragraph:
-    """A Verdict or HostVerdict as a table cell: coloured symbol and label, then the reason."""
+def _verdict_cell(v: Any, fonts: _Fonts, st: _Styles, who: str = "") -> Paragraph:
+    """A Verdict or HostVerdict as a table cell: ``who`` (a host's name) and its coloured symbol and label, then the
+    reason."""
     ink = STATUS_INK[VERDICT_STATUS[v.status]].hexval()[2:]
-    return Paragraph(f'<font color="#{ink}"><b>{fonts.sym(SYMBOL[v.status])} {v.label}</b></font> '
+    lead = f"{_clean(who, fonts)}: " if who else ""
+    return Paragraph(f'{lead}<font color="#{ink}"><b>{fonts.sym(SYMBOL[v.status])} {v.label}</b></font> '
                      f'{_clean(v.reason, fonts)}', st.cell_small)
 
 
-def _exec_summary(audit: Audit, title: str, plan: list[RemediationItem], fonts: _Fonts, st: _Styles) -> list[Any]:
-    """Page 1: verdict and causes, verdict and scorecard per host, top actions, scope."""
-    summary = summarize(audit)
-    v = audit.verdict
-    story: list[Any] = [Paragraph(_clean(title, fonts), st.title),
-                        Paragraph(f"Executive summary · audit of {_clean(audit.created_at, fonts)} · generated by "
-                                  f"{TOOL_NAME} {_clean(__version__, fonts)}", st.body), Spacer(1, 2 * mm)]
+@dataclass
+class _Report:
+    """What every section of one report shares, computed once (a fleet of 5,000 hosts must not recompute the
+    verdict, the matrix or the plan per section)."""
+
+    audit: Audit
+    fonts: _Fonts
+    st: _Styles
+    title: str
+    made_at: str
+    verdict: Any
+    plan: list[RemediationItem]
+    roots: list[str]
+    by_host: dict[str, list[Finding]]
+    host_verdicts: dict[str, Any]
+    groups: list[HostGroup]
+    rows_of: Any = None  # host → its capability-matrix rows, computed once (remediation.matrix_cache)
+    index: ReferenceIndex = field(default_factory=ReferenceIndex)
+    #: (command, source, line) of the evidence already shown → the plan item that shows it (later items refer to it).
+    shown: dict[tuple[str, str, str], int] = field(default_factory=dict)
+
+    @property
+    def group_of(self) -> dict[str, HostGroup]:
+        """Host name → its group."""
+        if not hasattr(self, "_group_of"):
+            self._group_of = {h: g for g in self.groups for h in g.hosts}
+        return self._group_of
+
+    def clean(self, text: Any) -> str:
+        """:func:`_clean` in this report's fonts."""
+        return _clean(text, self.fonts)
+
+    def row_label(self) -> Any:
+        """For :func:`nicadvisor.report.remediation.target_rows`: a host's row label, its group's for the first
+        host of a group met in one plan item, None for the group's other hosts."""
+        return row_labeller(self.group_of)
+
+
+def _report(audit: Audit, title: str, fonts: _Fonts, made_at: str | None = None) -> _Report:
+    verdict = audit.verdict
+    by_host = findings_by_host(list(audit.findings))
+    host_verdicts = {hv.host: hv for hv in verdict.hosts}
+    made = made_at or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    rows_of = matrix_cache(by_host)
+    return _Report(audit=audit, fonts=fonts, st=_Styles(fonts), title=title, made_at=made, verdict=verdict,
+                   plan=remediation_plan(audit), roots=input_roots(audit), by_host=by_host,
+                   host_verdicts=host_verdicts, groups=host_groups(audit, by_host, host_verdicts, rows_of),
+                   rows_of=rows_of)
+
+
+def _cover(r: _Report) -> list[Any]:
+    """Page 1: title, scope fields, when the inputs were captured and the report made, the verdict and its causes,
+    the scope in numbers, the top remediation actions and the verdict and scorecard per host (or group)."""
+    audit, fonts, st, v = r.audit, r.fonts, r.st, r.verdict
+    summary = summarize(audit, v)
+    story: list[Any] = [Paragraph(r.clean(r.title), st.title),
+                        Paragraph(f"Executive summary · audit run {r.clean(audit.created_at)} · report made "
+                                  f"{r.clean(r.made_at)} · {TOOL_NAME} {r.clean(__version__)}", st.body),
+                        Spacer(1, 1 * mm), _scope_fields(r)]
+    captured = capture_lines(audit)
+    if captured:
+        story.append(Paragraph("<b>Inputs captured:</b> " + r.clean("; ".join(captured)), st.small))
     ink = STATUS_INK[VERDICT_STATUS[v.status]].hexval()[2:]
     story.append(Paragraph(f'<font color="#{ink}">{fonts.sym(v.symbol)} {v.label}</font> for the NSX Geneve overlay '
-                           f'<font name="{fonts.regular}" size="10">({_clean(v.reason, fonts)})</font>', st.verdict))
+                           f'<font name="{fonts.regular}" size="10">({r.clean(v.reason)})</font>', st.verdict))
     # causes that are a host's own reason are in the table below; list here only the others (unread inputs)
     causes = [c for c in v.causes if not any(c.startswith(f"{h.host}: ") for h in v.hosts)]
     if causes:
@@ -361,87 +453,214 @@ def _exec_summary(audit: Audit, title: str, plan: list[RemediationItem], fonts: 
         story.extend(_bullets(causes[:COVER_INPUTS], fonts, st))
         if len(causes) > COVER_INPUTS:
             story.append(Paragraph(f"… and {len(causes) - COVER_INPUTS} more (JSON “verdict.causes”).", st.small))
-    story.extend(_missing_checks_cover(audit, v, fonts, st))
-
-    shown = ", ".join(display_source(i, input_roots(audit)) for i in audit.inputs[:3])
+    story.extend(_missing_checks_cover(r))
+    shown = ", ".join(display_source(i, r.roots) for i in audit.inputs[:3])
     more = f" and {len(audit.inputs) - 3} more" if len(audit.inputs) > 3 else ""
+    groups = (f" in {len(r.groups)} groups of alike hosts" if len(r.groups) < len(audit.hosts) else "")
+    guide = guide_used(audit)
     story.append(Paragraph(
-        f"<b>Scope:</b> {summary['hosts']} host(s), {summary['pnics']} physical pNIC(s) ({summary['pseudo_devices']} pseudo "
-        f"device(s) not rated); {summary['errors']} error, {summary['warnings']} warning and {summary['infos']} "
-        f"information finding(s). Inputs ({len(audit.inputs)}): {_clean(shown or 'none', fonts)}{more} — every "
-        f"input is listed in the appendix. Compatibility data: the database shipped with {TOOL_NAME} "
-        f"{_clean(__version__, fonts)} (cited public sources); "
-        + (f"the imported compatibility guide {_clean(guide_used(audit), fonts)}." if guide_used(audit) else
-           "no imported compatibility guide was used (nic-advisor vcg import)."), st.body))
-    if audit.inputs_not_understood:
-        story.append(Paragraph(f"{len(audit.inputs_not_understood)} input(s) were not understood: see the appendix "
-                               "“Inputs not understood”.", st.body))
-    shown_of = f" ({TOP_ACTIONS} of {len(plan)}: all are in the remediation plan)" if len(plan) > TOP_ACTIONS else ""
-    story.append(Paragraph(f"Top remediation actions{shown_of}", st.h2))
-    if plan:
-        rows = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("#", "Severity", "Action", "Targets", "Hosts")]]
-        for n, item in enumerate(plan[:TOP_ACTIONS], start=1):
-            rows.append([Paragraph(str(n), st.cell),
-                         Paragraph(f"{fonts.sym(_SEVERITY_SYMBOL[item.severity])} {SEVERITY_WORD[item.severity]}",
-                                   st.cell),
-                         Paragraph(_clean(item.title, fonts), st.cell), Paragraph(str(len(item.targets)), st.cell),
-                         Paragraph(_clean(_some(item.hosts, 3), fonts), st.cell_small)])
-        table = Table(rows, colWidths=[8 * mm, 24 * mm, 118 * mm, 18 * mm, FRAME_WIDTH - 168 * mm], hAlign="LEFT")
-        table.setStyle(TableStyle(_GRID))
-        story.append(table)
-    else:
-        story.append(Paragraph("No error or warning finding: nothing to change"
-                               + ("" if v.status == "ready" else " on what could be read") + ".", st.body))
+        f"<b>Scope:</b> {summary['hosts']} host(s){groups}, {summary['pnics']} physical pNIC(s) "
+        f"({summary['pseudo_devices']} pseudo device(s) not rated); {summary['errors']} error, {summary['warnings']} "
+        f"warning and {summary['infos']} information finding(s). Inputs ({len(audit.inputs)}): "
+        f"{r.clean(shown or 'none')}{more} — every input is listed in the appendix. Compatibility data: the database "
+        f"shipped with {TOOL_NAME} {r.clean(__version__)} (cited public sources); "
+        + (f"the imported compatibility guide {r.clean(guide)}." if guide else
+           "no imported compatibility guide was used (nic-advisor vcg import).")
+        + (f" {len(audit.inputs_not_understood)} input(s) were not understood: see the appendix “Inputs not "
+           "understood”." if audit.inputs_not_understood else ""), st.small))
+    story.extend(_top_actions(r))
+    story.extend(_scorecard(r))
+    return story
 
-    legend = _clean("each cell is the worst of that host's pNICs: ✖ fail, ▲ warn, ? unknown, – n/a, ✔ pass; the host "
-                    "pages show every pNIC", fonts)
-    # the legend rides on the heading line: as a paragraph of its own it fell alone onto page 2 (review)
-    story.append(Paragraph(f'Verdict and scorecard per host <font size="8">({legend})</font>', st.h2))
-    head = ["Host", "Verdict"] + [_SHORT_TITLE.get(c.key, c.title) for c in CAPABILITIES]
-    rows: list[list[Any]] = [[Paragraph(f"<b>{_clean(h, fonts)}</b>", st.cell_small) for h in head]]
-    style = list(_GRID)
-    host_verdicts = {hv.host: hv for hv in v.hosts}
-    for r, (host, worst) in enumerate(scorecard(audit), start=1):
-        line: list[Any] = [Paragraph(_clean(host, fonts), st.cell_small),
-                           _verdict_cell(host_verdicts[host], fonts, st)]
-        for c, cap in enumerate(CAPABILITIES, start=2):
-            status = worst[cap.key]
-            line.append(Paragraph(f'<font color="#{STATUS_INK[status].hexval()[2:]}"><b>'
-                                  f'{fonts.sym(STATUS_SYMBOL[status])}</b></font>', st.cell_center))
-            style.append(("BACKGROUND", (c, r), (c, r), STATUS_FILL[status]))
-        rows.append(line)
-    caps_w = (FRAME_WIDTH - 37 * mm - 98 * mm) / len(CAPABILITIES)
-    table = Table(rows, colWidths=[37 * mm, 98 * mm] + [caps_w] * len(CAPABILITIES), repeatRows=1, hAlign="LEFT")
-    table.setStyle(TableStyle(style + [("LEFTPADDING", (0, 0), (-1, -1), 2.5), ("RIGHTPADDING", (0, 0), (-1, -1), 2.5),
-                                       ("TOPPADDING", (0, 0), (-1, -1), 1.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 2)]))
+
+def _scope_fields(r: _Report) -> Table:
+    """The scope a board fills in (fillable): change request, vCenter / cluster (prefilled with the vCenter the
+    audit read), auditor."""
+    return _fields_row("scope", (("change_request", "Change request", 45), ("vcenter", "vCenter / cluster", 85),
+                                 ("auditor", "Auditor", 55)), r.st, values={"vcenter": vcenters(r.audit)})
+
+
+def _top_actions(r: _Report) -> list[Any]:
+    fonts, st, plan = r.fonts, r.st, r.plan
+    shown_of = f" ({TOP_ACTIONS} of {len(plan)}: all are in the remediation plan)" if len(plan) > TOP_ACTIONS else ""
+    story: list[Any] = [Paragraph(f"Top remediation actions{shown_of}", st.h2_cover)]
+    if not plan:
+        story.append(Paragraph("No error or warning finding: nothing to change"
+                               + ("" if r.verdict.status == "ready" else " on what could be read") + ".", st.body))
+        return story
+    rows = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("#", "Severity", "Action", "Targets", "Hosts")]]
+    for n, item in enumerate(plan[:TOP_ACTIONS], start=1):
+        rows.append([Paragraph(str(n), st.cell),
+                     Paragraph(f"{fonts.sym(_SEVERITY_SYMBOL[item.severity])} {SEVERITY_WORD[item.severity]}", st.cell),
+                     Paragraph(r.clean(item.title), st.cell), Paragraph(str(len(item.targets)), st.cell),
+                     Paragraph(r.clean(_some(item.hosts, 2)), st.cell_small)])
+    table = Table(rows, colWidths=[8 * mm, 24 * mm, 130 * mm, 18 * mm, FRAME_WIDTH - 180 * mm], hAlign="LEFT")
+    table.setStyle(TableStyle(_GRID + [("TOPPADDING", (0, 0), (-1, -1), 1), ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5)]))
     story.append(table)
     return story
 
 
-def _missing_checks_cover(audit: Audit, v: Any, fonts: _Fonts, st: _Styles) -> list[Any]:
-    """Page 1, before anything else about the hosts: the share of decided cells and the hosts rated, then each host's
-    decisive checks not made (the commands are on its page, "Finish this audit")."""
-    story: list[Any] = [Paragraph(_clean(coverage_of(audit, v).text, fonts), st.small)]
-    lacking = [hv for hv in v.hosts if hv.missing]
-    if lacking:
-        lines = [f"{hv.host} ({hv.label}): {_some(dict.fromkeys(m.title for m in hv.missing), 4)}" for hv in lacking]
-        story.append(Paragraph("Decisive checks not made (each host's page lists the commands: “Finish this "
-                               "audit”):", st.small))
-        story.extend(_bullets(lines[:COVER_INPUTS], fonts, st))
-        if len(lines) > COVER_INPUTS:
-            story.append(Paragraph(f"… and {len(lines) - COVER_INPUTS} more hosts (JSON “verdict.hosts[].missing”).",
-                                   st.small))
+def _scorecard(r: _Report) -> list[Any]:
+    """The verdict and the worst cell of each capability column per host, one row per group of alike hosts, each host
+    with its system and ESXi release under its name."""
+    fonts, st = r.fonts, r.st
+    head = ["Host, ESXi release", "Verdict"] + [_SHORT_TITLE.get(c.key, c.title) for c in CAPABILITIES]
+    rows: list[list[Any]] = [[Paragraph(f"<b>{r.clean(h)}</b>", st.cell_small) for h in head]]
+    style = list(_GRID)
+    for row_n, group in enumerate(r.groups, start=1):
+        host = group.host
+        worst = scorecard_row(host, r.by_host.get(host.name, []), r.rows_of(host))
+        name = group.hosts[0] if group.size == 1 else f"{group.hosts[0]} and {group.size - 1} alike"
+        system = release_label(host)
+        line: list[Any] = [Paragraph(r.clean(name) + (f"<br/>{r.clean(system)}" if system else ""), st.cell_small),
+                           _verdict_cell(r.host_verdicts[host.name], fonts, st)]
+        for c, cap in enumerate(CAPABILITIES, start=2):
+            status = worst[cap.key]
+            line.append(Paragraph(f'<font color="#{STATUS_INK[status].hexval()[2:]}"><b>'
+                                  f'{fonts.sym(STATUS_SYMBOL[status])}</b></font>', st.cell_center))
+            style.append(("BACKGROUND", (c, row_n), (c, row_n), STATUS_FILL[status]))
+        rows.append(line)
+    # each status column as wide as its widest title in bold plus the side padding and a point of slack, so that no
+    # title wraps ("Coalesc." wrapped its full stop to a line of its own: issue 19); the verdict takes the rest
+    caps_w = max(pdfmetrics.stringWidth(h, fonts.bold, st.cell_small.fontSize) for h in head[2:]) + 2 * 2 + 1
+    table = Table(rows, colWidths=[37 * mm, FRAME_WIDTH - 37 * mm - caps_w * len(CAPABILITIES)]
+                  + [caps_w] * len(CAPABILITIES), repeatRows=1, hAlign="LEFT")
+    table.setStyle(TableStyle(style + [("LEFTPADDING", (0, 0), (-1, -1), 2), ("RIGHTPADDING", (0, 0), (-1, -1), 2),
+                                       ("TOPPADDING", (0, 0), (-1, -1), 0.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 1)]))
+    key = " ".join(f"{fonts.sym(STATUS_SYMBOL[s])} {STATUS_TEXT[s]}" for s in ("fail", "warn", "unknown", "n/a", "pass"))
+    # the key rides on the heading's line: the cover holds the demo's ten hosts on page 1
+    note = r.clean(f"each cell the worst of the host's pNICs: {key}; “How to read the host pages” says more")
+    return [Paragraph(f'Verdict and scorecard per host <font name="{fonts.regular}" size="8">({note})</font>',
+                      st.h2_cover), table]
+
+
+#: The roles a change board usually asks to sign (editable fields: a board writes its own).
+BOARD_ROLES = ("Change manager", "Network owner", "Virtualization owner")
+#: The decisions a board takes on the plan: (field value, words).
+DECISIONS = (("approve", "Approve"), ("approve_with_conditions", "Approve with conditions"), ("reject", "Reject"))
+
+
+def _decision_section(r: _Report) -> list[Any]:
+    """The board's decision on the whole document (fillable): approve / approve with conditions / reject, the
+    conditions or comments, who signs in which role and when, and the sign-off of the work on each host (group).
+    Each heading is kept with its fields on one page."""
+    st, fonts = r.st, r.fonts
+    n = len(r.plan)
+    items = f"items 1–{n} of the remediation plan" if n > 1 else ("item 1 of the remediation plan" if n else
+                                                                   "no remediation item (nothing to change)")
+    # a page of its own, unless what the cover left of its page holds it (a scorecard that ran onto a second page
+    # leaves it nearly empty)
+    story: list[Any] = [CondPageBreak(125 * mm), Spacer(1, 4 * mm)]
+    choice = Table([[_FormField("decision", words, kind="radio", value=value, height=11),
+                     Paragraph(f"<b>{words}</b>", st.body)] for value, words in DECISIONS],
+                   colWidths=[8 * mm, 70 * mm], hAlign="LEFT")
+    choice.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("LEFTPADDING", (0, 0), (-1, -1), 1)]))
+    story.append(KeepTogether([
+        Paragraph("Board decision", st.h1),
+        Paragraph(f"The board decides on {items}, for the hosts in scope (page 1), on the verdict "
+                  f"{fonts.sym(r.verdict.symbol)} {r.verdict.label}. Tick one decision; write any conditions below. "
+                  "The fields can be filled in and saved in a PDF reader, or printed and filled in by hand.", st.body),
+        Spacer(1, 2 * mm), choice, Spacer(1, 1 * mm),
+        Paragraph("<b>Conditions and comments</b>", st.body),
+        _FormField("decision.comments", "Conditions and comments", width=FRAME_WIDTH - 4 * mm, height=26 * mm,
+                   kind="multiline"),
+    ]))
+    head = [Paragraph(f"<b>{h}</b>", st.cell) for h in ("Role", "Name", "Date", "Signature")]
+    rows: list[list[Any]] = [head]
+    for i in range(1, len(BOARD_ROLES) + 1):
+        rows.append([_FormField(f"board{i}.role", "Role", width=62 * mm, value=BOARD_ROLES[i - 1]),
+                     _FormField(f"board{i}.name", "Name", width=72 * mm),
+                     _FormField(f"board{i}.date", "Date", width=32 * mm),
+                     _FormField(f"board{i}.signature", "Signature", width=FRAME_WIDTH - 186 * mm)])
+    signers = Table(rows, colWidths=[66 * mm, 76 * mm, 36 * mm, FRAME_WIDTH - 178 * mm], hAlign="LEFT")
+    signers.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("BOTTOMPADDING", (0, 0), (-1, -1), 4)]))
+    story.append(KeepTogether([Paragraph("Signed by", st.h2), signers]))
     return story
 
 
-def _finish_block(hv: Any, fonts: _Fonts, st: _Styles) -> list[Any]:
-    """A host's "Finish this audit": the read-only commands still needed, one per line, to copy."""
-    if hv is None or not hv.finish:
+def _signoff_table(r: _Report) -> list[Any]:
+    """Who carried out the plan on each host (group of alike hosts) and when: one fillable row per group."""
+    st = r.st
+    rows: list[list[Any]] = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("Host", "Work done and checked by", "Date")]]
+    for i, group in enumerate(r.groups, start=1):
+        rows.append([Paragraph(r.clean(group_label(group, shown=2)), st.cell_small),
+                     _FormField(f"signoff{i}.name", f"{group.hosts[0]}: done by", width=90 * mm),
+                     _FormField(f"signoff{i}.date", f"{group.hosts[0]}: date", width=32 * mm)])
+    table = Table(rows, colWidths=[FRAME_WIDTH - 132 * mm, 96 * mm, 36 * mm], repeatRows=1, hAlign="LEFT")
+    table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+                               ("LINEBELOW", (0, 0), (-1, -1), 0.3, colors.HexColor("#bbbbbb"))]))
+    heading = [Paragraph("Sign-off of the work per host", st.h1),
+               Paragraph("When a host's plan items are done and verified (the “Verify” commands of each item).",
+                         st.small)]
+    if len(r.groups) <= 12:  # a short table stays with its heading; a long one repeats its header row
+        return [PageBreak(), KeepTogether(heading + [table])]
+    return [PageBreak(), KeepTogether(heading + [Spacer(1, 1)]), table]
+
+
+def _checks_section(r: _Report) -> list[Any]:
+    """The checks that ran with what passed and what did not (:func:`nicadvisor.report.checks.checks_run`), the
+    capability summary chart, how to read the host pages and what READY needs (the legends, said once)."""
+    st = r.st
+    rows = checks_run(r.audit, r.by_host, r.rows_of)
+    head = ("Check", "On", "Checked", "Passed", "Warning", "Failed", "Not read", "Not judged")
+    data: list[list[Any]] = [[Paragraph(f"<b>{h}</b>", st.cell) for h in head]]
+    style = list(_GRID)
+    for n, row in enumerate(rows, start=1):
+        data.append([Paragraph(r.clean(row.what), st.cell), Paragraph(r.clean(row.on), st.cell)]
+                    + [Paragraph(str(x), st.cell_center) for x in (row.checked, row.passed, row.warned, row.failed,
+                                                                   row.not_read, row.not_judged)])
+        for col, (count, status) in enumerate(((row.passed, "pass"), (row.warned, "warn"), (row.failed, "fail")),
+                                              start=3):
+            if count:
+                style.append(("BACKGROUND", (col, n), (col, n), STATUS_FILL[status]))
+    table = Table(data, colWidths=[95 * mm, 30 * mm] + [(FRAME_WIDTH - 125 * mm) / 6] * 6, repeatRows=1,
+                  hAlign="LEFT")
+    table.setStyle(TableStyle(style + [("TOPPADDING", (0, 0), (-1, -1), 1.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 2)]))
+    story: list[Any] = [KeepTogether([
+        Paragraph("Checks that ran", r.st.h1),
+        Paragraph("Every check the audit ran, with how many objects passed it as well as those that did not. “Not "
+                  "read”: the facts it needs were not in the inputs (collect more); “not judged”: by design (a pNIC "
+                  "or switch that carries no overlay).", st.body),
+        Spacer(1, 2 * mm), table])]
+    if any(h.pnics for h in r.audit.hosts):  # the chart sums the table up: beside it, before the legends
+        story.append(KeepTogether([Paragraph("Capability summary", st.h2),
+                                   Paragraph("How many physical pNICs have each status, per capability column.",
+                                             st.small),
+                                   _capability_chart(r.audit, r.fonts, r.by_host, r.rows_of)]))
+    story.append(KeepTogether([Paragraph("How to read the host pages", st.h2), *_legend(r.fonts, st)]))
+    story.extend(_decisive_legend(r))
+    return story
+
+
+def _missing_checks_cover(r: _Report) -> list[Any]:
+    """Page 1, before anything else about the hosts: the share of decided cells and the hosts rated, then which
+    decisive checks were not made on how many hosts (:func:`nicadvisor.report.finish.missing_overview`); each host's
+    own, with the commands, open its page ("Finish this audit")."""
+    v = r.verdict
+    overview = missing_overview(v.hosts)
+    text = r.clean(coverage_of(r.audit, v).text) + "." + (
+        f" <b>Decisive checks not made:</b> {r.clean(overview)} (each host's own and the commands that make them: its "
+        "page, “Finish this audit”)." if overview else "")
+    return [Paragraph(text, r.st.small)]
+
+
+def _host_readiness(group: HostGroup, hv: Any, r: _Report) -> list[Any]:
+    """What a host (group) page says first: the decisive checks not made on it, then "Finish this audit", the
+    read-only commands that decide them as a block to copy (:mod:`nicadvisor.report.finish`; the legend says once
+    how to use it). A group's hosts share their checks and commands (:func:`nicadvisor.report.fleet.signature`)."""
+    if hv is None or not hv.missing:
         return []
-    return [Paragraph("Finish this audit", st.h2),
-            Paragraph("Read-only commands still needed to decide every decisive check (run them on the host, then "
-                      "audit again with their outputs):", st.body),
-            Paragraph(_mono("\n".join(hv.finish), fonts), st.evidence_line)]
+    st = r.st
+    whom = group.host.name if group.size == 1 else f"each of these {group.size} hosts"
+    made, applicable = hv.checks
+    story: list[Any] = [Paragraph(f"<b>Decisive checks not made on {r.clean(whom)}</b> ({made} of {applicable} made): "
+                                  + r.clean("; ".join(missing_lines(hv))) + ".", st.body)]
+    lines = finish_block(hv, [p.name for p in group.host.pnics])
+    if lines:
+        story.append(KeepTogether([Paragraph("Finish this audit" + ("" if group.size == 1 else " (the same commands on "
+                                                                   "each host of the group)"), st.h2),
+                                   Paragraph(_mono("\n".join(lines), r.fonts), st.command)]))
+    return story
 
 
 def _not_run_block(host: Host, fonts: _Fonts, st: _Styles) -> list[Any]:
@@ -462,27 +681,35 @@ def _not_run_block(host: Host, fonts: _Fonts, st: _Styles) -> list[Any]:
                       "partly: the facts they read are missing (see Finish this audit).", st.body), table]
 
 
-def _decisive_legend(fonts: _Fonts, st: _Styles) -> list[Any]:
-    """The table of decisive checks (nicadvisor.model.readiness.DECISIVE_CHECKS): what READY needs and why."""
+def _decisive_legend(r: _Report) -> list[Any]:
+    """What READY needs (:mod:`nicadvisor.report.legend`): the decisive checks, why each can break Geneve traffic and
+    the document behind it (numbered in the reference list), then how to use a host page's "Finish this audit"."""
+    st = r.st
     rows = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("Decisive check", "Applies to", "Why it can break Geneve "
                                                                                       "traffic", "Reference")]]
-    for c in DECISIVE_CHECKS:
-        rows.append([Paragraph(_clean(c.title, fonts), st.cell_small), Paragraph(_clean(c.applies, fonts), st.cell_small),
-                     Paragraph(_clean(c.why, fonts), st.cell_small), Paragraph(_clean(c.reference, fonts), st.cell_small)])
-    table = Table(rows, colWidths=[40 * mm, 55 * mm, 100 * mm, FRAME_WIDTH - 195 * mm], repeatRows=1, hAlign="LEFT")
+    for row in decisive_rows(r.index):
+        c = row.check
+        rows.append([Paragraph(r.clean(c.title), st.cell_small), Paragraph(r.clean(c.applies), st.cell_small),
+                     Paragraph(r.clean(c.why), st.cell_small),
+                     Paragraph("; ".join(_cite_link(n, cited, r) for n, cited in row.citations), st.cell_small)])
+    table = Table(rows, colWidths=[40 * mm, 62 * mm, 105 * mm, FRAME_WIDTH - 207 * mm], repeatRows=1, hAlign="LEFT")
     table.setStyle(TableStyle(_GRID))
-    return [Paragraph("What READY needs: the decisive checks", st.h2),
-            Paragraph("A host is READY only when each of these was decided on its overlay pNICs (or, with no known "
-                      "role, its candidates) and no finding is an error; NOT READY comes from an error finding; "
-                      "otherwise it is NOT RATED, with the commands that decide what is missing.", st.body), table]
+    return [KeepTogether([Paragraph("What READY needs: the decisive checks", st.h2),
+                          Paragraph(r.clean(READY_RULE), st.body), Spacer(1, 1 * mm), table]),
+            Spacer(1, 1.5 * mm), Paragraph(r.clean(f"{FINISH_HOWTO} On ESXi, {PCIE_OUT_OF_BAND}."), st.small)]
 
 
-def _capability_chart(audit: Audit, fonts: _Fonts) -> Drawing:
-    """Stacked bars: per capability column, how many physical pNICs are fail / warn / unknown / n/a / pass."""
+def _capability_chart(audit: Audit, fonts: _Fonts, by_host: dict[str, list[Finding]] | None = None,
+                      rows_of: Any = None) -> Drawing:
+    """Stacked bars: per capability column, how many physical pNICs are fail / warn / unknown / n/a / pass.
+    ``by_host``: the findings per host (:func:`nicadvisor.report.fleet.findings_by_host`) and ``rows_of``: host → its
+    matrix rows, computed when not given."""
     order = ("fail", "warn", "unknown", "n/a", "pass")
     counts = {s: [0] * len(CAPABILITIES) for s in order}
+    by_host = findings_by_host(list(audit.findings)) if by_host is None else by_host
+    rows_of = matrix_cache(by_host) if rows_of is None else rows_of
     for host in audit.hosts:
-        for row in capability_matrix(host, audit.findings):
+        for row in rows_of(host):
             for i, cap in enumerate(CAPABILITIES):
                 counts[row.cells[cap.key].status][i] += 1
     drawing = Drawing(FRAME_WIDTH, 66 * mm)
@@ -512,112 +739,191 @@ def _capability_chart(audit: Audit, fonts: _Fonts) -> Drawing:
     return drawing
 
 
-def _plan_item(n: int, item: RemediationItem, fonts: _Fonts, st: _Styles, roots: list[str]) -> list[Any]:
-    """One remediation-plan item: checkbox and title, owner/ticket/due fields, recommendation, targets, references."""
+def _plan_item(n: int, item: RemediationItem, r: _Report) -> list[Any]:
+    """One plan item: checkbox and title, owner/ticket/due fields, why (said once), what to do, the change, its check
+    and its roll-back (once per set of targets that share them), one row per host (group) with its objects and
+    evidence, and the numbered references."""
+    fonts, st = r.fonts, r.st
     status = SEVERITY_STATUS[item.severity]
     ink = STATUS_INK[status].hexval()[2:]
     hosts = f"{len(item.hosts)} host{'s' if len(item.hosts) != 1 else ''}"
     head = Paragraph(f'{n}. <font color="#{ink}">{fonts.sym(_SEVERITY_SYMBOL[item.severity])} '
-                     f'{SEVERITY_WORD[item.severity]}</font> — {_clean(item.title, fonts)} '
+                     f'{SEVERITY_WORD[item.severity]}</font> — {r.clean(item.title)} '
                      f'<font name="{fonts.regular}">({len(item.targets)} target(s) on {hosts}; rule '
-                     f'{_clean(item.rule_id, fonts)})</font>', st.item_head)
+                     f'{r.clean(item.rule_id)})</font>', st.item_head)
     top = Table([[_FormField(f"item{n}.done", f"Item {n} done"), head]], colWidths=[7 * mm, FRAME_WIDTH - 7 * mm],
                 hAlign="LEFT")
     top.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0),
                              ("TOPPADDING", (0, 0), (0, 0), 5)]))
-    parts: list[Any] = [top, _fields_row(f"item{n}", (("owner", "Owner", 55), ("ticket", "Change ticket", 45),
-                                                     ("due", "Due date", 30)), st)]
-    where = (f" (as written for {_clean(item.recommendation_for, fonts)}; the same for each target, with its own "
-             f"names)") if item.varies else ""
-    parts.append(Paragraph(f"<b>Recommendation{where}:</b> {_clean(item.recommendation, fonts)}", st.item))
-    if item.rollback:
-        parts.append(Paragraph(f"<b>Roll back:</b> {_clean(item.rollback, fonts)}", st.item))
+    message, shared = shared_message(item)
+    where = "" if len(item.findings) == 1 else (
+        f" (as read on {r.clean(item.recommendation_for)}; "
+        + ("the same on each target, with its own name)" if shared else "each target's own words are in its row)"))
+    parts: list[Any] = [top, Paragraph(f"<b>Why{where}:</b> {r.clean(message)}", st.item),
+                        Paragraph(f"<b>What to do:</b> {r.clean(item.recommendation)}", st.item)]
     if item.conditional:
         parts.append(Paragraph("<b>Conditional:</b> no TEP or NSX host switch is known on these targets yet; this "
                                "applies to each one that will carry the overlay.", st.item))
-    rows: list[list[Any]] = []
-    for k, f in enumerate(item.findings):
-        ev = f.evidence[0] if f.evidence else None
-        # a table cell cannot run over a page: the shown evidence is shortened (the JSON keeps the whole line)
-        evidence = (f"$ {_clean(clip(ev.command, _CELL_CHARS), fonts)} "
-                    f"[{_clean(clip(display_source(ev.source, roots), _CELL_CHARS), fonts)}]<br/>"
-                    f"{_clean(clip(ev.line, _CELL_CHARS), fonts)}" if ev else "—")
-        rows.append([_FormField(f"item{n}.target{k + 1}", f"Item {n}: {f.target} done", height=9),
-                     Paragraph(_clean(clip(f.target, _CELL_CHARS), fonts), st.cell),
-                     Paragraph(_clean(clip(f.message, _CELL_CHARS), fonts), st.cell_small),
-                     Paragraph(evidence, st.mono_cell)])
-    targets = Table(rows, colWidths=[7 * mm, 50 * mm, 100 * mm, FRAME_WIDTH - 164 * mm], hAlign="RIGHT")
-    targets.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
-                                 ("LINEBELOW", (0, 0), (-1, -1), 0.3, colors.HexColor("#bbbbbb"))]))
-    parts.append(targets)
-    if item.references:
-        parts.append(Paragraph("<b>References:</b> " + "; ".join(_clean(r, fonts) for r in item.references), st.item))
-    head_parts = 3 + bool(item.rollback) + item.conditional
+    head_parts = len(parts)
+    for block in steps(item):
+        parts.append(_steps_table(block, len(item.targets), r))
+    parts.append(_targets_table(n, item, shared, r))
+    cited = r.index.cite(item.references)
+    if cited:
+        parts.append(Paragraph("<b>References:</b> " + "; ".join(_cite_link(num, c, r) for num, c in cited), st.item))
     return [KeepTogether(parts[:head_parts]), *parts[head_parts:], Spacer(1, 2 * mm)]
 
 
-def _plan_section(plan: list[RemediationItem], fonts: _Fonts, st: _Styles, roots: list[str]) -> list[Any]:
-    story: list[Any] = [PageBreak(), Paragraph("Remediation plan", st.h1),
-                        Paragraph("One item per rule, errors first. Tick an item and each target when done; fill in "
-                                  "the owner, change ticket and due date (the fields can be filled in and saved in a "
-                                  "PDF reader). Information-only findings are in the appendix.", st.body)]
-    if not plan:
-        story.append(Paragraph("No error or warning finding: nothing to change on what could be read.", st.body))
-    for n, item in enumerate(plan, start=1):
-        story.extend(_plan_item(n, item, fonts, st, roots))
+def _cite_link(number: int, citation: Citation, r: _Report) -> str:
+    """``[3] §Jumbo MTU…``: the number links to the reference list at the end of the report."""
+    section = f" §{r.clean(citation.section)}" if citation.section else ""
+    return f'<a href="#ref{number}" color="#1f4e8c">[{number}]</a>{section}'
+
+
+def _steps_table(block: Steps, total: int, r: _Report) -> Table:
+    """Change / Verify / Roll back of some targets, commands in monospace, one per line."""
+    st, fonts = r.st, r.fonts
+    rows: list[list[Any]] = []
+    if len(block.targets) < total:
+        rows.append([Paragraph("<b>For</b>", st.cell), Paragraph(r.clean(_some(block.targets, 6)), st.cell)])
+    for key, label in STEP_LABELS:
+        text = getattr(block, key)
+        body = (Paragraph(_mono(clip(text, _CELL_CHARS * 2), fonts), st.command) if text else
+                Paragraph(r.clean(NO_COMMAND), st.cell))
+        rows.append([Paragraph(f"<b>{label}</b>", st.cell), body])
+    table = Table(rows, colWidths=[22 * mm, FRAME_WIDTH - 29 * mm], hAlign="RIGHT")
+    table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("TOPPADDING", (0, 0), (-1, -1), 1),
+                               ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5)]))
+    return table
+
+
+def _targets_table(n: int, item: RemediationItem, shared: bool, r: _Report) -> Table:
+    """One row per host (or group of alike hosts) of ``item``: a checkbox, the host, its objects and their evidence —
+    each command and source once, then the raw line of each object (a line an earlier item shows: "as in item 3");
+    the finding's own words when they differ (:func:`nicadvisor.report.remediation.target_rows`)."""
+    st = r.st
+    data: list[list[Any]] = []
+    for k, row in enumerate(target_rows(n, item, r.row_label(), r.shown, r.roots), start=1):
+        objects = ", ".join(o or "(the host)" for o in row.objects)
+        words = "" if shared else "<br/>".join(r.clean(clip(m, _CELL_CHARS)) for m in row.messages)
+        data.append([_FormField(f"item{n}.target{k}", f"Item {n}: {row.host} done", height=9),
+                     Paragraph(f"<b>{r.clean(clip(row.label, _CELL_CHARS))}</b>: {r.clean(objects)}"
+                               + (f"<br/>{words}" if words else ""), st.cell_small),
+                     Paragraph(_evidence_text(row, r), st.mono_cell)])
+    table = Table(data, colWidths=[7 * mm, 95 * mm, FRAME_WIDTH - 109 * mm], hAlign="RIGHT")
+    table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"),
+                               ("LINEBELOW", (0, 0), (-1, -1), 0.3, colors.HexColor("#bbbbbb"))]))
+    return table
+
+
+def _evidence_text(row: TargetRow, r: _Report) -> str:
+    """A target row's evidence as Paragraph markup, each cell's device text shortened to what a table cell holds
+    (the JSON keeps the whole line)."""
+    out = []
+    for command, source, lines in row.evidence:
+        out.append(f"$ {r.clean(clip(command, _CELL_CHARS))} [{r.clean(clip(source, _CELL_CHARS))}]")
+        out.extend(r.clean(clip(line, _CELL_CHARS)) for line in lines)
+    if row.earlier:
+        out.append(f"(evidence as in item {', '.join(str(n) for n in row.earlier)})")
+    return "<br/>".join(out) or "—"
+
+
+def _plan_section(r: _Report) -> list[Any]:
+    story: list[Any] = [PageBreak(), Paragraph("Remediation plan", r.st.h1),
+                        Paragraph("One item per rule, errors first. Each item says why, what to do, the exact change "
+                                  "with the host's own names (or why it is manual), how to verify it and how to roll "
+                                  "it back. Tick an item and each host when done; fill in the owner, change ticket "
+                                  "and due date. Information-only findings are in the appendix.", r.st.body)]
+    if not r.plan:
+        story.append(Paragraph("No error or warning finding: nothing to change on what could be read.", r.st.body))
+    else:
+        story.append(_assignments(r))
+    for n, item in enumerate(r.plan, start=1):
+        story.extend(_plan_item(n, item, r))
     return story
 
 
-def _host_section(index: int, host: Host, audit: Audit, plan: list[RemediationItem], host_verdicts: dict[str, Any],
-                  fonts: _Fonts, st: _Styles) -> list[Any]:
-    """A host's page: facts, capability matrix, the plan items that concern it, sign-off fields."""
-    findings = list(audit.findings)
-    kind = {"esxi": "ESXi", "linux": "Linux"}.get(host.kind or "", host.kind)
-    release = release_text(host)
-    facts = [x for x in (kind, f"release {release}" if release else None) if x]
-    story: list[Any] = [PageBreak(), Paragraph(f"Host {_clean(host.name, fonts)}", st.h1)]
-    verdict = host_verdicts.get(host.name)
+def _assignments(r: _Report) -> Table:
+    """Who does each plan item, under which change ticket, by when: one fillable row per item, the labels once."""
+    st = r.st
+    rows: list[list[Any]] = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("#", "Action", "Owner", "Change ticket",
+                                                                         "Due date")]]
+    for n, item in enumerate(r.plan, start=1):
+        rows.append([Paragraph(str(n), st.cell), Paragraph(r.clean(item.title), st.cell_small),
+                     _FormField(f"item{n}.owner", f"Item {n}: owner", width=55 * mm),
+                     _FormField(f"item{n}.ticket", f"Item {n}: change ticket", width=45 * mm),
+                     _FormField(f"item{n}.due", f"Item {n}: due date", width=30 * mm)])
+    table = Table(rows, colWidths=[8 * mm, FRAME_WIDTH - 155 * mm, 59 * mm, 49 * mm, 34 * mm], repeatRows=1,
+                  hAlign="LEFT")
+    table.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
+                               ("LINEBELOW", (0, 0), (-1, -1), 0.3, colors.HexColor("#bbbbbb")),
+                               ("BOTTOMPADDING", (0, 0), (-1, -1), 3)]))
+    return table
+
+
+def _host_section(r: _Report, group: HostGroup) -> list[Any]:
+    """The page of one host, or of a group of alike hosts (:mod:`nicadvisor.report.fleet`): its system and ESXi
+    release in the heading, its verdict, the decisive checks not made and "Finish this audit" before anything else,
+    the hosts of the group with what differs between them, the capability matrix (read with the legend of “How to
+    read the host pages”), the switch ports and the plan items that concern it."""
+    fonts, st = r.fonts, r.st
+    host = group.host
+    story: list[Any] = [PageBreak(), Paragraph(r.clean(host_title(group)), st.h1)]
+    verdict = r.host_verdicts.get(host.name)
     if verdict is not None:
-        story.append(_verdict_cell(verdict, fonts, st))
-    if facts:
-        story.append(Paragraph(_clean(" · ".join(facts), fonts), st.body))
-    story.extend(_finish_block(verdict, fonts, st))
+        story.append(_verdict_cell(verdict, fonts, st, who=host.name if group.size == 1 else "each host"))
+    story.extend(_host_readiness(group, verdict, r))
     story.extend(_not_run_block(host, fonts, st))
+    if group.size > 1:
+        story.extend(_group_members(group, r))
     story.append(Paragraph("Capability matrix", st.h2))
-    matrix = _matrix_table(host, findings, fonts, st)
-    story.append(matrix)
-    if isinstance(matrix, Table):
-        story.append(Spacer(1, 1.5 * mm))
-        story.append(_legend(fonts, st))
+    story.append(_matrix_table(host, r.by_host.get(host.name, []), fonts, st, r.rows_of(host)))
     pseudo = [p.name for p in host.pnics if p.is_physical is False]
     if pseudo:
-        story.append(Paragraph(f"Not rated (pseudo devices): {_clean(', '.join(pseudo), fonts)}", st.small))
-    story.extend(_switch_ports(host, fonts, st))
-    mine = [(n, item) for n, item in enumerate(plan, start=1) if host.name in item.hosts]
-    story.append(Paragraph(f"Plan items for {_clean(host.name, fonts)} ({len(mine)})", st.h2))
-    if not mine:
-        story.append(Paragraph("No error or warning finding on this host.", st.body))
+        story.append(Paragraph(f"Not rated (pseudo devices): {r.clean(', '.join(pseudo))}", st.small))
+    story.extend(_switch_ports(host, r))
+    mine = [(n, item) for n, item in enumerate(r.plan, start=1) if host.name in item.hosts]
+    whose = r.clean(host.name if group.size == 1 else "these hosts")
+    story.append(Paragraph(f"Plan items for {whose} ({len(mine)})" if mine else
+                           f"Plan items for {whose}: none (no error or warning finding)", st.h2))
     for n, item in mine:
-        targets = [t for t in item.targets if t == host.name or t.startswith(host.name + "/")]
-        story.append(Paragraph(f"{n}. {fonts.sym(_SEVERITY_SYMBOL[item.severity])} {_clean(item.title, fonts)}: "
-                               f"{_clean(', '.join(t.partition('/')[2] or t for t in targets), fonts)}", st.item))
-    story.append(Paragraph("Sign-off", st.h2))
-    story.append(_fields_row(f"signoff{index}", (("name", "Signed off by", 70), ("date", "Date", 35)), st))
+        objects = [f.obj or (host.name if group.size == 1 else "each host") for f in item.findings
+                   if f.host == host.name]
+        story.append(Paragraph(f"{n}. {fonts.sym(_SEVERITY_SYMBOL[item.severity])} {r.clean(item.title)}: "
+                               f"{r.clean(', '.join(objects))}", st.item))
     return story
 
 
-def _switch_ports(host: Host, fonts: _Fonts, st: _Styles) -> list[Any]:
-    """Where each physical pNIC of ``host`` is cabled (LLDP/CDP: :func:`switch_port_cell`), one line per pNIC whose
-    switch port is known; the pNICs whose port is not known share one line naming the command that reads it."""
-    physical = [p for p in host.pnics if p.is_physical is not False]
-    known = [(p.name, switch_port_cell(host, p)) for p in physical if p.switch_port_text()]
-    unknown = [p for p in physical if not p.switch_port_text()]
-    lines = [f"{name}: {where}" for name, where in known]
-    if unknown:
-        lines.append(f"{', '.join(p.name for p in unknown)}: {switch_port_cell(host, unknown[0])}")  # a host-wide read
-    if not lines:
-        return []
-    return [Paragraph("Switch ports", st.h2)] + [Paragraph(_clean(line, fonts), st.small) for line in lines]
+#: Most host names listed under a group (the CSV and JSON list every host).
+GROUP_NAMES_SHOWN = 200
+
+
+def _group_members(group: HostGroup, r: _Report) -> list[Any]:
+    st = r.st
+    names = list(group.hosts[:GROUP_NAMES_SHOWN])
+    more = f" and {group.size - len(names)} more (every host is in the CSV and JSON)" if group.size > len(names) else ""
+    story: list[Any] = [Paragraph(f"{group.size} hosts whose pNICs, configuration and findings are the same: "
+                                  f"{r.clean(', '.join(names))}{more}.", st.small)]
+    if group.differences:
+        rows = [[Paragraph("<b>Host</b>", st.cell), Paragraph(f"<b>What differs from {r.clean(group.host.name)}"
+                                                              "</b>", st.cell)]]
+        rows += [[Paragraph(r.clean(name), st.cell_small), Paragraph(r.clean("; ".join(lines)), st.cell_small)]
+                 for name, lines in group.differences.items()]
+        table = Table(rows, colWidths=[50 * mm, FRAME_WIDTH - 50 * mm], repeatRows=1, hAlign="LEFT")
+        table.setStyle(TableStyle(_GRID))
+        story.append(table)
+    else:
+        story.append(Paragraph("Apart from their names, MAC and IP addresses and input files, nothing read differs "
+                               f"between them; the facts and evidence below are those of {r.clean(group.host.name)}.",
+                               st.small))
+    return story
+
+
+def _switch_ports(host: Host, r: _Report) -> list[Any]:
+    """One line under the matrix: where each physical pNIC of ``host`` is cabled
+    (:func:`nicadvisor.report.remediation.switch_ports`; the legend says how it is read)."""
+    line = switch_ports(host)
+    return [Paragraph(f"<b>Switch ports:</b> {r.clean(line)}", r.st.small)] if line else []
 
 
 def _fmt_num(value: Any, digits: int = 2) -> str:
@@ -653,10 +959,38 @@ def earlier_lines(results: list[dict[str, Any]], earlier: list[list[Any]] | None
     return lines
 
 
-def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles, earlier: list[list[Any]] | None = None) -> list[Any]:
+def comparable_results(audit: Audit, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The benchmark results that measured the audited hosts: between two of them (``client``/``server`` are audit
+    hosts), or on this machine's loopback / namespaces when this machine is one of the audited hosts (``--local``);
+    every result of a report without hosts (benchmarks alone). A loopback run beside an audit of captured hosts
+    measured the auditor's own machine: nothing comparable."""
+    if not audit.hosts:  # a report of benchmarks alone: they are its subject
+        return list(results)
+    names = {h.name for h in audit.hosts}
+    local = "local" in audit.inputs
+    return [b for b in results if (b.get("client") in names and b.get("server") in names)
+            or (local and not b.get("client") and not b.get("server"))]
+
+
+def nothing_comparable(audit: Audit, results: list[dict[str, Any]]) -> str:
+    """The one sentence a report prints instead of its benchmark pages when no result measured the audited hosts
+    (:func:`comparable_results`); "" when some did or there are none."""
+    if not results or comparable_results(audit, results):
+        return ""
+    paths = ", ".join(sorted({str(b.get("path") or "?") for b in results}))
+    return (f"Benchmarks: {len(results)} test(s) ran on the machine running {TOOL_NAME} ({paths}), not between the "
+            "audited hosts, so nothing comparable to them was measured; their figures are in the JSON and CSV "
+            "exports (nic-advisor bench --between USER@HOST USER@HOST measures audited hosts).")
+
+
+def _benchmark_section(r: _Report, earlier: list[list[Any]] | None = None) -> list[Any]:
+    fonts, st, audit = r.fonts, r.st, r.audit
     results = [benchmark_entry(b) for b in (audit.benchmarks or [])]
     if not results:
         return []
+    line = nothing_comparable(audit, results)
+    if line:
+        return [Spacer(1, 3 * mm), Paragraph(r.clean(line), st.body)]
     story: list[Any] = [PageBreak(), Paragraph("Benchmarks", st.h1),
                         Paragraph("Each result says where it ran, and is compared only with an expectation for that "
                                   "same path (none where no figure exists for it); the basis says where the "
@@ -670,21 +1004,19 @@ def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles, earlier: list[l
         exp = expected_from_dict(expected)
         exp_text = exp.text() if exp is not None else "—"
         ratio = (f"{b['verdict'].upper()}: " if b.get("verdict") else "") + str(b.get("comparison") or "")
-        meas_text = "<br/>".join(_clean(f"{_fmt_num(v)} {u}", fonts) for v, u in measured) or "—"
+        meas_text = "<br/>".join(r.clean(f"{_fmt_num(v)} {u}") for v, u in measured) or "—"
         duration = b.get("duration_s")
         rows.append([
-            Paragraph(_clean(b.get("spec") or b.get("test", ""), fonts), st.cell), Paragraph(_clean(b.get("tool", ""), fonts), st.cell),
-            Paragraph(_clean(b.get("endpoints") or b.get("path") or "—", fonts), st.cell_small),
+            Paragraph(r.clean(b.get("spec") or b.get("test", "")), st.cell), Paragraph(r.clean(b.get("tool", "")), st.cell),
+            Paragraph(r.clean(b.get("endpoints") or b.get("path") or "—"), st.cell_small),
             Paragraph(meas_text, st.cell),
-            Paragraph(_clean(exp_text, fonts), st.cell), Paragraph(_clean(ratio, fonts), st.cell),
-            Paragraph(_clean(expected.get("basis") or "—", fonts), st.cell_small),
-            Paragraph(_clean(f"{_fmt_num(duration)} s" if duration is not None else "—", fonts), st.cell),
+            Paragraph(r.clean(exp_text), st.cell), Paragraph(r.clean(ratio), st.cell),
+            Paragraph(r.clean(expected.get("basis") or "—"), st.cell_small),
+            Paragraph(r.clean(f"{_fmt_num(duration)} s" if duration is not None else "—"), st.cell),
         ])
     table = Table(rows, colWidths=[26 * mm, 18 * mm, 50 * mm, 30 * mm, 28 * mm, 53 * mm, 45 * mm, 19 * mm],
                   repeatRows=1, hAlign="LEFT")
-    table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#888888")),
-                               ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#d9e1ea")),
-                               ("VALIGN", (0, 0), (-1, -1), "TOP")]))
+    table.setStyle(TableStyle(_GRID))
     story.append(table)
     charts = [c for c in (_bench_chart(results, "Gbit/s", "throughput_gbps", fonts, earlier),
                           _bench_chart(results, "µs", "latency_us", fonts, earlier)) if c is not None]
@@ -707,15 +1039,16 @@ def _benchmark_section(audit: Audit, fonts: _Fonts, st: _Styles, earlier: list[l
         story.append(Paragraph("Commands run", st.h2))
         for test, command in commands:
             text = " ".join(command) if isinstance(command, (list, tuple)) else str(command)
-            story.append(Paragraph(f"{_clean(test, fonts)}: <font name=\"{fonts.mono}\">{_clean(text, fonts)}</font>",
+            story.append(Paragraph(f"{r.clean(test)}: <font name=\"{fonts.mono}\">{r.clean(text)}</font>",
                                    st.small))
     return story
 
 
-def _mesh_section(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
+def _mesh_section(r: _Report) -> list[Any]:
     """The TEP mesh the hosts hold (their ``path_tests``), as one table; [] without one."""
     from nicadvisor.model.path_tests import MESH_COLUMNS, all_path_tests, mesh_table
 
+    audit, fonts, st = r.audit, r.fonts, r.st
     rows = mesh_table(all_path_tests(audit.hosts))
     if not rows:
         return []
@@ -770,17 +1103,16 @@ def _bench_chart(results: list[dict[str, Any]], unit: str, key: str, fonts: _Fon
     if any(previous):
         chart.bars[3].fillColor = colors.HexColor("#9fb8d6")
     drawing.add(chart)
-    if any(previous):  # four in one row: shorter words
-        pairs = [(chart.bars[0].fillColor, f"measured ({unit})"),
-                 (chart.bars[1].fillColor, f"expected, low edge ({unit})"),
-                 (chart.bars[2].fillColor, f"expected, high edge ({unit})"),
-                 (chart.bars[3].fillColor, "newest earlier run, same test and path")]
-        drawing.add(_chart_legend(pairs, fonts, deltax=62 * mm))
-    else:  # one row under the chart: at its right it was cut at the page edge (review)
-        pairs = [(chart.bars[0].fillColor, f"measured ({unit})"),
-                 (chart.bars[1].fillColor, f"expected for the same path, low edge ({unit})"),
-                 (chart.bars[2].fillColor, f"expected for the same path, high edge ({unit})")]
-        drawing.add(_chart_legend(pairs, fonts, deltax=78 * mm))
+    # the legend names only the series the chart has: no "expected" entries beside results that have none
+    expected = any(lo or hi for lo, hi in edges)
+    pairs = [(chart.bars[0].fillColor, f"measured ({unit})")]
+    if expected:
+        words = "expected" if any(previous) else "expected for the same path"
+        pairs += [(chart.bars[1].fillColor, f"{words}, low edge ({unit})"),
+                  (chart.bars[2].fillColor, f"{words}, high edge ({unit})")]
+    if any(previous):
+        pairs.append((chart.bars[3].fillColor, "newest earlier run, same test and path"))
+    drawing.add(_chart_legend(pairs, fonts, deltax=62 * mm if len(pairs) > 3 else 78 * mm))
     return drawing
 
 
@@ -797,8 +1129,7 @@ def _categories(chart: VerticalBarChart, docs: list[dict[str, Any]], fonts: _Fon
     for axis in (chart.categoryAxis.labels, chart.valueAxis.labels):
         axis.fontName, axis.fontSize = fonts.regular, 8
     if crowded:
-        chart.categoryAxis.labels.angle, chart.categoryAxis.labels.boxAnchor = 30, "ne"
-        chart.categoryAxis.labels.fontSize = 7
+        chart.categoryAxis.labels.angle, chart.categoryAxis.labels.boxAnchor = 30, "ne"  # 8 pt: the floor
 
 
 def _chart_legend(pairs: list[tuple[Any, str]], fonts: _Fonts, deltax: float = 40 * mm) -> Legend:
@@ -866,14 +1197,16 @@ def _sweep_chart(results: list[dict[str, Any]], fonts: _Fonts) -> Drawing | None
 def chart_drawings(audit: Audit, earlier: list[list[Any]] | None = None) -> list[tuple[str, Drawing]]:
     """The charts of the report as ``(title, Drawing)``, for another format (the HTML export renders them as SVG):
     the capability summary when there are pNICs, and measured against expected for the benchmark results in
-    Gbit/s and in µs (those there are), with the newest earlier run of each test from ``earlier``. Pure but for
-    registering the fonts."""
+    Gbit/s and in µs (those there are), with the newest earlier run of each test from ``earlier`` — none when no
+    result measured the audited hosts (:func:`nothing_comparable`). Pure but for registering the fonts."""
     fonts = _register_fonts()
     out: list[tuple[str, Drawing]] = []
     if any(h.pnics for h in audit.hosts):
         out.append(("Capability summary: how many physical pNICs have each status, per column",
                     _capability_chart(audit, fonts)))
     results = [benchmark_entry(b) for b in (audit.benchmarks or [])]
+    if nothing_comparable(audit, results):
+        return out
     for unit, key in (("Gbit/s", "throughput_gbps"), ("µs", "latency_us")):
         drawing = _bench_chart(results, unit, key, fonts, earlier)
         if drawing is not None:
@@ -890,27 +1223,35 @@ def _bullets(items: Iterable[str], fonts: _Fonts, st: _Styles) -> list[Paragraph
     return [Paragraph(_clean(i, fonts), st.bullet, bulletText="•") for i in items]
 
 
-def _inputs_appendix(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
-    """Appendix "Inputs read": each host's inputs, then audit inputs that no host lists."""
-    roots = input_roots(audit)
+def _inputs_appendix(r: _Report) -> list[Any]:
+    """Appendix "Inputs read": each host's inputs (a group of alike hosts: its first host's, and how many the others
+    read), then audit inputs that no host lists."""
+    fonts, st = r.fonts, r.st
     story: list[Any] = [PageBreak(), Paragraph("Appendix: inputs read", st.h1),
                         Paragraph("Paths are relative to the folders given as inputs.", st.small)]
-    per_host = set()
-    for host in audit.hosts:
-        story.append(Paragraph(f"{_clean(host.name, fonts)} ({len(host.inputs)})", st.h2))
-        story.extend(_bullets([display_source(i, roots) for i in host.inputs], fonts, st)
+    per_host = {i for h in r.audit.hosts for i in h.inputs}
+    for group in r.groups:
+        host = group.host
+        title = host.name if group.size == 1 else f"{host.name} and {group.size - 1} alike hosts"
+        story.append(Paragraph(f"{r.clean(title)} ({len(host.inputs)})", st.h2))
+        story.extend(_bullets([display_source(i, r.roots) for i in host.inputs], fonts, st)
                      or [Paragraph("No inputs recorded for this host.", st.small)])
-        per_host.update(host.inputs)
-    rest = [i for i in audit.inputs if i not in per_host]
+        if group.size > 1:
+            members = set(group.hosts[1:])
+            others = sum(len(h.inputs) for h in r.audit.hosts if h.name in members)
+            story.append(Paragraph(f"The {group.size - 1} other hosts of this group read {others} input(s) of their "
+                                   "own, each listed under its host in the JSON export.", st.small))
+    rest = [i for i in r.audit.inputs if i not in per_host]
     if rest:
         story.append(Paragraph(f"Given as inputs ({len(rest)})", st.h2))
-        story.extend(_bullets([display_source(i, roots) for i in rest], fonts, st))
+        story.extend(_bullets([display_source(i, r.roots) for i in rest], fonts, st))
     return story
 
 
-def _appendix(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
+def _not_understood_appendix(r: _Report) -> list[Any]:
+    st = r.st
     story: list[Any] = [PageBreak(), Paragraph("Appendix: inputs not understood", st.h1)]
-    problems = audit.inputs_not_understood
+    problems = r.audit.inputs_not_understood
     if not problems:
         story.append(Paragraph("Every input was understood.", st.body))
         return story
@@ -919,56 +1260,84 @@ def _appendix(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
     story.append(Spacer(1, 2 * mm))
     rows: list[list[Any]] = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("Source", "Command", "Message")]]
     for p in problems:
-        rows.append([Paragraph(_clean(display_source(p.source, input_roots(audit)), fonts), st.mono_cell),
-                     Paragraph(_clean(p.command or "—", fonts), st.mono_cell),
-                     Paragraph(_clean(p.message, fonts), st.cell)])
+        rows.append([Paragraph(r.clean(display_source(p.source, r.roots)), st.mono_cell),
+                     Paragraph(r.clean(p.command or "—"), st.mono_cell), Paragraph(r.clean(p.message), st.cell)])
     table = Table(rows, colWidths=[85 * mm, 70 * mm, FRAME_WIDTH - 155 * mm], repeatRows=1, hAlign="LEFT")
-    table.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#888888")),
-                               ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#d9e1ea")),
-                               ("VALIGN", (0, 0), (-1, -1), "TOP")]))
+    table.setStyle(TableStyle(_GRID))
     story.append(table)
     return story
 
 
-def _info_appendix(audit: Audit, fonts: _Fonts, st: _Styles) -> list[Any]:
-    items = info_items(audit)
+def _references_appendix(r: _Report) -> list[Any]:
+    """Every document the report cites, by number: title, version, publisher and its address (a link)."""
+    st = r.st
+    entries = r.index.entries()
+    story: list[Any] = [PageBreak(), Paragraph("Appendix: references", st.h1)]
+    if not entries:
+        story.append(Paragraph("No finding cites a document.", st.body))
+    for number, ref in entries:
+        where = (f'<a href="{escape(ref.url)}" color="#1f4e8c">{r.clean(ref.url)}</a>' if ref.url else
+                 f"<i>{r.clean(ref.note or 'no public address known')}</i>")
+        story.append(Paragraph(f'<a name="ref{number}"/>[{number}] {r.clean(ref.text())} {where}', st.reference))
+    return story
+
+
+def _glossary_appendix(r: _Report) -> list[Any]:
+    """The terms of the report explained once (:data:`nicadvisor.report.glossary.GLOSSARY`)."""
+    st = r.st
+    rows: list[list[Any]] = [[Paragraph("<b>Term</b>", st.cell), Paragraph("<b>Meaning</b>", st.cell)]]
+    for term, meaning, source in GLOSSARY:
+        cited = r.index.cite([source]) if source else []
+        refs = (" " + ", ".join(_cite_link(num, c, r) for num, c in cited)) if cited else ""
+        rows.append([Paragraph(f"<b>{r.clean(term)}</b>", st.cell), Paragraph(r.clean(meaning) + refs, st.cell)])
+    table = Table(rows, colWidths=[40 * mm, FRAME_WIDTH - 40 * mm], repeatRows=1, hAlign="LEFT")
+    table.setStyle(TableStyle(_GRID))
+    return [PageBreak(), Paragraph("Glossary", st.h1), table]
+
+
+def _info_appendix(r: _Report) -> list[Any]:
+    """Information-only findings, one per rule: its targets and its explanation once (a compatibility-database note
+    cites its sources by number, :func:`nicadvisor.report.remediation.cite_inline`)."""
+    fonts, st = r.fonts, r.st
+    items = info_items(r.audit)
     story: list[Any] = [PageBreak(), Paragraph("Appendix: information only (nothing to change)", st.h1)]
     if not items:
         story.append(Paragraph("No information-only finding.", st.body))
     for item in items:
-        story.append(Paragraph(f"{fonts.sym('ℹ')} <b>{_clean(item.title, fonts)}</b> — "
-                               f"{_clean(', '.join(item.targets), fonts)}", st.item))
-        story.append(Paragraph(_clean(item.findings[0].message, fonts), st.small))
+        message, _shared = shared_message(item)
+        cited = r.index.cite(item.references)
+        refs = (" " + ", ".join(_cite_link(num, c, r) for num, c in cited)) if cited else ""
+        story.append(Paragraph(f"{fonts.sym('ℹ')} <b>{r.clean(item.title)}</b> — "
+                               f"{r.clean(_some(item.targets, 12))}", st.item))
+        text = r.clean(cite_inline(message, r.index))
+        text = re.sub(r"\[(\d+)\]", lambda m: f'<a href="#ref{m.group(1)}" color="#1f4e8c">[{m.group(1)}]</a>', text)
+        story.append(Paragraph(text + refs, st.small))
     return story
 
 
 def build_story(audit: Audit, title: str = DEFAULT_TITLE, fonts: _Fonts | None = None,
-                earlier: list[list[Any]] | None = None) -> list[Any]:
-    """The platypus flowables of the whole document (see the module docstring for the order); ``earlier``: per
-    benchmark result its earlier runs (:func:`nicadvisor.services.bench_history.for_audit`)."""
-    fonts = fonts or _register_fonts()
-    st = _Styles(fonts)
-    plan = remediation_plan(audit)
-    roots = input_roots(audit)
-    story = _exec_summary(audit, title, plan, fonts, st)
-    plan_part = _plan_section(plan, fonts, st, roots)
-    if any(h.pnics for h in audit.hosts):
-        story += [PageBreak(), Paragraph("Capability summary", st.h1),
-                  Paragraph("How many physical pNICs have each status, per capability column.", st.body),
-                  _capability_chart(audit, fonts)] + _decisive_legend(fonts, st)
-        plan_part = plan_part[1:]  # the plan follows the chart on its page
-    story.extend(plan_part)
-    host_verdicts = {hv.host: hv for hv in audit.verdict.hosts}  # computed once: it reads every finding
-    for index, host in enumerate(audit.hosts, start=1):
-        story.extend(_host_section(index, host, audit, plan, host_verdicts, fonts, st))
-    story.extend(_benchmark_section(audit, fonts, st, earlier))
-    mesh = _mesh_section(audit, fonts, st)
+                earlier: list[list[Any]] | None = None, made_at: str | None = None) -> list[Any]:
+    """The platypus flowables of the whole document, one small function per section (see the module docstring for
+    the order); ``earlier``: per benchmark result its earlier runs (:func:`nicadvisor.services.bench_history.for_audit`);
+    ``made_at``: when the report is made (ISO 8601; now when not given)."""
+    r = _report(audit, title, fonts or _register_fonts(), made_at)
+    story = _cover(r)
+    story += _decision_section(r)
+    story += _checks_section(r)
+    story += _plan_section(r)
+    for group in r.groups:
+        story += _host_section(r, group)
+    story += _signoff_table(r)
+    story += _benchmark_section(r, earlier)
+    mesh = _mesh_section(r)
     if mesh:
         story += [PageBreak(), *mesh]
-    story.extend(_info_appendix(audit, fonts, st))
-    story.extend(_appendix(audit, fonts, st))
-    story.extend(_inputs_appendix(audit, fonts, st))
-    return story
+    story += _info_appendix(r)
+    story += _not_understood_appendix(r)
+    story += _inputs_appendix(r)
+    glossary = _glossary_appendix(r)  # built first: its terms cite references, which the list must hold
+    story += _references_appendix(r)
+    return story + glossary
 
 
 class _OutlinedDoc(SimpleDocTemplate):
@@ -983,7 +1352,21 @@ class _OutlinedDoc(SimpleDocTemplate):
         self._marks = getattr(self, "_marks", 0) + 1
         key = f"mark{self._marks}"
         self.canv.bookmarkPage(key)
-        self.canv.addOutlineEntry(flowable.getPlainText()[:120], key, level=level, closed=level > 0)
+        self.canv.addOutlineEntry(outline_title(flowable.getPlainText()), key, level=level, closed=level > 0)
+
+
+#: Longest outline entry (characters); a longer heading is cut at a word boundary and ends with "…".
+OUTLINE_CHARS = 100
+
+
+def outline_title(text: str, limit: int = OUTLINE_CHARS) -> str:
+    """``text`` as an outline entry: whitespace collapsed, at most ``limit`` characters, cut after a whole word
+    with "…" (never mid-word: "…; t" was a bookmark of the demo report)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:·—-(")
+    return cut + "…"
 
 
 def write_pdf(audit: Audit, path: str | os.PathLike[str], title: str = DEFAULT_TITLE, *,

@@ -21,6 +21,11 @@ Every field of the object (``PhysicalNic``, ``VmkernelNic``, ``Switch``, ``Host`
   ``mtu_path_ok == false``, joined with `` / ``; None otherwise), ``tep_count`` (TEP vmknics read) and
   ``overlay_uplinks`` (physical pNICs that carry the overlay, :meth:`Host.overlay_role` ``carries``; None when no
   TEP or NSX host switch is known).
+
+Every kind of object also carries the command facts of :mod:`nicadvisor.rules_engine.commands`
+(``mtu_change_command``, ``mtu_verify_command``, ``mtu_rollback_command``, ``vmkping_command``; pNICs
+``native_driver``): the exact commands with the host's own switch, TEP vmknic and driver names, for the rules'
+``change``, ``verify`` and ``rollback`` texts.
 """
 from __future__ import annotations
 
@@ -28,6 +33,9 @@ import dataclasses
 from typing import Any
 
 from nicadvisor.model import Host, PhysicalNic, Switch, VmkernelNic
+from nicadvisor.rules_engine.commands import (
+    COMMAND_FACTS, host_commands, pnic_commands, switch_commands, vmknic_commands,
+)
 
 HOST_FACTS = ("host_name", "host_kind", "host_version", "host_release")
 # The derived facts each kind of object adds to its own fields (keep in step with the functions below):
@@ -35,10 +43,11 @@ HOST_FACTS = ("host_name", "host_kind", "host_version", "host_release")
 EXTRA_FACTS: dict[str, tuple[str, ...]] = {
     "pnic": HOST_FACTS + ("switch_name", "switch_kind", "switch_mtu", "switch_ens_mode", "module_version",
                           "module_options", "link_speed_gbps", "pcie_bandwidth_gbps", "pcie_bandwidth_capable_gbps",
-                          "ports_line_rate_gbps", "has_tep", "rss_enable_command", "rss_rollback_command"),
-    "vmknic": HOST_FACTS,
-    "switch": HOST_FACTS + ("carries_tep", "has_tep"),
-    "host": HOST_FACTS + ("mtu_path_error", "tep_count", "overlay_uplinks"),
+                          "ports_line_rate_gbps", "has_tep", "rss_enable_command", "rss_rollback_command")
+    + COMMAND_FACTS["pnic"],
+    "vmknic": HOST_FACTS + COMMAND_FACTS["vmknic"],
+    "switch": HOST_FACTS + ("carries_tep", "has_tep") + COMMAND_FACTS["switch"],
+    "host": HOST_FACTS + ("mtu_path_error", "tep_count", "overlay_uplinks") + COMMAND_FACTS["host"],
 }
 _OBJECTS = {"pnic": PhysicalNic, "vmknic": VmkernelNic, "switch": Switch, "host": Host}
 
@@ -111,6 +120,7 @@ def pnic_context(host: Host, pnic: PhysicalNic, compat: Any = None) -> dict[str,
     ctx["has_tep"] = any(v.is_tep for v in host.vmknics)
     facts = compat.of(pnic).catalogue if compat is not None else None
     ctx["rss_enable_command"], ctx["rss_rollback_command"] = _rss_commands(host, pnic, mod, facts)
+    ctx.update(pnic_commands(host, pnic))
     return ctx
 
 
@@ -164,6 +174,9 @@ def object_context(host: Host, obj: Any, compat: Any = None) -> dict[str, Any]:
     if isinstance(obj, Switch):
         ctx["has_tep"] = any(v.is_tep for v in host.vmknics)
         ctx["carries_tep"] = carries_tep(host, obj)
+        ctx.update(switch_commands(host, obj))
+    elif isinstance(obj, VmkernelNic):
+        ctx.update(vmknic_commands(host, obj))
     elif isinstance(obj, Host):
         ev = obj.evidence.get("mtu_path_ok")
         failed = ev is not None and getattr(obj, "mtu_path_ok", None) is False
@@ -171,4 +184,5 @@ def object_context(host: Host, obj: Any, compat: Any = None) -> dict[str, Any]:
         ctx["tep_count"] = sum(1 for v in obj.vmknics if v.is_tep)
         carrying = [p for p in obj.pnics if obj.overlay_role(p) == "carries"]
         ctx["overlay_uplinks"] = len(carrying) if obj.overlay_switches()[0] else None
+        ctx.update(host_commands(obj))
     return ctx

@@ -116,7 +116,7 @@ def evaluate(rules: list[Rule], hosts: list[Host], compat: dict[int, Any] | None
                 if role == OVERLAY_NONE:
                     continue
                 values = {k: fact_text(v) for k, v in ctx.items()}
-                # in the commands to run (recommendation, rollback) an unread value is a placeholder to fill in,
+                # in the commands to run (recommendation, change, verify, rollback) an unread value is a placeholder to fill in,
                 # never the word "unknown" typed into a command line ("esxcli ... set -v unknown")
                 to_fill = {k: (fact_text(v) if v is not None else f"<{k.replace('_', ' ')}>") for k, v in ctx.items()}
                 message = string.Template(rule.message).safe_substitute(values)
@@ -134,6 +134,8 @@ def evaluate(rules: list[Rule], hosts: list[Host], compat: dict[int, Any] | None
                     references=rule.references, evidence=_evidence(rule, obj, ctx, host), category=rule.category,
                     facts=_known_condition_facts(rule, ctx), overlay_role=role, full_severity=full,
                     rollback=string.Template(rule.rollback).safe_substitute(to_fill),
+                    change=string.Template(rule.change).safe_substitute(to_fill),
+                    verify=string.Template(rule.verify).safe_substitute(to_fill),
                 ))
     findings.sort(key=lambda f: (f.severity.rank, f.host, f.target, f.rule_id))
     return findings

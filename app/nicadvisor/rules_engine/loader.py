@@ -29,6 +29,8 @@ import yaml
 
 from nicadvisor.model import Host, KernelModule, PhysicalNic, Severity, Switch, VmkernelNic
 from nicadvisor.paths import rules_dir
+from nicadvisor.model.references import DOCUMENTS
+from nicadvisor.rules_engine.commands import COMMAND_FACTS
 from nicadvisor.rules_engine.context import EXTRA_FACTS, known_facts
 
 _SCHEMA = json.loads((Path(__file__).with_name("rule.schema.json")).read_text(encoding="utf-8"))
@@ -36,11 +38,8 @@ CONTEXT = rule_engine.Context(default_value=None)
 
 #: The reference documents a rule may cite as ``"<document> §<section>"``: those of ``shared/reference`` (the
 #: shipped rules cite them all; tests/rules/test_rule_file_checks.py keeps this list equal to that folder). Any
-#: other source is a URL or ``"vendor: …"``.
-REFERENCE_DOCUMENTS = frozenset({
-    "nsx-latency-part1-dfw.txt", "nsx-latency-part2-vxlan-dlr.txt", "nsx-t-performance-on-intel.txt",
-    "vds-ipfix-impact-nsxv.txt", "vmfex-vs-vswitch-netperf.txt",
-})
+#: other source is a URL or ``"vendor: …"``. Their titles, versions and addresses: :mod:`nicadvisor.model.references`.
+REFERENCE_DOCUMENTS = frozenset(DOCUMENTS)
 
 _OBJECTS = {"pnic": PhysicalNic, "vmknic": VmkernelNic, "switch": Switch, "host": Host}
 #: Python types of the derived facts of :mod:`nicadvisor.rules_engine.context` (``EXTRA_FACTS``), by name; a
@@ -54,6 +53,7 @@ DERIVED_FACT_TYPES: dict[str, Any] = {
     "pcie_bandwidth_capable_gbps": float, "ports_line_rate_gbps": float, "has_tep": bool,
     "rss_enable_command": str, "rss_rollback_command": str, "carries_tep": bool, "mtu_path_error": str,
     "tep_count": int, "overlay_uplinks": int,
+    **{name: str for names in COMMAND_FACTS.values() for name in names},
 }
 
 
@@ -79,6 +79,8 @@ class Rule:
     compiled: rule_engine.Rule
     overlay: bool = False
     rollback: str = ""
+    change: str = ""
+    verify: str = ""
 
 
 def default_rules_dir() -> Path:
@@ -289,6 +291,8 @@ def load_rule_file(path: Path) -> list[Rule]:
                            ("message", string.Template(item["message"]).get_identifiers()),
                            ("recommendation", string.Template(item["recommendation"]).get_identifiers()),
                            ("rollback", string.Template(item.get("rollback", "")).get_identifiers()),
+                           ("change", string.Template(item.get("change", "")).get_identifiers()),
+                           ("verify", string.Template(item.get("verify", "")).get_identifiers()),
                            ("evidence", item.get("evidence", []))):
             unknown = sorted(set(names) - known)
             if unknown:
@@ -312,7 +316,7 @@ def load_rule_file(path: Path) -> list[Rule]:
             message=item["message"], recommendation=item["recommendation"],
             references=tuple(item["references"]), evidence=tuple(item.get("evidence", ())),
             source=f"{path.name}:{line}", compiled=compiled, overlay=bool(item.get("overlay", False)),
-            rollback=item.get("rollback", ""),
+            rollback=item.get("rollback", ""), change=item.get("change", ""), verify=item.get("verify", ""),
         ))
     return rules
 

@@ -18,6 +18,7 @@ driver on the host's release is compatible.
 """
 from __future__ import annotations
 
+from nicadvisor.rules_engine.commands import driver_update_steps
 from nicadvisor.model import Finding, Host, PhysicalNic, Severity
 from nicadvisor.vcg.builds import release_unknown_reason
 from nicadvisor.vcg.context import HostCompat, contexts_for
@@ -139,7 +140,8 @@ def findings_for_hosts(hosts: list[Host], db: VcgDatabase | None = None,
                         message=f"{p.name} runs {p.driver} {p.driver_version}; {e.summary}.{used}",
                         recommendation=f"Update {p.driver} to at least {e.data.get('version_min')} "
                                        f"(and the firmware the vendor pairs with it).",
-                        references=(f"vendor: {e.source}",), evidence=_evidence(p, host), category="driver"))
+                        references=(f"vendor: {e.source}",), evidence=_evidence(p, host), category="driver",
+                        **driver_update_steps(host, p, e.data.get("version_min"))))
             confirming = confirming_entries(host, p, facts, release)
             if confirming:
                 e = confirming[0]

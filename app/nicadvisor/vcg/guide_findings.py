@@ -51,6 +51,9 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from nicadvisor.rules_engine.commands import (
+    driver_update_steps, firmware_update_steps, guide_import_steps, release_change_steps,
+)
 from nicadvisor.model import Finding, Host, PhysicalNic, Severity
 from nicadvisor.model.readiness import commands_for
 from nicadvisor.vcg.builds import host_release, release_unknown_reason
@@ -191,10 +194,14 @@ def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset,
     if release is _DERIVE:
         release = host_release(host)
 
-    def finding(rule_id: str, title: str, severity: Severity, message: str, recommendation: str) -> Finding:
+    def finding(rule_id: str, title: str, severity: Severity, message: str, recommendation: str,
+                steps: dict[str, str] | None = None) -> Finding:
+        """``steps``: the ``change`` / ``verify`` / ``rollback`` of a finding to act on
+        (:mod:`nicadvisor.rules_engine.commands`)."""
+        steps = steps or {}
         return Finding(rule_id=rule_id, title=title, severity=severity, host=host.name, obj=p.name,
                        message=f"{message} [{TRUST}]", recommendation=recommendation, references=refs,
-                       evidence=evidence, category="driver")
+                       evidence=evidence, category="driver", **steps)
 
     if release is None:
         return [_release_unknown(host, listed, model, finding)]
@@ -229,7 +236,8 @@ def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset,
                            f"{p.name} runs {p.driver} {p.driver_version}; for {model} on {release} {said} "
                            f"{listed_text}.{apart}",
                            f"Install a driver version {said} lists for {model} on {release}"
-                           + (f" ({p.driver} {versions[-1]})" if versions else "") + ", with its listed firmware."))
+                           + (f" ({p.driver} {versions[-1]})" if versions else "") + ", with its listed firmware.",
+                           driver_update_steps(host, p, versions[-1] if versions else None)))
     if not mine:
         return out
     firmware_ok = True
@@ -274,7 +282,8 @@ def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset,
                                    f"{p.name} has firmware {p.firmware_version}; with {p.driver} {p.driver_version} "
                                    f"on {release} {said} lists firmware {', '.join(firmwares[:8])}.",
                                    f"Update the firmware of {p.name} to a version listed with {p.driver} "
-                                   f"{p.driver_version} (or move both to another listed pair)."))
+                                   f"{p.driver_version} (or move both to another listed pair).",
+                                   firmware_update_steps(p)))
     have = _features(mine)
     newer = [g for g in same_driver if (version_key(g.driver_version) or "") > (version_key(p.driver_version) or "")]
     adds: dict[str, str] = {}
@@ -376,7 +385,7 @@ def _not_for_release(host: Host, p: PhysicalNic, data: GuideDataset, listed: lis
                        f"{', '.join(named) or 'other releases'}, not for {release}, which {host.name} runs "
                        f"({', '.join(_KIND[k] for k in general)} lists other devices for {release}).",
                        f"Run {host.name} on a release the guide lists for this NIC, or replace the NIC with one "
-                       f"listed for {release}.")
+                       f"listed for {release}.", release_change_steps(host))
     vsan = sorted({g.release for g in listed if g.source == "vsan-hcl" and g.release})
     return finding("guide-device-not-listed", "NIC not in the vSAN HCL for this ESXi release", Severity.WARNING,
                    f"The vSAN HCL (imported) lists {model} for {', '.join(vsan)}, not for {release}, "
@@ -384,7 +393,8 @@ def _not_for_release(host: Host, p: PhysicalNic, data: GuideDataset, listed: lis
                    "lists NICs certified for vSAN/RDMA only, so this says nothing about its certification for general "
                    "networking.",
                    f"If {host.name} uses this NIC for vSAN or RDMA, run a release the vSAN HCL lists for it; for "
-                   f"general networking check the I/O program of the Broadcom Compatibility Guide for {release}.")
+                   f"general networking check the I/O program of the Broadcom Compatibility Guide for {release}.",
+                   release_change_steps(host))
 
 
 def guide_findings(hosts: list[Host], data: GuideDataset | None, today: _dt.date | None = None,
@@ -410,7 +420,8 @@ def guide_findings(hosts: list[Host], data: GuideDataset | None, today: _dt.date
                 severity=Severity.ERROR if level == "error" else Severity.WARNING, host=host.name,
                 message=f"{message[0].upper()}{message[1:]}.",
                 recommendation="Import a current copy of the guide (nic-advisor vcg import FILE) and audit again.",
-                references=(f"compatibility guide (imported): {data.describe()}",), category="driver"))
+                references=(f"compatibility guide (imported): {data.describe()}",), category="driver",
+                **guide_import_steps()))
     return out
 
 

@@ -15,17 +15,20 @@ catalogue's facts per pNIC) and hands it to everything that judges:
 4. the findings of the path tests between hosts (the TEP mesh), each on the vmknic or interface at either end of a
    failing path (:func:`nicadvisor.model.path_tests.path_test_findings`);
 5. the ``overlay-no-fit-pnic`` error of a host whose every overlay candidate is unfit
-   (:func:`nicadvisor.model.readiness.overlay_fit_findings`).
+   (:func:`nicadvisor.model.readiness.overlay_fit_findings`), with its change, check and roll-back
+   (:func:`nicadvisor.rules_engine.commands.overlay_fit_steps`).
 
 The verdict (:func:`nicadvisor.model.verdict.verdict_of`) reads only these findings and the hosts.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 
 from nicadvisor.model import Finding, Host, Severity
 from nicadvisor.model.path_tests import path_test_findings
 from nicadvisor.model.readiness import overlay_fit_findings
+from nicadvisor.rules_engine.commands import guide_import_steps, overlay_fit_steps
 from nicadvisor.vcg.context import HostCompat, compat_contexts
 from nicadvisor.vcg.findings import findings_for_hosts
 from nicadvisor.vcg.guide_findings import feature_findings, guide_findings
@@ -100,10 +103,13 @@ def judge(hosts: list[Host], rules: list | None = None, *, db: VcgDatabase | Non
             rule_id="guide-unreadable", title="Imported compatibility guide unreadable", severity=Severity.WARNING,
             host=h.name, message=f"The imported compatibility guide could not be read, so no pNIC was checked against "
                                  f"it: {unreadable}",
-            recommendation="Import the guide again (nic-advisor vcg import FILE).", category="driver")
+            recommendation="Import the guide again (nic-advisor vcg import FILE).", category="driver",
+            **guide_import_steps())
             for h in hosts if h.kind == "esxi"]
     else:
         findings += guide_findings(hosts, data, today, contexts) + feature_findings(hosts, data, contexts)
     findings += path_test_findings(hosts)
-    return findings + overlay_fit_findings(hosts, findings)
+    by_name = {h.name: h for h in hosts}
+    return findings + [dataclasses.replace(f, **overlay_fit_steps(by_name[f.host]))
+                       for f in overlay_fit_findings(hosts, findings)]
 

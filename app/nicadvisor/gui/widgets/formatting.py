@@ -4,6 +4,9 @@ from __future__ import annotations
 import html
 from typing import Any, Iterable
 
+from nicadvisor.model.references import citations
+from nicadvisor.report.remediation import NO_COMMAND, STEP_LABELS
+
 
 def speed_text(pnic: Any) -> str:
     """Link speed of a PhysicalNic for display: ``"25 Gbit/s"``, ``"100 Mbit/s"``, ``"link down"``,
@@ -74,19 +77,49 @@ def evidence_html(evidence: Iterable[Any], heading: str = "Evidence") -> str:
 SEVERITY_COLOURS = {"error": "#b00020", "warning": "#8a5a00", "info": "#1d4f91"}
 
 
+def references_html(references: Iterable[str]) -> str:
+    """The documents a finding cites (its ``references``, internal keys) as the reports name them
+    (:mod:`nicadvisor.model.references`): a list of "Title. Version. Publisher. §section" each linked to its address,
+    or with the note that says why it has none; never an internal file name."""
+    items = []
+    for c in citations(tuple(references)):
+        ref = c.reference
+        text = esc(ref.text()) + (f" §{esc(c.section)}" if c.section else "")
+        where = (f" <a href='{esc(ref.url)}'>{esc(ref.url)}</a>" if ref.url else
+                 f" <i>{esc(ref.note)}</i>" if ref.note else "")
+        items.append(f"<li>{text}{where}</li>")
+    return "<ul>" + ("".join(items) or "<li><i>none</i></li>") + "</ul>"
+
+
+def steps_html(finding: Any) -> str:
+    """A finding's change, its check and its roll-back (``Finding.change`` / ``verify`` / ``rollback``, the host's own
+    names filled in), each a block to copy, labelled as the PDF and the HTML report label them; "" for an
+    information-only finding that gives none."""
+    if not any(getattr(finding, key, "") for key, _label in STEP_LABELS):
+        return ""
+    out = []
+    for key, label in STEP_LABELS:
+        text = getattr(finding, key, "")
+        body = (f"<pre style='background:#f2f2f2; margin-top:0; white-space:pre-wrap'>{esc(text)}</pre>" if text else
+                f"<p style='margin-top:0'><i>{esc(NO_COMMAND)}</i></p>")
+        out.append(f"<p style='margin-bottom:2px'><b>{esc(label)}:</b></p>{body}")
+    return "".join(out)
+
+
 def finding_html(finding: Any, with_evidence: bool = True) -> str:
-    """HTML of one Finding: severity, title, target, message, recommendation, references, evidence."""
+    """HTML of one Finding: severity, title, target, what was found, what to do, the change, its check and its roll-back,
+    the documents it cites by title, version and address, and its evidence."""
     sev = getattr(finding.severity, "value", str(finding.severity))
     colour = SEVERITY_COLOURS.get(sev, "#000000")
-    refs = "".join(f"<li>{esc(r)}</li>" for r in finding.references) or "<li><i>none</i></li>"
     out = (
         f"<h3 style='margin-bottom:2px'><span style='color:{colour}'>[{esc(sev.upper())}]</span> "
         f"{esc(finding.title)}</h3>"
         f"<p style='margin-top:0'><b>Target:</b> {esc(finding.target)} &nbsp; <b>Rule:</b> {esc(finding.rule_id)}"
         + (f" &nbsp; <b>Category:</b> {esc(finding.category)}" if finding.category else "") + "</p>"
         f"<p><b>What was found:</b> {esc(finding.message)}</p>"
-        f"<p><b>Recommendation:</b> {esc(finding.recommendation)}</p>"
-        f"<p><b>References:</b></p><ul>{refs}</ul>")
+        f"<p><b>What to do:</b> {esc(finding.recommendation)}</p>"
+        + steps_html(finding)
+        + f"<p><b>References:</b></p>{references_html(finding.references)}")
     if with_evidence:
         out += evidence_html(finding.evidence)
     return out

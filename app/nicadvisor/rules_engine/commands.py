@@ -1,0 +1,262 @@
+"""The commands a rule's ``change``, ``verify`` and ``rollback`` texts quote, built from the audited host's own
+objects: the switch that holds a pNIC decides where its MTU is set (a standard vSwitch on the host, a VDS in vCenter,
+an N-VDS in the NSX uplink profile), and the host's own TEP vmknic is the one a ``vmkping`` leaves from.
+
+Every command is as its vendor documents it (the rule files cite the page):
+
+* ``esxcli network vswitch standard set -v <vSwitch> -m <MTU>`` — ESXCLI reference, ``esxcli network`` namespace
+  (https://developer.broadcom.com/xapis/esxcli-command-reference/latest/namespace/esxcli_network.html);
+* ``Get-VirtualSwitch … | Set-VirtualSwitch -Mtu`` and ``Get-VDSwitch … | Set-VDSwitch -Mtu`` — VMware PowerCLI
+  reference (https://developer.broadcom.com/powercli/latest/vmware.vimautomation.core/commands/set-virtualswitch,
+  https://developer.broadcom.com/powercli/latest/vmware.vimautomation.vds/commands/set-vdswitch);
+* the NSX uplink profile's MTU — NSX installation guide "Create an Uplink Profile"
+  (https://docs.vmware.com/en/VMware-NSX/4.1/installation/GUID-50FDFDFB-F660-4269-9503-39AE2BBA95B4.html) and the
+  Policy API ``PATCH /policy/api/v1/infra/host-switch-profiles/<id>``
+  (https://developer.broadcom.com/xapis/nsx-t-data-center-rest-api/4.0.0/method_PatchPolicyHostSwitchProfile.html);
+  an uplink profile's MTU is not applied to a VDS, whose MTU vCenter owns (shared/design/research/nsx-api.md §2.3);
+* ``vmkping ++netstack=vxlan -I <TEP vmknic> -d -s <size> <remote TEP>`` — Broadcom KB 344313 (VMware KB 1003728)
+  "Testing VMkernel network connectivity with the vmkping command"; the ``++netstack=vxlan … -I vmk10`` form and its
+  outputs: shared/design/research/esxi-public/4_vmkping.md. The payload is the MTU less 28 bytes of IP and ICMP
+  header (8972 for 9000, 1672 for 1700, 1572 for 1600).
+
+Pure: strings from the model, no I/O. A name the audit did not read stays a ``<placeholder>`` to fill in.
+"""
+from __future__ import annotations
+
+import shlex
+
+from nicadvisor.model import Host, PhysicalNic, Switch, VmkernelNic
+
+#: The MTU the rules recommend (bytes): NSX reaches its highest throughput with 9000 on the fabric
+#: (nsx-t-performance-on-intel.txt §Jumbo MTU for Higher Throughput).
+MTU_TARGET = 9000
+#: Bytes of IPv4 + ICMP header a ``vmkping -s`` payload leaves out of the frame's MTU.
+PING_OVERHEAD = 28
+
+#: The ESXi native driver that replaces a legacy vmklinux driver, only where a cited source names the pair: the
+#: rule ``legacy-vmklinux-driver`` (ixgben for ixgbe, igbn for igb, ntg3 for tg3, qfle3 for bnx2x) and VMware KB
+#: 52044 (bnx2x → qfle3, "esxcli system module set --enabled=…").
+NATIVE_DRIVER = {"ixgbe": "ixgben", "igb": "igbn", "tg3": "ntg3", "bnx2x": "qfle3"}
+
+
+def _sh(word: str) -> str:
+    """``word`` quoted for the ESXi shell (busybox ash: POSIX quoting); a ``<placeholder>`` to fill in stays as it is."""
+    return word if word.startswith("<") and word.endswith(">") else shlex.quote(word)
+
+
+def _ps(word: str) -> str:
+    """``word`` as a PowerShell single-quoted string."""
+    return "'" + word.replace("'", "''") + "'"
+
+
+def tep_vmknic(host: Host) -> VmkernelNic | None:
+    """The host's first NSX TEP vmknic (``is_tep``), or None before NSX is installed."""
+    return next((v for v in host.vmknics if v.is_tep), None)
+
+
+def vmkping_command(host: Host, mtu: int = MTU_TARGET) -> str:
+    """``vmkping ++netstack=vxlan -I vmk10 -d -s 8972 <remote TEP IP>``: a don't-fragment ping of an ``mtu``-byte
+    frame from the host's TEP vmknic (``<TEP vmknic>`` when none was read) on its netstack (``vxlan`` unless the
+    audit read another) to a TEP of another host, which no single host's audit knows."""
+    tep = tep_vmknic(host)
+    name = tep.name if tep else "<TEP vmknic>"
+    netstack = tep.netstack if tep and tep.netstack else "vxlan"
+    return f"vmkping ++netstack={netstack} -I {name} -d -s {mtu - PING_OVERHEAD} <remote TEP IP>"
+
+
+def switch_mtu_command(host: Host, switch: Switch | None, mtu: int | str) -> str:
+    """Where and how the MTU of ``switch`` is set to ``mtu``, one way per line:
+
+    * a standard vSwitch: the ESXi shell (``esxcli network vswitch standard set``) or PowerCLI
+      (``Set-VirtualSwitch``) — it sets the MTU of every uplink pNIC of the vSwitch;
+    * a VDS: PowerCLI against vCenter (``Set-VDSwitch``) or the vSphere Client — it applies to every host on the VDS;
+    * an N-VDS (opaque): the NSX uplink profile of the host's transport node (NSX UI or Policy API);
+    * a switch not read (``None``) or of unknown kind: the vSwitch and VDS forms with ``<switch name>`` to fill in.
+    """
+    if host.kind == "linux":
+        return f"ip link set dev <interface> mtu {mtu}"
+    name = switch.name if switch is not None else "<switch name>"
+    kind = switch.kind if switch is not None else None
+    standard = (f"esxcli network vswitch standard set -v {_sh(name)} -m {mtu}\n"
+                f"PowerCLI: Get-VirtualSwitch -VMHost {_ps(host.name)} -Standard -Name {_ps(name)} | "
+                f"Set-VirtualSwitch -Mtu {mtu} -Confirm:$false")
+    vds = (f"PowerCLI (vCenter): Get-VDSwitch -Name {_ps(name)} | Set-VDSwitch -Mtu {mtu}\n"
+           f"vSphere Client: Networking > {name} > Actions > Settings > Edit Settings > Advanced > MTU {mtu}")
+    if kind == "standard":
+        return standard
+    if kind == "distributed":
+        return vds
+    if kind == "opaque":
+        return nsx_uplink_profile_mtu(name, mtu)
+    return (f"a standard vSwitch: {standard.splitlines()[0]}\n"
+            f"a VDS: {vds.splitlines()[0].removeprefix('PowerCLI (vCenter): ')} (PowerCLI, in vCenter)")
+
+
+def nsx_uplink_profile_mtu(switch_name: str, mtu: int | str) -> str:
+    """The NSX UI path and Policy API call that set the MTU of the uplink profile of host switch ``switch_name``
+    (an N-VDS takes its MTU from it; a profile without ``mtu`` uses the global Tunnel Endpoint MTU)."""
+    return (f"NSX Manager: System > Fabric > Profiles > Uplink Profiles > <uplink profile of {switch_name}> > Edit > "
+            f"MTU {mtu}\n"
+            f"NSX API: PATCH /policy/api/v1/infra/host-switch-profiles/<uplink profile id> with the profile as GET "
+            f"returns it and \"mtu\": {mtu}")
+
+
+def switch_mtu_verify(host: Host, switch: Switch | None) -> str:
+    """The command that shows the MTU of ``switch`` (and its uplinks') after the change, and the TEP ping."""
+    if host.kind == "linux":
+        return "ip link show <interface>"
+    kind = switch.kind if switch is not None else None
+    name = switch.name if switch is not None else "<switch name>"
+    shown = (f"esxcli network vswitch standard list -v {_sh(name)}" if kind == "standard" else
+             "esxcli network vswitch dvs vmware list" if kind == "distributed" else "esxcfg-vswitch -l")
+    return f"{shown}\nesxcfg-nics -l\n{vmkping_command(host)}"
+
+
+def pnic_commands(host: Host, pnic: PhysicalNic) -> dict[str, str]:
+    """The MTU command facts of a pNIC (set through the switch it is an uplink of): ``mtu_change_command``,
+    ``mtu_verify_command``, ``mtu_rollback_command`` (back to the switch's MTU as read, else the pNIC's),
+    ``vmkping_command`` and ``native_driver`` (``<native driver>`` when no cited pair names it)."""
+    sw = host.switch_of(pnic.name)
+    previous = sw.mtu if sw is not None and sw.mtu is not None else pnic.mtu
+    out = _mtu_facts(host, sw, previous)
+    if sw is None and host.kind != "linux":
+        out["mtu_change_command"] = ("Manual: the audit read no switch for this pNIC, and an ESXi pNIC takes its MTU "
+                                     "from its switch; set the MTU of the switch it is (or will be) an uplink of:\n"
+                                     + out["mtu_change_command"])
+    out["native_driver"] = NATIVE_DRIVER.get(pnic.driver or "", "<native driver>")
+    out.update(pnic_show_commands(host, pnic))
+    return out
+
+
+def pnic_show_commands(host: Host, pnic: PhysicalNic) -> dict[str, str]:
+    """Read-only commands that show a pNIC's state after a change, as the audit reads it:
+
+    * ``nic_show_command``: link, speed, driver and firmware (``esxcli network nic get -n``; ``ethtool``);
+    * ``rss_verify_command``: the receive queues and their features (``vsish -e get /net/pNics/<pNIC>/rxqueues/info``,
+      nsx-t-performance-on-intel.txt §1.4.3; ``ethtool -l`` and ``ethtool -x``);
+    * ``offload_verify_command``: the Geneve offload capability (``vsish -e get /net/pNics/<pNIC>/properties``,
+      §1.3.2; ``ethtool -k``);
+    * ``pcie_show_command``: the negotiated and capable PCIe link (``lspci -vv`` LnkCap/LnkSta on Linux; ESXi has no
+      command that shows it: ``lspci -v`` prints no capabilities, shared/design/research/nic-data-sources.md §10).
+    """
+    name, pci = pnic.name, pnic.pci_address or "<PCI address>"
+    if host.kind == "linux":
+        return {"nic_show_command": f"ethtool {_sh(name)}",
+                "rss_verify_command": f"ethtool -l {_sh(name)}\nethtool -x {_sh(name)}",
+                "offload_verify_command": f"ethtool -k {_sh(name)} | grep udp_tnl",
+                "pcie_show_command": f"lspci -vv -s {pci} | grep -e LnkCap -e LnkSta"}
+    return {"nic_show_command": f"esxcli network nic get -n {_sh(name)}",
+            "rss_verify_command": f"vsish -e get /net/pNics/{name}/rxqueues/info",
+            "offload_verify_command": f"vsish -e get /net/pNics/{name}/properties | grep 'Activated.*Geneve'",
+            "pcie_show_command": ("Manual: ESXi shows no PCIe link state (lspci -v prints no capabilities): read "
+                                  f"the link of {pci} in the server's management controller (BMC: PCIe device, "
+                                  "lanes in use and maximum), or boot Linux and run lspci -vv")}
+
+
+def switch_commands(host: Host, switch: Switch) -> dict[str, str]:
+    """The MTU command facts of a switch (``mtu_change_command``, ``mtu_verify_command``, ``mtu_rollback_command``,
+    ``vmkping_command``)."""
+    return _mtu_facts(host, switch, switch.mtu)
+
+
+def vmknic_commands(host: Host, vmknic: VmkernelNic) -> dict[str, str]:
+    """The MTU command facts of a vmknic: a TEP's MTU is NSX's (the uplink profile, or the global Tunnel Endpoint
+    MTU), and the switch it runs on must carry it (a VDS: vCenter)."""
+    sw = next((s for s in host.switches if s.name == vmknic.switch), None) if vmknic.switch else None
+    out = _mtu_facts(host, sw, vmknic.mtu)
+    if vmknic.is_tep:
+        name = sw.name if sw is not None else "<host switch>"
+        opaque = sw is not None and sw.kind == "opaque"  # an N-VDS takes its MTU from the uplink profile itself
+        raise_switch = "" if opaque else (f"first the switch, so that it carries the TEP's frames: "
+                                          f"{_first_way(host, sw, MTU_TARGET)}\nthen the TEP in NSX:\n")
+        lower_switch = "" if opaque else (f"\nthen the switch: {_first_way(host, sw, _or(sw.mtu if sw else None))}")
+        out["mtu_change_command"] = raise_switch + nsx_uplink_profile_mtu(name, MTU_TARGET)
+        out["mtu_rollback_command"] = ("" if opaque else "first the TEP in NSX:\n") + nsx_uplink_profile_mtu(
+            name, _or(vmknic.mtu)) + lower_switch
+        out["mtu_verify_command"] = f"esxcfg-vmknic -l\n{vmkping_command(host)}"
+    return out
+
+
+def _first_way(host: Host, switch: Switch | None, mtu: int | str) -> str:
+    """The first way :func:`switch_mtu_command` gives, on one line (the switch's own plan item gives them all)."""
+    return switch_mtu_command(host, switch, mtu).splitlines()[0]
+
+
+def host_commands(host: Host) -> dict[str, str]:
+    """The host-level command facts: ``vmkping_command`` from its TEP."""
+    return {"vmkping_command": vmkping_command(host)}
+
+
+def _or(mtu: int | None) -> int | str:
+    return mtu if mtu is not None else "<MTU before the change>"
+
+
+def _mtu_facts(host: Host, switch: Switch | None, previous: int | None) -> dict[str, str]:
+    return {"mtu_change_command": switch_mtu_command(host, switch, MTU_TARGET),
+            "mtu_verify_command": switch_mtu_verify(host, switch),
+            "mtu_rollback_command": switch_mtu_command(host, switch, _or(previous)),
+            "vmkping_command": vmkping_command(host)}
+
+
+#: The derived command facts each kind of object adds to its context (see :mod:`nicadvisor.rules_engine.context`).
+COMMAND_FACTS = {
+    "pnic": ("mtu_change_command", "mtu_verify_command", "mtu_rollback_command", "vmkping_command", "native_driver",
+             "nic_show_command", "rss_verify_command", "offload_verify_command", "pcie_show_command"),
+    "switch": ("mtu_change_command", "mtu_verify_command", "mtu_rollback_command", "vmkping_command"),
+    "vmknic": ("mtu_change_command", "mtu_verify_command", "mtu_rollback_command", "vmkping_command"),
+    "host": ("vmkping_command",),
+}
+
+
+def driver_update_steps(host: Host, pnic: PhysicalNic, to_version: str | None) -> dict[str, str]:
+    """``change`` / ``verify`` / ``rollback`` of a driver update on an ESXi host (findings made in code, not by a rule
+    file: the compatibility database and the imported guide): install the vendor's offline bundle of ``to_version``
+    (``esxcli software vib install -d``, which also installs an older version, so the roll-back is the same command
+    with the version the audit read) and reboot in maintenance mode."""
+    driver = pnic.driver or "<driver>"
+    bundle = f"/vmfs/volumes/<datastore>/<{driver} {to_version or '<listed version>'} offline bundle>.zip"
+    back = f"/vmfs/volumes/<datastore>/<{driver} {pnic.driver_version or '<version read>'} offline bundle>.zip"
+    return {"change": f"esxcli software vib install -d {bundle}\nreboot (in maintenance mode)",
+            "verify": f"esxcli network nic get -n {_sh(pnic.name)}",
+            "rollback": f"esxcli software vib install -d {back}\nreboot (in maintenance mode)"}
+
+
+def firmware_update_steps(pnic: PhysicalNic) -> dict[str, str]:
+    """``change`` / ``verify`` / ``rollback`` of a NIC firmware update: no ESXi command writes NIC firmware, so the
+    change is the vendor's tool or the server's management controller, said plainly."""
+    return {"change": f"Manual: NIC firmware is written with the vendor's update tool or the server's management "
+                      f"controller (no ESXi command does it): the firmware listed for {pnic.driver or 'the driver'} "
+                      f"{pnic.driver_version or ''}".rstrip() + f" on {pnic.name}.",
+            "verify": f"esxcli network nic get -n {_sh(pnic.name)}",
+            "rollback": "Manual: write the previous firmware image back with the same tool (keep it before the "
+                        "update)."}
+
+
+def release_change_steps(host: Host) -> dict[str, str]:
+    """``change`` / ``verify`` / ``rollback`` when a NIC is not listed for the host's ESXi release: a release change
+    or a NIC swap, both outside what a command on the host can do safely."""
+    return {"change": f"Manual: run {host.name} on an ESXi release the guide lists for this NIC (an upgrade through "
+                      f"vSphere Lifecycle Manager), or replace the NIC with one listed for the host's release.",
+            "verify": "vmware -vl\nesxcli network nic list",
+            "rollback": "Manual: an upgrade is undone with the previous image the host keeps (the boot loader's "
+                        "recovery option, Shift+R); a replaced NIC is put back."}
+
+
+def guide_import_steps() -> dict[str, str]:
+    """``change`` / ``verify`` / ``rollback`` of (re)importing the compatibility guide into NIC Advisor."""
+    return {"change": "nic-advisor vcg import FILE",
+            "verify": "nic-advisor vcg status",
+            "rollback": "nic-advisor vcg import <the previous file> --replace"}
+
+
+def overlay_fit_steps(host: Host) -> dict[str, str]:
+    """``change`` / ``verify`` / ``rollback`` of ``overlay-no-fit-pnic`` (every pNIC that could carry the overlay would
+    fail a rule if it did, :func:`nicadvisor.model.readiness.overlay_fit_findings`): no single command makes a pNIC fit;
+    the fixes are those of the conditional findings on the pNICs meant to carry the overlay, each with its own change
+    and roll-back; the check reads their link and MTU again (and the switch's)."""
+    verify = "ip -d link show" if host.kind == "linux" else "esxcfg-nics -l\nesxcfg-vswitch -l"
+    return {"change": "Manual: choose the pNICs that will carry the overlay and carry out the plan items that name them "
+                      "(the pNIC or switch MTU raised to at least 1600 bytes, 1700 with Geneve options; the link up), "
+                      "each with its own commands.",
+            "verify": verify,
+            "rollback": "Manual: each of those plan items gives its own roll-back."}
