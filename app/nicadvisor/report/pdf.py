@@ -372,13 +372,14 @@ def _some(names: Iterable[str], shown: int = 8) -> str:
     return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
-def _verdict_cell(v: Any, fonts: _Fonts, st: _Styles, who: str = "") -> Paragraph:
+def _verdict_cell(v: Any, fonts: _Fonts, st: _Styles, who: str = "", row_of: str = "") -> Paragraph:
     """A Verdict or HostVerdict as a table cell: ``who`` (a host's name) and its coloured symbol and label, then the
-    reason."""
+    reason; in the row of host ``row_of`` the reason does not name that host again ("… not made on HOST: …")."""
     ink = STATUS_INK[VERDICT_STATUS[v.status]].hexval()[2:]
     lead = f"{_clean(who, fonts)}: " if who else ""
+    reason = v.reason.replace(f" on {row_of}:", ":") if row_of else v.reason
     return Paragraph(f'{lead}<font color="#{ink}"><b>{fonts.sym(SYMBOL[v.status])} {v.label}</b></font> '
-                     f'{_clean(v.reason, fonts)}', st.cell_small)
+                     f'{_clean(reason, fonts)}', st.cell_small)
 
 
 @dataclass
@@ -513,7 +514,7 @@ def _scorecard(r: _Report) -> list[Any]:
         name = group.hosts[0] if group.size == 1 else f"{group.hosts[0]} and {group.size - 1} alike"
         system = release_label(host)
         line: list[Any] = [Paragraph(r.clean(name) + (f"<br/>{r.clean(system)}" if system else ""), st.cell_small),
-                           _verdict_cell(r.host_verdicts[host.name], fonts, st)]
+                           _verdict_cell(r.host_verdicts[host.name], fonts, st, row_of=host.name)]
         for c, cap in enumerate(CAPABILITIES, start=2):
             status = worst[cap.key]
             line.append(Paragraph(f'<font color="#{STATUS_INK[status].hexval()[2:]}"><b>'
