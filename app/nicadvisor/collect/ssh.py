@@ -588,7 +588,7 @@ class _HostAudit:
             got = self.tool(argv[0], list(argv[1:]))
             if got is not None and got[1].rc != 0:  # no daemon, or (Debian's lldpctl is 0750 root:_lldpd) not ours
                 err = got[1].stderr.decode("utf-8", errors="replace").strip()
-                self.skip(f"{got[0]}: {_one_line(err) or f'exit status {got[1].rc}'} (the switch ports are not read)")
+                self.skip(f"{got[0]}: {one_line(err) or f'exit status {got[1].rc}'} (the switch ports are not read)")
             elif got is not None:
                 self.record(*got, optional=True)
 
