@@ -1,6 +1,6 @@
 """A fake ESXi shell for the collector script (test helper, not a test module): Debian's busybox applets the ESXi
-Shell has, plus fake ``esxcli``, ``esxcfg-*``, ``vsish``, ``vmware`` and ``lspci`` executables that print the REAL
-recorded outputs of one host verbatim.
+Shell has, plus fake ``esxcli``, ``esxcfg-*``, ``vsish``, ``vmware``, ``lspci`` and ``vim-cmd`` executables (every
+tool of the catalogue's ESXi commands) that print the REAL recorded outputs of one host verbatim.
 
 The host is the ESXi personality's (:data:`esxi_personality.TABLE`: the NIC list of
 ``esxi_esxcli_nic_list_x550_ixgben_e810_icen_100g.txt`` with the outputs recorded for its ports), the lab the SSH
@@ -19,14 +19,16 @@ import shutil
 from pathlib import Path
 
 from esxi_personality import TABLE, body
+from nicadvisor import commands
 
 BUSYBOX = shutil.which("busybox") or "/usr/bin/busybox"
 #: The applets the collector script may use (all in the ESXi Shell's busybox): sh/ash, the file tools, grep, awk,
 #: the clock, the host name and user, sleep/kill for the time limit, mktemp/od for the collection's boundary.
 APPLETS = ("sh", "ash", "cat", "mkdir", "rm", "rmdir", "mv", "grep", "awk", "date", "hostname", "id", "sleep",
            "mktemp", "od", "ls", "readlink", "env", "kill")
-#: The ESXi tools the catalogue's commands call: each gets a fake (with the recorded outputs of its command lines).
-TOOLS = ("esxcli", "esxcfg-nics", "esxcfg-vmknic", "esxcfg-vswitch", "esxcfg-module", "vsish", "vmware", "lspci")
+#: The ESXi tools the catalogue's collected commands call (every ESXi host has them; ``grep`` is busybox's own): each
+#: gets a fake (with the recorded outputs of its command lines), as the SSH lab's personality answers every command.
+TOOLS = tuple(dict.fromkeys(c.words[0] for c in commands.collected("esxi") if c.words[0] not in APPLETS))
 
 
 def busybox_bin(folder: Path) -> Path:

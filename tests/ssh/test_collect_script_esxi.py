@@ -20,6 +20,7 @@ from nicadvisor.collect.sources import gather
 from nicadvisor.collect.ssh import collect_ssh
 from nicadvisor.model.capabilities import capability_matrix
 from nicadvisor.parsers.assemble import assemble_host
+from nicadvisor.parsers.capture_file import EXIT_NOT_FOUND, exit_note
 from nicadvisor.services.audit import AuditRequest, run_audit
 
 SHELLS = {"busybox": [BUSYBOX, "sh"], "dash": ["/bin/dash"]}
@@ -126,6 +127,28 @@ def test_a_hung_command_is_stopped_and_the_script_goes_on(tmp_path):
     (pidfile,) = (tmp_path / "env" / "fakes").glob("hung-*.pid")
     with pytest.raises(ProcessLookupError):
         os.kill(int(pidfile.read_text()), 0)
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+def test_a_missing_tool_is_absent_in_words_that_do_not_name_the_script(shell, tmp_path):
+    """A host without ``vsish`` (the fake removed; busybox's sh and dash each word a missing command their own way,
+    with the script's path and line): its commands are recorded with exit status 127 and "vsish: not found", the
+    rule the SSH collector's login shell gives (absent), the same from whichever folder the script is run."""
+    details = []
+    for where in ("one", "two/deeper"):
+        base = tmp_path / where
+        base.mkdir(parents=True)
+        path = esxi_path(base / "env", CAPTURES)
+        (base / "env" / "fakes" / "vsish").unlink()
+        assert run_script(base, "-o", str(base / "out"), "-n", "esxi-lab", shell=shell, path=path).returncode == 0
+        (inputs,), _ = gather([next((base / "out").iterdir())])
+        host, _, _ = assemble_host(inputs)
+        vsish = [n for n in host.not_run if n.command.startswith("vsish ")]
+        assert len(vsish) == 8 and {n.reason for n in vsish} == {"absent"}
+        details.append([(n.command, n.detail) for n in host.not_run])
+    assert details[0] == details[1]
+    assert {d for c, d in details[0] if c.startswith("vsish ")} == {exit_note(EXIT_NOT_FOUND, "vsish: not found")}
+    assert not any("nic-advisor-collect-esxi.sh" in d for _, d in details[0])
 
 
 def test_names_that_fail_the_allowlist_patterns_are_never_run(tmp_path):

@@ -175,20 +175,21 @@ trap cleanup EXIT
 # would be lost (busybox ash), leaving this script waiting for the watcher
 trap 'cleanup; exit 130' INT HUP
 
-# one_line FILE: the file's non-blank lines joined by " / ", cut at 300 characters
+# one_line FILE: the file's non-blank lines joined by " / ", cut at 300 characters; the prefix this shell puts before
+# its own errors ("SCRIPT: line 12: " in busybox, "SCRIPT: 12: " in dash) is left out, so that what is recorded does
+# not depend on where the script was run from
+self=$0
 one_line() {
-  awk '{ sub(/^[ \t]+/, ""); sub(/[ \t]+$/, "") } length($0) { s = (s == "" ? $0 : s " / " $0) }
+  awk -v self="$self" '
+       { sub(/^[ \t]+/, ""); sub(/[ \t]+$/, "") }
+       self != "" && index($0, self ": ") == 1 { $0 = substr($0, length(self) + 3); sub(/^(line )?[0-9]+: /, "") }
+       length($0) { s = (s == "" ? $0 : s " / " $0) }
        END { if (length(s) > 300) s = substr(s, 1, 300) "..."; printf "%s", s }' "$1"
 }
 
-n=0
-# run STEM SUFFIX LINE ARG...: run ARG... (every word checked or from the catalogue), at most $limit seconds;
-# record its output as a capture titled LINE (file NNN_STEM_SUFFIX.txt, or a part of the collection on stdout)
-run() {
-  stem=$1 suffix=$2 line=$3
-  shift 3
-  n=$((n + 1))
-  rm -f "$tmp_dog" "$tmp_dog.pid"
+# run_timed ARG...: run ARG... with no input, its output in $tmp_out and $tmp_err, its exit status in $rc; stopped
+# after $limit seconds ($tmp_dog then exists)
+run_timed() {
   "$@" >"$tmp_out" 2>"$tmp_err" </dev/null &
   pid=$!
   # the time limit: a watcher that stops the command when its sleep ends; stopped itself (and its sleep) when the
@@ -208,6 +209,25 @@ run() {
   wait "$dog" 2>/dev/null
   alarm=$(cat "$tmp_dog.pid" 2>/dev/null) || alarm=
   case $alarm in ''|*[!0-9]*) ;; *) kill "$alarm" 2>/dev/null ;; esac
+}
+
+n=0
+# run STEM SUFFIX LINE ARG...: run ARG... (every word checked or from the catalogue), at most $limit seconds;
+# record its output as a capture titled LINE (file NNN_STEM_SUFFIX.txt, or a part of the collection on stdout)
+run() {
+  stem=$1 suffix=$2 line=$3
+  shift 3
+  n=$((n + 1))
+  rm -f "$tmp_dog" "$tmp_dog.pid"
+  if command -v "$1" >/dev/null 2>&1; then
+    run_timed "$@"
+  else
+    # not on this host (or not in PATH): exit status 127 and "not found", as the SSH collector's login shell
+    # reports it (absent), in words that do not name this script
+    : >"$tmp_out"
+    printf '%s: not found\n' "$1" >"$tmp_err"
+    rc=127
+  fi
   {
     printf '# source: %s\n' "$source"
     printf '# command: %s\n' "$line"
