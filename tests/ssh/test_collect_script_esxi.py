@@ -131,9 +131,9 @@ def test_a_hung_command_is_stopped_and_the_script_goes_on(tmp_path):
 
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 def test_a_missing_tool_is_absent_in_words_that_do_not_name_the_script(shell, tmp_path):
-    """A host without ``vsish`` (the fake removed; busybox's sh and dash each word a missing command their own way,
-    with the script's path and line): its commands are recorded with exit status 127 and "vsish: not found", the
-    rule the SSH collector's login shell gives (absent), the same from whichever folder the script is run."""
+    """A host without ``vsish`` (the fake removed; busybox's sh and dash word a missing command with the script's
+    path and line): its commands are recorded with exit status 127 and "vsish: not found", which the SSH collector
+    reads from its login shell's words the same way (absent), the same from whichever folder the script is run."""
     details = []
     for where in ("one", "two/deeper"):
         base = tmp_path / where

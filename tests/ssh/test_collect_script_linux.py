@@ -77,9 +77,11 @@ def test_as_root_the_script_reads_what_the_local_collector_reads(shell, tmp_path
     # every command that answered is one the local collector reads, and it reads nothing the script did not run
     answered = {_plain(c.command) for c in inputs.captures if not_run_of(c) is None} - {"ls /sys/class/net"}
     assert answered == {_plain(c.command) for c in local.captures}
-    # as root nothing is refused; what a veth cannot answer is listed, with the driver's words
+    # as root nothing is refused; what a veth cannot answer is listed, with the driver's words, and so are the LLDP
+    # neighbour reads: no LLDP daemon listens in the lab (lldpd's socket, systemd-networkd's bus: not there)
     assert {(n.command, n.reason) for n in host.not_run} == {
-        (f"ethtool {opt} {inside}", "unsupported") for opt in ("-x", "-c", "-g")}
+        (f"ethtool {opt} {inside}", "unsupported") for opt in ("-x", "-c", "-g")} | {
+        ("lldpctl -f json", "absent"), ("networkctl --no-pager --full lldp", "absent")}
     assert "not root" not in (tmp_path / "lnx-root.stderr").read_text()
     assert undecided_but_answered(host, inputs.captures) == []
 

@@ -175,9 +175,10 @@ trap cleanup EXIT
 # would be lost (busybox ash), leaving this script waiting for the watcher
 trap 'cleanup; exit 130' INT HUP
 
-# one_line FILE: the file's non-blank lines joined by " / ", cut at 300 characters; the prefix this shell puts before
-# its own errors ("SCRIPT: line 12: " in busybox, "SCRIPT: 12: " in dash) is left out, so that what is recorded does
-# not depend on where the script was run from
+# one_line FILE: the file's non-blank lines joined by " / ", cut at 300 characters. The prefix this shell puts before
+# its own errors (a command not found or not executable: "SCRIPT: line 12: " in busybox, "SCRIPT: 12: " in dash) is
+# left out: what is recorded does not depend on where the script was run from ("vim-cmd: not found", exit status 127:
+# absent, as the SSH collector reads its login shell's words)
 self=$0
 one_line() {
   awk -v self="$self" '
@@ -219,15 +220,7 @@ run() {
   shift 3
   n=$((n + 1))
   rm -f "$tmp_dog" "$tmp_dog.pid"
-  if command -v "$1" >/dev/null 2>&1; then
-    run_timed "$@"
-  else
-    # not on this host (or not in PATH): exit status 127 and "not found", as the SSH collector's login shell
-    # reports it (absent), in words that do not name this script
-    : >"$tmp_out"
-    printf '%s: not found\n' "$1" >"$tmp_err"
-    rc=127
-  fi
+  run_timed "$@"
   {
     printf '# source: %s\n' "$source"
     printf '# command: %s\n' "$line"
@@ -388,7 +381,7 @@ def _header(kind: str) -> list[str]:
         "#",
         "# Commands, in the order they run (names come from the first command's output, each checked before use):",
     ]
-    for c in collected:
+    for c in sorted(collected, key=lambda c: list(scopes).index(c.scope)):  # the discovery, host, pNIC, module
         what = scopes[c.scope] + (f", one per file: {' '.join(c.attributes)}" if c.attributes else "")
         root = "; needs root for a full answer" if c.root else ""
         out.append(f"#   {c.text}    ({what}{root})")

@@ -449,13 +449,14 @@ class _HostAudit:
         self.inputs.captures.append(Capture(source=self.t.source, command=command, text=stdout, host=self.t.name,
                                             notes=(note,), origin=self.t.source))
 
-    def record(self, command: str, res: _Result, optional: bool) -> str | None:
+    def record(self, command: str, res: _Result, optional: bool, refusal_is_problem: bool = True) -> str | None:
         """Turn a command's result into a Capture; returns the output text when one was recorded.
 
         A command that failed (an exit status other than 0 and at most one line printed) is recorded as a failed
         capture (:meth:`failed`) and None is returned. A command the account is not allowed to run (``Permission
         denied`` / ``Operation not permitted``, :data:`~nicadvisor.parsers.capture_file.DENIED_RE`) is a problem even
-        when optional, with the real error text; output printed despite such an error on stderr (non-root ``ethtool
+        when optional, with the real error text, unless ``refusal_is_problem`` is False (a read the account is not
+        expected to be allowed, such as the LLDP daemon's socket: only listed as not run); output printed despite such an error on stderr (non-root ``ethtool
         IF``: ``netlink error: Operation not permitted`` for the Wake-on-LAN query, exit status 0) is kept, noted,
         and reported as partly refused.
         """
@@ -469,7 +470,7 @@ class _HostAudit:
         if res.rc != 0 and len(lines) <= 1:
             why = " ".join(lines + [stderr]).strip() or rc_text
             self.failed(command, stdout, exit_note(res.rc, stderr))
-            if DENIED_RE.search(why):
+            if DENIED_RE.search(why) and refusal_is_problem:
                 self.problem(f"'{command}' was refused to user {self.t.user!r} on {self.t.name} ({rc_text}): "
                              f"{one_line(why)}; the account lacks the privilege to read this (audit with root, "
                              "or an account allowed to run it)", command)
@@ -569,6 +570,13 @@ class _HostAudit:
         got = self.tool("ip", ["-d", "-j", "link", "show"])
         if got is not None:
             self.record(*got, optional=True)
+        # the switch port of each interface, where LLDP is listened to: host commands of the catalogue, run before
+        # the per-interface ones as the collector script runs them. No daemon listening, or (Debian's lldpctl is
+        # 0750 root:_lldpd) an account that may not read it: a command not run, with the host's words, not a problem
+        for argv in local_linux.NEIGHBOR_COMMANDS:
+            got = self.tool(argv[0], list(argv[1:]))
+            if got is not None:
+                self.record(*got, optional=True, refusal_is_problem=False)
         for name in names:
             base = f"/sys/class/net/{name}"
             link = self.run(["readlink", base], optional=True)
@@ -584,13 +592,6 @@ class _HostAudit:
                 got = self.tool("ethtool", [opt, name] if opt else [name])
                 if got is not None:
                     self.record(*got, optional=True)
-        for argv in local_linux.NEIGHBOR_COMMANDS:  # the switch port of each interface, where LLDP is listened to
-            got = self.tool(argv[0], list(argv[1:]))
-            if got is not None and got[1].rc != 0:  # no daemon, or (Debian's lldpctl is 0750 root:_lldpd) not ours
-                err = got[1].stderr.decode("utf-8", errors="replace").strip()
-                self.skip(f"{got[0]}: {one_line(err) or f'exit status {got[1].rc}'} (the switch ports are not read)")
-            elif got is not None:
-                self.record(*got, optional=True)
 
 
 def _esxi_discover(text: str) -> tuple[list[str], list[str]]:
