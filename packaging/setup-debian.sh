@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs NIC Advisor on a Debian 12 (bookworm) machine: the app and what it runs (netperf, iperf3, ethtool,
 # the Qt libraries, the PDF fonts). With --test also everything the test suite needs (an SSH server, Xvfb,
-# poppler, fontconfig, binutils for PyInstaller, Go from bookworm-backports when the system's is too old, and
-# govmomi's vcsim/govc); a test dependency that cannot be installed stops the setup with a message.
+# poppler, fontconfig, binutils for PyInstaller, busybox and Debian's ansible-core for the collector script and its
+# playbook, Go from bookworm-backports when the system's is too old, and govmomi's vcsim/govc); a test dependency
+# that cannot be installed stops the setup with a message.
 # Idempotent; run as root (or with sudo available). Used by the README commands and by .ci/run (via test.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,6 +59,8 @@ test_pkgs=(
   libcap2-bin                                          # capsh: root tests drop the capabilities to meet EACCES
   xvfb xauth poppler-utils fontconfig                  # GUI under Xvfb, PDF read-back and rendering, fc-list
   binutils                                             # objdump, for the PyInstaller build test
+  busybox                                              # the ESXi collector script runs under busybox sh (ESXi Shell)
+  ansible-core                                         # ansible-playbook: packaging/ansible/collect.yml on lab hosts
   lldpd                                                # lldpctl: the switch-port read, tested between namespaces
 )
 # PyInstaller bundles the shared libpython of the interpreter (Debian's python3 does not pull it in)

@@ -199,3 +199,33 @@ def read_local_capture(name: str, command: str | None = None):
 
     c = local_capture(name)
     return merged(parse_output(command or c.command, c.text, c.notes))
+
+
+def undecided_but_answered(host, captures) -> list[tuple[str, str, str]]:
+    """(pNIC, matrix column, command) of every unknown capability cell of ``host`` that a command of ``captures``
+    decides: the command that reads the column ("Finish this audit"'s command for it) answered, and its output,
+    read again, holds one of the column's facts of that pNIC. Empty when every cell those commands can decide was
+    decided (issue 16 §2: a host audited from a collector's output)."""
+    from nicadvisor.model.capabilities import CAPABILITIES, UNKNOWN, capability_matrix
+    from nicadvisor.model.readiness import commands_for
+    from nicadvisor.parsers.capture_file import not_run_of
+    from nicadvisor.parsers.registry import parse_output
+
+    # a column confirmed only by a compatibility listing (the driver) is never decided by a command's output alone
+    facts_of = {c.key: c.facts for c in CAPABILITIES if not c.confirmed_by}
+    answered = {c.command: c for c in captures if not_run_of(c) is None}
+    out = []
+    for row in capability_matrix(host, []):
+        pnic = host.pnic(row.pnic)
+        for column, cell in row.cells.items():
+            if cell.status != UNKNOWN or column not in facts_of:
+                continue
+            for command in commands_for(column, host, pnic):
+                cap = answered.get(command)
+                if cap is None:
+                    continue
+                read = {name for r in parse_output(cap.command, cap.text, cap.notes)
+                        for key, facts in r.pnics.items() if key == pnic.name for name in facts}
+                if read & set(facts_of[column]):
+                    out.append((pnic.name, column, command))
+    return out

@@ -72,7 +72,26 @@ def test_how_to_learn_names_the_advised_commands():
     assert commands.how_to_learn(("ens_capable",), "linux") == ""
     # ESXi's lspci -v prints no PCIe link (esxi_lspci-v_aquantia_aqc108_shows_no_pcie_caps.txt): no advice
     assert commands.how_to_learn(("pcie_width",), "esxi") == ""
-    assert commands.how_to_learn(("pcie_width",), "linux") == "lspci -vv -s <PCI address of {nic}>"
+    # Linux: the PCIe link from sysfs, as the collectors read it (lspci -vv needs root and no collector runs it)
+    assert commands.how_to_learn(("pcie_width",), "linux") == "cat /sys/class/net/{nic}/device/current_link_width"
+    assert commands.how_to_learn(("mtu",), "linux") == "cat /sys/class/net/{nic}/mtu"
+    assert commands.advised(("mtu",), "switch") == [] and commands.advised(("mtu",), "esxi", "switch") == [
+        "esxcfg-vswitch -l"]
+    assert commands.how_to_learn(("product_version",), "esxi", "host") == "vmware -vl"
+
+
+def test_every_advised_read_is_a_command_the_collectors_run():
+    """The advice of an unknown cell and of "Finish this audit" names only commands the SSH collector and the
+    collector script run: a user who runs the script has run every command the audit asks for."""
+    for c in commands.CATALOGUE:
+        if c.learn and c.platform in ("esxi", "linux"):
+            assert c.run, f"{c.text} is advised but no collector runs it"
+        for fact, attribute in c.learn_attributes:
+            assert fact in c.learn and attribute in c.attributes, (c.text, fact, attribute)
+    assert commands.discovery("esxi").text == "esxcli network nic list"
+    assert commands.discovery("linux").text == "ls /sys/class/net"
+    assert [commands.inventory(p).text for p in ("esxi", "linux")] == ["esxcfg-nics -l", "ip -d -j link show"]
+    assert all(commands.inventory(p).run for p in ("esxi", "linux"))
 
 
 def test_the_ssh_allowlist_is_the_catalogue_and_accepts_each_command():
@@ -147,3 +166,64 @@ def test_kind_of_command():
     assert commands.kind_of_command("ethtool -k eth0") == "linux"
     assert commands.kind_of_command("lspci -vv -s 0000:01:00.0") == "linux"
     assert commands.kind_of_command("frobnicate --all") is None
+
+
+def _finish_commands_of_every_real_input():
+    """(host kind, command) of every "Finish this audit" command and every unknown cell's advice over the demo lab
+    and every real recorded output, each read as a host of its own."""
+    from capturetools import CAPTURES, TEST_CAPTURES
+    from nicadvisor.collect.sources import gather
+    from nicadvisor.model.capabilities import UNKNOWN, capability_matrix
+    from nicadvisor.model.readiness import commands_for
+    from nicadvisor.model.verdict import host_verdict
+    from nicadvisor.paths import demo_lab_dir
+    from nicadvisor.parsers.assemble import assemble_host
+    from nicadvisor.services.audit import evaluate_findings
+
+    groups, _ = gather([demo_lab_dir()])
+    for folder in (CAPTURES, TEST_CAPTURES):
+        for path in sorted(folder.glob("*.txt")):
+            more, _ = gather([path])
+            groups += more
+    hosts = [assemble_host(g)[0] for g in groups]
+    findings = evaluate_findings(hosts)
+    out = set()
+    for host in hosts:
+        kind = host.kind or ""  # unknown: the pNIC's name chose the platform
+        out |= {(kind, c) for c in host_verdict(host, findings).finish}
+        for row in capability_matrix(host, findings):
+            for column, cell in row.cells.items():
+                if cell.status == UNKNOWN:
+                    out |= {(kind, c) for c in commands_for(column, host, host.pnic(row.pnic))}
+    return sorted(out)
+
+
+def test_every_command_finish_this_audit_names_is_allowlisted_and_run_by_the_collectors():
+    """Issue 16 §2: "Finish this audit" names exactly commands the collector script and the SSH collector run: each
+    passes the SSH allowlist as it is written (names filled in and quoted) and is a catalogue command the collectors
+    run (a ``#`` line says what no read-only command reads)."""
+    named = _finish_commands_of_every_real_input()
+    assert {k for k, _c in named} == {"esxi", "linux", ""} and len(named) > 50
+    collected = {k: [c.words for c in commands.collected(k)] for k in ("esxi", "linux")}
+    for kind, command in named:
+        if command.startswith("#"):
+            continue
+        argv = shlex.split(command)
+        fits = []
+        for platform in [kind] if kind else ["esxi", "linux"]:
+            try:
+                sent = ssh_commands.check(platform, argv)
+            except ssh_commands.CommandRefused:
+                continue
+            if sent == command and any(len(w) == len(argv) and all(_fits(t, a) for t, a in zip(w, argv))
+                                       for w in collected[platform]):
+                fits.append(platform)
+        assert fits, f"{command} ({kind or 'unknown kind'})"
+
+
+def _fits(template: str, word: str) -> bool:
+    """A catalogue word (``/net/pNics/{nic}/properties``, ``/sys/class/net/{nic}/{attribute}``) matches ``word``."""
+    import re
+
+    parts = re.split(r"(\{\w+\})", template)
+    return re.fullmatch("".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts), word) is not None

@@ -54,6 +54,7 @@ def _print_audit(audit, out=None) -> None:
             ids = ":".join(x or "????" for x in (p.vid, p.did, p.svid, p.ssid))
             print(f"  {p.name:<10} {p.driver or '?':<12} {speed:<14} MTU {p.mtu or '?':<5} PCI {ids}", file=out)
         _print_finish(host_verdicts.get(host.name), out)
+        _print_not_run(host, out)
     counts = {s: sum(1 for f in audit.findings if f.severity is s) for s in Severity}
     print(f"Findings: {counts[Severity.ERROR]} error, {counts[Severity.WARNING]} warning, {counts[Severity.INFO]} info", file=out)
     for f in audit.findings:
@@ -72,6 +73,30 @@ def _print_finish(hv, out) -> None:
         print("  Finish this audit (read-only; run on the host, then audit again with the outputs):", file=out)
         for command in hv.finish:
             print(f"    {command}", file=out)
+
+
+#: At most this many commands a host could not run are printed in the summary (all are in the JSON ``not_run``).
+NOT_RUN_SHOWN = 8
+
+
+def _print_not_run(host, out) -> None:
+    """The catalogue commands a collector could not run on ``host`` (or ran only partly), by reason, with what the
+    host said; at most :data:`NOT_RUN_SHOWN`."""
+    from nicadvisor.model.entities import not_run_groups
+
+    if not host.not_run:
+        return
+    print(f"  Commands that could not run ({len(host.not_run)}):", file=out)
+    shown = 0
+    for label, items in not_run_groups(host.not_run):
+        print(f"    {label} ({len(items)}):", file=out)
+        for n in items:
+            if shown == NOT_RUN_SHOWN:
+                break
+            print(f"      {n.command}" + (f"  [{n.detail}]" if n.detail else ""), file=out)
+            shown += 1
+    if len(host.not_run) > shown:
+        print(f"    … and {len(host.not_run) - shown} more (JSON: hosts[].not_run)", file=out)
 
 
 def _exit_code(audit) -> int:
@@ -711,6 +736,27 @@ def cmd_vcg(args) -> int:
         return EXIT_INPUT
 
 
+def cmd_collect_script(args: argparse.Namespace) -> int:
+    """``nic-advisor collect-script --kind esxi|linux [-o FILE]``: the collector script on stdout or in FILE; exits
+    0, or 2 when FILE cannot be written."""
+    from nicadvisor.services.collect_script import collect_script, write_collect_script
+
+    if args.output is None:
+        sys.stdout.write(collect_script(args.kind))
+        return EXIT_READY
+    try:
+        path = write_collect_script(args.kind, args.output)
+    except OSError as exc:
+        print(f"nic-advisor collect-script: cannot write {args.output}: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    print(f"wrote {path}: copy it to the host and run it there (read-only):\n"
+          f"  sh {path.name} [-o DIR]            a folder of capture files, or\n"
+          f"  sh {path.name} --stdout > HOST.txt  one collection file\n"
+          f"  (or from here: ssh USER@HOST sh -s -- --stdout < {path} > HOST.txt)\n"
+          f"then: nic-advisor audit --capture DIR-or-HOST.txt", file=sys.stderr)
+    return EXIT_READY
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of every sub-command."""
     parser = argparse.ArgumentParser(prog="nic-advisor", description=__doc__.splitlines()[0])
@@ -780,6 +826,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="neither look up the hosts' audit nor store the results (expected values then come only "
                             "from a tc tbf read on a sender)")
     b.set_defaults(func=cmd_bench)
+
+    c = sub.add_parser("collect-script", help="the read-only collector script (POSIX sh) for ESXi or Linux hosts: it "
+                                              "runs the commands the SSH collector runs and writes their outputs for "
+                                              "audit --capture")
+    c.add_argument("--kind", choices=("esxi", "linux"), required=True,
+                   help="esxi: for the ESXi Shell (busybox sh, no Python); linux: says which commands need root")
+    c.add_argument("-o", "--output", type=Path, metavar="FILE",
+                   help="write it to FILE (executable) instead of standard output")
+    c.set_defaults(func=cmd_collect_script)
 
     d = sub.add_parser("demo", help="the main job on the demo lab: the wizard, or headless PDF/JSON/CSV/HTML without a "
                                     "display; exits 0 once its verdict is printed")

@@ -13,12 +13,16 @@ readers of this table:
   :func:`nicadvisor.parsers.registry.bundle_file_command` (which bundle file holds which command);
 * :mod:`nicadvisor.parsers.registry` (every registered parser family must have an entry: :func:`by_family`),
   :mod:`nicadvisor.parsers.assemble` (the words that tell a host's kind, :func:`kind_of_command`);
-* :mod:`nicadvisor.model.capabilities` (:func:`how_to_learn`: the command an unknown cell names).
+* :mod:`nicadvisor.model.capabilities` (:func:`how_to_learn`: the command an unknown cell names) and
+  :func:`nicadvisor.model.readiness.commands_for` (:func:`advised`, :func:`inventory`: the "Finish this audit"
+  commands), which name only commands the collectors run;
+* :mod:`nicadvisor.collect.script` (the collector script: :func:`collected`, :func:`discovery`, :data:`NAME_ERE`) and
+  :func:`not_over_api` (what a vSphere API audit leaves out, listed per host as not run).
 
 The per-transport validators (``ssh_commands.check``, ``local_linux.allowed``, ``vsphere_esxcli_commands.validate``)
 stay strict safety guards: they are built from this table but check every command again before it is sent.
 
-Everything here is read-only. A generated collector script (a POSIX ``sh`` script for ESXi busybox or Linux) runs
+Everything here is read-only. The collector script (a POSIX ``sh`` script for ESXi busybox or Linux) runs
 exactly :func:`collected` of a platform: ``text`` with ``{nic}``/``{module}`` filled from the discovery command and
 ``{attribute}`` from ``attributes``; ``optional`` commands may fail on some releases or drivers, ``root`` ones
 answer only partly without root on Linux.
@@ -51,6 +55,24 @@ VMKERNEL_LOG_PATTERNS = (
 §9). None holds ``|``, ``;`` or parentheses, so the recorded command line splits back into one command."""
 
 
+#: What a placeholder's value may be, per platform, as a POSIX extended regular expression that must match the whole
+#: value: the SSH allowlist checks names with these (Python ``re``: :func:`whole`), and so does the collector script
+#: (``grep -E``) before it puts a name read on the host into a command. They use only bracket expressions, ``{m,n}``
+#: and ``|``, which mean the same in both.
+NAME_ERE: dict[str, dict[str, str]] = {
+    # an ESXi uplink (vmnic1000202 is real: nic-data-sources.md §14 item 15), a USB uplink, a driver module as the
+    # Driver column prints it (ixgben, icen_ens, nmlx5_core)
+    "esxi": {"nic": "vmnic[0-9]{1,9}|vusb[0-9]{1,4}", "module": "[a-z][a-z0-9_]{0,63}"},
+    # a Linux interface as /sys/class/net lists it (at most 15 characters, never starting with -); a PCI function
+    "linux": {"nic": "[A-Za-z0-9_][A-Za-z0-9_.:-]{0,14}", "pci": r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"},
+}
+
+
+def whole(ere: str) -> re.Pattern[str]:
+    """A Python pattern matching a whole string (no newline) that the POSIX ERE ``ere`` matches as a whole line."""
+    return re.compile(rf"^(?:{ere})\Z")
+
+
 @dataclass(frozen=True)
 class Command:
     """One command family.
@@ -65,10 +87,14 @@ class Command:
             command no parser reads (interface discovery). Several entries may share a family (two sysfs folders).
         facts: the model facts its output gives, as ``"<object>.<field>"`` with object ``pnic``, ``vmknic``,
             ``switch``, ``module`` or ``host`` (fields of :mod:`nicadvisor.model.entities`).
-        learn: those of ``facts`` whose advised read on this platform this command is (named in unknown cells).
-        learn_as: how that advice writes the command when not as ``text`` (``lspci -vv -s <PCI address of {nic}>``).
+        learn: those of ``facts`` whose advised read on this platform this command is (named in unknown cells and in
+            "Finish this audit"); only commands the collectors run (``run``) are advised.
+        learn_attributes: for an ``{attribute}`` command, ``(fact, attribute)`` pairs: the attribute file whose read
+            is the advice for that fact (``("pnic.mtu", "mtu")``: ``cat /sys/class/net/{nic}/mtu``).
         run: the collectors run it (ESXi: the SSH collector, ``text`` is its template; Linux: the local and the SSH
-            collector); a collector script runs it too.
+            collector); the collector script (:mod:`nicadvisor.collect.script`) runs it too.
+        inventory: it lists every pNIC of the host with its link state and MTU: what a host whose pNIC listing is
+            not whole must run first (one per platform).
         optional: it may be missing on some ESXi releases or drivers, or refused by the driver: its failure is
             informational, not a problem.
         root: on Linux, part of its output needs root (run as another user it answers only partly).
@@ -85,7 +111,7 @@ class Command:
     family: str | None
     facts: tuple[str, ...] = ()
     learn: tuple[str, ...] = ()
-    learn_as: str = ""
+    learn_attributes: tuple[tuple[str, str], ...] = ()
     run: bool = False
     optional: bool = False
     root: bool = False
@@ -93,6 +119,7 @@ class Command:
     esxcli_api: tuple[str, ...] = ()
     attributes: tuple[str, ...] = ()
     kind_mark: str = ""
+    inventory: bool = False
     source: str = ""
 
     @property
@@ -149,22 +176,24 @@ CATALOGUE: tuple[Command, ...] = (
     Command("esxcli network ip interface ipv4 get", "esxi", "host", "esxcli network ip interface ipv4 get",
             ("vmknic.addresses",), source="§5 (the 5.x layout has no Gateway column)"),
     Command("esxcli hardware pci list", "esxi", "host", "esxcli hardware pci list",
-            _PCI_IDS + _p("driver", "description"), run=True,
+            _PCI_IDS + _p("driver", "description"), learn=_p("vid", "did"), run=True,
             bundle_files=("commands/localcli_hardware-pci-list.txt",), source="§3"),
     Command("esxcfg-nics -l", "esxi", "host", "esxcfg-nics -l", _NIC_ROW, learn=_p("mtu"), run=True,
-            bundle_files=("commands/esxcfg-nics_-l.txt",), kind_mark="esxcfg-", source="§4, §5"),
+            bundle_files=("commands/esxcfg-nics_-l.txt",), kind_mark="esxcfg-", inventory=True, source="§4, §5"),
     Command("esxcfg-nics -e", "esxi", "host", "esxcfg-nics -e",
             _p("driver", "ens_capable", "ens_interrupt_capable", "ens_enabled", "ens_mode"),
             learn=_p("ens_capable", "ens_enabled", "ens_mode"), run=True, optional=True,
             bundle_files=("commands/esxcfg-nics_-e.txt",), source="§8a, §14 item 9"),
-    Command("esxcfg-vmknic -l", "esxi", "host", "esxcfg-vmknic -l", _VMKNIC, run=True,
+    Command("esxcfg-vmknic -l", "esxi", "host", "esxcfg-vmknic -l", _VMKNIC, learn=("vmknic.mtu",), run=True,
             bundle_files=("commands/esxcfg-vmknic_-l.txt",), source="§5"),
-    Command("esxcfg-vswitch -l", "esxi", "host", "esxcfg-vswitch -l", _SWITCH + ("vmknic.switch",), run=True,
+    Command("esxcfg-vswitch -l", "esxi", "host", "esxcfg-vswitch -l", _SWITCH + ("vmknic.switch",),
+            learn=("switch.mtu",), run=True,
             bundle_files=("commands/esxcfg-vswitch_-l.txt",), source="§5"),
     Command("lspci -p", "esxi", "host", "lspci -p", _PCI_IDS + _p("driver"), run=True, optional=True,
             bundle_files=("commands/lspci_-p.txt",), source="§3"),
     Command("vmware -vl", "esxi", "host", "vmware -vl",
-            ("host.kind", "host.product_version", "host.build", "host.product_update"), run=True,
+            ("host.kind", "host.product_version", "host.build", "host.product_update"),
+            learn=("host.product_version", "host.build", "host.product_update"), run=True,
             bundle_files=("commands/vmware_-vl.txt",), kind_mark="vmware", source="§13"),
     Command("esxcli system version get", "esxi", "host", "esxcli system version get",
             ("host.kind", "host.product_version", "host.build", "host.product_update"), run=True,
@@ -241,16 +270,21 @@ CATALOGUE: tuple[Command, ...] = (
     Command("ls /sys/class/net", "linux", "host", None, run=True, source="sysfs-class-net(5)"),
     Command("ip -d -j link show", "linux", "host", "ip -j link show",
             _p("mtu", "mac", "admin_up", "link_up", "is_physical", "pci_address"), run=True, kind_mark="ip ",
-            source="ip-link(8)"),
+            inventory=True, source="ip-link(8)"),
     Command("readlink /sys/class/net/{nic}", "linux", "pnic", "readlink /sys/class/net",
             _p("is_physical", "pci_address"), run=True, kind_mark="readlink /sys", source="sysfs-class-net(5)"),
     Command("cat /sys/class/net/{nic}/{attribute}", "linux", "pnic", "cat /sys",
-            _p("mtu", "link_up", "link_speed_mbps", "duplex", "mac", "admin_up", "is_physical"), run=True,
+            _p("mtu", "link_up", "link_speed_mbps", "duplex", "mac", "admin_up", "is_physical"), learn=_p("mtu"),
+            learn_attributes=(("pnic.mtu", "mtu"),), run=True,
             attributes=("mtu", "operstate", "carrier", "speed", "duplex", "address", "flags"), kind_mark="cat /sys",
             source="sysfs-class-net(5)"),
     Command("cat /sys/class/net/{nic}/device/{attribute}", "linux", "pnic", "cat /sys",
             _p("vid", "did", "svid", "ssid", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts",
-               "pcie_width_capable", "numa_node"), run=True,
+               "pcie_width_capable", "numa_node"),
+            learn=_p("pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable"),
+            learn_attributes=(("pnic.pcie_speed_gts", "current_link_speed"), ("pnic.pcie_width", "current_link_width"),
+                              ("pnic.pcie_speed_capable_gts", "max_link_speed"),
+                              ("pnic.pcie_width_capable", "max_link_width")), run=True,
             attributes=("vendor", "device", "subsystem_vendor", "subsystem_device", "current_link_speed",
                         "current_link_width", "max_link_speed", "max_link_width", "numa_node"),
             source="sysfs-bus-pci(5), §10"),
@@ -284,13 +318,13 @@ CATALOGUE: tuple[Command, ...] = (
     # --- Linux, read from captures -------------------------------------------------------------------------------
     Command("ip link show {nic}", "linux", "pnic", "ip link show", _p("mtu", "mac", "admin_up", "link_up",
                                                                        "is_physical", "pci_address"),
-            learn=_p("mtu"), source="ip-link(8)"),
+            source="ip-link(8)"),
     Command("lspci -vv -s {pci}", "linux", "pnic", "lspci -vv",
             _p("description", "driver", "numa_node", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts",
                "pcie_width_capable", "vid", "did", "svid", "ssid", "pci_address"),
-            learn=_p("pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable"),
-            learn_as="lspci -vv -s <PCI address of {nic}>", root=True, kind_mark="lspci -vv",
-            source="§10 (lspci(8): the capabilities are readable only by root)"),
+            root=True, kind_mark="lspci -vv",
+            source="§10 (lspci(8): the capabilities are readable only by root; the collectors read the same link "
+                   "from sysfs, readable by every user)"),
     Command("dmesg", "linux", "host", "dmesg",
             _p("pci_address", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable",
                "driver", "driver_version", "firmware_version", "link_up", "link_speed_mbps", "duplex")
@@ -350,6 +384,25 @@ def esxcli_api_commands() -> list[Command]:
     return [c for c in CATALOGUE if c.esxcli_api]
 
 
+def not_over_api(esxcli: bool) -> list[tuple[Command, tuple[str, ...]]]:
+    """The ESXi commands the collectors run (:func:`collected`) that an audit through the vSphere API leaves out,
+    each with the facts only it reads (``("pnic.geneve_offload", …)``), in catalogue order: those the API cannot run
+    as esxcli (no ``esxcli_api``; with ``esxcli`` False, also those it could) whose facts the API's own reads (the
+    ``vsphere`` entries, and the esxcli ones it runs) do not all give. The host kind, which every API read states,
+    is not counted."""
+    api = {f for c in CATALOGUE if c.platform == "vsphere" for f in c.facts}
+    if esxcli:
+        api |= {f for c in collected("esxi") if c.esxcli_api for f in c.facts}
+    out = []
+    for c in collected("esxi"):
+        if esxcli and c.esxcli_api:
+            continue
+        only = tuple(f for f in c.facts if f not in api and f != "host.kind")
+        if only:
+            out.append((c, only))
+    return out
+
+
 def bundle_command(path: str) -> str | None:
     """The command whose output the vm-support bundle file ``path`` (below the bundle root, ``commands/…`` or
     ``var/…``) holds when the catalogue names that file: the entry's ``text`` for a ``commands/`` file,
@@ -361,19 +414,41 @@ def bundle_command(path: str) -> str | None:
     return None
 
 
-def how_to_learn(facts: tuple[str, ...] | list[str], platform: str, obj: str = "pnic") -> str:
-    """The read-only command(s) that report ``facts`` (field names of ``obj``) on ``platform``, as an unknown cell
-    names them: each entry that is the advised read of one of them (``learn``), in catalogue order, written as its
-    ``learn_as`` or ``text`` and joined by `` and `` (``ethtool -l {nic} and ethtool -x {nic}``); ``""`` when no
-    command of that platform reports them."""
+def advised(facts: tuple[str, ...] | list[str], platform: str, obj: str = "pnic") -> list[str]:
+    """The read-only command(s) that report ``facts`` (field names of ``obj``: ``pnic``, ``vmknic``, ``switch``,
+    ``host``) on ``platform``: each entry that is the advised read of one of them (``learn``; only entries the
+    collectors run), in catalogue order, as its ``text`` with ``{attribute}`` filled from ``learn_attributes``
+    (one command per attribute read); every command once. ``[]`` when no command of that platform reports them.
+    Placeholders other than ``{attribute}`` (``{nic}``) are kept."""
     wanted = {f"{obj}.{f}" for f in facts}
     out: list[str] = []
     for c in CATALOGUE:
-        if c.platform == platform and wanted.intersection(c.learn):
-            shown = c.learn_as or c.text
-            if shown not in out:
-                out.append(shown)
-    return " and ".join(out)
+        if c.platform != platform or not wanted.intersection(c.learn):
+            continue
+        if c.learn_attributes:
+            shown = [c.text.replace("{attribute}", attr) for fact, attr in c.learn_attributes if fact in wanted]
+        else:
+            shown = [c.text]
+        out.extend(s for s in shown if s not in out)
+    return out
+
+
+def how_to_learn(facts: tuple[str, ...] | list[str], platform: str, obj: str = "pnic") -> str:
+    """:func:`advised` joined by `` and `` as an unknown cell names it (``ethtool -l {nic} and ethtool -x {nic}``);
+    ``""`` when no command of that platform reports them."""
+    return " and ".join(advised(facts, platform, obj))
+
+
+def discovery(platform: str) -> Command:
+    """The command the collectors run first on ``platform`` (``esxi``, ``linux``): its output names the pNICs (and on
+    ESXi their driver modules) the per-pNIC and per-module commands are run for (``esxcli network nic list``,
+    ``ls /sys/class/net``)."""
+    return collected(platform)[0]
+
+
+def inventory(platform: str) -> Command:
+    """The command that lists every pNIC of a host of ``platform`` with its link state and MTU (``inventory``)."""
+    return next(c for c in CATALOGUE if c.platform == platform and c.inventory)
 
 
 def kind_of_command(command: str) -> str | None:

@@ -7,6 +7,7 @@ A host document has the shape of a host in the JSON export (schema version :data
 
     {"name": "esxi-a", "kind": "esxi", "product_version", "build", "product_update", "inputs": [...],
      "evidence": {field: {"command", "line", "source"}},
+     "not_run": [{"command", "reason", "detail", "partial"}],
      "pnics": [{<every PhysicalNic field>, "evidence": {...}}], "vmknics": [...],
      "switches": [...], "modules": [...]}
 
@@ -31,6 +32,7 @@ from typing import Any
 
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import (
+    CommandNotRun,
     Evidence,
     Finding,
     Host,
@@ -165,11 +167,12 @@ def host_to_doc(host: Host, source: Callable[[str], str] | None = None) -> dict[
 
     Returns a new dict of JSON-safe values (see the module docstring for the shape).
     """
-    out = object_to_dict(host, skip=(*HOST_COLLECTIONS, "path_tests"), source=source)
+    out = object_to_dict(host, skip=(*HOST_COLLECTIONS, "not_run", "path_tests"), source=source)
     if source is not None:
         out["inputs"] = [source(i) for i in host.inputs]
     for name in HOST_COLLECTIONS:
         out[name] = [object_to_dict(item, source=source) for item in getattr(host, name)]
+    out["not_run"] = [n.to_dict() for n in host.not_run]
     out["path_tests"] = [plain(t.to_dict()) for t in host.path_tests]
     return out
 
@@ -255,17 +258,32 @@ def host_from_dict(doc: Any, where: str = "host") -> Host:
     Raises CodecError naming the place of a malformed entry.
     """
     d = _mapping(doc, where)
-    host: Host = object_from_dict(Host, d, where, skip=(*HOST_COLLECTIONS, "path_tests"))
+    host: Host = object_from_dict(Host, d, where, skip=(*HOST_COLLECTIONS, "not_run", "path_tests"))
     for name, cls in HOST_COLLECTIONS.items():
         items = [object_from_dict(cls, item, f"{where}.{name}[{i}]")
                  for i, item in enumerate(_list(d, name, where))]
         setattr(host, name, items)
+    host.not_run = [not_run_from_dict(item, f"{where}.not_run[{i}]") for i, item in enumerate(_list(d, "not_run", where))]
     for i, item in enumerate(_list(d, "path_tests", where)):
         try:
             host.path_tests.append(PathTest.from_dict(dict(_mapping(item, f"{where}.path_tests[{i}]"))))
         except (TypeError, ValueError) as exc:
             raise CodecError(f"{where}.path_tests[{i}]: {exc}") from None
     return host
+
+
+def not_run_from_dict(doc: Any, where: str = "not_run") -> CommandNotRun:
+    """``{"command", "reason", "detail", "partial"}`` → :class:`CommandNotRun`. Raises CodecError (an unknown
+    reason, a missing command)."""
+    d = _mapping(doc, where)
+    partial = d.get("partial", False)
+    if not isinstance(partial, bool):
+        raise CodecError(f"{where}.partial: expected true or false, got {type(partial).__name__}")
+    try:
+        return CommandNotRun(command=_text(d, "command", where), reason=_text(d, "reason", where),
+                             detail=_text(d, "detail", where, ""), partial=partial)
+    except ValueError as exc:
+        raise CodecError(f"{where}.reason: {exc}") from exc
 
 
 def finding_from_dict(doc: Any, where: str = "finding") -> Finding:

@@ -94,12 +94,14 @@ def _host(host: Host, roots) -> dict:
     out = {
         "name": _relative(host.name, roots),
         "kind": host.kind,
-        "host": _facts(host, roots, skip=("kind", "pnics", "vmknics", "switches", "modules", "path_tests")),
+        "host": _facts(host, roots, skip=("kind", "pnics", "vmknics", "switches", "modules", "not_run", "path_tests")),
         "pnics": {p.name: _facts(p, roots) for p in host.pnics},
         "switches": {s.name: _facts(s, roots) for s in host.switches},
         "vmknics": {v.name: _facts(v, roots) for v in host.vmknics},
         "modules": {m.name: _facts(m, roots) for m in host.modules},
     }
+    if host.not_run:  # the commands a collector could not run (none for a recorded output)
+        out["not_run"] = [[_relative(n.command, roots), n.reason, n.partial] for n in host.not_run]
     if host.path_tests:  # only a benchmark between hosts sends them: no input read here holds any
         out["path_tests"] = [t.to_dict() for t in host.path_tests]
     return out

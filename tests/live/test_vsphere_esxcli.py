@@ -183,6 +183,19 @@ def test_collect_records_hints_and_reports_esxcli_once_per_vcenter(vcsim):
         assert len(failed) == 1 and json.loads(caps[failed[0]][0].text)["error"].startswith("MethodNotFound")
         host, problems, _ = assemble_host(hi)
         assert problems == [] and len(host.pnics) > 0  # esxcli unavailability is one vCenter-level problem
+        # per host, what the SSH collector would have run and could not be run here, and why
+        reasons = {n.command: (n.reason, n.detail) for n in host.not_run}
+        moid = next(m for m, p in gov.items() if p["name"] == hi.name)
+        assert reasons["esxcli network nic list"] == (
+            "api", f"this server cannot run esxcli over the API: MethodNotFound: HostSystem:{moid} does not implement: "
+                   "RetrieveManagedMethodExecuter")
+        devices = sorted(p.name for p in host.pnics if p.name.startswith("vmnic"))
+        for nic in devices:  # not tried after the server showed it has no esxcli; vsish: never over the API
+            assert reasons[f"esxcli network nic get --nic-name {nic}"] == (
+                "api", "not tried: MethodNotFound (RetrieveManagedMethodExecuter)")
+            reason, detail = reasons[f"vsish -e get /net/pNics/{nic}/properties"]
+            assert reason == "api" and "collector script" in detail and "geneve offload" in detail
+        assert "esxcfg-nics -e" not in reasons  # the API reads the ENS facts itself
         # no hint answered: every switch port is "not known", with the read that tells it, never a failure
         assert all(p.neighbor_port is None and p.neighbor_name is None for p in host.pnics)
         assert switch_port_cell(host, host.pnics[0]) == ("not known: run vim-cmd hostsvc/net/query_networkhint "

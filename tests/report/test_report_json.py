@@ -12,8 +12,8 @@ from pypdf import PdfReader
 from audit_sample import CX6_PCI, LNKCAP, LSPCI_SRC, NIC_LIST, NIC_LIST_CMD, UNDERSTOOD_SOURCE, VMNIC2, build_audit
 from capturetools import completed, ready_host
 from nicadvisor import __version__
-from nicadvisor.model.entities import PATH_CAUSES, PathTest
-from nicadvisor.model import Audit, Host, KernelModule, PhysicalNic, Switch, VmkernelNic
+from nicadvisor.model import Audit, CommandNotRun, Host, KernelModule, PhysicalNic, Switch, VmkernelNic
+from nicadvisor.model.entities import NOT_RUN_REASONS, PATH_CAUSES, PathTest
 from nicadvisor.model.capabilities import CAPABILITIES
 from nicadvisor.report import audit_to_dict, load_schema, read_json, validate_document, write_json, write_pdf
 from nicadvisor.report.json_export import benchmark_to_dict
@@ -92,7 +92,7 @@ def test_ready_without_errors_and_empty_audit(tmp_path):
     assert doc["summary"]["ready"] is False and doc["verdict"]["label"] == "NOT RATED"
     lnx = doc["verdict"]["hosts"][1]
     assert (lnx["host"], lnx["status"], lnx["label"]) == ("lnx-1", "not_rated", "NOT RATED")
-    assert "link state of enp2s0" in lnx["reason"] and lnx["finish"][0] == "ip link show"
+    assert "link state of enp2s0" in lnx["reason"] and lnx["finish"][0] == "ip -d -j link show"
     validate_document(doc)
     a.hosts = a.hosts[:1]
     a.inputs = [i for i in a.inputs if not i.startswith("captures/linux_")]
@@ -195,7 +195,7 @@ def test_schema_covers_every_model_field_with_its_type(cls, ref):
     for f in dataclasses.fields(cls):
         assert f.name in definition["properties"], f"{cls.__name__}.{f.name} missing from the schema"
         assert f.name in definition["required"]
-        if f.name in ("evidence", "pnics", "vmknics", "switches", "modules", "path_tests"):
+        if f.name in ("evidence", *COLLECTIONS):
             continue
         prop = definition["properties"][f.name]
         nullable = f.type.endswith(" | None")
@@ -207,9 +207,19 @@ def test_schema_covers_every_model_field_with_its_type(cls, ref):
         assert prop["type"] == expected, f"{cls.__name__}.{f.name}: {prop['type']} != {expected}"
     names = {f.name for f in dataclasses.fields(cls)}
     assert set(definition["properties"]) - names <= {"capabilities", "release"}  # derived, never stored
-    field_names = [f.name for f in dataclasses.fields(cls) if f.name != "evidence"
-                   and f.name not in ("pnics", "vmknics", "switches", "modules", "path_tests")]
+    field_names = [f.name for f in dataclasses.fields(cls) if f.name != "evidence" and f.name not in COLLECTIONS]
     assert sorted(definition["properties"]["evidence"]["propertyNames"]["enum"]) == sorted(field_names)
+
+
+#: Host fields holding lists of objects of their own schema definition (no evidence of their own on the host).
+COLLECTIONS = ("pnics", "vmknics", "switches", "modules", "not_run", "path_tests")
+
+
+def test_schema_covers_the_commands_not_run():
+    definition = load_schema()["$defs"]["command_not_run"]
+    assert sorted(definition["properties"]) == sorted(f.name for f in dataclasses.fields(CommandNotRun))
+    assert definition["properties"]["reason"]["enum"] == list(NOT_RUN_REASONS)
+    assert load_schema()["$defs"]["host"]["properties"]["not_run"]["items"] == {"$ref": "#/$defs/command_not_run"}
 
 
 def test_schema_covers_every_field_of_a_path_test():

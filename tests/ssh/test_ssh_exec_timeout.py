@@ -15,6 +15,7 @@ import time
 import pytest
 
 from paramiko_answers import PASSWORD, answer_exec
+from nicadvisor.parsers.assemble import assemble_host
 from nicadvisor.collect.known_hosts import KnownHosts, fingerprint
 from nicadvisor.collect.ssh import DEFAULT_SSH_WORKERS, SshTarget, collect_ssh
 
@@ -49,7 +50,11 @@ def test_unacknowledged_exec_is_a_command_timeout(servers, host_key, tmp_path):
     assert hang.commands == ["esxcli network nic list"]
     assert c.problems == []  # connection and authentication worked: the problem belongs to the command
     hung, healthy = c.hosts
-    assert hung.name == f"127.0.0.1:{hang_port}" and hung.captures == []
+    # the command that timed out is recorded with its note (no output), and the host lists it as not run
+    assert hung.name == f"127.0.0.1:{hang_port}"
+    assert [(c.command, c.text, c.notes) for c in hung.captures] == [
+        ("esxcli network nic list", "", (f"timed out after {TIMEOUT_S:g} s",))]
+    assert [(n.command, n.reason) for n in assemble_host(hung)[0].not_run] == [("esxcli network nic list", "timeout")]
     assert [p.message for p in hung.problems] == [
         f"'esxcli network nic list' did not finish within {TIMEOUT_S:g} s; its output is missing"]
     assert hung.problems[0].command == "esxcli network nic list"

@@ -37,6 +37,10 @@ PARSER_CAPTURES = REPO / "tests" / "parsers" / "captures"
 ESXI600 = PARSER_CAPTURES / "esxi600_vmware-lv_and_nic_list_tg3_elatov.txt"
 
 
+#: The Finish this audit block of the demo lab's linux-e810-pulchart: its MTU and its PCIe link, read from sysfs.
+E810 = ["cat /sys/class/net/em1/mtu", *(f"cat /sys/class/net/em1/device/{a}" for a in (
+    "current_link_speed", "current_link_width", "max_link_speed", "max_link_width"))]
+
 def _ready_host() -> Host:
     """An ESXi 6.7 GA host whose X710 (vmnic2) uplinks the switch of a TEP at MTU 9000, every decisive fact read."""
     h = Host("esx67", kind="esxi", pnics=[PhysicalNic("vmnic2", mtu=9000)],
@@ -102,13 +106,26 @@ def test_a_port_whose_line_rate_cannot_exceed_any_pcie_link_needs_no_pcie_readin
     assert host_verdict(h, judge([h], guide=None)).status == READY
 
 
-def test_names_are_filled_in_and_quoted():
-    h = Host("lnx", kind="linux", pnics=[PhysicalNic("eth 0;rm", pci_address="0000:02:00.0")])
+def test_names_are_filled_in_and_never_one_the_allowlist_refuses():
+    h = Host("lnx", kind="linux", pnics=[PhysicalNic("enp2s0f1.100", pci_address="0000:02:00.0")])
     p = h.pnics[0]
-    assert commands_for("link", h, p) == ("ethtool 'eth 0;rm'",)
-    assert commands_for("rss", h, p) == ("ethtool -l 'eth 0;rm'", "ethtool -x 'eth 0;rm'")
-    assert commands_for("pcie", h, p) == ("lspci -vv -s 0000:02:00.0",)
+    assert commands_for("link", h, p) == ("ethtool enp2s0f1.100",)
+    assert commands_for("rss", h, p) == ("ethtool -l enp2s0f1.100", "ethtool -x enp2s0f1.100")
+    # the PCIe link from sysfs, as the collectors read it
+    assert commands_for("pcie", h, p) == tuple(f"cat /sys/class/net/enp2s0f1.100/device/{a}" for a in (
+        "current_link_speed", "current_link_width", "max_link_speed", "max_link_width"))
+    assert commands_for("mtu", h, p) == ("cat /sys/class/net/enp2s0f1.100/mtu",)
     assert commands_for("ens", h, p) == ()
+    # a name the SSH allowlist refuses (shell syntax), or a pNIC known only by its PCI address: the listing names it
+    for name in ("eth 0;rm", "pci:0000:02:00.0", "-x"):
+        h = Host("lnx", kind="linux", pnics=[PhysicalNic(name, pci_address="0000:02:00.0")])
+        assert commands_for("link", h, h.pnics[0]) == ("ip -d -j link show",)
+    h = Host("esx", kind="esxi", pnics=[PhysicalNic("pci:0000:18:00.0")])
+    assert commands_for("geneve_offload", h, h.pnics[0]) == ("esxcfg-nics -l",)
+    # a host whose kind no input told: the pNIC's name chooses the platform
+    h = Host("x", pnics=[PhysicalNic("vmnic4"), PhysicalNic("eno1")])
+    assert commands_for("rss", h, h.pnics[0]) == ("vsish -e get /net/pNics/vmnic4/rxqueues/info",)
+    assert commands_for("rss", h, h.pnics[1]) == ("ethtool -l eno1", "ethtool -x eno1")
 
 
 def test_a_host_with_only_a_listing_and_its_release_is_never_ready(tmp_path):
@@ -175,9 +192,9 @@ def test_demo_lab_ready_only_when_decided_and_every_other_host_lists_what_it_lac
     assert "What READY needs: the decisive checks" in text and all(
         reference_of(c.reference.split(" §")[0]).title in flat and c.reference.split(" §")[0] not in flat
         for c in DECISIVE_CHECKS)
-    assert "Finish this audit" in text and "ip link show em1" in text and "release not read (run vmware -vl)" in text
+    assert "Finish this audit" in text and "cat /sys/class/net/em1/mtu" in text and "release not read (run vmware -vl)" in text
     html = (tmp_path / "a.html").read_text()
-    assert 'id="decisive-checks"' in html and '<pre class="evidence finish">ip link show em1\nlspci -vv -s 0000:63:00.0</pre>' in html
+    assert 'id="decisive-checks"' in html and '<pre class="evidence finish">' + "\n".join(E810) + '</pre>' in html
     assert "ESXi release not read (run vmware -vl)" in html  # in the host's heading
 
 

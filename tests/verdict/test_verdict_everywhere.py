@@ -138,8 +138,8 @@ def test_demo_lab_verdicts_are_computed_from_its_facts():
     # a Linux host whose link state and MTU no input reports is not rated: no pNIC listing was read
     assert by_host["linux-igb-mfd"].status == NOT_RATED and "link state of enp2s0" in by_host["linux-igb-mfd"].reason
     e810 = by_host["linux-e810-pulchart"]
-    assert e810.status == NOT_RATED and "decisive checks not made on linux-e810-pulchart: run ip link show em1" in \
-        e810.reason and "the MTU of em1" in [m.missing for m in e810.missing]
+    assert e810.status == NOT_RATED and "decisive checks not made on linux-e810-pulchart: run cat /sys/class/net/em1/mtu and 4 more commands" \
+        in e810.reason and "cat /sys/class/net/em1/device/max_link_width" in e810.finish and "the MTU of em1" in [m.missing for m in e810.missing]
     # its switches name uplinks that no pNIC listing holds (only a tso get of vmnic1 was captured): not rated,
     # however clean the little that was read
     assert by_host["esxi-sio4-nsxv"].status == NOT_RATED

@@ -279,3 +279,66 @@ def _captures(path: Path, names: list[str], read, skipped: list[str],
         captures.append(((root, base), Capture(source=where, command=command,
                                                text=bytes(data).decode("utf-8", errors="replace"), host=host)))
     return [c for _key, c in sorted(captures, key=lambda kc: kc[0])], skipped
+
+
+#: The most capture text a tarball of capture files may yield (bytes), as for a vm-support bundle.
+MAX_ARCHIVE_CAPTURE_BYTES = MAX_BUNDLE_BYTES
+
+
+def read_capture_archive(path: Path) -> tuple[list[Capture], list[str]]:
+    """The captures of a ``.tgz``/``.tar.gz``/``.tar`` of capture files or collection files (a collector script's
+    folder, ``tar czf host.tgz nic-advisor-HOST-DATE``), read in place without extracting: each regular member whose
+    name does not start with ``.`` is read as :func:`~nicadvisor.parsers.capture_file.parse_capture_text` or, when it
+    starts with the collection mark, :func:`~nicadvisor.parsers.capture_file.parse_collection_text`; its source is
+    ``<archive>:<member>``. Returns (captures, what was not read: links, members that are no captures, members or an
+    archive over its budget, a corrupt tail). Raises BundleError naming ``path`` when it is not a tar/gzip archive."""
+    from nicadvisor.parsers.capture_file import CaptureError, is_collection, parse_capture_text, parse_collection_text
+
+    try:
+        tar = _open_archive(path)
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+        raise BundleError(f"{path}: not a readable .tgz archive: {exc}") from exc
+    captures: list[Capture] = []
+    skipped: list[str] = []
+    members: list[tuple[str, bytes]] = []
+    total = seen = 0
+    try:
+        while (m := tar.next()) is not None:
+            tar.members.clear()
+            seen += 1
+            if seen > MAX_MEMBERS:
+                skipped.append(f"{path}: more than {MAX_MEMBERS} members: the rest of the archive was not read")
+                break
+            where = f"{path}:{m.name}"
+            if m.issym() or m.islnk():
+                skipped.append(f"{where}: skipped: a link member is not followed")
+                continue
+            if not m.isfile() or m.name.rpartition("/")[2].startswith("."):
+                continue
+            if m.size > 4 * MAX_CAPTURE_BYTES or total + m.size > MAX_ARCHIVE_CAPTURE_BYTES:
+                skipped.append(f"{where}: not read: {m.size} bytes is over the archive's budget")
+                continue
+            f = tar.extractfile(m)
+            data = f.read(4 * MAX_CAPTURE_BYTES + 1) if f else b""
+            total += len(data)
+            members.append((m.name, data))
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+        skipped.append(f"{path}: the archive is truncated or corrupt after {seen} members ({exc}); the members "
+                       "before that point were read")
+    finally:
+        tar.close()
+        tar.fileobj.close()
+    for name, data in sorted(members):  # in name order, as a folder is read (the first reading of a fact wins)
+        where = f"{path}:{name}"
+        try:
+            if is_collection(data):
+                more, unread = parse_collection_text(where, data)
+                captures += more
+                skipped += unread
+            elif len(data) > MAX_CAPTURE_BYTES:
+                skipped.append(f"{where}: {len(data)} bytes is too large for a command capture")
+            else:
+                captures.append(parse_capture_text(where, data))
+        except CaptureError as exc:
+            skipped.append(f"not a capture: {exc}")
+    return captures, skipped

@@ -51,7 +51,10 @@ DEFAULT_TIMEOUT_S = 10.0
 
 _IFNAME_RE = re.compile(r"^[A-Za-z0-9_.:@-]{1,15}$")
 _NETNS_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-_BDF_RE = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
+BDF_ERE = commands.NAME_ERE["linux"]["pci"]
+"""A PCI function's address in sysfs (``0000:3b:00.1``), as the catalogue's POSIX ERE (the collector script checks the
+same text with ``grep -E``)."""
+_BDF_RE = commands.whole(BDF_ERE)
 _SYSFS_PREFIXES = ("/sys/class/net/", "/sys/bus/pci/devices/")
 
 

@@ -3,8 +3,11 @@
 How a path is read (also documented in the README, "Capture folders"):
 
 * a ``.tgz``/``.tar.gz``/``.tar`` file, or a folder holding ``commands/``: one ESXi vm-support bundle = one host,
-  named from the bundle name (``esx-<host>-<date>--<time>.tgz``);
+  named from the bundle name (``esx-<host>-<date>--<time>.tgz``); a ``.tgz`` without ``commands/`` is read as a
+  tarball of capture files (a collector script's folder: ``tar czf esxi01.tgz nic-advisor-esxi01-…``);
 * a single capture file: one host, named by its ``# host:`` header, else by the file's folder;
+* a collection file (many captures in one file, as the collector script writes them with ``--stdout``:
+  :func:`nicadvisor.parsers.capture_file.parse_collection_text`): read as that many capture files in its folder;
 * a folder holding capture files: one host named after the folder — unless files carry a
   ``# host:`` header, which puts them on the host of that name;
 * a lab folder: each sub-folder (and each bundle) inside is read as above.
@@ -19,8 +22,10 @@ import stat
 from pathlib import Path
 
 from nicadvisor.parsers.assemble import HostInputs
-from nicadvisor.collect.bundle import BundleError, host_name_from_bundle, read_bundle
-from nicadvisor.parsers.capture_file import MAX_CAPTURE_BYTES, Capture, CaptureError, parse_capture_text
+from nicadvisor.collect.bundle import BundleError, host_name_from_bundle, read_bundle, read_capture_archive
+from nicadvisor.parsers.capture_file import (
+    MAX_CAPTURE_BYTES, Capture, CaptureError, is_collection, parse_capture_text, parse_collection_text,
+)
 from nicadvisor.model import InputProblem
 
 _BUNDLE_SUFFIXES = (".tgz", ".tar.gz", ".tar")
@@ -33,6 +38,26 @@ MAX_DEPTH = 32
 MAX_ENTRIES = 50_000
 #: The most capture text one audit reads from files and bundles (characters); inputs past it are not read.
 MAX_AUDIT_CHARS = 256 * 1024 * 1024
+
+
+#: The largest collection file read (bytes): a collector script's output of a large host, vmkernel.log lines included.
+MAX_COLLECTION_BYTES = 4 * MAX_CAPTURE_BYTES
+
+
+def read_captures(path: Path) -> tuple[list[Capture], list[str]]:
+    """The captures of a capture file (one) or of a collection file (many; see
+    :func:`~nicadvisor.parsers.capture_file.parse_collection_text`), and what of a collection could not be read.
+    Raises CaptureError (or OSError) naming the file for a file that is neither, or too large: over
+    :data:`~nicadvisor.parsers.capture_file.MAX_CAPTURE_BYTES` (a collection: :data:`MAX_COLLECTION_BYTES`), refused
+    before it is read."""
+    size = path.stat().st_size
+    with open(path, "rb") as fh:
+        head = fh.read(64)
+    if not is_collection(head):
+        return [read_capture(path)], []
+    if size > MAX_COLLECTION_BYTES:
+        raise CaptureError(f"{path}: {size} bytes is too large for a collection (at most {MAX_COLLECTION_BYTES})")
+    return parse_collection_text(str(path), path.read_bytes())
 
 
 def read_capture(path: Path, source: str | None = None) -> Capture:
@@ -77,7 +102,8 @@ def _bundle_host(p: Path, hosts: dict[str, HostInputs], problems: list[InputProb
     try:
         captures, skipped = read_bundle(p)
     except BundleError as exc:
-        problems.append(InputProblem(str(p), str(exc)))
+        if p.is_dir() or not _capture_archive(p, hosts, problems):
+            problems.append(InputProblem(str(p), str(exc)))
         return
     name = host_name_from_bundle(p.name)
     for cap in captures:  # an archive of several bundles: each root is a host of its own
@@ -89,14 +115,32 @@ def _bundle_host(p: Path, hosts: dict[str, HostInputs], problems: list[InputProb
         problems.append(InputProblem(str(p), "vm-support bundle holds none of the NIC outputs NIC Advisor reads"))
 
 
+def _capture_archive(p: Path, hosts: dict[str, HostInputs], problems: list[InputProblem]) -> bool:
+    """A tarball of capture files (a collector script's folder): its captures to the hosts of their ``# host:``
+    header, else the archive's name; False when it holds none (then it is reported as a broken bundle)."""
+    try:
+        captures, skipped = read_capture_archive(p)
+    except BundleError:
+        return False
+    if not captures:
+        return False
+    name = host_name_from_bundle(p.name)
+    for cap in captures:
+        hosts.setdefault(cap.host or name, HostInputs(cap.host or name)).captures.append(cap)
+    problems.extend(InputProblem(s.split(": ")[0], s) for s in skipped)
+    return True
+
+
 def _file_into(p: Path, default_host: str, hosts: dict[str, HostInputs], problems: list[InputProblem]) -> None:
     try:
-        cap = read_capture(p)
+        captures, unread = read_captures(p)
     except (CaptureError, OSError) as exc:
         problems.append(InputProblem(str(p), f"not a capture: {exc}"))
         return
-    name = cap.host or default_host
-    hosts.setdefault(name, HostInputs(name)).captures.append(cap)
+    problems.extend(InputProblem(u.split(": ")[0], u) for u in unread)
+    for cap in captures:
+        name = cap.host or default_host
+        hosts.setdefault(name, HostInputs(name)).captures.append(cap)
 
 
 def _walk(root: Path, hosts: dict[str, HostInputs], problems: list[InputProblem]) -> None:

@@ -53,7 +53,7 @@ from paramiko.ssh_exception import NoValidConnectionsError
 
 from nicadvisor.collect import local_linux
 from nicadvisor.parsers.assemble import HostInputs
-from nicadvisor.parsers.capture_file import MAX_CAPTURE_BYTES, Capture
+from nicadvisor.parsers.capture_file import DENIED_RE, MAX_CAPTURE_BYTES, TIMEOUT_NOTE, Capture, exit_note, one_line
 from nicadvisor.collect.known_hosts import AskFn, HostKeyError, KnownHosts, KnownHostsError, fingerprint
 from nicadvisor.collect.ssh_commands import (
     ESXI_NIC_LIST, ESXI_NIC_RE, HOST_KINDS, LINUX_IF_RE, LINUX_TOOL_PATHS, MODULE_RE, CommandRefused, Template,
@@ -452,17 +452,29 @@ class _HostAudit:
         except _CommandTimeout:
             self.problem(f"'{command}' did not finish within {self.t.command_timeout_s:g} s; its output is missing",
                          command)
+            self.failed(command, "", TIMEOUT_NOTE.format(seconds=self.t.command_timeout_s))
             return None
         except _SessionLost as exc:
             raise _SessionLost(command, str(exc)) from None
 
-    def record(self, command: str, res: _Result, optional: bool) -> str | None:
+    def failed(self, command: str, stdout: str, note: str) -> None:
+        """Record a command that did not run to an answer as a capture whose note says how it ended
+        (:func:`~nicadvisor.parsers.capture_file.exit_note`, :data:`~nicadvisor.parsers.capture_file.TIMEOUT_NOTE`),
+        as the collector script records it: the host's "could not run" list is read from it
+        (:func:`~nicadvisor.parsers.capture_file.not_run_of`), and a saved audit replays it."""
+        self.inputs.captures.append(Capture(source=self.t.source, command=command, text=stdout, host=self.t.name,
+                                            notes=(note,), origin=self.t.source))
+
+    def record(self, command: str, res: _Result, optional: bool, refusal_is_problem: bool = True) -> str | None:
         """Turn a command's result into a Capture; returns the output text when one was recorded.
 
-        A command the account is not allowed to run (``Permission denied`` / ``Operation not permitted``,
-        :data:`_DENIED_RE`) is a problem even when optional, with the real error text; output printed
-        despite such an error on stderr (non-root ``ethtool IF``: ``netlink error: Operation not
-        permitted`` for the Wake-on-LAN query, exit status 0) is kept, noted, and reported as partly refused.
+        A command that failed (an exit status other than 0 and at most one line printed) is recorded as a failed
+        capture (:meth:`failed`) and None is returned. A command the account is not allowed to run (``Permission
+        denied`` / ``Operation not permitted``, :data:`~nicadvisor.parsers.capture_file.DENIED_RE`) is a problem even
+        when optional, with the real error text, unless ``refusal_is_problem`` is False (a read the account is not
+        expected to be allowed, such as the LLDP daemon's socket: only listed as not run); output printed despite such an error on stderr (non-root ``ethtool
+        IF``: ``netlink error: Operation not permitted`` for the Wake-on-LAN query, exit status 0) is kept, noted,
+        and reported as partly refused.
         """
         if b"\x00" in res.stdout:
             self.problem(f"'{command}' returned binary data, not command output; ignored", command)
@@ -473,27 +485,28 @@ class _HostAudit:
         rc_text = "no exit status" if res.rc is None else f"exit status {res.rc}"
         if res.rc != 0 and len(lines) <= 1:
             why = " ".join(lines + [stderr]).strip() or rc_text
-            if _DENIED_RE.search(why):
+            self.failed(command, stdout, exit_note(res.rc, stderr))
+            if DENIED_RE.search(why) and refusal_is_problem:
                 self.problem(f"'{command}' was refused to user {self.t.user!r} on {self.t.name} ({rc_text}): "
-                             f"{_one_line(why)}; the account lacks the privilege to read this (audit with root, "
+                             f"{one_line(why)}; the account lacks the privilege to read this (audit with root, "
                              "or an account allowed to run it)", command)
             elif optional:
                 self.skip(f"{command}: {why}")
             else:
-                self.problem(f"'{command}' failed ({rc_text}): {_one_line(why)}", command)
+                self.problem(f"'{command}' failed ({rc_text}): {one_line(why)}", command)
             return None
         if not lines:
-            self.skip(f"{command}: no output" + (f" ({_one_line(stderr)})" if stderr else ""))
+            self.skip(f"{command}: no output" + (f" ({one_line(stderr)})" if stderr else ""))
             return None
         notes: list[str] = []
         if res.rc != 0:
-            notes.append(f"{rc_text}" + (f": {_one_line(stderr)}" if stderr else ""))
-        elif stderr and _DENIED_RE.search(stderr):
-            notes.append(f"stderr: {_one_line(stderr)}")
-        if stderr and _DENIED_RE.search(stderr):
+            notes.append(exit_note(res.rc, stderr))
+        elif stderr and DENIED_RE.search(stderr):
+            notes.append(f"stderr: {one_line(stderr)}")
+        if stderr and DENIED_RE.search(stderr):
             who = ": root on Linux" if self.t.kind == "linux" else ""
             self.problem(f"'{command}' was partly refused to user {self.t.user!r} on {self.t.name}: "
-                         f"{_one_line(stderr)}; the rest of its output was read (part of this query needs more "
+                         f"{one_line(stderr)}; the rest of its output was read (part of this query needs more "
                          f"privileges than the account has{who})", command)
         if res.truncated:
             notes.append(f"output truncated at {MAX_CAPTURE_BYTES} bytes")
@@ -560,7 +573,7 @@ class _HostAudit:
         command, res = got
         if res.rc != 0:
             err = res.stderr.decode("utf-8", errors="replace").strip()
-            self.problem(f"'{command}' failed on {self.t.name} ({_one_line(err) or f'exit status {res.rc}'}): "
+            self.problem(f"'{command}' failed on {self.t.name} ({one_line(err) or f'exit status {res.rc}'}): "
                          "is it a Linux host?", command)
             return
         listed = res.stdout.decode("utf-8", errors="replace").split()
@@ -573,6 +586,13 @@ class _HostAudit:
         got = self.tool("ip", ["-d", "-j", "link", "show"])
         if got is not None:
             self.record(*got, optional=True)
+        # the switch port of each interface, where LLDP is listened to: host commands of the catalogue, run before
+        # the per-interface ones as the collector script runs them. No daemon listening, or (Debian's lldpctl is
+        # 0750 root:_lldpd) an account that may not read it: a command not run, with the host's words, not a problem
+        for argv in local_linux.NEIGHBOR_COMMANDS:
+            got = self.tool(argv[0], list(argv[1:]))
+            if got is not None:
+                self.record(*got, optional=True, refusal_is_problem=False)
         for name in names:
             base = f"/sys/class/net/{name}"
             link = self.run(["readlink", base], optional=True)
@@ -588,23 +608,6 @@ class _HostAudit:
                 got = self.tool("ethtool", [opt, name] if opt else [name])
                 if got is not None:
                     self.record(*got, optional=True)
-        for argv in local_linux.NEIGHBOR_COMMANDS:  # the switch port of each interface, where LLDP is listened to
-            got = self.tool(argv[0], list(argv[1:]))
-            if got is not None and got[1].rc != 0:  # no daemon, or (Debian's lldpctl is 0750 root:_lldpd) not ours
-                err = got[1].stderr.decode("utf-8", errors="replace").strip()
-                self.skip(f"{got[0]}: {_one_line(err) or f'exit status {got[1].rc}'} (the switch ports are not read)")
-            elif got is not None:
-                self.record(*got, optional=True)
-
-
-_DENIED_RE = re.compile(r"\b(?:Permission denied|Operation not permitted)\b", re.IGNORECASE)
-"""The OS's wording of EACCES / EPERM (strerror), as printed by ``cat``, ``readlink`` and ``ethtool``
-(``netlink error: Operation not permitted`` for a non-root account; seen for real in tests/faults)."""
-
-
-def _one_line(text: str, limit: int = 300) -> str:
-    t = " / ".join(ln.strip() for ln in text.splitlines() if ln.strip())
-    return t if len(t) <= limit else t[:limit] + "…"
 
 
 def _esxi_discover(text: str) -> tuple[list[str], list[str]]:
@@ -830,10 +833,10 @@ def save_captures(host_inputs: list[HostInputs], folder: Path | str) -> list[Pat
         sub = root / host_folder_name(hi.name)
         sub.mkdir(parents=True, exist_ok=True)
         for i, cap in enumerate(hi.captures, 1):
-            head = [f"# source: {_one_line(cap.origin or cap.source, 1000)}",
-                    f"# command: {_one_line(cap.command, 4000)}",
-                    f"# host: {_one_line(cap.host or hi.name, 300)}"]
-            head += [f"# note: {_one_line(n, 1000)}" for n in cap.notes]
+            head = [f"# source: {one_line(cap.origin or cap.source, 1000)}",
+                    f"# command: {one_line(cap.command, 4000)}",
+                    f"# host: {one_line(cap.host or hi.name, 300)}"]
+            head += [f"# note: {one_line(n, 1000)}" for n in cap.notes]
             path = sub / f"{i:03d}_{_safe(cap.command, 60)}.txt"
             path.write_text("\n".join(head) + "\n" + cap.text, encoding="utf-8")
             written.append(path)

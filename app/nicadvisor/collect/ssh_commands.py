@@ -29,12 +29,16 @@ from nicadvisor.collect import local_linux
 
 HOST_KINDS = ("esxi", "linux")
 
-ESXI_NIC_RE = re.compile(r"^(?:vmnic\d{1,9}|vusb\d{1,4})\Z")
-"""An ESXi uplink name (``vmnic1000202`` is real, nic-data-sources.md §14 item 15)."""
-MODULE_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}\Z")
+ESXI_NIC_ERE = commands.NAME_ERE["esxi"]["nic"]
+"""An ESXi uplink name (``vmnic1000202``), as the catalogue's POSIX ERE (:data:`nicadvisor.commands.NAME_ERE`): the
+same text is the pattern of :data:`ESXI_NIC_RE` and of the collector script's check (``grep -E``)."""
+MODULE_ERE = commands.NAME_ERE["esxi"]["module"]
 """A VMkernel driver module name as printed in the Driver column (``ixgben``, ``icen_ens``, ``nmlx5_core``)."""
-LINUX_IF_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,14}\Z")
+LINUX_IF_ERE = commands.NAME_ERE["linux"]["nic"]
 """A Linux interface name as listed in ``/sys/class/net`` (at most 15 characters, never starting with ``-``)."""
+ESXI_NIC_RE = commands.whole(ESXI_NIC_ERE)
+MODULE_RE = commands.whole(MODULE_ERE)
+LINUX_IF_RE = commands.whole(LINUX_IF_ERE)
 
 LINUX_TOOL_PATHS = {"ethtool": ("ethtool", "/usr/sbin/ethtool", "/sbin/ethtool"),
                     "ip": ("ip", "/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip"),

@@ -791,6 +791,8 @@ class _VcenterAudit:
             hi.problems.append(InputProblem(source, f"host {name}: property {m['path']} not returned: {m['fault']}",
                                             INVENTORY_COMMAND))
         drivers = sorted({p["driver"] for p in pnics if p.get("driver")})
+        # what the SSH collector would run and the API cannot (per pNIC and driver): the host's "could not run" list
+        hi.not_run.extend(vx.api_not_run(t.esxcli, [p["device"] for p in pnics if p.get("device")], drivers))
         if state in (None, "connected"):
             self.extras[c.moid] = (netsys, [p["device"] for p in pnics if p.get("device")])
         usable = kms is not None and state in (None, "connected") and bool(drivers)
@@ -825,6 +827,7 @@ class _VcenterAudit:
                                      source=f"{self.t.source}/{moid}", origin=self.t.source, notes=notes)
         hi.parsed.extend(got.parsed)
         hi.problems.extend(got.problems)
+        hi.not_run.extend(got.not_run)
         if got.unsupported:
             unsupported[got.unsupported] = unsupported.get(got.unsupported, 0) + 1
 

@@ -56,14 +56,15 @@ from pyVmomi import SoapStubAdapter, VmomiSupport, vim, vmodl
 from pyVmomi.VmomiSupport import F_OPTIONAL, LazyObject, ManagedObject
 
 from nicadvisor import commands
+from nicadvisor.collect.ssh_commands import ESXI_NIC_RE, MODULE_RE
 from nicadvisor.collect.vsphere_esxcli_commands import (
     ALLOWED, EsxcliSpec, _MODULE_RE, _NAME_RE, command_text, soap_arguments, validate,
 )
-from nicadvisor.model import InputProblem
+from nicadvisor.model import CommandNotRun, InputProblem
 from nicadvisor.parsers.api.esxcli_soap import SOAP_VERSION, esxcli_recording, facts_for, fault_text, response_rows
 from nicadvisor.parsers.api.network_hints import FAMILY_HINTS, HINTS_COMMAND, hint_facts, hints_recording
 from nicadvisor.parsers.base import ParseResult
-from nicadvisor.parsers.capture_file import Capture
+from nicadvisor.parsers.capture_file import Capture, reason_of
 from nicadvisor.parsers.rows import esxcli_api_family
 
 _REFLECT = "vmodl.reflect.ManagedMethodExecuter"
@@ -327,6 +328,43 @@ class HostExtras:
     parsed: list[tuple[Capture, ParseResult]] = field(default_factory=list)
     problems: list[InputProblem] = field(default_factory=list)
     unsupported: str | None = None
+    not_run: list[CommandNotRun] = field(default_factory=list)
+
+
+def _not_run(line: str, answer: EsxcliAnswer) -> CommandNotRun:
+    """The failed esxcli call of ``line`` as a :class:`CommandNotRun`: ``api`` when the server cannot run esxcli over
+    the API at all, ``timeout`` when it did not answer in time, else from the fault's text."""
+    why = answer.problem.message.split(" failed: ", 1)[-1] if answer.problem is not None else ""
+    if answer.unsupported:
+        return CommandNotRun(line, "api", why)
+    if why.startswith("no answer within"):
+        return CommandNotRun(line, "timeout", why)
+    return CommandNotRun(line, reason_of(why), why)
+
+
+def _fact_names(facts: Iterable[str]) -> str:
+    """``("pnic.geneve_offload", "pnic.rss")`` → ``"geneve offload, rss"``."""
+    return ", ".join(dict.fromkeys(f.partition(".")[2].replace("_", " ") for f in facts))
+
+
+def api_not_run(esxcli: bool, pnics: Iterable[str] = (), drivers: Iterable[str] = ()) -> list[CommandNotRun]:
+    """What an audit through the vSphere API leaves out of the catalogue the SSH collector runs on one host
+    (:func:`nicadvisor.commands.not_over_api`), each command with its pNIC (``pnics``) or driver module (``drivers``)
+    filled in as the SSH collector would send it, reason ``api``, and the facts only it reads in ``detail``."""
+    names = {"pnic": [n for n in pnics if ESXI_NIC_RE.match(n)], "module": [d for d in drivers if MODULE_RE.match(d)],
+             "host": [""]}
+    out: list[CommandNotRun] = []
+    for c, only in commands.not_over_api(esxcli):
+        if c.esxcli_api:
+            how = "run esxcli through the vSphere API (--esxcli-over-api) or audit the host over SSH"
+        else:
+            why = ("NIC Advisor does not run it through the vSphere API" if c.words[0] == "esxcli"
+                   else "the vSphere API cannot run it (not an esxcli command)")
+            how = f"{why}: audit the host over SSH or run the collector script (nic-advisor collect-script --kind esxi)"
+        for name in names.get(c.scope, []):
+            text = c.text.replace("{nic}", name).replace("{module}", name)
+            out.append(CommandNotRun(text, "api", f"{how}; it reads what the API does not: {_fact_names(only)}"))
+    return out
 
 
 def collect_host_extras(stub: Any, host_moref: Any, host_name: str, *, pnics: Iterable[str] = (),
@@ -340,7 +378,8 @@ def collect_host_extras(stub: Any, host_moref: Any, host_name: str, *, pnics: It
     ``network nic get --nic-name`` per pNIC in ``pnics`` (driver/firmware versions before API 8.0.0.1, §2) and
     ``system module parameters list --module`` per driver in ``drivers`` (1 + 2 + len(pnics) + len(drivers)
     calls). When the first esxcli call shows the server cannot run esxcli over the API, the rest is skipped
-    and ``unsupported`` holds the reason. Raises OSError / HTTPException when the connection fails.
+    and ``unsupported`` holds the reason. Each esxcli call that failed, and each one left out after the server showed
+    it cannot run esxcli, is in ``not_run``. Raises OSError / HTTPException when the connection fails.
     """
     out = HostExtras()
     if hints and network_system is not None:
@@ -358,11 +397,15 @@ def collect_host_extras(stub: Any, host_moref: Any, host_name: str, *, pnics: It
     plan += [(c.esxcli_api, {"nic-name": n}) for c in audited if c.scope == "pnic" for n in pnics if _NAME_RE.match(n)]
     plan += [(c.esxcli_api, {"module": d}) for c in audited if c.scope == "module"
              for d in drivers if _MODULE_RE.match(d)]
-    for words, args in plan:
+    for i, (words, args) in enumerate(plan):
         answer = ex.run(words, args, timeout)
         out.parsed.append((answer.capture, answer.facts or ParseResult(family=esxcli_api_family(words))))
+        if answer.problem is not None:
+            out.not_run.append(_not_run(command_text(*validate(words, args)), answer))
         if answer.unsupported:
             out.unsupported = answer.unsupported
+            out.not_run += [CommandNotRun(command_text(*validate(w, a)), "api", f"not tried: {answer.unsupported}")
+                            for w, a in plan[i + 1:]]
             return out
         if answer.problem is not None:
             out.problems.append(answer.problem)
@@ -380,6 +423,6 @@ def unsupported_problems(source: str, label: str, unsupported: Mapping[str, int]
 
 
 __all__ = [
-    "EsxcliAnswer", "EsxcliExecutor", "HostExtras", "collect_host_extras", "esxcli_over_api", "fault_reason",
+    "api_not_run", "EsxcliAnswer", "EsxcliExecutor", "HostExtras", "collect_host_extras", "esxcli_over_api", "fault_reason",
     "query_network_hints", "unsupported_problems",
 ]

@@ -6,6 +6,7 @@ Unknown facts stay ``None``: never 0, never a guess. Every fact set on an object
 """
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import (
+    CommandNotRun,
     Evidence,
     Finding,
     Host,
@@ -19,6 +20,6 @@ from nicadvisor.model.entities import (
 )
 
 __all__ = [
-    "Audit", "Evidence", "Finding", "Host", "InputProblem", "KernelModule", "PathTest", "PhysicalNic",
-    "Severity", "Switch", "VmkernelNic",
+    "Audit", "CommandNotRun", "Evidence", "Finding", "Host", "InputProblem", "KernelModule", "PathTest",
+    "PhysicalNic", "Severity", "Switch", "VmkernelNic",
 ]

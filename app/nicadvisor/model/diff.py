@@ -20,7 +20,9 @@ from nicadvisor.model.verdict import Verdict
 #: Host collections compared object by object: (attribute, object kind as shown).
 COLLECTIONS = (("pnics", "pNIC"), ("switches", "switch"), ("vmknics", "vmknic"), ("modules", "module"))
 #: Fields never compared (provenance, not facts).
-_SKIP = {"evidence", "inputs", "name", "pnics", "vmknics", "switches", "modules"}
+#: Not compared: the objects' names and evidence, the collections compared one by one, and what a collector could not
+#: run (how an audit was made, not a fact of the host).
+_SKIP = {"evidence", "inputs", "name", "pnics", "vmknics", "switches", "modules", "not_run"}
 
 
 @dataclass(frozen=True)

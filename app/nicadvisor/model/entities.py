@@ -296,6 +296,62 @@ class KernelModule(_WithEvidence):
     evidence: dict[str, Evidence] = field(default_factory=dict)
 
 
+#: Why a command of the catalogue could not run on a host (:attr:`CommandNotRun.reason`), as every view writes it.
+NOT_RUN_REASONS: dict[str, str] = {
+    "privilege": "needs more privilege (on Linux: root)",
+    "absent": "not present on this host or release",
+    "timeout": "timed out",
+    "unsupported": "not supported by the driver or device",
+    "api": "not runnable over the vSphere API",
+    "failed": "failed",
+}
+
+
+@dataclass(frozen=True)
+class CommandNotRun:
+    """A read-only command of the command catalogue that a collector (the SSH collector, the collector script, the
+    vSphere API path) could not run on a host, or that ran only partly.
+
+    ``command`` as recorded (``vsish -e get /net/pNics/vmnic2/properties``); ``reason`` a key of
+    :data:`NOT_RUN_REASONS` (``privilege``, ``absent``, ``timeout``, ``unsupported``, ``api``, ``failed``);
+    ``detail`` what the host said (``exit status 127: sh: vsish: not found``, the fault, the time limit);
+    ``partial`` True when it printed output that was read but part of its answer was refused (non-root
+    ``ethtool IF``)."""
+
+    command: str
+    reason: str
+    detail: str = ""
+    partial: bool = False
+
+    def __post_init__(self) -> None:
+        if self.reason not in NOT_RUN_REASONS:
+            raise ValueError(f"unknown reason {self.reason!r} (expected one of {', '.join(NOT_RUN_REASONS)})")
+        for name in ("command", "detail"):  # device text: bounded like every other
+            object.__setattr__(self, name, clip(getattr(self, name)))
+
+    @property
+    def label(self) -> str:
+        """The reason as every view writes it (``"not present on this host or release"``; ``"ran partly: needs
+        more privilege …"``)."""
+        text = NOT_RUN_REASONS[self.reason]
+        return f"ran partly: {text}" if self.partial else text
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"command", "reason", "detail", "partial"}`` as in the JSON report."""
+        return {"command": self.command, "reason": self.reason, "detail": self.detail, "partial": self.partial}
+
+
+def not_run_groups(items: list[CommandNotRun]) -> list[tuple[str, list[CommandNotRun]]]:
+    """``items`` grouped by why they did not run, as every view lists them: ``(label, items)`` in the order of
+    :data:`NOT_RUN_REASONS` (commands that ran partly after those that did not run at all), each group in the order
+    the commands were run."""
+    groups: dict[tuple[bool, int], list[CommandNotRun]] = {}
+    order = list(NOT_RUN_REASONS)
+    for n in items:
+        groups.setdefault((n.partial, order.index(n.reason)), []).append(n)
+    return [(group[0].label, group) for _key, group in sorted(groups.items())]
+
+
 #: A pNIC's overlay role (:meth:`Host.overlay_role`): it uplinks a switch that carries the Geneve overlay; it may
 #: (no role known); it does not (rules about overlay traffic do not apply to it).
 OVERLAY_CARRIES, OVERLAY_POSSIBLE, OVERLAY_NONE = "carries", "possible", "none"
@@ -310,9 +366,10 @@ class Host(_WithEvidence):
     when not read (the vSphere API reports no such field); it decides the update of a 6.x host whose build the build
     table does not hold (:func:`nicadvisor.vcg.builds.host_release`).
     ``mtu_path_ok`` is False when a ``vmkping -d`` MTU path test failed (its evidence is the error line),
-    True when one passed, None when none was read. ``path_tests``: the don't-fragment pings this host sent in the
-    last TEP mesh / MTU check between hosts (:class:`PathTest`; their findings are scoped to the vmknic or
-    interface at each end, :mod:`nicadvisor.model.path_tests`)."""
+    True when one passed, None when none was read. ``not_run`` lists the catalogue commands a collector could not
+    run on the host, or ran only partly, and why (:class:`CommandNotRun`). ``path_tests``: the don't-fragment pings
+    this host sent in the last TEP mesh / MTU check between hosts (:class:`PathTest`; their findings are scoped to the
+    vmknic or interface at each end, :mod:`nicadvisor.model.path_tests`)."""
 
     name: str
     kind: str | None = None
@@ -325,6 +382,7 @@ class Host(_WithEvidence):
     modules: list[KernelModule] = field(default_factory=list)
     inputs: list[str] = field(default_factory=list)
     mtu_path_ok: bool | None = None
+    not_run: list[CommandNotRun] = field(default_factory=list)
     path_tests: list[PathTest] = field(default_factory=list)
     evidence: dict[str, Evidence] = field(default_factory=dict)
 

@@ -12,7 +12,8 @@ outcome; an outcome that breaks the overlay is an error finding, and an error fi
 (:func:`nicadvisor.model.verdict.host_verdict`). A check that was not decided is a :class:`MissingCheck`, with the
 exact read-only commands that decide it (pNIC and vmknic names filled in and quoted): together they are the
 host's "Finish this audit" list (:func:`finish_commands`). The command texts come from one function,
-:func:`commands_for`, so that they can be pointed at the command catalogue.
+:func:`commands_for`, which reads the command catalogue (:mod:`nicadvisor.commands`): every command it names is one
+the SSH collector and the collector script run.
 
 Pure: no I/O. Units: link speeds Mbit/s, PCIe budgets Gbit/s, MTUs bytes.
 """
@@ -22,6 +23,7 @@ import shlex
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from nicadvisor.commands import NAME_ERE, advised, inventory, whole
 from nicadvisor.model.capabilities import CAPABILITIES, UNKNOWN, Capability, capability_matrix
 from nicadvisor.model.entities import OVERLAY_CARRIES, Finding, Host, PhysicalNic, Severity, findings_by_host
 
@@ -133,12 +135,12 @@ class MissingCheck:
 # ------------------------------------------------------------------------------------------- commands
 
 _CAPS: dict[str, Capability] = {c.key: c for c in CAPABILITIES}
-#: Host-level read-only commands (the ESXi ones are in the SSH collector's allowlist,
-#: :data:`nicadvisor.collect.ssh_commands.ESXI_TEMPLATES`).
-_HOST_COMMANDS = {
-    ("esxi", "switch"): "esxcfg-vswitch -l", ("esxi", "tep"): "esxcfg-vmknic -l", ("esxi", "release"): "vmware -vl",
-    ("esxi", "pci_ids"): "esxcli hardware pci list", ("linux", "switch"): "ip -d link show",
-    ("linux", "tep"): "ip addr show", ("linux", "pci_ids"): "lspci -nn",
+#: Host-level needs → (model object, facts): the command catalogue's advised reads of those facts decide them
+#: (:func:`nicadvisor.commands.advised`: ``esxcfg-vswitch -l``, ``esxcfg-vmknic -l``, ``vmware -vl``, ``esxcli hardware
+#: pci list`` on ESXi).
+_HOST_NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "switch": ("switch", ("mtu",)), "tep": ("vmknic", ("mtu",)), "release": ("host", ("product_version",)),
+    "pci_ids": ("pnic", ("vid", "did")),
 }
 #: What ESXi shows of a pNIC's PCIe link: nothing a read-only command reads (``lspci -v`` prints no capabilities,
 #: ``esxcli hardware pci list`` and the vSphere API have no link fields: shared/design/research/nic-data-sources.md
@@ -148,25 +150,43 @@ ESXI_PCIE_UNREADABLE = ("# the PCIe link (speed and width) of an ESXi pNIC is sh
                         "PCIeType) or with the NIC vendor's tool")
 
 
+def _filled(text: str, pnic: PhysicalNic | None) -> str | None:
+    """A catalogue command text with ``{nic}`` filled with ``pnic``'s name, every word shell-quoted (``shlex.join``),
+    as the collectors send it; None when it needs a pNIC and none is given."""
+    if "{nic}" in text and pnic is None:
+        return None
+    return shlex.join(w.replace("{nic}", pnic.name if pnic is not None else "") for w in shlex.split(text))
+
+
 def commands_for(need: str, host: Host, pnic: PhysicalNic | None = None) -> tuple[str, ...]:
     """The read-only commands that read ``need`` on ``host`` (about ``pnic``): the one lookup of "Finish this audit",
-    today the capability matrix's "how to learn it" hints (:attr:`Capability.learn_esxi` / ``learn_linux``) and a
-    few host-level commands; names are filled in and shell-quoted.
+    read from the command catalogue (:func:`nicadvisor.commands.advised`: the advised read of each fact, only
+    commands the SSH collector and the collector script run), names filled in and every word shell-quoted.
 
     ``need`` is a matrix column key (``link``, ``mtu``, ``geneve_offload``, ``rx_filter``, ``rss``, ``ens``,
-    ``pcie``, ``driver``) or a host-level item (``switch``, ``tep``, ``release``, ``pci_ids``). Returns ``()`` when
-    nothing applies to the host's kind (ENS on Linux)."""
-    kind = "linux" if host.kind == "linux" else "esxi"
-    name = shlex.quote(pnic.name) if pnic is not None else ""
-    if need == "pcie" and pnic is not None:
-        if kind == "esxi":
-            return (ESXI_PCIE_UNREADABLE,)
-        return (f"lspci -vv -s {shlex.quote(pnic.pci_address)}" if pnic.pci_address else "lspci -vv",)
+    ``pcie``, ``coalescing``, ``driver``: the column's facts), a host-level item (``switch``, ``tep``, ``release``,
+    ``pci_ids``) or ``listing`` (the pNIC inventory, :func:`nicadvisor.commands.inventory`). A host of unknown kind
+    gets the ESXi commands for a pNIC with an ESXi uplink name (:data:`nicadvisor.commands.NAME_ERE`), else the
+    Linux ones. For a pNIC whose name the platform's pattern refuses (``pci:<address>``: known only by its PCI
+    address) it is the listing that names the pNICs. Returns ``()`` when nothing applies to the host's kind (ENS on Linux); an ESXi pNIC's PCIe link gives
+    one ``#`` line saying where it can be read (no read-only ESXi command shows it)."""
+    kind = host.kind if host.kind in ("esxi", "linux") else None
+    if kind is None:  # not told by its inputs: the pNIC's name says which platform's command can read it
+        esxi_name = pnic is None or whole(NAME_ERE["esxi"]["nic"]).match(pnic.name) is not None
+        kind = "esxi" if esxi_name else "linux"
+    if need == "pcie" and pnic is not None and kind == "esxi":
+        return (ESXI_PCIE_UNREADABLE,)
+    if need == "listing" or (pnic is not None and not whole(NAME_ERE[kind]["nic"]).match(pnic.name)):
+        # a pNIC known only by its PCI address (pci:0000:18:00.0), or by a name no collector would pass on: the
+        # listing names it (never a command built from such a name)
+        return (inventory(kind).text,)
     if need in _CAPS:
-        hint = _CAPS[need].learn_linux if kind == "linux" else _CAPS[need].learn_esxi
-        return tuple(part.strip().replace("{nic}", name) for part in hint.split(" and ") if part.strip())
-    command = _HOST_COMMANDS.get((kind, need))
-    return (command,) if command else ()
+        obj, facts = "pnic", _CAPS[need].facts
+    elif need in _HOST_NEEDS:
+        obj, facts = _HOST_NEEDS[need]
+    else:
+        return ()
+    return tuple(c for c in (_filled(t, pnic) for t in advised(facts, kind, obj)) if c is not None)
 
 
 # ------------------------------------------------------------------------------------------- the overlay's pNICs

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from nicadvisor.model.entities import Host, Severity, findings_by_host
-from nicadvisor.model.readiness import (DECISIVE_CHECKS, ColumnShare, MissingCheck, decided_shares, finish_commands,
-                                         overlay_fitness, readiness, unfit_overlay)
+from nicadvisor.model.readiness import (DECISIVE_CHECKS, ColumnShare, MissingCheck, commands_for, decided_shares,
+                                         finish_commands, overlay_fitness, readiness, unfit_overlay)
 
 if TYPE_CHECKING:  # the audit imports its verdict, never the other way
     from nicadvisor.model.audit import Audit
@@ -197,15 +197,26 @@ def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
                                          f"({_pnic_count(phys)}), no error finding{also}", **extra)
 
 
+#: How many of the commands that would decide a host's missing checks its verdict sentence names; the rest are in its
+#: "Finish this audit" (:attr:`HostVerdict.finish`), every view's copyable block.
+REASON_COMMANDS = 1
+
+
 def _missing_reason(host: Host, missing: tuple[MissingCheck, ...]) -> str:
-    """``"3 decisive checks not made on esxi-a: run esxcli network nic list; vsish -e get …"``."""
+    """``"3 decisive checks not made on esxi-a: run esxcli network nic list and 2 more commands"``: the first
+    :data:`REASON_COMMANDS` commands (all of them are the host's "Finish this audit"); the checks no read-only
+    command decides are named."""
     checks = list(dict.fromkeys((m.check, m.pnic) for m in missing))
     commands = [c for c in finish_commands(missing) if not c.startswith("#")]
     unreadable = [m.missing for m in missing if m.commands and all(c.startswith("#") for c in m.commands)]
-    run = f": run {'; '.join(commands)}" if commands else ""
+    more = len(commands) - REASON_COMMANDS
+    run = f": run {'; '.join(commands[:REASON_COMMANDS])}" if commands else ""
+    if more > 0:
+        run += f" and {_plural(more, 'more command')}"
     if unreadable:
-        run += (f"{';' if commands else ':'} no read-only command decides {_names(unreadable)} (see Finish this "
-                "audit)")
+        run += f"{';' if commands else ':'} no read-only command decides {_names(unreadable)}"
+    if unreadable:
+        run += " (see Finish this audit)"
     return f"{_plural(len(checks), 'decisive check')} not made on {host.name}{run}"
 
 
@@ -217,8 +228,9 @@ _ESXI_UPLINK = re.compile(r"^vmnic\d{1,4}$")
 
 
 def _listing(host: Host) -> str:
-    """The read-only command that lists ``host``'s pNICs with their link state and MTU."""
-    return "ip link show" if host.kind == "linux" else "esxcfg-nics -l"
+    """The read-only command that lists ``host``'s pNICs with their link state and MTU (the catalogue's inventory
+    command: :func:`nicadvisor.model.readiness.commands_for` ``listing``)."""
+    return commands_for("listing", host)[0]
 
 
 def _listings(command: str) -> list[bool]:

@@ -14,9 +14,9 @@ import re
 from typing import Any
 from dataclasses import dataclass, field
 
-from nicadvisor.commands import kind_of_command
-from nicadvisor.parsers.capture_file import Capture
-from nicadvisor.model import Evidence, Host, InputProblem, KernelModule, PhysicalNic, Switch, VmkernelNic
+from nicadvisor.commands import CATALOGUE, kind_of_command, placeholders
+from nicadvisor.parsers.capture_file import Capture, not_run_of
+from nicadvisor.model import CommandNotRun, Evidence, Host, InputProblem, KernelModule, PhysicalNic, Switch, VmkernelNic
 from nicadvisor.parsers.base import Fact, ParseResult, natural_key
 from nicadvisor.parsers.linux.kernel_log import KERNEL_LOG_COMMANDS
 from nicadvisor.parsers.registry import normalise, parse_output
@@ -26,14 +26,21 @@ from nicadvisor.parsers.registry import normalise, parse_output
 @dataclass
 class HostInputs:
     """What describes one host: text captures (parsed here), results already parsed by a live
-    collector (vSphere API, NSX Manager: ``parsed`` pairs the recorded response with its facts), and
-    problems found while collecting them."""
+    collector (vSphere API, NSX Manager: ``parsed`` pairs the recorded response with its facts),
+    problems found while collecting them, and ``not_run``: catalogue commands a collector could not run and that
+    left no capture (the vSphere API path: what the API cannot run)."""
 
     name: str
     captures: list[Capture] = field(default_factory=list)
     problems: list[InputProblem] = field(default_factory=list)
     parsed: list[tuple[Capture, ParseResult]] = field(default_factory=list)
     kind: str | None = None
+    not_run: list[CommandNotRun] = field(default_factory=list)
+
+
+#: Commands the collectors run that no parser reads (the catalogue's family None: the discovery ``ls /sys/class/net``,
+#: whose names were used): the collector script records them, and they are never a problem.
+_READ_BY_NO_PARSER = frozenset(c.text for c in CATALOGUE if c.family is None and c.run and not placeholders(c.text))
 
 
 def _guess_kind(captures: list[Capture]) -> str | None:
@@ -53,17 +60,27 @@ def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tu
 
     Returns (host, problems, parsed) where ``problems`` holds the inputs' own problems plus one
     entry per capture no parser understood, and ``parsed`` pairs each capture with its results.
+    A capture of a command that failed (:func:`~nicadvisor.parsers.capture_file.not_run_of`) goes to
+    ``host.not_run`` (after ``inputs.not_run``) and is not parsed unless it printed an output (``partial``).
     Never raises on bad capture text; raises :class:`UnknownFactError` when a parser recorded a fact the model does
     not have (a bug of that parser).
     """
     host = Host(name=inputs.name, kind=inputs.kind or _guess_kind(inputs.captures))
+    host.not_run.extend(inputs.not_run)
     problems = list(inputs.problems)
     parsed: list[tuple[Capture, ParseResult]] = []
     by_pci: dict[str, dict[str, tuple[Fact, Evidence]]] = {}
     names: dict[int, dict[str, Any]] = {}  # each of the host's lists indexed by name (see _get)
     for cap in inputs.captures:
         host.inputs.append(cap.source)
+        failed = not_run_of(cap)
+        if failed is not None:
+            host.not_run.append(failed)
+            if not failed.partial:
+                continue
         results = parse_output(cap.command, cap.text, cap.notes)
+        if not results and normalise(cap.command) in _READ_BY_NO_PARSER:
+            continue  # a collector's discovery (ls /sys/class/net): its names were used, it holds no fact
         if not results:
             problems.append(InputProblem(cap.source, f"not understood: no parser for the command {cap.command!r}", cap.command))
             continue

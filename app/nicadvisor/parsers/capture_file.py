@@ -1,12 +1,25 @@
 """The capture-file format: ``# source:``/``# command:``/``# note:``/``# host:`` header lines, then the verbatim
 output (the format of ``shared/fixtures/captures``), and :class:`Capture`, the one shape every input becomes (a
 capture file, a vm-support bundle member, a live command's output or API recording). Pure: reading the file itself
-is :func:`nicadvisor.collect.sources.read_capture`."""
+is :func:`nicadvisor.collect.sources.read_capture`.
+
+**A command that failed** is a capture too, so that every collector records it the same way (the SSH collector, the
+collector script, a saved live audit replayed): its notes say how it ended (:func:`exit_note`: ``exit status 127:
+sh: vsish: not found``; :data:`TIMEOUT_NOTE`; ``stderr: …`` beside a successful exit), its text is what it printed.
+:func:`not_run_of` reads a :class:`~nicadvisor.model.entities.CommandNotRun` back from those notes: a command that
+ended with an error and printed at most one line is not parsed, only listed as not run.
+
+**A collection** (:func:`parse_collection_text`) is many captures in one text file, as the collector script writes
+them to standard output (``--stdout``: one file per host for ``ssh HOST sh -s < script > host.txt`` or Ansible's
+``raw`` module): a first line ``# nic-advisor collection: boundary=B``, then each capture file's text after a line
+``--B``, and one line end after it.
+"""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-from nicadvisor.model.entities import clip
+from nicadvisor.model.entities import CommandNotRun, clip
 
 MAX_CAPTURE_BYTES = 16 * 1024 * 1024  # a capture larger than this is not a command output
 MAX_HOST_CHARS = 253  # a "# host:" header longer than a DNS name is cut (it names a host in every report)
@@ -61,3 +74,121 @@ def parse_capture_text(source: str, data: bytes) -> Capture:
         notes=tuple(headers.get("note", [])),
         origin=(headers.get("source") or [None])[0],
     )
+
+
+# ---------------------------------------------------------------------------------------- failed commands
+
+DENIED_RE = re.compile(r"\b(?:Permission denied|Operation not permitted)\b", re.IGNORECASE)
+"""The OS's wording of EACCES / EPERM (strerror), as printed by ``cat``, ``readlink`` and ``ethtool``
+(``netlink error: Operation not permitted`` for a non-root account; seen for real in tests/faults)."""
+_ABSENT_RE = re.compile(r"\b(?:not found|No such file or directory|Unknown command or namespace|"
+                        r"no such (?:node|command|namespace))\b", re.IGNORECASE)
+_UNSUPPORTED_RE = re.compile(r"\b(?:Operation not supported|not supported|Invalid argument|No data available)\b",
+                             re.IGNORECASE)
+_EXIT_NOTE_RE = re.compile(r"^(?:exit status (?P<rc>\d{1,5})|no exit status)(?:: (?P<err>.*))?$", re.DOTALL)
+_STDERR_NOTE_RE = re.compile(r"^stderr: (?P<err>.*)$", re.DOTALL)
+#: The note of a command stopped at its time limit: ``timed out after 30 s``.
+TIMEOUT_NOTE = "timed out after {seconds:g} s"
+_TIMEOUT_NOTE_RE = re.compile(r"^timed out after \d+(?:\.\d+)? s\b")
+#: The exit status a shell gives a command it cannot find (POSIX: 127).
+EXIT_NOT_FOUND = 127
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """``text``'s non-blank lines joined by `` / ``, cut at ``limit`` characters (``…`` marks a cut)."""
+    t = " / ".join(ln.strip() for ln in text.splitlines() if ln.strip())
+    return t if len(t) <= limit else t[:limit] + "…"
+
+
+def exit_note(rc: int | None, stderr: str) -> str:
+    """The note of a command that ended with exit status ``rc`` (None: none was reported) and printed ``stderr``:
+    ``exit status 1: cat: /sys/class/net/eth0/speed: Invalid argument``."""
+    head = "no exit status" if rc is None else f"exit status {rc}"
+    err = one_line(stderr)
+    return f"{head}: {err}" if err else head
+
+
+def reason_of(text: str, rc: int | None = None) -> str:
+    """Why a command failed, from what it printed (stderr, or its one line of output) and its exit status: a key of
+    :data:`~nicadvisor.model.entities.NOT_RUN_REASONS` (``privilege``, ``absent``, ``unsupported``, ``failed``)."""
+    if DENIED_RE.search(text):
+        return "privilege"
+    if rc == EXIT_NOT_FOUND or _ABSENT_RE.search(text):
+        return "absent"
+    if _UNSUPPORTED_RE.search(text):
+        return "unsupported"
+    return "failed"
+
+
+def not_run_of(capture: Capture) -> CommandNotRun | None:
+    """The :class:`~nicadvisor.model.entities.CommandNotRun` a capture's notes describe, or None for a command that
+    ran: a note :data:`TIMEOUT_NOTE`; an :func:`exit_note` other than ``exit status 0``; a ``stderr:`` note holding a
+    refusal (:data:`DENIED_RE`) beside output. ``partial`` when the command printed more than one line (its output
+    is read as usual): a failed command's single line is its error message, not an output."""
+    lines = [ln for ln in capture.text.splitlines() if ln.strip()]
+    partial = len(lines) > 1
+    for note in capture.notes:
+        if _TIMEOUT_NOTE_RE.match(note):
+            return CommandNotRun(capture.command, "timeout", note, partial)
+        m = _EXIT_NOTE_RE.match(note)
+        if m and m.group("rc") != "0":
+            rc = int(m.group("rc")) if m.group("rc") else None
+            said = " ".join([m.group("err") or "", *([] if partial else lines)])
+            return CommandNotRun(capture.command, reason_of(said, rc), note if partial or not lines
+                                 else f"{note} / {one_line(lines[0])}", partial)
+        m = _STDERR_NOTE_RE.match(note)
+        if m and DENIED_RE.search(m.group("err")):
+            return CommandNotRun(capture.command, "privilege", note, partial=bool(lines))
+    return None
+
+
+# ---------------------------------------------------------------------------------------- collections
+
+COLLECTION_MARK = "# nic-advisor collection:"
+"""The first line of a collection (then `` boundary=B``, B made of letters, digits, ``._-``)."""
+_COLLECTION_RE = re.compile(r"^# nic-advisor collection: boundary=(?P<b>[A-Za-z0-9._-]{8,128})\s*$")
+#: At most this many captures are read from one collection (a collector script of a host with 64 pNICs writes ~900).
+MAX_COLLECTION_CAPTURES = 20_000
+
+
+def is_collection(data: bytes) -> bool:
+    """Whether ``data`` starts like a collection (its first line is the :data:`COLLECTION_MARK`)."""
+    return data.lstrip(b"\xef\xbb\xbf").startswith(COLLECTION_MARK.encode())
+
+
+def parse_collection_text(source: str, data: bytes) -> tuple[list[Capture], list[str]]:
+    """The captures of a collection (see the module docstring) and what could not be read (each naming
+    ``source:#N``, the N-th capture, as a member of the file, and why). The writer ends each capture with one line
+    end of its own (so that a boundary always starts a line), which is removed. Line ends ``\\r\\n`` (a terminal's, when it ran with a tty) are
+    read as ``\\n``. Raises CaptureError naming ``source`` when the first line is not a collection header with a
+    boundary."""
+    text = data.decode("utf-8-sig", errors="replace")
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    first, _, rest = text.partition("\n")
+    m = _COLLECTION_RE.match(first)
+    if not m:
+        raise CaptureError(f"{source}: not a NIC Advisor collection (its first line must be "
+                           f"'{COLLECTION_MARK} boundary=…')")
+    sep = f"--{m.group('b')}"
+    parts: list[list[str]] = []
+    for line in rest.splitlines(keepends=True):
+        if line.rstrip("\n") == sep:
+            parts.append([])
+        elif parts:
+            parts[-1].append(line)
+    captures: list[Capture] = []
+    problems: list[str] = []
+    if len(parts) > MAX_COLLECTION_CAPTURES:
+        problems.append(f"{source}: {len(parts)} captures; only the first {MAX_COLLECTION_CAPTURES} are read")
+        parts = parts[:MAX_COLLECTION_CAPTURES]
+    for i, part in enumerate(parts, 1):
+        try:
+            text = "".join(part)
+            text = text[:-1] if text.endswith("\n") else text  # the line end the writer adds after each capture
+            captures.append(parse_capture_text(f"{source}:#{i}", text.encode("utf-8")))
+        except CaptureError as exc:
+            problems.append(str(exc))
+    if not parts:
+        problems.append(f"{source}: a collection without captures (no line '{sep}')")
+    return captures, problems

@@ -63,6 +63,7 @@ def signature(host: Host, findings: list[Finding], verdict: Any | None, rows: li
         tuple((p.name, p.is_physical) for p in host.pnics),
         tuple((s.name, s.kind, tuple(s.uplinks or ()), s.nsx_host_switch) for s in host.switches),
         tuple((v.name, v.switch, v.netstack, v.is_tep) for v in host.vmknics),
+        tuple((n.command, n.reason, n.partial) for n in host.not_run),
         matrix,
         tuple(sorted((f.rule_id, f.obj, f.severity.value, f.full_severity.value if f.full_severity else "")
                      for f in findings)),

@@ -25,7 +25,7 @@ from nicadvisor import __version__
 from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT
-from nicadvisor.model.entities import findings_by_host
+from nicadvisor.model.entities import findings_by_host, not_run_groups
 from nicadvisor.model.path_tests import MESH_COLUMNS, all_path_tests, mesh_table
 from nicadvisor.model.text import without_controls
 from nicadvisor.model.verdict import SYMBOL, coverage_of
@@ -114,7 +114,7 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
         coverage=coverage_of(audit, verdict), legend=legend, ready_rule=READY_RULE,
         finish_howto=f"{FINISH_HOWTO} On ESXi, {PCIE_OUT_OF_BAND}.", host_title=host_title, release_label=release_label,
         missing_lines=missing_lines, missing_overview=missing_overview, finish_block=finish_block,
-        switch_ports=switch_ports, switch_ports_howto=SWITCH_PORTS, step_labels=STEP_LABELS, no_command=NO_COMMAND,
+        switch_ports=switch_ports, switch_ports_howto=SWITCH_PORTS, step_labels=STEP_LABELS, no_command=NO_COMMAND, not_run_groups=not_run_groups,
         mesh=mesh_table(all_path_tests(audit.hosts)), mesh_columns=MESH_COLUMNS)
 
 

@@ -73,7 +73,7 @@ from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 from nicadvisor.bench.results import expected_from_dict
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT
-from nicadvisor.model.entities import Finding, Host, Severity, clip, findings_by_host
+from nicadvisor.model.entities import Finding, Host, Severity, clip, findings_by_host, not_run_groups
 from nicadvisor.model.references import Citation
 from nicadvisor.model.text import escape_undecoded
 from nicadvisor.model.verdict import SYMBOL, coverage_of
@@ -373,13 +373,14 @@ def _some(names: Iterable[str], shown: int = 8) -> str:
     return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
-def _verdict_cell(v: Any, fonts: _Fonts, st: _Styles, who: str = "") -> Paragraph:
+def _verdict_cell(v: Any, fonts: _Fonts, st: _Styles, who: str = "", row_of: str = "") -> Paragraph:
     """A Verdict or HostVerdict as a table cell: ``who`` (a host's name) and its coloured symbol and label, then the
-    reason."""
+    reason; in the row of host ``row_of`` the reason does not name that host again ("… not made on HOST: …")."""
     ink = STATUS_INK[VERDICT_STATUS[v.status]].hexval()[2:]
     lead = f"{_clean(who, fonts)}: " if who else ""
+    reason = v.reason.replace(f" on {row_of}:", ":") if row_of else v.reason
     return Paragraph(f'{lead}<font color="#{ink}"><b>{fonts.sym(SYMBOL[v.status])} {v.label}</b></font> '
-                     f'{_clean(v.reason, fonts)}', st.cell_small)
+                     f'{_clean(reason, fonts)}', st.cell_small)
 
 
 @dataclass
@@ -514,7 +515,7 @@ def _scorecard(r: _Report) -> list[Any]:
         name = group.hosts[0] if group.size == 1 else f"{group.hosts[0]} and {group.size - 1} alike"
         system = release_label(host)
         line: list[Any] = [Paragraph(r.clean(name) + (f"<br/>{r.clean(system)}" if system else ""), st.cell_small),
-                           _verdict_cell(r.host_verdicts[host.name], fonts, st)]
+                           _verdict_cell(r.host_verdicts[host.name], fonts, st, row_of=host.name)]
         for c, cap in enumerate(CAPABILITIES, start=2):
             status = worst[cap.key]
             line.append(Paragraph(f'<font color="#{STATUS_INK[status].hexval()[2:]}"><b>'
@@ -662,6 +663,24 @@ def _host_readiness(group: HostGroup, hv: Any, r: _Report) -> list[Any]:
                                                                    "each host of the group)"), st.h2),
                                    Paragraph(_mono("\n".join(lines), r.fonts), st.command)]))
     return story
+
+
+def _not_run_block(host: Host, fonts: _Fonts, st: _Styles) -> list[Any]:
+    """A host's commands that a collector could not run (or ran only partly), by reason, with what the host said
+    (:attr:`Host.not_run`); nothing when every command ran. Self-contained: one heading and one table."""
+    if not host.not_run:
+        return []
+    rows: list[list[Any]] = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("Why", "Command", "What the host said")]]
+    for label, items in not_run_groups(host.not_run):
+        for n in items:
+            rows.append([Paragraph(_clean(label, fonts), st.cell_small), Paragraph(_clean(n.command, fonts),
+                                                                                   st.mono_cell),
+                         Paragraph(_clean(n.detail or "—", fonts), st.cell_small)])
+    table = Table(rows, colWidths=[45 * mm, 110 * mm, FRAME_WIDTH - 155 * mm], repeatRows=1, hAlign="LEFT")
+    table.setStyle(TableStyle(_GRID))
+    return [Paragraph(f"Commands that could not run ({len(host.not_run)})", st.h2),
+            Paragraph("Read-only commands of the catalogue a collector could not run on this host, or ran only "
+                      "partly: the facts they read are missing (see Finish this audit).", st.body), table]
 
 
 def _decisive_legend(r: _Report) -> list[Any]:
@@ -856,6 +875,7 @@ def _host_section(r: _Report, group: HostGroup) -> list[Any]:
     if verdict is not None:
         story.append(_verdict_cell(verdict, fonts, st, who=host.name if group.size == 1 else "each host"))
     story.extend(_host_readiness(group, verdict, r))
+    story.extend(_not_run_block(host, fonts, st))
     if group.size > 1:
         story.extend(_group_members(group, r))
     story.append(Paragraph("Capability matrix", st.h2))

@@ -52,11 +52,14 @@ EXTRA_FACTS: dict[str, tuple[str, ...]] = {
 _OBJECTS = {"pnic": PhysicalNic, "vmknic": VmkernelNic, "switch": Switch, "host": Host}
 
 
+#: A host's collections and records, never a rule's fact (its objects have their own contexts; what was not run is
+#: shown per host, not judged).
+_NOT_FACTS = ("pnics", "vmknics", "switches", "modules", "inputs", "path_tests", "not_run")
+
+
 def known_facts(applies_to: str) -> frozenset[str]:
     """Every name a condition or message of a rule on ``applies_to`` objects may use."""
-    fields = {f.name for f in dataclasses.fields(_OBJECTS[applies_to])} - {"evidence", "pnics", "vmknics",
-                                                                          "switches", "modules", "inputs",
-                                                                          "path_tests"}
+    fields = {f.name for f in dataclasses.fields(_OBJECTS[applies_to])} - {"evidence", *_NOT_FACTS}
     return frozenset(fields | set(EXTRA_FACTS[applies_to]))
 
 # Usable data rate per PCIe lane in Gbit/s after line encoding: Gen1/2 use 8b/10b, Gen3-5 128b/130b
@@ -176,7 +179,7 @@ def carries_tep(host: Host, switch: Switch) -> bool | None:
 def object_context(host: Host, obj: Any, compat: Any = None) -> dict[str, Any]:
     """Context for a vmknic, switch or the host itself (switch and host facts as in the module docstring)."""
     ctx = dict(obj.facts())
-    for k in ("pnics", "vmknics", "switches", "modules", "inputs", "path_tests"):
+    for k in _NOT_FACTS:
         ctx.pop(k, None)
     ctx.update(host_context(host, compat))
     if isinstance(obj, Switch):

@@ -1,10 +1,12 @@
 """"Finish this audit": per host, the read-only commands still needed to decide every decisive check, as a copyable
 block (issue 16 §2). The commands are the host verdict's :attr:`nicadvisor.model.verdict.HostVerdict.finish`, the same
-list the CLI summary, the PDF, the HTML and the JSON show."""
+list the CLI summary, the PDF, the HTML and the JSON show. Below them, the commands a collector could not run on the
+host and why (:attr:`nicadvisor.model.Host.not_run`), as the other views list them."""
 from __future__ import annotations
 
 from typing import Any
 
+from nicadvisor.model.entities import not_run_groups
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout
 
@@ -25,6 +27,10 @@ class FinishAuditPanel(QGroupBox):
         self.commands.setReadOnly(True)
         self.commands.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.commands.setPlaceholderText(NOTHING_MISSING)
+        self.not_run_title = QLabel("")
+        self.not_run = QPlainTextEdit()  # what a collector could not run on the host, and why
+        self.not_run.setReadOnly(True)
+        self.not_run.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.copy = QPushButton("Copy")
         self.copy.setToolTip("Copy these read-only commands: run them on the host, then audit again with their outputs")
         row = QHBoxLayout()
@@ -36,7 +42,10 @@ class FinishAuditPanel(QGroupBox):
         layout.addLayout(row)
         layout.addWidget(self.what)
         layout.addWidget(self.commands, 1)
+        layout.addWidget(self.not_run_title)
+        layout.addWidget(self.not_run, 1)
         self._verdicts: dict[str, Any] = {}
+        self._hosts: dict[str, Any] = {}
         self.host.currentIndexChanged.connect(self._show_host)
         self.copy.clicked.connect(self.copy_commands)
 
@@ -44,6 +53,7 @@ class FinishAuditPanel(QGroupBox):
         """Fill the panel from ``audit.verdict`` (None: empty)."""
         verdicts = list(audit.verdict.hosts) if audit is not None else []
         self._verdicts = {hv.host: hv for hv in verdicts}
+        self._hosts = {h.name: h for h in audit.hosts} if audit is not None else {}
         lacking = [hv for hv in verdicts if hv.finish]
         self.host.blockSignals(True)
         self.host.clear()
@@ -57,6 +67,7 @@ class FinishAuditPanel(QGroupBox):
 
     def _show_host(self) -> None:
         hv = self._verdicts.get(self.host.currentData() or "")
+        self._show_not_run(self._hosts.get(self.host.currentData() or ""))
         if hv is None:
             self.what.setText("")
             self.commands.setPlainText("")
@@ -66,6 +77,20 @@ class FinishAuditPanel(QGroupBox):
         self.what.setText(f"{hv.label}: {hv.reason}" + (f"\nNot decided: {'; '.join(missing)}" if missing else ""))
         self.commands.setPlainText("\n".join(hv.finish))
         self.copy.setEnabled(bool(hv.finish))
+
+    def _show_not_run(self, host: Any) -> None:
+        """The host's commands that could not run, by reason, with what the host said; hidden when all ran."""
+        items = list(getattr(host, "not_run", None) or [])
+        self.not_run_title.setText(f"Commands that could not run on this host ({len(items)}):" if items else "")
+        lines = [f"{label}:\n" + "\n".join(f"  {n.command}" + (f"   [{n.detail}]" if n.detail else "") for n in group)
+                 for label, group in not_run_groups(items)]
+        self.not_run.setPlainText("\n".join(lines))
+        self.not_run_title.setVisible(bool(items))
+        self.not_run.setVisible(bool(items))
+
+    def not_run_text(self) -> str:
+        """The commands that could not run, as shown."""
+        return self.not_run.toPlainText()
 
     def text(self) -> str:
         """The commands shown (what Copy puts on the clipboard)."""
