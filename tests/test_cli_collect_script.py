@@ -40,3 +40,16 @@ def test_bad_kind_and_unwritable_file(tmp_path, capsys):
     assert exc.value.code == 2
     assert main(["collect-script", "--kind", "esxi", "-o", str(tmp_path / "missing" / "x.sh")]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+def test_the_script_on_standard_output_is_the_document_not_escaped_lines():
+    """The console script writes the collector script as it is: the CLI escapes control characters in its own lines
+    (a newline in a device name), which must not turn the script's line ends into ``\\n`` (the Ansible playbook
+    runs exactly this output)."""
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", "import sys; from nicadvisor.cli import main; sys.exit(main())",
+                           "collect-script", "--kind", "esxi"], capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.returncode == 0 and done.stdout == collector_script("esxi")
+    assert done.stdout.startswith("#!/bin/sh\n") and "\\n" not in done.stdout.splitlines()[0]

@@ -742,18 +742,20 @@ def cmd_collect_script(args: argparse.Namespace) -> int:
     from nicadvisor.services.collect_script import collect_script, write_collect_script
 
     if args.output is None:
-        sys.stdout.write(collect_script(args.kind))
+        out = sys.stdout  # a document (the script itself), not lines of the CLI's: written as it is, not escaped
+        (out.write_document if isinstance(out, _TerminalSafe) else out.write)(collect_script(args.kind))
         return EXIT_READY
     try:
         path = write_collect_script(args.kind, args.output)
     except OSError as exc:
         print(f"nic-advisor collect-script: cannot write {args.output}: {exc}", file=sys.stderr)
         return EXIT_INPUT
-    print(f"wrote {path}: copy it to the host and run it there (read-only):\n"
-          f"  sh {path.name} [-o DIR]            a folder of capture files, or\n"
-          f"  sh {path.name} --stdout > HOST.txt  one collection file\n"
-          f"  (or from here: ssh USER@HOST sh -s -- --stdout < {path} > HOST.txt)\n"
-          f"then: nic-advisor audit --capture DIR-or-HOST.txt", file=sys.stderr)
+    for line in (f"wrote {path}: copy it to the host and run it there (read-only):",  # one print a line: each is
+                 f"  sh {path.name} [-o DIR]            a folder of capture files, or",  # escaped on its own
+                 f"  sh {path.name} --stdout > HOST.txt  one collection file",
+                 f"  (or from here: ssh USER@HOST sh -s -- --stdout < {path} > HOST.txt)",
+                 "then: nic-advisor audit --capture DIR-or-HOST.txt"):
+        print(line, file=sys.stderr)
     return EXIT_READY
 
 
@@ -927,6 +929,12 @@ class _TerminalSafe:
         if self.lost is None:
             self._guard(lambda: self._write(text))
         return len(text)
+
+    def write_document(self, text: str) -> None:
+        """Write ``text`` as it is (line ends kept, nothing escaped): a document the CLI was asked for on standard
+        output (``collect-script``'s shell script), whose text the CLI made itself."""
+        if self.lost is None:
+            self._guard(lambda: self._write(text))
 
     def _write(self, text: str) -> None:
         try:
