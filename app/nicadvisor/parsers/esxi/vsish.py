@@ -450,6 +450,17 @@ def _queue_maximum(value: int | None, raw: str) -> list[tuple[str, Any, str]]:
     return [("rx_queues_max", value, raw)] + ([("rx_queues", 1, raw)] if value == 1 else [])
 
 
+def _python_form(text: str, cmd: CommandLine, result: ParseResult, record: dict) -> dict | None:
+    """The python-form dict of a vsish output that is not in its text form (:func:`read_pyish`), ``record`` marked
+    ``form: python``; None, with a note on ``result``, when neither form was found."""
+    data = read_pyish(text)
+    if data is None:
+        result.notes.append(f"{cmd.text!r}: neither the text form nor a python-form dict was found")
+    else:
+        record["form"] = "python"
+    return data
+
+
 @register(r"^vsish\b.*?/net/pNics/[^/\s]+/rxqueues/info\b", "vsish rxqueues info")
 def parse_rxqueues_info(text: str, cmd: CommandLine) -> ParseResult:
     """``vsish [-p]e get /net/pNics/<vmnic>/rxqueues/info``.
@@ -516,11 +527,9 @@ def parse_rxqueues_info(text: str, cmd: CommandLine) -> ParseResult:
                 if upper & _LRO_FEATURES:
                     facts.append(("lro", True, raw))
     else:
-        data = read_pyish(text)
+        data = _python_form(text, cmd, result, record)
         if data is None:
-            result.notes.append(f"{cmd.text!r}: neither the text form nor a python-form dict was found")
             return result
-        record["form"] = "python"
         record.update({k: v for k, v in data.items()})
         lines = {m.group(1): m.group(0).strip() for m in re.finditer(r'"(\w+)"\s*:\s*[^\n]*', text)}
         max_queues = data.get("maxQueues")
@@ -575,11 +584,9 @@ def parse_pnic_stats(text: str, cmd: CommandLine) -> ParseResult:
         if not general and not driver:
             result.notes.append(f"{cmd.text!r}: statistics sections found but no counter could be read")
     else:
-        data = read_pyish(text)
+        data = _python_form(text, cmd, result, record)
         if data is None:
-            result.notes.append(f"{cmd.text!r}: neither the text form nor a python-form dict was found")
             return result
-        record["form"] = "python"
         record["counters"] = {k: v for k, v in data.items() if isinstance(v, int) and not isinstance(v, bool)}
         hw = data.get("hw")
         if isinstance(hw, str):
