@@ -36,10 +36,8 @@ session's sockets as soon as ``cancel`` is set, so a call blocked on a hung serv
 """
 from __future__ import annotations
 
-import base64
 import concurrent.futures
 import contextlib
-import datetime as _dt
 import http.client
 import logging
 import socket
@@ -53,8 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from pyVmomi import SoapStubAdapter, vim, vmodl
-from pyVmomi.VmomiSupport import (XMLNS_VMODL_BASE, DataObject, GetServiceVersions, GetWsdlType, ManagedObject,
-                                   versionIdMap)
+from pyVmomi.VmomiSupport import XMLNS_VMODL_BASE, GetServiceVersions, GetWsdlType, versionIdMap
 
 from nicadvisor.cancel import Cancelled, check
 from nicadvisor.parsers.assemble import HostInputs
@@ -65,6 +62,7 @@ from nicadvisor.collect.tls_pins import TlsPins
 from nicadvisor.collect import vsphere_esxcli as vx
 from nicadvisor.parsers.api import vsphere_objects as vf
 from nicadvisor.collect.vsphere_rawxml import RawObjectContent, RawPropertyCollector
+from nicadvisor.collect.vsphere_values import ref_string, to_plain  # noqa: F401 (re-exported: the plain shapes)
 from nicadvisor.model import InputProblem
 
 log = logging.getLogger(__name__)
@@ -202,41 +200,6 @@ class _ScopeError(Exception):
 
 
 # --- pyVmomi values → plain values ---------------------------------------------------------------
-
-def ref_string(obj: ManagedObject) -> str:
-    """``"HostSystem:host-21"`` for a managed-object reference (the form govc prints)."""
-    return f"{obj._wsdlName}:{obj._moId}"
-
-
-def to_plain(value: Any) -> Any:
-    """A pyVmomi value as JSON-able plain data: data objects → dicts of their set properties (by vSphere
-    property name), references → :func:`ref_string`, enums → str, binary → base64 text, datetimes → ISO."""
-    if value is None or isinstance(value, (bool, str)):
-        return str(value) if isinstance(value, str) and type(value) is not str else value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
-    if isinstance(value, ManagedObject):
-        return ref_string(value)
-    if isinstance(value, DataObject):
-        out = {}
-        for prop in value._GetPropertyList():
-            if prop.name in ("dynamicType", "dynamicProperty"):
-                continue
-            v = getattr(value, prop.name, None)
-            if v is None or (isinstance(v, list) and not v):
-                continue
-            out[prop.name] = to_plain(v)
-        return out
-    if isinstance(value, (bytes, bytearray)):
-        return base64.b64encode(bytes(value)).decode("ascii")
-    if isinstance(value, (list, tuple)):
-        return [to_plain(v) for v in value]
-    if isinstance(value, (_dt.datetime, _dt.date)):
-        return value.isoformat()
-    return str(value)
-
 
 def _moid(ref: Any) -> str:
     return ref.split(":", 1)[-1] if isinstance(ref, str) else ""

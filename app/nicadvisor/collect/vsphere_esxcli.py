@@ -57,6 +57,7 @@ from pyVmomi.VmomiSupport import F_OPTIONAL, LazyObject, ManagedObject
 
 from nicadvisor import commands
 from nicadvisor.collect.ssh_commands import ESXI_NIC_RE, MODULE_RE
+from nicadvisor.collect.vsphere_values import to_plain
 from nicadvisor.collect.vsphere_esxcli_commands import (
     ALLOWED, EsxcliSpec, _MODULE_RE, _NAME_RE, command_text, soap_arguments, validate,
 )
@@ -285,8 +286,6 @@ def query_network_hints(si_or_stub: Any, network_system: Any, host_moref: Any, h
     timeout the capture is None and ``problem`` names the host. Raises OSError / HTTPException when the
     connection fails.
     """
-    from nicadvisor.collect.vsphere import to_plain  # local: vsphere imports this module
-
     stub = _stub_of(si_or_stub)
     host = _host_of(host_moref, stub)
     origin = origin or f"vcenter://{getattr(stub, 'host', '?')}"
