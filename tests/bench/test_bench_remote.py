@@ -544,7 +544,7 @@ def test_rr_expectation_tracks_a_delay_added_on_the_path(journal_dir, known_host
     band's basis and that its edges follow the echo, which cannot be faster than the delay); how close measured and
     expected come is measured in benchmarks/rr_band.py, not asserted (review: 4,173 µs against 4,650 ± 465 failed
     on a busy 2-core machine)."""
-    from nicadvisor.bench.path_rtt import FLOOR_FRACTION, WAKEUP_ALLOWANCE_US
+    from nicadvisor.bench.path_rtt import COUNT, WAKEUP_ALLOWANCE_US
     from nicadvisor.services.bench_expect import attach_expectations, path_end
 
     seen = {}
@@ -558,21 +558,23 @@ def test_rr_expectation_tracks_a_delay_added_on_the_path(journal_dir, known_host
             assert report.problems == []
             (r,) = attach_expectations(report.results, ends, rtts)
             (rtt,) = rtts.values()
-            assert rtt.received == rtt.sent == 10 and rtt.min_us >= 2 * delay_us  # the echo crossed the relay
+            assert rtt.received == rtt.sent == COUNT and rtt.min_us >= 2 * delay_us  # the echo crossed the relay
             assert r.expected is not None and r.expected.unit == "\u00b5s", r.no_expectation
-            assert "ICMP echo round trip" in r.expected.basis and "ping -c 10" in rtt.command
+            assert "ICMP echo round trip" in r.expected.basis and f"ping -c {COUNT} -A" in rtt.command
             assert r.expected.measure == "p50_latency_us" and r.comparison().startswith("median transaction")
             assert r.verdict() == "pass", r.comparison()
             # the band's edges follow the echo: its floor is what the path can do, which no delay can shorten
-            assert r.expected.low == pytest.approx((rtt.min_us - WAKEUP_ALLOWANCE_US) * FLOOR_FRACTION)
-            assert r.expected.low >= (2 * delay_us - WAKEUP_ALLOWANCE_US) * FLOOR_FRACTION
-            assert r.expected.value == pytest.approx(rtt.typical_us + WAKEUP_ALLOWANCE_US)
+            floor = rtt.min_us if rtt.back_to_back else rtt.min_us - WAKEUP_ALLOWANCE_US  # (path_rtt.rr_band_edges)
+            assert r.expected.floor == pytest.approx(floor) and r.expected.low >= 2 * delay_us - WAKEUP_ALLOWANCE_US
+            echo = rtt.typical_us if rtt.back_to_back else rtt.min_us
+            assert r.expected.value == pytest.approx(echo + WAKEUP_ALLOWANCE_US)  # no calibration given
+            assert r.expected.high / r.expected.low <= 3 + 1e-9
             seen[delay_us] = r.expected
             _assert_clean(lab, journal_dir)
         finally:
             lab.close()
-    # the band moved with the added delay: its floor at 5 ms is above everything the 2 ms path's echo minimum allows
-    assert seen[5000].low >= (2 * 5000 - WAKEUP_ALLOWANCE_US) * FLOOR_FRACTION > seen[2000].low
+    # the band moved with the added delay: its floor at 5 ms is above everything the 2 ms path allows
+    assert seen[5000].floor >= 2 * 5000 > seen[2000].high
 
 
 def _cli_json(lab: RemoteLab, tmp_path: Path, capsys, *extra: str) -> tuple[int, dict, str, str]:
@@ -587,19 +589,23 @@ def _cli_json(lab: RemoteLab, tmp_path: Path, capsys, *extra: str) -> tuple[int,
 
 @needs_root
 @pytest.mark.root
-def test_a_healthy_shaped_path_passes_its_tcp_rr_band_in_10_of_10_runs(lab, capsys, tmp_path):
-    """Issue 17 §4, its done-when: on the lab's healthy tbf-shaped veth, a busy netperf TCP_RR (15-57 µs) is faster
-    than the idle echo it is judged with (27-51 µs minimum) in most runs, which WARNed "did the transactions cross
-    the audited path?". The band now takes the idle echo's wake-up off its floor and judges the median transaction,
-    so the verdict is PASS in every run, as the user runs it (the CLI, ten times). Asserted: the verdicts."""
-    verdicts, bands = [], []
-    for _ in range(10):
+def test_a_healthy_shaped_paths_tcp_rr_band_is_built_from_its_echo_and_this_machines_loopback(lab, capsys,
+                                                                                                 tmp_path):
+    """Issue 28 §1, as the user runs it (the CLI, three times): each TCP_RR band on the lab's healthy tbf-shaped veth
+    is at most 3x wide, its floor the adaptive echo's minimum, which the median transaction never beats (no request
+    and reply cross the path faster than an echo: asserted, it is physics, not load), and its basis names the stack
+    cost calibrated on this machine's loopback. How often the median lands in the band, with and without load, is
+    measured in benchmarks/rr_band.py, not asserted here (it depends on how busy the machine is)."""
+    for _ in range(3):
         code, doc, out, err = _cli_json(lab, tmp_path, capsys, "--tool", "netperf", "--tests", "TCP_RR")
         (r,) = doc["results"]
-        verdicts.append((r["verdict"], r["comparison"], code))
-        bands.append(r["expected"])
-    assert verdicts == [("pass", verdicts[i][1], 0) for i in range(10)], verdicts
-    assert all("ICMP echo round trip" in b["basis"] and b["measure"] == "p50_latency_us" for b in bands)
+        e = r["expected"]
+        assert e is not None, r["no_expectation"]
+        assert e["high"] / e["low"] <= 3 + 1e-9 and 0 < e["floor"] <= e["low"]
+        assert r["p50_latency_us"] >= e["floor"], (r["p50_latency_us"], e)
+        assert "measurement error" not in r["comparison"]
+        assert "ICMP echo round trip" in e["basis"] and "calibrated on this machine's loopback" in e["basis"]
+        assert e["measure"] == "p50_latency_us"
     assert lab.folders() == set() and lab.processes(*TOOLS) == {}
 
 

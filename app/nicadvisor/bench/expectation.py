@@ -22,7 +22,9 @@ class Expected:
     measured latency should not exceed by much). ``basis`` explains the figure and cites its source
     (reference file and section, or the shaping/link settings it was computed from). ``measure``: the result's
     field it judges when not the unit's own (:func:`measured_in`): ``"p50_latency_us"`` for a host-to-host TCP_RR
-    band (the median transaction, :mod:`nicadvisor.bench.path_rtt`), "" otherwise.
+    band (the median transaction, :mod:`nicadvisor.bench.path_rtt`), "" otherwise. ``floor``: for a host-to-host
+    TCP_RR band, the physical limit below ``low`` (the path's adaptive echo minimum, µs): faster than ``low`` but not
+    than ``floor`` passes, faster than ``floor`` is a measurement error; None otherwise.
     """
 
     value: float
@@ -33,6 +35,7 @@ class Expected:
     limits: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     measure: str = ""
+    floor: float | None = None
 
     @property
     def is_band(self) -> bool:
@@ -52,9 +55,11 @@ class Expected:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict ``{"value", "unit", "basis", "low", "high", "limits", "notes"}`` (``low``/``high``
-        None and empty lists for a point figure), plus ``"measure"`` when it is set."""
+        None and empty lists for a point figure), plus ``"measure"`` and ``"floor"`` when they are set."""
         doc = {"value": self.value, "unit": self.unit, "basis": self.basis, "low": self.low, "high": self.high,
                "limits": list(self.limits), "notes": list(self.notes)}
         if self.measure:
             doc["measure"] = self.measure
+        if self.floor is not None:
+            doc["floor"] = self.floor
         return doc

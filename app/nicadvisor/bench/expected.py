@@ -92,6 +92,7 @@ from .expectation import WITHIN, Expected
 if TYPE_CHECKING:  # duck-typed at run time: this module imports no model code
     from nicadvisor.model.entities import Host
     from .path_rtt import PathRtt
+    from .stack_cost import StackCost
 
 MICRO = "\u00b5s"
 GBPS = "Gbit/s"
@@ -197,7 +198,7 @@ class EndpointFacts:
     ``"geneve"``, ``"vxlan"`` or None; ``pcie_gts``/``pcie_width`` the negotiated PCIe rate (GT/s per lane) and
     lanes, ``pcie_capable_*`` what the device could do; ``rss``, ``geneve_rx_filter`` and ``rx_queues`` (queues in
     use) for receive parallelism; ``encap_tso`` TSO for the encapsulation in hardware (Geneve offload or VXLAN
-    offload); ``ipfix`` IPFIX on its switch; ``dfw``/``dlr`` the NSX distributed firewall/router on the path
+    offload); ``tso`` plain TCP segmentation offload; ``ipfix`` IPFIX on its switch; ``dfw``/``dlr`` the NSX distributed firewall/router on the path
     (not in the audit model: passed by the caller); ``coalesce_*`` interrupt coalescing; ``mtu_path_ok`` the
     result of a ``vmkping -d`` MTU test. Raises ValueError for an unknown encapsulation.
     """
@@ -214,6 +215,7 @@ class EndpointFacts:
     geneve_rx_filter: bool | None = None
     rx_queues: int | None = None
     encap_tso: bool | None = None
+    tso: bool | None = None
     ipfix: bool | None = None
     dfw: bool | None = None
     dlr: bool | None = None
@@ -314,10 +316,13 @@ class Band:
     notes: tuple[str, ...] = ()
     nominal: float | None = None
     measure: str = ""
+    floor: float | None = None
 
     def __post_init__(self) -> None:
         if not (0 <= self.low <= self.high):
             raise ValueError(f"band {self.low}…{self.high} {self.unit} is not ordered or is negative")
+        if self.floor is not None and not 0 <= self.floor <= self.low:
+            raise ValueError(f"floor {self.floor} {self.unit} is not between 0 and the low edge {self.low}")
 
     @property
     def lower_is_better(self) -> bool:
@@ -342,13 +347,13 @@ class Band:
         """The :class:`Expected` a result carries: ``value`` = :attr:`point`, the band's edges, limits, notes and
         the figure it judges (``measure``)."""
         return Expected(value=self.point, unit=self.unit, basis=self.basis(), low=self.low, high=self.high,
-                        limits=self.limits, notes=self.notes, measure=self.measure)
+                        limits=self.limits, notes=self.notes, measure=self.measure, floor=self.floor)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of every field (tuples as lists)."""
         return {"low": self.low, "high": self.high, "unit": self.unit, "formula": self.formula,
                 "sources": list(self.sources), "limits": list(self.limits), "notes": list(self.notes),
-                "nominal": self.nominal, "measure": self.measure}
+                "nominal": self.nominal, "measure": self.measure, "floor": self.floor}
 
 
 def band_of(expected: Expected) -> Band:
@@ -358,7 +363,7 @@ def band_of(expected: Expected) -> Band:
         raise ValueError(f"{expected.text()} is a point figure, not a band")
     return Band(low=float(expected.low or 0.0), high=float(expected.high or 0.0), unit=expected.unit,
                 formula=expected.basis, sources=(), limits=expected.limits, notes=expected.notes,
-                nominal=expected.value, measure=expected.measure)
+                nominal=expected.value, measure=expected.measure, floor=expected.floor)
 
 
 def endpoint_facts(host: "Host", pnic_name: str, *, encapsulation: str | None = _AUTO,
@@ -394,7 +399,7 @@ def endpoint_facts(host: "Host", pnic_name: str, *, encapsulation: str | None = 
         encapsulation=encapsulation, pcie_gts=pnic.pcie_speed_gts, pcie_width=pnic.pcie_width,
         pcie_capable_gts=pnic.pcie_speed_capable_gts, pcie_capable_width=pnic.pcie_width_capable,
         rss=pnic.rss if pnic.rss is not None else pnic.receive_hashing, geneve_rx_filter=pnic.geneve_rx_filter,
-        rx_queues=pnic.rx_queues, encap_tso=tso, ipfix=switch.ipfix_enabled if switch else None,
+        rx_queues=pnic.rx_queues, encap_tso=tso, tso=pnic.tso, ipfix=switch.ipfix_enabled if switch else None,
         dfw=dfw, dlr=dlr, coalesce_rx_usecs=pnic.coalesce_rx_usecs, coalesce_adaptive_rx=pnic.coalesce_adaptive_rx,
         mtu_path_ok=host.mtu_path_ok)
 
@@ -419,11 +424,26 @@ def _common_notes(ends: list[EndpointFacts]) -> list[str]:
             for e in ends if e.mtu_path_ok is False]
 
 
+def cause_notes(a: EndpointFacts | None, b: EndpointFacts | None) -> list[str]:
+    """The audited facts of the sender ``a`` and receiver ``b`` that can slow a test between them without a published
+    figure, in words (issue 28 §1): TCP segmentation offload off on the sender (every large send cut in software,
+    nsx-t-performance-on-intel.txt §1.1) and a receiver with a single receive queue while its peer has several (one
+    core receives everything, §1.4 Benefits with RSS). Pure."""
+    notes = []
+    if a is not None and a.tso is False:
+        notes.append(f"the sender {a.name} has TCP segmentation offload (TSO) off: it cuts every large send into "
+                     "MTU-sized packets in software (more CPU per Gbit/s; nsx-t-performance-on-intel.txt §1.1)")
+    if (a is not None and b is not None and b.rx_queues == 1 and a.rx_queues and a.rx_queues > 1):
+        notes.append(f"the receiver {b.name} has a single receive queue while {a.name} has {a.rx_queues}: one core "
+                     "receives all of it (nsx-t-performance-on-intel.txt §1.4 Benefits with RSS)")
+    return notes
+
+
 def _stream_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, path: str, rate_mbit: float | None,
                  inner_mtu: int | None, streams: int, datagram: int = UDP_DATAGRAM, rate_at: str = "") -> Band | None:
     ends = [e for e in (a, b) if e is not None]
     limits: list[str] = []
-    notes = _common_notes(ends) if path != PATH_NETNS else []
+    notes = _common_notes(ends) + cause_notes(a, b) if path != PATH_NETNS else []
     sources: list[str] = []
     slower = [e for e in ends if e.link_gbps and rate_mbit and e.link_gbps < rate_mbit / 1000.0]
     if rate_mbit and not slower:
@@ -558,25 +578,39 @@ def _rr_band(ends: list[EndpointFacts], payload: int) -> Band:
                 limits=tuple(limits), notes=tuple(notes), nominal=nominal)
 
 
-def _path_rr_band(ends: list[EndpointFacts], rtt: "PathRtt", payload: int) -> Band:
-    """TCP_RR between two hosts from the path's own ICMP echo round trip (:mod:`nicadvisor.bench.path_rtt`): what the
-    hosts add to the path, not the path itself."""
+def _path_rr_band(ends: list[EndpointFacts], rtt: "PathRtt", payload: int, stack: "StackCost | None",
+                  a: EndpointFacts | None = None, b: EndpointFacts | None = None) -> Band:
+    """TCP_RR between two hosts from the path's own adaptive ICMP echo (:mod:`nicadvisor.bench.path_rtt`) and the
+    stack's per-transaction cost calibrated on this machine's loopback (:mod:`nicadvisor.bench.stack_cost`): the
+    echo minimum is the floor no transaction can beat, the band what the hosts' stacks add to it."""
     speeds = [e.link_gbps for e in ends if e.link_gbps]
-    low, nominal, high, serial = _rtt.rr_band_edges(rtt, payload, min(speeds) if speeds else None)
-    wake = f"{_rtt.WAKEUP_ALLOWANCE_US:g} {MICRO}"
-    formula = (f"the path's {rtt.text()} from {rtt.client} to {rtt.server}, measured right before the test; a "
-               f"TCP_RR transaction is one round trip of it plus the answering process's wake-up: expected = median "
-               f"echo + {wake}" + (f" {serial}" if serial else "")
-               + f", high = median echo × {1 + _rtt.WITHIN:.2f} + {wake}, low = (echo minimum − {wake}) × "
-               f"{_rtt.FLOOR_FRACTION:.2f} (an echo every 0.2 s finds both ends idle and pays their wake-up, which a "
-               f"busy request/response loop need not; far below that the transactions did not cross this path); judged "
-               f"on the median transaction (P50) where the tool reports it (this judges what the hosts add, not the "
-               f"path)")
-    notes = _common_notes(ends)
+    rr = _rtt.rr_band_edges(rtt, payload, min(speeds) if speeds else None,
+                            stack_us=stack.cost_us if stack is not None else None,
+                            stack_basis=stack.basis() if stack is not None else "")
+    u = _rtt.us
+    serial = f" {rr.serial_note}" if rr.serial_note else ""
+    if rtt.back_to_back:
+        regime = "adaptive echoes sent back to back (the busy regime of a request/response loop)"
+        floor = f"floor = the echo minimum {u(rtt.min_us)} {MICRO}{serial}"
+        echo = "median echo"
+    else:
+        regime = ("adaptive echoes that were spaced (an end slept between them, so each may carry a wake-up a busy "
+                  "loop does not pay)")
+        floor = (f"floor = the echo minimum {u(rtt.min_us)} {MICRO} less the {_rtt.WAKEUP_ALLOWANCE_US:g} {MICRO} "
+                 f"wake-up, at least half of it, = {u(rr.floor)} {MICRO}{serial}")
+        echo = "echo minimum"
+    formula = (f"the path's {rtt.text()} from {rtt.client} to {rtt.server}, measured right before the test with "
+               f"{regime}; {floor} (no transaction crosses the path faster: below it a result is a measurement "
+               f"error); expected = {echo} + {rr.stack_basis} = {u(rr.nominal)} {MICRO}; band = expected ÷/× "
+               f"√{_rtt.BAND_RATIO:g} (at most {_rtt.BAND_RATIO:g}× wide), never below the floor; judged on the "
+               f"median transaction (P50) where the tool reports it, a transaction being one round trip (this judges "
+               f"what the hosts add, not the path)")
+    sources = (_rtt.SOURCE,) if stack is not None and rtt.back_to_back else (_rtt.SOURCE, _rtt.WAKEUP_SOURCE)
+    notes = _common_notes(ends) + cause_notes(a, b)
     if payload + _rtt.TCP_OVERHEAD > _rtt.ECHO_FRAME and not speeds:
         notes.append("the link speed is not known: the longer frames' serialization is not counted")
-    return Band(low=low, high=high, unit=MICRO, formula=formula, sources=(_rtt.SOURCE, _rtt.WAKEUP_SOURCE),
-                notes=tuple(notes), nominal=nominal, measure=_rtt.MEASURE)
+    return Band(low=rr.low, high=rr.high, unit=MICRO, formula=formula, sources=sources, notes=tuple(notes),
+                nominal=rr.nominal, measure=_rtt.MEASURE, floor=rr.floor)
 
 
 def _crr_band(ends: list[EndpointFacts], baseline: float) -> Band:
@@ -595,7 +629,8 @@ def _crr_band(ends: list[EndpointFacts], baseline: float) -> Band:
 def expected_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, *, path: str,
                   rate_mbit: float | None = None, payload: int = 1, inner_mtu: int | None = None,
                   streams: int = 1, baseline: float | None = None, datagram: int | None = None,
-                  path_rtt: "PathRtt | None" = None, direction: str = "send", rate_at: str = "") -> Band | None:
+                  path_rtt: "PathRtt | None" = None, direction: str = "send", rate_at: str = "",
+                  stack: "StackCost | None" = None) -> Band | None:
     """The band of ``test`` (``TCP_STREAM``, ``UDP_STREAM``, ``TCP_RR``, ``TCP_CRR``) from ``a`` (sender/client)
     to ``b`` (receiver/server) on ``path`` (:data:`PATHS`), or None when no published figure fits that path.
 
@@ -608,8 +643,9 @@ def expected_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, *
     a host-to-host path (:class:`~nicadvisor.bench.path_rtt.PathRtt`) and ``direction`` of its test. Stream tests
     need a line rate (the tbf rate, or both ends' link speeds); RR needs the vm-to-vm path, or host-to-host with
     ``path_rtt`` (no echo lost), one request at a time (``direction`` ``"send"``) of one frame
-    (:func:`~nicadvisor.bench.path_rtt.max_payload` at the ends' MTU); CRR needs vm-to-vm and ``baseline``.
-    Raises ValueError for an unknown path, test, a non-positive ``streams`` or ends that disagree on the
+    (:func:`~nicadvisor.bench.path_rtt.max_payload` at the ends' MTU); ``stack``: the per-transaction stack cost
+    calibrated on this machine's loopback (:class:`~nicadvisor.bench.stack_cost.StackCost`; None: the documented
+    wake-up stands for it); CRR needs vm-to-vm and ``baseline``. Raises ValueError for an unknown path, test, a non-positive ``streams`` or ends that disagree on the
     encapsulation.
     """
     if path not in PATHS:
@@ -625,7 +661,7 @@ def expected_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, *
         raise ValueError(f"unknown test {test!r}")
     if test == "TCP_RR" and path == PATH_HOSTS and path_rtt is not None and not _rtt.rr_no_band_reason(
             path_rtt, payload, mtu=_path_mtu(ends), direction=direction):
-        return _path_rr_band(ends, path_rtt, payload)
+        return _path_rr_band(ends, path_rtt, payload, stack, a, b)
     if path != PATH_VMS:
         return None  # the published round-trip and transaction figures are of VMs on two hypervisors
     if test == "TCP_RR":
@@ -691,9 +727,11 @@ def judge(measured: float, band: Band) -> tuple[str, str]:
     ``high`` → ``"5 % faster than expected"``, ``pass`` up to 10 % above, else ``warn`` (above the path's ceiling:
     the traffic may not have crossed the audited link). Lower is better (µs): above ``high`` →
     ``"8 % higher than expected"`` (relative to ``high``), ``warn``/``fail`` as above; below ``low`` →
-    ``"x % lower than expected"``, ``pass`` up to 10 % below, else ``warn`` (below the path's floor, the mirror of
-    a stream above its ceiling: the transactions may not have crossed the audited path, or the reference — an idle
-    echo, a published figure — does not bound it; never a reassuring pass). Raises ValueError for a negative, NaN
+    ``"x % lower than expected"``, ``pass`` up to 10 % below, else ``warn`` (the mirror of a stream above its
+    ceiling: the transactions may not have crossed the audited path, or the published figure does not bound it;
+    never a reassuring pass). A band with a ``floor`` (host-to-host TCP_RR: the path's echo minimum) passes anything
+    between the floor and ``low`` (faster than expected is no fault) and calls a result below the floor a
+    measurement error (``warn``). Raises ValueError for a negative, NaN
     or infinite ``measured``.
     """
     if measured is None or not math.isfinite(measured) or measured < 0:
@@ -701,8 +739,15 @@ def judge(measured: float, band: Band) -> tuple[str, str]:
     if band.low <= measured <= band.high:
         return "pass", "within band"
     if band.lower_is_better:
+        if band.floor is not None and measured < band.floor:
+            under = 1 - measured / band.floor if band.floor else 0.0
+            return "warn", (f"{_pct(under)} below the path's own echo minimum ({_rtt.us(band.floor)} {MICRO}): a "
+                            "measurement error, since no transaction crosses the path faster than an echo (did the "
+                            "transactions cross the audited path?)")
         if measured < band.low:
             under = 1 - measured / band.low if band.low else 0.0
+            if band.floor is not None:  # above the physical floor: faster than expected is not a fault
+                return "pass", f"{_pct(under)} lower than expected, above the path's floor"
             return ("pass" if under <= WITHIN else "warn"), f"{_pct(under)} lower than expected"
         over = measured / band.high - 1
         return ("warn" if over <= WARN_MARGIN else "fail"), f"{_pct(over)} higher than expected"
@@ -728,7 +773,7 @@ def explain(measured: float, band: Band) -> str:
             parts.append("may explain it: " + "; ".join(band.notes))
         elif not band.limits:
             parts.append("no audited fact explains it")
-    if not worse_than_band and verdict == "warn":
+    if not worse_than_band and verdict == "warn" and band.floor is None:
         parts.append("below the path's floor: did the transactions cross the audited path, or does the reference "
                      "not bound it?" if band.lower_is_better
                      else "above the audited path's ceiling: did the traffic cross the audited link?")

@@ -1,35 +1,35 @@
 """The round trip of a path between two audited hosts, measured with ICMP echo right before each TCP_RR test on it,
 and the TCP_RR band it gives. PURE here (argv, parsing, the band); :mod:`nicadvisor.bench.remote` runs the ping over
-SSH.
+SSH, :mod:`nicadvisor.bench.stack_cost` measures the stack's per-transaction cost on this machine's loopback.
 
 Why: the published TCP_RR figures are of VMs on two hypervisors (vmfex-vs-vswitch-netperf.txt Table 3); between two
 hosts nothing in the audit (link speed, MTU, PCIe) says how long a round trip takes, because that depends on the
 switches and distance between them. The path's own ICMP echo round trip does. A small TCP_RR transaction is one
 request and one reply on the same path ("RTT = 1e6 / transactions per second", vmfex-vs-vswitch-netperf.txt
-'TCP Latency Performance'); it differs from an echo by the wake-up of the process that answers it (an echo is
-answered in the peer's kernel) and by the TCP work on both ends. So the band says how much the hosts add to what the
-path takes: it judges the hosts' request/response overhead, not the network. A slow or distant path is not a
-failure of this test: the basis states the path's echo round trip in µs for the reader to judge.
+'TCP Latency Performance'); it differs from an echo by the TCP work of both ends and the wake-up of the process that
+answers it (an echo is answered in the peer's kernel).
 
-An echo every 0.2 s finds both ends idle; a request/response loop keeps them busy. The idle echo therefore carries
-wake-up time that a busy transaction need not pay, and a busy TCP_RR can be *faster* than the echo: in the test
-lab (tests/bench/remote_lab.py, a tbf-shaped veth between two namespaces on a 2-vCPU VM) the echoes' minimum was
-27-51 µs while netperf TCP_RR's median transaction took 15-17 µs when both ends ran on one vCPU (and 40-57 µs
-when they did not; benchmarks/rr_band.py). So what the path can do is the echo minimum less that wake-up time
-(:data:`WAKEUP_ALLOWANCE_US`), and a result far below it (under :data:`FLOOR_FRACTION` of it) did not cross the path
-the echo crossed. How much an idle echo overstates is not a fixed figure (40 µs documented; 39 µs seen in the lab with
-an ifb on the path), hence "far below" rather than 10 % below. On a path whose echo is within the wake-up time of
-zero (a veth, one switch hop) there is no floor to speak of; a short-circuit is caught where it matters, on a path
-whose echo is long (a WAN, a relay: a 4 ms echo gives a 2 ms floor).
+The echo is taken in the regime of the transactions it bounds: adaptive (``ping -A``: the next echo leaves as soon as
+the reply is back, 2 ms apart at the least for a user that is not root, iputils), so that neither end sleeps
+between echoes as it does not between transactions. An echo every 0.2 s found both ends idle and paid their wake-up
+(27-51 µs minimum on the test lab's veth, where the busy TCP_RR took 6-17 µs), which a busy loop need not: that echo
+bounded nothing. The adaptive echo's minimum is the physical floor of a transaction on the path: no request and
+reply can cross it faster than an echo does, so a result below it is a measurement error (the transactions did not
+cross this path, or the tool's clock is wrong), never a fast host.
 
-The band describes the typical transaction (the median echo plus one wake-up), so it judges the median transaction
-(P50: netperf ``-j`` ``P50_LATENCY``, the agent's own) where the tool reports it, the mean otherwise. The mean of a
-request/response loop carries the waits of a busy CPU (measured in the lab with both vCPUs busy: P50 40-42 µs,
-P99 2.8-4.1 ms, mean 97-140 µs), which ten idle echoes cannot represent; the mean and P99 are shown beside it.
+The band is the echo plus what the stacks add per transaction: ``nominal = median echo + stack cost``, where the
+stack cost is a TCP_RR transaction on this machine's loopback less its loopback echo (:mod:`nicadvisor.bench.
+stack_cost`, measured right before the band is built); without a calibration, the 40 µs wake-up of an unpinned round
+trip (performance-baselines.md §2.4) stands for it. The band spans :data:`BAND_RATIO` (3) from low to high around
+the nominal (÷/× √3), never below the floor: a result between the floor and the band is faster than expected and
+passes (not a fault unless it is physically impossible); above the band the hosts add more than their stacks should.
+The band judges the median transaction (P50: netperf ``-j`` ``P50_LATENCY``, the agent's own) where the tool reports
+it, the mean otherwise: the mean of a request/response loop carries the waits of a busy CPU (P50 40-42 µs, mean
+97-140 µs in the lab with both vCPUs busy), which the echoes cannot represent; the mean and P99 are shown beside it.
 
-Command: ``ping -c 10 -i 0.2 -W 1 -s 56 -I <source> <destination>`` (iputils: 10 echoes 0.2 s apart, the shortest
-interval an unprivileged user may ask for; 56 bytes = the default echo payload, a 98-byte IPv4 frame, one frame
-each way like a small TCP_RR request). Read-only: nothing is started or changed on a host but the ping.
+Command: ``ping -c 50 -A -W 1 -s 56 -I <source> <destination>`` (iputils: 50 adaptive echoes, under a second at
+2 ms; 56 bytes = the default echo payload, a 98-byte IPv4 frame, one frame each way like a small TCP_RR request).
+Read-only: nothing is started or changed on a host but the ping.
 """
 from __future__ import annotations
 
@@ -37,7 +37,9 @@ import re
 import statistics
 from dataclasses import dataclass
 
-COUNT = 10
+COUNT = 50
+#: The shortest interval iputils lets a user that is not root send adaptive echoes at (s): the run's upper bound.
+USER_INTERVAL_S = 0.004
 PAYLOAD = 56
 ECHO_FRAME = PAYLOAD + 28  # bytes of IPv4 + ICMP + payload (RFC 791, RFC 792)
 TCP_OVERHEAD = 52  # IPv4 20 + TCP 20 + timestamps option 12: the TCP payload one frame carries is MTU - 52
@@ -47,25 +49,38 @@ TCP_OVERHEAD = 52  # IPv4 20 + TCP 20 + timestamps option 12: the TCP payload on
 #: (shared/design/research/performance-baselines.md §2.4, netperf TCP_RR 1 byte, 54 µs unpinned vs 13.5 µs with both
 #: ends on one CPU).
 WAKEUP_ALLOWANCE_US = 40.0
-WITHIN = 0.10
-#: A TCP_RR under this fraction of what the path can do (echo minimum less the wake-up) did not cross the path: "far
-#: below", this project's convention (issue 17 §4), for an idle echo whose wake-up is not a fixed figure.
-FLOOR_FRACTION = 0.5
+#: High edge over low edge of a TCP_RR band (issue 28 §1: a band wider than 3x passes anything and proves nothing):
+#: the band is nominal ÷ √3 … nominal × √3, its low edge raised to the floor where the floor is higher.
+BAND_RATIO = 3.0
+#: Idle time between two echoes (µs) past which an end may sleep and pay a wake-up the next echo carries (a busy
+#: request/response loop never sleeps that long): the echoes are then "spaced", not back to back.
+IDLE_GAP_US = 100.0
+#: For spaced echoes the floor is the echo minimum less what an idle echo can overstate: the wake-up of an unpinned
+#: round trip (:data:`WAKEUP_ALLOWANCE_US`), but never below this fraction of the minimum.
+SPACED_FLOOR_FRACTION = 0.5
 #: The figure of a result the echo band judges: the median transaction (``BenchResult.p50_latency_us``).
 MEASURE = "p50_latency_us"
-SOURCE = "vmfex-vs-vswitch-netperf.txt 'TCP Latency Performance' (RTT = 1e6 / transaction rate)"
+SOURCE = "vmfex-vs-vswitch-netperf.txt 'TCP Latency Performance' (RTT = 10⁶ / transactions per second)"
 WAKEUP_SOURCE = "performance-baselines.md §2.4 (about 40 µs of an unpinned round trip is a process wake-up)"
 
 _NUM = r"\d{1,9}(?:\.\d{1,6})?"
 _SUMMARY_RE = re.compile(rf"(?:rtt|round-trip) min/avg/max(?:/(?:mdev|stddev))? = (?P<min>{_NUM})/(?P<avg>{_NUM})/"
                          rf"(?P<max>{_NUM})(?:/(?P<mdev>{_NUM}))? ms")
+_IPG_RE = re.compile(rf"ipg/ewma (?P<ipg>{_NUM})/(?P<ewma>{_NUM}) ms")
 _STATS_RE = re.compile(r"(?P<sent>\d{1,9}) packets transmitted, (?P<recv>\d{1,9}) (?:packets )?received")
 _TIME_RE = re.compile(rf"\btime[=<](?P<ms>{_NUM}) ?ms\b")
 
 
+def us(value: float) -> str:
+    """A time in µs as the band and its evidence print it: one decimal under 100 µs (``"4.2"``), whole µs with a
+    thousands separator above (``"2,051"``)."""
+    return f"{value:.1f}" if value < 100 else f"{value:,.0f}"
+
+
 def ping_argv(source: str, destination: str) -> tuple[str, ...]:
-    """``ping -c 10 -i 0.2 -W 1 -s 56 -I <source> <destination>`` (IPv4 addresses, as the probe read them)."""
-    return ("ping", "-c", str(COUNT), "-i", "0.2", "-W", "1", "-s", str(PAYLOAD), "-I", source, destination)
+    """``ping -c 50 -A -W 1 -s 56 -I <source> <destination>`` (IPv4 addresses, as the probe read them): adaptive
+    echoes, the regime of a request/response loop (module docstring)."""
+    return ("ping", "-c", str(COUNT), "-A", "-W", "1", "-s", str(PAYLOAD), "-I", source, destination)
 
 
 @dataclass(frozen=True)
@@ -86,6 +101,16 @@ class PathRtt:
     command: str = ""
     output: str = ""
     times_us: tuple[float, ...] = ()
+    ipg_us: float | None = None
+
+    @property
+    def back_to_back(self) -> bool:
+        """True when the echoes left one right after the other's reply (iputils' ``ipg`` — the mean gap between
+        echoes — at most :data:`IDLE_GAP_US` longer than the mean round trip: root's adaptive ping, or a path slower
+        than the 2 ms a user may send at), so neither end slept between them as it does not between busy
+        transactions; False when the echoes were spaced (a user's adaptive ping on a fast path, an interval ping) or
+        the ping printed no gap."""
+        return self.ipg_us is not None and self.ipg_us - self.avg_us <= IDLE_GAP_US
 
     @property
     def typical_us(self) -> float:
@@ -96,8 +121,8 @@ class PathRtt:
 
     def text(self) -> str:
         """``"ICMP echo round trip 2,051 µs (median; min 2,003, max 2,140; 10 of 10 answered)"``."""
-        return (f"ICMP echo round trip {self.typical_us:,.0f} \u00b5s (median; min {self.min_us:,.0f}, max "
-                f"{self.max_us:,.0f}; {self.received} of {self.sent} answered)")
+        return (f"ICMP echo round trip {us(self.typical_us)} \u00b5s (median; min {us(self.min_us)}, max "
+                f"{us(self.max_us)}; {self.received} of {self.sent} answered)")
 
 
 def parse_ping(text: str, client: str = "", server: str = "", command: str = "") -> PathRtt | None:
@@ -114,8 +139,10 @@ def parse_ping(text: str, client: str = "", server: str = "", command: str = "")
     received = int(stats.group("recv")) if stats else 0
     mdev = float(m.group("mdev")) * 1000 if m.group("mdev") else None
     times = tuple(float(t.group("ms")) * 1000 for t in _TIME_RE.finditer(tail))
+    ipg = _IPG_RE.search(tail, m.end())
     return PathRtt(client, server, float(m.group("min")) * 1000, float(m.group("avg")) * 1000,
-                   float(m.group("max")) * 1000, mdev, sent, received, command, text, times)
+                   float(m.group("max")) * 1000, mdev, sent, received, command, text, times,
+                   float(ipg.group("ipg")) * 1000 if ipg else None)
 
 
 def ping_problem(rc: int | None, text: str, command: str, destination: str) -> str:
@@ -153,20 +180,53 @@ def rr_no_band_reason(rtt: PathRtt, payload: int, *, mtu: int | None = None, dir
     return ""
 
 
-def rr_band_edges(rtt: PathRtt, payload: int = 1, link_gbps: float | None = None) -> tuple[float, float, float, str]:
-    """``(low, nominal, high, serialization note)`` round trip in µs that a TCP_RR transaction of ``payload`` bytes
-    (one frame each way) is expected to take on this path: nominal = the typical echo (:attr:`PathRtt.typical_us`)
-    + :data:`WAKEUP_ALLOWANCE_US` (the answering process's wake-up, which an echo answered in the kernel has not) + the
-    longer frames' extra serialization at ``link_gbps`` (one store-and-forward hop each way; not counted when the link
-    speed is unknown); low = (the echo minimum + serialization − :data:`WAKEUP_ALLOWANCE_US`) ×
-    :data:`FLOOR_FRACTION`, at least 0 (the idle echo's wake-ups, which a busy loop need not pay, off the fastest echo:
-    what the path can do, and far below it the transactions did not cross it; module docstring); high = the
-    typical echo × 1.10 + the same wake-up and serialization."""
+@dataclass(frozen=True)
+class RrBand:
+    """The TCP_RR band of one path, in µs per transaction: ``floor`` (the adaptive echo's minimum: the physical limit,
+    below it a result is a measurement error), ``low`` … ``high`` (at most :data:`BAND_RATIO` apart, ``low`` never
+    below ``floor``), ``nominal`` (median echo + stack cost + serialization); ``stack_us`` the per-transaction stack cost
+    used and ``stack_basis`` where it came from; ``serial_note`` the longer frames' serialization, "" when none."""
+
+    floor: float
+    low: float
+    nominal: float
+    high: float
+    stack_us: float
+    stack_basis: str
+    serial_note: str = ""
+
+
+def rr_band_edges(rtt: PathRtt, payload: int = 1, link_gbps: float | None = None, *,
+                  stack_us: float | None = None, stack_basis: str = "") -> RrBand:
+    """The :class:`RrBand` of a TCP_RR transaction of ``payload`` bytes (one frame each way) on the path whose
+    adaptive echo is ``rtt``: floor = echo minimum + the longer frames' extra serialization at ``link_gbps`` (one
+    store-and-forward hop each way; not counted when the link speed is unknown); nominal = the typical (median) echo
+    + the same serialization + ``stack_us``. When the echoes were spaced (:attr:`PathRtt.back_to_back` False: an end
+    slept between them and each may carry a wake-up, 10 µs minimum against a 9 µs busy median on the test lab's
+    veth) the echo minimum stands for the typical echo and the floor is that minimum less
+    :data:`WAKEUP_ALLOWANCE_US`, at least :data:`SPACED_FLOOR_FRACTION` of it. ``stack_us`` is (the
+    stack's per-transaction cost calibrated on this machine's loopback, :mod:`nicadvisor.bench.stack_cost`; None:
+    :data:`WAKEUP_ALLOWANCE_US`, the wake-up of an unpinned round trip); low = max(floor, nominal / √3), high =
+    nominal × √3, so that high / low ≤ :data:`BAND_RATIO`. Raises ValueError for a negative ``stack_us``."""
+    if stack_us is not None and stack_us < 0:
+        raise ValueError(f"stack cost {stack_us} µs is negative")
     extra_bytes = max(0, payload + TCP_OVERHEAD - ECHO_FRAME)
     serial = 2 * extra_bytes * 8 / (link_gbps * 1e3) if link_gbps else 0.0  # µs: bits / (Gbit/s × 1e3)
     note = (f"+ {serial:.1f} µs to serialize the {extra_bytes} more bytes each way at {link_gbps:g} Gbit/s"
             if serial >= 0.05 else "")
-    nominal = rtt.typical_us + WAKEUP_ALLOWANCE_US + serial
-    high = rtt.typical_us * (1 + WITHIN) + WAKEUP_ALLOWANCE_US + serial
-    low = min(max(0.0, rtt.min_us + serial - WAKEUP_ALLOWANCE_US) * FLOOR_FRACTION, nominal)
-    return low, nominal, high, note
+    if stack_us is None:
+        stack_us, stack_basis = WAKEUP_ALLOWANCE_US, stack_basis or (
+            f"no loopback calibration: the {WAKEUP_ALLOWANCE_US:g} µs wake-up of an unpinned round trip "
+            f"({WAKEUP_SOURCE})")
+    if rtt.back_to_back:
+        floor, echo = rtt.min_us, max(rtt.typical_us, rtt.min_us)
+    else:  # an end slept between echoes: even the fastest echo may carry a wake-up a busy loop does not pay
+        floor = max(rtt.min_us - WAKEUP_ALLOWANCE_US, rtt.min_us * SPACED_FLOOR_FRACTION)
+        echo = rtt.min_us
+    floor += serial
+    nominal = echo + serial + stack_us
+    half = BAND_RATIO ** 0.5
+    high = nominal * half
+    low = max(floor, nominal / half)
+    return RrBand(floor=floor, low=min(low, high), nominal=nominal, high=high, stack_us=stack_us,
+                  stack_basis=stack_basis, serial_note=note)

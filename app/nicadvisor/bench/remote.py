@@ -144,7 +144,7 @@ def check_remote(argv: tuple[str, ...] | list[str]) -> str:
     the path-test pings of the command catalogue (``vmkping ++netstack=N -I vmkN -d -s N -c 3 ADDR``, ``ping -M do -c 3
     -i 0.2 -W 1 -s N -I ADDR ADDR``: :func:`nicadvisor.collect.ssh_commands.check_path_ping`) and ``esxcfg-vmknic -l``
     (the TEPs of an ESXi host, :mod:`nicadvisor.bench.mtu_path`);
-    ``ping -c 10 -i 0.2 -W 1 -s 56 -I ADDR ADDR`` (:mod:`nicadvisor.bench.path_rtt`); ``cat /proc/net/tcp``,
+    ``ping -c 50 -A -W 1 -s 56 -I ADDR ADDR`` (:mod:`nicadvisor.bench.path_rtt`); ``cat /proc/net/tcp``,
     ``cat /proc/net/tcp6``; ``mkdir -m 700 FOLDER``; ``rm -rf -- FOLDER``; the agent copy
     ``sh -c 'umask 077 && cat >"$1"' nicadv-copy FOLDER/nicadv_agent.py`` and ``sha256sum`` of it;
     ``cat FOLDER/pN.pid``, ``cat /proc/PID/stat``, ``cat /proc/PID/cmdline``; ``kill -TERM|-KILL PID``;
@@ -182,8 +182,8 @@ def check_remote(argv: tuple[str, ...] | list[str]) -> str:
         ok = True  # the audit's read-only listing of the vmknics: the TEPs of an ESXi host
     elif check_esxi(argv):
         ok = True  # an ESXi endpoint's command (nicadvisor.bench.esxi), every value checked
-    elif n == 12 and argv[:10] == path_rtt.ping_argv("", "")[:10]:
-        ok = all(_is_ipv4(a) for a in (argv[10], argv[11]))
+    elif n == len(path_rtt.ping_argv("", "")) and argv[:-2] == path_rtt.ping_argv("", "")[:-2]:
+        ok = all(_is_ipv4(a) for a in argv[-2:])
     elif n == 4 and argv[:3] == ("mkdir", "-m", "700"):
         ok = bool(FOLDER_RE.match(argv[3]))
     elif n == 4 and argv[:3] == ("rm", "-rf", "--"):
@@ -803,7 +803,7 @@ class RemotePlan:
         for t in self.tests:
             total += t.repetitions * (max(1, round(t.duration_s or self.duration_s)) + RUN_OVERHEAD_S)
             if t.test == "TCP_RR" and (t.spec is None or t.spec.direction == "send"):
-                total += path_rtt.COUNT * 0.2
+                total += path_rtt.COUNT * path_rtt.USER_INTERVAL_S
         return total
 
     def lines(self) -> list[str]:
@@ -1307,8 +1307,8 @@ class RemoteBench:
         return out
 
     def measure_path_rtt(self, pt: PlannedTest) -> path_rtt.PathRtt | str:
-        """The ICMP echo round trip of ``pt``'s path right before it: ``ping -c 10 -i 0.2 -W 1 -s 56`` from the
-        client's test address to the server's (read-only, about 2 s), as :class:`~nicadvisor.bench.path_rtt.PathRtt`,
+        """The ICMP echo round trip of ``pt``'s path right before it: ``ping -c 50 -A -W 1 -s 56`` from the
+        client's test address to the server's (read-only, adaptive echoes: under a second), as :class:`~nicadvisor.bench.path_rtt.PathRtt`,
         or a sentence saying why it is not known (no reply, the ping failed or is not installed, host lost). Kept in
         :attr:`path_rtts` under ``(client, server, test name)``. Raises :class:`Cancelled`."""
         if self.cancel.is_set():

@@ -177,9 +177,11 @@ def expected_from_dict(doc: Any) -> Expected | None:
     if low is None or high is None or low > high:
         low = high = None
     measure = doc.get("measure")
+    floor = num("floor")
     return Expected(value=float(doc["value"]), unit=str(doc.get("unit") or ""), basis=str(doc.get("basis") or ""),
                     low=low, high=high, limits=texts("limits"), notes=texts("notes"),
-                    measure=measure if measure in MEASURES else "")
+                    measure=measure if measure in MEASURES else "",
+                    floor=floor if floor is not None and low is not None and 0 <= floor <= low else None)
 
 
 #: The fields an expectation may judge instead of its unit's own (``Expected.measure``), and their names in words.

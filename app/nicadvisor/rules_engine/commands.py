@@ -125,6 +125,7 @@ def pnic_commands(host: Host, pnic: PhysicalNic) -> dict[str, str]:
                                      + out["mtu_change_command"])
     out["native_driver"] = NATIVE_DRIVER.get(pnic.driver or "", "<native driver>")
     out.update(pnic_show_commands(host, pnic))
+    out.update(tso_commands(host, pnic))
     return out
 
 
@@ -151,6 +152,20 @@ def pnic_show_commands(host: Host, pnic: PhysicalNic) -> dict[str, str]:
             "pcie_show_command": ("Manual: ESXi shows no PCIe link state (lspci -v prints no capabilities): read "
                                   f"the link of {pci} in the server's management controller (BMC: PCIe device, "
                                   "lanes in use and maximum), or boot Linux and run lspci -vv")}
+
+
+def tso_commands(host: Host, pnic: PhysicalNic) -> dict[str, str]:
+    """TCP segmentation offload of a pNIC: ``tso_enable_command``, ``tso_verify_command``, ``tso_rollback_command``
+    (Linux: ``ethtool -K IF tso on|off``, read back with ``ethtool -k``; ESXi: ``esxcli network nic tso set -e 1|0 -n
+    vmnicN``, read back with ``esxcli network nic tso get``, the command the audit reads it with)."""
+    name = _sh(pnic.name)
+    if host.kind == "linux":
+        return {"tso_enable_command": f"ethtool -K {name} tso on",
+                "tso_verify_command": f"ethtool -k {name} | grep tcp-segmentation-offload",
+                "tso_rollback_command": f"ethtool -K {name} tso off"}
+    return {"tso_enable_command": f"esxcli network nic tso set -e 1 -n {name}",
+            "tso_verify_command": "esxcli network nic tso get",
+            "tso_rollback_command": f"esxcli network nic tso set -e 0 -n {name}"}
 
 
 def switch_commands(host: Host, switch: Switch) -> dict[str, str]:
@@ -201,7 +216,8 @@ def _mtu_facts(host: Host, switch: Switch | None, previous: int | None) -> dict[
 #: The derived command facts each kind of object adds to its context (see :mod:`nicadvisor.rules_engine.context`).
 COMMAND_FACTS = {
     "pnic": ("mtu_change_command", "mtu_verify_command", "mtu_rollback_command", "vmkping_command", "native_driver",
-             "nic_show_command", "rss_verify_command", "offload_verify_command", "pcie_show_command"),
+             "nic_show_command", "rss_verify_command", "offload_verify_command", "pcie_show_command",
+             "tso_enable_command", "tso_verify_command", "tso_rollback_command"),
     "switch": ("mtu_change_command", "mtu_verify_command", "mtu_rollback_command", "vmkping_command"),
     "vmknic": ("mtu_change_command", "mtu_verify_command", "mtu_rollback_command", "vmkping_command"),
     "host": ("vmkping_command",),

@@ -28,6 +28,7 @@ from nicadvisor.bench.results import BenchResult
 if TYPE_CHECKING:
     from nicadvisor.bench.path_rtt import PathRtt
     from nicadvisor.bench.remote import HostProbe
+    from nicadvisor.bench.stack_cost import StackCost
     from nicadvisor.model.audit import Audit
     from nicadvisor.model.entities import Host
     from nicadvisor.store.history import AuditStore
@@ -111,6 +112,8 @@ def _path_end(probe: "HostProbe", audit: "Audit | None", source_hint: str) -> Pa
     pnic = host.pnic(iface)
     if pnic is None or pnic.is_physical is False:
         known = ", ".join(p.name for p in host.pnics if p.is_physical is not False) or "none"
+        if pnic is not None:  # a software interface: no line rate, but its TSO and queues still slow a test
+            bare = replace(bare, tso=pnic.tso, rx_queues=pnic.rx_queues)
         return PathEnd(probe.name, bare, False, f"{where} is not a pNIC of {label} (a bond, VLAN, bridge, veth or "
                        f"other software interface, or one the audit did not read; its pNICs: {known}): the link speed "
                        "of the traffic's pNIC is not known", probe.tbf_rate_mbit, label)
@@ -166,13 +169,16 @@ def path_conditions(a: PathEnd, b: PathEnd) -> str:
 
 
 def attach_expectations(results: Iterable[BenchResult], ends: dict[str, PathEnd],
-                        rtts: "dict[tuple[str, str], PathRtt | str] | None" = None) -> list[BenchResult]:
+                        rtts: "dict[tuple[str, str], PathRtt | str] | None" = None,
+                        stack: "StackCost | None" = None) -> list[BenchResult]:
     """``results`` (between hosts: ``client``/``server`` set) with ``expected`` = the host-to-host band of each, or
     ``no_expectation`` = why none fits. The slower of the sender's tbf and the receiver's ingress tbf, when the
     probe saw one, is the line rate of the path (Linux net/sched/sch_tbf.c), named in the band; ``rtts`` maps
     ``(client, server, test name)`` (or ``(client, server)`` for every test of the pair) to the path's ICMP echo
     round trip measured right before that test (:class:`~nicadvisor.bench.path_rtt.PathRtt`, what a TCP_RR is judged
-    against) or to why it is not known; the basis names where the facts came from. A result whose ends are not in
+    against) or to why it is not known; ``stack`` the per-transaction stack cost calibrated on this machine's loopback
+    (:func:`nicadvisor.bench.stack_cost.measure_stack_cost`), which a TCP_RR band adds to the echo; the basis names
+    where the facts came from. A result whose ends are not in
     ``ends`` is returned unchanged. Pure."""
     out: list[BenchResult] = []
     rtts = rtts or {}
@@ -191,6 +197,7 @@ def attach_expectations(results: Iterable[BenchResult], ends: dict[str, PathEnd]
         payload = r.payload_bytes or 1
         band = expected_band(r.test, a.facts, b.facts, path=PATH_HOSTS, rate_mbit=rate, payload=payload,
                              streams=_streams(r), path_rtt=rtt, direction=r.direction or "send", rate_at=rate_at,
+                             stack=stack,
                              datagram=r.payload_bytes if r.test == "UDP_STREAM" and r.payload_bytes else None)
         if band is None:
             missing = [e.why_not for e in (a, b) if e.why_not]

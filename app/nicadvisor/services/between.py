@@ -25,7 +25,9 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from nicadvisor.bench.catalogue import PROFILES
+from nicadvisor.bench.journal import Journal
 from nicadvisor.bench.results import BenchReport
+from nicadvisor.bench.stack_cost import StackCost, measure_stack_cost
 from nicadvisor.model.entities import PATH_UNREACHABLE
 from nicadvisor.services.bench import duration_for
 from nicadvisor.services.bench_expect import attach_expectations, audit_label, audited_host, find_audit, path_end
@@ -327,6 +329,21 @@ def _part(progress: Progress, start: float, end: float) -> Progress:
     return lambda f, message: progress(start + (end - start) * max(0.0, min(1.0, f)), message)
 
 
+def _stack_cost(report: BenchReport, rb: "RemoteBench", cancel: threading.Event | None,
+                notes: list[str]) -> "StackCost | None":
+    """The per-transaction stack cost of this machine's loopback (:mod:`nicadvisor.bench.stack_cost`), measured when
+    ``report`` has a one-way TCP_RR result to judge (its band adds it to the path's echo); None, with a note saying
+    why, when it could not be measured. Its loopback netserver is journaled in ``rb``'s journal folder."""
+    if not any(r.test == "TCP_RR" and (r.direction or "send") == "send" and r.measured for r in report.results):
+        return None
+    with Journal(rb.journal_dir) as journal:
+        got = measure_stack_cost(journal, cancel)
+    if isinstance(got, str):
+        notes.append(f"{got}; the TCP_RR bands use the documented wake-up instead")
+        return None
+    return got
+
+
 def run_between(prepared: PreparedBetween, progress: Progress | None = None, cancel: threading.Event | None = None,
                 *, audit: "Audit | None" = None, store: "AuditStore | None" = None) -> BetweenOutcome:
     """Run what ``prepared.request`` asks, in this order: the MTU path check (read-only), then the tests of the
@@ -363,11 +380,12 @@ def run_between(prepared: PreparedBetween, progress: Progress | None = None, can
                 report = BenchReport([], list(prepared.plan.problems) + [
                     f"the undo journal cannot be used ({exc}); nothing was changed, and changes an earlier run "
                     "could not undo stay recorded for the next run with these hosts"])
+            stack = _stack_cost(report, rb, cancel, outcome.notes)
             hints = {t.name: t.source.removeprefix("ssh://") for t in request.hosts}
             ends = {name: path_end(probe, outcome.audit, source_hint=hints.get(name, ""))
                     for name, probe in rb.probes.items()}
             outcome.report = replace(report, results=attach_expectations(_scrubbed(report.results, scrub), ends,
-                                                                         rb.path_rtts),
+                                                                         rb.path_rtts, stack),
                                      problems=list(map(scrub, report.problems)))
             outcome.problems = list(map(scrub, prepared.problems)) + list(outcome.report.problems)
             _add_results(outcome, store)
