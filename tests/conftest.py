@@ -31,3 +31,22 @@ def pytest_runtest_makereport(item, call):
         report.outcome = "failed"
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         report.longrepr = f"skipped in CI, which must run every test: {reason}"
+
+
+#: Folders whose tests start real parts (SSH servers, vcsim, network namespaces, Qt windows, child processes under
+#: limits, PyInstaller builds): the `slow` ones. `pytest -m "not slow"` is the quick inner loop (README, Development);
+#: CI runs everything.
+SLOW_FOLDERS = {"gui", "e2e", "live", "faults", "packaging_install", "hostile", "nsx", "bench", "ssh", "collect",
+                "store", "services"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark `slow` every test in :data:`SLOW_FOLDERS` and every test that needs root (its labs are namespaces)."""
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        try:
+            top = Path(str(item.fspath)).resolve().relative_to(tests).parts[0]
+        except ValueError:
+            continue
+        if top in SLOW_FOLDERS or item.get_closest_marker("root") is not None:
+            item.add_marker(pytest.mark.slow)
