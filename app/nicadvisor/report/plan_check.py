@@ -268,8 +268,8 @@ def _check_path(n: int, f: Finding, new_host: Host, again: Finding | None, new: 
         return TargetCheck(**base, after="", status=NOT_REREAD,
                            detail=f"the TEP mesh was not run again at {f.target}")
     failed = [t for t in rows if t.ok is not True]
-    ev = Evidence(command=(failed or rows)[0].command, line="\n".join(t.line() for t in (failed or rows)),
-                  source=f.host)
+    quoted = failed or [t for t in rows if t.client == f.host] or rows  # the pings this end sent, when it sent any
+    ev = Evidence(command=quoted[0].command, line="\n".join(t.line() for t in quoted), source=f.host)
     if failed:
         return TargetCheck(**base, after="NOT RUN" if all(t.ok is None for t in failed) else "FAIL",
                            status=NOT_REREAD if all(t.ok is None for t in failed) else CHANGED, evidence=ev,
