@@ -31,6 +31,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from nicadvisor.document import benchmark_to_dict, finding_to_doc, host_to_doc, problem_to_doc
@@ -57,6 +58,8 @@ PLANNED: dict[str, Any] = {
 #: Rules about a path between hosts rather than a fact of one object.
 PATH_RULES = (MTU_FAILED, UNREACHABLE)
 
+#: The JSON Schema (draft 2020-12) of the record's JSON, beside this module.
+RECORD_SCHEMA = Path(__file__).with_name("verify-record.schema.json")
 #: What :func:`audit_digest` hashes, as the record states it.
 HASH_BASIS = ("SHA-256 of the approved audit as stored in the audit history: the JSON object {audit_id, created_at, "
               "inputs, hosts, findings, inputs_not_understood, benchmarks} (hosts in the documents of the JSON "
@@ -163,7 +166,7 @@ class PlanCheck:
         return ", ".join([head, *parts]) if self.checks else "the approved audit has no plan item (nothing to verify)"
 
     def to_dict(self) -> dict[str, Any]:
-        """The post-change record's JSON (``docs/verify-record.schema.json``)."""
+        """The post-change record's JSON, valid against :data:`RECORD_SCHEMA` (``verify-record.schema.json``)."""
         return {"record": "nic-advisor post-change verification", "against": {
                     "audit_id": self.against_id, "created_at": self.against_created, "sha256": self.against_digest,
                     "hash_basis": HASH_BASIS},

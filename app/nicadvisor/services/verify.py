@@ -191,7 +191,7 @@ def verify_plan(store: "AuditStore", against_id: int, request: AuditRequest, *, 
 
 def write_record(check: PlanCheck, *, json_path: str | Path | None = None, pdf_path: str | Path | None = None
                  ) -> list[Path]:
-    """Write the post-change record: JSON (``docs/verify-record.schema.json``) and the one-page PDF
+    """Write the post-change record: JSON (``nicadvisor/report/verify-record.schema.json``) and the one-page PDF
     (:func:`nicadvisor.report.verify_pdf.write_record_pdf`), each atomically. Returns the paths written. Raises
     OSError when one cannot be written."""
     from nicadvisor.atomic_file import atomic_write
