@@ -678,8 +678,9 @@ def cmd_verify(args) -> int:
         if c.detail:
             print(f"      {c.detail}")
     for b in check.benchmarks:
-        fmt = lambda v: "not run" if v is None else f"{v:,.3g} {b.unit}"  # noqa: E731
-        print(f"  benchmark {b.label}: {fmt(b.before)} → {fmt(b.after)} (expected {b.expected or 'no band'})")
+        print(f"  benchmark {b.label}: {b.value_text(b.before)} → {b.value_text(b.after)} "
+              f"(expected {b.expected or 'no band'}; {(b.verdict_before or '—').upper()} → "
+              f"{(b.verdict_after or '—').upper()})")
     for line in check.mesh:
         print(f"  mesh {line}")
     for note in check.notes:

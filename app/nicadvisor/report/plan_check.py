@@ -32,7 +32,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from nicadvisor.document import benchmark_to_dict, finding_to_doc, host_to_doc, problem_to_doc
 from nicadvisor.model.audit import Audit
@@ -122,6 +122,14 @@ class BenchPair:
     expected: str
     verdict_before: str
     verdict_after: str
+
+    def value_text(self, value: float | None) -> str:
+        """``"9.42 Gbit/s"``, ``"95.9 Mbit/s"`` below 1 Gbit/s, ``"47.1 µs"``; ``"not run"`` for None."""
+        if value is None:
+            return "not run"
+        if self.unit == "Gbit/s" and value < 1:
+            return f"{value * 1000:.3g} Mbit/s"
+        return f"{value:.3g} {self.unit}"
 
     def to_dict(self) -> dict[str, Any]:
         """Every field (the record's JSON)."""
@@ -299,8 +307,8 @@ def _check_rule(n: int, f: Finding, new_host: Host, again: Finding | None) -> Ta
 
 def check_plan(approved: Audit, new: Audit, digest: str | None = None) -> PlanCheck:
     """Every finding of ``approved``'s plan checked on ``new`` (module docstring); ``digest``: the approved audit's
-    :func:`audit_digest` when already computed. Benchmarks are paired by :func:`bench_pairs`; the new mesh's lines
-    are listed. Pure: neither audit is changed."""
+    :func:`audit_digest` when already computed. The new mesh's lines
+    are listed (the caller pairs the benchmarks: :func:`bench_pairs`). Pure: neither audit is changed."""
     result = PlanCheck(against_id=approved.history_id, against_digest=digest or audit_digest(approved),
                        against_created=approved.created_at, new_id=new.history_id, new_created=new.created_at)
     now = {(f.rule_id, f.host, f.obj): f for f in new.findings}
@@ -330,16 +338,9 @@ def check_plan(approved: Audit, new: Audit, digest: str | None = None) -> PlanCh
                 result.checks.append(_check_facts(n, f, old_obj, new_obj, new_host, again is not None))
             else:
                 result.checks.append(_check_rule(n, f, new_host, again))
-    result.benchmarks = bench_pairs(approved.benchmarks, new.benchmarks)
     result.mesh = [f"{'PASS' if t.ok else 'NOT RUN' if t.ok is None else 'FAIL'}  {t.line()}"
                    for h in new.hosts for t in h.path_tests]
     return result
-
-
-def _bench_key(doc: dict[str, Any]) -> tuple[Any, ...]:
-    from nicadvisor.services.bench_history import run_key  # noqa: PLC0415 - the one definition of "the same test"
-
-    return run_key(doc)[:-1]  # without the path conditions: the change is what changes them
 
 
 def _measured(doc: dict[str, Any]) -> tuple[float | None, str]:
@@ -350,15 +351,17 @@ def _measured(doc: dict[str, Any]) -> tuple[float | None, str]:
     return None, ""
 
 
-def bench_pairs(before: list[Any], after: list[Any]) -> list[BenchPair]:
-    """The benchmark results of both audits paired by test and ends (:func:`_bench_key`), in the order of the old
-    results then the new ones: each with its measured value before and after, the expected band and both verdicts."""
+def bench_pairs(before: list[Any], after: list[Any], key: Callable[[dict[str, Any]], Any]) -> list[BenchPair]:
+    """The benchmark results of both audits paired by ``key`` of their documents (what makes two runs the same test
+    between the same ends: :func:`nicadvisor.services.bench_history.run_key` without the path conditions, which the
+    change itself changes), in the order of the old results then the new ones: each with its measured value before
+    and after, the expected band (of the new run, else the old) and both verdicts."""
     pairs: dict[tuple[Any, ...], dict[str, Any]] = {}
     for when, results in (("before", before), ("after", after)):
         for r in results:
             doc = benchmark_to_dict(r)
             value, unit = _measured(doc)
-            slot = pairs.setdefault(_bench_key(doc), {"label": " ".join(filter(None, (
+            slot = pairs.setdefault(key(doc), {"label": " ".join(filter(None, (
                 doc.get("spec") or doc.get("test"), doc.get("endpoints") or doc.get("path")))), "unit": unit})
             slot[when] = value
             slot["unit"] = slot["unit"] or unit

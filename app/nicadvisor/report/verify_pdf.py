@@ -86,7 +86,7 @@ def build_record_story(check: PlanCheck, fonts: Any = None) -> list[Any]:
         story.append(Paragraph("Benchmarks: before and after, beside the expected band", st.h2_cover))
         brows = [[p(f"<b>{h}</b>") for h in ("Test", "Before", "After", "Expected", "Verdict before → after")]]
         for b in check.benchmarks:
-            brows.append([p(_clean(b.label, fonts)), p(_num(b.before, b.unit)), p(_num(b.after, b.unit)),
+            brows.append([p(_clean(b.label, fonts)), p(b.value_text(b.before)), p(b.value_text(b.after)),
                           p(_clean(b.expected or "no band", fonts)),
                           p(f"{(b.verdict_before or '—').upper()} → {(b.verdict_after or '—').upper()}")])
         bt = Table(brows, colWidths=[90 * mm, 35 * mm, 35 * mm, 45 * mm, FRAME_WIDTH - 205 * mm], hAlign="LEFT")
@@ -110,12 +110,6 @@ def _signature_row(st: _Styles) -> Table:
                               ("ticket", "Change ticket", 50)):
         cells += [Paragraph(f"<b>{label}</b>", st.cell), _FormField(f"verify.{key}", label, width * mm)]
     return Table([cells], colWidths=[w * mm for w in (14, 66, 12, 51, 12, 36, 24, 56)], hAlign="LEFT")
-
-
-def _num(value: float | None, unit: str) -> str:
-    if value is None:
-        return "not run"
-    return f"{value:,.3g} {unit}"
 
 
 def write_record_pdf(check: PlanCheck, path: str | os.PathLike[str], *,

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from nicadvisor.model.audit import Audit
-from nicadvisor.report.plan_check import PlanCheck, audit_digest, check_plan
+from nicadvisor.report.plan_check import PlanCheck, audit_digest, bench_pairs, check_plan
 from nicadvisor.services.audit import AuditRequest, reopen_audit, run_audit
 
 if TYPE_CHECKING:
@@ -74,6 +74,15 @@ def stored_inputs(audit: Audit) -> StoredInputs:
         elif "://" not in given:
             paths.append(given)
     return StoredInputs(tuple(paths), local, tuple(ssh), tuple(vcenter), tuple(nsx))
+
+
+def same_test(doc: dict[str, Any]) -> tuple[Any, ...]:
+    """What makes a benchmark run before the change and one after it the same test between the same ends:
+    :func:`nicadvisor.services.bench_history.run_key` without the path conditions (the MTUs and shaping read before
+    the run), which the change itself changes."""
+    from nicadvisor.services.bench_history import run_key
+
+    return run_key(doc)[:-1]
 
 
 def load_approved(store: "AuditStore", audit_id: int) -> tuple[Audit, Audit, str]:
@@ -146,17 +155,27 @@ def _rerun_between(approved: Audit, new: Audit, request: AuditRequest, rerun_ben
 
 def _rerun_local_bench(approved: Audit, progress: Progress, cancel: threading.Event | None,
                        notes: list[str]) -> list[Any]:
-    """The quick benchmark on this machine again, on the paths and with the tests the approved audit ran there."""
-    from nicadvisor.services.bench import BenchRequest, run_quick_bench
+    """The quick benchmark on this machine again: on each path (loopback, or the netns pair with the tc tbf rate and
+    MTU its results name: :func:`nicadvisor.services.bench.path_of_where`), with the tool, tests and seconds the
+    approved audit ran there."""
+    from nicadvisor.services.bench import BenchRequest, path_of_where, run_quick_bench
 
+    runs: dict[tuple[Any, ...], list[Any]] = {}
+    for b in approved.benchmarks:
+        if getattr(b, "path", "") in ("loopback", "netns") and b.measured:
+            runs.setdefault((b.path, *path_of_where(b.endpoints), b.tool), []).append(b)
     results = []
-    local = [b for b in approved.benchmarks if getattr(b, "path", "") in ("loopback", "netns")]
-    for path in dict.fromkeys(b.path for b in local):
-        tests = tuple(dict.fromkeys(b.test for b in local if b.path == path))
+    for (path, rate, mtu, tool), done in runs.items():
+        request = BenchRequest(path=path, tests=tuple(dict.fromkeys(b.test for b in done)), tool=tool,
+                               duration_s=max(1.0, float(round(max(b.duration_s for b in done)))), rate_mbit=rate,
+                               mtu=mtu)
         try:
-            results += run_quick_bench(BenchRequest(path=path, tests=tests), progress, cancel).results
-        except OSError as exc:
-            notes.append(f"the benchmark on {path} did not run: {exc}")
+            report = run_quick_bench(request, progress, cancel)
+        except (OSError, ValueError) as exc:
+            notes.append(f"the benchmark on {path} did not run again: {exc}")
+            continue
+        results += report.results
+        notes.extend(report.problems)
     return results
 
 
@@ -184,6 +203,7 @@ def verify_plan(store: "AuditStore", against_id: int, request: AuditRequest, *, 
     elif stored.benchmarks and not rerun_bench:
         notes.append("the benchmark was not run again (it changes the hosts: ask for it)")
     check = check_plan(reopened, new, digest)
+    check.benchmarks = bench_pairs(stored.benchmarks, new.benchmarks, same_test)
     check.notes = list(notes)
     say(1.0, check.summary())
     return VerifyOutcome(check, new, notes)
