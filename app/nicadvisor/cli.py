@@ -663,31 +663,21 @@ def cmd_verify(args) -> int:
                 outcome = verify_plan(store, args.against, request, progress=None if args.quiet else _stderr_progress,
                                       cancel=cancel, rerun_bench=args.bench, approved=approved)
         except Cancelled:
-            print("nic-advisor verify: cancelled; nothing was recorded", file=sys.stderr)
+            print("nic-advisor verify: cancelled; no record was written", file=sys.stderr)
             return EXIT_INTERRUPTED
     finally:
         store.close()
+    from nicadvisor.report.plan_check import check_lines
+
     check = outcome.check
-    print(f"Verify audit #{check.against_id} (sha256 {check.against_digest}) against audit "
-          f"#{check.new_id if check.new_id is not None else '(not stored)'}")
-    for c in check.checks:
-        values = f"{c.fact}: {c.before or '—'} → {c.after or '—'} (planned: {c.planned})"
-        print(f"  [{c.status}] item {c.item} {c.target}: {c.title}: {values}")
-        if c.evidence is not None:
-            print(f"      evidence: {c.evidence.command}: {c.evidence.line.splitlines()[0] if c.evidence.line else ''}")
-        if c.detail:
-            print(f"      {c.detail}")
-    for b in check.benchmarks:
-        print(f"  benchmark {b.label}: {b.value_text(b.before)} → {b.value_text(b.after)} "
-              f"(expected {b.expected or 'no band'}; {(b.verdict_before or '—').upper()} → "
-              f"{(b.verdict_after or '—').upper()})")
-    for line in check.mesh:
-        print(f"  mesh {line}")
+    lines = check_lines(check)
+    for line in lines[:-1]:
+        print(line)
     for note in check.notes:
         print(f"nic-advisor verify: {note}", file=sys.stderr)
     for p in outcome.audit.inputs_not_understood:
         print(f"input {p.source}: {p.message}", file=sys.stderr)
-    print(f"Result: {check.summary()}")
+    print(lines[-1])
     try:
         for path in write_record(check, json_path=args.json, pdf_path=args.pdf):
             print(f"wrote {path}")

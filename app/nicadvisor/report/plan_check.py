@@ -185,6 +185,28 @@ class PlanCheck:
                 "notes": list(self.notes)}
 
 
+def check_lines(check: PlanCheck) -> list[str]:
+    """The verification as text lines, as the CLI prints it and the wizard shows it: the approved audit and its hash,
+    one line per target (``[done] item 3 esxi-a/vmnic0: <title>: mtu: mtu 1500 → mtu 9000 (planned: mtu 9000)``)
+    with its new evidence and detail, the benchmarks before and after beside their band, the new mesh, the result."""
+    new = f"#{check.new_id}" if check.new_id is not None else "(not stored)"
+    out = [f"Verify audit #{check.against_id} (sha256 {check.against_digest}) against audit {new}"]
+    for c in check.checks:
+        values = f"{c.fact}: {c.before or '—'} → {c.after or '—'} (planned: {c.planned})"
+        out.append(f"  [{c.status}] item {c.item} {c.target}: {c.title}: {values}")
+        if c.evidence is not None:
+            out.append(f"      evidence: {c.evidence.command}: {c.evidence.line.splitlines()[0] if c.evidence.line else ''}")
+        if c.detail:
+            out.append(f"      {c.detail}")
+    for b in check.benchmarks:
+        out.append(f"  benchmark {b.label}: {b.value_text(b.before)} → {b.value_text(b.after)} "
+                   f"(expected {b.expected or 'no band'}; {(b.verdict_before or '—').upper()} → "
+                   f"{(b.verdict_after or '—').upper()})")
+    out += [f"  mesh {line}" for line in check.mesh]
+    out.append(f"Result: {check.summary()}")
+    return out
+
+
 def _object(host: Host, name: str) -> Any:
     """The pNIC, switch or vmknic of ``host`` called ``name`` (the host itself for ``""``), or None."""
     if not name:
