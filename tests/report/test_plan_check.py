@@ -11,7 +11,9 @@ import jsonschema
 import pytest
 from pypdf import PdfReader
 
+from nicadvisor.commands import advised
 from nicadvisor.model.audit import Audit
+from nicadvisor.model.entities import CommandNotRun
 from nicadvisor.report.plan_check import (
     CHANGED, DONE, NOT_DONE, NOT_REREAD, RECORD_SCHEMA, audit_digest, check_plan,
 )
@@ -73,6 +75,13 @@ def test_what_the_new_audit_did_not_read_is_not_re_read(demo, again):
     new = _changed(again, target.host, lambda h: (setattr(h.pnic(target.obj), "mtu", None)))
     check = next(c for c in check_plan(demo, new).checks if c.target == target.target and c.fact == "mtu")
     assert check.status == NOT_REREAD and "did not read mtu" in check.detail and check.after == ""
+    read_by = advised(["mtu"], "esxi", "pnic")[0].replace("{nic}", target.obj)
+    assert f"it is read by {read_by}" in check.detail  # the command that reads it, with the pNIC's name
+    # when the collector recorded why that command could not run, that is the reason given
+    new.hosts[[h.name for h in new.hosts].index(target.host)].not_run.append(
+        CommandNotRun(read_by, "privilege", "exit status 1: permission denied"))
+    check = next(c for c in check_plan(demo, new).checks if c.target == target.target and c.fact == "mtu")
+    assert check.detail.endswith(f"{read_by} needs more privilege (on Linux: root) (exit status 1: permission denied)")
 
     gone = copy.deepcopy(again)
     gone.hosts = [h for h in gone.hosts if h.name != target.host]

@@ -36,7 +36,7 @@ from typing import Any, Callable
 
 from nicadvisor.document import benchmark_to_dict, finding_to_doc, host_to_doc, problem_to_doc
 from nicadvisor.model.audit import Audit
-from nicadvisor.model.entities import Evidence, Finding, Host, not_run_groups
+from nicadvisor.model.entities import Evidence, Finding, Host
 from nicadvisor.model.path_tests import MTU_FAILED, UNREACHABLE
 from nicadvisor.report.remediation import remediation_plan
 from nicadvisor.rules_engine.commands import MTU_TARGET
@@ -234,13 +234,25 @@ def _planned(fact: str, old: Any) -> Any:
     return planned
 
 
-def _why_not_read(host: Host, facts: list[str]) -> str:
-    """Why the new audit did not read ``facts`` of ``host``: the commands that could not run there, by reason."""
-    groups = not_run_groups(host.not_run)
-    if not groups:
-        return ""
-    label, items = groups[0]
-    return f"; on {host.name}: {items[0].command} {label}" + (f" ({items[0].detail})" if items[0].detail else "")
+#: The command catalogue's name of each kind of object (:func:`nicadvisor.commands.advised`).
+_CATALOGUE_OBJECT = {"PhysicalNic": "pnic", "VmkernelNic": "vmknic", "Switch": "switch", "Host": "host"}
+
+
+def _why_not_read(host: Host, obj: Any, facts: list[str]) -> str:
+    """Why the new audit did not read ``facts`` of ``obj`` on ``host``: the catalogue command that reads them and, when
+    the collector recorded it, why it could not run (:class:`~nicadvisor.model.entities.CommandNotRun`)."""
+    from nicadvisor.commands import advised
+
+    kind = _CATALOGUE_OBJECT.get(type(obj).__name__, "pnic")
+    name = getattr(obj, "name", "")
+    reads = [c.replace("{nic}", name) for c in advised(facts, host.kind or "esxi", kind)] if facts else []
+    failed = [n for n in host.not_run if any(n.command.endswith(r) or r in n.command for r in reads)]
+    if failed:
+        n = failed[0]
+        return f": {n.command} {n.label}" + (f" ({n.detail})" if n.detail else "")
+    if reads:
+        return f": it is read by {' and '.join(reads)}, which gave no value"
+    return ""
 
 
 def _unread_host(new: Audit, name: str) -> str:
@@ -268,7 +280,7 @@ def _check_facts(n: int, f: Finding, old_obj: Any, new_obj: Any, new_host: Host,
     if unread:
         return TargetCheck(**base, fact=", ".join(subject), before=before, planned=planned_text, after="",
                            status=NOT_REREAD, detail=f"the new audit did not read {', '.join(unread)} of {f.target}"
-                           f"{_why_not_read(new_host, unread)}")
+                           f"{_why_not_read(new_host, new_obj, unread)}")
     after = ", ".join(f"{x} {_text(new[x])}" for x in subject)
     if all(new[x] == old[x] for x in subject):
         return TargetCheck(**base, fact=", ".join(subject), before=before, planned=planned_text, after=after,
@@ -352,8 +364,7 @@ def check_plan(approved: Audit, new: Audit, digest: str | None = None) -> PlanCh
             new_obj = _object(new_host, f.obj)
             if old_obj is not None and new_obj is None:
                 result.checks.append(TargetCheck(n, f.rule_id, f.title, f.host, f.obj, f.target, f.obj, "", "", "",
-                                                 NOT_REREAD, f"the new audit did not list {f.obj} on {f.host}"
-                                                 f"{_why_not_read(new_host, [])}"))
+                                                 NOT_REREAD, f"the new audit did not list {f.obj} on {f.host}"))
                 continue
             fields = {fl.name for fl in dataclasses.fields(old_obj)} if old_obj is not None else set()
             if old_obj is not None and any(x in fields for x in f.facts):
