@@ -137,3 +137,26 @@ def test_stored_inputs_give_back_each_target():
     assert got.capture_paths == ("/lab/captures",) and got.local
     assert got.ssh == (("root@10.0.0.5:2222", "linux"), ("admin@esx1:22", "esxi"))
     assert got.vcenter == ("https://vc1.lab:443",) and got.nsx == ("https://nsx1.lab:443",) and got.live
+
+
+def test_a_guard_fact_is_not_what_the_plan_changes():
+    """``link-below-10g`` reads ``link_up`` (on, as planned) and ``link_speed_mbps``: the speed is what is checked.
+    Real capture: esxcli network nic list of an X550 at 1 Gbit/s (shared/fixtures/captures)."""
+    from dataclasses import replace
+
+    from nicadvisor.model.entities import Severity
+    from capturetools import capture_path
+
+    approved = run_audit(AuditRequest(
+        capture_paths=(str(capture_path("esxi_esxcli_nic_list_x550_ixgben_e810_icen_100g.txt")),)))
+    slow = next(f for f in approved.findings if f.rule_id == "link-below-10g")
+    approved.findings = [replace(slow, severity=Severity.WARNING)]  # planned, as a board would take it
+    same = check_plan(approved, copy.deepcopy(approved)).checks[0]
+    assert (same.fact, same.status, same.before) == ("link_speed_mbps", NOT_DONE, "link_speed_mbps 1000")
+
+    def faster(h):
+        h.pnic(slow.obj).link_speed_mbps = 25000
+
+    done = check_plan(approved, _changed(approved, slow.host, faster)).checks[0]
+    assert (done.status, done.after, done.planned) == (DONE, "link_speed_mbps 25000",
+                                                       "link_speed_mbps: the rule no longer holds")

@@ -226,14 +226,6 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _planned(fact: str, old: Any) -> Any:
-    """The value the plan sets for ``fact`` (None: none stated, the rule must no longer hold)."""
-    planned = PLANNED.get(fact)
-    if isinstance(planned, bool) and isinstance(old, bool) and planned == old:
-        return None  # a rule that fired on the planned state itself (a guard fact): no value is set for it
-    return planned
-
-
 #: The command catalogue's name of each kind of object (:func:`nicadvisor.commands.advised`).
 _CATALOGUE_OBJECT = {"PhysicalNic": "pnic", "VmkernelNic": "vmknic", "Switch": "switch", "Host": "host"}
 
@@ -268,10 +260,12 @@ def _check_facts(n: int, f: Finding, old_obj: Any, new_obj: Any, new_host: Host,
     names = {fl.name for fl in dataclasses.fields(old_obj)}
     facts = [x for x in f.facts if x in names and x != "evidence"]
     base = dict(item=n, rule_id=f.rule_id, title=f.title, host=f.host, obj=f.obj, target=f.target)
-    subject = [x for x in facts if x in PLANNED] or facts
     old = {x: getattr(old_obj, x) for x in facts}
     new = {x: getattr(new_obj, x) for x in facts}
-    planned = {x: _planned(x, old[x]) for x in subject}
+    # what the plan changes: every fact read except a guard that already had its planned value (link_up on, for
+    # link-below-10g: the link speed is what changes)
+    subject = [x for x in facts if not (x in PLANNED and old[x] == PLANNED[x])] or facts
+    planned = {x: PLANNED.get(x) for x in subject}
     planned_text = ", ".join(f"{x} {_text(p)}" if p is not None else f"{x}: the rule no longer holds"
                              for x, p in planned.items())
     before = ", ".join(f"{x} {_text(old[x])}" for x in subject)
@@ -292,7 +286,7 @@ def _check_facts(n: int, f: Finding, old_obj: Any, new_obj: Any, new_host: Host,
     why = (f"{', '.join(f'{x} is {_text(new[x])}, not the planned {_text(planned[x])}' for x in missed)}"
            if missed else "")
     why = "; ".join(filter(None, (why, f"the rule {f.rule_id} still holds" if holds else
-                                  "no longer holding the rule, but not as planned")))
+                                  f"the rule {f.rule_id} no longer holds")))
     return TargetCheck(**base, fact=", ".join(subject), before=before, planned=planned_text, after=after,
                        status=CHANGED, evidence=evidence, detail=why)
 
