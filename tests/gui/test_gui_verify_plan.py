@@ -3,6 +3,8 @@ with progress and a stop button, and shows each plan target's state; on the demo
 every target is "not done". Stopping it ends with no result. Screenshot: wizard-connect-verify-plan."""
 from __future__ import annotations
 
+import json
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTextBrowser
 
@@ -39,13 +41,22 @@ def test_verify_a_past_plan_from_the_history(make_wizard, qtbot, tmp_path, scree
     assert f"Verify audit #{first.history_id}" in shown and "[not done] item 1" in shown
     assert f"0 of {len(outcome.check.checks)} plan targets done" in panel.status.text()
     screenshot(panel.verify_dialog, "connect-verify-plan")
+    # the record for the change ticket, written on a worker: the PDF and its JSON beside it
+    panel.save_record(str(tmp_path / "record.pdf"))
+    handle = panel._handles["record"]
+    qtbot.waitUntil(lambda: handle.done, timeout=30_000)
+    assert (tmp_path / "record.pdf").read_bytes().startswith(b"%PDF")
+    assert json.loads((tmp_path / "record.json").read_text(encoding="utf-8"))["against"]["audit_id"] == first.history_id
+    assert "Wrote" in panel.status.text()
     panel.verify_dialog.close()
 
     # Stop: the running verification ends cancelled, with no result.
     qtbot.waitUntil(lambda: panel.table.rowCount() == 2)
     panel.select_id(first.history_id)
+    assert panel.verify_button.isEnabled()
     qtbot.mouseClick(panel.verify_button, LEFT)
     handle = panel.verify_handle
+    assert not handle.done
     with qtbot.waitSignal(handle.sig_cancelled, timeout=60_000):
         qtbot.mouseClick(panel.verify_cancel, LEFT)
     assert "no record was made" in panel.status.text() and not panel.verify_cancel.isVisible()

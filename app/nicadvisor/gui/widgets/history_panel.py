@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractButton, QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit, QMessageBox,
+    QAbstractButton, QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit, QMessageBox,
     QPushButton, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget,
 )
 
@@ -70,9 +70,9 @@ def _demo_dir() -> str | None:
     return str(demo_lab_dir())
 
 
-def _text_dialog(parent: QWidget, title: str, text: str) -> QDialog:
-    """A non-modal dialog showing ``text`` (plain) with a Close button that is never the default; deleted on close.
-    The caller opens it."""
+def _text_dialog(parent: QWidget, title: str, text: str, *extra: QPushButton) -> QDialog:
+    """A non-modal dialog showing ``text`` (plain) with the ``extra`` buttons and a Close button, none of them the
+    default; deleted on close. The caller opens it."""
     dialog = QDialog(parent)
     dialog.setWindowTitle(title)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
@@ -83,7 +83,12 @@ def _text_dialog(parent: QWidget, title: str, text: str) -> QDialog:
     close.clicked.connect(dialog.close)
     box = QVBoxLayout(dialog)
     box.addWidget(view)
-    box.addWidget(close)
+    row = QHBoxLayout()
+    for button in (*extra, close):
+        button.setParent(dialog)
+        button.setAutoDefault(False)
+        row.addWidget(button)
+    box.addLayout(row)
     dialog.resize(900, 600)
     return dialog
 
@@ -147,6 +152,7 @@ class PastAuditsPanel(QWidget):
         self.verify_cancel.setVisible(False)
         self.verify_dialog: QDialog | None = None
         self.verify_handle: TaskHandle | None = None
+        self.verified: Any = None  # the last VerifyOutcome
         self.name_button.setToolTip("Give the selected audit a name (\"before the driver update\")")
         self.delete_button = QPushButton("Delete…")
         self.refresh_button = QPushButton("Refresh")
@@ -415,8 +421,13 @@ class PastAuditsPanel(QWidget):
         from nicadvisor.report.plan_check import check_lines
 
         check = outcome.check
+        self.verified = outcome
+        save = QPushButton("Save record (PDF and JSON)…")
+        save.setToolTip("The one-page post-change record for the change ticket, linked to this audit by its id and "
+                        "SHA-256")
+        save.clicked.connect(self._ask_record_path)
         dialog = _text_dialog(self, f"Plan of audit #{check.against_id}, verified",
-                              "\n".join(check_lines(check) + [f"note: {n}" for n in check.notes]))
+                              "\n".join(check_lines(check) + [f"note: {n}" for n in check.notes]), save)
         self.verify_dialog = dialog
         dialog.finished.connect(lambda _r: setattr(self, "verify_dialog", None))
         self.status.setText(f"Verified audit #{check.against_id}: {esc(check.summary())}.")
@@ -424,6 +435,37 @@ class PastAuditsPanel(QWidget):
         self.sig_verified.emit(outcome)
         self.refresh()  # the new audit is in the history
         dialog.open()
+
+    @Slot()
+    def _ask_record_path(self) -> None:
+        if self.verified is None:
+            return
+        box = QFileDialog(self, "Save the post-change record", f"verify-audit-{self.verified.check.against_id}.pdf",
+                          "PDF (*.pdf)")
+        box.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        box.fileSelected.connect(self.save_record)
+        box.open()
+
+    @Slot(str)
+    def save_record(self, path: str) -> None:
+        """Write the last verification's record (worker): the PDF at ``path`` and the JSON beside it (``.json``)."""
+        if self.verified is None or not path:
+            return
+        check = self.verified.check
+        pdf = PurePath(path) if path.lower().endswith(".pdf") else PurePath(path + ".pdf")
+
+        def task(_p, _c):
+            from nicadvisor.services.verify import write_record
+
+            return write_record(check, pdf_path=str(pdf), json_path=str(pdf.with_suffix(".json")))
+
+        self._run("record", task, self._on_record_written)
+
+    @Slot(object)
+    def _on_record_written(self, paths: Any) -> None:
+        self.status.setText("Wrote " + esc(", ".join(str(p) for p in paths)) + ".")
+        self._update_buttons()
 
     # --- delete ------------------------------------------------------------------------------------
     @Slot()
