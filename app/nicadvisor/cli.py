@@ -7,7 +7,9 @@ that cannot be written). ``demo`` exits 0 once it ran and printed its verdict (t
 a newcomer's ``setup && nic-advisor demo`` must not look failed), 2 when its reports cannot be written.
 Options that take several values (``--capture A B``) also accumulate when repeated (``--capture A --capture B``).
 ``bench`` exits 0 when tests ran and none is below its expected band (FAIL), 1 when one is (``--mtu-check``: when
-a size did not pass), 2 when none could run or the input is wrong. Every command exits :data:`EXIT_INTERNAL` (3) on
+a size did not pass), 2 when none could run or the input is wrong. ``verify --against ID`` exits 0 when every
+target of the approved plan is done, 1 when one is not done or changed differently, 2 when none is known undone
+but one could not be re-read, or the input is wrong. Every command exits :data:`EXIT_INTERNAL` (3) on
 an internal error (a bug): one sentence on stderr, never a verdict, the reports already written kept; and
 :data:`EXIT_INTERRUPTED` (130) after Ctrl-C.
 """
@@ -593,6 +595,98 @@ def _print_between(outcome, args) -> int:
     return EXIT_READY if outcome.complete else EXIT_INPUT
 
 
+def _stored_live(inputs, args) -> dict:
+    """The live targets of the approved audit's stored inputs (``verify`` without new inputs), built with the same
+    password and trust rules as ``audit`` (:func:`nicadvisor.cli_live.build_targets`), one build per SSH kind.
+    Raises LiveArgsError."""
+    from nicadvisor.cli_live import LiveArgsError, build_targets
+
+    if (inputs.vcenter or inputs.nsx) and not args.user:
+        raise LiveArgsError(f"the approved audit read {', '.join(inputs.vcenter + inputs.nsx)}: give --user")
+    live: dict = {"vsphere": (), "ssh": (), "nsx": ()}
+    kinds = sorted({kind for _spec, kind in inputs.ssh}) or ["esxi"]
+    for i, kind in enumerate(kinds):
+        built = build_targets(argparse.Namespace(**{
+            **vars(args), "vcenter": list(inputs.vcenter) if i == 0 else None,
+            "nsx": list(inputs.nsx) if i == 0 else None, "kind": kind,
+            "ssh": [spec for spec, k in inputs.ssh if k == kind]}))
+        for key, value in built.items():
+            live[key] = tuple(live.get(key, ())) + tuple(value)
+    return live
+
+
+def cmd_verify(args) -> int:
+    """``nic-advisor verify --against ID``: audit the approved audit's targets again (or the new inputs given), run
+    its TEP mesh again, and say per plan item done / not done / changed differently / not re-read; write the
+    post-change record (``--json``, ``--pdf``). Exit 0 all done, 1 something not done or changed differently, 2
+    something not re-read (and nothing known undone) or a usage error."""
+    from nicadvisor.cancel import Cancelled
+    from nicadvisor.cli_live import LiveArgsError, ask_host_key_on_terminal, build_targets
+    from nicadvisor.services.audit import AuditRequest
+    from nicadvisor.services.verify import load_approved, stored_inputs, verify_plan, write_record
+    from nicadvisor.store import AuditNotFound
+
+    if args.bench and not args.yes:
+        print("nic-advisor verify: --bench changes the hosts while it runs (every change undone after): confirm "
+              "with --yes", file=sys.stderr)
+        return EXIT_INPUT
+    store = _open_store()
+    if store is None:
+        return EXIT_INPUT
+    try:
+        try:
+            approved = load_approved(store, args.against)
+        except AuditNotFound as exc:
+            print(f"nic-advisor verify: {exc} (list them with: nic-advisor history)", file=sys.stderr)
+            return EXIT_INPUT
+        given = args.demo or args.capture or args.local or args.vcenter or args.ssh or args.nsx
+        try:
+            if given:
+                live = build_targets(args)
+                request = AuditRequest(demo=args.demo, capture_paths=tuple(args.capture or ()), local=args.local,
+                                       ask_host_key=ask_host_key_on_terminal, **live)
+            else:
+                inputs = stored_inputs(approved[0])
+                live = _stored_live(inputs, args) if inputs.live else {}
+                request = AuditRequest(capture_paths=inputs.capture_paths, local=inputs.local,
+                                       ask_host_key=ask_host_key_on_terminal, **live)
+        except LiveArgsError as exc:
+            print(f"nic-advisor verify: {exc}", file=sys.stderr)
+            return EXIT_INPUT
+        if not (request.capture_paths or request.local or request.live_targets or request.demo):
+            print(f"nic-advisor verify: audit #{args.against} names no input to read again: give --capture, "
+                  "--local, --ssh, --vcenter or --nsx", file=sys.stderr)
+            return EXIT_INPUT
+        cancel = threading.Event()
+        try:
+            with _cancel_on_signals(cancel):
+                outcome = verify_plan(store, args.against, request, progress=None if args.quiet else _stderr_progress,
+                                      cancel=cancel, rerun_bench=args.bench, approved=approved)
+        except Cancelled:
+            print("nic-advisor verify: cancelled; no record was written", file=sys.stderr)
+            return EXIT_INTERRUPTED
+    finally:
+        store.close()
+    from nicadvisor.report.plan_check import check_lines
+
+    check = outcome.check
+    lines = check_lines(check)
+    for line in lines[:-1]:
+        print(line)
+    for note in check.notes:
+        print(f"nic-advisor verify: {note}", file=sys.stderr)
+    for p in outcome.audit.inputs_not_understood:
+        print(f"input {p.source}: {p.message}", file=sys.stderr)
+    print(lines[-1])
+    try:
+        for path in write_record(check, json_path=args.json, pdf_path=args.pdf):
+            print(f"wrote {path}")
+    except OSError as exc:
+        print(f"nic-advisor: cannot write {exc.filename or 'the record'}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_INPUT
+    return check.exit_code
+
+
 def _has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
@@ -828,6 +922,25 @@ def build_parser() -> argparse.ArgumentParser:
                        help="neither look up the hosts' audit nor store the results (expected values then come only "
                             "from a tc tbf read on a sender)")
     b.set_defaults(func=cmd_bench)
+
+    ver = sub.add_parser("verify", help="after the change: check an approved audit's plan on the same hosts, item by "
+                                        "item (done, not done, changed differently, not re-read), and write the "
+                                        "post-change record")
+    ver.add_argument("--against", type=int, required=True, metavar="AUDIT_ID",
+                     help="the approved audit (its id in: nic-advisor history)")
+    vsrc = ver.add_argument_group("new inputs (default: the approved audit's own inputs, read again)")
+    vsrc.add_argument("--demo", action="store_true", help=argparse.SUPPRESS)
+    vsrc.add_argument("--capture", nargs="+", action="extend", metavar="PATH", help="new capture folders/files")
+    vsrc.add_argument("--local", action="store_true", help="this machine's interfaces (read-only)")
+    ver.add_argument("--json", type=Path, metavar="FILE", help="write the post-change record as JSON")
+    ver.add_argument("--pdf", type=Path, metavar="FILE", help="write the one-page post-change record as PDF")
+    ver.add_argument("--bench", action="store_true",
+                     help="also run the approved audit's benchmark again (it changes the hosts while it runs; every "
+                          "change is undone after)")
+    ver.add_argument("--yes", action="store_true", help="with --bench: make its changes without asking")
+    ver.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    add_arguments(ver)
+    ver.set_defaults(func=cmd_verify)
 
     c = sub.add_parser("collect-script", help="the read-only collector script (POSIX sh) for ESXi or Linux hosts: it "
                                               "runs the commands the SSH collector runs and writes their outputs for "

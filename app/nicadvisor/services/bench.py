@@ -10,6 +10,7 @@ or killed earlier run left, and always undoes its own changes before returning o
 """
 from __future__ import annotations
 
+import re
 import socket
 import threading
 from dataclasses import dataclass, replace
@@ -134,6 +135,18 @@ def _where(path: str, pair: NetnsPair | None) -> str:
         return (f"two network namespaces on {machine} joined by a veth pair (MTU {pair.mtu or 'default'}{shaped}): "
                 "the machine running NIC Advisor, not an audited host")
     return f"127.0.0.1 → 127.0.0.1 on {machine}: the machine running NIC Advisor, not an audited host"
+
+
+_WHERE_NETNS = re.compile(r"joined by a veth pair \(MTU (\d+|default)(?:, shaped to (\d+) Mbit/s)?\)")
+
+
+def path_of_where(endpoints: str) -> tuple[int | None, int | None]:
+    """``(rate_mbit, mtu)`` of a netns result's ``endpoints`` as :func:`_where` words it (None: unshaped, default
+    MTU, or not a netns result): what a run must set again to measure the same path (``verify --bench``). Pure."""
+    m = _WHERE_NETNS.search(endpoints or "")
+    if m is None:
+        return None, None
+    return (int(m.group(2)) if m.group(2) else None), (int(m.group(1)) if m.group(1).isdigit() else None)
 
 
 def run_quick_bench(request: BenchRequest, progress: Progress | None = None,

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractButton, QAbstractItemView, QDialog, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit, QMessageBox,
+    QAbstractButton, QAbstractItemView, QDialog, QFileDialog, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QLineEdit, QMessageBox,
     QPushButton, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget,
 )
 
@@ -70,6 +70,29 @@ def _demo_dir() -> str | None:
     return str(demo_lab_dir())
 
 
+def _text_dialog(parent: QWidget, title: str, text: str, *extra: QPushButton) -> QDialog:
+    """A non-modal dialog showing ``text`` (plain) with the ``extra`` buttons and a Close button, none of them the
+    default; deleted on close. The caller opens it."""
+    dialog = QDialog(parent)
+    dialog.setWindowTitle(title)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+    view = QTextBrowser(dialog)
+    view.setPlainText(text)
+    close = QPushButton("Close", dialog)
+    close.setAutoDefault(False)
+    close.clicked.connect(dialog.close)
+    box = QVBoxLayout(dialog)
+    box.addWidget(view)
+    row = QHBoxLayout()
+    for button in (*extra, close):
+        button.setParent(dialog)
+        button.setAutoDefault(False)
+        row.addWidget(button)
+    box.addLayout(row)
+    dialog.resize(900, 600)
+    return dialog
+
+
 class PastAuditsPanel(QWidget):
     """Lists ``state.store.list_audits()`` newest first: date, status, verdict, hosts, pNICs, errors, warnings,
     inputs.
@@ -86,12 +109,15 @@ class PastAuditsPanel(QWidget):
         sig_loaded(object): an audit was loaded (``nicadvisor.model.Audit`` with ``history_id`` set).
         sig_deleted(int): the audit with this id was deleted.
         sig_failed(str): reading, loading or deleting failed; the message is also shown in :attr:`status`.
+        sig_verified(object): "Verify a past plan" finished
+            (:class:`nicadvisor.services.verify.VerifyOutcome`; its lines are in :attr:`verify_dialog`).
     """
 
     sig_listed = Signal(int)
     sig_loaded = Signal(object)
     sig_deleted = Signal(int)
     sig_failed = Signal(str)
+    sig_verified = Signal(object)
 
     def __init__(self, state: WizardState, runner: TaskRunner, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -118,6 +144,15 @@ class PastAuditsPanel(QWidget):
         self.compare_button = QPushButton("Compare")
         self.compare_button.setToolTip("Select two audits (Ctrl+click): what changed from the older to the newer")
         self.name_button = QPushButton("Name…")
+        self.verify_button = QPushButton("Verify a past plan")
+        self.verify_button.setToolTip("After the change: read this audit's inputs again and check each item of its "
+                                      "plan (done, not done, changed differently, not re-read)")
+        self.verify_cancel = QPushButton("Stop verifying")
+        self.verify_cancel.setAutoDefault(False)  # never the default: Enter must not stop a running check
+        self.verify_cancel.setVisible(False)
+        self.verify_dialog: QDialog | None = None
+        self.verify_handle: TaskHandle | None = None
+        self.verified: Any = None  # the last VerifyOutcome
         self.name_button.setToolTip("Give the selected audit a name (\"before the driver update\")")
         self.delete_button = QPushButton("Delete…")
         self.refresh_button = QPushButton("Refresh")
@@ -130,7 +165,8 @@ class PastAuditsPanel(QWidget):
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         buttons = QHBoxLayout()
-        for b in (self.open_button, self.compare_button, self.name_button, self.delete_button, self.refresh_button):
+        for b in (self.open_button, self.compare_button, self.name_button, self.verify_button, self.verify_cancel,
+                  self.delete_button, self.refresh_button):
             buttons.addWidget(b)
         buttons.addWidget(self.search)
         buttons.addWidget(self.status, 1)
@@ -143,6 +179,8 @@ class PastAuditsPanel(QWidget):
         self.open_button.clicked.connect(self.open_selected)
         self.compare_button.clicked.connect(self.compare_selected)
         self.name_button.clicked.connect(self.name_selected)
+        self.verify_button.clicked.connect(self.verify_selected)
+        self.verify_cancel.clicked.connect(self.cancel_verify)
         self.search.textChanged.connect(self._apply_search)
         self.delete_button.clicked.connect(self.delete_selected)
         self.refresh_button.clicked.connect(self.refresh)
@@ -204,6 +242,7 @@ class PastAuditsPanel(QWidget):
         self.name_button.setEnabled(len(ids) == 1)
         self.delete_button.setEnabled(len(ids) == 1)
         self.compare_button.setEnabled(len(ids) == 2)
+        self.verify_button.setEnabled(len(ids) == 1)
 
     def _run(self, name: str, fn, on_done) -> TaskHandle:
         handle = self.runner.prepare(f"history-{name}", fn)
@@ -295,18 +334,7 @@ class PastAuditsPanel(QWidget):
         from nicadvisor.model.diff import diff_lines
 
         before, after, diff = result
-        dialog = QDialog(self)
-        dialog.setWindowTitle(f"Audit #{before} → #{after}")
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
-        view = QTextBrowser(dialog)
-        view.setPlainText("\n".join(diff_lines(diff)))
-        close = QPushButton("Close", dialog)
-        close.setAutoDefault(False)
-        close.clicked.connect(dialog.close)
-        box = QVBoxLayout(dialog)
-        box.addWidget(view)
-        box.addWidget(close)
-        dialog.resize(900, 600)
+        dialog = _text_dialog(self, f"Audit #{before} → #{after}", "\n".join(diff_lines(diff)))
         self.compare_dialog = dialog
         dialog.finished.connect(lambda _r: setattr(self, "compare_dialog", None))
         self.status.setText(f"Compared audit #{before} with #{after}.")
@@ -349,6 +377,95 @@ class PastAuditsPanel(QWidget):
         self.status.setText(f"Opened audit #{audit.history_id}: {len(audit.hosts)} host(s).")
         self._update_buttons()
         self.sig_loaded.emit(audit)
+
+    # --- verify a past plan ----------------------------------------------------------------------
+    @Slot()
+    def verify_selected(self) -> None:
+        """Read the selected audit's inputs again and check its plan (worker, with progress in :attr:`status` and
+        :attr:`verify_cancel`); the result opens in :attr:`verify_dialog` and :attr:`sig_verified` carries it. Live
+        targets need the CLI (their passwords): ``nic-advisor verify --against ID``."""
+        audit_id, store = self.selected_id(), self.state.store
+        if audit_id is None or store is None or self._busy():
+            return
+        self.status.setText(f"Verifying the plan of audit #{audit_id}…")
+
+        def task(progress, cancel):
+            from nicadvisor.services.audit import AuditRequest
+            from nicadvisor.services.verify import load_approved, stored_inputs, verify_plan
+
+            approved = load_approved(store, audit_id)
+            inputs = stored_inputs(approved[0])
+            if inputs.live:
+                raise ValueError(f"audit #{audit_id} read live targets: verify it with their passwords on the "
+                                 f"command line (nic-advisor verify --against {audit_id})")
+            request = AuditRequest(capture_paths=inputs.capture_paths, local=inputs.local)
+            return verify_plan(store, audit_id, request, progress=progress, cancel=cancel, approved=approved)
+
+        handle = self._run("verify", task, self._on_verified)
+        self.verify_handle = handle
+        handle.sig_progress.connect(
+            lambda f, m, i=audit_id: self.status.setText(f"Verifying audit #{i}: {f * 100:.0f} % {esc(m)}"))
+        for end in (handle.sig_finished, handle.sig_failed, handle.sig_cancelled):
+            end.connect(lambda *_a: self.verify_cancel.setVisible(False))
+        handle.sig_cancelled.connect(lambda: self.status.setText("Verification stopped; no record was made."))
+        self.verify_cancel.setVisible(True)
+
+    @Slot()
+    def cancel_verify(self) -> None:
+        """Stop a running verification (the audit it was reading stops at its next step)."""
+        if self.verify_handle is not None and not self.verify_handle.done:
+            self.verify_handle.cancel()
+
+    @Slot(object)
+    def _on_verified(self, outcome: Any) -> None:
+        from nicadvisor.report.plan_check import check_lines
+
+        check = outcome.check
+        self.verified = outcome
+        save = QPushButton("Save record (PDF and JSON)…")
+        save.setToolTip("The one-page post-change record for the change ticket, linked to this audit by its id and "
+                        "SHA-256")
+        save.clicked.connect(self._ask_record_path)
+        dialog = _text_dialog(self, f"Plan of audit #{check.against_id}, verified",
+                              "\n".join(check_lines(check) + [f"note: {n}" for n in check.notes]), save)
+        self.verify_dialog = dialog
+        dialog.finished.connect(lambda _r: setattr(self, "verify_dialog", None))
+        self.status.setText(f"Verified audit #{check.against_id}: {esc(check.summary())}.")
+        self._update_buttons()
+        self.sig_verified.emit(outcome)
+        self.refresh()  # the new audit is in the history
+        dialog.open()
+
+    @Slot()
+    def _ask_record_path(self) -> None:
+        if self.verified is None:
+            return
+        box = QFileDialog(self, "Save the post-change record", f"verify-audit-{self.verified.check.against_id}.pdf",
+                          "PDF (*.pdf)")
+        box.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose, True)
+        box.fileSelected.connect(self.save_record)
+        box.open()
+
+    @Slot(str)
+    def save_record(self, path: str) -> None:
+        """Write the last verification's record (worker): the PDF at ``path`` and the JSON beside it (``.json``)."""
+        if self.verified is None or not path:
+            return
+        check = self.verified.check
+        pdf = PurePath(path) if path.lower().endswith(".pdf") else PurePath(path + ".pdf")
+
+        def task(_p, _c):
+            from nicadvisor.services.verify import write_record
+
+            return write_record(check, pdf_path=str(pdf), json_path=str(pdf.with_suffix(".json")))
+
+        self._run("record", task, self._on_record_written)
+
+    @Slot(object)
+    def _on_record_written(self, paths: Any) -> None:
+        self.status.setText("Wrote " + esc(", ".join(str(p) for p in paths)) + ".")
+        self._update_buttons()
 
     # --- delete ------------------------------------------------------------------------------------
     @Slot()
