@@ -138,6 +138,8 @@ _PCI_IDS = _p("pci_address", "is_physical", "vid", "did", "svid", "ssid")
 _COALESCE = _p("coalesce_adaptive_rx", "coalesce_rx_usecs", "coalesce_rx_frames", "coalesce_tx_usecs",
                "coalesce_tx_frames")
 _QUEUES = _p("rx_queues", "tx_queues")
+#: The PCIe link of a pNIC: negotiated (Link Status) and capable (Link Capabilities) speed and width.
+_PCIE_LINK = _p("pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable")
 _MODULE = ("module.version", "module.parameters", "module.options")
 #: Every Linux reader marks a bond or a VLAN sub-interface it names a pseudo device (registry ``_mark_pseudo``).
 _PSEUDO = _p("is_physical")
@@ -191,6 +193,16 @@ CATALOGUE: tuple[Command, ...] = (
             bundle_files=("commands/esxcfg-vswitch_-l.txt",), source="§5"),
     Command("lspci -p", "esxi", "host", "lspci -p", _PCI_IDS + _p("driver"), run=True, optional=True,
             bundle_files=("commands/lspci_-p.txt",), source="§3"),
+    # the PCIe link: the hex dump of each function's standard configuration space (ESXi's lspci -h: "-d --dump
+    # Print hex dump of the standard config space"), decoded by nicadvisor.parsers.pcie_config
+    Command("lspci -d", "esxi", "host", "lspci -d", _PCI_IDS + _PCIE_LINK, learn=_PCIE_LINK, run=True, optional=True,
+            source="§10; esxi-public/8_pcie_link_on_esxi.md (virtualguido.blogspot.com 2016/10 'VMware ESXi - "
+                   "vmkvsitools lspci'; PCI Express Base Specification §7.5.3)"),
+    # the server's slots as SMBIOS lists them (type 9, System Slot: Designation, Bus Width): what each slot offers,
+    # not the negotiated link. Recorded for the reader (a bundle holds it too: commands/smbiosDump.txt); no parser reads
+    # it, since no public output of it was found to test one on, and it never decides the PCIe cell alone
+    Command("smbiosDump", "esxi", "host", None, (), run=True, optional=True,
+            source="§10 (c); vm-support-bundles.md (hardware.mfx /sbin/smbiosDump → commands/smbiosDump.txt)"),
     Command("vmware -vl", "esxi", "host", "vmware -vl",
             ("host.kind", "host.product_version", "host.build", "host.product_update"),
             learn=("host.product_version", "host.build", "host.product_update"), run=True,
@@ -228,8 +240,7 @@ CATALOGUE: tuple[Command, ...] = (
     # --- ESXi, read from captures and bundles -------------------------------------------------------------------
     Command("nicinfo.sh", "esxi", "host", "nicinfo.sh", _NIC_ROW + _p("driver_version", "firmware_version") + _QUEUES,
             bundle_files=("commands/nicinfo.sh.txt",), kind_mark="nicinfo.sh", source="vm-support-bundles.md §1.3"),
-    # ESXi's lspci -v prints no PCIe link capabilities, and no ESXi command with a public output does (§10): an
-    # unknown PCIe cell of an ESXi host names no command
+    # ESXi's lspci -v prints no PCIe link capabilities: lspci -d (above) dumps the registers that hold it
     Command("lspci -v", "esxi", "host", "lspci -v", _PCI_IDS + _p("description"),
             bundle_files=("commands/lspci_-v.txt",), source="§3, §10"),
     Command("lspci -n", "esxi", "host", "lspci -n", _PCI_IDS, source="§3"),
@@ -319,6 +330,9 @@ CATALOGUE: tuple[Command, ...] = (
     Command("ip link show {nic}", "linux", "pnic", "ip link show", _p("mtu", "mac", "admin_up", "link_up",
                                                                        "is_physical", "pci_address"),
             source="ip-link(8)"),
+    Command("lspci -xxx -s {pci}", "linux", "pnic", "lspci -xxx", _PCI_IDS + _PCIE_LINK, root=True,
+            source="§10 (lspci(8) -xxx: the whole standard configuration space, root only), decoded by "
+                   "nicadvisor.parsers.pcie_config"),
     Command("lspci -vv -s {pci}", "linux", "pnic", "lspci -vv",
             _p("description", "driver", "numa_node", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts",
                "pcie_width_capable", "vid", "did", "svid", "ssid", "pci_address"),
