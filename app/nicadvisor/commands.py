@@ -331,6 +331,7 @@ CATALOGUE: tuple[Command, ...] = (
                                                                        "is_physical", "pci_address"),
             source="ip-link(8)"),
     Command("lspci -xxx -s {pci}", "linux", "pnic", "lspci -xxx", _PCI_IDS + _PCIE_LINK, root=True,
+            kind_mark="lspci -x",
             source="§10 (lspci(8) -xxx: the whole standard configuration space, root only), decoded by "
                    "nicadvisor.parsers.pcie_config"),
     Command("lspci -vv -s {pci}", "linux", "pnic", "lspci -vv",
