@@ -199,9 +199,9 @@ CATALOGUE: tuple[Command, ...] = (
             source="§10; esxi-public/8_pcie_link_on_esxi.md (virtualguido.blogspot.com 2016/10 'VMware ESXi - "
                    "vmkvsitools lspci'; PCI Express Base Specification §7.5.3)"),
     # the server's slots as SMBIOS lists them (type 9, System Slot: Designation, Bus Width): what each slot offers,
-    # not the negotiated link. Recorded for the reader (a bundle holds it too: commands/smbiosDump.txt); no parser reads
-    # it, since no public output of it was found to test one on, and it never decides the PCIe cell alone
-    Command("smbiosDump", "esxi", "host", None, (), run=True, optional=True,
+    # not the negotiated link, so records only: it never decides the PCIe cell
+    Command("smbiosDump", "esxi", "host", "smbiosDump", (), run=True, optional=True,
+            bundle_files=("commands/smbiosDump.txt",),
             source="§10 (c); vm-support-bundles.md (hardware.mfx /sbin/smbiosDump → commands/smbiosDump.txt)"),
     Command("vmware -vl", "esxi", "host", "vmware -vl",
             ("host.kind", "host.product_version", "host.build", "host.product_update"),

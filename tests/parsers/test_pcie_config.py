@@ -99,3 +99,10 @@ def test_a_dump_that_stops_before_the_express_capability_says_so():
     (result,) = parse_output("lspci -x -s 07:00.0", first_64_bytes)
     assert "pcie_width" not in result.pnics["pci:0000:07:00.0"]
     assert any("64 bytes" in n for n in result.notes)
+
+
+def test_smbiosdump_slots_are_records_of_what_each_slot_offers_never_a_link():
+    (result,) = parse_capture("esxi_smbiosDump_egrep_slot_bus_width_pmdaddy_partial.txt")
+    assert result.family == "smbiosDump" and not result.pnics
+    slots = [(r["designation"], r["bus_width"], r["slot_id"]) for r in result.records]
+    assert slots == [("Slot 5", 16, 5), ("Slot 6", 16, 6), ("Slot 4", 8, 4), ("Slot 7 RAID", None, None)]
