@@ -106,3 +106,14 @@ def test_smbiosdump_slots_are_records_of_what_each_slot_offers_never_a_link():
     assert result.family == "smbiosDump" and not result.pnics
     slots = [(r["designation"], r["bus_width"], r["slot_id"]) for r in result.records]
     assert slots == [("Slot 5", 16, 5), ("Slot 6", 16, 6), ("Slot 4", 8, 4), ("Slot 7 RAID", None, None)]
+
+
+def test_a_capability_list_that_loops_ends_with_a_sentence_not_a_hang():
+    """A damaged copy of the real X710 dump (its MSI capability at 0x50 pointing back to 0x40): the walk stops at the
+    first pointer it has seen and says so; nothing is invented."""
+    cap = local_capture("linux_lspci-xxx-s_x710_bypass_04.00.0_04.00.1_header_wrapped_vpp_notes.txt")
+    damaged = cap.text.replace("50: 05 70 80 01", "50: 05 40 80 01")
+    (result,) = parse_output("lspci -xxx -s 04:00.0", damaged)
+    facts = result.pnics["pci:0000:04:00.0"]
+    assert "pcie_width" not in facts and facts["did"].value == "1572"
+    assert any("broken at 0x40" in n for n in result.notes)
