@@ -40,9 +40,10 @@ from dataclasses import dataclass
 PLATFORMS = ("esxi", "linux", "vsphere", "nsx")
 """Where a command runs: an ESXi host's shell, a Linux host's, the vSphere API (vCenter or ESXi), NSX (Manager API,
 Edge CLI)."""
-SCOPES = ("host", "pnic", "vmknic", "module")
+SCOPES = ("host", "pnic", "vmknic", "module", "function")
 """What one run of a command is about: the host, one pNIC (``{nic}``), one vmknic (``{vmk}``), one driver module
-(``{module}``)."""
+(``{module}``), one pNIC's PCI function (``{seg}``/``{bus}``/``{slot}``/``{func}``: its address in decimal, as vsish
+names the nodes under ``/hardware/pci``)."""
 #: The host kind a platform's commands tell (:func:`kind_of_command`).
 HOST_KIND = {"esxi": "esxi", "vsphere": "esxi", "linux": "linux"}
 
@@ -230,6 +231,12 @@ CATALOGUE: tuple[Command, ...] = (
     Command("vsish -e get /net/pNics/{nic}/rxqueues/info", "esxi", "pnic", "vsish rxqueues info",
             _p("geneve_rx_filter", "lro", "rss", "rx_queues_max", "rx_queues"),
             learn=_p("geneve_rx_filter", "rss"), run=True, optional=True, source="§7"),
+    # the vmkernel's view of each pNIC's PCI function (its NUMA node; public pci2numa scripts read its 'Numa node:' line):
+    # the vsish nodes are named by the address in decimal (vbondzio/sowasvonunsupported pci2numa.sh converts them back
+    # with printf "%02x"). No public output of the node was found: recorded, its Numa node line read
+    Command("vsish -e get /hardware/pci/seg/{seg}/bus/{bus}/slot/{slot}/func/{func}/pciConfigHeader", "esxi",
+            "function", "vsish pciConfigHeader", _p("numa_node"), run=True, optional=True,
+            source="§10 (b); esxi-public/8_pcie_link_on_esxi.md (pci2numa.sh, github.com/vbondzio/sowasvonunsupported)"),
     Command("esxcli system module parameters list -m {module}", "esxi", "module",
             "esxcli system module parameters list", ("module.parameters", "module.options"), run=True,
             optional=True, esxcli_api=("system", "module", "parameters", "list"), source="§7, §9"),
