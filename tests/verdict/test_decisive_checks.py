@@ -261,3 +261,17 @@ def test_an_esxi_host_whose_pcie_link_lspci_d_reads_is_ready():
             p.set_fact(fact, value.value, Evidence("lspci -d", value.line, "pciutils cap-aer-root"))
     v = host_verdict(h, judge([h], guide=None))
     assert v.status == READY and not v.finish, v.reason
+
+
+def test_no_text_says_no_esxi_command_shows_the_pcie_link():
+    """Issue 24 §1: ESXi's lspci -d dumps the configuration space that holds the link; the README, the JSON
+    documentation and the report legend say so, and none of them says the link cannot be read on the host."""
+    from nicadvisor.report.legend import PCIE_ON_ESXI
+
+    assert "lspci -d" in PCIE_ON_ESXI
+    for path in (REPO / "README.md", REPO / "docs" / "json-output.md"):
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        assert "lspci -d" in text, path
+        for wrong in ("no read-only ESXi command", "shows a pNIC's PCIe link in no read-only command",
+                      "no read-only command shows a pNIC's PCIe link"):
+            assert wrong not in text, (path, wrong)
