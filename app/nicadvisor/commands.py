@@ -40,9 +40,10 @@ from dataclasses import dataclass
 PLATFORMS = ("esxi", "linux", "vsphere", "nsx")
 """Where a command runs: an ESXi host's shell, a Linux host's, the vSphere API (vCenter or ESXi), NSX (Manager API,
 Edge CLI)."""
-SCOPES = ("host", "pnic", "vmknic", "module")
+SCOPES = ("host", "pnic", "vmknic", "module", "function")
 """What one run of a command is about: the host, one pNIC (``{nic}``), one vmknic (``{vmk}``), one driver module
-(``{module}``)."""
+(``{module}``), one pNIC's PCI function (``{seg}``/``{bus}``/``{slot}``/``{func}``: its address in decimal, as vsish
+names the nodes under ``/hardware/pci``)."""
 #: The host kind a platform's commands tell (:func:`kind_of_command`).
 HOST_KIND = {"esxi": "esxi", "vsphere": "esxi", "linux": "linux"}
 
@@ -138,6 +139,8 @@ _PCI_IDS = _p("pci_address", "is_physical", "vid", "did", "svid", "ssid")
 _COALESCE = _p("coalesce_adaptive_rx", "coalesce_rx_usecs", "coalesce_rx_frames", "coalesce_tx_usecs",
                "coalesce_tx_frames")
 _QUEUES = _p("rx_queues", "tx_queues")
+#: The PCIe link of a pNIC: negotiated (Link Status) and capable (Link Capabilities) speed and width.
+_PCIE_LINK = _p("pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable")
 _MODULE = ("module.version", "module.parameters", "module.options")
 #: Every Linux reader marks a bond or a VLAN sub-interface it names a pseudo device (registry ``_mark_pseudo``).
 _PSEUDO = _p("is_physical")
@@ -191,6 +194,16 @@ CATALOGUE: tuple[Command, ...] = (
             bundle_files=("commands/esxcfg-vswitch_-l.txt",), source="§5"),
     Command("lspci -p", "esxi", "host", "lspci -p", _PCI_IDS + _p("driver"), run=True, optional=True,
             bundle_files=("commands/lspci_-p.txt",), source="§3"),
+    # the PCIe link: the hex dump of each function's standard configuration space (ESXi's lspci -h: "-d --dump
+    # Print hex dump of the standard config space"), decoded by nicadvisor.parsers.pcie_config
+    Command("lspci -d", "esxi", "host", "lspci -d", _PCI_IDS + _PCIE_LINK, learn=_PCIE_LINK, run=True, optional=True,
+            source="§10; esxi-public/8_pcie_link_on_esxi.md (virtualguido.blogspot.com 2016/10 'VMware ESXi - "
+                   "vmkvsitools lspci'; PCI Express Base Specification §7.5.3)"),
+    # the server's slots as SMBIOS lists them (type 9, System Slot: Designation, Bus Width): what each slot offers,
+    # not the negotiated link, so records only: it never decides the PCIe cell
+    Command("smbiosDump", "esxi", "host", "smbiosDump", (), run=True, optional=True,
+            bundle_files=("commands/smbiosDump.txt",),
+            source="§10 (c); vm-support-bundles.md (hardware.mfx /sbin/smbiosDump → commands/smbiosDump.txt)"),
     Command("vmware -vl", "esxi", "host", "vmware -vl",
             ("host.kind", "host.product_version", "host.build", "host.product_update"),
             learn=("host.product_version", "host.build", "host.product_update"), run=True,
@@ -218,6 +231,12 @@ CATALOGUE: tuple[Command, ...] = (
     Command("vsish -e get /net/pNics/{nic}/rxqueues/info", "esxi", "pnic", "vsish rxqueues info",
             _p("geneve_rx_filter", "lro", "rss", "rx_queues_max", "rx_queues"),
             learn=_p("geneve_rx_filter", "rss"), run=True, optional=True, source="§7"),
+    # the vmkernel's view of each pNIC's PCI function (its NUMA node; public pci2numa scripts read its 'Numa node:' line):
+    # the vsish nodes are named by the address in decimal (vbondzio/sowasvonunsupported pci2numa.sh converts them back
+    # with printf "%02x"). No public output of the node was found: recorded, its Numa node line read
+    Command("vsish -e get /hardware/pci/seg/{seg}/bus/{bus}/slot/{slot}/func/{func}/pciConfigHeader", "esxi",
+            "function", "vsish pciConfigHeader", _p("numa_node"), run=True, optional=True,
+            source="§10 (b); esxi-public/8_pcie_link_on_esxi.md (pci2numa.sh, github.com/vbondzio/sowasvonunsupported)"),
     Command("esxcli system module parameters list -m {module}", "esxi", "module",
             "esxcli system module parameters list", ("module.parameters", "module.options"), run=True,
             optional=True, esxcli_api=("system", "module", "parameters", "list"), source="§7, §9"),
@@ -228,8 +247,7 @@ CATALOGUE: tuple[Command, ...] = (
     # --- ESXi, read from captures and bundles -------------------------------------------------------------------
     Command("nicinfo.sh", "esxi", "host", "nicinfo.sh", _NIC_ROW + _p("driver_version", "firmware_version") + _QUEUES,
             bundle_files=("commands/nicinfo.sh.txt",), kind_mark="nicinfo.sh", source="vm-support-bundles.md §1.3"),
-    # ESXi's lspci -v prints no PCIe link capabilities, and no ESXi command with a public output does (§10): an
-    # unknown PCIe cell of an ESXi host names no command
+    # ESXi's lspci -v prints no PCIe link capabilities: lspci -d (above) dumps the registers that hold it
     Command("lspci -v", "esxi", "host", "lspci -v", _PCI_IDS + _p("description"),
             bundle_files=("commands/lspci_-v.txt",), source="§3, §10"),
     Command("lspci -n", "esxi", "host", "lspci -n", _PCI_IDS, source="§3"),
@@ -319,6 +337,10 @@ CATALOGUE: tuple[Command, ...] = (
     Command("ip link show {nic}", "linux", "pnic", "ip link show", _p("mtu", "mac", "admin_up", "link_up",
                                                                        "is_physical", "pci_address"),
             source="ip-link(8)"),
+    Command("lspci -xxx -s {pci}", "linux", "pnic", "lspci -xxx", _PCI_IDS + _PCIE_LINK, root=True,
+            kind_mark="lspci -x",
+            source="§10 (lspci(8) -xxx: the whole standard configuration space, root only), decoded by "
+                   "nicadvisor.parsers.pcie_config"),
     Command("lspci -vv -s {pci}", "linux", "pnic", "lspci -vv",
             _p("description", "driver", "numa_node", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts",
                "pcie_width_capable", "vid", "did", "svid", "ssid", "pci_address"),

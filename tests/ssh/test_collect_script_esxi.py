@@ -68,6 +68,15 @@ def test_script_output_audits_like_the_ssh_collector(shell, tmp_path, no_faults,
     # what the recorded outputs decide is decided; every command without a recorded output is listed as not run,
     # with the exit status and the error the fake printed
     assert {p.name for p in script_host.pnics} == {"vmnic0", "vmnic1", "vmnic2", "vmnic3"}
+    # each pNIC's PCI function is read under /hardware/pci by its address in decimal (issue 24 §1), by both
+    headers = [cap.command for cap in hosts[0].captures if cap.command.endswith("/pciConfigHeader")]
+    want = set()
+    for p in script_host.pnics:
+        seg, bus, rest = p.pci_address.split(":")
+        slot, func = rest.split(".")
+        want.add(f"vsish -e get /hardware/pci/seg/{int(seg, 16)}/bus/{int(bus, 16)}/slot/{int(slot, 16)}/func/"
+                 f"{int(func)}/pciConfigHeader")
+    assert set(headers) == want and len(headers) == 4
     answered = set(TABLE) | {"esxcli network nic list"}
     not_run = {n.command: n for n in script_host.not_run}
     for cap in hosts[0].captures:
@@ -144,7 +153,8 @@ def test_a_missing_tool_is_absent_in_words_that_do_not_name_the_script(shell, tm
         (inputs,), _ = gather([next((base / "out").iterdir())])
         host, _, _ = assemble_host(inputs)
         vsish = [n for n in host.not_run if n.command.startswith("vsish ")]
-        assert len(vsish) == 8 and {n.reason for n in vsish} == {"absent"}
+        # two per pNIC (/net/pNics/…), and one per pNIC's PCI function (/hardware/pci/…/pciConfigHeader)
+        assert len(vsish) == 8 + 4 and {n.reason for n in vsish} == {"absent"}
         details.append([(n.command, n.detail) for n in host.not_run])
     assert details[0] == details[1]
     assert {d for c, d in details[0] if c.startswith("vsish ")} == {exit_note(EXIT_NOT_FOUND, "vsish: not found")}

@@ -12,7 +12,7 @@ from nicadvisor.parsers.registry import parsers_for, split_commands
 
 def test_every_esxi_template_has_a_parser_and_replays_as_one_command():
     for tpl in sc.ESXI_TEMPLATES:
-        argv = sc.esxi_command(tpl, nic="vmnic1000202", module="nmlx5_core")
+        argv = sc.esxi_command(tpl, nic="vmnic1000202", module="nmlx5_core", function="0000:5e:00.1")
         line = sc.check("esxi", argv)
         cmds = split_commands(line)  # the recorded '# command:' header must split back into ONE command
         assert len(cmds) == 1, line
@@ -110,3 +110,17 @@ def test_target_and_spec():
         SshTarget(host="h;reboot", user="root", kind="esxi", password="x")
     with pytest.raises(ValueError):
         SshTarget(host="h", user="root", kind="esxi")  # neither password nor key
+
+
+def test_a_pci_function_is_named_in_decimal_as_vsish_names_it_and_nothing_else_passes():
+    """vsish names the nodes under /hardware/pci by the address in decimal (pci2numa.sh of
+    github.com/vbondzio/sowasvonunsupported converts them back with printf "%02x")."""
+    (tpl,) = sc.esxi_templates("function")
+    argv = sc.esxi_command(tpl, function="0000:5e:00.1")
+    assert argv == ("vsish", "-e", "get", "/hardware/pci/seg/0/bus/94/slot/0/func/1/pciConfigHeader")
+    assert sc.check("esxi", argv) == shlex.join(argv)
+    for bad in ("5e:00.1", "0000:5e:20.0", "0000:5e:00.1;reboot", None):
+        with pytest.raises(sc.CommandRefused):
+            sc.esxi_command(tpl, function=bad)
+    with pytest.raises(sc.CommandRefused):  # a placeholder value that is not a decimal number
+        sc.check("esxi", ("vsish", "-e", "get", "/hardware/pci/seg/0/bus/5e/slot/0/func/1/pciConfigHeader"))

@@ -104,3 +104,40 @@ def test_the_vsan_hcl_names_no_nsx_feature_so_its_listings_warn_of_none(tmp_path
                     driver_version="236.1.128.0-1OEM.800", firmware_version="36.11.73.00", is_physical=True)
     h = Host("esx80", kind="esxi", product_version="8.0.0", build="20513097", pnics=[p])
     assert [f for f in feature_findings([h], data)] == []
+
+
+def test_a_listing_decides_every_pnic_it_matches_not_only_todays_uplinks(tmp_path):
+    """Issue 24 §1: a vCenter-only audit of an E810 host with a guide imported decided vmnic0's Geneve cells from the
+    guide, while vmnic1 (same IDs, driver and release) stayed unknown because it uplinks nothing today; yet the free
+    pNICs are often the ones NSX takes. The listing here is written for this test in the exchange format (a listing
+    that names both Geneve features for the E810-C QSFP, icen 1.8.3.0, ESXi 8.0): what is tested is that it decides
+    both pNICs, not what the real guide lists."""
+    guide = tmp_path / "e810_geneve_listing.csv"
+    guide.write_text("# format: nic-advisor-vcg-exchange 1\n# generated_at: 2026-11-25T06:26:37Z\n"
+                     "vid,did,svid,ssid,vendor,model,release,driver,driver_version,driver_type,firmware,features,link\n"
+                     "8086,1592,,,Intel Corporation,Ethernet Controller E810-C for QSFP,ESXi 8.0,icen,1.8.3.0,,,"
+                     "Geneve-Offload;Geneve-RxFilters,\n", encoding="utf-8")
+    store = tmp_path / "store"
+    apply_import(plan_import([guide], store), store)
+    data = load_dataset(store)
+    pnics = []
+    for name in ("vmnic0", "vmnic1"):
+        p = PhysicalNic(name)
+        for k, v in dict(vid="8086", did="1592", driver="icen", driver_version="1.8.3.0", link_up=True,
+                         link_speed_mbps=100000, mtu=9000, is_physical=True).items():
+            p.set_fact(k, v, _ev(f"{name} {k} = {v}"))
+        pnics.append(p)
+    h = Host("esx80", kind="esxi", pnics=pnics, switches=[Switch("vds-overlay", kind="distributed", mtu=9000,
+                                                                 uplinks=["vmnic0"])])
+    for k, v in dict(product_version="8.0.0", build="20513097", product_update="GA").items():
+        h.set_fact(k, v, _ev(f"{k} = {v}"))
+    assert h.overlay_role(h.pnic("vmnic1")) == "none"  # not an uplink today
+    findings = judge([h], guide=data)
+    listed = {(f.obj, f.category) for f in findings if f.rule_id == "guide-feature-listed"}
+    assert listed == {(n, c) for n in ("vmnic0", "vmnic1") for c in ("geneve_offload", "rx_filter")}
+    rows = {r.pnic: r.cells for r in capability_matrix(h, findings)}
+    for name in ("vmnic0", "vmnic1"):
+        for column in ("geneve_offload", "rx_filter"):
+            assert rows[name][column].status == PASS and "from the compatibility guide" in rows[name][column].text
+    # a pNIC that cannot carry the overlay is not warned about a feature a listing leaves out
+    assert not [f for f in findings if f.rule_id == "guide-feature-not-listed" and f.obj == "vmnic1"]

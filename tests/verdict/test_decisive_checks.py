@@ -23,7 +23,7 @@ from pypdf import PdfReader
 
 from capturetools import FULLY_READ_PNIC, fully_read
 from nicadvisor.cli import main
-from nicadvisor.model import Audit, Host, PhysicalNic, Severity, Switch, VmkernelNic
+from nicadvisor.model import Audit, Evidence, Host, PhysicalNic, Severity, Switch, VmkernelNic
 from nicadvisor.model.readiness import DECISIVE_CHECKS, commands_for
 from nicadvisor.model.references import reference_of
 from nicadvisor.model.verdict import NOT_RATED, NOT_READY, READY, coverage_of, host_verdict
@@ -68,7 +68,7 @@ def test_ready_needs_every_check_and_without_any_one_it_is_not_rated_with_its_co
     assert v.status == READY and v.reason.startswith("all 7 decisive checks made on vmnic2") and not v.finish
     removed = {"link_speed_mbps": "esxcli network nic list", "geneve_offload": "vsish -e get /net/pNics/vmnic2/properties",
                "driver_version": "esxcli network nic get -n vmnic2", "build": "vmware -vl",
-               "pcie_width": "# the PCIe link (speed and width) of an ESXi pNIC is shown by no read-only ESXi command"}
+               "pcie_width": "lspci -d"}
     for fact, command in removed.items():
         h = _ready_host()
         obj = h if fact == "build" else h.pnic("vmnic2")
@@ -236,3 +236,42 @@ def test_coverage_counts_every_physical_pnic_and_the_hosts_rated():
     # not read, and no decisive check needs them here: coalescing is none, ENS only where the switch runs ENS
     assert {s.column for s in c.columns if s.decided == 0} == {"coalescing", "ens"}
     assert audit_to_dict(audit)["readiness"]["hosts_rated"] == 1
+
+
+def test_an_esxi_host_whose_pcie_link_lspci_d_reads_is_ready():
+    """Issue 24 §1: READY is reachable on a physical ESXi host with ports above 2 Gbit/s. Its PCIe link unread, the
+    host is NOT RATED and "Finish this audit" names lspci -d; the link that lspci -d's reader decodes from a real
+    configuration-space dump (pciutils' ConnectX-3 Pro dump, read as lspci -d: no public ESXi output exists) decides
+    the check, and the host is READY."""
+    from capturetools import local_capture
+    from nicadvisor.parsers.registry import parse_output
+
+    h = _ready_host()
+    p = h.pnic("vmnic2")
+    for fact in ("pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable"):
+        setattr(p, fact, None)
+        p.evidence.pop(fact, None)
+    v = host_verdict(h, judge([h], guide=None))
+    assert v.status == NOT_RATED and v.finish == ("lspci -d",)
+    dump = local_capture("pciutils_lspci-vvxxxx_cap-aer-root_connectx3pro_gen3_x8_and_root_port.txt")
+    (result,) = parse_output("lspci -d", dump.text)
+    p.pci_address = "0000:03:00.0"  # the function the dump holds, as the host's nic list would name it
+    for fact, value in result.pnics[f"pci:{p.pci_address}"].items():
+        if fact.startswith("pcie_"):
+            p.set_fact(fact, value.value, Evidence("lspci -d", value.line, "pciutils cap-aer-root"))
+    v = host_verdict(h, judge([h], guide=None))
+    assert v.status == READY and not v.finish, v.reason
+
+
+def test_no_text_says_no_esxi_command_shows_the_pcie_link():
+    """Issue 24 §1: ESXi's lspci -d dumps the configuration space that holds the link; the README, the JSON
+    documentation and the report legend say so, and none of them says the link cannot be read on the host."""
+    from nicadvisor.report.legend import PCIE_ON_ESXI
+
+    assert "lspci -d" in PCIE_ON_ESXI
+    for path in (REPO / "README.md", REPO / "docs" / "json-output.md"):
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        assert "lspci -d" in text, path
+        for wrong in ("no read-only ESXi command", "shows a pNIC's PCIe link in no read-only command",
+                      "no read-only command shows a pNIC's PCIe link"):
+            assert wrong not in text, (path, wrong)

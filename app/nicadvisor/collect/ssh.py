@@ -57,7 +57,7 @@ from nicadvisor.parsers.capture_file import DENIED_RE, MAX_CAPTURE_BYTES, TIMEOU
 from nicadvisor.collect.known_hosts import AskFn, HostKeyError, KnownHosts, KnownHostsError, fingerprint
 from nicadvisor.collect.ssh_commands import (
     ESXI_NIC_LIST, ESXI_NIC_RE, HOST_KINDS, LINUX_IF_RE, LINUX_TOOL_PATHS, MODULE_RE, CommandRefused, Template,
-    check, esxi_command, esxi_templates,
+    check, esxi_command, esxi_templates, pci_numbers,
 )
 from nicadvisor.model import InputProblem
 from nicadvisor.parsers.base import natural_key
@@ -544,10 +544,14 @@ class _HostAudit:
         for module in modules:
             for tpl in esxi_templates("module"):
                 self._esxi(tpl, module=module)
+        for function in _esxi_functions(text or ""):
+            for tpl in esxi_templates("function"):
+                self._esxi(tpl, function=function)
 
-    def _esxi(self, tpl: Template, nic: str | None = None, module: str | None = None) -> None:
+    def _esxi(self, tpl: Template, nic: str | None = None, module: str | None = None,
+              function: str | None = None) -> None:
         try:
-            argv = esxi_command(tpl, nic=nic, module=module)
+            argv = esxi_command(tpl, nic=nic, module=module, function=function)
         except CommandRefused as exc:
             self.problem(str(exc))
             return
@@ -623,6 +627,17 @@ def _esxi_discover(text: str) -> tuple[list[str], list[str]]:
             if drv is not None and isinstance(drv.value, str) and MODULE_RE.match(drv.value):
                 modules.add(drv.value)
     return sorted(nics, key=natural_key), sorted(modules)
+
+
+def _esxi_functions(text: str) -> list[str]:
+    """The PCI addresses of the vmnics the ``esxcli network nic list`` parser read (``0000:5e:00.0``), in order."""
+    found: set[str] = set()
+    for r in parse_output(ESXI_NIC_LIST_TEXT, text):
+        for key, facts in r.pnics.items():
+            pci = facts.get("pci_address")
+            if ESXI_NIC_RE.match(key) and pci is not None and pci_numbers(pci.value) is not None:
+                found.add(pci.value)
+    return sorted(found)
 
 
 def _esxi_bad_names(text: str) -> list[str]:

@@ -36,6 +36,9 @@ MODULE_ERE = commands.NAME_ERE["esxi"]["module"]
 """A VMkernel driver module name as printed in the Driver column (``ixgben``, ``icen_ens``, ``nmlx5_core``)."""
 LINUX_IF_ERE = commands.NAME_ERE["linux"]["nic"]
 """A Linux interface name as listed in ``/sys/class/net`` (at most 15 characters, never starting with ``-``)."""
+PCI_NUMBER_ERE = "[0-9]{1,5}"
+"""One part of a PCI address in decimal (segment 0-65535, bus 0-255, slot 0-31, function 0-7), as vsish names the
+nodes under ``/hardware/pci``: the ``{seg}``/``{bus}``/``{slot}``/``{func}`` placeholders (:func:`pci_numbers`)."""
 ESXI_NIC_RE = commands.whole(ESXI_NIC_ERE)
 MODULE_RE = commands.whole(MODULE_ERE)
 LINUX_IF_RE = commands.whole(LINUX_IF_ERE)
@@ -56,8 +59,8 @@ class CommandRefused(ValueError):
 
 @dataclass(frozen=True)
 class Template:
-    """One allowed ESXi command: ``words`` with placeholders ``{nic}``/``{module}``; ``scope`` is
-    ``host``, ``nic`` or ``module``; ``optional`` marks commands that exist only on some builds (their
+    """One allowed ESXi command: ``words`` with placeholders ``{nic}``/``{module}`` (or a PCI function's
+    ``{seg}``/``{bus}``/``{slot}``/``{func}``); ``scope`` is ``host``, ``nic``, ``module`` or ``function``; ``optional`` marks commands that exist only on some builds (their
     failure is informational, not a problem)."""
 
     words: tuple[str, ...]
@@ -66,7 +69,7 @@ class Template:
 
 
 #: A catalogue scope → the template's (``pnic`` is ``nic`` here, as its placeholder).
-_SCOPES = {"host": "host", "pnic": "nic", "module": "module"}
+_SCOPES = {"host": "host", "pnic": "nic", "module": "module", "function": "function"}
 
 ESXI_TEMPLATES: tuple[Template, ...] = tuple(Template(c.words, _SCOPES[c.scope], c.optional)
                                              for c in commands.collected("esxi"))
@@ -74,7 +77,9 @@ ESXI_TEMPLATES: tuple[Template, ...] = tuple(Template(c.words, _SCOPES[c.scope],
 ESXI_NIC_LIST = next(t for t in ESXI_TEMPLATES if t.words == ("esxcli", "network", "nic", "list"))
 """The NIC discovery, run first: its NIC and Driver columns fill the ``{nic}`` and ``{module}`` templates."""
 
-_PLACEHOLDERS = {"nic": ESXI_NIC_RE, "module": MODULE_RE}
+_PCI_NUMBER_RE = commands.whole(PCI_NUMBER_ERE)
+_PLACEHOLDERS = {"nic": ESXI_NIC_RE, "module": MODULE_RE, "seg": _PCI_NUMBER_RE, "bus": _PCI_NUMBER_RE,
+                 "slot": _PCI_NUMBER_RE, "func": _PCI_NUMBER_RE}
 
 VMK_RE = re.compile(r"^vmk\d{1,4}\Z")
 """A VMkernel interface name (``vmk10``)."""
@@ -188,10 +193,26 @@ def check(kind: str, argv: tuple[str, ...] | list[str]) -> str:
     return shlex.join(argv)
 
 
-def esxi_command(template: Template, nic: str | None = None, module: str | None = None) -> tuple[str, ...]:
+def pci_numbers(address: str | None) -> dict[str, str] | None:
+    """A PCI address ``dddd:bb:dd.f`` (hex) as vsish's decimal node names ``{"seg", "bus", "slot", "func"}``
+    (``0000:5e:00.1`` → ``0``, ``94``, ``0``, ``1``); None for anything else."""
+    m = re.fullmatch(r"([0-9a-fA-F]{4}):([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])", address or "")
+    if not m or int(m.group(3), 16) > 0x1F:
+        return None
+    return dict(zip(("seg", "bus", "slot", "func"), (str(int(g, 16)) for g in m.groups())))
+
+
+def esxi_command(template: Template, nic: str | None = None, module: str | None = None,
+                 function: str | None = None) -> tuple[str, ...]:
     """``template`` with its placeholder filled; raises :class:`CommandRefused` for a NIC or module
-    name that fails :data:`ESXI_NIC_RE` / :data:`MODULE_RE`."""
+    name that fails :data:`ESXI_NIC_RE` / :data:`MODULE_RE`, or a ``function`` that is not a PCI address
+    (:func:`pci_numbers`)."""
     values: dict[str, str] = {}
+    if template.scope == "function":
+        numbers = pci_numbers(function)
+        if numbers is None:
+            raise CommandRefused(f"not a PCI address, command not sent: {function!r}")
+        values.update(numbers)
     if template.scope == "nic":
         if not nic or not ESXI_NIC_RE.match(nic):
             raise CommandRefused(f"not an ESXi NIC name, command not sent: {nic!r}")

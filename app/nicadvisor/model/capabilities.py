@@ -89,6 +89,9 @@ class Capability:
 GUIDE_LISTED = ("guide-feature-listed",)
 #: How a cell decided by the guide is marked (nicadvisor.vcg.guide_findings.GUIDE_ORIGIN).
 GUIDE_ORIGIN = "from the compatibility guide"
+#: How a capable PCIe fact taken from the card-model table is marked (nicadvisor.vcg.card_models.CARD_ORIGIN): what
+#: the card can do, with its source; never the negotiated link.
+CARD_ORIGIN = "from the card-model table"
 
 CAPABILITIES: tuple[Capability, ...] = (
     Capability("link", "Link", ("link_up", "link_speed_mbps"), negative=("link_up",), overlay=False,
@@ -213,6 +216,9 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
     catalogued = [n for n, _ in known if n in pnic.evidence and pnic.evidence[n].command == CATALOGUE_ORIGIN]
     if catalogued:
         text += f" · {CATALOGUE_ORIGIN}"
+    carded = [n for n, _ in known if n in pnic.evidence and pnic.evidence[n].command == CARD_ORIGIN]
+    if carded:
+        text += f" · capability {CARD_ORIGIN} ({pnic.evidence[carded[0]].source})"
     severities = {f.severity for f in mine}
     noes = [n for n in cap.negative if getattr(pnic, n) is False]
     no_overlay = cap.overlay and host.overlay_role(pnic) == OVERLAY_NONE

@@ -142,12 +142,13 @@ _HOST_NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "switch": ("switch", ("mtu",)), "tep": ("vmknic", ("mtu",)), "release": ("host", ("product_version",)),
     "pci_ids": ("pnic", ("vid", "did")),
 }
-#: What ESXi shows of a pNIC's PCIe link: nothing a read-only command reads (``lspci -v`` prints no capabilities,
-#: ``esxcli hardware pci list`` and the vSphere API have no link fields: shared/design/research/nic-data-sources.md
-#: §10), so the missing check says where it can be read instead.
-ESXI_PCIE_UNREADABLE = ("# the PCIe link (speed and width) of an ESXi pNIC is shown by no read-only ESXi command: "
-                        "read it out of band (the server's BMC: Redfish PCIeDevice PCIeInterface LanesInUse and "
-                        "PCIeType) or with the NIC vendor's tool")
+#: Where an ESXi pNIC's PCIe link is read: not in ``lspci -v``, ``esxcli hardware pci list`` nor the vSphere API
+#: (shared/design/research/nic-data-sources.md §10), but in the configuration-space dump of ``lspci -d`` (the advised
+#: read of the four link facts in the command catalogue; esxi-public/8_pcie_link_on_esxi.md), and out of band.
+ESXI_PCIE_WHERE = ("On ESXi the PCIe link (speed and width) is read from lspci -d, the dump of each function's "
+                   "configuration space (its PCI Express capability's Link Capabilities and Link Status registers); "
+                   "where no command can run on the host, read it out of band (the server's BMC: Redfish PCIeDevice "
+                   "PCIeInterface LanesInUse and PCIeType)")
 
 
 def _filled(text: str, pnic: PhysicalNic | None) -> str | None:
@@ -168,14 +169,12 @@ def commands_for(need: str, host: Host, pnic: PhysicalNic | None = None) -> tupl
     ``pci_ids``) or ``listing`` (the pNIC inventory, :func:`nicadvisor.commands.inventory`). A host of unknown kind
     gets the ESXi commands for a pNIC with an ESXi uplink name (:data:`nicadvisor.commands.NAME_ERE`), else the
     Linux ones. For a pNIC whose name the platform's pattern refuses (``pci:<address>``: known only by its PCI
-    address) it is the listing that names the pNICs. Returns ``()`` when nothing applies to the host's kind (ENS on Linux); an ESXi pNIC's PCIe link gives
-    one ``#`` line saying where it can be read (no read-only ESXi command shows it)."""
+    address) it is the listing that names the pNICs. Returns ``()`` when nothing applies to the host's kind (ENS on
+    Linux). An ESXi pNIC's PCIe link is ``lspci -d`` (:data:`ESXI_PCIE_WHERE`)."""
     kind = host.kind if host.kind in ("esxi", "linux") else None
     if kind is None:  # not told by its inputs: the pNIC's name says which platform's command can read it
         esxi_name = pnic is None or whole(NAME_ERE["esxi"]["nic"]).match(pnic.name) is not None
         kind = "esxi" if esxi_name else "linux"
-    if need == "pcie" and pnic is not None and kind == "esxi":
-        return (ESXI_PCIE_UNREADABLE,)
     if need == "listing" or (pnic is not None and not whole(NAME_ERE[kind]["nic"]).match(pnic.name)):
         # a pNIC known only by its PCI address (pci:0000:18:00.0), or by a name no collector would pass on: the
         # listing names it (never a command built from such a name)

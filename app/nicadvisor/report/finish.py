@@ -4,16 +4,14 @@ page (issue 16 §1-§2), short enough that ten host pages do not become a wall o
 The commands are the host verdict's (:attr:`nicadvisor.model.verdict.HostVerdict.finish`, the same list the CLI, the
 wizard, the JSON and the CSV give one per line); here the commands that differ only by the pNIC they read become one
 POSIX ``for`` loop over those pNICs (``for nic in vmnic0 vmnic1; do vsish -e get /net/pNics/$nic/properties; done``:
-busybox ``sh`` in the ESXi Shell runs it as it runs each command), and what no read-only command shows (the PCIe link
-of an ESXi pNIC) is one comment naming its pNICs, the legend saying once how to read it
-(:data:`nicadvisor.report.legend.PCIE_OUT_OF_BAND`). Pure.
+busybox ``sh`` in the ESXi Shell runs it as it runs each command); a ``#`` comment is kept as it is. Pure.
 """
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from nicadvisor.model.readiness import DECISIVE_CHECKS, ESXI_PCIE_UNREADABLE
+from nicadvisor.model.readiness import DECISIVE_CHECKS
 
 #: A pNIC name a loop may carry unquoted (no shell metacharacter, no space).
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_.:@-]+")
@@ -55,16 +53,11 @@ def finish_block(hv: Any, pnic_names: list[str]) -> list[str]:
     """The lines of a host's "Finish this audit" block, in the order of ``hv.finish``: the host-wide commands on one
     line (``vmware -vl; esxcli hardware pci list``) where the first of them stands; per set of pNICs the commands
     that read each of them, one loop when the set holds two or more (else the commands as they are), where the first
-    of them stands; a comment as it is, but the PCIe link no ESXi command shows, which names the pNICs it concerns.
+    of them stands; a comment as it is.
     ``pnic_names``: the host's pNICs. [] when nothing is missing."""
     units: list[tuple[str, Any]] = []  # ("host", None), ("nic", template), ("comment", text), in order
     per_nic: dict[str, list[str]] = {}  # command with "$nic" for the pNIC → the pNICs it reads, in order
     for command in hv.finish:
-        if command == ESXI_PCIE_UNREADABLE:
-            names = [m.pnic for m in hv.missing if command in m.commands and m.pnic]
-            units.append(("comment", f"# the PCIe link of {', '.join(dict.fromkeys(names)) or 'each pNIC'}: no "
-                                     "read-only ESXi command shows it (see “What READY needs”)"))
-            continue
         if command.startswith("#"):
             units.append(("comment", command))
             continue

@@ -36,7 +36,7 @@ from nicadvisor.report.fleet import (
 )
 from nicadvisor.report.glossary import GLOSSARY
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
-from nicadvisor.report.legend import FINISH_HOWTO, PCIE_OUT_OF_BAND, READY_RULE, SWITCH_PORTS, decisive_rows
+from nicadvisor.report.legend import FINISH_HOWTO, PCIE_ON_ESXI, READY_RULE, SWITCH_PORTS, decisive_rows
 from nicadvisor.report.pdf import (
     BOARD_ROLES, DECISIONS, DEFAULT_TITLE, chart_drawings, earlier_lines, nothing_comparable,
 )
@@ -112,7 +112,7 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
         glossary=glossary, references=index.entries(), source=lambda s: display_source(s, roots),
         given_inputs=[i for i in audit.inputs if i not in {x for h in audit.hosts for x in h.inputs}],
         coverage=coverage_of(audit, verdict), legend=legend, ready_rule=READY_RULE,
-        finish_howto=f"{FINISH_HOWTO} On ESXi, {PCIE_OUT_OF_BAND}.", host_title=host_title, release_label=release_label,
+        finish_howto=f"{FINISH_HOWTO} {PCIE_ON_ESXI}.", host_title=host_title, release_label=release_label,
         missing_lines=missing_lines, missing_overview=missing_overview, finish_block=finish_block,
         switch_ports=switch_ports, switch_ports_howto=SWITCH_PORTS, step_labels=STEP_LABELS, no_command=NO_COMMAND, not_run_groups=not_run_groups,
         mesh=mesh_table(all_path_tests(audit.hosts)), mesh_columns=MESH_COLUMNS)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from nicadvisor.model.readiness import DECISIVE_CHECKS, ESXI_PCIE_UNREADABLE, DecisiveCheck
+from nicadvisor.model.readiness import DECISIVE_CHECKS, ESXI_PCIE_WHERE, DecisiveCheck
 from nicadvisor.model.references import Citation
 from nicadvisor.report.remediation import ReferenceIndex
 
@@ -29,8 +29,8 @@ SWITCH_PORTS = ("Switch ports: where each physical pNIC is cabled, as the physic
                 "a switch that sends neither leaves it unknown. An MTU or link finding names that port, where the "
                 "same change is due on the switch.")
 
-#: What no read-only ESXi command shows (the PCIe link), said once: a Finish block names only the pNICs it concerns.
-PCIE_OUT_OF_BAND = ESXI_PCIE_UNREADABLE.removeprefix("# ")
+#: Where an ESXi pNIC's PCIe link is read (``lspci -d``, else out of band), said once beside the Finish blocks.
+PCIE_ON_ESXI = ESXI_PCIE_WHERE
 
 
 @dataclass(frozen=True)

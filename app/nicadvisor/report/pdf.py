@@ -84,7 +84,7 @@ from nicadvisor.report.fleet import (
 )
 from nicadvisor.report.glossary import GLOSSARY
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
-from nicadvisor.report.legend import FINISH_HOWTO, PCIE_OUT_OF_BAND, READY_RULE, SWITCH_PORTS, decisive_rows
+from nicadvisor.report.legend import FINISH_HOWTO, PCIE_ON_ESXI, READY_RULE, SWITCH_PORTS, decisive_rows
 from nicadvisor.report.remediation import (
     NO_COMMAND, STEP_LABELS, TOP_ACTIONS, ReferenceIndex, RemediationItem, Steps, cite_inline, display_source,
     guide_used, info_items, TargetRow, input_roots, matrix_cache, matrix_rows, remediation_plan, scorecard_row,
@@ -698,7 +698,7 @@ def _decisive_legend(r: _Report) -> list[Any]:
     table.setStyle(TableStyle(_GRID))
     return [KeepTogether([Paragraph("What READY needs: the decisive checks", st.h2),
                           Paragraph(r.clean(READY_RULE), st.body), Spacer(1, 1 * mm), table]),
-            Spacer(1, 1.5 * mm), Paragraph(r.clean(f"{FINISH_HOWTO} On ESXi, {PCIE_OUT_OF_BAND}."), st.small)]
+            Spacer(1, 1.5 * mm), Paragraph(r.clean(f"{FINISH_HOWTO} {PCIE_ON_ESXI}."), st.small)]
 
 
 def _capability_chart(audit: Audit, fonts: _Fonts, by_host: dict[str, list[Finding]] | None = None,

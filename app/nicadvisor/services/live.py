@@ -15,6 +15,7 @@ from typing import Callable
 from nicadvisor.parsers.assemble import HostInputs, assemble_host
 from nicadvisor.model import InputProblem
 from nicadvisor.model.text import SecretScrubber
+from nicadvisor.vcg.card_models import fill_card_capability
 from nicadvisor.vcg.knowledge import fill_from_driver_catalogue
 
 Progress = Callable[[float, str], None]
@@ -71,6 +72,7 @@ class HostSink:
         with self._lock:
             host, host_problems, _parsed = assemble_host(group)
             fill_from_driver_catalogue(host)
+            fill_card_capability(host)
             host, host_problems = self._scrubbed(host, host_problems)
             self._index[id(group)] = len(self.audit.hosts)
             self._groups.append(group)
@@ -92,6 +94,7 @@ class HostSink:
             i = self._index[id(group)]
             host, host_problems, _parsed = assemble_host(group)
             fill_from_driver_catalogue(host)
+            fill_card_capability(host)
             host, host_problems = self._scrubbed(host, host_problems)
             remaining = list(self._host_problems[i])
             new = []

@@ -442,11 +442,11 @@ def _reading(need: str, host: Host, p: PhysicalNic) -> str:
 
 
 def _needed_features(host: Host, p: PhysicalNic) -> list[tuple[str, tuple[str, ...]]]:
-    """(feature label, labels that satisfy it) the overlay needs of ``p``: Geneve offload and Geneve Rx filters on a
-    pNIC that carries or may carry the overlay; the ENS mode its host switch runs, if any."""
-    out: list[tuple[str, tuple[str, ...]]] = []
-    if host.overlay_role(p) != "none":
-        out += [("Geneve offload", ("Geneve offload",)), ("Geneve Rx filters", ("Geneve Rx filters",))]
+    """(feature label, labels that satisfy it) the overlay would need of ``p``: Geneve offload and Geneve Rx filters
+    on every physical pNIC (a pNIC free today is often the one NSX takes, issue 24 §1); the ENS mode its host switch
+    runs, if any."""
+    out: list[tuple[str, tuple[str, ...]]] = [("Geneve offload", ("Geneve offload",)),
+                                              ("Geneve Rx filters", ("Geneve Rx filters",))]
     sw = host.switch_of(p.name)
     mode = (sw.ens_mode or "").lower() if sw is not None else ""
     if mode in _ENS_NEEDS:
@@ -459,13 +459,15 @@ def feature_findings(hosts: list[Host], data: GuideDataset | None,
     """What the imported guide says about the overlay features of each ESXi pNIC whose device, release and driver
     version it lists (the listings :func:`findings_for_pnic` matches as the host's driver): the cells it decides.
 
-    For each feature the pNIC needs (Geneve offload and Geneve Rx filters on a pNIC that may carry the overlay; the
-    ENS mode its host switch runs), with the host's own reading of the matching fact:
+    For each feature the pNIC needs (Geneve offload and Geneve Rx filters on every physical pNIC the listing matches,
+    whether or not it is an uplink today; the ENS mode its host switch runs), with the host's own reading of the
+    matching fact:
 
     * ``guide-feature-listed`` (info): listed, and the host did not read the fact: the cell is decided "from the
       compatibility guide (file, date)" (:data:`GUIDE_ORIGIN`), at a lower trust than a reading;
     * ``guide-feature-not-listed`` (warning): the listing names other features or none, and the host did not read
-      the fact: "not listed for Geneve offload", never a "no" (the fact stays unknown);
+      the fact: "not listed for Geneve offload", never a "no" (the fact stays unknown); only on a pNIC that carries or
+      may carry the overlay (one that cannot is not warned about what it will not do);
     * ``guide-feature-conflict`` (info): the host read the opposite of what the listing says: the host's reading is
       used, the finding shows both.
 
@@ -507,6 +509,8 @@ def feature_findings(hosts: list[Host], data: GuideDataset | None,
                                 "would win).",
                         recommendation=f"Confirm it on the host when you can ({_reading(need, host, p)}).", **base))
                 elif not listed_it and read is None:
+                    if host.overlay_role(p) == "none" and column != "ens":
+                        continue
                     out.append(Finding(
                         rule_id="guide-feature-not-listed", title=f"Not listed for {need} in the compatibility guide",
                         severity=Severity.WARNING,
