@@ -40,6 +40,8 @@ class AuditRequest:
     known_hosts: object | None = field(default=None, compare=False)
     ask_host_key: Callable[[str, int, str, str], bool] | None = field(default=None, compare=False)
     save_captures: str | None = None  # folder for every live output and API recording as capture files (replayable)
+    # BMCs read over Redfish for the PCIe link of an audited host (nicadvisor.collect.redfish.RedfishTarget)
+    redfish: tuple = ()
 
     @property
     def live_targets(self) -> list[str]:
@@ -200,6 +202,13 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
                 problems(live_problems)
     finally:
         sink.flush()  # hosts held for an NSX join: stored even when cancelled
+    if request.redfish:  # out of band, after the host's own readings (which win)
+        from nicadvisor.services.redfish import read_bmcs
+
+        changed, bmc_notes = read_bmcs(request.redfish, audit.hosts, cancel, lambda m: report(0.88, m))
+        problems(bmc_notes)
+        for host in changed if store is not None else ():
+            store.update_host(audit.history_id, host)
     check(cancel)
     report(0.9, "Checking rules and the compatibility database")
     audit.findings = evaluate_findings(audit.hosts, rules)
