@@ -42,6 +42,8 @@ class AuditRequest:
     save_captures: str | None = None  # folder for every live output and API recording as capture files (replayable)
     # BMCs read over Redfish for the PCIe link of an audited host (nicadvisor.collect.redfish.RedfishTarget)
     redfish: tuple = ()
+    # what people checked by hand (nicadvisor.model.attestations.Attestation), applied after every reading
+    attestations: tuple = ()
 
     @property
     def live_targets(self) -> list[str]:
@@ -209,8 +211,17 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
         problems(bmc_notes)
         for host in changed if store is not None else ():
             store.update_host(audit.history_id, host)
+    attested: list[Finding] = []
+    if request.attestations:  # a reading taken on the host (or its BMC) wins: applied last
+        from nicadvisor.model.attestations import DECIDED, OVERRULED, apply_attestations
+
+        audit.attestations, attested = apply_attestations(audit.hosts, list(request.attestations))
+        touched = {o.attestation.host.lower() for o in audit.attestations if o.status in (DECIDED, OVERRULED)}
+        for host in audit.hosts if store is not None else ():
+            if host.name.lower() in touched:
+                store.update_host(audit.history_id, host)
     check(cancel)
     report(0.9, "Checking rules and the compatibility database")
-    audit.findings = evaluate_findings(audit.hosts, rules)
+    audit.findings = evaluate_findings(audit.hosts, rules) + attested
     phys = sum(1 for h in audit.hosts for p in h.pnics if p.is_physical is not False)  # as every export counts
     report(1.0, f"Audited {len(audit.hosts)} hosts, {phys} pNICs")

@@ -11,6 +11,7 @@ from nicadvisor.model.capabilities import (
     CAPABILITIES, FAIL, STATUS_ORDER, STATUS_SYMBOL, STATUS_TEXT, UNKNOWN, WARN, Capability, Cell, Row,
     capability_matrix,
 )
+from nicadvisor.model.capabilities import BMC_ORIGIN, CATALOGUE_ORIGIN, origin_of
 from nicadvisor.parsers.base import natural_key
 
 FIXED_COLUMNS = ("Host / pNIC",)
@@ -74,6 +75,21 @@ def compact_text(pnic: Any, cap: Capability) -> str:
         facts = ["link_speed_mbps", "link_up"]
     parts = [_short_fact(n, getattr(pnic, n)) for n in facts if getattr(pnic, n, None) is not None]
     return ", ".join(parts) or "not reported"
+
+
+#: How a matrix cell marks a value not read on the host (the tooltip and detail pane say it in full).
+_ORIGIN_SHORT = {BMC_ORIGIN: "from the BMC"}
+
+
+def origin_suffix(pnic: Any, cap: Capability) -> str:
+    """``" · from the BMC"`` / ``" · attested by alice on 2026-11-30"`` when a value of the column was not read on
+    the host (:func:`nicadvisor.model.capabilities.origin_of`; the driver catalogue keeps its own wording in the
+    cell text); ``""`` otherwise."""
+    if pnic is None:
+        return ""
+    found = dict.fromkeys(o for n in cap.facts if getattr(pnic, n, None) is not None
+                          and (o := origin_of(pnic.evidence.get(n))) and o != CATALOGUE_ORIGIN)
+    return "".join(f" · {_ORIGIN_SHORT.get(o, o)}" for o in found)
 
 
 def cell_display(cell: Cell, short: str | None = None) -> str:
@@ -148,7 +164,8 @@ class CapabilityTableModel(QAbstractTableModel):
             return None
         cap = CAPABILITIES[col - len(FIXED_COLUMNS)]
         if role == Qt.ItemDataRole.DisplayRole:
-            return cell_display(cell, compact_text(self.pnics[index.row()], cap))
+            pnic = self.pnics[index.row()]
+            return cell_display(cell, compact_text(pnic, cap) + origin_suffix(pnic, cap))
         if role == Qt.ItemDataRole.ToolTipRole:
             lines = [f"{cap.title}: {STATUS_TEXT[cell.status]}", cell.text, cell.reason]
             lines += [f"{f.severity.value}: {f.title} ({f.target})" for f in cell.findings]
