@@ -20,25 +20,21 @@ The payloads are read by the pure parser :mod:`nicadvisor.parsers.api.redfish`.
 """
 from __future__ import annotations
 
-import ssl
 import threading
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from nicadvisor.cancel import check
-from nicadvisor.collect.deadline import VerifiedAdapter, bounded, deadline
-from nicadvisor.collect.nsx import _PinnedAdapter, _is_verify_failure, _reason
-from nicadvisor.collect.tls_pinning import (
-    ThumbprintMismatchError,
-    TlsTrustError,
-    TrustDecision,
-    UntrustedCertificateError,
-    fetch_thumbprint,
-    normalize_thumbprint,
-    pin_broken,
-    ssl_context_for,
-    stored_pin,
+from nicadvisor.collect.deadline import VerifiedAdapter, deadline
+from nicadvisor.collect.https_trust import (
+    PinnedAdapter,
+    TrustSetupError,
+    is_verify_failure,
+    reason,
+    trusted_adapter,
+    untrusted_message,
 )
+from nicadvisor.collect.tls_pinning import TrustDecision
 from nicadvisor.collect.tls_pins import TlsPins
 from nicadvisor.parsers.api.redfish import RedfishPcieDevice, links, load_payload, parse_device, parse_function
 
@@ -101,45 +97,18 @@ class _Verified(_AlwaysVerify, VerifiedAdapter):
     pass
 
 
-class _Pinned(_AlwaysVerify, _PinnedAdapter):
+class _Pinned(_AlwaysVerify, PinnedAdapter):
     pass
-
-
-def _adapter(target: RedfishTarget, host: str, port: int) -> tuple[object, TrustDecision]:
-    """The HTTPS adapter of ``target`` and how its certificate is trusted. Raises RedfishError."""
-    try:
-        saved = None if target.thumbprint else stored_pin(target.pins, host, port)
-    except TlsTrustError as exc:
-        raise RedfishError(str(exc)) from exc
-    if target.thumbprint or saved:
-        try:
-            pin = normalize_thumbprint(target.thumbprint) if target.thumbprint else None
-            ctx, trust = ssl_context_for(host, port, thumbprint=pin, timeout=target.timeout_s, pins=target.pins)
-        except ValueError as exc:
-            raise RedfishError(f"{host}:{port}: bad thumbprint: {exc}") from exc
-        except ThumbprintMismatchError as exc:
-            raise RedfishError(str(exc)) from exc
-        except (OSError, ssl.SSLError) as exc:
-            raise RedfishError(f"{host}:{port}: cannot read the TLS certificate: {_reason(exc)}") from exc
-        return _Pinned(bounded(ctx), trust.thumbprint or ""), trust
-    return _Verified(target.ca_bundle), TrustDecision("ca", None)
 
 
 def _failure(target: RedfishTarget, host: str, port: int, trust: TrustDecision, exc: BaseException) -> RedfishError:
     cause = exc.__cause__ or exc
-    if _is_verify_failure(cause):
-        if trust.mode == "pinned":
-            return RedfishError(str(pin_broken(host, port, trust, target.timeout_s, target.pins)))
-        try:
-            shown: str | None = fetch_thumbprint(host, port, target.timeout_s)
-        except (OSError, ssl.SSLError):
-            shown = None
-        where = f"the CA bundle {target.ca_bundle}" if target.ca_bundle else "the system CA store"
-        return RedfishError(str(UntrustedCertificateError(host, port, shown,
-                                                          f"{_reason(cause)}; not signed by {where}")))
+    if is_verify_failure(cause):
+        return RedfishError(untrusted_message(host, port, trust, target.timeout_s, target.pins, target.ca_bundle,
+                                              cause))
     if isinstance(cause, TimeoutError) or "timed out" in str(cause).lower():
         return RedfishError(f"{host}:{port}: no answer within {target.timeout_s:g} s (timeout)")
-    return RedfishError(f"{host}:{port}: cannot read the BMC: {_reason(cause)}")
+    return RedfishError(f"{host}:{port}: cannot read the BMC: {reason(cause)}")
 
 
 def read_bmc(target: RedfishTarget, cancel: threading.Event | None = None) -> RedfishReading:
@@ -155,7 +124,11 @@ def read_bmc(target: RedfishTarget, cancel: threading.Event | None = None) -> Re
     if not parts.hostname:
         raise RedfishError(f"{target.url}: no host name in the URL")
     host, port = parts.hostname, parts.port or 443
-    adapter, trust = _adapter(target, host, port)
+    try:
+        adapter, trust = trusted_adapter(host, port, target.thumbprint, target.ca_bundle, target.timeout_s,
+                                         target.pins, (_Pinned, _Verified))
+    except TrustSetupError as exc:
+        raise RedfishError(str(exc)) from exc
     reading = RedfishReading(target, trust=trust)
     client = redfish.redfish_client(base_url=f"https://{host}:{port}", username=target.user,
                                     password=target.password, timeout=target.timeout_s, max_retry=0,
