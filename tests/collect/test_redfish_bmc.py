@@ -114,3 +114,23 @@ def test_cli_refuses_a_bad_pairing(tmp_path):
          "--capture", str(HOST_CAPTURES), "--no-history", "--redfish", "https://bmc.example.com", "--user", "u"],
         env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert run.returncode == 2 and "HOST=https://BMC" in run.stderr
+
+
+def test_functions_are_walked_and_alike_devices_decide_nothing(tmp_path):
+    """DMTF's public-cxl mockup: six PCIe devices, each with a PCIeFunctions collection whose function carries the
+    same four IDs (0xABCD): every function is read over the wire, and a pNIC with those IDs is not decided."""
+    from nicadvisor.model.entities import Host, PhysicalNic
+    from nicadvisor.services.redfish import apply_devices
+
+    with StaticBmc(tmp_path, mockup="public-cxl") as cxl:
+        reading = read_bmc(RedfishTarget(url=cxl.url, for_host="h", user="u", password="p", ca_bundle=cxl.ca_file))
+    assert len(reading.devices) == 6
+    assert all([f.ids for f in d.functions] == [("abcd", "abcd", "abcd", "abcd")] for d in reading.devices)
+    pooled = next(d for d in reading.devices if "PooledCXLType1" in d.odata_id)
+    assert (pooled.speed_gts, pooled.width, pooled.width_capable) == (32.0, 4, 8)  # Gen5 x4 of x8
+    assert pooled.functions[0].function_id == 1
+    host = Host(name="h", kind="esxi", pnics=[PhysicalNic(name="vmnic0", vid="abcd", did="abcd", svid="abcd",
+                                                          ssid="abcd")])
+    filled, notes = apply_devices(host, reading.devices, "redfish://bmc")
+    assert filled == [] and host.pnics[0].pcie_width is None
+    assert "not decided from the BMC: 6 devices carry its PCI IDs" in notes[0]
