@@ -136,3 +136,23 @@ def test_add_attestation_creates_the_file(tmp_path):
                                    "Dan", "2026-11-30", "vSphere client summary tab"))
     [a] = load_attestations(f)
     assert a.check == "release" and a.pnic == "" and a.source == str(f)
+
+
+def test_hostile_files_are_refused_in_bounded_time(tmp_path):
+    bomb = tmp_path / "bomb.yaml"  # each level 9 aliases of the one below: 9**7 items if expanded and quoted
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 7)]
+    bomb.write_text("\n".join(lines) + "\nattestations: [*a6]\n")
+    with pytest.raises(AttestationError, match="aliases"):
+        load_attestations(bomb)
+    huge = tmp_path / "huge.yaml"
+    with huge.open("w") as fh:
+        fh.write("attestations: []\n#" + "x" * (4 * 1024 * 1024) + "\n")
+    with pytest.raises(AttestationError, match="larger than"):
+        load_attestations(huge)
+    long_value = tmp_path / "long.json"
+    long_value.write_text(json.dumps({"attestations": [{"check": "mtu", "host": "h", "pnic": "p", "value": {"mtu": 9000},
+                                                        "who": "w" * 100_000, "when": "2026-11-30", "how": "y"}]}))
+    with pytest.raises(AttestationError) as err:
+        load_attestations(long_value)
+    assert len(str(err.value)) < 1000  # the message quotes the value, shortened

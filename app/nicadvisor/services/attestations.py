@@ -3,7 +3,8 @@ attest``, the wizard's dialog).
 
 The file is YAML (JSON is YAML too): ``{"attestations": [ {check, host, pnic, value, who, when, how}, … ]}``,
 checked against :data:`nicadvisor.model.attestations.FILE_SCHEMA` with ``jsonschema``; an error names the file, the
-attestation (its position) and the field. At most :data:`MAX_FILE_BYTES` are read (a hand-kept list is small).
+attestation (its position) and the field. At most :data:`MAX_FILE_BYTES` are read (a hand-kept list is small), and
+YAML aliases are refused (bounded time: no alias "bomb").
 Adding writes the whole file again atomically (:func:`nicadvisor.atomic_file.atomic_write`): a failed write leaves
 the old one.
 """
@@ -22,6 +23,18 @@ from nicadvisor.model.attestations import CHECK_FACTS, FACT_SCHEMA, FILE_SCHEMA,
 MAX_FILE_BYTES = 4 * 1024 * 1024
 
 
+class _NoAliasLoader(yaml.SafeLoader):
+    """YAML without anchors and aliases: a hand-kept list needs none, and an alias "bomb" (a list of lists of
+    aliases) would cost exponential time to validate and to quote in a message."""
+
+    def compose_node(self, parent, index):  # noqa: ANN001 - PyYAML's signature
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.composer.ComposerError(None, None, "aliases (*name) are not allowed in an attestation file",
+                                              event.start_mark)
+        return super().compose_node(parent, index)
+
+
 class AttestationError(ValueError):
     """An attestation file or value that cannot be used; the message names the file, the attestation and why."""
 
@@ -37,7 +50,8 @@ def _validate(doc: Any, where: str) -> None:
         at = (f"attestation {path[1] + 1}" + (f", field {'.'.join(str(p) for p in path[2:])}" if path[2:] else "")
               if len(path) >= 2 and path[0] == "attestations" else "the file")
         more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
-        raise AttestationError(f"{where}: {at}: {e.message}{more}")
+        message = e.message if len(e.message) <= 300 else e.message[:300] + "…"  # it quotes the value: keep it short
+        raise AttestationError(f"{where}: {at}: {message}{more}")
     for i, item in enumerate(doc["attestations"], 1):
         if parse_when(item["when"]) is None:
             raise AttestationError(f"{where}: attestation {i}, field when: {item['when']!r} is not a date that exists")
@@ -54,7 +68,7 @@ def _read_doc(path: Path) -> dict:
     if len(data) > MAX_FILE_BYTES:
         raise AttestationError(f"{path}: larger than {MAX_FILE_BYTES} bytes: not an attestation file")
     try:
-        doc = yaml.safe_load(data.decode("utf-8"))
+        doc = yaml.load(data.decode("utf-8"), Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader without aliases
     except (UnicodeDecodeError, yaml.YAMLError) as exc:
         raise AttestationError(f"{path}: not YAML or JSON: {str(exc).splitlines()[0]}") from None
     return {"attestations": []} if doc is None else doc
