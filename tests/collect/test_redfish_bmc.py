@@ -134,3 +134,46 @@ def test_functions_are_walked_and_alike_devices_decide_nothing(tmp_path):
     filled, notes = apply_devices(host, reading.devices, "redfish://bmc")
     assert filled == [] and host.pnics[0].pcie_width is None
     assert "not decided from the BMC: 6 devices carry its PCI IDs" in notes[0]
+
+
+def test_a_huge_answer_is_refused_while_it_is_read(tmp_path):
+    """A service answering every GET with 6 MB of JSON (a real HTTPS server on 127.0.0.1): refused at 4 MB."""
+    import http.server
+    import ssl
+    import threading
+
+    import trustme
+
+    ca = trustme.CA()
+    ca_file = tmp_path / "ca.pem"
+    ca.cert_pem.write_to_path(str(ca_file))
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ca.issue_cert("127.0.0.1").configure_cert(ctx)
+    body = b'{"x": "' + b"a" * (6 * 1024 * 1024) + b'"}'
+
+    class Huge(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            try:
+                self.wfile.write(body)
+            except OSError:
+                pass  # the client stopped reading: the point
+
+        def log_message(self, *_args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Huge)
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with pytest.raises(RedfishError, match="larger than 4194304 bytes"):
+            read_bmc(RedfishTarget(url=f"https://127.0.0.1:{server.server_address[1]}", for_host="h", user="u",
+                                   password="p", ca_bundle=str(ca_file)))
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

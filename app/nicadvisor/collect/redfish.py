@@ -10,6 +10,7 @@ Basic on each request (no session is created on the BMC, nothing is left behind)
   trusts exactly that certificate and urllib3 compares its digest on every connection; a certificate that differs
   from the pin is refused (``PinChangedError``'s message: both thumbprints, how to re-pin). The library's own
   ``verify`` switch (off unless it is given a CA file) is overridden by the adapters: verification is never off.
+* **Size** — an answer larger than :data:`MAX_ANSWER_BYTES` is refused while it is read.
 * **Time** — every request is bounded as a whole by ``timeout_s`` (:func:`nicadvisor.collect.deadline.deadline`:
   connect, TLS, request and the complete answer) and the library retries nothing (``max_retry=0``).
 * **What is read** — ``/redfish/v1`` → ``Chassis`` → each chassis' ``PCIeDevices`` → each device → its
@@ -40,6 +41,8 @@ from nicadvisor.parsers.api.redfish import RedfishPcieDevice, links, load_payloa
 
 #: Most resources read from one BMC (a server lists tens of PCIe devices; bounded work on a hostile service).
 MAX_RESOURCES = 2000
+#: Largest answer read (bytes): a Redfish resource is a few kB; a larger one is refused while it is read.
+MAX_ANSWER_BYTES = 4 * 1024 * 1024
 
 
 class RedfishError(Exception):
@@ -85,6 +88,19 @@ class RedfishReading:
     requests: list[str] = field(default_factory=list)
 
 
+def _capped(response, *_args, **_kwargs):  # noqa: ANN001 - a requests response hook
+    """Read the body of ``response`` here, at most :data:`MAX_ANSWER_BYTES` (requests would read all of it)."""
+    data = bytearray()
+    for chunk in response.iter_content(65536):
+        data += chunk
+        if len(data) > MAX_ANSWER_BYTES:
+            response.close()
+            raise RedfishError(f"the answer to GET {response.request.path_url} is larger than {MAX_ANSWER_BYTES} "
+                               "bytes: not a Redfish resource, not read")
+    response._content = bytes(data)  # what requests keeps once it read the body itself
+    return response
+
+
 class _AlwaysVerify:
     """Mixin for the adapters: the pool is built verifying whatever ``verify`` the library passes (it passes
     ``False`` without a CA file); trust comes from the adapter's context alone."""
@@ -103,6 +119,8 @@ class _Pinned(_AlwaysVerify, PinnedAdapter):
 
 def _failure(target: RedfishTarget, host: str, port: int, trust: TrustDecision, exc: BaseException) -> RedfishError:
     cause = exc.__cause__ or exc
+    if isinstance(cause, RedfishError):
+        return RedfishError(f"{host}:{port}: {cause}")
     if is_verify_failure(cause):
         return RedfishError(untrusted_message(host, port, trust, target.timeout_s, target.pins, target.ca_bundle,
                                               cause))
@@ -134,6 +152,7 @@ def read_bmc(target: RedfishTarget, cancel: threading.Event | None = None) -> Re
                                     password=target.password, timeout=target.timeout_s, max_retry=0,
                                     check_connectivity=False, https_adapter=adapter)
     client._session.trust_env = False  # no proxy / netrc / CA bundle from the environment
+    client._session.hooks["response"].append(_capped)  # bounded memory, whatever the BMC sends
 
     def get(path: str) -> dict | None:
         check(cancel)
