@@ -53,9 +53,9 @@ def _print_audit(audit, out=None) -> None:
             speed = f"{p.link_speed_mbps / 1000:g} Gbit/s" if p.link_speed_mbps else ("link down" if p.link_up is False else "speed unknown")
             ids = ":".join(x or "????" for x in (p.vid, p.did, p.svid, p.ssid))
             print(f"  {p.name:<10} {p.driver or '?':<12} {speed:<14} MTU {p.mtu or '?':<5} PCI {ids}", file=out)
-            _print_not_on_host(p, out)
         _print_finish(host_verdicts.get(host.name), out)
         _print_not_run(host, out)
+        _print_not_on_host(phys, out)
     _print_attestations(audit, out)
     counts = {s: sum(1 for f in audit.findings if f.severity is s) for s in Severity}
     print(f"Findings: {counts[Severity.ERROR]} error, {counts[Severity.WARNING]} warning, {counts[Severity.INFO]} info", file=out)
@@ -66,21 +66,22 @@ def _print_audit(audit, out=None) -> None:
         print(f"input {p.source}: {p.message}", file=sys.stderr)
 
 
-def _print_not_on_host(obj, out) -> None:
-    """The values of ``obj`` (a pNIC) not read on the host, one line per origin: ``from the server's BMC (Redfish):
-    pcie speed gts 5, pcie width 4`` / ``attested by alice on 2026-11-30: mtu 9000``."""
-    from nicadvisor.model.capabilities import origin_of
+def _print_not_on_host(pnics, out) -> None:
+    """The values of ``pnics`` not read on the host, one line per pNIC and origin: ``enp2s0 from the server's BMC
+    (Redfish): pcie speed gts 5, pcie width 4`` / ``enp2s0 attested by alice on 2026-11-30: mtu 9000``."""
+    from nicadvisor.model.capabilities import CATALOGUE_ORIGIN, origin_of
 
-    by_origin: dict[str, list[str]] = {}
-    for name, ev in obj.evidence.items():
-        origin = origin_of(ev)
-        if origin and getattr(obj, name, None) is not None:
-            value = getattr(obj, name)
-            shown = ("yes" if value else "no") if isinstance(value, bool) else f"{value:g}" if isinstance(
-                value, float) else str(value)
-            by_origin.setdefault(origin, []).append(f"{name.replace('_', ' ')} {shown}")
-    for origin, facts in by_origin.items():
-        print(f"    {origin}: {', '.join(facts)}", file=out)
+    for p in pnics:
+        by_origin: dict[str, list[str]] = {}
+        for name, ev in p.evidence.items():
+            origin = origin_of(ev)
+            if origin and origin != CATALOGUE_ORIGIN and getattr(p, name, None) is not None:
+                value = getattr(p, name)
+                shown = ("yes" if value else "no") if isinstance(value, bool) else f"{value:g}" if isinstance(
+                    value, float) else str(value)
+                by_origin.setdefault(origin, []).append(f"{name.replace('_', ' ')} {shown}")
+        for origin, facts in by_origin.items():
+            print(f"  {p.name} {origin}: {', '.join(facts)}", file=out)
 
 
 def _print_attestations(audit, out) -> None:
@@ -168,9 +169,9 @@ def cmd_audit(args) -> int:
     attested = _load_attestations(getattr(args, "attestations", None))
     if attested is None:
         return EXIT_INPUT
+    live["attestations"] = attested  # what people checked by hand, with the live targets' BMCs
     request = AuditRequest(demo=args.demo, capture_paths=tuple(args.capture or ()), local=args.local,
-                           ask_host_key=ask_host_key_on_terminal, save_captures=args.save_captures,
-                           attestations=attested, **live)
+                           ask_host_key=ask_host_key_on_terminal, save_captures=args.save_captures, **live)
     store = None if args.no_history else _open_store()
     if store is not None:
         store = HistoryWriter(store)
@@ -851,14 +852,14 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--bench", action="store_true", help="also run the quick benchmark on loopback")
     a.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     a.add_argument("--no-history", action="store_true", help="do not save the audit in the audit history")
-    a.add_argument("--attestations", type=Path, metavar="FILE",
-                   help="what people checked by hand (YAML/JSON, written by 'nic-advisor attest'): each decides a "
-                        "value the host did not tell, marked 'attested by WHO on DATE'; a reading on the host wins")
     _bench_args(a)
     from nicadvisor.cli_live import add_arguments
 
     add_arguments(a)
     a.set_defaults(func=cmd_audit)
+    a.add_argument("--attestations", type=Path, metavar="FILE",
+                   help="what people checked by hand (YAML/JSON, written by 'nic-advisor attest'): each decides a "
+                        "value the host did not tell, marked 'attested by WHO on DATE'; a reading on the host wins")
 
     from nicadvisor.model.attestations import CHECK_FACTS
 

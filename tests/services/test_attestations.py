@@ -83,7 +83,7 @@ def test_an_attestation_decides_the_cell_in_every_view_and_is_listed_for_the_boa
     capsys.readouterr()
     _code, summary, out = _audit(tmp_path, f, capsys)
     # CLI summary: the value with its marker, and the board's list
-    assert f"    {LABEL}: pcie speed gts 5, pcie width 4" in summary
+    assert f"  enp2s0 {LABEL}: pcie speed gts 5, pcie width 4" in summary
     assert "Attested by hand (1; a reading on the host wins)" in summary and ": decided, decides pcie" in summary
     # JSON: the cell and the array, valid against the schema
     doc = json.loads((out / "a.json").read_text())

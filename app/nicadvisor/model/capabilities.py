@@ -230,12 +230,14 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
     known = [(n, getattr(pnic, n)) for n in cap.facts if getattr(pnic, n) is not None]
     evidence = tuple(pnic.evidence[n] for n, _ in known if n in pnic.evidence)
     text = ", ".join(_fmt(n, v) for n, v in known) or "not reported"
+    # the server's BMC, a person's attestation (not read on the host): said in the cell and its reason
+    elsewhere = [o for o in dict.fromkeys(origin_of(pnic.evidence.get(n)) for n, _ in known) if o
+                 and o != CATALOGUE_ORIGIN]
+    text += "".join(f" · {o}" for o in elsewhere)
     # a value the driver catalogue decided (not read on the host): said in the cell and its reason
     catalogued = [n for n, _ in known if n in pnic.evidence and pnic.evidence[n].command == CATALOGUE_ORIGIN]
-    # every other source that is not the host (the BMC, a person's attestation): said in the cell and its reason
-    elsewhere = list(dict.fromkeys(o for n, _ in known if (o := origin_of(pnic.evidence.get(n)))))
-    if elsewhere:
-        text += "".join(f" · {o}" for o in elsewhere)
+    if catalogued:
+        text += f" · {CATALOGUE_ORIGIN}"
     severities = {f.severity for f in mine}
     noes = [n for n in cap.negative if getattr(pnic, n) is False]
     no_overlay = cap.overlay and host.overlay_role(pnic) == OVERLAY_NONE
@@ -274,9 +276,8 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
                   f"show whether this column passes — {_learn(host, pnic, cap)}")
     elif known and (not cap.confirmed_by or any(f.rule_id in cap.confirmed_by for f in mine)):
         status, reason = PASS, "the values read pass every rule of this column"
-        outside = [o for o in elsewhere if o != CATALOGUE_ORIGIN]
-        if outside:
-            reason += f" (values {' and '.join(outside)}, not read on the host)"
+        if elsewhere:
+            reason += f" (values {' and '.join(elsewhere)}, not read on the host)"
         if catalogued:
             reason = (f"decided {CATALOGUE_ORIGIN} for {pnic.driver} {pnic.driver_version or ''}".rstrip()
                       + f" (not read on the host: {_learn(host, pnic, cap)}); it passes every rule of this column")

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from nicadvisor.model.audit import Audit
-from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix, origin_of, switch_port_cell
+from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix, switch_port_cell
+from nicadvisor.model.capabilities import origin_of
 from nicadvisor.model.entities import Finding, PhysicalNic, findings_by_host
 from nicadvisor.model.references import citations
 from nicadvisor.model.text import without_controls

@@ -37,13 +37,13 @@ class AuditRequest:
     vsphere: tuple = ()
     ssh: tuple = ()
     nsx: tuple = ()
-    known_hosts: object | None = field(default=None, compare=False)
-    ask_host_key: Callable[[str, int, str, str], bool] | None = field(default=None, compare=False)
-    save_captures: str | None = None  # folder for every live output and API recording as capture files (replayable)
     # BMCs read over Redfish for the PCIe link of an audited host (nicadvisor.collect.redfish.RedfishTarget)
     redfish: tuple = ()
     # what people checked by hand (nicadvisor.model.attestations.Attestation), applied after every reading
     attestations: tuple = ()
+    known_hosts: object | None = field(default=None, compare=False)
+    ask_host_key: Callable[[str, int, str, str], bool] | None = field(default=None, compare=False)
+    save_captures: str | None = None  # folder for every live output and API recording as capture files (replayable)
 
     @property
     def live_targets(self) -> list[str]:
@@ -222,6 +222,7 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
                 store.update_host(audit.history_id, host)
     check(cancel)
     report(0.9, "Checking rules and the compatibility database")
-    audit.findings = evaluate_findings(audit.hosts, rules) + attested
+    audit.findings = evaluate_findings(audit.hosts, rules)
+    audit.findings.extend(attested)  # a reading on the host that disagrees with an attestation
     phys = sum(1 for h in audit.hosts for p in h.pnics if p.is_physical is not False)  # as every export counts
     report(1.0, f"Audited {len(audit.hosts)} hosts, {phys} pNICs")
