@@ -223,6 +223,6 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
     check(cancel)
     report(0.9, "Checking rules and the compatibility database")
     audit.findings = evaluate_findings(audit.hosts, rules)
-    audit.findings.extend(attested)  # a reading on the host that disagrees with an attestation
     phys = sum(1 for h in audit.hosts for p in h.pnics if p.is_physical is not False)  # as every export counts
+    audit.findings.extend(attested)  # a reading on the host that disagrees with an attestation
     report(1.0, f"Audited {len(audit.hosts)} hosts, {phys} pNICs")
