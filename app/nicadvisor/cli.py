@@ -57,6 +57,8 @@ def _print_audit(audit, out=None) -> None:
             print(f"  {p.name:<10} {p.driver or '?':<12} {speed:<14} MTU {p.mtu or '?':<5} PCI {ids}", file=out)
         _print_finish(host_verdicts.get(host.name), out)
         _print_not_run(host, out)
+        _print_not_on_host(phys, out)
+    _print_attestations(audit, out)
     counts = {s: sum(1 for f in audit.findings if f.severity is s) for s in Severity}
     print(f"Findings: {counts[Severity.ERROR]} error, {counts[Severity.WARNING]} warning, {counts[Severity.INFO]} info", file=out)
     for f in audit.findings:
@@ -64,6 +66,36 @@ def _print_audit(audit, out=None) -> None:
             print(f"  [{f.severity.value}] {f.target}: {f.title}", file=out)
     for p in audit.inputs_not_understood:
         print(f"input {p.source}: {p.message}", file=sys.stderr)
+
+
+def _print_not_on_host(pnics, out) -> None:
+    """The values of ``pnics`` not read on the host, one line per pNIC and origin: ``enp2s0 from the server's BMC
+    (Redfish): pcie speed gts 5, pcie width 4`` / ``enp2s0 attested by alice on 2026-11-30: mtu 9000``."""
+    from nicadvisor.model.capabilities import CATALOGUE_ORIGIN, origin_of
+
+    for p in pnics:
+        by_origin: dict[str, list[str]] = {}
+        for name, ev in p.evidence.items():
+            origin = origin_of(ev)
+            if origin and origin != CATALOGUE_ORIGIN and getattr(p, name, None) is not None:
+                value = getattr(p, name)
+                shown = ("yes" if value else "no") if isinstance(value, bool) else f"{value:g}" if isinstance(
+                    value, float) else str(value)
+                by_origin.setdefault(origin, []).append(f"{name.replace('_', ' ')} {shown}")
+        for origin, facts in by_origin.items():
+            print(f"  {p.name} {origin}: {', '.join(facts)}", file=out)
+
+
+def _print_attestations(audit, out) -> None:
+    """What people checked by hand and what became of it (decided, agrees, overruled by the host, not applied)."""
+    if not audit.attestations:
+        return
+    print(f"Attested by hand ({len(audit.attestations)}; a reading on the host wins):", file=out)
+    for o in audit.attestations:
+        a = o.attestation
+        where = f"{a.host}/{a.pnic}" if a.pnic else a.host
+        print(f"  {where} {a.check}: {a.value_text()} — {a.label} ({a.how}): {o.status}"
+              + (f", {o.note}" if o.note else ""), file=out)
 
 
 def _print_finish(hv, out) -> None:
@@ -136,6 +168,10 @@ def cmd_audit(args) -> int:
     except LiveArgsError as exc:
         print(f"nic-advisor audit: {exc}", file=sys.stderr)
         return EXIT_INPUT
+    attested = _load_attestations(getattr(args, "attestations", None))
+    if attested is None:
+        return EXIT_INPUT
+    live["attestations"] = attested  # what people checked by hand, with the live targets' BMCs
     request = AuditRequest(demo=args.demo, capture_paths=tuple(args.capture or ()), local=args.local,
                            ask_host_key=ask_host_key_on_terminal, save_captures=args.save_captures, **live)
     store = None if args.no_history else _open_store()
@@ -171,6 +207,47 @@ def cmd_audit(args) -> int:
     if audit.verdict.status != "ready":
         print(f"nic-advisor audit: {audit.verdict.headline}", file=sys.stderr)
     return _exit_code(audit)
+
+
+def _load_attestations(path) -> tuple | None:
+    """The attestations of ``--attestations FILE`` (``()`` without one); None, with the reason on stderr, when the
+    file cannot be used (the audit does not run on half of what a person attested)."""
+    if not path:
+        return ()
+    from nicadvisor.services.attestations import AttestationError, load_attestations
+
+    try:
+        return tuple(load_attestations(path))
+    except AttestationError as exc:
+        print(f"nic-advisor audit: --attestations {exc}", file=sys.stderr)
+        return None
+
+
+def cmd_attest(args) -> int:
+    """``nic-advisor attest``: record what a person checked by hand in an attestation file (created when missing).
+    Returns 0, or 2 when the attestation or the file is not valid (nothing written)."""
+    from nicadvisor.model.attestations import HOST_CHECKS, Attestation
+    from nicadvisor.services.attestations import AttestationError, add_attestation, parse_value
+
+    try:
+        if args.check not in HOST_CHECKS and not args.pnic:
+            raise AttestationError(f"the check {args.check!r} is about a pNIC: give --pnic")
+        value = dict(parse_value(args.check, v) for v in args.value)
+        import datetime as _dt
+
+        when = args.when or _dt.datetime.now(_dt.timezone.utc).date().isoformat()
+        attestation = Attestation(check=args.check, host=args.host, pnic=args.pnic or "", value=value,
+                                  who=args.who, when=when, how=args.how)
+        path = add_attestation(args.file, attestation)
+    except AttestationError as exc:
+        print(f"nic-advisor attest: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except OSError as exc:
+        print(f"nic-advisor attest: cannot write {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_INPUT
+    print(f"recorded in {path}: {args.host}{'/' + args.pnic if args.pnic else ''} {args.check}: "
+          f"{attestation.value_text()} ({attestation.label})")
+    return 0
 
 
 def _open_store():
@@ -874,6 +951,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_arguments(a)
     a.set_defaults(func=cmd_audit)
+    a.add_argument("--attestations", type=Path, metavar="FILE",
+                   help="what people checked by hand (YAML/JSON, written by 'nic-advisor attest'): each decides a "
+                        "value the host did not tell, marked 'attested by WHO on DATE'; a reading on the host wins")
+
+    from nicadvisor.model.attestations import CHECK_FACTS
+
+    t = sub.add_parser("attest", help="record a value a person checked by hand (an attestation) for 'audit "
+                                      "--attestations FILE'")
+    t.add_argument("--file", type=Path, required=True, metavar="FILE", help="the attestation file (created if missing)")
+    t.add_argument("--check", required=True, choices=tuple(CHECK_FACTS), help="the decisive check")
+    t.add_argument("--host", required=True, help="the host, as the audit names it")
+    t.add_argument("--pnic", help="the pNIC (vmnic0, ens1f0); not for --check release")
+    t.add_argument("--value", action="append", required=True, metavar="FACT=VALUE",
+                   help="a value seen, e.g. pcie_speed_gts=8, pcie_width=8, mtu=9000, geneve_offload=yes; repeatable")
+    t.add_argument("--who", required=True, help="who checked it")
+    t.add_argument("--when", help="when (ISO date, default today)")
+    t.add_argument("--how", required=True, help="how: an evidence file path or a sentence")
+    t.set_defaults(func=cmd_attest)
 
     b = sub.add_parser("bench", help="quick benchmark: netperf TCP_STREAM and TCP_RR (iperf3 / built-in agent fallback)")
     b.add_argument("--local", action="store_true", default=True, help="between endpoints on this machine (default)")

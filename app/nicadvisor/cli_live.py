@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 #: Environment variables read for a password: per kind of target, then for all.
 PASSWORD_ENV = {"vcenter": "NIC_ADVISOR_VCENTER_PASSWORD", "ssh": "NIC_ADVISOR_SSH_PASSWORD",
-                "nsx": "NIC_ADVISOR_NSX_PASSWORD"}
+                "nsx": "NIC_ADVISOR_NSX_PASSWORD", "redfish": "NIC_ADVISOR_REDFISH_PASSWORD"}
 PASSWORD_ENV_ALL = "NIC_ADVISOR_PASSWORD"
 #: The most a password file or standard input may hold (bytes).
 PASSWORD_MAX_BYTES = 4096
@@ -63,6 +63,10 @@ def add_arguments(parser) -> None:
     src.add_argument("--cluster", help="limit --vcenter to this cluster")
     src.add_argument("--esxcli-over-api", action="store_true",
                      help="for --vcenter: also run allowlisted esxcli commands through the vSphere API (no SSH needed)")
+    src.add_argument("--redfish", action="append", metavar="HOST=URL",
+                     help="also read HOST's PCIe links from its server's BMC over Redfish (read-only), e.g. "
+                          "esxi-01=https://esxi-01-bmc.example.com; HOST as the audit names it")
+    src.add_argument("--redfish-user", metavar="USER", help="user for --redfish (default: --user)")
     src.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per call, its whole answer included (default 30)")
 
 
@@ -238,7 +242,7 @@ def build_targets(args, passwords: PasswordSource | None = None, pin_store=None)
         check_save_folder(args.save_captures)
     passwords = passwords or PasswordSource.from_args(args)
     pins = _pins(args.thumbprint)
-    single = len(args.vcenter or ()) + len(args.nsx or ()) == 1
+    single = len(args.vcenter or ()) + len(args.nsx or ()) + len(getattr(args, "redfish", None) or ()) == 1
     if "*" in pins and not single:
         raise LiveArgsError("--thumbprint without HOST[:PORT]= needs exactly one --vcenter or --nsx target")
     if (args.vcenter or args.nsx) and not args.user:
@@ -268,10 +272,41 @@ def build_targets(args, passwords: PasswordSource | None = None, pin_store=None)
     def ask(service_id: str, user: str, label: str, *, required: bool) -> str | None:
         return passwords.get(service_id, user, label) if required else None
 
+    redfish = _redfish_targets(args, pins, single, passwords, pin_store)  # before the others: no login yet
     built = build(request, ask, pins=pin_store, stop_at_first_problem=True)
     if built.problems:
         raise LiveArgsError(built.problems[0].message)
-    return built.audit_fields()
+    return {**built.audit_fields(), **({"redfish": redfish} if redfish else {})}
+
+
+def _redfish_targets(args, pins: dict[str, str], single: bool, passwords: PasswordSource, pin_store) -> tuple:
+    """The ``--redfish HOST=URL`` BMCs as collector targets (user ``--redfish-user`` or ``--user``; password as
+    every live target's, service id ``redfish:host:port``; the ``--thumbprint`` given for the BMC). Raises
+    LiveArgsError for a pairing, URL or thumbprint that cannot be used."""
+    from nicadvisor.services.redfish import RedfishEntry, parse_pairing, redfish_target
+    from nicadvisor.services.targets import app_pins, host_port
+
+    specs = getattr(args, "redfish", None) or ()
+    if not specs:
+        return ()
+    user = getattr(args, "redfish_user", None) or args.user
+    if not user:
+        raise LiveArgsError("--redfish needs --redfish-user (or --user)")
+    store = pin_store if pin_store is not None else app_pins()
+    out = []
+    for spec in specs:
+        try:
+            for_host, url = parse_pairing(spec)
+            bmc, port = host_port(url)
+        except ValueError as exc:
+            raise LiveArgsError(str(exc)) from None
+        entry = RedfishEntry(url=url, for_host=for_host, user=user, thumbprint=_pin_for(pins, url, single))
+        password = passwords.get(f"redfish:{bmc}:{port}", user, f"the BMC {bmc}:{port}")
+        try:
+            out.append(redfish_target(entry, password, pins=store, timeout_s=args.timeout))
+        except ValueError as exc:
+            raise LiveArgsError(f"--redfish {spec}: {exc}") from None
+    return tuple(out)
 
 
 def ask_host_key_on_terminal(host: str, port: int, key_type: str, fingerprint: str) -> bool:

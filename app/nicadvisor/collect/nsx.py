@@ -29,7 +29,6 @@ list), ``/api/v1/transport-zones``. The facts come from the pure parser
 """
 from __future__ import annotations
 
-import ssl
 import threading
 import time
 from dataclasses import dataclass, field
@@ -37,23 +36,14 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 import requests
-from requests.adapters import HTTPAdapter
 
 from nicadvisor.cancel import check
 from nicadvisor.parsers.assemble import HostInputs
 from nicadvisor.parsers.capture_file import Capture
-from nicadvisor.collect.deadline import VerifiedAdapter, bounded, deadline
-from nicadvisor.collect.tls_pinning import (
-    ThumbprintMismatchError,
-    TlsTrustError,
-    TrustDecision,
-    UntrustedCertificateError,
-    fetch_thumbprint,
-    normalize_thumbprint,
-    pin_broken,
-    ssl_context_for,
-    stored_pin,
-)
+from nicadvisor.collect.deadline import deadline
+from nicadvisor.collect.https_trust import TrustSetupError, is_verify_failure as _is_verify_failure
+from nicadvisor.collect.https_trust import reason as _reason, trusted_adapter, untrusted_message
+from nicadvisor.collect.tls_pinning import TrustDecision
 from nicadvisor.collect.tls_pins import TlsPins
 from nicadvisor.model import InputProblem
 from nicadvisor.parsers.api.nsx import (
@@ -123,25 +113,6 @@ class NsxAuthError(NsxError):
     """The manager refused the credentials (or the session could not be created)."""
 
 
-class _PinnedAdapter(HTTPAdapter):
-    """HTTPS adapter that trusts exactly one certificate: ``ssl_context`` holds only the pinned
-    certificate, urllib3 checks the peer certificate's SHA-256 digest (``assert_fingerprint``) on
-    every connection, and no CA bundle is added (the pin, not a name, identifies the server)."""
-
-    def __init__(self, context: ssl.SSLContext, fingerprint: str) -> None:
-        self._context, self._fingerprint = context, fingerprint
-        super().__init__(max_retries=0)
-
-    def init_poolmanager(self, connections, maxsize, block=False, **pool_kwargs):  # noqa: ANN001 - requests' signature
-        pool_kwargs.update(ssl_context=self._context, assert_fingerprint=self._fingerprint, assert_hostname=False)
-        super().init_poolmanager(connections, maxsize, block=block, **pool_kwargs)
-
-    def cert_verify(self, conn, url, verify, cert):  # noqa: ANN001 - requests' signature
-        conn.cert_reqs = "CERT_REQUIRED"
-        conn.ca_certs = None
-        conn.ca_cert_dir = None
-
-
 class _Client:
     """One NSX Manager connection (a ``requests.Session``); see the module docstring for the policy."""
 
@@ -168,40 +139,15 @@ class _Client:
     def setup_tls(self) -> None:
         """Decide how the certificate is trusted; raises NsxError (with the thumbprint when untrusted)."""
         t = self.target
-        try:  # explicit pin > pin stored for this server (t.pins) > CA
-            saved = None if t.thumbprint else stored_pin(t.pins, self.host, self.port)
-        except TlsTrustError as exc:
+        try:
+            adapter, self.trust = trusted_adapter(self.host, self.port, t.thumbprint, t.ca_bundle, t.timeout_s, t.pins)
+        except TrustSetupError as exc:
             raise NsxError(str(exc)) from exc
-        if t.thumbprint or saved:
-            try:
-                fingerprint = normalize_thumbprint(t.thumbprint) if t.thumbprint else None
-                ctx, self.trust = ssl_context_for(self.host, self.port, thumbprint=fingerprint, timeout=t.timeout_s,
-                                                  pins=t.pins)
-            except ValueError as exc:
-                raise NsxError(f"{self.netloc}: bad thumbprint: {exc}") from exc
-            except ThumbprintMismatchError as exc:
-                raise NsxError(str(exc)) from exc
-            except (OSError, ssl.SSLError) as exc:
-                raise NsxError(f"{self.netloc}: cannot read the TLS certificate: {_reason(exc)}") from exc
-            if self.trust.mode == "pinned" and self.trust.thumbprint:
-                self.session.mount(f"https://{self.host}:{self.port}",
-                                   _PinnedAdapter(bounded(ctx), self.trust.thumbprint))
-                return
-        self.session.mount("https://", VerifiedAdapter(t.ca_bundle))
-        self.trust = TrustDecision("ca", None)
+        self.session.mount(f"https://{self.host}:{self.port}" if self.trust.mode == "pinned" else "https://", adapter)
 
     def _untrusted(self, exc: Exception) -> NsxError:
-        if self.trust is not None and self.trust.mode == "pinned":  # the pinned certificate was replaced
-            return NsxError(str(pin_broken(self.host, self.port, self.trust, self.target.timeout_s,
-                                           self.target.pins)))
-        try:
-            shown: str | None = fetch_thumbprint(self.host, self.port, self.target.timeout_s)
-        except (OSError, ssl.SSLError):
-            shown = None
-        reason = _reason(exc)
-        where = f"the CA bundle {self.target.ca_bundle}" if self.target.ca_bundle else "the system CA store"
-        err = UntrustedCertificateError(self.host, self.port, shown, f"{reason}; not signed by {where}")
-        return NsxError(str(err))
+        t = self.target
+        return NsxError(untrusted_message(self.host, self.port, self.trust, t.timeout_s, t.pins, t.ca_bundle, exc))
 
     # --- HTTP ---------------------------------------------------------------------------------
     def _send(self, method: str, path: str, **kw: Any) -> requests.Response:
@@ -293,30 +239,6 @@ class _Client:
 
     def close(self) -> None:
         self.session.close()
-
-
-def _is_verify_failure(exc: BaseException) -> bool:
-    seen: set[int] = set()
-    e: BaseException | None = exc
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        if isinstance(e, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY_FAILED" in str(e):
-            return True
-        e = e.__cause__ or e.__context__ or (e.args[0] if e.args and isinstance(e.args[0], BaseException) else None)
-    return False
-
-
-def _reason(exc: BaseException) -> str:
-    """A short reason from a requests/urllib3 exception chain (the innermost readable message)."""
-    e: BaseException = exc
-    for _ in range(6):
-        inner = getattr(e, "reason", None) or (e.args[0] if e.args and isinstance(e.args[0], BaseException) else None)
-        if not isinstance(inner, BaseException):
-            break
-        e = inner
-    if isinstance(e, ssl.SSLCertVerificationError) and e.verify_message:
-        return e.verify_message
-    return str(e) or type(e).__name__
 
 
 def denied_message(netloc: str, path: str, user: str, error_text: str = "") -> str:

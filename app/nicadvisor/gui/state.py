@@ -226,6 +226,11 @@ class WizardState:
     store_problem: str = ""
     store_loading: bool = False
     known_hosts: Any = None
+    # out of band (gui/widgets/out_of_band.py): BMCs read over Redfish, the attestation file and how often the
+    # wizard added to it (a changed file audits again)
+    bmcs: list[Any] = field(default_factory=list)
+    attestations_file: str = ""
+    attestations_edits: int = 0
 
     def live_specs(self) -> list[VcenterSpec | SshSpec | NsxSpec]:
         """Every live target, vCenters first, then SSH hosts, then NSX Managers."""
@@ -235,4 +240,5 @@ class WizardState:
         """Identity of the chosen input: Discover re-runs the audit only when it changed."""
         paths = self.capture_paths if self.source is Source.CAPTURES else ()
         live = tuple(s.key() for s in self.live_specs()) if self.source is Source.LIVE else ()
-        return (self.source.value, paths, live)
+        oob = (tuple(b.key() for b in self.bmcs), self.attestations_file, self.attestations_edits)
+        return (self.source.value, paths, live, oob)

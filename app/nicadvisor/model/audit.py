@@ -32,6 +32,9 @@ class Audit:
     completion: str = "complete"
     hosts_expected: int | None = None
     created_at: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    #: what people checked by hand and what became of it (nicadvisor.model.attestations.AttestationOutcome), in the
+    #: order given; empty for an audit reopened from the history (its attested facts and findings are kept there)
+    attestations: list[Any] = field(default_factory=list)
 
     @property
     def rated(self) -> bool:

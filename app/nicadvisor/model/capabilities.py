@@ -38,6 +38,27 @@ from nicadvisor.model.entities import OVERLAY_NONE, Evidence, Finding, Host, Phy
 #: Evidence ``command`` of a fact decided by the driver catalogue (nicadvisor.vcg.driver_catalogue.ORIGIN_LABEL; the
 #: model cannot import vcg).
 CATALOGUE_ORIGIN = "from the driver catalogue"
+#: Evidence ``command`` prefix of a fact read from the server's BMC over Redfish (``"from the server's BMC (Redfish):
+#: GET /redfish/v1/Chassis/…/PCIeDevices/…"``, :mod:`nicadvisor.services.redfish`): out of band, not on the host.
+BMC_ORIGIN = "from the server's BMC (Redfish)"
+#: Evidence ``command`` prefix of a fact a person checked by hand and recorded (``"attested by alice on 2026-11-30"``,
+#: :mod:`nicadvisor.model.attestations`): never a reading taken on the host.
+ATTESTED_ORIGIN = "attested by"
+
+
+def origin_of(evidence: Evidence | None) -> str:
+    """How a fact was learnt when not read on the host: :data:`CATALOGUE_ORIGIN`, :data:`BMC_ORIGIN`, or the
+    attestation's own words (``"attested by alice on 2026-11-30"``); ``""`` for a reading taken on the host."""
+    if evidence is None:
+        return ""
+    cmd = evidence.command
+    if cmd == CATALOGUE_ORIGIN:
+        return CATALOGUE_ORIGIN
+    if cmd.startswith(BMC_ORIGIN):
+        return BMC_ORIGIN
+    if cmd.startswith(ATTESTED_ORIGIN + " "):
+        return cmd
+    return ""
 
 
 @dataclass(frozen=True)
@@ -212,6 +233,10 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
     known = [(n, getattr(pnic, n)) for n in cap.facts if getattr(pnic, n) is not None]
     evidence = tuple(pnic.evidence[n] for n, _ in known if n in pnic.evidence)
     text = ", ".join(_fmt(n, v) for n, v in known) or "not reported"
+    # the server's BMC, a person's attestation (not read on the host): said in the cell and its reason
+    elsewhere = [o for o in dict.fromkeys(origin_of(pnic.evidence.get(n)) for n, _ in known) if o
+                 and o != CATALOGUE_ORIGIN]
+    text += "".join(f" · {o}" for o in elsewhere)
     # a value the driver catalogue decided (not read on the host): said in the cell and its reason
     catalogued = [n for n, _ in known if n in pnic.evidence and pnic.evidence[n].command == CATALOGUE_ORIGIN]
     if catalogued:
@@ -257,6 +282,8 @@ def cell_for(host: Host, pnic: PhysicalNic, cap: Capability, findings: list[Find
                   f"show whether this column passes — {_learn(host, pnic, cap)}")
     elif known and (not cap.confirmed_by or any(f.rule_id in cap.confirmed_by for f in mine)):
         status, reason = PASS, "the values read pass every rule of this column"
+        if elsewhere:
+            reason += f" (values {' and '.join(elsewhere)}, not read on the host)"
         if catalogued:
             reason = (f"decided {CATALOGUE_ORIGIN} for {pnic.driver} {pnic.driver_version or ''}".rstrip()
                       + f" (not read on the host: {_learn(host, pnic, cap)}); it passes every rule of this column")

@@ -19,6 +19,7 @@ from typing import Any
 
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix, switch_port_cell
+from nicadvisor.model.capabilities import origin_of
 from nicadvisor.model.entities import Finding, PhysicalNic, findings_by_host
 from nicadvisor.model.references import citations
 from nicadvisor.model.text import without_controls
@@ -153,11 +154,14 @@ def inventory_columns(rows: list[dict[str, str]] | None = None) -> tuple[str, ..
     """Columns of :func:`write_inventory_csv`: ``host``, every PhysicalNic field (model order, without
     ``evidence``), ``<capability key>_status`` for each capability-matrix column, then ``host_verdict`` (READY /
     NOT READY / NOT RATED) and ``switch_port`` (where the pNIC is cabled, or the command that reads it:
-    :func:`nicadvisor.model.capabilities.switch_port_cell`; last, so that the earlier columns keep their places). Given
+    :func:`nicadvisor.model.capabilities.switch_port_cell`; last, so that the earlier columns keep their places), then
+    ``not_read_on_host`` (each value learnt elsewhere and where from: ``pcie_width: from the server's BMC (Redfish);
+    mtu: attested by alice on 2026-11-30``, left out when no value was). Given
     the ``rows`` of an export, a fact column empty in every row is left out (a column no input of this audit filled
     says nothing); ``host``, ``name``, the statuses, the verdict and ``switch_port`` stay."""
     fields = tuple(f.name for f in dataclasses.fields(PhysicalNic) if f.name != "evidence")
-    columns = ("host",) + fields + tuple(f"{c.key}_status" for c in CAPABILITIES) + ("host_verdict", "switch_port")
+    columns = ("host",) + fields + tuple(f"{c.key}_status" for c in CAPABILITIES) + ("host_verdict", "switch_port",
+                                                                                      "not_read_on_host")
     if rows is None:
         return columns
     kept = {"host", "name", "host_verdict", "switch_port"} | {f"{c.key}_status" for c in CAPABILITIES}
@@ -183,6 +187,9 @@ def inventory_rows(audit: Audit) -> list[dict[str, str]]:
             row = {"host": _safe(host.name), "host_verdict": labels.get(host.name, ""),
                    "switch_port": _safe(switch_port_cell(host, pnic)) if pnic.is_physical is not False else ""}
             row.update({name: _cell(value) for name, value in pnic.facts().items()})
+            elsewhere = [f"{n}: {o}" for n, ev in pnic.evidence.items() if (o := origin_of(ev))]
+            if elsewhere:
+                row["not_read_on_host"] = _safe("; ".join(elsewhere))
             if pnic.legacy_vmklinux is None and pnic.name in legacy:
                 row["legacy_vmklinux"] = "true"
             cells = matrix[pnic.name].cells if pnic.is_physical is not False and pnic.name in matrix else {}
@@ -249,6 +256,22 @@ def write_path_tests_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:
     """Write :func:`path_test_rows` (columns :data:`PATH_TEST_COLUMNS`) to ``path``; returns the path. Raises
     OSError."""
     return _write_rows(path, PATH_TEST_COLUMNS, path_test_rows(audit))
+
+
+#: Columns of :func:`write_attestations_csv`: what people checked by hand and what became of it.
+ATTESTATION_COLUMNS = ("host", "pnic", "check", "value", "who", "when", "how", "label", "status", "note", "source")
+
+
+def attestation_rows(audit: Audit) -> list[dict[str, str]]:
+    """One row per attestation of the audit (:attr:`Audit.attestations`), in the order given."""
+    return [{k: _cell(v) for k, v in {**o.to_dict(), "value": o.attestation.value_text()}.items()
+             if k in ATTESTATION_COLUMNS} for o in audit.attestations]
+
+
+def write_attestations_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:
+    """Write :func:`attestation_rows` (columns :data:`ATTESTATION_COLUMNS`) to ``path``; returns the path. Raises
+    OSError."""
+    return _write_rows(path, ATTESTATION_COLUMNS, attestation_rows(audit))
 
 
 def write_benchmarks_csv(audit: Audit, path: str | os.PathLike[str]) -> Path:

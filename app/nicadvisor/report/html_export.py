@@ -73,6 +73,8 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
     the report is made (ISO 8601, now when not given). Raises TypeError for a benchmark without ``to_dict()``."""
     from reportlab.graphics import renderSVG
 
+    from nicadvisor.model.attestations import BOARD_NOTE
+
     roots = input_roots(audit)
     verdict = audit.verdict
     by_host = findings_by_host(list(audit.findings))
@@ -115,7 +117,8 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
         finish_howto=f"{FINISH_HOWTO} {PCIE_ON_ESXI}.", host_title=host_title, release_label=release_label,
         missing_lines=missing_lines, missing_overview=missing_overview, finish_block=finish_block,
         switch_ports=switch_ports, switch_ports_howto=SWITCH_PORTS, step_labels=STEP_LABELS, no_command=NO_COMMAND, not_run_groups=not_run_groups,
-        mesh=mesh_table(all_path_tests(audit.hosts)), mesh_columns=MESH_COLUMNS)
+        mesh=mesh_table(all_path_tests(audit.hosts)), mesh_columns=MESH_COLUMNS,
+        attestations=audit.attestations, attested_note=BOARD_NOTE)
 
 
 def _num(value: object) -> str:

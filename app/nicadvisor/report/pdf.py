@@ -21,6 +21,8 @@ of the PDF outline that leads to its page):
 6. benchmarks, when a result measured the audited hosts (else one line says that nothing comparable was measured);
    the TEP mesh, when a check between hosts left one (:func:`_mesh_section`: one row per pair and frame size, both
    ends, pass/fail, the round trips and the cause in words, :func:`nicadvisor.model.path_tests.mesh_table`);
+   what people checked by hand, when the audit has attestations (:func:`_attestations_section`: who, when, how,
+   the value seen and whether it decided a cell, agreed with the host or was overruled by a reading on the host);
 7. appendices: information-only findings (a compatibility note cites its sources by number), inputs not
    understood, inputs read, the references (title, version, publisher, a link; never an internal file name) and the
    glossary.
@@ -1077,6 +1079,30 @@ def _mesh_section(r: _Report) -> list[Any]:
                       "for the uplinks of that TEP's switch only.", st.body), Spacer(1, 2 * mm), grid]
 
 
+def _attestations_section(r: _Report) -> list[Any]:
+    """"Checked by hand": every attestation of the audit (who, when, how, the value seen and what became of it), for
+    the board; [] without one."""
+    from nicadvisor.model.attestations import BOARD_NOTE
+
+    fonts, st = r.fonts, r.st
+    outcomes = r.audit.attestations
+    if not outcomes:
+        return []
+    head = ("Host / pNIC", "Check", "Value seen", "Attested by", "How", "Outcome")
+    table: list[list[Any]] = [[Paragraph(f"<b>{h}</b>", st.cell) for h in head]]
+    for o in outcomes:
+        a = o.attestation
+        where = f"{a.host} / {a.pnic}" if a.pnic else a.host
+        cells = (where, a.check, a.value_text(), f"{a.who} on {a.when}", a.how, f"{o.status}: {o.note}")
+        table.append([Paragraph(_clean(c, fonts), st.cell_small) for c in cells])
+    grid = Table(table, colWidths=[45 * mm, 25 * mm, 50 * mm, 35 * mm, 60 * mm, 55 * mm], repeatRows=1, hAlign="LEFT")
+    grid.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.4, colors.HexColor("#888888")),
+                              ("BACKGROUND", (0, 0), (-1, 0), colors.HexColor("#d9e1ea")),
+                              ("VALIGN", (0, 0), (-1, -1), "TOP")]))
+    return [PageBreak(), Paragraph(f"Checked by hand: attestations ({len(outcomes)})", st.h1),
+            Paragraph(BOARD_NOTE, st.body), Spacer(1, 2 * mm), grid]
+
+
 def _bench_chart(results: list[dict[str, Any]], unit: str, key: str, fonts: _Fonts,
                  earlier: list[list[Any]] | None = None) -> Drawing | None:
     """Bars of measured vs expected for the results measured in ``unit`` (``key`` holds the value), drawn without
@@ -1334,6 +1360,7 @@ def build_story(audit: Audit, title: str = DEFAULT_TITLE, fonts: _Fonts | None =
     mesh = _mesh_section(r)
     if mesh:
         story += [PageBreak(), *mesh]
+    story += _attestations_section(r)
     story += _info_appendix(r)
     story += _not_understood_appendix(r)
     story += _inputs_appendix(r)

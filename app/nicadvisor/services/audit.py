@@ -37,6 +37,10 @@ class AuditRequest:
     vsphere: tuple = ()
     ssh: tuple = ()
     nsx: tuple = ()
+    # BMCs read over Redfish for the PCIe link of an audited host (nicadvisor.collect.redfish.RedfishTarget)
+    redfish: tuple = ()
+    # what people checked by hand (nicadvisor.model.attestations.Attestation), applied after every reading
+    attestations: tuple = ()
     known_hosts: object | None = field(default=None, compare=False)
     ask_host_key: Callable[[str, int, str, str], bool] | None = field(default=None, compare=False)
     save_captures: str | None = None  # folder for every live output and API recording as capture files (replayable)
@@ -200,8 +204,25 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
                 problems(live_problems)
     finally:
         sink.flush()  # hosts held for an NSX join: stored even when cancelled
+    if request.redfish:  # out of band, after the host's own readings (which win)
+        from nicadvisor.services.redfish import read_bmcs
+
+        changed, bmc_notes = read_bmcs(request.redfish, audit.hosts, cancel, lambda m: report(0.88, m))
+        problems(bmc_notes)
+        for host in changed if store is not None else ():
+            store.update_host(audit.history_id, host)
+    attested: list[Finding] = []
+    if request.attestations:  # a reading taken on the host (or its BMC) wins: applied last
+        from nicadvisor.model.attestations import DECIDED, OVERRULED, apply_attestations
+
+        audit.attestations, attested = apply_attestations(audit.hosts, list(request.attestations))
+        touched = {o.attestation.host.lower() for o in audit.attestations if o.status in (DECIDED, OVERRULED)}
+        for host in audit.hosts if store is not None else ():
+            if host.name.lower() in touched:
+                store.update_host(audit.history_id, host)
     check(cancel)
     report(0.9, "Checking rules and the compatibility database")
     audit.findings = evaluate_findings(audit.hosts, rules)
     phys = sum(1 for h in audit.hosts for p in h.pnics if p.is_physical is not False)  # as every export counts
+    audit.findings.extend(attested)  # a reading on the host that disagrees with an attestation
     report(1.0, f"Audited {len(audit.hosts)} hosts, {phys} pNICs")

@@ -171,7 +171,8 @@ def targets_scrubber(targets, basic=()) -> SecretScrubber:
 
 def session_scrubber(request) -> SecretScrubber:
     """The :func:`targets_scrubber` of the live targets of ``request`` (an AuditRequest)."""
-    return targets_scrubber([*request.vsphere, *request.ssh, *request.nsx], request.nsx)
+    bmcs = tuple(getattr(request, "redfish", ()))  # Basic auth, as NSX's: its base64 form is scrubbed too
+    return targets_scrubber([*request.vsphere, *request.ssh, *request.nsx, *bmcs], (*request.nsx, *bmcs))
 
 
 def collect_live(request, progress: Progress, cancel: threading.Event | None, sink: HostSink,

@@ -15,6 +15,7 @@ from nicadvisor.gui.backend import Backend
 from nicadvisor.gui.state import Source, SshSpec, VcenterSpec, WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import CertificateTrustDialog, HostKeyAsker
+from nicadvisor.gui.widgets.out_of_band import OutOfBandPanel
 from nicadvisor.gui.widgets.guide_panel import GuidePanel
 from nicadvisor.gui.widgets.history_panel import PastAuditsPanel
 from nicadvisor.gui.widgets.target_editor import KEYRING_PENDING, NsxEditor, SshEditor, TargetEditor, VcenterEditor
@@ -157,6 +158,8 @@ class ConnectPage(QWizardPage):
         self.tabs.addTab(checks_page, "What is checked")
         self.guide_panel = GuidePanel(self.runner)
         self.tabs.addTab(self.guide_panel, "Compatibility data")
+        self.out_of_band = OutOfBandPanel(state)  # BMCs (Redfish) and attestations, for any input
+        self.tabs.addTab(self.out_of_band, "Out of band")
         self.history_tab = self.tabs.indexOf(self.history)
 
         layout = QVBoxLayout(self)

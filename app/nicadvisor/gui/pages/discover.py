@@ -2,6 +2,8 @@
 inputs not understood (grouped by source)."""
 from __future__ import annotations
 
+import dataclasses
+
 import textwrap
 from typing import Any
 
@@ -17,6 +19,7 @@ from nicadvisor.gui.state import Source, SshSpec, VcenterSpec, WizardState
 from nicadvisor.gui.pages.task_page import TaskPage
 from nicadvisor.gui.tasks import TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
+from nicadvisor.gui.widgets.out_of_band import audit_extras
 from nicadvisor.gui.widgets.common import splitter
 from nicadvisor.gui.widgets.finish_audit import FinishAuditPanel
 from nicadvisor.gui.widgets.formatting import (
@@ -206,16 +209,20 @@ class DiscoverPage(TaskPage):
         stored_keys: dict[str, str] = {}  # filled on the worker: the SSH host keys known after the audit
         self._stored_keys = stored_keys
 
+        bmcs, attested_file = [dataclasses.replace(b) for b in state.bmcs], state.attestations_file
+
         def task(progress, cancel):
             built = probes.build_targets(vcenters, ssh_hosts, nsx) if live else probes.LiveTargets()
+            extras, oob_problems = audit_extras(bmcs, attested_file)  # BMCs and attestations, for any input
             audit = audit_fn(demo=source is Source.DEMO, capture_paths=paths, local=source is Source.LOCAL,
                              progress=progress, cancel=cancel, vsphere=built.vsphere, ssh=built.ssh, nsx=built.nsx,
                              known_hosts=known_hosts, ask_host_key=asker.bound(cancel) if asker else None,
-                             store=store)
-            if built.problems:
-                audit.inputs_not_understood[:0] = built.problems
+                             store=store, **extras)
+            problems = [*built.problems, *oob_problems]
+            if problems:
+                audit.inputs_not_understood[:0] = problems
                 if store is not None and audit.history_id is not None:
-                    store.add_problems(audit.history_id, built.problems)
+                    store.add_problems(audit.history_id, problems)
             if ssh_hosts:  # a key accepted during the audit shows in the target list as stored
                 stored_keys.update(probes.stored_host_keys(ssh_hosts, known_hosts))
             return audit

@@ -11,6 +11,7 @@ from nicadvisor.model.capabilities import (
     CAPABILITIES, FAIL, STATUS_ORDER, STATUS_SYMBOL, STATUS_TEXT, UNKNOWN, WARN, Capability, Cell, Row,
     capability_matrix,
 )
+from nicadvisor.model.capabilities import BMC_ORIGIN, CATALOGUE_ORIGIN, origin_of
 from nicadvisor.parsers.base import natural_key
 
 FIXED_COLUMNS = ("Host / pNIC",)
@@ -74,6 +75,31 @@ def compact_text(pnic: Any, cap: Capability) -> str:
         facts = ["link_speed_mbps", "link_up"]
     parts = [_short_fact(n, getattr(pnic, n)) for n in facts if getattr(pnic, n, None) is not None]
     return ", ".join(parts) or "not reported"
+
+
+#: How a matrix cell marks a value not read on the host (the tooltip and detail pane say it in full).
+_ORIGIN_SHORT = {BMC_ORIGIN: "from the BMC"}
+
+
+def _origins(pnic: Any, cap: Capability) -> list[str]:
+    if pnic is None:
+        return []
+    return list(dict.fromkeys(o for n in cap.facts if getattr(pnic, n, None) is not None
+                              and (o := origin_of(pnic.evidence.get(n))) and o != CATALOGUE_ORIGIN))
+
+
+def origin_suffix(pnic: Any, cap: Capability) -> str:
+    """``" · from the BMC"`` / ``" · attested by alice on 2026-11-30"`` when a value of the column was not read on
+    the host (:func:`nicadvisor.model.capabilities.origin_of`; the driver catalogue keeps its own wording in the
+    cell text); ``""`` otherwise."""
+    return "".join(f" · {_ORIGIN_SHORT.get(o, o)}" for o in _origins(pnic, cap))
+
+
+def origin_tag(pnic: Any, cap: Capability) -> str:
+    """A short word for the status line of a cell whose values were not all read on the host, so that a narrow
+    column still shows it: ``" · attested"``, ``" · BMC"``; ``""`` otherwise."""
+    words = dict.fromkeys("BMC" if o == BMC_ORIGIN else "attested" for o in _origins(pnic, cap))
+    return "".join(f" · {w}" for w in words)
 
 
 def cell_display(cell: Cell, short: str | None = None) -> str:
@@ -148,7 +174,9 @@ class CapabilityTableModel(QAbstractTableModel):
             return None
         cap = CAPABILITIES[col - len(FIXED_COLUMNS)]
         if role == Qt.ItemDataRole.DisplayRole:
-            return cell_display(cell, compact_text(self.pnics[index.row()], cap))
+            pnic = self.pnics[index.row()]
+            status, _, values = cell_display(cell, compact_text(pnic, cap) + origin_suffix(pnic, cap)).partition("\n")
+            return f"{status}{origin_tag(pnic, cap)}\n{values}"
         if role == Qt.ItemDataRole.ToolTipRole:
             lines = [f"{cap.title}: {STATUS_TEXT[cell.status]}", cell.text, cell.reason]
             lines += [f"{f.severity.value}: {f.title} ({f.target})" for f in cell.findings]
