@@ -40,6 +40,7 @@ from nicadvisor.gui.trust import HostKeyAsker  # noqa: E402
 from nicadvisor.gui.wizard import PageId  # noqa: E402
 from nicadvisor.store import AuditStore  # noqa: E402
 from testkeyring import MemoryKeyring
+from guitools import stop_task  # noqa: E402
 
 LEFT = Qt.MouseButton.LeftButton
 AUDIT_TIMEOUT_MS = 60_000
@@ -349,7 +350,7 @@ def test_host_key_asked_during_audit_and_cancel(make_wizard, qtbot, tmp_path, ss
     rows = discover.hosts_progress.rows()
     assert rows[0][0] == f"ESXi 127.0.0.1:{ssh_lab.sshd.port} (SSH)" and rows[0][1].startswith("connecting to ssh://")
     with qtbot.waitSignal(discover.sig_audit_cancelled, timeout=20_000):
-        qtbot.mouseClick(discover.progress.cancel_button, LEFT)
+        stop_task(discover, qtbot)
     qtbot.waitUntil(lambda: wizard.asker.open_dialogs() == [], timeout=5000)
     assert known_hosts.keys_for("127.0.0.1", ssh_lab.sshd.port) == []  # nothing trusted
     assert discover.hosts_progress.rows()[0][2] == "■ cancelled"

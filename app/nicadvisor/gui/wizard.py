@@ -191,7 +191,11 @@ class NicAdvisorWizard(QWizard):
         if next_button.isVisible() and next_button.isEnabled():
             next_button.setFocus(Qt.FocusReason.OtherFocusReason)
         elif next_button.isVisible():
+            # Next waits for the page's task: the focus rests on the page, never on the task's Cancel (Enter there
+            # stopped a running audit)
             self._focus_next_when_complete = True
+            if page is not None:
+                page.setFocus(Qt.FocusReason.OtherFocusReason)
         elif page is not None:
             action = getattr(page, "action_button", None)
             (action if action is not None and action.isEnabled() else page).setFocus(Qt.FocusReason.OtherFocusReason)
@@ -201,7 +205,8 @@ class NicAdvisorWizard(QWizard):
         """Next became clickable on the page entered with Next: the focus goes back to it unless the user has put it
         in a field meanwhile."""
         next_button = self.button(QWizard.WizardButton.NextButton)
-        if not self._focus_next_when_complete or not self.currentPage().isComplete():
+        page = self.currentPage()  # None while the wizard closes
+        if not self._focus_next_when_complete or page is None or not page.isComplete():
             return
         self._focus_next_when_complete = False
         if not isinstance(QApplication.focusWidget(), (QLineEdit, QAbstractSpinBox, QComboBox)):

@@ -109,6 +109,8 @@ class DiscoverPage(TaskPage):
         self._shown_fraction = 0.0
         self._phase2 = False
         self.end_signals = (self.sig_audit_done, self.sig_audit_cancelled, self.sig_audit_failed)
+        self.progress.confirm_cancel = ("Stop the running audit? The hosts not read yet are not audited; you can "
+                                        "Run again later.")
 
         self.rerun_button = QPushButton("Run again")
         self.rerun_button.setEnabled(False)
