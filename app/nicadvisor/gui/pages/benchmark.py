@@ -21,8 +21,10 @@ from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.probes import snapshot
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
-from nicadvisor.gui.widgets.bench_chart import MeasuredVsExpectedChart, PayloadSweepChart, PercentileChart
-from nicadvisor.gui.widgets.common import detail_browser, message_label, readonly_table, share_width, splitter
+from nicadvisor.gui.widgets.bench_chart import (
+    CHART_MIN_HEIGHT, MeasuredVsExpectedChart, PayloadSweepChart, PercentileChart,
+)
+from nicadvisor.gui.widgets.common import FitScrollArea, detail_browser, message_label, readonly_table, share_width, splitter
 from nicadvisor.gui.widgets.formatting import esc
 from nicadvisor.services.between import BetweenOutcome, PreparedBetween
 
@@ -214,7 +216,15 @@ class BenchmarkPage(TaskPage):
         # the selected result in full, scrolled when it is long (a label was cut mid-line without a scroll bar)
         self.result_detail = detail_browser("Select a result to see how it was measured and compared.")
 
-        layout = QVBoxLayout(self)
+        # the page scrolls when its options, the host table and the problems leave the charts less than their least
+        # height (at 1200×800 in "Between audited hosts" mode they were 90 px tall, unreadable)
+        content = QWidget()
+        self.scroll = FitScrollArea(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll)
+        layout = QVBoxLayout(content)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(options)
         layout.addLayout(shaping)
         layout.addLayout(run_row)
@@ -228,7 +238,7 @@ class BenchmarkPage(TaskPage):
         # charts, every result row and the detail each keep a share of the height: at 1200×800 the table showed one
         # row of two (TCP_RR hidden); _fit_results gives the table the height of its rows
         self.results_area = splitter(Qt.Orientation.Vertical, (charts, 3), (self.table, 2), (self.result_detail, 1))
-        charts.setMinimumHeight(150)
+        charts.setMinimumHeight(CHART_MIN_HEIGHT + charts.tabBar().sizeHint().height())
         lines = self.fontMetrics().lineSpacing()
         self.result_detail.setMinimumHeight(3 * lines + 12)
         self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height() + 2 * (lines + 8) + 6)

@@ -1,11 +1,12 @@
 """Widget factories the pages and panels share: a read-only table, a detail pane, a splitter, a button."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHeaderView, QLabel, QPushButton, QSplitter, QTableWidget, QTextBrowser, QWidget,
+    QAbstractItemView, QFrame, QHeaderView, QLabel, QPushButton, QScrollArea, QSplitter, QTableWidget, QTextBrowser,
+    QWidget,
 )
 
 
@@ -90,3 +91,34 @@ def share_width(table: QTableWidget, columns: int, room: int, minimum: int = 40)
         widths = [min(w, max(cap, t)) for w, t in zip(natural, titles)]
     for col, width in enumerate(widths):
         table.setColumnWidth(col, width)
+
+
+class FitScrollArea(QScrollArea):
+    """A vertical scroll area whose content fills the view when its least height (at the view's width: wrapped labels
+    counted) fits, and scrolls when it does not. A resizable QScrollArea sized a layout with wrapped labels to its
+    preferred height for the width instead, so a page of charts scrolled at every window size."""
+
+    def __init__(self, content: QWidget, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(False)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWidget(content)
+        content.installEventFilter(self)
+
+    def fit(self) -> None:
+        """Size the content to the view's width and the larger of the view's height and the content's least height."""
+        content, width = self.widget(), self.viewport().width()
+        layout = content.layout()
+        least = layout.minimumHeightForWidth(width) if layout is not None and layout.hasHeightForWidth() else -1
+        least = max(least, content.minimumSizeHint().height())
+        content.resize(width, max(self.viewport().height(), least))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override: the content's layout changed
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.fit()
+        return super().eventFilter(watched, event)
+
+    def resizeEvent(self, event: Any) -> None:  # Qt override
+        super().resizeEvent(event)
+        self.fit()
