@@ -178,9 +178,10 @@ class BenchmarkPage(TaskPage):
         shaping.addSpacing(24)  # under the namespace path it belongs to
         shaping.addWidget(self.shape_box)
         shaping.addWidget(self.rate)
-        shaping.addWidget(QLabel("<i>gives TCP_STREAM an expected value (loopback and an unshaped veth have no "
-                                 "line rate)</i>"))
-        shaping.addStretch(1)
+        shaping_hint = QLabel("<i>gives TCP_STREAM an expected value (loopback and an unshaped veth have no line "
+                              "rate)</i>")
+        shaping_hint.setWordWrap(True)  # wraps with a larger font instead of widening the window
+        shaping.addWidget(shaping_hint, 1)
 
         self.problems = message_label(selectable=True)
         # results of another path than the one selected now are greyed out and say so (review: a netns band and

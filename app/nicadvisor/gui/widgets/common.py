@@ -5,7 +5,7 @@ from typing import Any, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QFrame, QHeaderView, QLabel, QPushButton, QScrollArea, QSplitter, QTableWidget, QTextBrowser,
+    QAbstractItemView, QComboBox, QFrame, QHeaderView, QLabel, QPushButton, QScrollArea, QSplitter, QTableWidget, QTextBrowser,
     QWidget,
 )
 
@@ -91,6 +91,38 @@ def share_width(table: QTableWidget, columns: int, room: int, minimum: int = 40)
         widths = [min(w, max(cap, t)) for w, t in zip(natural, titles)]
     for col, width in enumerate(widths):
         table.setColumnWidth(col, width)
+
+
+#: Characters of a name shown whole in a chooser; longer names are elided in the middle (whole in the tooltip).
+NAME_CHARS = 44
+
+
+def name_chooser() -> QComboBox:
+    """A combo box of host names that never widens the window: it asks for room for :data:`NAME_CHARS` characters,
+    not for its longest item (a 70-character host name grew the window past 1200 px); add items with
+    :func:`add_name_item`."""
+    box = QComboBox()
+    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    box.setMinimumContentsLength(24)
+    box.view().setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    return box
+
+
+def add_name_item(box: QComboBox, name: str, data: object, suffix: str = "") -> None:
+    """Add ``name`` + ``suffix`` to ``box`` with ``data``; a name longer than :data:`NAME_CHARS` is elided in the
+    middle (``esxi-prod-rack…-node-0123``), the whole text in the item's tooltip."""
+    shown = elide_middle(name, NAME_CHARS)
+    box.addItem(shown + suffix, data)
+    if shown != name:
+        box.setItemData(box.count() - 1, name + suffix, Qt.ItemDataRole.ToolTipRole)
+
+
+def elide_middle(text: str, chars: int) -> str:
+    """``text`` when at most ``chars`` characters, else its start and end around "…" (``chars`` in all)."""
+    if len(text) <= chars:
+        return text
+    head = (chars - 1) // 2
+    return text[:head] + "…" + text[len(text) - (chars - 1 - head):]
 
 
 class FitScrollArea(QScrollArea):

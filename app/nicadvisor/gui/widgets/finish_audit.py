@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from nicadvisor.gui.widgets.common import add_name_item, name_chooser
 from nicadvisor.gui.widgets.formatting import plural
 from nicadvisor.model.entities import not_run_groups
 from PySide6.QtGui import QFontDatabase, QGuiApplication
-from PySide6.QtWidgets import QComboBox, QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout
 
 #: Shown only when an audit finished, rated, and every decisive check applicable to every host was made.
 NOTHING_MISSING = "Every decisive check was made on every host: nothing left to run."
@@ -36,7 +37,7 @@ class FinishAuditPanel(QGroupBox):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__("Finish this audit", parent)
-        self.host = QComboBox()
+        self.host = name_chooser()
         self.what = QLabel("")
         self.what.setWordWrap(True)
         self.commands = QPlainTextEdit()
@@ -77,8 +78,8 @@ class FinishAuditPanel(QGroupBox):
         self.host.blockSignals(True)
         self.host.clear()
         for hv in lacking + [hv for hv in verdicts if not hv.finish]:
-            self.host.addItem(f"{hv.host} — {hv.label}" + (f" ({plural(len(hv.finish), 'command')})" if hv.finish else ""),
-                              hv.host)
+            add_name_item(self.host, hv.host, hv.host,
+                          f" — {hv.label}" + (f" ({plural(len(hv.finish), 'command')})" if hv.finish else ""))
         self.host.blockSignals(False)
         self.setTitle(f"Finish this audit ({len(lacking)} of {len(verdicts)} hosts lack a decisive check)"
                       if verdicts else "Finish this audit")
