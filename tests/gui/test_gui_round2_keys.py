@@ -105,3 +105,24 @@ def test_quitting_mid_audit_prints_no_traceback(make_wizard, qtbot, capsys):
     finally:
         sys.excepthook = hook
     assert not errors, errors
+
+
+def test_after_a_benchmark_started_from_the_keyboard_the_focus_is_on_next_not_back(make_wizard, qtbot):
+    from nicadvisor.bench.netns import can_create
+
+    wizard = make_wizard(store=None)
+    wizard.activateWindow()
+    run_audit(wizard, qtbot)
+    wizard.next()
+    wizard.next()
+    bench = wizard.pages[PageId.BENCHMARK]
+    (bench.netns_radio if can_create() is None else bench.loopback_radio).setChecked(True)
+    bench.duration.setValue(1)
+    bench.run_button.setFocus()
+    with qtbot.waitSignal(bench.sig_bench_done, timeout=120_000):
+        qtbot.keyClick(bench.run_button, Qt.Key.Key_Space)
+    back = wizard.button(QWizard.WizardButton.BackButton)
+    next_button = wizard.button(QWizard.WizardButton.NextButton)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is next_button, timeout=5_000)
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return)
+    assert QApplication.focusWidget() is not back and wizard.currentId() == PageId.FINDINGS
