@@ -135,7 +135,29 @@ def parse_ssh_spec(spec: str) -> tuple[str, str, int]:
     if not m:
         raise ValueError(f"expected user@host[:port], not {spec!r}")
     port = int(m.group("port") or 22)
+    if m.group("host"):
+        check_host_name(m.group("host"))
     return m.group("user"), m.group("v6") or m.group("host"), port
+
+
+_LABEL_RE = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?")
+
+
+def check_host_name(host: str) -> None:
+    """Raise ValueError, in a sentence, unless ``host`` is an IPv4 address or a DNS name: dot-separated labels of 1 to
+    63 letters, digits, ``-`` or ``_`` (not starting or ending with ``-``), 253 characters in all (RFC 1035 §2.3.4,
+    RFC 1123 §2.1). ``user@bad/host`` was accepted and failed only in the audit, and a 70-character label failed
+    there as "encoding with 'idna' codec failed (UnicodeError: label too long)"."""
+    name = host[:-1] if host.endswith(".") else host
+    if len(name) > 253:
+        raise ValueError(f"the host name {host[:40]}… has {len(name)} characters; a DNS name has at most 253")
+    for label in name.split("."):
+        if len(label) > 63:
+            raise ValueError(f"the host name {host!r} has a part of {len(label)} characters ({label[:20]}…); each "
+                             "dot-separated part of a DNS name has at most 63")
+        if not _LABEL_RE.fullmatch(label):
+            raise ValueError(f"{host!r} is not a host name: use letters, digits, '-' and '.' (no empty part, no "
+                             "'/' or other sign), or an IP address")
 
 
 @dataclass
@@ -679,6 +701,9 @@ def _connect_problem(target: SshTarget, exc: BaseException) -> str:
         return f"{where}: {exc}"
     if isinstance(exc, OSError):
         return f"cannot connect to {hp}: {exc.strerror or exc}"
+    if isinstance(exc, UnicodeError):  # the idna codec refused the name (a part empty or over 63 characters)
+        return (f"cannot resolve the host name {target.host!r}: a part of it between dots is empty or longer than "
+                "63 characters, which no DNS name has")
     if isinstance(exc, ValueError):
         return f"{hp}: {exc}"
     return f"{hp}: {type(exc).__name__}: {exc}"

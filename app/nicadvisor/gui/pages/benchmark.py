@@ -80,6 +80,10 @@ def compared_text(result: Any) -> str:
     return (f"{verdict.upper()}: " if verdict else "") + page_words(result.comparison())
 
 
+#: Said when fewer than two hosts are ticked for a benchmark between hosts; cleared once two are.
+TICK_TWO = "<b>Tick at least two hosts</b> (add them on the Connect page)."
+
+
 class BenchmarkPage(TaskPage):
     """Runs ``backend.bench`` (netperf/iperf3 TCP_STREAM and TCP_RR) on a worker; optional page.
 
@@ -245,6 +249,7 @@ class BenchmarkPage(TaskPage):
         self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height() + 2 * (lines + 8) + 6)
         layout.addWidget(self.results_area, 1)
         self.run_button.clicked.connect(self.start_bench)
+        self.hosts_table.itemChanged.connect(self._on_host_ticked)
         self.table.currentCellChanged.connect(self._on_current_row_changed)
         self.loopback_radio.toggled.connect(self._update_shaping)
         self.netns_radio.toggled.connect(self._update_shaping)
@@ -269,11 +274,20 @@ class BenchmarkPage(TaskPage):
         hosts (these take part in the TEP mesh; tests with them are planned as their plan says)."""
         typed = self.selected_interfaces()
         specs = [s for s in self.state.ssh_hosts if s.kind in ("linux", "esxi")]
+        audit = self.state.audit
+        # a target the audit could not read is no endpoint to benchmark: not ticked, and it says why
+        read = {src for h in audit.hosts for src in h.inputs} if audit is not None else None
         self.hosts_table.setRowCount(len(specs))
         for row, spec in enumerate(specs):
             use = QTableWidgetItem()
             use.setFlags(Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled)
-            use.setCheckState(Qt.CheckState.Checked)
+            try:
+                audited = read is None or spec.source in read
+            except ValueError:  # a malformed target was never audited
+                audited = False
+            use.setCheckState(Qt.CheckState.Checked if audited else Qt.CheckState.Unchecked)
+            if not audited:
+                use.setToolTip("Not ticked: the audit could not read this host (see Discover)")
             name = QTableWidgetItem(spec.spec + (" (ESXi)" if spec.kind == "esxi" else ""))
             name.setFlags(Qt.ItemFlag.ItemIsEnabled)
             name.setData(Qt.ItemDataRole.UserRole, spec)
@@ -283,11 +297,18 @@ class BenchmarkPage(TaskPage):
                 self.hosts_table.setItem(row, col, item)
         self._update_shaping()
 
+    @Slot()
+    def _on_host_ticked(self) -> None:
+        """"Tick at least two hosts" goes once two are ticked (it stayed after three were)."""
+        if self.problems.text() == TICK_TWO and len(self.selected_hosts()) >= 2:
+            self.problems.setText("")
+
     def selected_hosts(self) -> list[Any]:
         """The ticked :class:`~nicadvisor.gui.state.SshSpec` rows, in table order."""
         out = []
         for row in range(self.hosts_table.rowCount()):
-            if self.hosts_table.item(row, 0).checkState() == Qt.CheckState.Checked:
+            use, name = self.hosts_table.item(row, 0), self.hosts_table.item(row, 1)
+            if use is not None and name is not None and use.checkState() == Qt.CheckState.Checked:
                 out.append(self.hosts_table.item(row, 1).data(Qt.ItemDataRole.UserRole))
         return out
 
@@ -378,7 +399,7 @@ class BenchmarkPage(TaskPage):
     def _start_prepare(self) -> None:
         specs = [snapshot(s) for s in self.selected_hosts()]
         if len(specs) < 2:
-            self.problems.setText("<b>Tick at least two hosts</b> (add them on the Connect page).")
+            self.problems.setText(TICK_TWO)
             return
         interfaces, duration = self.selected_interfaces(), float(self.duration.value())
         prepare, asker, profile = self.backend.remote_prepare, self.asker, self.selected_profile()
