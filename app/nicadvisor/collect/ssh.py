@@ -43,7 +43,7 @@ import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -548,7 +548,12 @@ class _HostAudit:
             return
         command, res = got
         if res.rc == 127:
-            self.problem(f"'{command}' was not found on {self.t.name}: is it an ESXi host (try --kind linux)?", command)
+            if self._is_linux():
+                self.skip(f"'{command}' was not found, and /sys/class/net was listed: audited as a Linux host")
+                self.linux()
+                return
+            self.problem(f"'{command}' was not found on {self.t.name}, and it lists no /sys/class/net either: it is "
+                         "neither an ESXi nor a Linux host NIC Advisor can read", command)
             return
         text = self.record(command, res, optional=False)
         nics, modules = _esxi_discover(text or "")
@@ -566,6 +571,18 @@ class _HostAudit:
         for module in modules:
             for tpl in esxi_templates("module"):
                 self._esxi(tpl, module=module)
+
+    def _is_linux(self) -> bool:
+        """The host given as ESXi has no ``esxcfg-nics``: when it lists ``/sys/class/net`` (the Linux audit's first,
+        read-only command), it is a Linux host and is audited as one from here on (a Linux host left at kind ESXi
+        got "try --kind linux" and ESXi commands in its "Finish this audit")."""
+        self.t = replace(self.t, kind="linux")
+        got = self.execute(["ls", "/sys/class/net"])
+        if got is not None and got[1].rc == 0:
+            self.inputs.kind = "linux"
+            return True
+        self.t = replace(self.t, kind="esxi")
+        return False
 
     def _esxi(self, tpl: Template, nic: str | None = None, module: str | None = None) -> None:
         try:

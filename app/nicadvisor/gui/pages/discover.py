@@ -256,6 +256,9 @@ class DiscoverPage(TaskPage):
                 continue
             if isinstance(spec, SshSpec) and spec.source in self._stored_keys:
                 spec.stored_key = self._stored_keys[spec.source]
+            if isinstance(spec, SshSpec):  # a Linux host given as ESXi was detected on contact: its row says Linux
+                kind = next((h.kind for h in audit.hosts if spec.source in h.inputs and h.kind), spec.kind)
+                spec.kind = kind if kind in ("esxi", "linux") else spec.kind
         verdict = audit.verdict
         if audit.rated:
             self.progress.end("Audit finished.", 1.0)
