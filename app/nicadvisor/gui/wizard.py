@@ -78,6 +78,8 @@ class NicAdvisorWizard(QWizard):
             saved_source, saved_paths = app_settings.load_input()
             source, capture_paths = Source(saved_source), saved_paths
         self.state = WizardState(source=source, capture_paths=tuple(capture_paths), known_hosts=known_hosts)
+        if remember:  # the SSH hosts and vCenters entered before (no password: those are in the keyring)
+            self.state.ssh_hosts[:], self.state.vcenters[:] = app_settings.load_targets()
         self.backend = backend or Backend.real()
         self._owns_store = store is DEFAULT_STORE
         self._closed = False
@@ -247,9 +249,13 @@ class NicAdvisorWizard(QWizard):
             out.append(f"typed but not added: {', '.join(typed)}")
         state = self.state
         discover = self.pages[PageId.DISCOVER]
-        if state.source is Source.LIVE and state.live_specs() and (
-                state.audit is None or discover.audited_key() != state.input_key()):
-            out.append(f"{len(state.live_specs())} live target(s) entered but not audited")
+        # whatever input is selected: live targets added while "Demo" was still ticked were lost without a question
+        if state.live_specs() and (state.source is not Source.LIVE or state.audit is None
+                                   or discover.audited_key() != state.input_key()):
+            n = len(state.live_specs())
+            kept = (" (the SSH hosts and vCenters are kept for the next start, without passwords not saved in the "
+                    "keyring)" if self.remember else "")
+            out.append(f"{n} live target{'s' if n != 1 else ''} entered but not audited{kept}")
         if state.audit is not None and not state.exported and state.audit.history_id is None:
             out.append("the audit is neither exported nor kept in Past audits")
         return out
@@ -293,6 +299,7 @@ class NicAdvisorWizard(QWizard):
     def _remember_window(self) -> None:
         if self.remember:
             app_settings.save_geometry(self.saveGeometry())
+            app_settings.save_targets(self.state.ssh_hosts, self.state.vcenters)
 
     def done(self, result: int) -> None:  # Qt override: Finish, Quit, Escape
         if not self._confirm_quit(lambda: self.done(result)):
