@@ -126,3 +126,18 @@ def test_after_a_benchmark_started_from_the_keyboard_the_focus_is_on_next_not_ba
     qtbot.waitUntil(lambda: QApplication.focusWidget() is next_button, timeout=5_000)
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return)
     assert QApplication.focusWidget() is not back and wizard.currentId() == PageId.FINDINGS
+
+
+def test_a_long_status_never_shrinks_the_progress_bar(make_wizard, qtbot):
+    """Issue 27 §10: a long status line shrank the bar from about 570 to 230 px."""
+    wizard = make_wizard(store=None)
+    run_audit(wizard, qtbot)
+    panel = wizard.pages[PageId.DISCOVER].progress
+    panel.status.setText("Audit finished.")
+    qtbot.wait(50)
+    before = panel.bar.width()
+    for status in ("Audit failed: " + "a long sentence naming esxi-prod-rack12-slot07-nsx-edge-overlay and why " * 4,
+                   "Reading /srv/captures/" + "esxi-prod-rack12-slot07-nsx-edge-overlay-transport-node/" * 3 + "x.txt"):
+        panel.status.setText(status)
+        qtbot.wait(50)
+        assert panel.bar.width() >= before - 2, (before, panel.bar.width())

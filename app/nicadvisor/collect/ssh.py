@@ -453,6 +453,10 @@ class _HostAudit:
         self.skipped = skipped
         self.inputs = HostInputs(name=target.name, kind=target.kind)
         self.tools: dict[str, str] = {}
+        #: Commands sent, and planned once the host's NICs are listed (0: not known yet). Each progress message of a
+        #: command then says "command DONE of PLANNED: <command>": the wizard's bar and the host's row move with it.
+        self.done = 0
+        self.planned = 0
 
     def problem(self, message: str, command: str = "") -> None:
         self.inputs.problems.append(InputProblem(self.t.source, message, command))
@@ -468,7 +472,9 @@ class _HostAudit:
         except CommandRefused as exc:
             self.problem(str(exc))
             return None
-        self.say(f"{self.t.name}: {command}")
+        self.done += 1
+        count = f"command {self.done} of {max(self.planned, self.done)}: " if self.planned else ""
+        self.say(f"{self.t.name}: {count}{command}")
         try:
             return command, self.session.run(command)
         except _CommandTimeout:
@@ -563,6 +569,8 @@ class _HostAudit:
         if bad:
             self.problem("NIC or driver names that are not safe to pass on a command line were skipped: "
                          + ", ".join(bad), command)
+        self.planned = self.done + len(esxi_templates("host")) + len(nics) * len(esxi_templates("nic")) \
+            + len(modules) * len(esxi_templates("module"))
         for tpl in esxi_templates("host"):
             self._esxi(tpl)
         for nic in nics:
@@ -622,6 +630,8 @@ class _HostAudit:
             self.problem(f"interface names that are not safe to pass on a command line were skipped: {', '.join(odd)}",
                          command)
         self.say(f"{self.t.name}: {len(names)} interface(s): {', '.join(names) or 'none'}")
+        per_name = 1 + len(local_linux.NET_ATTRS) + len(local_linux.PCI_ATTRS) + len(local_linux.ETHTOOL_OPTIONS)
+        self.planned = self.done + 1 + len(local_linux.NEIGHBOR_COMMANDS) + len(names) * per_name
         got = self.tool("ip", ["-d", "-j", "link", "show"])
         if got is not None:
             self.record(*got, optional=True)
@@ -638,6 +648,8 @@ class _HostAudit:
             for attr in local_linux.NET_ATTRS:
                 self.run(["cat", f"{base}/{attr}"], optional=True)
             bdf = local_linux.pci_dir(link.strip() if link else None)  # the same sysfs rule as local audits
+            if not bdf:  # no PCI device (a veth, a bridge): its PCIe reads are not planned after all
+                self.planned -= len(local_linux.PCI_ATTRS)
             if bdf:
                 parts = [p for p in (link or "").strip().split("/") if p and p != ".."]
                 pci_base = f"{base}/device" if parts[-3] == bdf else f"/sys/bus/pci/devices/{bdf}"
