@@ -115,7 +115,7 @@ def test_the_mtu_check_runs_first_then_the_confirmed_tests(make_wizard, qtbot, l
     assert [r.test for r in report.results] == ["TCP_STREAM", "TCP_RR"], report.problems
     a, b = (h.target.name for h in lab.hosts())
     assert "0 pass, <b>2 FAIL</b>, 0 did not run" in page.mtu_result.text()
-    assert page.chart_tabs.currentWidget() is page.mesh_table  # the mesh is brought to the front
+    assert page.chart_tabs.currentWidget() is page.mesh_tab and page.mesh_table.isVisible()  # the mesh is brought to the front
     rows = [[page.mesh_table.item(r, c).text() for c in range(page.mesh_table.columnCount())]
             for r in range(page.mesh_table.rowCount())]
     assert [row[:4] for row in rows] == [[f"{a} d0 ({lab.data_addr(0)})", f"{b} d0 ({lab.data_addr(1)})", "1600 B",

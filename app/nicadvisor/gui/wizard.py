@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import enum
 import importlib
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QKeyEvent
+from PySide6.QtGui import QCloseEvent, QIcon, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QMessageBox, QWidget, QWizard,
 )
@@ -22,6 +23,9 @@ from nicadvisor.gui.pages.inspect import InspectPage
 from nicadvisor.gui.state import Source, WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
+
+#: The window (and menu entry's) icon, shipped in the package (pyproject's package-data).
+ICON = Path(__file__).with_name("nic-advisor.svg")
 
 #: When (ms after the wizard is built) the audit stack starts loading on a worker: after the first paint.
 WARM_AFTER_MS = 300
@@ -93,6 +97,8 @@ class NicAdvisorWizard(QWizard):
         self.runner = TaskRunner(self)
         self.asker = HostKeyAsker(self, self)
         self.setWindowTitle("NIC Advisor — NSX Geneve overlay readiness")
+        self.setWindowIcon(QIcon(str(ICON)))
+        self._focus_placed = False
         self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
         self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
         self.setOption(QWizard.WizardOption.HaveHelpButton, False)
@@ -189,6 +195,8 @@ class NicAdvisorWizard(QWizard):
         page whose Next waits for its task (Discover), back on Next once the task lets it go on."""
         next_button = self.button(QWizard.WizardButton.NextButton)
         page = self.currentPage()
+        # the last page has Finish: Quit beside it said the same thing twice (Escape still asks as Quit did)
+        self.button(QWizard.WizardButton.CancelButton).setVisible(_page_id != int(PageId.EXPORT))
         self._focus_next_when_complete = False
         if next_button.isVisible() and next_button.isEnabled():
             next_button.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -213,6 +221,12 @@ class NicAdvisorWizard(QWizard):
         self._focus_next_when_complete = False
         if not isinstance(QApplication.focusWidget(), (QLineEdit, QAbstractSpinBox, QComboBox)):
             next_button.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def showEvent(self, event: QShowEvent) -> None:  # Qt override: the first page's focus is on Next, too
+        super().showEvent(event)
+        if not self._focus_placed:
+            self._focus_placed = True
+            QTimer.singleShot(0, lambda: None if self._closed else self._place_focus(self.currentId()))
 
     def sizeHint(self) -> QSize:  # Qt override
         return QSize(1200, 800)
@@ -270,6 +284,8 @@ class NicAdvisorWizard(QWizard):
             box = QMessageBox(QMessageBox.Icon.Warning, "Quit NIC Advisor?",
                               "Quitting now would lose or stop work:\n\n" + "\n".join(f"• {r}" for r in reasons),
                               QMessageBox.StandardButton.Cancel, self)
+            # "Keep working", not "Cancel": the page has its own Cancel (of its task), which this is not
+            box.button(QMessageBox.StandardButton.Cancel).setText("Keep working")
             quit_button = box.addButton("Quit anyway", QMessageBox.ButtonRole.DestructiveRole)
             box.setDefaultButton(QMessageBox.StandardButton.Cancel)
             box.setWindowModality(Qt.WindowModality.WindowModal)

@@ -80,6 +80,11 @@ def compared_text(result: Any) -> str:
     return (f"{verdict.upper()}: " if verdict else "") + page_words(result.comparison())
 
 
+#: The TEP mesh tab before any mesh was checked: how to fill it.
+MESH_EMPTY = ("<i>No TEP mesh checked yet.</i><br>Choose <b>Between audited hosts over SSH</b>, tick <b>Check the TEP "
+              "mesh first</b> (or choose <b>Only the TEP mesh</b>), then run: every pair of hosts is pinged with "
+              "don't-fragment at the TEP MTU and at 1600 bytes, and each pair and size gets a row here.")
+
 #: Said when fewer than two hosts are ticked for a benchmark between hosts; cleared once two are.
 TICK_TWO = "<b>Tick at least two hosts</b> (add them on the Connect page)."
 
@@ -211,7 +216,18 @@ class BenchmarkPage(TaskPage):
         charts.addTab(measured, "Measured vs expected")
         charts.addTab(self.percentile_chart, "Latency percentiles")
         charts.addTab(self.sweep_chart, "Payload sweep")
-        charts.addTab(self.mesh_table, "TEP mesh")
+        # until a mesh was checked the tab says how to fill it (it was an empty table with its titles cut)
+        self.mesh_empty = message_label()
+        self.mesh_empty.setText(MESH_EMPTY)
+        self.mesh_empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        mesh_tab = QWidget()
+        mesh_layout = QVBoxLayout(mesh_tab)
+        mesh_layout.setContentsMargins(0, 0, 0, 0)
+        mesh_layout.addWidget(self.mesh_empty, 1)
+        mesh_layout.addWidget(self.mesh_table, 1)
+        self.mesh_table.hide()
+        self.mesh_tab = mesh_tab
+        charts.addTab(mesh_tab, "TEP mesh")
         self.chart_tabs = charts
 
         self.table = readonly_table(TABLE_COLUMNS, single=False)
@@ -488,9 +504,13 @@ class BenchmarkPage(TaskPage):
         if outcome is None or not outcome.request.mtu_check:
             self.mtu_result.setText("")
             self.mesh_table.setRowCount(0)
+            self.mesh_table.hide()
+            self.mesh_empty.show()
             return
         rows = mesh_table(outcome.mtu_paths)
         self.mesh_table.setRowCount(len(rows))
+        self.mesh_table.setVisible(bool(rows))
+        self.mesh_empty.setVisible(not rows)
         for i, row in enumerate(rows):
             for col, key in enumerate(MESH_COLUMNS):
                 item = QTableWidgetItem(row[key])
@@ -500,7 +520,7 @@ class BenchmarkPage(TaskPage):
                     font.setBold(True)
                     item.setFont(font)
                 self.mesh_table.setItem(i, col, item)
-        self.chart_tabs.setCurrentWidget(self.mesh_table)
+        self.chart_tabs.setCurrentWidget(self.mesh_tab)
         for col in range(len(MESH_COLUMNS) - 1):  # both ends whole; the cause takes the rest (whole in its tooltip)
             self.mesh_table.resizeColumnToContents(col)
         counts = {w: sum(1 for r in rows if r["Result"] == w) for w in ("PASS", "FAIL", "NOT RUN")}
