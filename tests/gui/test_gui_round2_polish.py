@@ -54,3 +54,13 @@ def test_quit_dialog_last_page_and_icon(make_wizard, qtbot):
     wizard.back()
     assert quit_button.isVisible()
     wizard.state.exported = [Path("x")]
+
+
+def test_no_keyring_is_said_in_words():
+    """"(no keyring backend is available (keyring.backends.fail))": a module name in nested parentheses."""
+    import keyring.backends.fail
+
+    from nicadvisor.secrets import _insecure_reason
+
+    why = _insecure_reason(keyring.backends.fail.Keyring())
+    assert why.startswith("no keyring backend is available") and "(" not in why and "keyring.backends" not in why
