@@ -46,3 +46,28 @@ def test_export_works_again_after_its_worker_process_was_killed(make_wizard, qtb
     assert [p.name for p in written] == ["second.json"], export.hint.text()
     assert (tmp_path / "second.json").stat().st_size > 0
     assert export.child.call(os.getpid) not in (pid, os.getpid())  # a new process writes them
+
+
+def test_export_asks_before_replacing_a_file(make_wizard, qtbot, tmp_path):
+    """Issue 27 §17: Export overwrote files silently. It asks; the default keeps the file."""
+    wizard = make_wizard(store=None)
+    run_audit(wizard, qtbot)
+    for _ in range(4):
+        wizard.next()
+    export = wizard.pages[PageId.EXPORT]
+    target = tmp_path / "report.json"
+    target.write_text("the admin's own file\n")
+    for fmt in export.edits:
+        export.checks[fmt].setChecked(fmt == "json")
+    export.edits["json"].setText(str(target))
+    qtbot.mouseClick(export.export_button, Qt.MouseButton.LeftButton)
+    box = export.overwrite_box
+    assert box is not None and str(target) in box.text() and export.outcome == "idle"
+    assert box.defaultButton().text().startswith("Keep")
+    box.defaultButton().click()
+    assert target.read_text() == "the admin's own file\n" and export.outcome == "idle"
+    qtbot.mouseClick(export.export_button, Qt.MouseButton.LeftButton)
+    [replace] = [b for b in export.overwrite_box.buttons() if b.text() == "Replace"]
+    with qtbot.waitSignal(export.sig_export_done, timeout=AUDIT_TIMEOUT_MS):
+        replace.click()
+    assert target.read_text().lstrip().startswith("{")
