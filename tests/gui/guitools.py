@@ -32,3 +32,11 @@ def stop_task(page, qtbot) -> None:
     if box is not None:
         [stop] = [b for b in box.buttons() if b.text() == "Stop it"]
         qtbot.mouseClick(stop, Qt.MouseButton.LeftButton)
+
+
+def to_page(wizard, qtbot, page):
+    """Audit the chosen input from Connect, then go Next up to ``page`` (a PageId); returns that page."""
+    run_audit(wizard, qtbot)
+    while wizard.currentId() != page:
+        wizard.next()
+    return wizard.pages[page]

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWizard
 
+from guitools import to_page
 from nicadvisor.bench.netns import can_create
 from nicadvisor.gui.state import SshSpec
 from nicadvisor.gui.widgets.bench_chart import MeasuredVsExpectedChart
@@ -34,13 +34,7 @@ def check_chart(chart, measured: list[float], band_tops: list[float]) -> None:
 @pytest.mark.skipif(can_create() is not None, reason=str(can_create()))
 def test_charts_are_readable_at_1200x800_with_the_host_table_and_problems(make_wizard, qtbot, screenshot):
     wizard = make_wizard(store=None)
-    discover = wizard.pages[PageId.DISCOVER]
-    with qtbot.waitSignal(discover.sig_audit_done, timeout=60_000):
-        wizard.next()
-    qtbot.waitUntil(lambda: wizard.button(QWizard.WizardButton.NextButton).isEnabled())
-    wizard.next()
-    wizard.next()
-    bench = wizard.pages[PageId.BENCHMARK]
+    bench = to_page(wizard, qtbot, PageId.BENCHMARK)
     bench.netns_radio.setChecked(True)
     bench.shape_box.setChecked(True)
     bench.rate.setValue(200)

@@ -9,7 +9,7 @@ import signal
 
 from PySide6.QtCore import Qt
 
-from guitools import AUDIT_TIMEOUT_MS, run_audit
+from guitools import AUDIT_TIMEOUT_MS, to_page
 from nicadvisor.gui.wizard import PageId
 
 
@@ -31,11 +31,7 @@ def _export(export, qtbot, paths: dict) -> list:
 
 
 def test_export_works_again_after_its_worker_process_was_killed(make_wizard, qtbot, tmp_path):
-    wizard = make_wizard(store=None)
-    run_audit(wizard, qtbot)
-    for _ in range(4):
-        wizard.next()
-    export = wizard.pages[PageId.EXPORT]
+    export = to_page(make_wizard(store=None), qtbot, PageId.EXPORT)
     first = _export(export, qtbot, {"json": tmp_path / "first.json"})
     assert [p.name for p in first] == ["first.json"]
     pid = export.child.call(os.getpid)  # the report process, asked for its own id
@@ -50,11 +46,7 @@ def test_export_works_again_after_its_worker_process_was_killed(make_wizard, qtb
 
 def test_export_asks_before_replacing_a_file(make_wizard, qtbot, tmp_path):
     """Issue 27 §17: Export overwrote files silently. It asks; the default keeps the file."""
-    wizard = make_wizard(store=None)
-    run_audit(wizard, qtbot)
-    for _ in range(4):
-        wizard.next()
-    export = wizard.pages[PageId.EXPORT]
+    export = to_page(make_wizard(store=None), qtbot, PageId.EXPORT)
     target = tmp_path / "report.json"
     target.write_text("the admin's own file\n")
     for fmt in export.edits:

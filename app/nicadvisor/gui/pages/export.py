@@ -20,6 +20,7 @@ from nicadvisor.gui.pages.discover import audit_summary
 from nicadvisor.gui.pages.task_page import TaskPage
 from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.tasks import TaskRunner
+from nicadvisor.gui.widgets.common import ask_first
 from nicadvisor.gui.widgets.formatting import esc
 from nicadvisor.gui.widgets.verdict_banner import VerdictBanner
 
@@ -196,27 +197,19 @@ class ExportPage(TaskPage):
         if self.overwrite_box is not None:
             return
         n = len(existing)
-        box = QMessageBox(QMessageBox.Icon.Question, "Replace existing files?",
-                          f"{'This file exists' if n == 1 else f'These {n} files exist'} already:\n\n"
-                          + "\n".join(str(p) for p in existing) + "\n\nReplace "
-                          + ("it" if n == 1 else "them") + " with the new report?",
-                          QMessageBox.StandardButton.NoButton, self)
-        replace_button = box.addButton("Replace", QMessageBox.ButtonRole.DestructiveRole)
-        keep = box.addButton("Keep them, choose other names", QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(keep)
-        box.setEscapeButton(keep)
-        box.setWindowModality(Qt.WindowModality.WindowModal)
 
-        def answered(button: Any) -> None:
+        def answered(replace: bool) -> None:
             self.overwrite_box = None
-            if button is replace_button:
+            if replace:
                 self._export(chosen)
             else:
                 self.hint.setText("Nothing was replaced: change the file names above, or click Export and Replace.")
 
-        box.buttonClicked.connect(answered)
-        self.overwrite_box = box
-        box.open()
+        self.overwrite_box = ask_first(
+            self, "Replace existing files?",
+            f"{'This file exists' if n == 1 else f'These {n} files exist'} already:\n\n"
+            + "\n".join(str(p) for p in existing) + f"\n\nReplace {'it' if n == 1 else 'them'} with the new report?",
+            "Replace", "Keep them, choose other names", answered)
 
     def _export(self, chosen: list[tuple[str, Path]]) -> None:
         """Write ``chosen`` (format, path) on a worker, each format in the report process."""

@@ -1,11 +1,11 @@
 """Widget factories the pages and panels share: a read-only table, a detail pane, a splitter, a button."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QFrame, QHeaderView, QLabel, QPushButton, QScrollArea, QSplitter, QTableWidget, QTextBrowser,
+    QAbstractItemView, QComboBox, QFrame, QHeaderView, QLabel, QMessageBox, QPushButton, QScrollArea, QSplitter, QTableWidget, QTextBrowser,
     QWidget,
 )
 
@@ -91,6 +91,22 @@ def share_width(table: QTableWidget, columns: int, room: int, minimum: int = 40)
         widths = [min(w, max(cap, t)) for w, t in zip(natural, titles)]
     for col, width in enumerate(widths):
         table.setColumnWidth(col, width)
+
+
+def ask_first(parent: QWidget, title: str, text: str, go: str, keep: str,
+              answered: Callable[[bool], None]) -> QMessageBox:
+    """Open (window-modal, not blocking) a question whose safe answer ``keep`` is the default and the Escape answer,
+    and ``go`` the destructive one; ``answered(True)`` when the user chose ``go``, ``answered(False)`` otherwise.
+    Returns the open box (its ``buttons()`` are named ``go`` and ``keep``)."""
+    box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.NoButton, parent)
+    go_button = box.addButton(go, QMessageBox.ButtonRole.DestructiveRole)
+    keep_button = box.addButton(keep, QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(keep_button)
+    box.setEscapeButton(keep_button)
+    box.setWindowModality(Qt.WindowModality.WindowModal)
+    box.buttonClicked.connect(lambda button: answered(button is go_button))
+    box.open()
+    return box
 
 
 #: Characters of a name shown whole in a chooser; longer names are elided in the middle (whole in the tooltip).

@@ -5,6 +5,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QProgressBar, QPushButton, QSizePolicy, QWidget
 
 from nicadvisor.gui.tasks import TaskHandle
+from nicadvisor.gui.widgets.common import ask_first
 
 
 class ProgressPanel(QWidget):
@@ -107,22 +108,13 @@ class ProgressPanel(QWidget):
         if self.cancel_box is not None:
             return
         handle = self._handle
-        box = QMessageBox(QMessageBox.Icon.Question, "Stop?", self.confirm_cancel, QMessageBox.StandardButton.NoButton,
-                          self)
-        stop = box.addButton("Stop it", QMessageBox.ButtonRole.DestructiveRole)
-        keep = box.addButton("Keep running", QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(keep)
-        box.setEscapeButton(keep)
-        box.setWindowModality(Qt.WindowModality.WindowModal)
 
-        def answered(button: object) -> None:
+        def answered(stop: bool) -> None:
             self.cancel_box = None
-            if button is stop and self._handle is handle:
+            if stop and self._handle is handle:
                 self._cancel_now()
 
-        box.buttonClicked.connect(answered)
-        self.cancel_box = box
-        box.open()
+        self.cancel_box = ask_first(self, "Stop?", self.confirm_cancel, "Stop it", "Keep running", answered)
 
     def _cancel_now(self) -> None:
         if self._handle is not None:
