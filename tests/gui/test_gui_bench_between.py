@@ -88,13 +88,20 @@ def test_benchmark_between_audited_hosts_after_the_plan_is_confirmed(make_wizard
 
 def test_declining_the_plan_changes_nothing(make_wizard, qtbot, lab):
     wizard, page = _audited_benchmark_page(make_wizard, qtbot, lab)
-    page.confirm_plan = lambda lines: False
+    asked = []
+
+    def decline(lines):  # issue 27 §15: the bar read 100 % while the plan waited, and after it was declined
+        asked.append(page.progress.bar.value())
+        return False
+
+    page.confirm_plan = decline
     done = []
     page.sig_bench_done.connect(done.append)
     qtbot.mouseClick(page.run_button, LEFT)
     qtbot.waitUntil(lambda: "declined" in page.progress.status.text(), timeout=60_000)
     qtbot.waitUntil(lambda: not page.task_running() and page.run_button.isEnabled())
     assert done == [] and wizard.state.bench_report is None
+    assert asked == [0] and page.progress.bar.value() == 0
     assert lab.folders() == set() and lab.processes(*TOOLS) == {}
     assert wizard.button(QWizard.WizardButton.NextButton).isEnabled()
 

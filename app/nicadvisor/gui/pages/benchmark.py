@@ -447,11 +447,15 @@ class BenchmarkPage(TaskPage):
         if notes:
             self.problems.setText("<b>Problems:</b> " + esc(page_words("; ".join(notes))))
         if not prepared.can_run:
-            self.progress.end("No test can run between these hosts: nothing was changed.")
+            self.progress.end("No test can run between these hosts: nothing was changed.", 0.0)
             self._close_prepared(prepared)
             return
+        # the plan was read, nothing ran yet: the bar is empty while the user reads it (it read 100 %), and stays so
+        # when the user declines
+        if prepared.needs_confirmation:
+            self.progress.show_progress(0.0, "The plan of changes is ready: nothing runs until you confirm it.")
         if prepared.needs_confirmation and not self.confirm_plan(prepared.plan_lines()):
-            self.progress.end("Benchmark declined: nothing was changed on any host.")
+            self.progress.end("Benchmark declined: nothing was changed on any host.", 0.0)
             self._close_prepared(prepared)
             return
         self._prepared = prepared
