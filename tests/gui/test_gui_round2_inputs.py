@@ -57,3 +57,22 @@ def test_targets_the_audit_could_not_read_are_not_ticked_for_the_benchmark(make_
     for r in range(3):
         table.item(r, 0).setCheckState(Qt.CheckState.Checked)
     assert "Tick at least two hosts" not in bench.problems.text()
+
+
+def test_clicking_the_selected_target_loads_it_again(make_wizard, qtbot):
+    """Issue 27 §18: a click on the row already selected did not load it into the form, so "Update selected" failed."""
+    wizard = make_wizard(store=None)
+    editor = wizard.pages[PageId.CONNECT].ssh_editor
+    wizard.pages[PageId.CONNECT].tabs.setCurrentWidget(editor)
+    editor.target_edit.setText("root@esxi-01.example.com")
+    assert editor.add_from_form() is not None
+    editor.table.selectRow(0)
+    assert editor.target_edit.text() == "root@esxi-01.example.com"
+    editor.clear_form()
+    assert editor.target_edit.text() == "" and editor.selected_row() == 0
+    rect = editor.table.visualRect(editor.table.model().index(0, 0))
+    qtbot.mouseClick(editor.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert editor.target_edit.text() == "root@esxi-01.example.com"
+    editor.target_edit.setText("root@esxi-02.example.com")
+    editor.update_selected()
+    assert [s.spec for s in editor.specs] == ["root@esxi-02.example.com"] and editor.error.text() == ""
