@@ -76,3 +76,16 @@ def test_clicking_the_selected_target_loads_it_again(make_wizard, qtbot):
     editor.target_edit.setText("root@esxi-02.example.com")
     editor.update_selected()
     assert [s.spec for s in editor.specs] == ["root@esxi-02.example.com"] and editor.error.text() == ""
+
+
+def test_the_banner_lists_every_failed_target_of_four(make_wizard, qtbot):
+    """Issue 27 §9: 4 targets failed and the banner listed 3 (and "… and 1 more")."""
+    wizard = make_wizard(store=None)
+    ports = [_closed_port() for _ in range(4)]
+    for port in ports:
+        wizard.state.ssh_hosts.append(SshSpec(spec=f"root@127.0.0.1:{port}", kind="linux", password="x"))
+    wizard.pages[PageId.CONNECT].live_radio.setChecked(True)
+    audit = run_audit(wizard, qtbot, wait_next=False)
+    assert len(audit.inputs_not_understood) == 4
+    text = wizard.pages[PageId.DISCOVER].banner.plain_text()
+    assert all(f"ssh://root@127.0.0.1:{port}:" in text for port in ports) and "more" not in text, text
