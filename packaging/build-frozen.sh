@@ -25,6 +25,8 @@ PY
 "$py" -m PyInstaller --noconfirm --log-level WARN --onedir --name nic-advisor \
   --collect-submodules nicadvisor --collect-data nicadvisor \
   --distpath "$dist" --workpath "$work/build" --specpath "$work" "$work/nic-advisor.py"
-sed -e "s|^Exec=.*|Exec=\"$dist/nic-advisor/nic-advisor\" gui|" "$here/packaging/nic-advisor.desktop" \
+cp "$here/app/nicadvisor/gui/nic-advisor.svg" "$dist/nic-advisor/nic-advisor.svg"
+sed -e "s|^Exec=.*|Exec=\"$dist/nic-advisor/nic-advisor\" gui|" -e "s|^Icon=.*|Icon=$dist/nic-advisor/nic-advisor.svg|" \
+  "$here/packaging/nic-advisor.desktop" \
   > "$dist/nic-advisor/nic-advisor.desktop"
 echo "built $dist/nic-advisor/nic-advisor"

@@ -103,6 +103,9 @@ fi
 # A menu entry for the wizard on desktops.
 if [ -d /usr/share/applications ]; then
   $SUDO install -m 0644 "$here/packaging/nic-advisor.desktop" /usr/share/applications/nic-advisor.desktop
+  # its Icon=nic-advisor: the wizard's own window icon, in the hicolor theme
+  $SUDO install -D -m 0644 "$here/app/nicadvisor/gui/nic-advisor.svg" \
+    /usr/share/icons/hicolor/scalable/apps/nic-advisor.svg
 fi
 
 [ "$with_tests" = 1 ] || exit 0

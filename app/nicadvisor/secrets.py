@@ -27,7 +27,9 @@ def _insecure_reason(backend: KeyringBackend) -> str | None:
     cls = type(backend)
     name = f"{cls.__module__}.{cls.__qualname__}"
     if cls.__module__.startswith("keyring.backends.fail"):
-        return "no keyring backend is available (keyring.backends.fail)"
+        # no module name in parentheses: the wizard shows the reason in parentheses already
+        return ("no keyring backend is available on this system: install and unlock a secret service such as GNOME "
+                "Keyring or KWallet")
     if cls.__module__.startswith("keyring.backends.null"):
         return "the keyring is disabled (null backend)"
     if cls.__module__.startswith("keyrings.alt") and ("Plaintext" in cls.__name__ or ".file" in cls.__module__):

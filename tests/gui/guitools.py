@@ -21,3 +21,22 @@ def run_audit(wizard, qtbot, wait_next: bool = True):
     if wait_next:
         qtbot.waitUntil(lambda: next_enabled(wizard))
     return blocker.args[0]
+
+
+def stop_task(page, qtbot) -> None:
+    """Click the page's Cancel and, when it asks first (a running audit), answer "Stop it"."""
+    from PySide6.QtCore import Qt
+
+    qtbot.mouseClick(page.progress.cancel_button, Qt.MouseButton.LeftButton)
+    box = page.progress.cancel_box
+    if box is not None:
+        [stop] = [b for b in box.buttons() if b.text() == "Stop it"]
+        qtbot.mouseClick(stop, Qt.MouseButton.LeftButton)
+
+
+def to_page(wizard, qtbot, page):
+    """Audit the chosen input from Connect, then go Next up to ``page`` (a PageId); returns that page."""
+    run_audit(wizard, qtbot)
+    while wizard.currentId() != page:
+        wizard.next()
+    return wizard.pages[page]

@@ -88,13 +88,20 @@ def test_benchmark_between_audited_hosts_after_the_plan_is_confirmed(make_wizard
 
 def test_declining_the_plan_changes_nothing(make_wizard, qtbot, lab):
     wizard, page = _audited_benchmark_page(make_wizard, qtbot, lab)
-    page.confirm_plan = lambda lines: False
+    asked = []
+
+    def decline(lines):  # issue 27 §15: the bar read 100 % while the plan waited, and after it was declined
+        asked.append(page.progress.bar.value())
+        return False
+
+    page.confirm_plan = decline
     done = []
     page.sig_bench_done.connect(done.append)
     qtbot.mouseClick(page.run_button, LEFT)
     qtbot.waitUntil(lambda: "declined" in page.progress.status.text(), timeout=60_000)
     qtbot.waitUntil(lambda: not page.task_running() and page.run_button.isEnabled())
     assert done == [] and wizard.state.bench_report is None
+    assert asked == [0] and page.progress.bar.value() == 0
     assert lab.folders() == set() and lab.processes(*TOOLS) == {}
     assert wizard.button(QWizard.WizardButton.NextButton).isEnabled()
 
@@ -115,7 +122,7 @@ def test_the_mtu_check_runs_first_then_the_confirmed_tests(make_wizard, qtbot, l
     assert [r.test for r in report.results] == ["TCP_STREAM", "TCP_RR"], report.problems
     a, b = (h.target.name for h in lab.hosts())
     assert "0 pass, <b>2 FAIL</b>, 0 did not run" in page.mtu_result.text()
-    assert page.chart_tabs.currentWidget() is page.mesh_table  # the mesh is brought to the front
+    assert page.chart_tabs.currentWidget() is page.mesh_tab and page.mesh_table.isVisible()  # the mesh is brought to the front
     rows = [[page.mesh_table.item(r, c).text() for c in range(page.mesh_table.columnCount())]
             for r in range(page.mesh_table.rowCount())]
     assert [row[:4] for row in rows] == [[f"{a} d0 ({lab.data_addr(0)})", f"{b} d0 ({lab.data_addr(1)})", "1600 B",

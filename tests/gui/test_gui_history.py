@@ -34,7 +34,7 @@ def test_past_audit_listed_reopened_deleted(make_wizard, qtbot, tmp_path, screen
     assert wizard.currentId() == PageId.CONNECT
     qtbot.waitUntil(lambda: panel.table.rowCount() == 1)  # refreshed when the audit finished
     row = [panel.table.item(0, c).text() for c in range(panel.table.columnCount())]
-    assert row[1:] == ["", "✔ done", f"{first.verdict.symbol} {first.verdict.headline}", str(len(first.hosts)),
+    assert row[1:] == ["", "finished", f"{first.verdict.symbol} {first.verdict.headline}", str(len(first.hosts)),
                        str(physical), str(errors), str(warnings), "demo lab"]
     assert connect.tabs.tabText(connect.history_tab) == "Past audits (1)"
     connect.tabs.setCurrentIndex(connect.history_tab)

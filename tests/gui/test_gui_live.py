@@ -40,6 +40,7 @@ from nicadvisor.gui.trust import HostKeyAsker  # noqa: E402
 from nicadvisor.gui.wizard import PageId  # noqa: E402
 from nicadvisor.store import AuditStore  # noqa: E402
 from testkeyring import MemoryKeyring
+from guitools import stop_task  # noqa: E402
 
 LEFT = Qt.MouseButton.LeftButton
 AUDIT_TIMEOUT_MS = 60_000
@@ -349,7 +350,7 @@ def test_host_key_asked_during_audit_and_cancel(make_wizard, qtbot, tmp_path, ss
     rows = discover.hosts_progress.rows()
     assert rows[0][0] == f"ESXi 127.0.0.1:{ssh_lab.sshd.port} (SSH)" and rows[0][1].startswith("connecting to ssh://")
     with qtbot.waitSignal(discover.sig_audit_cancelled, timeout=20_000):
-        qtbot.mouseClick(discover.progress.cancel_button, LEFT)
+        stop_task(discover, qtbot)
     qtbot.waitUntil(lambda: wizard.asker.open_dialogs() == [], timeout=5000)
     assert known_hosts.keys_for("127.0.0.1", ssh_lab.sshd.port) == []  # nothing trusted
     assert discover.hosts_progress.rows()[0][2] == "■ cancelled"
@@ -467,3 +468,42 @@ def test_nsx_manager_pinned_then_audit(make_wizard, qtbot, tmp_path, screenshot)
     # read, with problems (404 on a profile and a state, a PARTIAL global-configs response): ▲, not ✖
     assert rows[0][0] == f"NSX Manager 127.0.0.1:{srv.port}" and rows[0][2].startswith("▲ read · ")
     assert ("10.206.243.190", "done") == rows[1][:2]
+
+
+def test_ssh_progress_moves_with_commands_done_of_planned(make_wizard, qtbot, tmp_path, ssh_lab):
+    """Issue 27 §10: the bar moved 16 % → 33 % → 44 % → 100 % over 38 s, and each row said only "running": now each
+    SSH host's row names the command it is on and "command i of n", and the read half of the bar is i/n (one host)."""
+    import re
+
+    wizard = make_wizard(store=None, known_hosts=KnownHosts(tmp_path / "known_hosts"))
+    editor = wizard.pages[PageId.CONNECT].ssh_editor
+    editor.target_edit.setText(f"{ssh_lab.user.name}@127.0.0.1:{ssh_lab.sshd.port}")
+    editor.password.setText(ssh_lab.user.password)
+    editor.fingerprint.setText(ssh_lab.sshd.fingerprint)
+    assert editor.add_from_form() is not None
+    wizard.pages[PageId.CONNECT].live_radio.setChecked(True)
+    discover = wizard.pages[PageId.DISCOVER]
+    seen: list[tuple[int, int, str, str, float, float]] = []
+
+    def watch(_fraction, _status):
+        (_title, step, status, _depth), *_ = discover.hosts_progress.rows()
+        m = re.fullmatch(r"◷ command (\d+) of (\d+)", status)
+        if m:
+            seen.append((int(m.group(1)), int(m.group(2)), step, status, discover.hosts_progress.read_fraction(),
+                         discover.progress.bar.value() / discover.progress.bar.maximum()))
+
+    wizard.next()
+    discover._handle.sig_progress.connect(lambda f, s: watch(f, s))
+    qtbot.waitUntil(lambda: discover.outcome != "running", timeout=AUDIT_TIMEOUT_MS)
+    assert discover.outcome == "done"
+    assert len(seen) > 10, seen
+    planned = {n for _i, n, *_ in seen}
+    assert len(planned) == 1, planned  # planned once the NICs were listed, and it held
+    (n,) = planned
+    assert [i for i, *_ in seen] == sorted(i for i, *_ in seen) and seen[-1][0] >= n - 1
+    for i, n, step, _status, share, bar in seen:
+        assert step and "command " not in step and step.split()[0] in ("esxcli", "esxcfg-nics", "vsish", "vmware",
+                                                                        "grep", "cat", "esxcfg-vmknic", "esxcfg-vswitch",
+                                                                        "vmkchdev", "lspci", "localcli", "vim-cmd",
+                                                                        "esxcfg-module", "esxcfg-info", "net-dvs"), step
+        assert share == (i - 1) / n and bar >= 0.5 * share - 0.002

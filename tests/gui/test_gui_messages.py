@@ -42,7 +42,9 @@ def test_export_into_a_file_says_it_is_not_a_folder_and_open_says_where(make_wiz
     assert "no program that opens folders" in export.hint.text() and str(tmp_path / "ok") in export.hint.text()
     export.edits["pdf"].setText(str(tmp_path / "ok" / "report.pdf"))
     with qtbot.waitSignal(export.sig_export_done, timeout=AUDIT_TIMEOUT_MS):
-        export.start_export()
+        export.start_export()  # report.json exists from the first export: asked, and replaced
+        [replace] = [b for b in export.overwrite_box.buttons() if b.text() == "Replace"]
+        replace.click()
     qtbot.mouseClick(export.open_pdf_button, Qt.MouseButton.LeftButton)
     assert "no program that opens PDF files" in export.hint.text()
     assert str(tmp_path / "ok" / "report.pdf") in export.hint.text()

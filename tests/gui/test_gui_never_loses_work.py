@@ -148,3 +148,41 @@ def test_findings_counts_follow_the_filter_groups_by_rule_and_clear_hidden_detai
         group = page.tree.topLevelItem(i)
         ids = {group.child(j).data(0, Qt.ItemDataRole.UserRole + 1).rule_id for j in range(group.childCount())}
         assert len(ids) == 1 and group.text(0).startswith(ids.pop())
+
+
+def test_live_targets_ask_before_quit_and_come_back_without_their_passwords(qtbot):
+    """Issue 27 §11: a vCenter added with URL, user and password while "Demo" was still ticked was lost on Quit or
+    Escape without a question, and SSH hosts and vCenters were never remembered across restarts."""
+    from nicadvisor.gui import settings as app_settings
+
+    first = NicAdvisorWizard(store=None, remember=True)
+    qtbot.addWidget(first)
+    first.show()
+    vc = first.pages[PageId.CONNECT].vcenter_editor
+    vc.url.setText("https://vcenter-01.example.com")
+    vc.user.setText("auditor@vsphere.local")
+    vc.password.setText("not-kept-anywhere")
+    assert vc.add_from_form() is not None
+    ssh = first.pages[PageId.CONNECT].ssh_editor
+    ssh.target_edit.setText("root@esxi-07.example.com:2222")
+    ssh.password.setText("not-kept-either")
+    ssh.kind.setCurrentIndex(ssh.kind.findData("linux"))
+    assert ssh.add_from_form() is not None
+    assert first.state.source is not Source.LIVE  # the radio was left on the demo
+    assert any("2 live targets entered but not audited" in r for r in first.unsaved_work())
+    first.reject()  # Quit / Escape
+    assert first.isVisible() and first.quit_box is not None and "live targets" in first.quit_box.text()
+    _quit_button(first.quit_box).click()
+    qtbot.waitUntil(lambda: not first.isVisible())
+    stored = "\n".join(str(app_settings.settings().value(k)) for k in app_settings.settings().allKeys())
+    assert "not-kept" not in stored  # no secret in the settings file
+    again = NicAdvisorWizard(store=None, remember=True)
+    qtbot.addWidget(again)
+    (v,) = again.state.vcenters
+    (h,) = again.state.ssh_hosts
+    assert (v.url, v.user, v.password) == ("https://vcenter-01.example.com", "auditor@vsphere.local", "")
+    assert (h.spec, h.kind, h.password) == ("root@esxi-07.example.com:2222", "linux", "")
+    assert again.pages[PageId.CONNECT].ssh_editor.table.rowCount() == 1
+    again.state.ssh_hosts.clear(), again.state.vcenters.clear()
+    again.shutdown()
+    app_settings.save_targets([], [])  # the next test that remembers starts with none

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QWizard
 
 from nicadvisor.gui.state import Source
 from nicadvisor.gui.wizard import PageId
+from guitools import stop_task
 from nicadvisor.model.capabilities import CAPABILITIES
 
 AUDIT_TIMEOUT_MS = 60_000
@@ -137,7 +138,7 @@ def test_cancel_discover_keeps_wizard_usable(make_wizard, qtbot, screenshot):
     with qtbot.waitSignal(discover.sig_audit_cancelled, timeout=AUDIT_TIMEOUT_MS):
         wizard.next()
         assert discover.progress.cancel_button.isEnabled()
-        qtbot.mouseClick(discover.progress.cancel_button, Qt.MouseButton.LeftButton)
+        stop_task(discover, qtbot)
     assert discover.outcome == "cancelled"
     assert "cancelled" in discover.progress.status.text().lower()
     assert not discover.progress.cancel_button.isEnabled()

@@ -48,6 +48,13 @@ GENEVE_MIN_FRAME = 1600
 #: The echo payload (bytes) that tells "unreachable" from "large frames dropped": ping's default.
 REACH_PAYLOAD = 56
 COUNT = 3
+#: The largest ICMP echo payload ping sends (bytes): 65535 (the IPv4 total length field) - 20 (IPv4 header) - 8 (ICMP
+#: header), RFC 791/792; iputils ping and vmkping refuse more, and the catalogue checks the same bound
+#: (collect/ssh_commands.py). A sender whose MTU is larger (``lo``: 65536) is tested at this payload.
+MAX_PAYLOAD = 65507
+#: Said on the row of a payload bounded to :data:`MAX_PAYLOAD`.
+BOUNDED = ("the sender's MTU {mtu} is more than any ping can fill: tested at {payload} bytes of payload, the largest "
+           "ICMP echo (a {frame}-byte frame)")
 REFERENCE = "nsx-t-performance-on-intel.txt §1.5 Checking MTU on an ESXi Host"
 
 _LINUX_LOCAL_RE = re.compile(r"local error: message too long, mtu=(?P<mtu>\d{2,6})", re.I)
@@ -60,11 +67,12 @@ def overhead(address: str) -> int:
 
 def payload_sizes(mtu: int | None, address: str) -> tuple[int, ...]:
     """The ``-s`` payloads (bytes) to prove from a sender with ``mtu`` toward ``address``, largest first: its MTU
-    (when above 1600) and 1600 bytes, each minus :func:`overhead`."""
+    (when above 1600) and 1600 bytes, each minus :func:`overhead`; at most :data:`MAX_PAYLOAD` (``lo``'s MTU 65536
+    gave 65508, which ping and the catalogue refuse: the mesh crashed between hosts reached through loopback)."""
     extra = overhead(address)
     sizes = [GENEVE_MIN_FRAME - extra]
     if mtu and mtu > GENEVE_MIN_FRAME:
-        sizes.insert(0, int(mtu) - extra)
+        sizes.insert(0, min(int(mtu) - extra, MAX_PAYLOAD))
     return tuple(sizes)
 
 
@@ -225,6 +233,8 @@ def probe_pair(a: Endpoint, b: Endpoint, run: Runner, where: str = "") -> list[P
         argv = a.argv(b.address, payload)
         rc, text = run(argv)
         row, got = _measured(a, b, payload, argv, rc, text, where or a.host)
+        if a.mtu and payload == MAX_PAYLOAD and a.mtu - overhead(b.address) > MAX_PAYLOAD:
+            row = replace(row, detail=f"{row.detail}; " + BOUNDED.format(mtu=a.mtu, payload=payload, frame=frame))
         rows.append(row)
         if row.ok:
             crossed = frame

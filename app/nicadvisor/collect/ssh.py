@@ -43,7 +43,7 @@ import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -135,7 +135,29 @@ def parse_ssh_spec(spec: str) -> tuple[str, str, int]:
     if not m:
         raise ValueError(f"expected user@host[:port], not {spec!r}")
     port = int(m.group("port") or 22)
+    if m.group("host"):
+        check_host_name(m.group("host"))
     return m.group("user"), m.group("v6") or m.group("host"), port
+
+
+_LABEL_RE = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?")
+
+
+def check_host_name(host: str) -> None:
+    """Raise ValueError, in a sentence, unless ``host`` is an IPv4 address or a DNS name: dot-separated labels of 1 to
+    63 letters, digits, ``-`` or ``_`` (not starting or ending with ``-``), 253 characters in all (RFC 1035 §2.3.4,
+    RFC 1123 §2.1). ``user@bad/host`` was accepted and failed only in the audit, and a 70-character label failed
+    there as "encoding with 'idna' codec failed (UnicodeError: label too long)"."""
+    name = host[:-1] if host.endswith(".") else host
+    if len(name) > 253:
+        raise ValueError(f"the host name {host[:40]}… has {len(name)} characters; a DNS name has at most 253")
+    for label in name.split("."):
+        if len(label) > 63:
+            raise ValueError(f"the host name {host!r} has a part of {len(label)} characters ({label[:20]}…); each "
+                             "dot-separated part of a DNS name has at most 63")
+        if not _LABEL_RE.fullmatch(label):
+            raise ValueError(f"{host!r} is not a host name: use letters, digits, '-' and '.' (no empty part, no "
+                             "'/' or other sign), or an IP address")
 
 
 @dataclass
@@ -431,6 +453,10 @@ class _HostAudit:
         self.skipped = skipped
         self.inputs = HostInputs(name=target.name, kind=target.kind)
         self.tools: dict[str, str] = {}
+        #: Commands sent, and planned once the host's NICs are listed (0: not known yet). Each progress message of a
+        #: command then says "command DONE of PLANNED: <command>": the wizard's bar and the host's row move with it.
+        self.done = 0
+        self.planned = 0
 
     def problem(self, message: str, command: str = "") -> None:
         self.inputs.problems.append(InputProblem(self.t.source, message, command))
@@ -446,7 +472,9 @@ class _HostAudit:
         except CommandRefused as exc:
             self.problem(str(exc))
             return None
-        self.say(f"{self.t.name}: {command}")
+        self.done += 1
+        count = f"command {self.done} of {max(self.planned, self.done)}: " if self.planned else ""
+        self.say(f"{self.t.name}: {count}{command}")
         try:
             return command, self.session.run(command)
         except _CommandTimeout:
@@ -526,7 +554,12 @@ class _HostAudit:
             return
         command, res = got
         if res.rc == 127:
-            self.problem(f"'{command}' was not found on {self.t.name}: is it an ESXi host (try --kind linux)?", command)
+            if self._is_linux():
+                self.skip(f"'{command}' was not found, and /sys/class/net was listed: audited as a Linux host")
+                self.linux()
+                return
+            self.problem(f"'{command}' was not found on {self.t.name}, and it lists no /sys/class/net either: it is "
+                         "neither an ESXi nor a Linux host NIC Advisor can read", command)
             return
         text = self.record(command, res, optional=False)
         nics, modules = _esxi_discover(text or "")
@@ -536,6 +569,9 @@ class _HostAudit:
         if bad:
             self.problem("NIC or driver names that are not safe to pass on a command line were skipped: "
                          + ", ".join(bad), command)
+        functions = _esxi_functions(text or "")
+        self.planned = self.done + len(esxi_templates("host")) + len(nics) * len(esxi_templates("nic")) \
+            + len(modules) * len(esxi_templates("module")) + len(functions) * len(esxi_templates("function"))
         for tpl in esxi_templates("host"):
             self._esxi(tpl)
         for nic in nics:
@@ -544,9 +580,21 @@ class _HostAudit:
         for module in modules:
             for tpl in esxi_templates("module"):
                 self._esxi(tpl, module=module)
-        for function in _esxi_functions(text or ""):
+        for function in functions:
             for tpl in esxi_templates("function"):
                 self._esxi(tpl, function=function)
+
+    def _is_linux(self) -> bool:
+        """The host given as ESXi has no ``esxcfg-nics``: when it lists ``/sys/class/net`` (the Linux audit's first,
+        read-only command), it is a Linux host and is audited as one from here on (a Linux host left at kind ESXi
+        got "try --kind linux" and ESXi commands in its "Finish this audit")."""
+        self.t = replace(self.t, kind="linux")
+        got = self.execute(["ls", "/sys/class/net"])
+        if got is not None and got[1].rc == 0:
+            self.inputs.kind = "linux"
+            return True
+        self.t = replace(self.t, kind="esxi")
+        return False
 
     def _esxi(self, tpl: Template, nic: str | None = None, module: str | None = None,
               function: str | None = None) -> None:
@@ -587,6 +635,8 @@ class _HostAudit:
             self.problem(f"interface names that are not safe to pass on a command line were skipped: {', '.join(odd)}",
                          command)
         self.say(f"{self.t.name}: {len(names)} interface(s): {', '.join(names) or 'none'}")
+        per_name = 1 + len(local_linux.NET_ATTRS) + len(local_linux.PCI_ATTRS) + len(local_linux.ETHTOOL_OPTIONS)
+        self.planned = self.done + 1 + len(local_linux.NEIGHBOR_COMMANDS) + len(names) * per_name
         got = self.tool("ip", ["-d", "-j", "link", "show"])
         if got is not None:
             self.record(*got, optional=True)
@@ -603,6 +653,8 @@ class _HostAudit:
             for attr in local_linux.NET_ATTRS:
                 self.run(["cat", f"{base}/{attr}"], optional=True)
             bdf = local_linux.pci_dir(link.strip() if link else None)  # the same sysfs rule as local audits
+            if not bdf:  # no PCI device (a veth, a bridge): its PCIe reads are not planned after all
+                self.planned -= len(local_linux.PCI_ATTRS)
             if bdf:
                 parts = [p for p in (link or "").strip().split("/") if p and p != ".."]
                 pci_base = f"{base}/device" if parts[-3] == bdf else f"/sys/bus/pci/devices/{bdf}"
@@ -694,6 +746,9 @@ def _connect_problem(target: SshTarget, exc: BaseException) -> str:
         return f"{where}: {exc}"
     if isinstance(exc, OSError):
         return f"cannot connect to {hp}: {exc.strerror or exc}"
+    if isinstance(exc, UnicodeError):  # the idna codec refused the name (a part empty or over 63 characters)
+        return (f"cannot resolve the host name {target.host!r}: a part of it between dots is empty or longer than "
+                "63 characters, which no DNS name has")
     if isinstance(exc, ValueError):
         return f"{hp}: {exc}"
     return f"{hp}: {type(exc).__name__}: {exc}"

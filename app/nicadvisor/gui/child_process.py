@@ -80,13 +80,13 @@ class ChildProcess:
 
     def warm(self) -> None:
         """Start the process and import the export's modules in it, without waiting for them."""
-        self._executor().submit(_warm)
+        self._submit(_warm)
 
     def call(self, fn: Callable[..., Any], *args: Any, cancel: threading.Event | None = None, **kwargs: Any) -> Any:
         """``fn(*args, **kwargs)`` in the child (``fn`` and its arguments picklable); its exception is raised here.
         Raises :class:`Cancelled` when ``cancel`` is set meanwhile (the child finishes that call on its own), and
         OSError when the child process died (the next call starts a new one)."""
-        future = self._executor().submit(fn, *args, **kwargs)
+        future = self._submit(fn, *args, **kwargs)
         while True:
             try:
                 return future.result(timeout=POLL_S)
@@ -95,9 +95,25 @@ class ChildProcess:
                     future.cancel()
                     raise Cancelled("cancelled while the child process worked") from None
             except concurrent.futures.process.BrokenProcessPool:
-                with self._lock:
-                    self._pool = None
+                self._forget_broken()
                 raise OSError("the process that writes the reports ended unexpectedly; try again") from None
+
+    def _submit(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> concurrent.futures.Future:
+        """Submit to the process; when it died while idle (the pool is broken: ``submit`` raises BrokenProcessPool, and
+        every later export failed until the wizard was restarted), start a new one and submit there — nothing of the
+        call had run."""
+        try:
+            return self._executor().submit(fn, *args, **kwargs)
+        except concurrent.futures.process.BrokenProcessPool:
+            self._forget_broken()
+            return self._executor().submit(fn, *args, **kwargs)
+
+    def _forget_broken(self) -> None:
+        """Drop the broken pool, so that the next call starts a new process."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def export(self, export: Callable[..., list[Path]], audit: Any, store: Any, paths: dict[str, Path],
                cancel: threading.Event | None = None) -> list[Path]:

@@ -1,12 +1,16 @@
 """What the wizard remembers between runs (QSettings, in the user's config folder: ``~/.config/nicadvisor``):
-the window geometry, the last input (source and capture paths; never a live target or a secret) and the last
-export folder."""
+the window geometry, the last input (source and capture paths), the SSH hosts and vCenters entered on the Connect
+page (never a password: those stay in the OS keyring when the user ticked "remember") and the last export folder."""
 from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, QSettings
 
 ORGANIZATION, APPLICATION = "nicadvisor", "NIC Advisor"
 GEOMETRY, SOURCE, CAPTURES, EXPORT_FOLDER = "window/geometry", "input/source", "input/captures", "export/folder"
+SSH_TARGETS, VCENTER_TARGETS = "targets/ssh", "targets/vcenter"
+#: The fields of a target that are remembered (a password never is; nor a status, an inventory or a host key read).
+SSH_FIELDS = ("spec", "kind", "key_file", "remember", "trusted_fingerprint")
+VCENTER_FIELDS = ("url", "user", "remember", "thumbprint", "datacenter", "cluster", "host_names", "esxcli")
 
 
 def settings() -> QSettings:
@@ -50,3 +54,40 @@ def load_export_folder() -> str:
 def save_export_folder(folder: str) -> None:
     """Remember the folder of the last export."""
     settings().setValue(EXPORT_FOLDER, folder)
+
+
+def save_targets(ssh: list, vcenters: list) -> None:
+    """Remember the SSH hosts (:class:`~nicadvisor.gui.state.SshSpec`) and vCenters (``VcenterSpec``) of the Connect
+    page as JSON lists of :data:`SSH_FIELDS` / :data:`VCENTER_FIELDS` — never a password."""
+    import json
+
+    s = settings()
+    s.setValue(SSH_TARGETS, json.dumps([{f: getattr(t, f) for f in SSH_FIELDS} for t in ssh]))
+    s.setValue(VCENTER_TARGETS, json.dumps([{f: list(v) if isinstance(v := getattr(t, f), tuple) else v
+                                              for f in VCENTER_FIELDS} for t in vcenters]))
+
+
+def load_targets() -> tuple[list, list]:
+    """The remembered (SSH hosts, vCenters) as new ``SshSpec`` / ``VcenterSpec`` with no password (the keyring's is
+    used when "remember" was ticked); a damaged entry is skipped."""
+    import json
+
+    from nicadvisor.gui.state import SshSpec, VcenterSpec
+
+    def read(key: str, make, fields: tuple[str, ...]) -> list:
+        try:
+            rows = json.loads(str(settings().value(key, "[]") or "[]"))
+        except ValueError:
+            return []
+        out = []
+        for row in rows if isinstance(rows, list) else []:
+            try:
+                kwargs = {f: row[f] for f in fields if f in row}
+                if "host_names" in kwargs:
+                    kwargs["host_names"] = tuple(str(h) for h in kwargs["host_names"])
+                out.append(make(**kwargs))
+            except (TypeError, KeyError, ValueError):
+                continue
+        return out
+
+    return read(SSH_TARGETS, SshSpec, SSH_FIELDS), read(VCENTER_TARGETS, VcenterSpec, VCENTER_FIELDS)

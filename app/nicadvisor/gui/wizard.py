@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import enum
 import importlib
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QKeyEvent
+from PySide6.QtGui import QCloseEvent, QIcon, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QMessageBox, QWidget, QWizard,
 )
@@ -22,6 +23,9 @@ from nicadvisor.gui.pages.inspect import InspectPage
 from nicadvisor.gui.state import Source, WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
+
+#: The window (and menu entry's) icon, shipped in the package (pyproject's package-data).
+ICON = Path(__file__).with_name("nic-advisor.svg")
 
 #: When (ms after the wizard is built) the audit stack starts loading on a worker: after the first paint.
 WARM_AFTER_MS = 300
@@ -78,6 +82,8 @@ class NicAdvisorWizard(QWizard):
             saved_source, saved_paths = app_settings.load_input()
             source, capture_paths = Source(saved_source), saved_paths
         self.state = WizardState(source=source, capture_paths=tuple(capture_paths), known_hosts=known_hosts)
+        if remember:  # the SSH hosts and vCenters entered before (no password: those are in the keyring)
+            self.state.ssh_hosts[:], self.state.vcenters[:] = app_settings.load_targets()
         self.backend = backend or Backend.real()
         self._owns_store = store is DEFAULT_STORE
         self._closed = False
@@ -91,6 +97,8 @@ class NicAdvisorWizard(QWizard):
         self.runner = TaskRunner(self)
         self.asker = HostKeyAsker(self, self)
         self.setWindowTitle("NIC Advisor — NSX Geneve overlay readiness")
+        self.setWindowIcon(QIcon(str(ICON)))
+        self._focus_placed = False
         self.setWizardStyle(QWizard.WizardStyle.ModernStyle)
         self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
         self.setOption(QWizard.WizardOption.HaveHelpButton, False)
@@ -187,11 +195,17 @@ class NicAdvisorWizard(QWizard):
         page whose Next waits for its task (Discover), back on Next once the task lets it go on."""
         next_button = self.button(QWizard.WizardButton.NextButton)
         page = self.currentPage()
+        # the last page has Finish: Quit beside it said the same thing twice (Escape still asks as Quit did)
+        self.button(QWizard.WizardButton.CancelButton).setVisible(_page_id != int(PageId.EXPORT))
         self._focus_next_when_complete = False
         if next_button.isVisible() and next_button.isEnabled():
             next_button.setFocus(Qt.FocusReason.OtherFocusReason)
         elif next_button.isVisible():
+            # Next waits for the page's task: the focus rests on the page, never on the task's Cancel (Enter there
+            # stopped a running audit)
             self._focus_next_when_complete = True
+            if page is not None:
+                page.setFocus(Qt.FocusReason.OtherFocusReason)
         elif page is not None:
             action = getattr(page, "action_button", None)
             (action if action is not None and action.isEnabled() else page).setFocus(Qt.FocusReason.OtherFocusReason)
@@ -201,11 +215,18 @@ class NicAdvisorWizard(QWizard):
         """Next became clickable on the page entered with Next: the focus goes back to it unless the user has put it
         in a field meanwhile."""
         next_button = self.button(QWizard.WizardButton.NextButton)
-        if not self._focus_next_when_complete or not self.currentPage().isComplete():
+        page = self.currentPage()  # None while the wizard closes
+        if not self._focus_next_when_complete or page is None or not page.isComplete():
             return
         self._focus_next_when_complete = False
         if not isinstance(QApplication.focusWidget(), (QLineEdit, QAbstractSpinBox, QComboBox)):
             next_button.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def showEvent(self, event: QShowEvent) -> None:  # Qt override: the first page's focus is on Next, too
+        super().showEvent(event)
+        if not self._focus_placed:
+            self._focus_placed = True
+            QTimer.singleShot(0, lambda: None if self._closed else self._place_focus(self.currentId()))
 
     def sizeHint(self) -> QSize:  # Qt override
         return QSize(1200, 800)
@@ -242,9 +263,13 @@ class NicAdvisorWizard(QWizard):
             out.append(f"typed but not added: {', '.join(typed)}")
         state = self.state
         discover = self.pages[PageId.DISCOVER]
-        if state.source is Source.LIVE and state.live_specs() and (
-                state.audit is None or discover.audited_key() != state.input_key()):
-            out.append(f"{len(state.live_specs())} live target(s) entered but not audited")
+        # whatever input is selected: live targets added while "Demo" was still ticked were lost without a question
+        if state.live_specs() and (state.source is not Source.LIVE or state.audit is None
+                                   or discover.audited_key() != state.input_key()):
+            n = len(state.live_specs())
+            kept = (" (the SSH hosts and vCenters are kept for the next start, without passwords not saved in the "
+                    "keyring)" if self.remember else "")
+            out.append(f"{n} live target{'s' if n != 1 else ''} entered but not audited{kept}")
         if state.audit is not None and not state.exported and state.audit.history_id is None:
             out.append("the audit is neither exported nor kept in Past audits")
         return out
@@ -259,6 +284,8 @@ class NicAdvisorWizard(QWizard):
             box = QMessageBox(QMessageBox.Icon.Warning, "Quit NIC Advisor?",
                               "Quitting now would lose or stop work:\n\n" + "\n".join(f"• {r}" for r in reasons),
                               QMessageBox.StandardButton.Cancel, self)
+            # "Keep working", not "Cancel": the page has its own Cancel (of its task), which this is not
+            box.button(QMessageBox.StandardButton.Cancel).setText("Keep working")
             quit_button = box.addButton("Quit anyway", QMessageBox.ButtonRole.DestructiveRole)
             box.setDefaultButton(QMessageBox.StandardButton.Cancel)
             box.setWindowModality(Qt.WindowModality.WindowModal)
@@ -288,6 +315,7 @@ class NicAdvisorWizard(QWizard):
     def _remember_window(self) -> None:
         if self.remember:
             app_settings.save_geometry(self.saveGeometry())
+            app_settings.save_targets(self.state.ssh_hosts, self.state.vcenters)
 
     def done(self, result: int) -> None:  # Qt override: Finish, Quit, Escape
         if not self._confirm_quit(lambda: self.done(result)):

@@ -21,8 +21,10 @@ from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.probes import snapshot
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
-from nicadvisor.gui.widgets.bench_chart import MeasuredVsExpectedChart, PayloadSweepChart, PercentileChart
-from nicadvisor.gui.widgets.common import detail_browser, message_label, readonly_table, share_width, splitter
+from nicadvisor.gui.widgets.bench_chart import (
+    CHART_MIN_HEIGHT, MeasuredVsExpectedChart, PayloadSweepChart, PercentileChart,
+)
+from nicadvisor.gui.widgets.common import FitScrollArea, detail_browser, message_label, readonly_table, share_width, splitter
 from nicadvisor.gui.widgets.formatting import esc
 from nicadvisor.services.between import BetweenOutcome, PreparedBetween
 
@@ -76,6 +78,15 @@ def compared_text(result: Any) -> str:
     words of :meth:`nicadvisor.bench.results.BenchResult.comparison`, as in every report."""
     verdict = result.verdict()
     return (f"{verdict.upper()}: " if verdict else "") + page_words(result.comparison())
+
+
+#: The TEP mesh tab before any mesh was checked: how to fill it.
+MESH_EMPTY = ("<i>No TEP mesh checked yet.</i><br>Choose <b>Between audited hosts over SSH</b>, tick <b>Check the TEP "
+              "mesh first</b> (or choose <b>Only the TEP mesh</b>), then run: every pair of hosts is pinged with "
+              "don't-fragment at the TEP MTU and at 1600 bytes, and each pair and size gets a row here.")
+
+#: Said when fewer than two hosts are ticked for a benchmark between hosts; cleared once two are.
+TICK_TWO = "<b>Tick at least two hosts</b> (add them on the Connect page)."
 
 
 class BenchmarkPage(TaskPage):
@@ -176,9 +187,10 @@ class BenchmarkPage(TaskPage):
         shaping.addSpacing(24)  # under the namespace path it belongs to
         shaping.addWidget(self.shape_box)
         shaping.addWidget(self.rate)
-        shaping.addWidget(QLabel("<i>gives TCP_STREAM an expected value (loopback and an unshaped veth have no "
-                                 "line rate)</i>"))
-        shaping.addStretch(1)
+        shaping_hint = QLabel("<i>gives TCP_STREAM an expected value (loopback and an unshaped veth have no line "
+                              "rate)</i>")
+        shaping_hint.setWordWrap(True)  # wraps with a larger font instead of widening the window
+        shaping.addWidget(shaping_hint, 1)
 
         self.problems = message_label(selectable=True)
         # results of another path than the one selected now are greyed out and say so (review: a netns band and
@@ -204,7 +216,18 @@ class BenchmarkPage(TaskPage):
         charts.addTab(measured, "Measured vs expected")
         charts.addTab(self.percentile_chart, "Latency percentiles")
         charts.addTab(self.sweep_chart, "Payload sweep")
-        charts.addTab(self.mesh_table, "TEP mesh")
+        # until a mesh was checked the tab says how to fill it (it was an empty table with its titles cut)
+        self.mesh_empty = message_label()
+        self.mesh_empty.setText(MESH_EMPTY)
+        self.mesh_empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        mesh_tab = QWidget()
+        mesh_layout = QVBoxLayout(mesh_tab)
+        mesh_layout.setContentsMargins(0, 0, 0, 0)
+        mesh_layout.addWidget(self.mesh_empty, 1)
+        mesh_layout.addWidget(self.mesh_table, 1)
+        self.mesh_table.hide()
+        self.mesh_tab = mesh_tab
+        charts.addTab(mesh_tab, "TEP mesh")
         self.chart_tabs = charts
 
         self.table = readonly_table(TABLE_COLUMNS, single=False)
@@ -214,7 +237,15 @@ class BenchmarkPage(TaskPage):
         # the selected result in full, scrolled when it is long (a label was cut mid-line without a scroll bar)
         self.result_detail = detail_browser("Select a result to see how it was measured and compared.")
 
-        layout = QVBoxLayout(self)
+        # the page scrolls when its options, the host table and the problems leave the charts less than their least
+        # height (at 1200×800 in "Between audited hosts" mode they were 90 px tall, unreadable)
+        content = QWidget()
+        self.scroll = FitScrollArea(content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll)
+        layout = QVBoxLayout(content)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(options)
         layout.addLayout(shaping)
         layout.addLayout(run_row)
@@ -228,12 +259,13 @@ class BenchmarkPage(TaskPage):
         # charts, every result row and the detail each keep a share of the height: at 1200×800 the table showed one
         # row of two (TCP_RR hidden); _fit_results gives the table the height of its rows
         self.results_area = splitter(Qt.Orientation.Vertical, (charts, 3), (self.table, 2), (self.result_detail, 1))
-        charts.setMinimumHeight(150)
+        charts.setMinimumHeight(CHART_MIN_HEIGHT + charts.tabBar().sizeHint().height())
         lines = self.fontMetrics().lineSpacing()
         self.result_detail.setMinimumHeight(3 * lines + 12)
         self.table.setMinimumHeight(self.table.horizontalHeader().sizeHint().height() + 2 * (lines + 8) + 6)
         layout.addWidget(self.results_area, 1)
         self.run_button.clicked.connect(self.start_bench)
+        self.hosts_table.itemChanged.connect(self._on_host_ticked)
         self.table.currentCellChanged.connect(self._on_current_row_changed)
         self.loopback_radio.toggled.connect(self._update_shaping)
         self.netns_radio.toggled.connect(self._update_shaping)
@@ -258,11 +290,20 @@ class BenchmarkPage(TaskPage):
         hosts (these take part in the TEP mesh; tests with them are planned as their plan says)."""
         typed = self.selected_interfaces()
         specs = [s for s in self.state.ssh_hosts if s.kind in ("linux", "esxi")]
+        audit = self.state.audit
+        # a target the audit could not read is no endpoint to benchmark: not ticked, and it says why
+        read = {src for h in audit.hosts for src in h.inputs} if audit is not None else None
         self.hosts_table.setRowCount(len(specs))
         for row, spec in enumerate(specs):
             use = QTableWidgetItem()
             use.setFlags(Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled)
-            use.setCheckState(Qt.CheckState.Checked)
+            try:
+                audited = read is None or spec.source in read
+            except ValueError:  # a malformed target was never audited
+                audited = False
+            use.setCheckState(Qt.CheckState.Checked if audited else Qt.CheckState.Unchecked)
+            if not audited:
+                use.setToolTip("Not ticked: the audit could not read this host (see Discover)")
             name = QTableWidgetItem(spec.spec + (" (ESXi)" if spec.kind == "esxi" else ""))
             name.setFlags(Qt.ItemFlag.ItemIsEnabled)
             name.setData(Qt.ItemDataRole.UserRole, spec)
@@ -272,11 +313,18 @@ class BenchmarkPage(TaskPage):
                 self.hosts_table.setItem(row, col, item)
         self._update_shaping()
 
+    @Slot()
+    def _on_host_ticked(self) -> None:
+        """"Tick at least two hosts" goes once two are ticked (it stayed after three were)."""
+        if self.problems.text() == TICK_TWO and len(self.selected_hosts()) >= 2:
+            self.problems.setText("")
+
     def selected_hosts(self) -> list[Any]:
         """The ticked :class:`~nicadvisor.gui.state.SshSpec` rows, in table order."""
         out = []
         for row in range(self.hosts_table.rowCount()):
-            if self.hosts_table.item(row, 0).checkState() == Qt.CheckState.Checked:
+            use, name = self.hosts_table.item(row, 0), self.hosts_table.item(row, 1)
+            if use is not None and name is not None and use.checkState() == Qt.CheckState.Checked:
                 out.append(self.hosts_table.item(row, 1).data(Qt.ItemDataRole.UserRole))
         return out
 
@@ -367,7 +415,7 @@ class BenchmarkPage(TaskPage):
     def _start_prepare(self) -> None:
         specs = [snapshot(s) for s in self.selected_hosts()]
         if len(specs) < 2:
-            self.problems.setText("<b>Tick at least two hosts</b> (add them on the Connect page).")
+            self.problems.setText(TICK_TWO)
             return
         interfaces, duration = self.selected_interfaces(), float(self.duration.value())
         prepare, asker, profile = self.backend.remote_prepare, self.asker, self.selected_profile()
@@ -399,11 +447,15 @@ class BenchmarkPage(TaskPage):
         if notes:
             self.problems.setText("<b>Problems:</b> " + esc(page_words("; ".join(notes))))
         if not prepared.can_run:
-            self.progress.end("No test can run between these hosts: nothing was changed.")
+            self.progress.end("No test can run between these hosts: nothing was changed.", 0.0)
             self._close_prepared(prepared)
             return
+        # the plan was read, nothing ran yet: the bar is empty while the user reads it (it read 100 %), and stays so
+        # when the user declines
+        if prepared.needs_confirmation:
+            self.progress.show_progress(0.0, "The plan of changes is ready: nothing runs until you confirm it.")
         if prepared.needs_confirmation and not self.confirm_plan(prepared.plan_lines()):
-            self.progress.end("Benchmark declined: nothing was changed on any host.")
+            self.progress.end("Benchmark declined: nothing was changed on any host.", 0.0)
             self._close_prepared(prepared)
             return
         self._prepared = prepared
@@ -456,9 +508,13 @@ class BenchmarkPage(TaskPage):
         if outcome is None or not outcome.request.mtu_check:
             self.mtu_result.setText("")
             self.mesh_table.setRowCount(0)
+            self.mesh_table.hide()
+            self.mesh_empty.show()
             return
         rows = mesh_table(outcome.mtu_paths)
         self.mesh_table.setRowCount(len(rows))
+        self.mesh_table.setVisible(bool(rows))
+        self.mesh_empty.setVisible(not rows)
         for i, row in enumerate(rows):
             for col, key in enumerate(MESH_COLUMNS):
                 item = QTableWidgetItem(row[key])
@@ -468,7 +524,7 @@ class BenchmarkPage(TaskPage):
                     font.setBold(True)
                     item.setFont(font)
                 self.mesh_table.setItem(i, col, item)
-        self.chart_tabs.setCurrentWidget(self.mesh_table)
+        self.chart_tabs.setCurrentWidget(self.mesh_tab)
         for col in range(len(MESH_COLUMNS) - 1):  # both ends whole; the cause takes the rest (whole in its tooltip)
             self.mesh_table.resizeColumnToContents(col)
         counts = {w: sum(1 for r in rows if r["Result"] == w) for w in ("PASS", "FAIL", "NOT RUN")}

@@ -112,6 +112,8 @@ class DiscoverPage(TaskPage):
         self._shown_fraction = 0.0
         self._phase2 = False
         self.end_signals = (self.sig_audit_done, self.sig_audit_cancelled, self.sig_audit_failed)
+        self.progress.confirm_cancel = ("Stop the running audit? The hosts not read yet are not audited; you can "
+                                        "Run again later.")
 
         self.rerun_button = QPushButton("Run again")
         self.rerun_button.setEnabled(False)
@@ -261,6 +263,9 @@ class DiscoverPage(TaskPage):
                 continue
             if isinstance(spec, SshSpec) and spec.source in self._stored_keys:
                 spec.stored_key = self._stored_keys[spec.source]
+            if isinstance(spec, SshSpec):  # a Linux host given as ESXi was detected on contact: its row says Linux
+                kind = next((h.kind for h in audit.hosts if spec.source in h.inputs and h.kind), spec.kind)
+                spec.kind = kind if kind in ("esxi", "linux") else spec.kind
         verdict = audit.verdict
         if audit.rated:
             self.progress.end("Audit finished.", 1.0)

@@ -10,7 +10,7 @@ from PySide6.QtCore import QStandardPaths, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox, QFileDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QPushButton,
-    QVBoxLayout, QWidget,
+    QMessageBox, QVBoxLayout, QWidget,
 )
 
 from nicadvisor.gui import settings as app_settings
@@ -20,6 +20,7 @@ from nicadvisor.gui.pages.discover import audit_summary
 from nicadvisor.gui.pages.task_page import TaskPage
 from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.tasks import TaskRunner
+from nicadvisor.gui.widgets.common import ask_first
 from nicadvisor.gui.widgets.formatting import esc
 from nicadvisor.gui.widgets.verdict_banner import VerdictBanner
 
@@ -81,6 +82,8 @@ class ExportPage(TaskPage):
         self.end_signals = (self.sig_export_done, None, self.sig_export_failed)
         #: The process the reports are written in (closed by :meth:`close_child`, at the wizard's shutdown).
         self.child = ChildProcess()
+        #: The question asked before files that exist are replaced (None: none open).
+        self.overwrite_box: QMessageBox | None = None
         self._warmed = False
         self.setTitle("Export")
         self.setSubTitle("Save the audit: a PDF report with the tuning checklist, JSON for tools, CSV for "
@@ -181,8 +184,38 @@ class ExportPage(TaskPage):
         if not any(paths.values()):
             self.hint.setText("Tick at least one format to export.")
             return
-        audit, export_fn, store, child = self.state.audit, self.backend.export, self.state.store, self.child
         chosen = [(fmt, p) for fmt, p in paths.items() if p is not None]
+        existing = [p for _fmt, p in chosen if p.is_file()]
+        if existing:  # it overwrote them silently: ask, keeping them by default
+            self._ask_overwrite(existing, chosen)
+            return
+        self._export(chosen)
+
+    def _ask_overwrite(self, existing: list[Path], chosen: list[tuple[str, Path]]) -> None:
+        """Ask (window-modal, not blocking: :attr:`overwrite_box`) before replacing ``existing`` files; the default
+        keeps them and exports nothing."""
+        if self.overwrite_box is not None:
+            return
+        n = len(existing)
+
+        def answered(replace: bool) -> None:
+            self.overwrite_box = None
+            if replace:
+                self._export(chosen)
+            else:
+                self.hint.setText("Nothing was replaced: change the file names above, or click Export and Replace.")
+
+        self.overwrite_box = ask_first(
+            self, "Replace existing files?",
+            f"{'This file exists' if n == 1 else f'These {n} files exist'} already:\n\n"
+            + "\n".join(str(p) for p in existing) + f"\n\nReplace {'it' if n == 1 else 'them'} with the new report?",
+            "Replace", "Keep them, choose other names", answered)
+
+    def _export(self, chosen: list[tuple[str, Path]]) -> None:
+        """Write ``chosen`` (format, path) on a worker, each format in the report process."""
+        if self.state.audit is None or self.task_running():
+            return
+        audit, export_fn, store, child = self.state.audit, self.backend.export, self.state.store, self.child
 
         def task(progress, cancel):
             written: list[Path] = []

@@ -11,7 +11,7 @@ from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.widgets.capability_model import (
     FIXED_COLUMNS, ROW_FILTERS, CapabilityFilterProxy, CapabilityTableModel,
 )
-from nicadvisor.gui.widgets.common import detail_browser, splitter
+from nicadvisor.gui.widgets.common import add_name_item, detail_browser, name_chooser, splitter
 from nicadvisor.gui.widgets.formatting import esc, evidence_html, finding_html
 from nicadvisor.gui.widgets.verdict_banner import VerdictBanner
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT
@@ -63,7 +63,7 @@ class InspectPage(QWizardPage):
         self.row_filter = QComboBox()
         for key, label in ROW_FILTERS:
             self.row_filter.addItem(label, key)
-        self.host_filter = QComboBox()
+        self.host_filter = name_chooser()
         self.group_box = QCheckBox("Group by host")
         self.group_box.setChecked(True)
         self.group_box.setToolTip("Keep the rows of one host together whatever column is sorted")
@@ -96,7 +96,7 @@ class InspectPage(QWizardPage):
         self.host_filter.clear()
         self.host_filter.addItem("All hosts", "")
         for host in dict.fromkeys(r.host for r in self.model.rows):
-            self.host_filter.addItem(host, host)
+            add_name_item(self.host_filter, host, host)
         self.host_filter.blockSignals(False)
         self._on_filter_changed()
         self._size_columns()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Slot
-from PySide6.QtWidgets import QPushButton, QWidget, QWizardPage
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import QApplication, QPushButton, QWidget, QWizard, QWizardPage
 
 from nicadvisor.gui.backend import Backend
 from nicadvisor.gui.state import WizardState
@@ -48,6 +48,7 @@ class TaskPage(QWizardPage):
         self.outcome = "idle"
         self.progress = ProgressPanel()
         self.action_button: QPushButton | None = None
+        self._refocus = False  # the action button had the focus when the task started
         self.end_signals: tuple[Any, Any, Any] = (None, None, None)
 
     # --- wizard hook -----------------------------------------------------------------------------
@@ -79,6 +80,11 @@ class TaskPage(QWizardPage):
         if not follow:
             handle.sig_progress.connect(self._on_task_progress)
         if self.action_button is not None:
+            # the focus leaves the button before it is disabled, for the page, not for the next button in the chain
+            # (it landed on "< Back", and Enter then went back a page)
+            self._refocus = self.action_button.hasFocus()
+            if self._refocus:
+                self.setFocus(Qt.FocusReason.OtherFocusReason)
             self.action_button.setEnabled(False)
         self.progress.bind(handle, status, follow=follow)
         self.runner.start(handle)
@@ -110,11 +116,29 @@ class TaskPage(QWizardPage):
         if self.action_button is not None:
             self.action_button.setEnabled(True)
         self.completeChanged.emit()
+        if which >= 0:
+            self._give_back_focus()
         if which < 0:  # a stage of a longer job ended, not the job: no end signal
             return
         signal = self.end_signals[which]
         if signal is not None:
             signal.emit(*args)
+
+    def _give_back_focus(self) -> None:
+        """The task was started from the keyboard focus on the action button: the focus goes to Next when the page lets
+        the user go on, else back to the action button — unless the user put it elsewhere meanwhile."""
+        if not getattr(self, "_refocus", False):
+            return
+        focus = QApplication.focusWidget()
+        if focus is not None and focus is not self and not isinstance(focus, QPushButton):
+            return  # the user is typing in a field
+        self._refocus = False
+        wizard = self.wizard()
+        next_button = wizard.button(QWizard.WizardButton.NextButton) if wizard is not None else None
+        if next_button is not None and next_button.isVisible() and next_button.isEnabled() and self.outcome == "done":
+            next_button.setFocus(Qt.FocusReason.OtherFocusReason)
+        elif self.action_button is not None:
+            self.action_button.setFocus(Qt.FocusReason.OtherFocusReason)
 
     @Slot(object)
     def _on_task_finished(self, result: Any) -> None:

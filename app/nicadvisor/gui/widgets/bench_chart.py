@@ -12,6 +12,8 @@ EXPECTED_BRUSH = "#b9b9b9"
 #: Measured bars take the colour of their verdict against the expected band (the same words as every report).
 VERDICT_BRUSH = {"pass": "#2e8b57", "warn": "#d4a017", "fail": "#c0392b"}
 BAND_PEN = "#333333"
+#: The least height of a chart widget (px): its plot keeps about 150 px under the title, over the axis and legend.
+CHART_MIN_HEIGHT = 260
 HISTORY_PEN = "#222222"
 
 
@@ -30,7 +32,7 @@ class MeasuredVsExpectedChart(pg.PlotWidget):
         self.unit = unit
         _plot(self, title, unit)
         self.getAxis("bottom").setHeight(32)
-        self.legend = self.addLegend(offset=(-10, 10), labelTextColor="#222222")
+        self.legend = legend_below(self)
         self._items: list[pg.GraphicsObject] = []
         self.set_bars([], [], [])
 
@@ -88,9 +90,14 @@ class MeasuredVsExpectedChart(pg.PlotWidget):
                 note.setPos(i + width / 2, top * 0.08)
                 self.addItem(note)
                 self._items.append(note)
+        band_of = {x: (lo, hi) for x, lo, hi in ranged}
         for x, h in zip(xs_m + xs_e, hs_m + hs_e):
-            text = pg.TextItem(f"{h:.3g}", color="#222222", anchor=(0.5, 1.0))
-            text.setPos(x, h)
+            # the expected bar of a band is labelled with the band itself (its mid value "74" read as the figure
+            # of a 70.6–77.4 µs band), and its whisker's top is where the label sits
+            band = band_of.get(x) if x in xs_e else None
+            label = f"{value_text(band[0])}–{value_text(band[1])}" if band else value_text(h)
+            text = pg.TextItem(label, color="#222222", anchor=(0.5, 1.0))
+            text.setPos(x, max(h, band[1]) if band else h)
             self.addItem(text)
             self._items.append(text)
         self.getAxis("bottom").setTicks([[(i, label) for i, label in enumerate(labels)]])
@@ -99,17 +106,35 @@ class MeasuredVsExpectedChart(pg.PlotWidget):
         self._fit_y()
 
     def _fit_y(self) -> None:
-        """Headroom over the highest bar for its value label and the legend (top right), in pixels of the plot as it is
-        now: a fixed 60 % let the legend cover the labels of a short chart (the page fits 1200×740)."""
+        """The axis runs from 0 past the highest bar, band or earlier run (so every measured value shows), with headroom
+        for the value labels in pixels of the plot as it is now; the legend is under the plot (:func:`legend_below`),
+        so it covers nothing."""
         plot_h = self.getViewBox().height()
-        legend_h = self.legend.boundingRect().height() if self.legend.items else 0.0
-        room = (legend_h + 10 + 2 * self.fontMetrics().height()) / plot_h if plot_h > 0 else 0.375
-        self.setYRange(0, getattr(self, "_top", 1.0) / (1 - min(max(room, 0.2), 0.7)), padding=0)
+        room = (self.fontMetrics().height() + 8) / plot_h if plot_h > 0 else 0.2
+        top = getattr(self, "_top", 1.0) / (1 - min(max(room, 0.1), 0.5))
+        # half a line below 0, so that the 0 tick is labelled: a range starting at 0 dropped its label and the axis
+        # read as starting at the first labelled tick (20 under a 14.2 Gbit/s bar)
+        below = (self.fontMetrics().height() / 2 + 3) / plot_h if plot_h > 0 else 0.06
+        self.setYRange(-top * min(below, 0.2), top, padding=0)
 
     def resizeEvent(self, event: Any) -> None:  # Qt override: the headroom follows the height
         super().resizeEvent(event)
         if hasattr(self, "_top"):
             self._fit_y()
+
+
+def value_text(value: float) -> str:
+    """A bar's figure as the tables print it: up to 4 significant digits, no trailing zeros (``77.4``, ``9.41``,
+    ``1234``); ``.3g`` printed a 77.4 µs band edge as ``77.4`` but a 1234 µs one as ``1.23e+03``."""
+    return f"{value:.4g}" if abs(value) < 10_000 else f"{value:,.0f}"
+
+
+def legend_below(widget: pg.PlotWidget) -> pg.LegendItem:
+    """A legend in a row of its own under the plot's bottom axis, its entries side by side: over the plot it covered
+    bars and value labels of a short chart (1200×800 with the host table shown)."""
+    legend = pg.LegendItem(offset=None, labelTextColor="#222222", colCount=3)
+    widget.getPlotItem().layout.addItem(legend, 4, 1)
+    return legend
 
 
 def _plot(widget: pg.PlotWidget, title: str, left: str) -> None:
@@ -124,7 +149,8 @@ def _plot(widget: pg.PlotWidget, title: str, left: str) -> None:
     for axis in ("left", "bottom"):
         widget.getAxis(axis).setPen("#555555")
         widget.getAxis(axis).setTextPen("#222222")
-    widget.setMinimumHeight(200)
+    # title, bottom axis and the legend row under it take ~100 px: 200 px left a 90 px plot at 1200×800
+    widget.setMinimumHeight(CHART_MIN_HEIGHT)
 
 
 PERCENTILE_BRUSH = {"mean": "#3b6fb6", "p50": "#7fa6d9", "p90": "#d4a017", "p99": "#c0392b"}
@@ -137,7 +163,7 @@ class PercentileChart(pg.PlotWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent=parent, background="w")
         _plot(self, "Latency per transaction: mean and percentiles (lower is better)", "µs")
-        self.legend = self.addLegend(offset=(-10, 10), labelTextColor="#222222")
+        self.legend = legend_below(self)
         self._items: list[pg.GraphicsObject] = []
         self.set_rows([])
 
@@ -166,7 +192,7 @@ class PercentileChart(pg.PlotWidget):
             self._items.append(note)
         self.getAxis("bottom").setTicks([[(i, label) for i, (label, _) in enumerate(rows)]])
         self.setXRange(-0.7, max(len(rows), 1) - 0.3, padding=0)
-        self.setYRange(0, top * 1.4, padding=0)
+        self.setYRange(-top * 0.06, top * 1.15, padding=0)  # the legend is under the plot; below 0: 0 is labelled
 
 
 SWEEP_PENS = ("#3b6fb6", "#c0392b", "#2e8b57", "#d4a017", "#7d3c98")
@@ -180,7 +206,7 @@ class PayloadSweepChart(pg.PlotWidget):
         super().__init__(parent=parent, background="w")
         _plot(self, "TCP_RR payload sweep: round trip by request size (lower is better)", "µs")
         self.setLabel("bottom", "request = response size (bytes)", color="#222222")
-        self.legend = self.addLegend(offset=(10, 10), labelTextColor="#222222")
+        self.legend = legend_below(self)
         self._items: list[pg.GraphicsObject] = []
         self.set_series({})
 
@@ -212,4 +238,4 @@ class PayloadSweepChart(pg.PlotWidget):
         ticks = sorted(payloads)
         self.getAxis("bottom").setTicks([[(float(np.log2(p)), str(p)) for p in ticks]])
         self.setXRange(float(np.log2(min(ticks))) - 0.5, float(np.log2(max(ticks))) + 0.5, padding=0)
-        self.setYRange(0, top * 1.3, padding=0)
+        self.setYRange(-top * 0.06, top * 1.15, padding=0)

@@ -1,11 +1,12 @@
 """Widget factories the pages and panels share: a read-only table, a detail pane, a splitter, a button."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHeaderView, QLabel, QPushButton, QSplitter, QTableWidget, QTextBrowser, QWidget,
+    QAbstractItemView, QComboBox, QFrame, QHeaderView, QLabel, QMessageBox, QPushButton, QScrollArea, QSplitter, QTableWidget, QTextBrowser,
+    QWidget,
 )
 
 
@@ -90,3 +91,82 @@ def share_width(table: QTableWidget, columns: int, room: int, minimum: int = 40)
         widths = [min(w, max(cap, t)) for w, t in zip(natural, titles)]
     for col, width in enumerate(widths):
         table.setColumnWidth(col, width)
+
+
+def ask_first(parent: QWidget, title: str, text: str, go: str, keep: str,
+              answered: Callable[[bool], None]) -> QMessageBox:
+    """Open (window-modal, not blocking) a question whose safe answer ``keep`` is the default and the Escape answer,
+    and ``go`` the destructive one; ``answered(True)`` when the user chose ``go``, ``answered(False)`` otherwise.
+    Returns the open box (its ``buttons()`` are named ``go`` and ``keep``)."""
+    box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.NoButton, parent)
+    go_button = box.addButton(go, QMessageBox.ButtonRole.DestructiveRole)
+    keep_button = box.addButton(keep, QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(keep_button)
+    box.setEscapeButton(keep_button)
+    box.setWindowModality(Qt.WindowModality.WindowModal)
+    box.buttonClicked.connect(lambda button: answered(button is go_button))
+    box.open()
+    return box
+
+
+#: Characters of a name shown whole in a chooser; longer names are elided in the middle (whole in the tooltip).
+NAME_CHARS = 44
+
+
+def name_chooser() -> QComboBox:
+    """A combo box of host names that never widens the window: it asks for room for :data:`NAME_CHARS` characters,
+    not for its longest item (a 70-character host name grew the window past 1200 px); add items with
+    :func:`add_name_item`."""
+    box = QComboBox()
+    box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    box.setMinimumContentsLength(24)
+    box.view().setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    return box
+
+
+def add_name_item(box: QComboBox, name: str, data: object, suffix: str = "") -> None:
+    """Add ``name`` + ``suffix`` to ``box`` with ``data``; a name longer than :data:`NAME_CHARS` is elided in the
+    middle (``esxi-prod-rack…-node-0123``), the whole text in the item's tooltip."""
+    shown = elide_middle(name, NAME_CHARS)
+    box.addItem(shown + suffix, data)
+    if shown != name:
+        box.setItemData(box.count() - 1, name + suffix, Qt.ItemDataRole.ToolTipRole)
+
+
+def elide_middle(text: str, chars: int) -> str:
+    """``text`` when at most ``chars`` characters, else its start and end around "…" (``chars`` in all)."""
+    if len(text) <= chars:
+        return text
+    head = (chars - 1) // 2
+    return text[:head] + "…" + text[len(text) - (chars - 1 - head):]
+
+
+class FitScrollArea(QScrollArea):
+    """A vertical scroll area whose content fills the view when its least height (at the view's width: wrapped labels
+    counted) fits, and scrolls when it does not. A resizable QScrollArea sized a layout with wrapped labels to its
+    preferred height for the width instead, so a page of charts scrolled at every window size."""
+
+    def __init__(self, content: QWidget, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(False)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWidget(content)
+        content.installEventFilter(self)
+
+    def fit(self) -> None:
+        """Size the content to the view's width and the larger of the view's height and the content's least height."""
+        content, width = self.widget(), self.viewport().width()
+        layout = content.layout()
+        least = layout.minimumHeightForWidth(width) if layout is not None and layout.hasHeightForWidth() else -1
+        least = max(least, content.minimumSizeHint().height())
+        content.resize(width, max(self.viewport().height(), least))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override: the content's layout changed
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.fit()
+        return super().eventFilter(watched, event)
+
+    def resizeEvent(self, event: Any) -> None:  # Qt override
+        super().resizeEvent(event)
+        self.fit()

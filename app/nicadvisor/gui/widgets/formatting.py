@@ -37,6 +37,11 @@ def driver_text(pnic: Any) -> str:
     return " ".join(parts)
 
 
+def plural(n: int, noun: str) -> str:
+    """``"1 command"``, ``"3 commands"``: ``n`` and ``noun``, with an ``s`` unless ``n`` is 1."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def physical_pnics(host: Any) -> list[Any]:
     """The pNICs of ``host`` that are physical or of unknown kind: what every view counts (the summary, the matrix,
     the history, the CLI); pseudo devices (``vusb0``, a ``vmnic32`` of a USB NIC driver) are not counted."""

@@ -21,7 +21,8 @@ from nicadvisor.gui.widgets.formatting import esc
 COLUMNS = ("Date", "Name", "Status", "Verdict", "Hosts", "pNICs", "Errors", "Warnings", "Inputs")
 #: Width (px) of the Verdict column; the user can widen it, the tooltip shows the whole verdict.
 VERDICT_WIDTH = 320
-STATUS_TEXT = {"done": "✔ done", "cancelled": "■ cancelled", "failed": "✖ failed", "interrupted": "▲ interrupted",
+#: The audit run's own state, not its verdict: no tick for a finished run ("✔ done" beside NOT READY read as an OK).
+STATUS_TEXT = {"done": "finished", "cancelled": "■ cancelled", "failed": "✖ failed", "interrupted": "▲ interrupted",
                "running": "◷ running", "nothing read": "✖ nothing read"}
 #: Colour of the verdict column's text per verdict status.
 VERDICT_INK = {"ready": "#1b5e20", "not_ready": "#8e0000", "not_rated": "#444444"}

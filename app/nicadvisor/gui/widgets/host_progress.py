@@ -25,6 +25,9 @@ from nicadvisor.gui.widgets.target_editor import STATUS_COLOURS, status_kind
 COLUMNS = ("Target / host", "Current step", "Status")
 _INSPECTING = re.compile(r"^Inspecting (?P<name>.+) \((?P<n>\d+) outputs?\)$")
 _VC_HOST = re.compile(r"^(?P<name>.+) \((?P<i>\d+)/(?P<n>\d+)\)$")
+#: The SSH collector's "command DONE of PLANNED: <command>" (collect/ssh.py ``_HostAudit.execute``).
+_SSH_COMMAND = re.compile(r"^command (?P<i>\d+) of (?P<n>\d+): (?P<command>.+)$")
+_SSH_READ = re.compile(r"^\d+ output\(s\) read$")
 _NSX_CONNECT = re.compile(r"^connecting to (?P<netloc>\S+)$")
 _NSX_DONE = re.compile(r"^read (?P<n>\d+) host\(s\) from NSX Manager (?P<netloc>\S+)$")
 
@@ -145,7 +148,8 @@ class HostProgressTree(QTreeWidget):
 
     def read_fraction(self) -> float:
         """How far the live targets are read, 0..1, moving with every step reported: per target its ``i/n`` hosts
-        (vCenter) or ``steps / (steps + HALF_STEPS)`` (SSH hosts and NSX Managers, whose collectors report a fixed
+        (vCenter), its commands sent of those planned (SSH hosts, once their NICs are listed), or
+        ``steps / (steps + HALF_STEPS)`` (before that, and NSX Managers, whose collectors report a fixed
         fraction), 1 once its read ended; the mean over the targets (0 without live targets)."""
         if not self._targets:
             return 0.0
@@ -207,8 +211,17 @@ class HostProgressTree(QTreeWidget):
                 self._set(child, f"read from {target.label}", "◷ read")
                 step = f"read {vm.group('i')} of {vm.group('n')} hosts"
                 self._shares[name] = int(vm.group("i")) / max(1, int(vm.group("n")))
+        status = "◷ running"
+        if target is not None and target.kind == "ssh":
+            sm = _SSH_COMMAND.match(step)
+            if sm:  # the share of the host's planned commands sent, and the command it is on
+                done, planned = int(sm.group("i")), max(1, int(sm.group("n")))
+                self._shares[name] = min(1.0, (done - 1) / planned)
+                step, status = sm.group("command"), f"◷ command {done} of {planned}"
+            elif _SSH_READ.match(step):
+                self._shares[name] = 1.0
         self._count_step(name)
-        self._set(item, step, "◷ running")
+        self._set(item, step, status)
 
     # --- end ---------------------------------------------------------------------------------------
     def finish(self, audit: Any) -> dict[str, str]:

@@ -141,6 +141,9 @@ class TargetEditor(QWidget):
         self.remove_button.clicked.connect(self.remove_selected)
         self.clear_button.clicked.connect(self.clear_form)
         self.table.itemSelectionChanged.connect(self._on_selection)
+        # a click on the row already selected loads it again (its form may have been cleared meanwhile: "Update
+        # selected" then failed on an empty form)
+        self.table.cellClicked.connect(lambda _row, _col: self._on_selection())
         self.refresh()
 
     def _empty_password_hint(self) -> str:

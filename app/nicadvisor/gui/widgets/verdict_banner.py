@@ -16,6 +16,14 @@ COLOURS = {"ready": ("#e3f4e1", "#1b5e20"), "not_ready": ("#fbdcdc", "#8e0000"),
 SHOWN_CAUSES = 3
 
 
+def shown_causes(causes: tuple[str, ...] | list[str]) -> tuple[list[str], int]:
+    """(the causes the banner lists, how many it leaves to "… and N more"): :data:`SHOWN_CAUSES`, or all when only one
+    more would be left — "… and 1 more" took a line to hide one (4 targets failed, 3 were listed)."""
+    causes = list(causes)
+    shown = causes if len(causes) <= SHOWN_CAUSES + 1 else causes[:SHOWN_CAUSES]
+    return shown, len(causes) - len(shown)
+
+
 class VerdictBanner(QLabel):
     """A word-wrapped label showing one ``Verdict`` (:meth:`show_verdict`); hidden while there is none."""
 
@@ -39,10 +47,11 @@ class VerdictBanner(QLabel):
                            "padding: 4px 8px; }")
         lines = [f"<span style='color:{ink}; font-size:large'><b>{esc(verdict.symbol)} {esc(verdict.label)}</b></span>"
                  f" for the NSX Geneve overlay — {esc(verdict.reason)}"]
-        for cause in verdict.causes[:SHOWN_CAUSES]:
+        shown, more = shown_causes(verdict.causes)
+        for cause in shown:
             lines.append(f"&nbsp;&nbsp;• {esc(cause)}")
-        if len(verdict.causes) > SHOWN_CAUSES:
-            lines.append(f"&nbsp;&nbsp;… and {len(verdict.causes) - SHOWN_CAUSES} more (listed in the export)")
+        if more:
+            lines.append(f"&nbsp;&nbsp;… and {more} more (listed in the export)")
         self.setText("<br/>".join(lines))
         self.setToolTip("\n".join([verdict.headline, *verdict.causes]))
         self.show()
@@ -52,5 +61,5 @@ class VerdictBanner(QLabel):
         if self.verdict is None:
             return ""
         v = self.verdict
-        more = [f"… and {len(v.causes) - SHOWN_CAUSES} more"] if len(v.causes) > SHOWN_CAUSES else []
-        return "\n".join([f"{v.symbol} {v.headline}", *v.causes[:SHOWN_CAUSES], *more])
+        shown, more = shown_causes(v.causes)
+        return "\n".join([f"{v.symbol} {v.headline}", *shown, *([f"… and {more} more"] if more else [])])
