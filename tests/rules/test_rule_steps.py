@@ -46,14 +46,46 @@ def test_every_demo_plan_item_says_change_verify_and_rollback_with_names_filled(
                     assert re.match(r"\+\+netstack=\w+ -I (vmk\d+|<TEP vmknic>) -d -s \d+ ", text[m.end():]), text
 
 
-def test_legacy_driver_fix_installs_the_native_driver_and_rolls_back(demo_plan):
-    # esxi-pasek-bnx2x/vmnic4 runs bnx2x (QLogic 57810): its native driver is qfle3 (VMware KB 52044)
+def test_legacy_driver_fix_on_esxi_60_is_an_esxi_upgrade(demo_plan):
+    """esxi-pasek-bnx2x/vmnic4 runs bnx2x 2.713.10.v60.4 (QLogic 57810; ESXi 6.0 by its VIB, but no vmware -vl was
+    captured): NSX-T does not support 6.0, so the plan says first that on 6.0 the fix is an ESXi upgrade (6.7 ships
+    qfle3 inbox), then the swap for 6.5/6.7 (issue 24 §3). With the release read as 6.0, only the upgrade."""
+    from nicadvisor.model import Host, PhysicalNic
+    from nicadvisor.rules_engine import evaluate, load_rules
+
     f = next(i for i in demo_plan if i.rule_id == "legacy-vmklinux-driver").findings[0]
-    assert "esxcli software vib install -d /vmfs/volumes/<datastore>/<qfle3 offline bundle>.zip" in f.change
+    assert f.change.startswith("The audit read no ESXi release (vmware -vl): on ESXi 6.0 or older do not swap "
+                               "drivers, upgrade esxi-pasek-bnx2x to a release NSX supports (NSX-T does not support "
+                               "ESXi 6.0")
+    assert "esxcli network nic get -n vmnic4" in f.verify
+    host = Host(name="h60", kind="esxi", product_version="6.0.0", pnics=[PhysicalNic(name="vmnic4", driver="bnx2x")])
+    g = next(f for f in evaluate(load_rules(user=False), [host]) if f.rule_id == "legacy-vmklinux-driver")
+    assert g.change.startswith("Manual: upgrade h60 from ESXi 6.0.0 to a release NSX supports")
+    assert "esxcli system module set" not in g.change and "qfle3 inbox" in g.change
+
+
+def test_legacy_driver_fix_on_esxi_67_cites_kb_52044_and_its_rollback_removes_what_it_installed():
+    """On ESXi 6.7 the move bnx2x → qfle3 is VMware KB 52044's, with its performance regression said first; the
+    roll-back exists only on 6.x and also removes the qfle3 VIB when the change installed it."""
+    from nicadvisor.model import Host, PhysicalNic
+    from nicadvisor.rules_engine import evaluate, load_rules
+
+    host = Host(name="h67", kind="esxi", product_version="6.7.0",
+                pnics=[PhysicalNic(name="vmnic4", driver="bnx2x"), PhysicalNic(name="vmnic5", driver="nx_nic")])
+    found = {f.target: f for f in evaluate(load_rules(user=False), [host]) if f.rule_id == "legacy-vmklinux-driver"}
+    f = found["h67/vmnic4"]
+    assert f.change.startswith('Before you move: VMware KB 52044 "Network I/O performance regression after '
+                               'migrating from bnx2x driver to qfle3 driver"')
     assert "esxcli system module set --enabled=true --module=qfle3" in f.change
     assert "esxcli system module set --enabled=false --module=bnx2x" in f.change
-    assert f.rollback.startswith("esxcli system module set --enabled=true --module=bnx2x\n")
-    assert "esxcli network nic get -n vmnic4" in f.verify
+    assert f.rollback.startswith("Only on ESXi 6.x (7.0 and later have no vmklinux driver to go back to):\n"
+                                 "esxcli system module set --enabled=true --module=bnx2x\n")
+    assert "esxcli software vib remove -n qfle3" in f.rollback
+    # a family the ESXi 6.7 image has no native driver for: no unfilled placeholder anywhere
+    g = found["h67/vmnic5"]
+    for text in (g.message, g.recommendation, g.change, g.verify, g.rollback):
+        assert "<native driver>" not in text
+    assert "the native driver the VMware Compatibility Guide lists for this device" in g.recommendation
 
 
 def test_tep_mtu_fix_says_where_the_switch_first_then_nsx_and_undoes_in_reverse(demo_plan):

@@ -232,17 +232,40 @@ def test_demo_sio4_nsxv_only_the_transport_vds_is_held_to_the_overlay_mtu():
         assert found[("switch-mtu-below-1700-no-tep", sw)] is Severity.INFO
 
 
-def test_demo_vcf9_nested_reports_the_failed_mtu_path_test():
-    # esxi_vmkping-d_message_too_long_mtu_mismatch.txt: vmkping -d -s 1500 → sendto() failed (Message too long)
+def test_demo_vcf9_nested_is_not_failed_on_a_local_mtu_error_of_the_default_netstack():
+    """esxi_vmkping-d_message_too_long_mtu_mismatch.txt: ``vmkping -d -s 1500`` on the default netstack →
+    ``sendto() failed (Message too long)``: a local MTU error of the sending vmknic (a 1528-byte frame on a 1500-byte
+    vmk0), not a path failure, and nothing about the TEP path (issue 24 §3). The host's TEP path stays unknown and
+    no mtu-path-test-failed error makes it NOT READY."""
     audit = _demo_audit("esxi-vcf9-nested")
     host = audit.hosts[0]
-    assert host.mtu_path_ok is False
-    f = next(f for f in audit.findings if f.rule_id == "mtu-path-test-failed")
-    assert f.severity is Severity.ERROR and f.target == "esxi-vcf9-nested"
-    assert "sendto() failed (Message too long)" in f.message and "1500 data bytes" in f.message
-    assert f.evidence[0].line == "PING 192.168.6.1 (192.168.6.1): 1500 data bytes\nsendto() failed (Message too long)"
-    assert f.references[0] == "nsx-t-performance-on-intel.txt §1.5 Checking MTU on an ESXi Host"
-    assert f.change.startswith("Manual: no single setting") and f.verify.startswith("vmkping ++netstack=vxlan -I ")
+    assert host.mtu_path_ok is None
+    assert not [f for f in audit.findings if f.rule_id == "mtu-path-test-failed"]
+
+
+def test_a_tep_that_cannot_send_a_1600_byte_frame_fails_the_mtu_path_check():
+    """The same local error on the TEP netstack with a frame of at most 1600 bytes is a real failure: the TEP
+    cannot send what Geneve needs. The real lines of 4_vmkping.md §4.1 (a 1600-byte payload that could not leave)
+    read with the command a 1572-byte payload would have had: the rule fires and its verify step pings the TEP."""
+    from nicadvisor.parsers.base import CommandLine
+    from nicadvisor.parsers.esxi.ping import parse_vmkping
+
+    text = ("PING 10.44.44.59 (10.44.44.59): 1572 data bytes\nsendto() failed (Message too long)\n"
+            "sendto() failed (Message too long)\n")
+    r = parse_vmkping(text, CommandLine.parse("ping ++netstack=vxlan 10.44.44.59 -s 1572 -d -I vmk10"))
+    assert r.host["mtu_path_ok"].value is False
+    r6 = parse_vmkping(text.replace("1572 data", "1552 data"),
+                       CommandLine.parse("vmkping -6 ++netstack=vxlan -I vmk10 -d -s 1552 fd00::59"))
+    assert r6.host["mtu_path_ok"].value is False  # 1552 + 48 = 1600 bytes of IPv6 frame
+    big = parse_vmkping(text.replace("1572 data", "1600 data"),
+                        CommandLine.parse("ping ++netstack=vxlan 10.44.44.59 -s 1600 -d -I vmk10"))
+    assert "mtu_path_ok" not in big.host  # a 1628-byte frame on a 1600-byte TEP: larger than Geneve needs
+    host = Host(name="h", kind="esxi", mtu_path_ok=False,
+                vmknics=[VmkernelNic(name="vmk10", netstack="vxlan", is_tep=True, addresses=["10.44.44.58"])])
+    host.evidence["mtu_path_ok"] = Evidence(command="ping ++netstack=vxlan", line=r.host["mtu_path_ok"].line)
+    f = next(f for f in evaluate(load_rules(user=False), [host]) if f.rule_id == "mtu-path-test-failed")
+    assert f.verify == "vmkping ++netstack=vxlan -I vmk10 -d -s 8972 <remote TEP IP>"
+    assert "esxcli network ip interface set -i <vmknic> -m 9000" in f.change
 
 
 def test_an_unread_value_in_a_command_is_a_placeholder_not_the_word_unknown():

@@ -25,7 +25,6 @@ POSITIVE = {
     # the only public Linux capture of a pNIC at 1600-1699 bytes; its repository is unknown (see its header)
     "linux-pnic-mtu-below-1700": ("unattributed_linux_ip-a_grep_ethtool-i_ixgbe_82599_ovs_mtu1600_node-1.txt",
                                   "h/enp59s0f0"),
-    "mtu-path-test-failed": ("esxi_vmkping-d_message_too_long_mtu_mismatch.txt", "h"),
     "no-geneve-offload": ("linux_ethtool-k_grep_seg_e1000e_eno1_no_udp_tnl_systemd6854.txt", "h/eno1"),
     "no-geneve-rx-filter": ("linux_ethtool-k_igb_enp2s0.txt", "h/enp2s0"),
     "not-ens-capable": ("esxi_esxcfg-nics-e_ens_capability_igbn_ixgben_i40en.txt", "h/vmnic0"),
@@ -74,6 +73,9 @@ ELSEWHERE = {
     "nsx-ens-interrupt-pnic-not-interrupt-capable": "the real NSX Manager API answers (tests/nsx)",
     "nsx-ens-mode-not-realized": "the real NSX Manager API answers (tests/nsx)",
     "switch-mtu-above-pnic-mtu": "the real NSX Manager API answers (tests/nsx)",
+    "mtu-path-test-failed": "no public capture of a don't-fragment ping on the TEP netstack whose frame of at most "
+                            "1600 bytes could not leave or cross (the only local error on record is on the default "
+                            "netstack, which says nothing about the TEP path): tests/rules/test_rules.py",
     "mtu-path-test-failed-linux": "a real ping -M do between namespace hosts over SSH (tests/bench/test_bench_remote.py)",
     "ens-mode-for-general-workloads": "no public capture of a VDS/N-VDS in Enhanced Datapath mode: facts set in tests",
     "vds-ipfix-enabled": "no public capture of a VDS with IPFIX on (vSphere API or net-dvs): facts set in tests",

@@ -173,9 +173,11 @@ def test_demo_lab_ready_only_when_decided_and_every_other_host_lists_what_it_lac
     # the summary: decided cells per column and hosts rated, the same in the CLI and the JSON
     r = doc["readiness"]
     assert [c["key"] for c in r["decisive_checks"]] == [c.key for c in DECISIVE_CHECKS]
-    assert (r["hosts_rated"], r["hosts"]) == (6, 10)
+    # esxi-vcf9-nested is no longer rated NOT READY on a local MTU error of its default netstack (issue 24 §3):
+    # its TEP path is unknown, so it is not rated
+    assert (r["hosts_rated"], r["hosts"]) == (5, 10)
     line = "Decided cells: " + ", ".join(f"{c['title']} {c['decided']}/{c['cells']}" for c in r["columns"])
-    assert f"{line}; hosts rated: 6 of 10" in out
+    assert f"{line}; hosts rated: 5 of 10" in out
     assert all(c["cells"] == 24 for c in r["columns"])  # 24 physical pNICs
     # the release on every host row (CLI) and in the JSON
     assert "esxi-hpe-connectx5 (esxi, ESXi release not read (run vmware -vl)): 2 pNICs" in out

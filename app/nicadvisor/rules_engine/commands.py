@@ -16,8 +16,13 @@ Every command is as its vendor documents it (the rule files cite the page):
   an uplink profile's MTU is not applied to a VDS, whose MTU vCenter owns (shared/design/research/nsx-api.md §2.3);
 * ``vmkping ++netstack=vxlan -I <TEP vmknic> -d -s <size> <remote TEP>`` — Broadcom KB 344313 (VMware KB 1003728)
   "Testing VMkernel network connectivity with the vmkping command"; the ``++netstack=vxlan … -I vmk10`` form and its
-  outputs: shared/design/research/esxi-public/4_vmkping.md. The payload is the MTU less 28 bytes of IP and ICMP
-  header (8972 for 9000, 1672 for 1700, 1572 for 1600).
+  outputs: shared/design/research/esxi-public/4_vmkping.md. The payload is the MTU less 28 bytes of IPv4 and ICMP
+  header (8972 for 9000, 1672 for 1700, 1572 for 1600), less 48 for IPv6 (``vmkping -6``: 40-byte IPv6 header,
+  RFC 8200, and the 8-byte ICMPv6 echo header, RFC 4443);
+* ``esxcli network ip interface set -i vmkN -m M`` — the vmknic MTU (ESXCLI reference, ``esxcli network ip
+  interface set``; the real session of resources/demo-lab/esxi-vcf9-nested runs it before its interface list);
+* the vmklinux → native driver move and its roll-back — VMware KB 52044 "Network I/O performance regression after
+  migrating from bnx2x driver to qfle3 driver" (its commands ``esxcli system module set --enabled=… --module=…``).
 
 Pure: strings from the model, no I/O. A name the audit did not read stays a ``<placeholder>`` to fill in.
 """
@@ -30,13 +35,28 @@ from nicadvisor.model import Host, PhysicalNic, Switch, VmkernelNic
 #: The MTU the rules recommend (bytes): NSX reaches its highest throughput with 9000 on the fabric
 #: (nsx-t-performance-on-intel.txt §Jumbo MTU for Higher Throughput).
 MTU_TARGET = 9000
-#: Bytes of IPv4 + ICMP header a ``vmkping -s`` payload leaves out of the frame's MTU.
+#: Bytes of IPv4 + ICMP header a ``vmkping -s`` payload leaves out of the frame's MTU (20 + 8, RFC 791/792).
 PING_OVERHEAD = 28
+#: Bytes of IPv6 + ICMPv6 echo header a ``vmkping -6 -s`` payload leaves out of the frame's MTU (40 + 8, RFC
+#: 8200/4443).
+PING_OVERHEAD_IPV6 = 48
 
-#: The ESXi native driver that replaces a legacy vmklinux driver, only where a cited source names the pair: the
-#: rule ``legacy-vmklinux-driver`` (ixgben for ixgbe, igbn for igb, ntg3 for tg3, qfle3 for bnx2x) and VMware KB
-#: 52044 (bnx2x → qfle3, "esxcli system module set --enabled=…").
-NATIVE_DRIVER = {"ixgbe": "ixgben", "igb": "igbn", "tg3": "ntg3", "bnx2x": "qfle3"}
+#: The legacy vmklinux NIC drivers of ESXi 5.x-6.7 (the ``net-<driver>`` VIBs VMware's own images ship: ESXi 5.0 GA
+#: build 469512 and ESXi 6.7 GA build 8169922, both listed whole in tests/rules/data/esxi_image_nic_vibs.txt with
+#: their sources; ``qlge``: QLogic's async ``net-qlge`` VIB), each with the native driver of the same vendor family
+#: the ESXi 6.7 GA image ships beside it (None where that image has none for the family). Native drivers such as
+#: elxnet (Emulex, inbox since ESXi 5.5: William Lam, "ESXi 5.5 introduces a new Native Device Driver Architecture
+#: Part 2", williamlam.com/2013/11/esxi-55-introduces-new-native-device.html), ixgben, igbn, i40en, ntg3, qfle3,
+#: nenic, nmlx4_en are never here. vSphere 7.0 loads no vmklinux driver (VMware, "What is the Impact of the VMKlinux
+#: Driver Stack Deprecation?", blogs.vmware.com/vsphere/2019/04/…). bnx2x → qfle3 is also VMware KB 52044's pair.
+VMKLINUX_DRIVERS: dict[str, str | None] = {
+    "ixgbe": "ixgben", "igb": "igbn", "tg3": "ntg3", "bnx2x": "qfle3", "e1000e": "ne1000", "enic": "nenic",
+    "mlx4_en": "nmlx4_en", "net-mlx4-en": "nmlx4_en", "be2net": "elxnet", "qlge": "qflge",
+    "e1000": None, "bnx2": None, "nx_nic": None, "forcedeth": None, "s2io": None, "sky2": None, "r8168": None,
+    "r8169": None,
+}
+#: Kept for callers that want only the known pairs.
+NATIVE_DRIVER = {k: v for k, v in VMKLINUX_DRIVERS.items() if v}
 
 
 def _sh(word: str) -> str:
@@ -54,14 +74,29 @@ def tep_vmknic(host: Host) -> VmkernelNic | None:
     return next((v for v in host.vmknics if v.is_tep), None)
 
 
+def ping_payload(mtu: int, ipv6: bool = False) -> int:
+    """The ``-s`` payload (bytes) of a don't-fragment ping whose frame is exactly ``mtu`` bytes: ``mtu`` − 28 for
+    IPv4 (1572 for 1600, 1672 for 1700, 8972 for 9000), ``mtu`` − 48 for IPv6."""
+    return mtu - (PING_OVERHEAD_IPV6 if ipv6 else PING_OVERHEAD)
+
+
 def vmkping_command(host: Host, mtu: int = MTU_TARGET) -> str:
     """``vmkping ++netstack=vxlan -I vmk10 -d -s 8972 <remote TEP IP>``: a don't-fragment ping of an ``mtu``-byte
-    frame from the host's TEP vmknic (``<TEP vmknic>`` when none was read) on its netstack (``vxlan`` unless the
-    audit read another) to a TEP of another host, which no single host's audit knows."""
+    frame from the host's TEP vmknic (``<TEP vmknic>`` when none was read) on the TEP netstack (``vxlan``, NSX's
+    TEP netstack, unless the audit read the TEP on another) to a TEP of another host, which no single host's audit
+    knows. A TEP with only IPv6 addresses gets ``vmkping -6`` and the payload ``mtu`` − 48. Always with
+    ``++netstack=`` and ``-I``: a test on the default netstack says nothing about the TEP path."""
     tep = tep_vmknic(host)
     name = tep.name if tep else "<TEP vmknic>"
-    netstack = tep.netstack if tep and tep.netstack else "vxlan"
-    return f"vmkping ++netstack={netstack} -I {name} -d -s {mtu - PING_OVERHEAD} <remote TEP IP>"
+    netstack = tep.netstack if tep and tep.netstack and tep.netstack != "defaultTcpipStack" else "vxlan"
+    ipv6 = bool(tep and tep.addresses) and all(":" in a for a in (tep.addresses or ()))
+    six = "-6 " if ipv6 else ""
+    return f"vmkping {six}++netstack={netstack} -I {name} -d -s {ping_payload(mtu, ipv6)} <remote TEP IP>"
+
+
+def vmknic_mtu_command(name: str, mtu: int | str) -> str:
+    """``esxcli network ip interface set -i vmkN -m M``: the MTU of one vmknic (not a TEP, whose MTU NSX sets)."""
+    return f"esxcli network ip interface set -i {_sh(name)} -m {mtu}"
 
 
 def switch_mtu_command(host: Host, switch: Switch | None, mtu: int | str) -> str:
@@ -123,8 +158,83 @@ def pnic_commands(host: Host, pnic: PhysicalNic) -> dict[str, str]:
         out["mtu_change_command"] = ("Manual: the audit read no switch for this pNIC, and an ESXi pNIC takes its MTU "
                                      "from its switch; set the MTU of the switch it is (or will be) an uplink of:\n"
                                      + out["mtu_change_command"])
-    out["native_driver"] = NATIVE_DRIVER.get(pnic.driver or "", "<native driver>")
+    out.update(driver_migration_facts(host, pnic))
     out.update(pnic_show_commands(host, pnic))
+    return out
+
+
+def is_vmklinux_driver(driver: str | None) -> bool | None:
+    """True for a driver of :data:`VMKLINUX_DRIVERS`, False for another named driver, None when none was read."""
+    if not driver:
+        return None
+    return driver in VMKLINUX_DRIVERS
+
+
+def _esxi_major_minor(host: Host) -> tuple[int, int] | None:
+    parts = (host.product_version or "").split(".")
+    try:
+        return int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
+    except ValueError:
+        return None
+
+
+def driver_migration_facts(host: Host, pnic: PhysicalNic) -> dict[str, str | bool | None]:
+    """The facts of the vmklinux → native driver move of ``pnic`` (rule ``legacy-vmklinux-driver``):
+
+    * ``vmklinux_driver``: :func:`is_vmklinux_driver` of its driver;
+    * ``native_driver``: the native driver of the family (:data:`VMKLINUX_DRIVERS`), or the sentence "the native
+      driver the VMware Compatibility Guide lists for this device" — never an unfilled placeholder;
+    * ``driver_change_command``: on ESXi 6.5/6.7, check for the native VIB, install it only when missing, enable it,
+      disable the vmklinux driver, reboot in maintenance mode (VMware KB 52044's commands); on ESXi 6.0 and older
+      the fix is an ESXi upgrade — NSX-T does not support ESXi 6.0, and 6.7 brings the native drivers inbox (with
+      the release unknown, the commands are given after a sentence that says so);
+    * ``driver_rollback_command``: the way back, which exists only on 6.x (7.0 and later load no vmklinux driver):
+      enable the vmklinux driver, disable the native one, remove the native VIB if the change installed it, reboot.
+    """
+    driver = pnic.driver or "<driver>"
+    native = VMKLINUX_DRIVERS.get(pnic.driver or "")
+    native_text = native or "the native driver the VMware Compatibility Guide lists for this device"
+    release = _esxi_major_minor(host)
+    out: dict[str, str | bool | None] = {"vmklinux_driver": is_vmklinux_driver(pnic.driver),
+                                         "native_driver": native_text}
+    upgrade = (f"upgrade {host.name} to a release NSX supports (NSX-T does not support ESXi 6.0; see the VMware "
+               f"Product Interoperability Matrix) through vSphere Lifecycle Manager or esxcli software profile "
+               f"update: ESXi 6.7 ships {native_text} inbox beside {driver}, and 7.0 and later load only native "
+               f"drivers")
+    if release is not None and release < (6, 5):
+        named = upgrade.replace(host.name, f"{host.name} from ESXi {host.product_version}", 1)
+        out["driver_change_command"] = f"Manual: {named}. Then check which driver claims {pnic.name}."
+        out["driver_rollback_command"] = ("Manual: an upgrade is undone with the previous image the host keeps (the "
+                                          "boot loader's recovery option, Shift+R).")
+        return out
+    if not native:
+        out["driver_change_command"] = (
+            f"Manual: the ESXi 6.7 image ships no native driver for {driver}'s family: look up {pnic.name}'s device "
+            f"(VID/DID/SVID/SSID: esxcli hardware pci list) in the VMware Compatibility Guide for a native driver of "
+            f"your release and install it, or replace the NIC with one that has a native driver (ESXi 7.0 and later "
+            f"load no vmklinux driver).")
+        out["driver_rollback_command"] = ("Manual: a replaced NIC is put back; a driver installed from the guide is "
+                                          "removed with esxcli software vib remove -n and the host rebooted.")
+        return out
+    vib = native.replace("_", "-")  # the VIB of module nmlx4_en is nmlx4-en (the ESXi 6.7 GA image's VIB list)
+    kb = ("Before you move: VMware KB 52044 \"Network I/O performance regression after migrating from bnx2x driver to "
+          "qfle3 driver\": qfle3 has no queue-pairing mode, so it uses more MSI-X vectors (higher CPU, lower "
+          "throughput in some cases); benchmark the host before and after.\n" if pnic.driver == "bnx2x" else "")
+    unknown = (f"The audit read no ESXi release (vmware -vl): on ESXi 6.0 or older do not swap drivers, {upgrade}. "
+               f"On ESXi 6.5/6.7:\n" if release is None else "")
+    out["driver_change_command"] = (
+        f"{unknown}{kb}esxcli software vib list | grep -i {_sh(vib)}\n"
+        f"(only when it is not listed: esxcli software vib install -d /vmfs/volumes/<datastore>/<{native} offline "
+        f"bundle>.zip; note that you installed it)\n"
+        f"esxcli system module set --enabled=true --module={_sh(native)}\n"
+        f"esxcli system module set --enabled=false --module={_sh(driver)}\n"
+        f"reboot (in maintenance mode)")
+    out["driver_rollback_command"] = (
+        f"Only on ESXi 6.x (7.0 and later have no vmklinux driver to go back to):\n"
+        f"esxcli system module set --enabled=true --module={_sh(driver)}\n"
+        f"esxcli system module set --enabled=false --module={_sh(native)}\n"
+        f"(only if the change installed {vib}: esxcli software vib remove -n {_sh(vib)})\n"
+        f"reboot (in maintenance mode; VMware KB 52044 goes back from qfle3 to bnx2x this way)")
     return out
 
 
@@ -201,7 +311,8 @@ def _mtu_facts(host: Host, switch: Switch | None, previous: int | None) -> dict[
 #: The derived command facts each kind of object adds to its context (see :mod:`nicadvisor.rules_engine.context`).
 COMMAND_FACTS = {
     "pnic": ("mtu_change_command", "mtu_verify_command", "mtu_rollback_command", "vmkping_command", "native_driver",
-             "nic_show_command", "rss_verify_command", "offload_verify_command", "pcie_show_command"),
+             "vmklinux_driver", "driver_change_command", "driver_rollback_command", "nic_show_command",
+             "rss_verify_command", "offload_verify_command", "pcie_show_command"),
     "switch": ("mtu_change_command", "mtu_verify_command", "mtu_rollback_command", "vmkping_command"),
     "vmknic": ("mtu_change_command", "mtu_verify_command", "mtu_rollback_command", "vmkping_command"),
     "host": ("vmkping_command",),
