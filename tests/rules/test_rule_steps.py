@@ -122,3 +122,14 @@ def test_every_page_a_rule_cites_has_its_title_and_version_in_the_catalogue(rule
             assert ref in PAGES and PAGES[ref].title and PAGES[ref].version, (rule.id, ref)
         else:
             assert ref.partition(" §")[0] in DOCUMENTS, (rule.id, ref)
+
+
+def test_a_vds_mtu_change_says_it_reaches_every_member_host_and_the_fabric_is_its_own_item(demo_plan):
+    """Set-VDSwitch -Mtu changes the VDS on every member host (issue 24 §3): the change says so; the physical
+    fabric (switch ports, routed TEP subnet) is its own plan item, the network team's."""
+    f = next(i for i in demo_plan if i.rule_id == "switch-mtu-below-1700").findings[0]
+    assert "Set-VDSwitch -Mtu 9000" in f.change
+    assert "This changes vDS-C-Transport on every member host, not only esxi-sio4-nsxv" in f.change
+    fabric = next(i for i in demo_plan if i.rule_id == "fabric-mtu-for-overlay")
+    assert fabric.findings[0].change.startswith("Manual (the network team, on the physical switches): MTU 9000")
+    assert "routed TEP subnet" in fabric.findings[0].change

@@ -18,6 +18,7 @@ from nicadvisor.services.audit import AuditRequest, run_audit
 POSITIVE = {
     "coalescing-on": ("esxi_esxcli_nic_coalesce_get_mellanox_connectx3.txt", "h/vmnic1000202"),
     "ens-capable-not-enabled": ("esxi_esxcfg-nics-e_ens_capability_igbn_ixgben_i40en.txt", "h/vmnic5"),
+    "fabric-mtu-for-overlay": ("DEMO", "esxi-sio4-nsxv/vDS-C-Transport"),
     "legacy-vmklinux-driver": ("esxi_api_ansible_vmnic_info_x540_ixgbe_lldp_partial.txt", "h/vmnic0"),
     "link-below-10g": ("esxi_esxcfg-nics-l_e810_x710_bcm57416_i350_82599.txt", "h/vmnic4"),
     "linux-coalescing-on": ("linux_ethtool-c_ice_e810_static_itr_flattened.txt", "h/em1"),
@@ -49,6 +50,7 @@ ALSO_POSITIVE = [
 NEGATIVE = {
     "coalescing-on": ("linux_ethtool-c_ice_e810_static_itr_flattened.txt", "h/em1"),
     "ens-capable-not-enabled": ("esxi_esxcfg-nics-e_ens_capability_igbn_ixgben_i40en.txt", "h/vmnic0"),
+    "fabric-mtu-for-overlay": ("DEMO", "esxi-sio4-nsxv/DSwitch"),  # carries no TEP
     "legacy-vmklinux-driver": ("esxi_api_ansible_vmnic_info_xxv710_i40en_25g_partial.txt", "h/vmnic6"),
     "link-below-10g": ("esxi_esxcfg-nics-l_e810_x710_bcm57416_i350_82599.txt", "h/vmnic0"),
     "linux-coalescing-on": ("esxi_esxcli_nic_coalesce_get_mellanox_connectx3.txt", "h/vmnic2"),

@@ -99,12 +99,19 @@ def vmknic_mtu_command(name: str, mtu: int | str) -> str:
     return f"esxcli network ip interface set -i {_sh(name)} -m {mtu}"
 
 
+#: What a VDS MTU change reaches (PowerCLI Set-VDSwitch -Mtu sets the MTU of the distributed switch itself, which
+#: vCenter pushes to every member host's proxy switch and its uplinks).
+VDS_REACH = ("This changes {name} on every member host, not only {host}: every host on the VDS takes the new MTU on "
+             "its uplinks at once (one change in vCenter; plan it for all of them).")
+
+
 def switch_mtu_command(host: Host, switch: Switch | None, mtu: int | str) -> str:
     """Where and how the MTU of ``switch`` is set to ``mtu``, one way per line:
 
     * a standard vSwitch: the ESXi shell (``esxcli network vswitch standard set``) or PowerCLI
       (``Set-VirtualSwitch``) — it sets the MTU of every uplink pNIC of the vSwitch;
-    * a VDS: PowerCLI against vCenter (``Set-VDSwitch``) or the vSphere Client — it applies to every host on the VDS;
+    * a VDS: PowerCLI against vCenter (``Set-VDSwitch``) or the vSphere Client — it applies to every member host of
+      the VDS, which the text says (:data:`VDS_REACH`);
     * an N-VDS (opaque): the NSX uplink profile of the host's transport node (NSX UI or Policy API);
     * a switch not read (``None``) or of unknown kind: the vSwitch and VDS forms with ``<switch name>`` to fill in.
     """
@@ -116,7 +123,8 @@ def switch_mtu_command(host: Host, switch: Switch | None, mtu: int | str) -> str
                 f"PowerCLI: Get-VirtualSwitch -VMHost {_ps(host.name)} -Standard -Name {_ps(name)} | "
                 f"Set-VirtualSwitch -Mtu {mtu} -Confirm:$false")
     vds = (f"PowerCLI (vCenter): Get-VDSwitch -Name {_ps(name)} | Set-VDSwitch -Mtu {mtu}\n"
-           f"vSphere Client: Networking > {name} > Actions > Settings > Edit Settings > Advanced > MTU {mtu}")
+           f"vSphere Client: Networking > {name} > Actions > Settings > Edit Settings > Advanced > MTU {mtu}\n"
+           f"{VDS_REACH.format(name=name, host=host.name)}")
     if kind == "standard":
         return standard
     if kind == "distributed":
