@@ -176,7 +176,7 @@ def test_linux_hosts_get_linux_advice_not_esxi_advice():
     # no switch or TEP is known on this host: the overlay rule holds only if em1 carries overlay, one step lower
     assert mtu.severity is Severity.WARNING and mtu.full_severity is Severity.ERROR and mtu.overlay_role == "possible"
     assert mtu.message.startswith("If em1 will carry overlay traffic") and mtu.title.endswith("(if it carries overlay)")
-    assert mtu.rollback == "ip link set em1 mtu 1500, and restore the previous persistent network configuration."
+    assert mtu.rollback == "ip link set dev em1 mtu 1500\n(and restore the previous persistent network configuration)"
     assert mtu.change.startswith("ip link set dev em1 mtu 9000") and "ping -M do -s 8972" in mtu.verify
     for text in (mtu.recommendation, mtu.change, mtu.verify, mtu.rollback):
         assert "vmkping" not in text and "vSwitch" not in text and "esxcli" not in text

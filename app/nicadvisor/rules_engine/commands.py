@@ -168,7 +168,23 @@ def pnic_commands(host: Host, pnic: PhysicalNic) -> dict[str, str]:
                                      + out["mtu_change_command"])
     out.update(driver_migration_facts(host, pnic))
     out.update(pnic_show_commands(host, pnic))
+    out["coalesce_rollback_command"] = coalesce_rollback_command(host, pnic)
     return out
+
+
+def coalesce_rollback_command(host: Host, pnic: PhysicalNic) -> str:
+    """The command that puts back the interrupt coalescing the audit read: on Linux ``ethtool -C X adaptive-rx
+    on|off rx-usecs N`` (ethtool takes ``on``/``off``; 6.1 refuses ``yes``/``no``: "invalid value 'no' for
+    parameter 'adaptive-rx'"), only the settings that were read; on ESXi ``esxcli network nic coalesce set``."""
+    adaptive, usecs = pnic.coalesce_adaptive_rx, pnic.coalesce_rx_usecs
+    if host.kind == "linux":
+        parts = ([f"adaptive-rx {'on' if adaptive else 'off'}"] if adaptive is not None else []) + (
+            [f"rx-usecs {usecs}"] if usecs is not None else [])
+        if not parts:
+            return f"Nothing read to restore: the audit read no coalescing of {pnic.name} (ethtool -c {pnic.name})."
+        return f"ethtool -C {_sh(pnic.name)} {' '.join(parts)}"
+    return (f"esxcli network nic coalesce set -n {_sh(pnic.name)} --rx-usecs "
+            f"{usecs if usecs is not None else '<RX microseconds read before>'}")
 
 
 def is_vmklinux_driver(driver: str | None) -> bool | None:
@@ -320,7 +336,7 @@ def _mtu_facts(host: Host, switch: Switch | None, previous: int | None) -> dict[
 COMMAND_FACTS = {
     "pnic": ("mtu_change_command", "mtu_verify_command", "mtu_rollback_command", "vmkping_command", "native_driver",
              "vmklinux_driver", "driver_change_command", "driver_rollback_command", "nic_show_command",
-             "rss_verify_command", "offload_verify_command", "pcie_show_command"),
+             "rss_verify_command", "offload_verify_command", "pcie_show_command", "coalesce_rollback_command"),
     "switch": ("mtu_change_command", "mtu_verify_command", "mtu_rollback_command", "vmkping_command"),
     "vmknic": ("mtu_change_command", "mtu_verify_command", "mtu_rollback_command", "vmkping_command"),
     "host": ("vmkping_command",),
