@@ -133,3 +133,20 @@ def test_a_vds_mtu_change_says_it_reaches_every_member_host_and_the_fabric_is_it
     fabric = next(i for i in demo_plan if i.rule_id == "fabric-mtu-for-overlay")
     assert fabric.findings[0].change.startswith("Manual (the network team, on the physical switches): MTU 9000")
     assert "routed TEP subnet" in fabric.findings[0].change
+
+
+def test_ipfix_bidirectional_sampling_is_a_release_feature_not_a_sampling_rate():
+    """vds-ipfix-impact-nsxv.txt: bi-directional IPFIX needs ESXi 6.5 U3+/6.7 U2+ with vRNI 5.2, which configures
+    it; Broadcom KB 337860: vRNI does not support changing the sampling rate. Neither the advice nor the change
+    offers "a sampling rate above 0" as the way out (issue 24 §3)."""
+    from nicadvisor.model import Host, Switch
+    from nicadvisor.rules_engine import evaluate, load_rules
+
+    host = Host(name="h", kind="esxi", switches=[Switch(name="DSwitch", kind="distributed", ipfix_enabled=True)])
+    f = next(f for f in evaluate(load_rules(user=False), [host]) if f.rule_id == "vds-ipfix-enabled")
+    for text in (f.recommendation, f.change):
+        assert "rate above 0" not in text and "sampling rate above" not in text
+    assert "ESXi 6.5 U3+ or 6.7 U2+ with vRNI 5.2" in f.recommendation
+    assert "vRNI does not support changing it (Broadcom KB 337860)" in f.recommendation
+    assert "https://knowledge.broadcom.com/external/article/337860/faq-ipfix-in-vrealize-network-insight.html" \
+        in f.references
