@@ -150,3 +150,14 @@ def test_ipfix_bidirectional_sampling_is_a_release_feature_not_a_sampling_rate()
     assert "vRNI does not support changing it (Broadcom KB 337860)" in f.recommendation
     assert "https://knowledge.broadcom.com/external/article/337860/faq-ipfix-in-vrealize-network-insight.html" \
         in f.references
+
+
+def test_a_25g_connectx4_lx_linked_at_10g_is_a_finding():
+    """esxi-h0062-x722-cx4lx (real session, ESXi 7.0.3): vmnic3, a ConnectX-4 Lx advertising 25000BaseTwinax/Full,
+    links at 10000 Mbit/s: a finding on that pNIC (issue 24 §3), not on the X722 1 GbE port that advertises 1 GbE."""
+    from nicadvisor.services.audit import AuditRequest, run_audit
+
+    audit = run_audit(AuditRequest(demo=True))
+    found = [f for f in audit.findings if f.rule_id == "link-below-rated-speed"]
+    assert [f.target for f in found] == ["esxi-h0062-x722-cx4lx/vmnic3"]
+    assert "vmnic3 links at 10 Gbit/s, below the 25000 Mbit/s it advertises" in found[0].message

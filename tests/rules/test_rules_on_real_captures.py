@@ -21,6 +21,7 @@ POSITIVE = {
     "fabric-mtu-for-overlay": ("DEMO", "esxi-sio4-nsxv/vDS-C-Transport"),
     "legacy-vmklinux-driver": ("esxi_api_ansible_vmnic_info_x540_ixgbe_lldp_partial.txt", "h/vmnic0"),
     "link-below-10g": ("esxi_esxcfg-nics-l_e810_x710_bcm57416_i350_82599.txt", "h/vmnic4"),
+    "link-below-rated-speed": ("DEMO", "esxi-h0062-x722-cx4lx/vmnic3"),
     "linux-coalescing-on": ("linux_ethtool-c_ice_e810_static_itr_flattened.txt", "h/em1"),
     "linux-pnic-mtu-below-1600": ("linux_ip-l_x550t_ixgbe_enp5s0f0_mtu1500.txt", "h/enp5s0f0"),
     # the only public Linux capture of a pNIC at 1600-1699 bytes; its repository is unknown (see its header)
@@ -53,6 +54,8 @@ NEGATIVE = {
     "fabric-mtu-for-overlay": ("DEMO", "esxi-sio4-nsxv/DSwitch"),  # carries no TEP
     "legacy-vmklinux-driver": ("esxi_api_ansible_vmnic_info_xxv710_i40en_25g_partial.txt", "h/vmnic6"),
     "link-below-10g": ("esxi_esxcfg-nics-l_e810_x710_bcm57416_i350_82599.txt", "h/vmnic0"),
+    # a 10 GbE X550 port at 10 Gbit/s, advertising nothing faster
+    "link-below-rated-speed": ("esxi_esxcli_nic_get_ixgben_x550_10gbaset_nbaset.txt", "h/vmnic0"),
     "linux-coalescing-on": ("esxi_esxcli_nic_coalesce_get_mellanox_connectx3.txt", "h/vmnic2"),
     "linux-pnic-mtu-below-1600": ("linux_ip-a-s_eno3np2_connectx5_mtu4200_spiderpool_doc.txt", "h/eno3np2"),
     "linux-pnic-mtu-below-1700": ("linux_ip-l_x550t_ixgbe_enp5s0f0_mtu1500.txt", "h/enp5s0f0"),  # 1500: the 1600 rule
