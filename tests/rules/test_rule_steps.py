@@ -55,12 +55,12 @@ def test_legacy_driver_fix_on_esxi_60_is_an_esxi_upgrade(demo_plan):
 
     f = next(i for i in demo_plan if i.rule_id == "legacy-vmklinux-driver").findings[0]
     assert f.change.startswith("The audit read no ESXi release (vmware -vl): on ESXi 6.0 or older do not swap "
-                               "drivers, upgrade esxi-pasek-bnx2x to a release NSX supports (NSX-T does not support "
+                               "drivers, upgrade the host to a release NSX supports (NSX-T does not support "
                                "ESXi 6.0")
     assert "esxcli network nic get -n vmnic4" in f.verify
     host = Host(name="h60", kind="esxi", product_version="6.0.0", pnics=[PhysicalNic(name="vmnic4", driver="bnx2x")])
     g = next(f for f in evaluate(load_rules(user=False), [host]) if f.rule_id == "legacy-vmklinux-driver")
-    assert g.change.startswith("Manual: upgrade h60 from ESXi 6.0.0 to a release NSX supports")
+    assert g.change.startswith("Manual: upgrade the host from ESXi 6.0.0 to a release NSX supports")
     assert "esxcli system module set" not in g.change and "qfle3 inbox" in g.change
 
 
@@ -129,7 +129,7 @@ def test_a_vds_mtu_change_says_it_reaches_every_member_host_and_the_fabric_is_it
     fabric (switch ports, routed TEP subnet) is its own plan item, the network team's."""
     f = next(i for i in demo_plan if i.rule_id == "switch-mtu-below-1700").findings[0]
     assert "Set-VDSwitch -Mtu 9000" in f.change
-    assert "This changes vDS-C-Transport on every member host, not only esxi-sio4-nsxv" in f.change
+    assert "This changes vDS-C-Transport on every member host, not only this one" in f.change
     fabric = next(i for i in demo_plan if i.rule_id == "fabric-mtu-for-overlay")
     assert fabric.findings[0].change.startswith("Manual (the network team, on the physical switches): MTU 9000")
     assert "routed TEP subnet" in fabric.findings[0].change

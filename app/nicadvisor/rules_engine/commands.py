@@ -101,7 +101,7 @@ def vmknic_mtu_command(name: str, mtu: int | str) -> str:
 
 #: What a VDS MTU change reaches (PowerCLI Set-VDSwitch -Mtu sets the MTU of the distributed switch itself, which
 #: vCenter pushes to every member host's proxy switch and its uplinks).
-VDS_REACH = ("This changes {name} on every member host, not only {host}: every host on the VDS takes the new MTU on "
+VDS_REACH = ("This changes {name} on every member host, not only this one: every host on the VDS takes the new MTU on "
              "its uplinks at once (one change in vCenter; plan it for all of them).")
 
 
@@ -124,7 +124,7 @@ def switch_mtu_command(host: Host, switch: Switch | None, mtu: int | str) -> str
                 f"Set-VirtualSwitch -Mtu {mtu} -Confirm:$false")
     vds = (f"PowerCLI (vCenter): Get-VDSwitch -Name {_ps(name)} | Set-VDSwitch -Mtu {mtu}\n"
            f"vSphere Client: Networking > {name} > Actions > Settings > Edit Settings > Advanced > MTU {mtu}\n"
-           f"{VDS_REACH.format(name=name, host=host.name)}")
+           f"{VDS_REACH.format(name=name)}")
     if kind == "standard":
         return standard
     if kind == "distributed":
@@ -221,12 +221,12 @@ def driver_migration_facts(host: Host, pnic: PhysicalNic) -> dict[str, str | boo
     release = _esxi_major_minor(host)
     out: dict[str, str | bool | None] = {"vmklinux_driver": is_vmklinux_driver(pnic.driver),
                                          "native_driver": native_text}
-    upgrade = (f"upgrade {host.name} to a release NSX supports (NSX-T does not support ESXi 6.0; see the VMware "
+    upgrade = (f"upgrade the host to a release NSX supports (NSX-T does not support ESXi 6.0; see the VMware "
                f"Product Interoperability Matrix) through vSphere Lifecycle Manager or esxcli software profile "
                f"update: ESXi 6.7 ships {native_text} inbox beside {driver}, and 7.0 and later load only native "
                f"drivers")
     if release is not None and release < (6, 5):
-        named = upgrade.replace(host.name, f"{host.name} from ESXi {host.product_version}", 1)
+        named = upgrade.replace("the host", f"the host from ESXi {host.product_version}", 1)
         out["driver_change_command"] = f"Manual: {named}. Then check which driver claims {pnic.name}."
         out["driver_rollback_command"] = ("Manual: an upgrade is undone with the previous image the host keeps (the "
                                           "boot loader's recovery option, Shift+R).")
