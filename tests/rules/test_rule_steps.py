@@ -88,20 +88,35 @@ def test_legacy_driver_fix_on_esxi_67_cites_kb_52044_and_its_rollback_removes_wh
     assert "the native driver the VMware Compatibility Guide lists for this device" in g.recommendation
 
 
-def test_tep_mtu_fix_says_where_the_switch_first_then_nsx_and_undoes_in_reverse(demo_plan):
-    # esxi-sio4-nsxv: TEP vmk2 (MTU 1600) runs on the VDS vDS-C-Transport (MTU 1600)
+def test_an_nsx_v_host_gets_a_v2t_migration_not_nsx_t_uplink_profile_calls(demo_plan):
+    """esxi-sio4-nsxv (NSX 6.2 / ESXi 6.0 lab): VTEP vmk2 on the vxlan netstack of the VDS vDS-C-Transport, no
+    N-VDS: an NSX-V host (issue 24 §3). Its plan is a V2T migration (switch first), never an NSX-T uplink-profile
+    API call, and it says NSX-T does not support ESXi 6.0."""
     f = next(i for i in demo_plan if i.rule_id == "tep-mtu-below-1700").findings[0]
-    lines = f.change.splitlines()
-    vds = next(i for i, ln in enumerate(lines) if ln.startswith("first the switch")
-               and ln.endswith("Get-VDSwitch -Name 'vDS-C-Transport' | Set-VDSwitch -Mtu 9000"))
-    nsx = next(i for i, ln in enumerate(lines) if ln.startswith("NSX Manager: System > Fabric > Profiles > Uplink "
-                                                                  "Profiles >") and ln.endswith("MTU 9000"))
-    assert vds < nsx
-    back = f.rollback.splitlines()
-    assert back[-1].startswith("then the switch") and back[-1].endswith("Set-VDSwitch -Mtu 1600")
-    assert next(i for i, ln in enumerate(back) if ln.endswith("MTU 1600") and ln.startswith("NSX Manager")) < len(back) - 1
+    assert f.change.startswith("Manual: the host looks like an NSX-V host (VTEP vmk2 on the vxlan netstack of the VDS "
+                               "vDS-C-Transport")
+    assert "V2T" in f.change and "NSX-T does not support ESXi 6.0" in f.change
+    assert "Get-VDSwitch -Name 'vDS-C-Transport' | Set-VDSwitch -Mtu 9000" in f.change
+    for text in (f.change, f.rollback):
+        assert "PATCH /policy/api" not in text and "Uplink Profiles" not in text
     assert "vmkping ++netstack=vxlan -I vmk2 -d -s 8972 <remote TEP IP>" in f.verify
 
+
+def test_an_nsx_t_tep_rollback_clears_an_unset_profile_mtu_rather_than_setting_one():
+    """An NSX-T TEP (ESXi 7.0, vmk10 on a VDS): the change sets the uplink profile's MTU; the roll-back empties the
+    field again when it was unset (the global Tunnel Endpoint MTU), and only otherwise sets the old value."""
+    from nicadvisor.model import Host, Switch, VmkernelNic
+    from nicadvisor.rules_engine import evaluate, load_rules
+
+    host = Host(name="esx7", kind="esxi", product_version="7.0.3",
+                switches=[Switch(name="vds-tep", kind="distributed", mtu=1600, uplinks=["vmnic2"])],
+                vmknics=[VmkernelNic(name="vmk10", netstack="vxlan", is_tep=True, mtu=1600, switch="vds-tep",
+                                     addresses=["10.0.0.10"])])
+    f = next(f for f in evaluate(load_rules(user=False), [host]) if f.rule_id == "tep-mtu-below-1700")
+    assert "NSX API: PATCH /policy/api/v1/infra/host-switch-profiles/<uplink profile id>" in f.change
+    assert "if the MTU field was empty before, empty it again" in f.rollback
+    assert 'without "mtu" when it had none, else "mtu": 1600' in f.rollback
+    assert f.rollback.splitlines()[-1].endswith("Set-VDSwitch -Mtu 1600")
 
 def test_pnic_mtu_fix_gives_the_switch_command_and_its_undo(demo_plan):
     item = next(i for i in demo_plan if i.rule_id == "pnic-mtu-below-1600")

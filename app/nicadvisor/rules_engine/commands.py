@@ -144,6 +144,35 @@ def nsx_uplink_profile_mtu(switch_name: str, mtu: int | str) -> str:
             f"returns it and \"mtu\": {mtu}")
 
 
+def nsx_uplink_profile_unset(switch_name: str, mtu: int | str) -> str:
+    """The roll-back of :func:`nsx_uplink_profile_mtu`: a profile that had no ``mtu`` before (the global Tunnel
+    Endpoint MTU applied) gets the field removed again, not a value set; one that had one gets it back."""
+    return (f"NSX Manager: System > Fabric > Profiles > Uplink Profiles > <uplink profile of {switch_name}> > Edit: "
+            f"if the MTU field was empty before, empty it again (the global Tunnel Endpoint MTU applies); otherwise "
+            f"MTU {mtu}\n"
+            f"NSX API: PATCH /policy/api/v1/infra/host-switch-profiles/<uplink profile id> with the profile as it was "
+            f"before the change: without \"mtu\" when it had none, else \"mtu\": {mtu}")
+
+
+def nsx_v_signs(host: Host) -> list[str]:
+    """What marks ``host`` as an NSX-V (NSX for vSphere 6.x) host, each sign a phrase; empty when none. NSX-V puts
+    its VTEP vmknics on the ``vxlan`` netstack of a VDS; NSX-T on ESXi 6.x puts its TEPs on an N-VDS, and on a VDS
+    only from ESXi 7.0 (VDS 7.0). So: a TEP on the vxlan netstack of a VDS, on ESXi before 7.0 (or a release not
+    read) and no N-VDS or NSX host switch on the host."""
+    release = _esxi_major_minor(host)
+    if release is not None and release >= (7, 0):
+        return []
+    if any(s.kind == "opaque" or s.nsx_host_switch for s in host.switches):
+        return []
+    by_name = {s.name: s for s in host.switches}
+    for v in host.vmknics:
+        sw = by_name.get(v.switch or "")
+        if v.is_tep and v.netstack == "vxlan" and sw is not None and sw.kind == "distributed":
+            where = f"ESXi {host.product_version}" if release else "ESXi release not read"
+            return [f"VTEP {v.name} on the vxlan netstack of the VDS {sw.name}", where, "no N-VDS"]
+    return []
+
+
 def switch_mtu_verify(host: Host, switch: Switch | None) -> str:
     """The command that shows the MTU of ``switch`` (and its uplinks') after the change, and the TEP ping."""
     if host.kind == "linux":
@@ -298,6 +327,20 @@ def vmknic_commands(host: Host, vmknic: VmkernelNic) -> dict[str, str]:
     MTU), and the switch it runs on must carry it (a VDS: vCenter)."""
     sw = next((s for s in host.switches if s.name == vmknic.switch), None) if vmknic.switch else None
     out = _mtu_facts(host, sw, vmknic.mtu)
+    nsx_v = nsx_v_signs(host)
+    if vmknic.is_tep and nsx_v:
+        out["mtu_change_command"] = (
+            f"Manual: the host looks like an NSX-V host ({'; '.join(nsx_v)}): its VTEP MTU is NSX-V's (the VXLAN "
+            f"configuration of the cluster), and the rollout to NSX-T is a migration (NSX Migration Coordinator, "
+            f"V2T), not an NSX-T uplink profile change. Before it: the host on an ESXi release NSX-T supports "
+            f"(NSX-T does not support ESXi 6.0; the migration needs ESXi supported by NSX-T, see the VMware Product "
+            f"Interoperability Matrix), its switch at MTU 9000 first ({_first_way(host, sw, MTU_TARGET)}), then "
+            f"MTU 9000 as the TEP MTU of the migration's NSX-T uplink profile.")
+        out["mtu_rollback_command"] = ("Manual: a V2T migration is rolled back with the Migration Coordinator "
+                                       "(before the host migration step); the switch MTU back with: "
+                                       f"{_first_way(host, sw, _or(sw.mtu if sw else None))}")
+        out["mtu_verify_command"] = f"esxcfg-vmknic -l\n{vmkping_command(host)}"
+        return out
     if vmknic.is_tep:
         name = sw.name if sw is not None else "<host switch>"
         opaque = sw is not None and sw.kind == "opaque"  # an N-VDS takes its MTU from the uplink profile itself
@@ -305,7 +348,7 @@ def vmknic_commands(host: Host, vmknic: VmkernelNic) -> dict[str, str]:
                                           f"{_first_way(host, sw, MTU_TARGET)}\nthen the TEP in NSX:\n")
         lower_switch = "" if opaque else (f"\nthen the switch: {_first_way(host, sw, _or(sw.mtu if sw else None))}")
         out["mtu_change_command"] = raise_switch + nsx_uplink_profile_mtu(name, MTU_TARGET)
-        out["mtu_rollback_command"] = ("" if opaque else "first the TEP in NSX:\n") + nsx_uplink_profile_mtu(
+        out["mtu_rollback_command"] = ("" if opaque else "first the TEP in NSX:\n") + nsx_uplink_profile_unset(
             name, _or(vmknic.mtu)) + lower_switch
         out["mtu_verify_command"] = f"esxcfg-vmknic -l\n{vmkping_command(host)}"
     return out
