@@ -277,3 +277,21 @@ def test_an_unread_value_in_a_command_is_a_placeholder_not_the_word_unknown():
     rollbacks = [f.rollback for f in audit.findings if f.rollback]
     assert rollbacks and not any("-v unknown" in r for r in rollbacks)
     assert any("-v <switch name>" in r for r in rollbacks)
+
+
+def test_the_overlay_vmkping_always_names_the_tep_netstack_and_proves_the_mtu_it_names():
+    """issue 24 §3: the payload is MTU − 28 for IPv4 (1572/1672/8972 for 1600/1700/9000) and MTU − 48 for IPv6
+    (vmkping -6); the test always runs ++netstack=vxlan -I <TEP vmk>, never on the default netstack."""
+    from nicadvisor.rules_engine.commands import ping_payload, vmkping_command, vmknic_mtu_command
+
+    assert [ping_payload(m) for m in (1600, 1700, 9000)] == [1572, 1672, 8972]
+    assert [ping_payload(m, ipv6=True) for m in (1600, 1700, 9000)] == [1552, 1652, 8952]
+    v4 = Host(name="a", kind="esxi", vmknics=[VmkernelNic(name="vmk10", netstack="vxlan", is_tep=True,
+                                                          addresses=["10.44.44.58"])])
+    assert vmkping_command(v4, 1700) == "vmkping ++netstack=vxlan -I vmk10 -d -s 1672 <remote TEP IP>"
+    v6 = Host(name="b", kind="esxi", vmknics=[VmkernelNic(name="vmk11", netstack="vxlan", is_tep=True,
+                                                          addresses=["fd00::58"])])
+    assert vmkping_command(v6) == "vmkping -6 ++netstack=vxlan -I vmk11 -d -s 8952 <remote TEP IP>"
+    odd = Host(name="c", kind="esxi", vmknics=[VmkernelNic(name="vmk1", netstack="defaultTcpipStack", is_tep=True)])
+    assert vmkping_command(odd).startswith("vmkping ++netstack=vxlan -I vmk1 ")
+    assert vmknic_mtu_command("vmk0", 9000) == "esxcli network ip interface set -i vmk0 -m 9000"
