@@ -295,3 +295,17 @@ def test_the_overlay_vmkping_always_names_the_tep_netstack_and_proves_the_mtu_it
     odd = Host(name="c", kind="esxi", vmknics=[VmkernelNic(name="vmk1", netstack="defaultTcpipStack", is_tep=True)])
     assert vmkping_command(odd).startswith("vmkping ++netstack=vxlan -I vmk1 ")
     assert vmknic_mtu_command("vmk0", 9000) == "esxcli network ip interface set -i vmk0 -m 9000"
+
+
+def test_a_plain_vmknic_mtu_is_set_with_esxcli_network_ip_interface_set():
+    """The vmknic MTU change is esxcli network ip interface set -i vmkN -m M (after its switch), its roll-back the
+    same command with the MTU read (issue 24 §3; the real VCF 9 session runs 'interface set -i vmk0 -m 9000')."""
+    from nicadvisor.rules_engine.commands import vmknic_commands
+
+    host = Host(name="h", kind="esxi", switches=[Switch(name="vSwitch0", kind="standard", mtu=1500)],
+                vmknics=[VmkernelNic(name="vmk0", netstack="defaultTcpipStack", mtu=1500, switch="vSwitch0")])
+    facts = vmknic_commands(host, host.vmknics[0])
+    assert facts["mtu_change_command"].splitlines() == [
+        "first the switch: esxcli network vswitch standard set -v vSwitch0 -m 9000",
+        "then the vmknic: esxcli network ip interface set -i vmk0 -m 9000"]
+    assert facts["mtu_rollback_command"] == "esxcli network ip interface set -i vmk0 -m 1500"

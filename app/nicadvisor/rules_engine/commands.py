@@ -324,9 +324,15 @@ def switch_commands(host: Host, switch: Switch) -> dict[str, str]:
 
 def vmknic_commands(host: Host, vmknic: VmkernelNic) -> dict[str, str]:
     """The MTU command facts of a vmknic: a TEP's MTU is NSX's (the uplink profile, or the global Tunnel Endpoint
-    MTU), and the switch it runs on must carry it (a VDS: vCenter)."""
+    MTU; an NSX-V VTEP's: a V2T migration, :func:`nsx_v_signs`), and the switch it runs on must carry it (a VDS:
+    vCenter); another vmknic's is ``esxcli network ip interface set -i vmkN -m M`` after its switch."""
     sw = next((s for s in host.switches if s.name == vmknic.switch), None) if vmknic.switch else None
     out = _mtu_facts(host, sw, vmknic.mtu)
+    if not vmknic.is_tep and host.kind != "linux":  # a vmknic's own MTU, below its switch's (raised first)
+        out["mtu_change_command"] = (f"first the switch: {_first_way(host, sw, MTU_TARGET)}\n"
+                                     f"then the vmknic: {vmknic_mtu_command(vmknic.name, MTU_TARGET)}")
+        out["mtu_rollback_command"] = vmknic_mtu_command(vmknic.name, _or(vmknic.mtu))
+        return out
     nsx_v = nsx_v_signs(host)
     if vmknic.is_tep and nsx_v:
         out["mtu_change_command"] = (
