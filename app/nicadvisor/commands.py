@@ -162,7 +162,7 @@ CATALOGUE: tuple[Command, ...] = (
             bundle_files=("commands/localcli_network-nic-list.txt",), kind_mark="esxcli", source="§4"),
     Command("esxcli network nic get -n {nic}", "esxi", "pnic", "esxcli network nic get",
             _p("pci_address", "is_physical", "driver", "driver_version", "firmware_version", "link_up",
-               "link_speed_mbps", "duplex", "mtu", "is_virtual_uplink"),
+               "link_speed_mbps", "link_speed_max_mbps", "duplex", "mtu", "is_virtual_uplink"),
             learn=_p("driver", "driver_version", "firmware_version"), run=True,
             esxcli_api=("network", "nic", "get"), source="§2"),
     Command("esxcli network nic coalesce get", "esxi", "host", "esxcli network nic coalesce get", _COALESCE,

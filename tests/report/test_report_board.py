@@ -84,9 +84,10 @@ def test_the_checks_that_ran_list_what_passed_as_well(layout):
     flat = _flat(layout)
     start = flat.index("Every check the audit ran")
     section = flat[start:flat.index("How to read the host pages", start)]
-    # Link: 24 physical pNICs checked, 14 passed, 5 warned, 5 not read (the demo lab)
-    assert "Link physical pNICs 24 14 5 0 5 0" in section
-    assert "MTU path test (vmkping -d / ping -M do) passed hosts 10 0 0 1 9 0" in section
+    # Link: 24 physical pNICs checked, 13 passed, 6 warned (one a 25 GbE port at 10 Gbit/s), 5 not read (the demo lab)
+    assert "Link physical pNICs 24 13 6 0 5 0" in section
+    # no host has a TEP-path test: esxi-vcf9-nested's local error on the default netstack is not one (issue 24 §3)
+    assert "MTU path test (vmkping -d / ping -M do) passed hosts 10 0 0 0 10 0" in section
 
 
 def test_no_heading_is_left_alone_at_the_foot_of_a_page(pdf):

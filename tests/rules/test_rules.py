@@ -176,7 +176,7 @@ def test_linux_hosts_get_linux_advice_not_esxi_advice():
     # no switch or TEP is known on this host: the overlay rule holds only if em1 carries overlay, one step lower
     assert mtu.severity is Severity.WARNING and mtu.full_severity is Severity.ERROR and mtu.overlay_role == "possible"
     assert mtu.message.startswith("If em1 will carry overlay traffic") and mtu.title.endswith("(if it carries overlay)")
-    assert mtu.rollback == "ip link set em1 mtu 1500, and restore the previous persistent network configuration."
+    assert mtu.rollback == "ip link set dev em1 mtu 1500\n(and restore the previous persistent network configuration)"
     assert mtu.change.startswith("ip link set dev em1 mtu 9000") and "ping -M do -s 8972" in mtu.verify
     for text in (mtu.recommendation, mtu.change, mtu.verify, mtu.rollback):
         assert "vmkping" not in text and "vSwitch" not in text and "esxcli" not in text
@@ -232,17 +232,40 @@ def test_demo_sio4_nsxv_only_the_transport_vds_is_held_to_the_overlay_mtu():
         assert found[("switch-mtu-below-1700-no-tep", sw)] is Severity.INFO
 
 
-def test_demo_vcf9_nested_reports_the_failed_mtu_path_test():
-    # esxi_vmkping-d_message_too_long_mtu_mismatch.txt: vmkping -d -s 1500 → sendto() failed (Message too long)
+def test_demo_vcf9_nested_is_not_failed_on_a_local_mtu_error_of_the_default_netstack():
+    """esxi_vmkping-d_message_too_long_mtu_mismatch.txt: ``vmkping -d -s 1500`` on the default netstack →
+    ``sendto() failed (Message too long)``: a local MTU error of the sending vmknic (a 1528-byte frame on a 1500-byte
+    vmk0), not a path failure, and nothing about the TEP path (issue 24 §3). The host's TEP path stays unknown and
+    no mtu-path-test-failed error makes it NOT READY."""
     audit = _demo_audit("esxi-vcf9-nested")
     host = audit.hosts[0]
-    assert host.mtu_path_ok is False
-    f = next(f for f in audit.findings if f.rule_id == "mtu-path-test-failed")
-    assert f.severity is Severity.ERROR and f.target == "esxi-vcf9-nested"
-    assert "sendto() failed (Message too long)" in f.message and "1500 data bytes" in f.message
-    assert f.evidence[0].line == "PING 192.168.6.1 (192.168.6.1): 1500 data bytes\nsendto() failed (Message too long)"
-    assert f.references[0] == "nsx-t-performance-on-intel.txt §1.5 Checking MTU on an ESXi Host"
-    assert f.change.startswith("Manual: no single setting") and f.verify.startswith("vmkping ++netstack=vxlan -I ")
+    assert host.mtu_path_ok is None
+    assert not [f for f in audit.findings if f.rule_id == "mtu-path-test-failed"]
+
+
+def test_a_tep_that_cannot_send_a_1600_byte_frame_fails_the_mtu_path_check():
+    """The same local error on the TEP netstack with a frame of at most 1600 bytes is a real failure: the TEP
+    cannot send what Geneve needs. The real lines of 4_vmkping.md §4.1 (a 1600-byte payload that could not leave)
+    read with the command a 1572-byte payload would have had: the rule fires and its verify step pings the TEP."""
+    from nicadvisor.parsers.base import CommandLine
+    from nicadvisor.parsers.esxi.ping import parse_vmkping
+
+    text = ("PING 10.44.44.59 (10.44.44.59): 1572 data bytes\nsendto() failed (Message too long)\n"
+            "sendto() failed (Message too long)\n")
+    r = parse_vmkping(text, CommandLine.parse("ping ++netstack=vxlan 10.44.44.59 -s 1572 -d -I vmk10"))
+    assert r.host["mtu_path_ok"].value is False
+    r6 = parse_vmkping(text.replace("1572 data", "1552 data"),
+                       CommandLine.parse("vmkping -6 ++netstack=vxlan -I vmk10 -d -s 1552 fd00::59"))
+    assert r6.host["mtu_path_ok"].value is False  # 1552 + 48 = 1600 bytes of IPv6 frame
+    big = parse_vmkping(text.replace("1572 data", "1600 data"),
+                        CommandLine.parse("ping ++netstack=vxlan 10.44.44.59 -s 1600 -d -I vmk10"))
+    assert "mtu_path_ok" not in big.host  # a 1628-byte frame on a 1600-byte TEP: larger than Geneve needs
+    host = Host(name="h", kind="esxi", mtu_path_ok=False,
+                vmknics=[VmkernelNic(name="vmk10", netstack="vxlan", is_tep=True, addresses=["10.44.44.58"])])
+    host.evidence["mtu_path_ok"] = Evidence(command="ping ++netstack=vxlan", line=r.host["mtu_path_ok"].line)
+    f = next(f for f in evaluate(load_rules(user=False), [host]) if f.rule_id == "mtu-path-test-failed")
+    assert f.verify == "vmkping ++netstack=vxlan -I vmk10 -d -s 8972 <remote TEP IP>"
+    assert "esxcli network ip interface set -i <vmknic> -m 9000" in f.change
 
 
 def test_an_unread_value_in_a_command_is_a_placeholder_not_the_word_unknown():
@@ -254,3 +277,35 @@ def test_an_unread_value_in_a_command_is_a_placeholder_not_the_word_unknown():
     rollbacks = [f.rollback for f in audit.findings if f.rollback]
     assert rollbacks and not any("-v unknown" in r for r in rollbacks)
     assert any("-v <switch name>" in r for r in rollbacks)
+
+
+def test_the_overlay_vmkping_always_names_the_tep_netstack_and_proves_the_mtu_it_names():
+    """issue 24 §3: the payload is MTU − 28 for IPv4 (1572/1672/8972 for 1600/1700/9000) and MTU − 48 for IPv6
+    (vmkping -6); the test always runs ++netstack=vxlan -I <TEP vmk>, never on the default netstack."""
+    from nicadvisor.rules_engine.commands import ping_payload, vmkping_command, vmknic_mtu_command
+
+    assert [ping_payload(m) for m in (1600, 1700, 9000)] == [1572, 1672, 8972]
+    assert [ping_payload(m, ipv6=True) for m in (1600, 1700, 9000)] == [1552, 1652, 8952]
+    v4 = Host(name="a", kind="esxi", vmknics=[VmkernelNic(name="vmk10", netstack="vxlan", is_tep=True,
+                                                          addresses=["10.44.44.58"])])
+    assert vmkping_command(v4, 1700) == "vmkping ++netstack=vxlan -I vmk10 -d -s 1672 <remote TEP IP>"
+    v6 = Host(name="b", kind="esxi", vmknics=[VmkernelNic(name="vmk11", netstack="vxlan", is_tep=True,
+                                                          addresses=["fd00::58"])])
+    assert vmkping_command(v6) == "vmkping -6 ++netstack=vxlan -I vmk11 -d -s 8952 <remote TEP IP>"
+    odd = Host(name="c", kind="esxi", vmknics=[VmkernelNic(name="vmk1", netstack="defaultTcpipStack", is_tep=True)])
+    assert vmkping_command(odd).startswith("vmkping ++netstack=vxlan -I vmk1 ")
+    assert vmknic_mtu_command("vmk0", 9000) == "esxcli network ip interface set -i vmk0 -m 9000"
+
+
+def test_a_plain_vmknic_mtu_is_set_with_esxcli_network_ip_interface_set():
+    """The vmknic MTU change is esxcli network ip interface set -i vmkN -m M (after its switch), its roll-back the
+    same command with the MTU read (issue 24 §3; the real VCF 9 session runs 'interface set -i vmk0 -m 9000')."""
+    from nicadvisor.rules_engine.commands import vmknic_commands
+
+    host = Host(name="h", kind="esxi", switches=[Switch(name="vSwitch0", kind="standard", mtu=1500)],
+                vmknics=[VmkernelNic(name="vmk0", netstack="defaultTcpipStack", mtu=1500, switch="vSwitch0")])
+    facts = vmknic_commands(host, host.vmknics[0])
+    assert facts["mtu_change_command"].splitlines() == [
+        "first the switch: esxcli network vswitch standard set -v vSwitch0 -m 9000",
+        "then the vmknic: esxcli network ip interface set -i vmk0 -m 9000"]
+    assert facts["mtu_rollback_command"] == "esxcli network ip interface set -i vmk0 -m 1500"

@@ -18,14 +18,15 @@ from nicadvisor.services.audit import AuditRequest, run_audit
 POSITIVE = {
     "coalescing-on": ("esxi_esxcli_nic_coalesce_get_mellanox_connectx3.txt", "h/vmnic1000202"),
     "ens-capable-not-enabled": ("esxi_esxcfg-nics-e_ens_capability_igbn_ixgben_i40en.txt", "h/vmnic5"),
+    "fabric-mtu-for-overlay": ("DEMO", "esxi-sio4-nsxv/vDS-C-Transport"),
     "legacy-vmklinux-driver": ("esxi_api_ansible_vmnic_info_x540_ixgbe_lldp_partial.txt", "h/vmnic0"),
     "link-below-10g": ("esxi_esxcfg-nics-l_e810_x710_bcm57416_i350_82599.txt", "h/vmnic4"),
+    "link-below-rated-speed": ("DEMO", "esxi-h0062-x722-cx4lx/vmnic3"),
     "linux-coalescing-on": ("linux_ethtool-c_ice_e810_static_itr_flattened.txt", "h/em1"),
     "linux-pnic-mtu-below-1600": ("linux_ip-l_x550t_ixgbe_enp5s0f0_mtu1500.txt", "h/enp5s0f0"),
     # the only public Linux capture of a pNIC at 1600-1699 bytes; its repository is unknown (see its header)
     "linux-pnic-mtu-below-1700": ("unattributed_linux_ip-a_grep_ethtool-i_ixgbe_82599_ovs_mtu1600_node-1.txt",
                                   "h/enp59s0f0"),
-    "mtu-path-test-failed": ("esxi_vmkping-d_message_too_long_mtu_mismatch.txt", "h"),
     "no-geneve-offload": ("linux_ethtool-k_grep_seg_e1000e_eno1_no_udp_tnl_systemd6854.txt", "h/eno1"),
     "no-geneve-rx-filter": ("linux_ethtool-k_igb_enp2s0.txt", "h/enp2s0"),
     "not-ens-capable": ("esxi_esxcfg-nics-e_ens_capability_igbn_ixgben_i40en.txt", "h/vmnic0"),
@@ -52,8 +53,11 @@ ALSO_POSITIVE = [
 NEGATIVE = {
     "coalescing-on": ("linux_ethtool-c_ice_e810_static_itr_flattened.txt", "h/em1"),
     "ens-capable-not-enabled": ("esxi_esxcfg-nics-e_ens_capability_igbn_ixgben_i40en.txt", "h/vmnic0"),
+    "fabric-mtu-for-overlay": ("DEMO", "esxi-sio4-nsxv/DSwitch"),  # carries no TEP
     "legacy-vmklinux-driver": ("esxi_api_ansible_vmnic_info_xxv710_i40en_25g_partial.txt", "h/vmnic6"),
     "link-below-10g": ("esxi_esxcfg-nics-l_e810_x710_bcm57416_i350_82599.txt", "h/vmnic0"),
+    # a 10 GbE X550 port at 10 Gbit/s, advertising nothing faster
+    "link-below-rated-speed": ("esxi_esxcli_nic_get_ixgben_x550_10gbaset_nbaset.txt", "h/vmnic0"),
     "linux-coalescing-on": ("esxi_esxcli_nic_coalesce_get_mellanox_connectx3.txt", "h/vmnic2"),
     "linux-pnic-mtu-below-1600": ("linux_ip-a-s_eno3np2_connectx5_mtu4200_spiderpool_doc.txt", "h/eno3np2"),
     "linux-pnic-mtu-below-1700": ("linux_ip-l_x550t_ixgbe_enp5s0f0_mtu1500.txt", "h/enp5s0f0"),  # 1500: the 1600 rule
@@ -77,6 +81,9 @@ ELSEWHERE = {
     "nsx-ens-interrupt-pnic-not-interrupt-capable": "the real NSX Manager API answers (tests/nsx)",
     "nsx-ens-mode-not-realized": "the real NSX Manager API answers (tests/nsx)",
     "switch-mtu-above-pnic-mtu": "the real NSX Manager API answers (tests/nsx)",
+    "mtu-path-test-failed": "no public capture of a don't-fragment ping on the TEP netstack whose frame of at most "
+                            "1600 bytes could not leave or cross (the only local error on record is on the default "
+                            "netstack, which says nothing about the TEP path): tests/rules/test_rules.py",
     "mtu-path-test-failed-linux": "a real ping -M do between namespace hosts over SSH (tests/bench/test_bench_remote.py)",
     "ens-mode-for-general-workloads": "no public capture of a VDS/N-VDS in Enhanced Datapath mode: facts set in tests",
     "vds-ipfix-enabled": "no public capture of a VDS with IPFIX on (vSphere API or net-dvs): facts set in tests",

@@ -52,8 +52,9 @@ def test_rss_advice_names_the_catalogue_command_and_restores_what_was_read():
     host = _i40en_host(rss=False, geneve_rx_filter=False)
     findings = evaluate(load_rules(), [host])
     (f,) = [f for f in findings if f.rule_id == "no-rx-filter-no-rss"]
-    assert 'esxcli system module parameters set -m i40en -p "DRSS=0,0 RSS=<queues per port' in f.recommendation
-    assert f.rollback == 'esxcli system module parameters set -m i40en -p "DRSS=4,4"'
+    # the parameters read (DRSS=4,4) are replaced by the recipe's per-port values for this host's one i40en port
+    assert 'esxcli system module parameters set -m i40en -p "DRSS=0 RSS=<queues>"' in f.recommendation
+    assert f.rollback == 'esxcli system module parameters set -m i40en -p "DRSS=4,4"\nreboot (in maintenance mode)'
     # a driver the catalogue does not know: the advice says so instead of inventing a parameter
     other = _i40en_host(rss=False, geneve_rx_filter=False)
     other.pnics[0].driver = "qedentv"

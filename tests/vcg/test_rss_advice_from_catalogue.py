@@ -40,3 +40,48 @@ def test_demo_icen_advice_says_the_entry_gives_no_command():
     assert NO_ENTRY not in f.recommendation
     assert "the driver catalogue's icen entry gives no command" in f.recommendation
     assert "whats-new-vsphere.html" in f.recommendation          # VCF 9.0 release notes, the entry's source
+
+
+def _i40en_host(tmp_path):
+    """A host of two real captures (Intel mfd-network-adapter fixtures): ``esxcfg-nics -e`` (four i40en ports,
+    vmnic6-vmnic9) and ``esxcfg-module -i i40en`` (its parameters), RSS read as off on vmnic6."""
+    import shutil
+
+    from capturetools import capture_path
+
+    folder = tmp_path / "esx-i40en"
+    folder.mkdir()
+    for name in ("esxi_esxcfg-nics-e_ens_capability_igbn_ixgben_i40en.txt",
+                 "esxi_esxcfg-module-i_i40en_2.6.0.30_params_itr.txt"):
+        shutil.copy(capture_path(name), folder / name)
+    host = copy.deepcopy(run_audit(AuditRequest(capture_paths=(str(folder),))).hosts[0])
+    _read_no(host.pnic("vmnic6"), "vsish -e get /net/pNics/vmnic6/rxqueues/info")
+    return host
+
+
+def test_module_parameters_keep_what_is_set_match_the_port_count_and_say_reboot_and_when(tmp_path):
+    """``esxcli system module parameters set -p`` replaces the whole string (issue 24 §3): without the parameters
+    read, the change reads them and appends; the per-port lists have one value per i40en port of this host (four,
+    not the documented two-port DRSS=0,0; with a fifth port, five); it applies to every port,
+    needs a reboot, and is the ENS NetQ RSS recipe, said so."""
+    from nicadvisor.model import KernelModule
+
+    host = _i40en_host(tmp_path)
+    f = _rss_finding(host, "vmnic6")
+    assert f.change.startswith("Only for the ENS NetQ RSS recipe: a host switch in Enhanced Datapath mode (ESXi 7.0 U3 "
+                               "or later")
+    assert "esxcli system module parameters list -m i40en" in f.change
+    assert ('esxcli system module parameters set --append -m i40en -p "DRSS=0,0,0,0 '
+            'RSS=<queues>,<queues>,<queues>,<queues>"') in f.change
+    assert "it applies to every i40en port of the host" in f.change and "reboot (in maintenance mode)" in f.change
+    assert '-p ""' not in f.rollback
+    # a fifth i40en port and parameters already set: kept, one value per port
+    host.pnics.append(PhysicalNic(name="vmnic10", driver="i40en", is_physical=True))
+    mod = host.module("i40en") or KernelModule(name="i40en")
+    if mod not in host.modules:
+        host.modules.append(mod)
+    mod.options = {"RxITR": "50"}
+    f = _rss_finding(host, "vmnic6")
+    assert ('esxcli system module parameters set -m i40en -p "RxITR=50 DRSS=0,0,0,0,0 '
+            'RSS=<queues>,<queues>,<queues>,<queues>,<queues>"') in f.change
+    assert f.rollback.startswith('esxcli system module parameters set -m i40en -p "RxITR=50"')

@@ -173,9 +173,11 @@ def test_demo_lab_ready_only_when_decided_and_every_other_host_lists_what_it_lac
     # the summary: decided cells per column and hosts rated, the same in the CLI and the JSON
     r = doc["readiness"]
     assert [c["key"] for c in r["decisive_checks"]] == [c.key for c in DECISIVE_CHECKS]
-    assert (r["hosts_rated"], r["hosts"]) == (6, 10)
+    # esxi-vcf9-nested is no longer rated NOT READY on a local MTU error of its default netstack (issue 24 §3):
+    # its TEP path is unknown, so it is not rated
+    assert (r["hosts_rated"], r["hosts"]) == (5, 10)
     line = "Decided cells: " + ", ".join(f"{c['title']} {c['decided']}/{c['cells']}" for c in r["columns"])
-    assert f"{line}; hosts rated: 6 of 10" in out
+    assert f"{line}; hosts rated: 5 of 10" in out
     assert all(c["cells"] == 24 for c in r["columns"])  # 24 physical pNICs
     # the release on every host row (CLI) and in the JSON
     assert "esxi-hpe-connectx5 (esxi, ESXi release not read (run vmware -vl)): 2 pNICs" in out
@@ -269,6 +271,11 @@ def test_no_text_says_no_esxi_command_shows_the_pcie_link():
     from nicadvisor.report.legend import PCIE_ON_ESXI
 
     assert "lspci -d" in PCIE_ON_ESXI
+    from nicadvisor.model import Host, PhysicalNic
+    from nicadvisor.rules_engine.commands import pnic_show_commands
+
+    shown = pnic_show_commands(Host(name="esx", kind="esxi"), PhysicalNic(name="vmnic0", pci_address="0000:3b:00.0"))
+    assert shown["pcie_show_command"].startswith("lspci -d") and "Manual" not in shown["pcie_show_command"]
     for path in (REPO / "README.md", REPO / "docs" / "json-output.md"):
         text = " ".join(path.read_text(encoding="utf-8").split())
         assert "lspci -d" in text, path

@@ -119,6 +119,7 @@ class PhysicalNic(_WithEvidence):
     admin_up: bool | None = None
     link_up: bool | None = None
     link_speed_mbps: int | None = None
+    link_speed_max_mbps: int | None = None
     duplex: str | None = None
     mtu: int | None = None
     tso: bool | None = None

@@ -109,6 +109,12 @@ PAGES: dict[str, Reference] = {r.key: r for r in (
     Reference("https://blogs.vmware.com/vsphere/2019/04/what-is-the-impact-of-the-vmklinux-driver-stack-deprecation.html",
               "What is the Impact of the VMKlinux Driver Stack Deprecation?", "vSphere blog, April 2019", "VMware",
               "https://blogs.vmware.com/vsphere/2019/04/what-is-the-impact-of-the-vmklinux-driver-stack-deprecation.html"),
+    Reference("https://knowledge.broadcom.com/external/article/337860/faq-ipfix-in-vrealize-network-insight.html",
+              "FAQ: IPFIX in vRealize Network Insight", "Broadcom KB 337860", "Broadcom (VMware)",
+              "https://knowledge.broadcom.com/external/article/337860/faq-ipfix-in-vrealize-network-insight.html"),
+    Reference("https://williamlam.com/2013/11/esxi-55-introduces-new-native-device.html",
+              "ESXi 5.5 introduces a new Native Device Driver Architecture Part 2", "November 2013",
+              "William Lam (VMware)", "https://williamlam.com/2013/11/esxi-55-introduces-new-native-device.html"),
     Reference("https://docs.vmware.com/en/VMware-NSX/4.1/administration/GUID-A8C5BF37-2BC6-4F78-9464-EA952981876A.html",
               "NSX Administration Guide: Enhanced Data Path (supported NICs)", "NSX 4.1", "VMware",
               "https://docs.vmware.com/en/VMware-NSX/4.1/administration/GUID-A8C5BF37-2BC6-4F78-9464-EA952981876A.html"),
@@ -122,7 +128,9 @@ _NVIDIA = re.compile(r"^https://docs\.nvidia\.com/networking/display/([^/]+)/([^
 
 def reference_of(key: str) -> Reference:
     """The :class:`Reference` of one source: a reference document's file name, a URL (a known page, else titled
-    from its address), the PCI ID list, or any other text as its own title (an imported guide, a repository path)."""
+    from its address), the PCI ID list, or any other text as its own title (an imported guide, a repository path).
+    A text that holds an address is that address's document: one address carries one title everywhere, and the
+    words around it are the citation's section (:func:`cite`)."""
     key = key.strip()
     if key in DOCUMENTS:
         return DOCUMENTS[key]
@@ -132,6 +140,9 @@ def reference_of(key: str) -> Reference:
     if m:
         return Reference(key, "The PCI ID Repository (pci.ids)", f"v{m.group(1)}" if m.group(1) else "",
                          "pci-ids.ucw.cz", "https://pci-ids.ucw.cz/")
+    found = _URL.search(key)
+    if found and found.group() != key:  # "VMware KB 2143832 https://kb… as transcribed": the address's document
+        return reference_of(found.group().rstrip(".,;)"))
     url = _URL.match(key)
     nvidia = _NVIDIA.match(key)
     if nvidia:  # docs.nvidia.com/networking/display/<space>/<page>: the space names the manual and its version
@@ -141,23 +152,30 @@ def reference_of(key: str) -> Reference:
         parts = urlsplit(key)
         tail = unquote(parts.path.rstrip("/").rsplit("/", 1)[-1]).replace("+", " ") or parts.netloc
         return Reference(key, f"{tail} ({parts.netloc})", "", "", key)
-    found = _URL.search(key)  # "VMware KB 2143832 https://kb… as transcribed …": the words are the title
-    if found:
-        title = " ".join((key[:found.start()] + key[found.end():]).split()).strip(" ,;") or found.group()
-        return Reference(key, title, "", "", found.group().rstrip(".,;)"))
     return Reference(key, key)
+
+
+def _words_around(key: str) -> str:
+    """The words of a source text around its address (``VMware KB 2143832 https://kb… as transcribed`` → ``VMware
+    KB 2143832 as transcribed``), or ``""`` when the text is the address alone or holds none."""
+    found = _URL.search(key)
+    if not found or found.group() == key.strip():
+        return ""
+    return " ".join((key[:found.start()] + key[found.end():]).split()).strip(" ,;()")
 
 
 def cite(reference: str) -> list[Citation]:
     """The citations of one entry of ``Finding.references``: ``"<file> §<section>"`` → that document and section;
-    ``"vendor: A ; B"`` → one citation per source; ``"compatibility guide (imported): …"`` and any other text → one
-    citation titled by it."""
+    ``"vendor: A ; B"`` → one citation per source; a source text holding an address → that address's document, its
+    other words the section; ``"compatibility guide (imported): …"`` and any other text → one citation titled by
+    it."""
     if reference.startswith("vendor: "):
-        return [Citation(reference_of(part)) for part in reference.removeprefix("vendor: ").split(" ; ") if part.strip()]
+        return [Citation(reference_of(part), _words_around(part))
+                for part in reference.removeprefix("vendor: ").split(" ; ") if part.strip()]
     doc, sep, section = reference.partition(" §")
     if sep and doc.strip() in DOCUMENTS:
         return [Citation(DOCUMENTS[doc.strip()], section.strip())]
-    return [Citation(reference_of(reference))]
+    return [Citation(reference_of(reference), _words_around(reference))]
 
 
 def citations(references: tuple[str, ...] | list[str]) -> list[Citation]:

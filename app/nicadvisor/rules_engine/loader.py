@@ -54,6 +54,7 @@ DERIVED_FACT_TYPES: dict[str, Any] = {
     "rss_enable_command": str, "rss_rollback_command": str, "carries_tep": bool, "mtu_path_error": str,
     "tep_count": int, "overlay_uplinks": int,
     **{name: str for names in COMMAND_FACTS.values() for name in names},
+    "vmklinux_driver": bool,
 }
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 
 from nicadvisor.model import Evidence, Finding, Host, PhysicalNic, Severity
 from nicadvisor.parsers.base import hex4
@@ -248,12 +249,56 @@ def rss_commands(host: Host, pnic: PhysicalNic, previous: str | None, catalogue:
         return None, None
     module = host.module(pnic.driver)
     driver = module.name if module is not None else pnic.driver
-    value = "<queues per port, one value per port>" if host.kind == "esxi" else "<queues>"
-    enable = fact.command("set", driver=driver, nic=pnic.name, value=value)
     if host.kind == "esxi":
-        restore = previous if previous is not None else "<the parameters 'esxcli system module parameters list' showed>"
-        rollback = f'esxcli system module parameters set -m {driver} -p "{restore}"'
-    else:
-        rollback = fact.command("rollback", driver=driver, nic=pnic.name,
-                                previous=previous if previous is not None else "<the count read before>")
+        return _esxi_module_parameter_steps(host, pnic, fact, str(driver), previous)
+    enable = fact.command("set", driver=driver, nic=pnic.name, value="<queues>")
+    rollback = fact.command("rollback", driver=driver, nic=pnic.name,
+                            previous=previous if previous is not None else "<the count read before>")
     return enable, rollback
+
+
+_PARAM_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(\S*)")
+
+
+def _esxi_module_parameter_steps(host: Host, pnic: PhysicalNic, fact: CatalogueFact, driver: str,
+                                 previous: str | None) -> tuple[str, str]:
+    """(change, roll-back) of an RSS module parameter on ESXi, safe to run as written (issue 24 §3):
+
+    * ``esxcli system module parameters set -m DRIVER -p "…"`` replaces the driver's whole parameter string, so the
+      change keeps the parameters already set (``previous``, read with ``esxcli system module parameters list -m``)
+      and sets the new ones over them; when they were not read, it reads them first and uses ``--append``;
+    * a per-port list (``DRSS=0,0``, ``RSS=…``) has one value per port of that driver on this host;
+    * the change applies to every port of the driver and takes effect after a reboot (NSX-T 3.1 and the NVIDIA
+      manuals: unload/reload the driver or reboot);
+    * the ENS NetQ RSS recipe (the catalogue's note) says when it applies;
+    * the roll-back sets the string read before the change (``-p ""`` would clear every parameter).
+    """
+    ports = sum(1 for p in host.pnics if p.driver == pnic.driver) or 1
+    template = fact.command("set", driver=driver, nic=pnic.name, value="{value}") or ""
+    wanted: dict[str, str] = {}
+    for key, val in _PARAM_RE.findall(template.partition(" -p ")[2].strip('"')):
+        per_port = "," in val or val == "{value}"
+        item = "<queues>" if val == "{value}" else val.split(",")[0]
+        wanted[key] = ",".join([item] * ports) if per_port else item
+    new = " ".join(f"{k}={v}" for k, v in wanted.items())
+    lines = [f"esxcli system module parameters list -m {driver}   (the parameters set now)"]
+    if previous is not None:
+        kept = dict(_PARAM_RE.findall(previous))
+        kept.update(wanted)
+        merged = " ".join(f"{k}={v}" for k, v in kept.items())
+        lines.append(f'esxcli system module parameters set -m {driver} -p "{merged}"')
+        restore = previous
+    else:
+        lines.append(f'esxcli system module parameters set --append -m {driver} -p "{new}"')
+        restore = "<the parameters the list above showed>"
+    lines.append(f"(-p replaces the whole parameter string of {driver}: the parameters already set are kept; one value "
+                 f"per {driver} port, {ports} on this host; it applies to every {driver} port of the host)")
+    lines.append("reboot (in maintenance mode): module parameters take effect when the driver loads")
+    if (fact.note or "").startswith("NetQ RSS for the Enhanced Datapath"):
+        since = f"ESXi {fact.esxi_release} or later, " if fact.esxi_release else ""
+        lines.insert(0, f"Only for the ENS NetQ RSS recipe: a host switch in Enhanced Datapath mode ({since}the "
+                        f"{'/'.join(fact.modules) or driver} driver); on a standard datapath leave {driver}'s "
+                        f"parameters as they are.")
+    rollback = (f'esxcli system module parameters set -m {driver} -p "{restore}"\n'
+                "reboot (in maintenance mode)")
+    return "\n".join(lines), rollback

@@ -162,7 +162,8 @@ def test_nic_get_i40en_link_down():
     r = one("esxi_esxcli_nic_get_i40en_x710_fw7.10.txt", "esxcli network nic get")
     v = {k: f.value for k, f in r.pnics["vmnic0"].items()}
     assert v == {"pci_address": "0000:19:00.0", "is_physical": True, "driver": "i40en", "driver_version": "1.8.6",
-                 "firmware_version": "7.10 0x800075e5 19.5.12", "link_up": False}
+                 "firmware_version": "7.10 0x800075e5 19.5.12", "link_up": False,
+                 "link_speed_max_mbps": 10000}  # the fastest advertised link mode (10000BaseX/Full)
     assert r.pnics["vmnic0"]["firmware_version"].line.strip() == "Firmware Version: 7.10 0x800075e5 19.5.12"
     assert r.records[0]["fields"]["Advertised Link Modes"] == "Auto, 1000BaseX/Full, 10000BaseX/Full"
     assert "mac" not in v  # "Virtual Address" is the VMkernel's virtual MAC
@@ -171,7 +172,8 @@ def test_nic_get_i40en_link_down():
 def test_nic_get_flattened_bnx2x():
     p = pnics("esxi_esxcli_nic_get_bnx2x_qlogic57810_flattened.txt")
     assert p["vmnic4"] == {"pci_address": "0000:05:00.0", "is_physical": True, "driver": "bnx2x",
-                           "driver_version": "2.713.10.v60.4", "firmware_version": "bc 7.13.75", "link_up": True}
+                           "driver_version": "2.713.10.v60.4", "firmware_version": "bc 7.13.75", "link_up": True,
+                           "link_speed_max_mbps": 10000}
 
 
 def test_nic_get_ixgben_nbaset():

@@ -370,7 +370,8 @@ def parse_nic_get(text: str, cmd: CommandLine) -> ParseResult:
     ``Driver Info:`` block: ``Bus Info`` (``0000:19:00:0``) → ``pci_address`` ``0000:19:00.0``, ``Driver`` →
     ``driver``, ``Version`` → ``driver_version``, ``Firmware Version`` → ``firmware_version`` (vendor format,
     e.g. ``7.10 0x800075e5 19.5.12``; for nvmxnet3 the vmxnet3 device revision). ``Link Status`` (else
-    ``Link Detected``) → ``link_up``; ``Speed``/``Duplex``/``MTU`` when printed. ``Virtual Address`` is the
+    ``Link Detected``) → ``link_up``; ``Speed``/``Duplex``/``MTU`` when printed; the fastest of the ``Advertised
+    Link Modes`` (``25000BaseTwinax/Full``) → ``link_speed_max_mbps``, the speed the port is rated for. ``Virtual Address`` is the
     VMkernel's virtual MAC, not the port MAC, so it goes to ``records`` with the other keys (pause,
     auto-negotiation, cable, transceiver, wake-on). The uplink is named by ``Name:`` (else ``-n``). An
     ``ERROR: …`` answer yields a note only. Never raises.
@@ -445,6 +446,10 @@ def _record_get_facts(result: ParseResult, name: str, val: Callable[[str], tuple
     mtu = to_int(v)
     if mtu and mtu > 0:
         result.pnic(name, "mtu", mtu, line)
+    v, line = val("Advertised Link Modes")  # "Auto, 1000BaseCX-SGMII/Full, 10000BaseKR/Full, 25000BaseTwinax/Full"
+    rated = [int(m) for m in re.findall(r"(?<![\d.])(\d{3,6})Base", v or "")]
+    if rated:
+        result.pnic(name, "link_speed_max_mbps", max(rated), line)
     v, line = val("Driver")
     if v and v.removesuffix("_ens") in _VIRTUAL_DRIVERS:
         result.pnic(name, "is_virtual_uplink", True, line)

@@ -71,14 +71,12 @@ def parse_vmkping(text: str, cmd: CommandLine) -> ParseResult:
     Record: ``{"kind": "vmkping", "size": bytes (payload, from -s or the ``PING … N data bytes``
     line), "df": bool (-d given), "target": host, "sent": int, "received": int, "loss_pct": float,
     "error": "Message too long" (from ``sendto() failed (…)``) or None, "interface": vmkN from -I or
-    None, "netstack": from ``++netstack=`` or None}``. ``sent``/``received``/``loss_pct`` are None when
+    None, "netstack": from ``++netstack=`` or None, "meaning": what the ping proves, a sentence, or None}``.
+    ``sent``/``received``/``loss_pct`` are None when
     the statistics line is missing. No vmknic fact is recorded: the output names none (the interface
-    named by ``-I`` is kept in the record). Host fact ``mtu_path_ok`` (nic-data-sources.md §5):
-    False when ``-d`` was given and a ``sendto() failed (…)`` error was printed, evidence = the ``PING``
-    line and the first error line (``esxi_vmkping-d_message_too_long_mtu_mismatch.txt``); True when
-    ``-d`` was given, the payload is at least 1572 bytes (a 1600-byte frame) and replies came back
-    without error. A plain timeout (100 % loss, no error) leaves it unknown: it may be a path MTU drop
-    or an unreachable peer. Never raises.
+    named by ``-I`` is kept in the record). Host fact ``mtu_path_ok``: see :func:`_judge_tep_path` (only a
+    don't-fragment ping on the TEP netstack decides it; a ``sendto() failed (Message too long)`` is a local MTU
+    error of the sending vmknic, ``esxi_vmkping-d_message_too_long_mtu_mismatch.txt``). Never raises.
     """
     result = ParseResult(family="vmkping")
     facts = _argv_facts(cmd.argv)
@@ -103,15 +101,53 @@ def parse_vmkping(text: str, cmd: CommandLine) -> ParseResult:
         "interface": facts["interface"],
         "netstack": facts["netstack"],
     })
-    if facts["df"] and err:
-        raw = "\n".join(m.group(0).strip() for m in (ping, err) if m)
-        result.host_fact("mtu_path_ok", False, raw)
-    elif (facts["df"] and stats and int(stats.group("recv")) > 0 and isinstance(facts["size"], int)
-          and facts["size"] >= 1572):
-        result.host_fact("mtu_path_ok", True, "\n".join(m.group(0).strip() for m in (ping, stats) if m))
+    result.records[-1]["meaning"] = _judge_tep_path(result, facts, "-6" in cmd.argv[1:], ping, stats, err)
     if not stats:
         result.notes.append("vmkping: no 'packets transmitted' statistics line (output truncated?)")
     return result
+
+
+#: The netstack NSX runs its TEP vmknics on (NSX-V VTEPs and NSX-T TEPs alike; 4_vmkping.md §4.1, §4.3).
+TEP_NETSTACK = "vxlan"
+#: The smallest frame (bytes) Geneve needs (nsx-t-performance-on-intel.txt §Jumbo MTU for Higher Throughput).
+GENEVE_MIN_FRAME = 1600
+
+
+def _judge_tep_path(result: ParseResult, facts: Mapping[str, Any], ipv6: bool, ping: Any, stats: Any,
+                    err: Any) -> str | None:
+    """The host fact ``mtu_path_ok`` of one don't-fragment ping, only where it proves something about the TEP path,
+    and what the ping means in a sentence (the record's ``meaning``; None when it says nothing more than its lines):
+
+    * the frame is the payload + 28 bytes (IPv4 + ICMP) or + 48 (``-6``: IPv6 + ICMPv6);
+    * ``sendto() failed (Message too long)`` is a LOCAL error: the sending vmknic's MTU is below the frame, no packet
+      left the host; it is ``mtu_path_ok`` False only when the ping ran on the TEP netstack (``++netstack=vxlan``)
+      with a frame of at most 1600 bytes (the TEP cannot send what Geneve needs); otherwise a note says what it
+      shows (a frame larger than the vmknic's MTU; ``-d -s 1500`` can never pass on a 1500-byte vmknic);
+    * replies on the TEP netstack with a frame of at least 1600 bytes: True;
+    * any ping on the default netstack says nothing about the TEP path (a note says so), and a plain timeout leaves
+      it unknown (a path MTU drop or an unreachable peer).
+    """
+    size = facts["size"]
+    if not facts["df"] or not isinstance(size, int):
+        return None
+    frame = size + (48 if ipv6 else 28)
+    on_tep = facts["netstack"] == TEP_NETSTACK
+    sender = facts["interface"] or "the vmknic the route chose"
+    if err:
+        raw = "\n".join(m.group(0).strip() for m in (ping, err) if m)
+        local = (f"'sendto() failed ({err.group('err')})' is a local MTU error of {sender}: the {frame}-byte frame "
+                 f"(payload {size}) is larger than its MTU and never left the host; not a path failure")
+        if on_tep and frame <= GENEVE_MIN_FRAME:
+            result.host_fact("mtu_path_ok", False, raw)
+            return local + f"; the TEP cannot send a {frame}-byte frame, and Geneve needs {GENEVE_MIN_FRAME}"
+        return local + ("" if on_tep else "; a test on the default netstack says nothing about the TEP path")
+    if on_tep and stats and int(stats.group("recv")) > 0 and frame >= GENEVE_MIN_FRAME:
+        result.host_fact("mtu_path_ok", True, "\n".join(m.group(0).strip() for m in (ping, stats) if m))
+        return f"a {frame}-byte frame crossed the TEP path unfragmented"
+    if not on_tep:
+        return ("a test on the default netstack (no ++netstack=vxlan -I <TEP vmknic>) says nothing about the TEP "
+                "path")
+    return None
 
 
 def _first(value: Any) -> Any:

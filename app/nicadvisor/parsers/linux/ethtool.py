@@ -270,7 +270,9 @@ def parse_ethtool_k(text: str, cmd: CommandLine) -> ParseResult:
 
     ``tso`` ← tcp-segmentation-offload, ``lro`` ← large-receive-offload, ``geneve_offload`` and
     ``vxlan_offload`` ← tx-udp_tnl-segmentation (evidence also names tx-udp_tnl-csum-segmentation;
-    that one alone is used when the first is absent), ``geneve_rx_filter`` ← rx-udp_tunnel-port-offload
+    that one alone is used when the first is absent) — but False when it comes from GSO_PARTIAL (``tx-gso-partial:
+    on``) on a NIC that does not parse UDP tunnel ports on receive (``rx-udp_tunnel-port-offload`` off or absent:
+    igb), which segments without knowing Geneve (nsx-t-performance-on-intel.txt §1.3), ``geneve_rx_filter`` ← rx-udp_tunnel-port-offload
     (nic-data-sources.md §6, §7, §14 item 12), ``receive_hashing`` ← receive-hashing. RSS (the indirection table)
     is not read here (see ``ethtool -x``).
     Captures: ``linux_ethtool-k_ice_e810_kernel6.15_flattened.txt``, ``linux_ethtool-k_igb_enp2s0.txt``,
@@ -295,9 +297,15 @@ def parse_ethtool_k(text: str, cmd: CommandLine) -> ParseResult:
         csum = feats.get("tx-udp_tnl-csum-segmentation")
         chosen = tnl or csum
         if chosen:
-            raw = "\n".join(pair[1] for pair in (tnl, csum) if pair)
-            result.pnic(key, "geneve_offload", chosen[0], raw)
-            result.pnic(key, "vxlan_offload", chosen[0], raw)
+            partial, rx_ports = feats.get("tx-gso-partial"), feats.get("rx-udp_tunnel-port-offload")
+
+            # UDP-tunnel TSO through GSO_PARTIAL on a NIC that cannot parse tunnel ports on receive (igb: "tx-gso-
+            # partial: on", "rx-udp_tunnel-port-offload: off [fixed]") segments without knowing Geneve: not Geneve
+            # offload in the compatibility guide's sense (nsx-t-performance-on-intel.txt §1.3)
+            gso_only = bool(chosen[0] and partial and partial[0] and (rx_ports is None or not rx_ports[0]))
+            raw = "\n".join(pair[1] for pair in ((tnl, csum, partial, rx_ports) if gso_only else (tnl, csum)) if pair)
+            result.pnic(key, "geneve_offload", False if gso_only else chosen[0], raw)
+            result.pnic(key, "vxlan_offload", False if gso_only else chosen[0], raw)
         _acknowledge(result, key, header or "offload features", before)
     return result
 
