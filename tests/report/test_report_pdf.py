@@ -45,11 +45,11 @@ def test_pdf_holds_summary_plan_hosts_benchmarks_and_appendix(audit, pdf):
     # page 1: the executive summary
     first = _flat(pages[0])
     assert DEFAULT_TITLE in first and "Executive summary" in first
-    assert "NOT READY" in first and "1 error finding on 1 host to fix first" in first
+    assert "NOT READY" in first and "1 configuration change before the rollout" in first
     assert "2026-11-21T10:00:00+00:00" in first
     assert "Scope: 2 host(s)" in first and "Inputs (8)" in first
     assert "Verdict and scorecard per host" in first and "Top remediation actions" in first
-    assert "esxi-a ESXi 8.0 U2 ✖ NOT READY 1 error finding (vmnic2)" in first  # the host row names its release
+    assert "esxi-a ESXi 8.0 U2 ✖ NOT READY 1 configuration change" in first  # the host row names its release
     for host in ("esxi-a", "lnx-1"):
         assert f"Host {host}" in text
     # capability matrix: every column title, every physical pNIC, symbol AND word in cells

@@ -94,7 +94,8 @@ def test_errors_stay_not_ready_and_name_the_unread_input(tmp_path, capsys):
     assert code == 1
     # no TEP yet: both pNICs would fail the Geneve MTU if they carried the overlay, so no pNIC is fit for it: an
     # error finding, as every NOT READY
-    assert "NOT READY: 1 error finding on 1 host to fix first; 1 input could not be read" in out
+    assert ("NOT READY: 1 configuration change before the rollout (MTU 1500 → ≥ 1600 on esxi-hpe-connectx5); "
+            "1 input could not be read") in out
     assert "[error] esxi-hpe-connectx5: No pNIC fit for the overlay" in out
 
 
