@@ -135,7 +135,8 @@ def cmd_audit(args) -> int:
         print(f"nic-advisor audit: {exc}", file=sys.stderr)
         return EXIT_INPUT
     request = AuditRequest(demo=args.demo, capture_paths=tuple(args.capture or ()), local=args.local,
-                           ask_host_key=ask_host_key_on_terminal, save_captures=args.save_captures, **live)
+                           ask_host_key=ask_host_key_on_terminal, save_captures=args.save_captures,
+                           target_nsx=args.target_nsx, **live)
     store = None if args.no_history else _open_store()
     if store is not None:
         store = HistoryWriter(store)
@@ -195,6 +196,16 @@ def cmd_history(args) -> int:
         return EXIT_INPUT
     finally:
         store.close()
+
+
+def _nsx_version(text: str) -> str:
+    """argparse type of ``--target-nsx``: an NSX version (``4.2``)."""
+    from nicadvisor.vcg.nsx_interop import valid_nsx_version
+
+    try:
+        return valid_nsx_version(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _history_id(text: str) -> int | str:
@@ -775,6 +786,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--bench", action="store_true", help="also run the quick benchmark on loopback")
     a.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     a.add_argument("--no-history", action="store_true", help="do not save the audit in the audit history")
+    a.add_argument("--target-nsx", metavar="VERSION", type=_nsx_version,
+                   help="the NSX version the rollout targets (4.2): each host's ESXi release is checked against it")
     _bench_args(a)
     from nicadvisor.cli_live import add_arguments
 

@@ -31,6 +31,8 @@ class Audit:
     history_id: int | None = field(default=None, compare=False)  # row id in the audit history store
     completion: str = "complete"
     hosts_expected: int | None = None
+    #: The NSX version the rollout targets (``"4.2"``), a scope field given with ``--target-nsx``; None when not given.
+    target_nsx: str | None = None
     created_at: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
 
     @property

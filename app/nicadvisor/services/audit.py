@@ -40,6 +40,7 @@ class AuditRequest:
     known_hosts: object | None = field(default=None, compare=False)
     ask_host_key: Callable[[str, int, str, str], bool] | None = field(default=None, compare=False)
     save_captures: str | None = None  # folder for every live output and API recording as capture files (replayable)
+    target_nsx: str | None = None  # the NSX version the rollout targets ("4.2"): kept in the audit and its history
 
     @property
     def live_targets(self) -> list[str]:
@@ -103,11 +104,12 @@ def run_audit(request: AuditRequest, progress: Progress | None = None,
     """
     report = progress or (lambda _f, _m: None)
     paths = ([str(DEMO_LAB)] if request.demo else []) + list(request.capture_paths)
-    audit = Audit(inputs=list(paths) + (["local"] if request.local else []) + request.live_targets)
+    audit = Audit(inputs=list(paths) + (["local"] if request.local else []) + request.live_targets,
+                  target_nsx=request.target_nsx or None)
     if store is not None and not isinstance(store, HistoryWriter):
         store = HistoryWriter(store)
     if store is not None:
-        audit.history_id = store.begin(audit.inputs, audit.created_at)
+        audit.history_id = store.begin(audit.inputs, audit.created_at, target_nsx=audit.target_nsx)
     try:
         _run(request, paths, audit, report, cancel, store)
     except BaseException as exc:
@@ -122,14 +124,18 @@ def run_audit(request: AuditRequest, progress: Progress | None = None,
     return audit
 
 
-def evaluate_findings(hosts: list, rules: list | None = None) -> list[Finding]:
+def evaluate_findings(hosts: list, rules: list | None = None, target_nsx: str | None = None) -> list[Finding]:
     """Every finding of an audit of ``hosts``, judged in one pass (:func:`nicadvisor.vcg.judge.judge`: ``rules``,
     default the shipped ones and the user's that load (:func:`audit_rules`), the compatibility context of each host
     derived once, the compatibility database, the imported guide). Raises
-    :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken."""
+    :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken. With ``target_nsx`` (the NSX version
+    the rollout targets), a host whose ESXi release it does not support per the cited interoperability table gets the
+    error ``esxi-release-unsupported-by-nsx`` (:mod:`nicadvisor.vcg.nsx_interop`)."""
     from nicadvisor.vcg.judge import judge
+    from nicadvisor.vcg.nsx_interop import host_support, release_findings
 
-    return judge(hosts, audit_rules([]) if rules is None else rules)
+    findings = judge(hosts, audit_rules([]) if rules is None else rules)
+    return findings + release_findings(host_support(hosts, target_nsx), target_nsx)
 
 
 def audit_rules(problems: list[InputProblem]) -> list:
@@ -151,7 +157,7 @@ def reopen_audit(store: "AuditStore", audit_id: int) -> Audit:
     never READY. Raises :class:`nicadvisor.store.AuditNotFound` for an unknown id."""
     audit = store.load(audit_id)
     if audit.completion != COMPLETE:
-        audit.findings = evaluate_findings(audit.hosts)
+        audit.findings = evaluate_findings(audit.hosts, target_nsx=audit.target_nsx)
     return audit
 
 
@@ -202,6 +208,6 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
         sink.flush()  # hosts held for an NSX join: stored even when cancelled
     check(cancel)
     report(0.9, "Checking rules and the compatibility database")
-    audit.findings = evaluate_findings(audit.hosts, rules)
+    audit.findings = evaluate_findings(audit.hosts, rules, audit.target_nsx)
     phys = sum(1 for h in audit.hosts for p in h.pnics if p.is_physical is not False)  # as every export counts
     report(1.0, f"Audited {len(audit.hosts)} hosts, {phys} pNICs")
