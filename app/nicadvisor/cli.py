@@ -142,6 +142,7 @@ def cmd_audit(args) -> int:
         store = HistoryWriter(store)
     try:
         audit = run_audit(request, progress=None if args.quiet else _stderr_progress, store=store)
+        audit.evidence_max_age_days = args.max_evidence_age
         if args.bench:
             from nicadvisor.cancel import Cancelled
 
@@ -788,6 +789,8 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--no-history", action="store_true", help="do not save the audit in the audit history")
     a.add_argument("--target-nsx", metavar="VERSION", type=_nsx_version,
                    help="the NSX version the rollout targets (4.2): each host's ESXi release is checked against it")
+    a.add_argument("--max-evidence-age", type=int, metavar="DAYS", default=None,
+                   help="flag evidence captured more than DAYS before the audit (default 365)")
     _bench_args(a)
     from nicadvisor.cli_live import add_arguments
 

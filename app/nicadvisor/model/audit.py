@@ -33,6 +33,9 @@ class Audit:
     hosts_expected: int | None = None
     #: The NSX version the rollout targets (``"4.2"``), a scope field given with ``--target-nsx``; None when not given.
     target_nsx: str | None = None
+    #: Evidence captured more than this many days before the audit is flagged in the reports (None: the default of
+    #: :data:`nicadvisor.report.scope.MAX_EVIDENCE_AGE_DAYS`); ``--max-evidence-age``, not kept in the history.
+    evidence_max_age_days: int | None = field(default=None, compare=False)
     created_at: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
 
     @property

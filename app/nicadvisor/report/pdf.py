@@ -87,10 +87,13 @@ from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_ent
 from nicadvisor.report.legend import FINISH_HOWTO, PCIE_OUT_OF_BAND, READY_RULE, SWITCH_PORTS, decisive_rows
 from nicadvisor.report.remediation import (
     NO_COMMAND, STEP_LABELS, TOP_ACTIONS, ReferenceIndex, RemediationItem, Steps, cite_inline, display_source,
-    guide_used, info_items, TargetRow, input_roots, matrix_cache, matrix_rows, remediation_plan, scorecard_row,
+    guide_used, info_items, TargetRow, input_roots, matrix_cache, matrix_rows, plan_groups, remediation_plan,
+    scorecard_row,
     shared_message, steps, switch_ports, target_rows,
 )
-from nicadvisor.report.scope import capture_lines, vcenters
+from nicadvisor.report.decision import approve_text, effort, in_scope, verdict_lines
+from nicadvisor.report.scope import capture_lines
+from nicadvisor.vcg.nsx_interop import host_support
 
 DEFAULT_TITLE = "NIC Advisor — NSX pNIC tuning checklist"
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
@@ -338,7 +341,17 @@ class _FormField(Flowable):
     def draw(self) -> None:  # reportlab API
         form = self.canv.acroForm
         border = {"borderColor": colors.HexColor("#444444"), "fillColor": colors.white, "forceBorder": True}
-        if self.kind == "check":
+        if self.kind == "sig":  # reportlab makes no signature field: its place is kept, pypdf adds it (_add_signatures)
+            self.canv.saveState()
+            self.canv.setStrokeColor(colors.HexColor("#444444"))
+            self.canv.setLineWidth(0.6)
+            self.canv.rect(0, 0, self.field_width, self.height, stroke=1, fill=0)
+            self.canv.restoreState()
+            x, y = self.canv.absolutePosition(0, 0)
+            sink = getattr(self.canv, "signatures", None)
+            if sink is not None:
+                sink.append((self.canv.getPageNumber(), x, y, self.field_width, self.height, self.name, self.tooltip))
+        elif self.kind == "check":
             form.checkbox(name=self.name, tooltip=self.tooltip, x=0, y=0, size=self.height, relative=True,
                           buttonStyle="check", borderWidth=0.8, **border)
         elif self.kind == "radio":
@@ -433,21 +446,117 @@ def _report(audit: Audit, title: str, fonts: _Fonts, made_at: str | None = None)
                    rows_of=rows_of)
 
 
-def _cover(r: _Report) -> list[Any]:
-    """Page 1: title, scope fields, when the inputs were captured and the report made, the verdict and its causes,
-    the scope in numbers, the top remediation actions and the verdict and scorecard per host (or group)."""
+def _decision_page(r: _Report) -> list[Any]:
+    """Page 1, what the board decides (issue 25 §1): the request (change request, target NSX version, vCenter /
+    cluster / VDS in scope, what "Approve" authorises), the verdict with one line per blocker and the configuration
+    the rollout sets apart, risk and reach (each kind of object changed, the hosts it touches, its owner and window),
+    the effort counts, the target NSX version against the hosts, when the inputs were captured, and the signatures
+    (PDF signature fields beside names, roles and dates)."""
     audit, fonts, st, v = r.audit, r.fonts, r.st, r.verdict
-    summary = summarize(audit, v)
-    story: list[Any] = [Paragraph(r.clean(r.title), st.title),
-                        Paragraph(f"Executive summary · audit run {r.clean(audit.created_at)} · report made "
-                                  f"{r.clean(r.made_at)} · {TOOL_NAME} {r.clean(__version__)}", st.body),
-                        Spacer(1, 1 * mm), _scope_fields(r)]
+    groups = plan_groups(audit, r.plan)
+    target = getattr(audit, "target_nsx", None) or ""
+    story: list[Any] = [
+        Paragraph(r.clean(r.title), st.title),
+        Paragraph(f"Readiness decision · audit run {r.clean(audit.created_at)} · report made {r.clean(r.made_at)} · "
+                  f"{TOOL_NAME} {r.clean(__version__)}", st.small),
+        Spacer(1, 1 * mm),
+        _fields_row("scope", (("change_request", "Change request", 60), ("target_nsx", "Target NSX", 22),
+                              ("auditor", "Auditor", 70)), st, values={"target_nsx": target}),
+        _fields_row("scope", (("vcenter", "vCenter / cluster / VDS in scope", 190),), st,
+                    values={"vcenter": in_scope(audit)}),
+        Paragraph(r.clean(approve_text(audit, groups, len(r.plan))), st.small)]
+    ink = STATUS_INK[VERDICT_STATUS[v.status]].hexval()[2:]
+    story.append(Paragraph(f'<font color="#{ink}">{fonts.sym(v.symbol)} {v.label}</font> '
+                           f'<font name="{fonts.regular}" size="9">{r.clean(v.reason)}</font>', st.verdict))
+    lines = verdict_lines(v)
+    if lines:
+        rows = [[Paragraph(f"<b>{r.clean(h)}</b>" if h != (lines[n - 1][0] if n else None) else "", st.cell_small),
+                 Paragraph(r.clean(t), st.cell_small)] for n, (h, t) in enumerate(lines)]
+        table = Table(rows, colWidths=[50 * mm, FRAME_WIDTH - 50 * mm], hAlign="LEFT")
+        table.setStyle(TableStyle([("TOPPADDING", (0, 0), (-1, -1), 0), ("BOTTOMPADDING", (0, 0), (-1, -1), 0.5),
+                                   ("VALIGN", (0, 0), (-1, -1), "TOP")]))
+        story.append(table)
+    story.append(_reach_and_effort(r, groups))
+    nsx = host_support(audit.hosts, target or None)
+    if target:
+        counts = {s: [h.host for h in nsx if h.status == s] for s in ("supported", "unsupported", "unknown")}
+        text = (f"<b>Target NSX {r.clean(target)} against each host:</b> {len(counts['supported'])} supported, "
+                f"{len(counts['unsupported'])} not supported"
+                + (f" ({r.clean(_some(counts['unsupported'], 4))})" if counts["unsupported"] else "")
+                + f", {len(counts['unknown'])} not judged (release not read, or NSX {r.clean(target)} not in the cited "
+                  "interoperability table); each host's row: the host index.")
+    else:
+        text = "<b>Target NSX:</b> not given (nic-advisor audit --target-nsx 4.2): no host's ESXi release was checked."
+    story.append(Paragraph(text, st.small))
     captured = capture_lines(audit)
     if captured:
         story.append(Paragraph("<b>Inputs captured:</b> " + r.clean("; ".join(captured)), st.small))
-    ink = STATUS_INK[VERDICT_STATUS[v.status]].hexval()[2:]
-    story.append(Paragraph(f'<font color="#{ink}">{fonts.sym(v.symbol)} {v.label}</font> for the NSX Geneve overlay '
-                           f'<font name="{fonts.regular}" size="10">({r.clean(v.reason)})</font>', st.verdict))
+    story.extend(_signatures(r))
+    story.append(PageBreak())
+    return story
+
+
+def _reach_and_effort(r: _Report, groups: list[Any]) -> Table:
+    """Risk and reach (one row per kind of object the plan changes: its plan items, the hosts it touches, owner,
+    reboot or window, order) beside the effort counts (:func:`nicadvisor.report.decision.effort`)."""
+    st = r.st
+    head = [Paragraph(f"<b>{h}</b>", st.cell_small) for h in ("#", "What changes", "Items", "Hosts", "Owner",
+                                                              "Reboot / window")]
+    rows: list[list[Any]] = [head]
+    for n, g in enumerate(groups, start=1):
+        rows.append([Paragraph(str(n), st.cell_small), Paragraph(r.clean(g.kind.title), st.cell_small),
+                     Paragraph(", ".join(str(i) for i, _item in g.items), st.cell_small),
+                     Paragraph(str(len(g.hosts)), st.cell_small), Paragraph(r.clean(g.kind.owner), st.cell_small),
+                     Paragraph(r.clean(g.kind.window), st.cell_small)])
+    if len(rows) == 1:
+        rows.append(["", Paragraph("nothing to change", st.cell_small), "", "", "", ""])
+    reach = Table(rows, colWidths=[6 * mm, 44 * mm, 15 * mm, 13 * mm, 28 * mm, 52 * mm], hAlign="LEFT")
+    reach.setStyle(TableStyle(_GRID + [("TOPPADDING", (0, 0), (-1, -1), 0.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 1)]))
+    cost = effort(r.audit, groups)
+    erows = [[Paragraph(f"<b>{h}</b>", st.cell_small) for h in ("Effort", "Count", "Owner")]]
+    erows += [[Paragraph(r.clean(a), st.cell_small), Paragraph(r.clean(b), st.cell_small),
+               Paragraph(r.clean(c), st.cell_small)] for a, b, c in cost.rows()]
+    eff = Table(erows, colWidths=[52 * mm, 20 * mm, 26 * mm], hAlign="LEFT")
+    eff.setStyle(TableStyle(_GRID + [("TOPPADDING", (0, 0), (-1, -1), 0.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 1)]))
+    both = Table([[Paragraph("<b>Risk and reach</b> (what the plan changes, in order)", st.small),
+                   Paragraph("<b>Effort</b>", st.small)], [reach, eff]],
+                 colWidths=[162 * mm, FRAME_WIDTH - 162 * mm], hAlign="LEFT")
+    both.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                              ("TOPPADDING", (0, 0), (-1, -1), 1.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 0)]))
+    return both
+
+
+def _signatures(r: _Report) -> list[Any]:
+    """The board's decision (approve / approve with conditions / reject) and who signs: role, name and date as text
+    fields beside a PDF signature field (``/FT /Sig``) per signer, on page 1."""
+    st = r.st
+    choice = Table([[Paragraph("<b>Decision</b>", st.small)]
+                    + [x for value, words in DECISIONS for x in (_FormField("decision", words, kind="radio",
+                                                                            value=value, height=10),
+                                                                 Paragraph(words, st.small))]],
+                   colWidths=[18 * mm] + [6 * mm, 38 * mm] * len(DECISIONS), hAlign="LEFT")
+    choice.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("LEFTPADDING", (0, 0), (-1, -1), 1),
+                                ("TOPPADDING", (0, 0), (-1, -1), 0), ("BOTTOMPADDING", (0, 0), (-1, -1), 0)]))
+    head = [Paragraph(f"<b>{h}</b>", st.cell_small) for h in ("Role", "Name", "Date", "Signature")]
+    rows: list[list[Any]] = [head]
+    for i in range(1, len(BOARD_ROLES) + 1):
+        rows.append([_FormField(f"board{i}.role", "Role", width=58 * mm, value=BOARD_ROLES[i - 1]),
+                     _FormField(f"board{i}.name", "Name", width=70 * mm),
+                     _FormField(f"board{i}.date", "Date", width=30 * mm),
+                     _FormField(f"board{i}.signature", f"Signature ({BOARD_ROLES[i - 1]})",
+                                width=FRAME_WIDTH - 178 * mm, height=12, kind="sig")])
+    signers = Table(rows, colWidths=[62 * mm, 74 * mm, 34 * mm, FRAME_WIDTH - 170 * mm], hAlign="LEFT")
+    signers.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("TOPPADDING", (0, 0), (-1, -1), 0.5),
+                                 ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5)]))
+    return [KeepTogether([Paragraph("Signed by", st.h2_cover), choice, Spacer(1, 1 * mm), signers])]
+
+
+def _cover(r: _Report) -> list[Any]:
+    """Page 2: the executive summary — the verdict's causes, the scope in numbers, the top remediation actions and
+    the verdict and scorecard per host (or group)."""
+    audit, fonts, st, v = r.audit, r.fonts, r.st, r.verdict
+    summary = summarize(audit, v)
+    story: list[Any] = [Paragraph("Executive summary", st.h1)]
     # causes that are a host's own reason are in the table below; list here only the others (unread inputs)
     causes = [c for c in v.causes if not any(c.startswith(f"{h.host}: ") for h in v.hosts)]
     if causes:
@@ -473,13 +582,6 @@ def _cover(r: _Report) -> list[Any]:
     story.extend(_top_actions(r))
     story.extend(_scorecard(r))
     return story
-
-
-def _scope_fields(r: _Report) -> Table:
-    """The scope a board fills in (fillable): change request, vCenter / cluster (prefilled with the vCenter the
-    audit read), auditor."""
-    return _fields_row("scope", (("change_request", "Change request", 45), ("vcenter", "vCenter / cluster", 85),
-                                 ("auditor", "Auditor", 55)), r.st, values={"vcenter": vcenters(r.audit)})
 
 
 def _top_actions(r: _Report) -> list[Any]:
@@ -553,30 +655,17 @@ def _decision_section(r: _Report) -> list[Any]:
     # a page of its own, unless what the cover left of its page holds it (a scorecard that ran onto a second page
     # leaves it nearly empty)
     story: list[Any] = [CondPageBreak(125 * mm), Spacer(1, 4 * mm)]
-    choice = Table([[_FormField("decision", words, kind="radio", value=value, height=11),
-                     Paragraph(f"<b>{words}</b>", st.body)] for value, words in DECISIONS],
-                   colWidths=[8 * mm, 70 * mm], hAlign="LEFT")
-    choice.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("LEFTPADDING", (0, 0), (-1, -1), 1)]))
     story.append(KeepTogether([
         Paragraph("Board decision", st.h1),
-        Paragraph(f"The board decides on {items}, for the hosts in scope (page 1), on the verdict "
-                  f"{fonts.sym(r.verdict.symbol)} {r.verdict.label}. Tick one decision; write any conditions below. "
-                  "The fields can be filled in and saved in a PDF reader, or printed and filled in by hand.", st.body),
-        Spacer(1, 2 * mm), choice, Spacer(1, 1 * mm),
+        Paragraph(f"The board decides on {items}, for the hosts in scope, on the verdict "
+                  f"{fonts.sym(r.verdict.symbol)} {r.verdict.label}: the decision and the signatures are on page 1 "
+                  "(PDF signature fields a reader can sign). Write any conditions below. The fields can be filled in "
+                  "and saved in a PDF reader, or printed and filled in by hand.", st.body),
+        Spacer(1, 1 * mm),
         Paragraph("<b>Conditions and comments</b>", st.body),
         _FormField("decision.comments", "Conditions and comments", width=FRAME_WIDTH - 4 * mm, height=26 * mm,
                    kind="multiline"),
     ]))
-    head = [Paragraph(f"<b>{h}</b>", st.cell) for h in ("Role", "Name", "Date", "Signature")]
-    rows: list[list[Any]] = [head]
-    for i in range(1, len(BOARD_ROLES) + 1):
-        rows.append([_FormField(f"board{i}.role", "Role", width=62 * mm, value=BOARD_ROLES[i - 1]),
-                     _FormField(f"board{i}.name", "Name", width=72 * mm),
-                     _FormField(f"board{i}.date", "Date", width=32 * mm),
-                     _FormField(f"board{i}.signature", "Signature", width=FRAME_WIDTH - 186 * mm)])
-    signers = Table(rows, colWidths=[66 * mm, 76 * mm, 36 * mm, FRAME_WIDTH - 178 * mm], hAlign="LEFT")
-    signers.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("BOTTOMPADDING", (0, 0), (-1, -1), 4)]))
-    story.append(KeepTogether([Paragraph("Signed by", st.h2), signers]))
     return story
 
 
@@ -1323,7 +1412,8 @@ def build_story(audit: Audit, title: str = DEFAULT_TITLE, fonts: _Fonts | None =
     the order); ``earlier``: per benchmark result its earlier runs (:func:`nicadvisor.services.bench_history.for_audit`);
     ``made_at``: when the report is made (ISO 8601; now when not given)."""
     r = _report(audit, title, fonts or _register_fonts(), made_at)
-    story = _cover(r)
+    story = _decision_page(r)
+    story += _cover(r)
     story += _decision_section(r)
     story += _checks_section(r)
     story += _plan_section(r)
@@ -1387,17 +1477,54 @@ def write_pdf(audit: Audit, path: str | os.PathLike[str], title: str = DEFAULT_T
     story = build_story(audit, title, fonts, earlier)
     footer = f"{TOOL_NAME} {__version__} · NSX pNIC tuning checklist · audit {audit.created_at}"
 
+    signatures: list[tuple[int, float, float, float, float, str, str]] = []
+
     class _Canvas(_NumberedCanvas):
         footer_left = footer if fonts.unicode else footer.encode("cp1252", "replace").decode("cp1252")
         footer_font = fonts.regular
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.signatures = signatures
 
     def _write(tmp: Path) -> None:
         doc = _OutlinedDoc(str(tmp), pagesize=PAGE, leftMargin=MARGIN, rightMargin=MARGIN,
                                 topMargin=MARGIN, bottomMargin=16 * mm, title=title, author=TOOL_NAME,
                                 subject="NSX Geneve overlay pNIC readiness", creator=f"{TOOL_NAME} {__version__}")
         doc.build(story, canvasmaker=_Canvas)
+        _add_signatures(tmp, signatures)
 
     return atomic_write(path, _write)
+
+
+def _add_signatures(path: Path, fields: list[tuple[int, float, float, float, float, str, str]]) -> None:
+    """Add a PDF signature field (``/FT /Sig``, an empty widget a PDF reader offers to sign) at each place a
+    ``sig`` :class:`_FormField` kept: ``(page number, x, y, width, height, name, tooltip)`` in points. reportlab's
+    AcroForm makes text fields, check boxes and radio buttons but no signature field, so pypdf adds them to the
+    written file (rewritten in place)."""
+    if not fields:
+        return
+    from pypdf import PdfWriter
+    from pypdf.generic import (ArrayObject, DictionaryObject, FloatObject, NameObject, NumberObject,
+                               TextStringObject)
+
+    writer = PdfWriter(clone_from=str(path))
+    form = writer._root_object["/AcroForm"].get_object()
+    form_fields = form.setdefault(NameObject("/Fields"), ArrayObject())
+    for page_no, x, y, w, h, name, tooltip in fields:
+        page = writer.pages[page_no - 1]
+        widget = DictionaryObject({
+            NameObject("/Type"): NameObject("/Annot"), NameObject("/Subtype"): NameObject("/Widget"),
+            NameObject("/FT"): NameObject("/Sig"), NameObject("/T"): TextStringObject(name),
+            NameObject("/TU"): TextStringObject(tooltip), NameObject("/F"): NumberObject(4),
+            NameObject("/Rect"): ArrayObject([FloatObject(x), FloatObject(y), FloatObject(x + w), FloatObject(y + h)]),
+            NameObject("/P"): page.indirect_reference,
+        })
+        ref = writer._add_object(widget)
+        page.setdefault(NameObject("/Annots"), ArrayObject()).append(ref)
+        form_fields.append(ref)
+    with open(path, "wb") as fh:
+        writer.write(fh)
 
 
 def write_diff_pdf(diff: Any, path: str | os.PathLike[str], title: str = "NIC Advisor — audit comparison", *,
