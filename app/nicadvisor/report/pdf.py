@@ -80,7 +80,8 @@ from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.checks import checks_run
 from nicadvisor.report.finish import finish_block, missing_lines, missing_overview
 from nicadvisor.report.fleet import (
-    HostGroup, group_label, host_groups, host_title, release_label, row_labeller,
+    HostGroup, compact_names, group_label, grouped_problems, host_groups, host_index, host_title, release_label,
+    row_labeller,
 )
 from nicadvisor.report.glossary import GLOSSARY
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
@@ -88,7 +89,7 @@ from nicadvisor.report.legend import FINISH_HOWTO, PCIE_OUT_OF_BAND, READY_RULE,
 from nicadvisor.report.remediation import (
     NO_COMMAND, STEP_LABELS, TOP_ACTIONS, ReferenceIndex, RemediationItem, Steps, cite_inline, display_source,
     guide_used, info_items, TargetRow, input_roots, matrix_cache, matrix_rows, plan_groups, remediation_plan,
-    scorecard_row,
+    scorecard_row, top_actions,
     shared_message, steps, switch_ports, target_rows,
 )
 from nicadvisor.report.decision import approve_text, effort, in_scope, verdict_lines
@@ -418,6 +419,13 @@ class _Report:
     shown: dict[tuple[str, str, str], int] = field(default_factory=dict)
 
     @property
+    def group_number(self) -> dict[str, int]:
+        """The first host of each group → the group's number (1-based: its page heading and the host index)."""
+        if not hasattr(self, "_group_number"):
+            self._group_number = {g.host.name: n for n, g in enumerate(self.groups, start=1)}
+        return self._group_number
+
+    @property
     def group_of(self) -> dict[str, HostGroup]:
         """Host name → its group."""
         if not hasattr(self, "_group_of"):
@@ -593,7 +601,7 @@ def _top_actions(r: _Report) -> list[Any]:
                                + ("" if r.verdict.status == "ready" else " on what could be read") + ".", st.body))
         return story
     rows = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("#", "Severity", "Action", "Targets", "Hosts")]]
-    for n, item in enumerate(plan[:TOP_ACTIONS], start=1):
+    for n, item in top_actions(plan):
         rows.append([Paragraph(str(n), st.cell),
                      Paragraph(f"{fonts.sym(_SEVERITY_SYMBOL[item.severity])} {SEVERITY_WORD[item.severity]}", st.cell),
                      Paragraph(r.clean(item.title), st.cell), Paragraph(str(len(item.targets)), st.cell),
@@ -959,7 +967,8 @@ def _host_section(r: _Report, group: HostGroup) -> list[Any]:
     read the host pages”), the switch ports and the plan items that concern it."""
     fonts, st = r.fonts, r.st
     host = group.host
-    story: list[Any] = [PageBreak(), Paragraph(r.clean(host_title(group)), st.h1)]
+    number = r.group_number.get(host.name, 0)
+    story: list[Any] = [PageBreak(), Paragraph(f"{number}. " + r.clean(host_title(group)), st.h1)]
     verdict = r.host_verdicts.get(host.name)
     if verdict is not None:
         story.append(_verdict_cell(verdict, fonts, st, who=host.name if group.size == 1 else "each host"))
@@ -986,15 +995,51 @@ def _host_section(r: _Report, group: HostGroup) -> list[Any]:
 
 
 #: Most host names listed under a group (the CSV and JSON list every host).
-GROUP_NAMES_SHOWN = 200
+
+
+#: Columns of the host index (each: host, group, verdict).
+INDEX_COLUMNS = 3
+
+
+def _host_index(r: _Report) -> list[Any]:
+    """Every host with its group (the number of its page) and its verdict, in natural order (-1, -2, …, -10),
+    :data:`INDEX_COLUMNS` hosts a row, so that a reader finds any host of a fleet."""
+    st, fonts = r.st, r.fonts
+    rows_in = host_index(r.groups, r.host_verdicts)
+    story: list[Any] = [PageBreak(), Paragraph("Host index", st.h1),
+                        Paragraph(f"Every host ({len(rows_in)}), its group (the host page numbered so) and its verdict, "
+                                  "in natural order.", st.small), Spacer(1, 1 * mm)]
+    head = []
+    for _ in range(INDEX_COLUMNS):
+        head += [Paragraph(f"<b>{h}</b>", st.cell_small) for h in ("Host", "Group", "Verdict")]
+    data: list[list[Any]] = [head]
+    per = (len(rows_in) + INDEX_COLUMNS - 1) // INDEX_COLUMNS or 1
+    columns = [rows_in[i * per:(i + 1) * per] for i in range(INDEX_COLUMNS)]
+    for k in range(per):
+        line: list[Any] = []
+        for col in columns:
+            if k < len(col):
+                e = col[k]
+                ink = STATUS_INK[VERDICT_STATUS[e.status]].hexval()[2:]
+                line += [Paragraph(r.clean(e.host), st.cell_small), Paragraph(str(e.group), st.cell_small),
+                         Paragraph(f'<font color="#{ink}">{fonts.sym(SYMBOL[e.status])} {e.label}</font>',
+                                   st.cell_small)]
+            else:
+                line += ["", "", ""]
+        data.append(line)
+    width = FRAME_WIDTH / INDEX_COLUMNS
+    table = Table(data, colWidths=[width - 43 * mm, 15 * mm, 28 * mm] * INDEX_COLUMNS, repeatRows=1, hAlign="LEFT")
+    table.setStyle(TableStyle([("TOPPADDING", (0, 0), (-1, -1), 0), ("BOTTOMPADDING", (0, 0), (-1, -1), 0.5),
+                               ("LINEBELOW", (0, 0), (-1, 0), 0.5, colors.HexColor("#888888"))]))
+    story.append(table)
+    return story
 
 
 def _group_members(group: HostGroup, r: _Report) -> list[Any]:
     st = r.st
-    names = list(group.hosts[:GROUP_NAMES_SHOWN])
-    more = f" and {group.size - len(names)} more (every host is in the CSV and JSON)" if group.size > len(names) else ""
-    story: list[Any] = [Paragraph(f"{group.size} hosts whose pNICs, configuration and findings are the same: "
-                                  f"{r.clean(', '.join(names))}{more}.", st.small)]
+    story: list[Any] = [Paragraph(f"{group.size} hosts whose pNICs, configuration and findings are the same (all of "
+                                  f"them; [1–48] is a run of numbers): {r.clean(compact_names(group.hosts))}.",
+                                  st.small)]
     if group.differences:
         rows = [[Paragraph("<b>Host</b>", st.cell), Paragraph(f"<b>What differs from {r.clean(group.host.name)}"
                                                               "</b>", st.cell)]]
@@ -1350,9 +1395,13 @@ def _not_understood_appendix(r: _Report) -> list[Any]:
                            "matrix above.", st.body))
     story.append(Spacer(1, 2 * mm))
     rows: list[list[Any]] = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("Source", "Command", "Message")]]
-    for p in problems:
-        rows.append([Paragraph(r.clean(display_source(p.source, r.roots)), st.mono_cell),
-                     Paragraph(r.clean(p.command or "—"), st.mono_cell), Paragraph(r.clean(p.message), st.cell)])
+    for p in grouped_problems(r.audit, r.groups):  # grouped like the hosts: one row for alike hosts' same file
+        where = r.clean(display_source(p.source, r.roots))
+        if len(p.hosts) > 1:
+            where = (f"{r.clean(p.source.rsplit('/', 1)[-1])} on {len(p.hosts)} hosts of group {p.group}: "
+                     f"{r.clean(compact_names(p.hosts))}")
+        rows.append([Paragraph(where, st.mono_cell), Paragraph(r.clean(p.command or "—"), st.mono_cell),
+                     Paragraph(r.clean(p.message), st.cell)])
     table = Table(rows, colWidths=[85 * mm, 70 * mm, FRAME_WIDTH - 155 * mm], repeatRows=1, hAlign="LEFT")
     table.setStyle(TableStyle(_GRID))
     story.append(table)
@@ -1417,6 +1466,7 @@ def build_story(audit: Audit, title: str = DEFAULT_TITLE, fonts: _Fonts | None =
     story += _decision_section(r)
     story += _checks_section(r)
     story += _plan_section(r)
+    story += _host_index(r)
     for group in r.groups:
         story += _host_section(r, group)
     story += _signoff_table(r)

@@ -79,8 +79,22 @@ def _items(findings: list[Finding]) -> list[RemediationItem]:
 
 
 def remediation_plan(audit: Audit) -> list[RemediationItem]:
-    """The ``error`` and ``warning`` findings grouped by rule: errors first, then the rules with most targets."""
-    return _items([f for f in audit.findings if f.severity is not Severity.INFO])
+    """The ``error`` and ``warning`` findings grouped by rule, in the order the work is done: by the kind of object
+    they change (:data:`nicadvisor.model.changes.KINDS`: hardware, ESXi release, driver/firmware, physical switch
+    ports, VDS/vSwitch, NSX configuration; :func:`plan_groups`), within each errors first, then the rules with most
+    targets."""
+    from nicadvisor.model.changes import kind_of
+
+    return sorted(_items([f for f in audit.findings if f.severity is not Severity.INFO]),
+                  key=lambda i: kind_of(i.findings[0]).order)
+
+
+def top_actions(plan: list[RemediationItem]) -> list[tuple[int, RemediationItem]]:
+    """The :data:`TOP_ACTIONS` most pressing items of ``plan`` with their plan numbers: errors first, then
+    conditional errors, then the rules with most targets."""
+    ranked = sorted(enumerate(plan, start=1), key=lambda p: (
+        p[1].severity.rank, min((f.full_severity or f.severity).rank for f in p[1].findings), -len(p[1].targets)))
+    return ranked[:TOP_ACTIONS]
 
 
 def info_items(audit: Audit) -> list[RemediationItem]:
