@@ -929,16 +929,27 @@ def _evidence_text(row: TargetRow, r: _Report) -> str:
 
 def _plan_section(r: _Report) -> list[Any]:
     story: list[Any] = [PageBreak(), Paragraph("Remediation plan", r.st.h1),
-                        Paragraph("One item per rule, errors first. Each item says why, what to do, the exact change "
-                                  "with the host's own names (or why it is manual), how to verify it and how to roll "
-                                  "it back. Tick an item and each host when done; fill in the owner, change ticket "
-                                  "and due date. Information-only findings are in the appendix.", r.st.body)]
+                        Paragraph("One item per rule, grouped by the object it changes, in the order the work is done "
+                                  "(each group says the hosts it reaches, who owns it and the reboot or window it "
+                                  "needs); errors first within a group. Each item says why, what to do, the exact "
+                                  "change with the host's own names (or why it is manual), how to verify it and how "
+                                  "to roll it back. Tick an item and each host when done; fill in the owner, change "
+                                  "ticket and due date. Information-only findings are in the appendix.", r.st.body)]
     if not r.plan:
         story.append(Paragraph("No error or warning finding: nothing to change on what could be read.", r.st.body))
     else:
         story.append(_assignments(r))
-    for n, item in enumerate(r.plan, start=1):
-        story.extend(_plan_item(n, item, r))
+    for g in plan_groups(r.audit, r.plan):
+        numbers = [n for n, _i in g.items]
+        story.append(KeepTogether([Paragraph(f"Step {g.kind.order}. {r.clean(g.kind.title)}", r.st.h2), Paragraph(
+            f"<b>Reach:</b> {len(g.hosts)} host(s) ({r.clean(_some(g.hosts, 6))}) · <b>owner:</b> "
+            f"{r.clean(g.kind.owner)} · <b>reboot / window:</b> {r.clean(g.kind.window)} · <b>items:</b> "
+            f"{numbers[0]}–{numbers[-1]}" if len(numbers) > 1 else
+            f"<b>Reach:</b> {len(g.hosts)} host(s) ({r.clean(_some(g.hosts, 6))}) · <b>owner:</b> "
+            f"{r.clean(g.kind.owner)} · <b>reboot / window:</b> {r.clean(g.kind.window)} · <b>item:</b> {numbers[0]}",
+            r.st.small)]))
+        for n, item in g.items:
+            story.extend(_plan_item(n, item, r))
     return story
 
 
