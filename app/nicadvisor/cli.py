@@ -73,8 +73,9 @@ def _print_audit(audit, out=None, quiet: bool = False) -> None:
         who = host.name if group.size == 1 else f"{group.size} alike hosts: {names}"
         hv = host_verdicts.get(host.name)
         if quiet:
-            print(f"{n}. {who} ({host.kind or 'unknown kind'}{', ESXi ' + release if release else ''}, "
-                  f"{len(phys)} pNICs): {hv.label + ': ' + hv.reason if hv else '?'}", file=out)
+            print(f"{n}. {who} ({host.kind or 'unknown kind'}{', ESXi release ' + release if release else ''}): "
+                  f"{len(phys)} pNICs{' each' if group.size > 1 else ''}; {hv.label + ': ' + hv.reason if hv else '?'}",
+                  file=out)
             continue
         print(f"{n}. {who} ({host.kind or 'unknown kind'}{', ESXi release ' + release if release else ''}): "
               f"{len(phys)} pNICs" + (f" each (the first, {host.name}, shown)" if group.size > 1 else ""), file=out)
@@ -174,13 +175,13 @@ def cmd_audit(args) -> int:
         return EXIT_INPUT
     request = AuditRequest(demo=args.demo, capture_paths=tuple(args.capture or ()), local=args.local,
                            ask_host_key=ask_host_key_on_terminal, save_captures=args.save_captures,
-                           target_nsx=args.target_nsx, **live)
+                           target_nsx=getattr(args, "target_nsx", None), **live)
     store = None if args.no_history else _open_store()
     if store is not None:
         store = HistoryWriter(store)
     try:
         audit = run_audit(request, progress=None if args.quiet else _stderr_progress, store=store)
-        audit.evidence_max_age_days = args.max_evidence_age
+        audit.evidence_max_age_days = getattr(args, "max_evidence_age", None)
         if args.bench:
             from nicadvisor.cancel import Cancelled
 
@@ -198,7 +199,7 @@ def cmd_audit(args) -> int:
         elif store is not None and audit.history_id is not None:
             print(f"saved as audit #{audit.history_id} in {store.path}", file=sys.stderr)
         written = _export(audit, args, store)  # the reports first: nothing printed below can lose them
-        _print_audit(audit, quiet=args.quiet)
+        _print_audit(audit, quiet=bool(getattr(args, "quiet", False)))
         if not written:
             return EXIT_INPUT
     finally:

@@ -124,18 +124,24 @@ def run_audit(request: AuditRequest, progress: Progress | None = None,
     return audit
 
 
-def evaluate_findings(hosts: list, rules: list | None = None, target_nsx: str | None = None) -> list[Finding]:
+def evaluate_findings(hosts: list, rules: list | None = None) -> list[Finding]:
     """Every finding of an audit of ``hosts``, judged in one pass (:func:`nicadvisor.vcg.judge.judge`: ``rules``,
     default the shipped ones and the user's that load (:func:`audit_rules`), the compatibility context of each host
     derived once, the compatibility database, the imported guide). Raises
-    :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken. With ``target_nsx`` (the NSX version
-    the rollout targets), a host whose ESXi release it does not support per the cited interoperability table gets the
-    error ``esxi-release-unsupported-by-nsx`` (:mod:`nicadvisor.vcg.nsx_interop`)."""
+    :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken."""
     from nicadvisor.vcg.judge import judge
+
+    return judge(hosts, audit_rules([]) if rules is None else rules)
+
+
+def target_findings(audit: Audit) -> list[Finding]:
+    """With a target NSX version (``audit.target_nsx``), the error ``esxi-release-unsupported-by-nsx`` on each host
+    whose ESXi release it does not support per the cited interoperability table (:mod:`nicadvisor.vcg.nsx_interop`);
+    [] without one."""
     from nicadvisor.vcg.nsx_interop import host_support, release_findings
 
-    findings = judge(hosts, audit_rules([]) if rules is None else rules)
-    return findings + release_findings(host_support(hosts, target_nsx), target_nsx)
+    target = getattr(audit, "target_nsx", None)
+    return release_findings(host_support(audit.hosts, target), target) if target else []
 
 
 def audit_rules(problems: list[InputProblem]) -> list:
@@ -157,7 +163,7 @@ def reopen_audit(store: "AuditStore", audit_id: int) -> Audit:
     never READY. Raises :class:`nicadvisor.store.AuditNotFound` for an unknown id."""
     audit = store.load(audit_id)
     if audit.completion != COMPLETE:
-        audit.findings = evaluate_findings(audit.hosts, target_nsx=audit.target_nsx)
+        audit.findings = evaluate_findings(audit.hosts) + target_findings(audit)
     return audit
 
 
@@ -208,6 +214,6 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
         sink.flush()  # hosts held for an NSX join: stored even when cancelled
     check(cancel)
     report(0.9, "Checking rules and the compatibility database")
-    audit.findings = evaluate_findings(audit.hosts, rules, audit.target_nsx)
+    audit.findings = evaluate_findings(audit.hosts, rules) + target_findings(audit)
     phys = sum(1 for h in audit.hosts for p in h.pnics if p.is_physical is not False)  # as every export counts
     report(1.0, f"Audited {len(audit.hosts)} hosts, {phys} pNICs")
