@@ -226,6 +226,7 @@ class WizardState:
     store_problem: str = ""
     store_loading: bool = False
     known_hosts: Any = None
+    target_nsx: str = ""  # the NSX version the rollout targets (Connect page), "" when not given
 
     def live_specs(self) -> list[VcenterSpec | SshSpec | NsxSpec]:
         """Every live target, vCenters first, then SSH hosts, then NSX Managers."""

@@ -203,6 +203,7 @@ class DiscoverPage(TaskPage):
         for spec in state.live_specs() if live else []:
             spec.status = "◷ auditing…"
         audit_fn, store, known_hosts, asker = self.backend.audit, state.store, state.known_hosts, self.asker
+        target = state.target_nsx
         stored_keys: dict[str, str] = {}  # filled on the worker: the SSH host keys known after the audit
         self._stored_keys = stored_keys
 
@@ -211,7 +212,7 @@ class DiscoverPage(TaskPage):
             audit = audit_fn(demo=source is Source.DEMO, capture_paths=paths, local=source is Source.LOCAL,
                              progress=progress, cancel=cancel, vsphere=built.vsphere, ssh=built.ssh, nsx=built.nsx,
                              known_hosts=known_hosts, ask_host_key=asker.bound(cancel) if asker else None,
-                             store=store)
+                             store=store, **({"target_nsx": target} if target else {}))
             if built.problems:
                 audit.inputs_not_understood[:0] = built.problems
                 if store is not None and audit.history_id is not None:
