@@ -193,7 +193,12 @@ def _host_changes(host: Host, errors: list[Any], unfit: dict[str, list[str]] | N
             out.append((("driver", driver, host.name), Change("driver", obj, (host.name,), driver, (f.rule_id,))))
             continue
         title = f.title.split(" — ")[0]
-        out.append(((kind.key, obj or title, host.name, f.rule_id),
+        pnic = host.pnic(obj) if obj else None
+        if kind.key == "hardware" and pnic is not None and pnic.pci_address:  # the ports of one card: one card
+            obj_key = pnic.pci_address.rsplit(".", 1)[0]
+        else:
+            obj_key = obj or title
+        out.append(((kind.key, obj_key, host.name, f.rule_id),
                     Change(kind.key, obj, (host.name,), title, (f.rule_id,))))
     return out
 
