@@ -518,7 +518,7 @@ def _reach_and_effort(r: _Report, groups: list[Any]) -> Table:
                      Paragraph(r.clean(g.kind.window), st.cell_small)])
     if len(rows) == 1:
         rows.append(["", Paragraph("nothing to change", st.cell_small), "", "", "", ""])
-    reach = Table(rows, colWidths=[6 * mm, 44 * mm, 15 * mm, 13 * mm, 28 * mm, 52 * mm], hAlign="LEFT")
+    reach = Table(rows, colWidths=[6 * mm, 43 * mm, 14 * mm, 15 * mm, 28 * mm, 52 * mm], hAlign="LEFT")
     reach.setStyle(TableStyle(_GRID + [("TOPPADDING", (0, 0), (-1, -1), 0.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 1)]))
     cost = effort(r.audit, groups)
     erows = [[Paragraph(f"<b>{h}</b>", st.cell_small) for h in ("Effort", "Count", "Owner")]]
