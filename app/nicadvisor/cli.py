@@ -31,41 +31,80 @@ EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
 
 
-def _print_audit(audit, out=None) -> None:
-    """The audit's summary on ``out`` (default stdout), its inputs not understood on stderr (each name and message
-    escaped on its line by :class:`_TerminalSafe`)."""
-    from nicadvisor.model import Severity
+#: Most causes, findings and inputs not understood the summary prints (all are in the JSON); ``--quiet`` prints fewer.
+CAUSES_SHOWN, FINDINGS_SHOWN, PROBLEMS_SHOWN = 10, 50, 40
+QUIET_SHOWN = 5
+#: Longest list of a group's member names on one summary line (characters; the host index of the PDF/HTML names all).
+NAMES_CHARS = 160
 
+
+def _print_audit(audit, out=None, quiet: bool = False) -> None:
+    """The audit's summary on ``out`` (default stdout), its inputs not understood on stderr (each name and message
+    escaped on its line by :class:`_TerminalSafe`). Alike hosts are reported once per group
+    (:func:`nicadvisor.report.fleet.host_groups`), and inputs not understood once per group and file
+    (:func:`nicadvisor.report.fleet.grouped_problems`). ``quiet``: the verdict, its changes and one line per group
+    only (the per-host detail is in the reports): at most about 60 lines for a fleet of 500 hosts of ten kinds."""
+    from nicadvisor.model import Severity
+    from nicadvisor.model.entities import findings_by_host
     from nicadvisor.model.verdict import coverage_of
+    from nicadvisor.report.decision import verdict_lines
+    from nicadvisor.report.fleet import compact_names, grouped_problems, host_groups
     from nicadvisor.vcg.builds import release_text
 
     out = out or sys.stdout
     verdict = audit.verdict
     print(f"Verdict: {verdict.symbol} {verdict.headline}", file=out)
-    for cause in verdict.causes:
+    shown = QUIET_SHOWN if quiet else CAUSES_SHOWN
+    for cause in verdict.causes[:shown]:
         print(f"  cause: {cause}", file=out)
+    if len(verdict.causes) > shown:
+        print(f"  … and {len(verdict.causes) - shown} more causes (JSON verdict.causes)", file=out)
+    for heading, line in verdict_lines(verdict):
+        print(f"  {heading.lower() or '…'}: {line}" if heading else f"  {line}", file=out)
     print(coverage_of(audit, verdict).text, file=out)
     host_verdicts = {hv.host: hv for hv in verdict.hosts}
-    for host in audit.hosts:
+    by_host = findings_by_host(list(audit.findings))
+    groups = host_groups(audit, by_host, host_verdicts)
+    for n, group in enumerate(groups, start=1):
+        host = group.host
         phys = [p for p in host.pnics if p.is_physical is not False]
         release = release_text(host)
-        print(f"{host.name} ({host.kind or 'unknown kind'}{', ESXi release ' + release if release else ''}): "
-              f"{len(phys)} pNICs", file=out)
+        names = compact_names(group.hosts)
+        if len(names) > NAMES_CHARS:
+            names = names[:NAMES_CHARS].rsplit(", ", 1)[0] + ", … (every host: the reports' host index)"
+        who = host.name if group.size == 1 else f"{group.size} alike hosts: {names}"
+        hv = host_verdicts.get(host.name)
+        if quiet:
+            print(f"{n}. {who} ({host.kind or 'unknown kind'}{', ESXi release ' + release if release else ''}): "
+                  f"{len(phys)} pNICs{' each' if group.size > 1 else ''}; {hv.label + ': ' + hv.reason if hv else '?'}",
+                  file=out)
+            continue
+        print(f"{n}. {who} ({host.kind or 'unknown kind'}{', ESXi release ' + release if release else ''}): "
+              f"{len(phys)} pNICs" + (f" each (the first, {host.name}, shown)" if group.size > 1 else ""), file=out)
         for p in phys:
             speed = f"{p.link_speed_mbps / 1000:g} Gbit/s" if p.link_speed_mbps else ("link down" if p.link_up is False else "speed unknown")
             ids = ":".join(x or "????" for x in (p.vid, p.did, p.svid, p.ssid))
             print(f"  {p.name:<10} {p.driver or '?':<12} {speed:<14} MTU {p.mtu or '?':<5} PCI {ids}", file=out)
-        _print_finish(host_verdicts.get(host.name), out)
+        _print_finish(hv, out)
         _print_not_run(host, out)
         _print_not_on_host(phys, out)
     _print_attestations(audit, out)
     counts = {s: sum(1 for f in audit.findings if f.severity is s) for s in Severity}
     print(f"Findings: {counts[Severity.ERROR]} error, {counts[Severity.WARNING]} warning, {counts[Severity.INFO]} info", file=out)
-    for f in audit.findings:
-        if f.severity is not Severity.INFO:
+    if not quiet:
+        listed = sorted((f for f in audit.findings if f.severity is not Severity.INFO), key=lambda f: f.severity.rank)
+        for f in listed[:FINDINGS_SHOWN]:
             print(f"  [{f.severity.value}] {f.target}: {f.title}", file=out)
-    for p in audit.inputs_not_understood:
-        print(f"input {p.source}: {p.message}", file=sys.stderr)
+        if len(listed) > FINDINGS_SHOWN:
+            print(f"  … and {len(listed) - FINDINGS_SHOWN} more (JSON findings; the plan groups them by rule)", file=out)
+    problems = grouped_problems(audit, groups)
+    limit = QUIET_SHOWN if quiet else PROBLEMS_SHOWN
+    for p in problems[:limit]:
+        where = p.source if len(p.hosts) <= 1 else (
+            f"{p.source.rsplit('/', 1)[-1]} on {len(p.hosts)} hosts of group {p.group} ({compact_names(p.hosts)[:NAMES_CHARS]})")
+        print(f"input {where}: {p.message}", file=sys.stderr)
+    if len(problems) > limit:
+        print(f"… and {len(problems) - limit} more inputs not understood (JSON inputs_not_understood)", file=sys.stderr)
 
 
 def _print_not_on_host(pnics, out) -> None:
@@ -173,12 +212,14 @@ def cmd_audit(args) -> int:
         return EXIT_INPUT
     live["attestations"] = attested  # what people checked by hand, with the live targets' BMCs
     request = AuditRequest(demo=args.demo, capture_paths=tuple(args.capture or ()), local=args.local,
-                           ask_host_key=ask_host_key_on_terminal, save_captures=args.save_captures, **live)
+                           ask_host_key=ask_host_key_on_terminal, save_captures=args.save_captures,
+                           target_nsx=getattr(args, "target_nsx", None), **live)
     store = None if args.no_history else _open_store()
     if store is not None:
         store = HistoryWriter(store)
     try:
         audit = run_audit(request, progress=None if args.quiet else _stderr_progress, store=store)
+        audit.evidence_max_age_days = getattr(args, "max_evidence_age", None)
         if args.bench:
             from nicadvisor.cancel import Cancelled
 
@@ -196,7 +237,7 @@ def cmd_audit(args) -> int:
         elif store is not None and audit.history_id is not None:
             print(f"saved as audit #{audit.history_id} in {store.path}", file=sys.stderr)
         written = _export(audit, args, store)  # the reports first: nothing printed below can lose them
-        _print_audit(audit)
+        _print_audit(audit, quiet=bool(getattr(args, "quiet", False)))
         if not written:
             return EXIT_INPUT
     finally:
@@ -274,6 +315,16 @@ def cmd_history(args) -> int:
         return EXIT_INPUT
     finally:
         store.close()
+
+
+def _nsx_version(text: str) -> str:
+    """argparse type of ``--target-nsx``: an NSX version (``4.2``)."""
+    from nicadvisor.vcg.nsx_interop import valid_nsx_version
+
+    try:
+        return valid_nsx_version(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _history_id(text: str) -> int | str:
@@ -944,8 +995,13 @@ def build_parser() -> argparse.ArgumentParser:
     for name in ("json", "pdf", "csv", "html"):
         a.add_argument(f"--{name}", type=Path, metavar="FILE", help=f"write the {name.upper()} report")
     a.add_argument("--bench", action="store_true", help="also run the quick benchmark on loopback")
-    a.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    a.add_argument("--quiet", action="store_true",
+                   help="no progress lines; print the verdict and one line per group of alike hosts (details: the reports)")
     a.add_argument("--no-history", action="store_true", help="do not save the audit in the audit history")
+    a.add_argument("--target-nsx", metavar="VERSION", type=_nsx_version,
+                   help="the NSX version the rollout targets (4.2): each host's ESXi release is checked against it")
+    a.add_argument("--max-evidence-age", type=int, metavar="DAYS", default=None,
+                   help="flag evidence captured more than DAYS before the audit (default 365)")
     _bench_args(a)
     from nicadvisor.cli_live import add_arguments
 

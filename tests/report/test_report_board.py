@@ -63,10 +63,11 @@ def test_the_board_decides_on_the_document_and_signs_with_role_name_and_date(pdf
     assert decision["/FT"] == "/Btn" and set(decision["/_States_"]) >= {"/approve", "/approve_with_conditions", "/reject"}
     assert fields["decision.comments"]["/FT"] == "/Tx" and int(fields["decision.comments"]["/Ff"]) & 4096  # multiline
     for i in (1, 2, 3):
-        for key in ("role", "name", "date", "signature"):
+        for key in ("role", "name", "date"):
             assert fields[f"board{i}.{key}"]["/FT"] == "/Tx"
+        assert fields[f"board{i}.signature"]["/FT"] == "/Sig"  # a signature field (issue 25 §1)
     assert fields["board1.role"]["/V"] == "Change manager"
-    for key in ("change_request", "vcenter", "auditor"):  # scope fields on the cover
+    for key in ("change_request", "target_nsx", "vcenter", "auditor"):  # scope fields on the cover
         assert fields[f"scope.{key}"]["/FT"] == "/Tx"
     flat = _flat(layout)
     assert "Board decision" in flat and "Approve with conditions" in flat and "Reject" in flat
@@ -75,7 +76,8 @@ def test_the_board_decides_on_the_document_and_signs_with_role_name_and_date(pdf
 def test_the_cover_says_when_the_inputs_were_captured_and_the_report_made(pdf, demo):
     first = _flat(PdfReader(str(pdf)).pages[0].extract_text())
     assert f"audit run {demo.created_at}" in first and "report made 20" in first
-    assert "Inputs captured: capture files (32): they state no capture time; their file dates:" in first
+    # what the captures' own headers say (issue 25 §1), never the checkout's file dates
+    assert "Inputs captured: capture files (32): 16 dated by their # source: line (published) 2017-09" in first
     for label in ("Change request", "vCenter / cluster", "Auditor"):
         assert label in first
 
@@ -100,8 +102,8 @@ def test_no_heading_is_left_alone_at_the_foot_of_a_page(pdf):
         body = [ln for ln in lines if not re.search(r"page \d+ of \d+$", ln) and not ln.startswith("NIC Advisor 0.")]
         assert not body or body[-1] not in headings, (n, body[-1])
     # and each block of fields is on the page of its heading
-    for heading, names in (("Board decision", {"decision", "decision.comments"}),
-                           ("Signed by", {"board1.role", "board3.signature"}),
+    for heading, names in (("Board decision", {"decision.comments"}),
+                           ("Signed by", {"decision", "board1.role", "board3.signature"}),
                            ("Sign-off of the work per host", {"signoff1.name", "signoff10.date"})):
         page = next(p for p in reader.pages if heading in p.extract_text())
         fields = {a.get_object().get("/T") or a.get_object().get("/Parent", {}).get("/T")

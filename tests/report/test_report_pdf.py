@@ -42,14 +42,16 @@ def test_pdf_holds_summary_plan_hosts_benchmarks_and_appendix(audit, pdf):
     assert sorted(p.name for p in pdf.parent.iterdir()) == ["checklist.pdf"]  # no temporary file left
     reader = PdfReader(str(pdf))
     assert reader.metadata.title == DEFAULT_TITLE
-    # page 1: the executive summary
-    first = _flat(pages[0])
-    assert DEFAULT_TITLE in first and "Executive summary" in first
-    assert "NOT READY" in first and "1 error finding on 1 host to fix first" in first
-    assert "2026-11-21T10:00:00+00:00" in first
+    # page 1: the decision (issue 25 §1); page 2: the executive summary
+    decision = _flat(pages[0])
+    assert DEFAULT_TITLE in decision and "Readiness decision" in decision
+    assert "NOT READY" in decision and "1 configuration change before the rollout" in decision
+    assert "2026-11-21T10:00:00+00:00" in decision
+    first = _flat(pages[1])
+    assert "Executive summary" in first
     assert "Scope: 2 host(s)" in first and "Inputs (8)" in first
     assert "Verdict and scorecard per host" in first and "Top remediation actions" in first
-    assert "esxi-a ESXi 8.0 U2 ✖ NOT READY 1 error finding (vmnic2)" in first  # the host row names its release
+    assert "esxi-a ESXi 8.0 U2 ✖ NOT READY 1 configuration change" in first  # the host row names its release
     for host in ("esxi-a", "lnx-1"):
         assert f"Host {host}" in text
     # capability matrix: every column title, every physical pNIC, symbol AND word in cells
@@ -61,7 +63,8 @@ def test_pdf_holds_summary_plan_hosts_benchmarks_and_appendix(audit, pdf):
     for cell in ("✔ pass", "▲ warn", "✖ fail", "? unknown"):
         assert cell in text
     # the remediation plan: one item per rule (errors first), information-only findings in the appendix only
-    assert "1. ✖ ERROR — pNIC MTU below the Geneve minimum (1 target(s) on 1 host; rule MTU-PNIC-001)" in text
+    assert re.search(r"\d\. ✖ ERROR — pNIC MTU below the Geneve minimum \(1 target\(s\) on 1 host; rule MTU-PNIC-001\)",
+                     text)
     plan = text[text.index("Remediation plan"):text.index("Host esxi-a")]
     assert "Geneve offload active" not in plan and "No vSphere inventory" not in plan
     info = text[text.index("Appendix: information only"):]
@@ -107,8 +110,9 @@ def test_pdf_form_fields_and_bookmarks_read_back(audit, pdf):
     assert fields["item1.done"]["/FT"] == "/Btn" and fields["item1.owner"]["/FT"] == "/Tx"
     titles = [o.title for o in reader.outline if not isinstance(o, list)]
     assert titles[0] == DEFAULT_TITLE
-    assert {"Remediation plan", "Host esxi-a · ESXi 8.0 U2 (8.0.2, build 22380479)", "Host lnx-1 · Linux", "Benchmarks",
-            "Appendix: inputs read"} <= set(titles)
+    assert {"Remediation plan", "Host index", "Benchmarks", "Appendix: inputs read"} <= set(titles)
+    assert {"Host esxi-a · ESXi 8.0 U2 (8.0.2, build 22380479)", "Host lnx-1 · Linux"} <= {
+        t.split(". ", 1)[1] for t in titles if re.match(r"\d+\. Host", t)}  # numbered: the host index names them
 
 
 def test_pdf_text_is_at_least_8_points(pdf):
@@ -203,25 +207,25 @@ def test_pdf_wraps_long_evidence_and_many_rows(tmp_path):
 
 def test_pdf_falls_back_to_builtin_fonts_with_ascii_symbols(audit, tmp_path):
     text, _ = _text(write_pdf(audit, tmp_path / "fb.pdf", font_dir=tmp_path / "no-fonts"))
-    assert "1. X ERROR — pNIC MTU below the Geneve minimum" in text
+    assert re.search(r"\d\. X ERROR — pNIC MTU below the Geneve minimum", text)
     assert "OK pass" in text and "! warn" in text and "X fail" in text
     assert "56 µs" in text  # µ is in WinAnsi
     assert "pNIC MTU below the Geneve minimum" in text
 
 
 def test_demo_lab_summary_fits_page_one_and_the_plan_groups_by_rule(tmp_path):
-    from nicadvisor.report.remediation import remediation_plan
+    from nicadvisor.report.remediation import remediation_plan, top_actions
     from nicadvisor.services.audit import AuditRequest, run_audit
 
     audit = run_audit(AuditRequest(demo=True))
     _text_all, pages = _text(write_pdf(audit, tmp_path / "demo.pdf"))
-    first = _flat(pages[0])
+    first = _flat(pages[1])  # page 1 is the decision; the executive summary follows on page 2
     plan = remediation_plan(audit)
     assert "Verdict and scorecard per host" in first and "Top remediation actions" in first
     for host in audit.hosts:
         assert host.name in first
-    for item in plan[:5]:
-        assert _flat(item.title) in first  # the top actions are on page 1, not spilled over
+    for _n, item in top_actions(plan):
+        assert _flat(item.title) in first  # the top actions are on the summary page, not spilled over
     # the MTU fix is one item for all its targets, not one per pNIC
     mtu = [i for i in plan if i.rule_id == "pnic-mtu-below-1600"]
     assert len(mtu) == 1 and len(mtu[0].targets) == sum(

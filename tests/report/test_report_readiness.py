@@ -137,7 +137,8 @@ def test_the_finish_block_survives_the_grouping_of_alike_hosts(demo, tmp_path):
     page = page[:page.index("Plan items for")]
     assert "Decisive checks not made on each of these 3 hosts" in page
     assert "Finish this audit (the same commands on each host of the group)" in page
-    assert "3 hosts whose pNICs, configuration and findings are the same: " + ", ".join(group) in page
+    assert ("3 hosts whose pNICs, configuration and findings are the same (all of them; [1–48] is a run of numbers): "
+            + ", ".join(group)) in page
     # the cover counts the hosts that lack each check, however many there are; it lists no host
     cover = text[:text.index("Scope:")]
     assert "ESXi release (with its update) on 24 hosts" in cover and "lab01-esxi-hpe-connectx5" not in cover
@@ -161,7 +162,7 @@ def test_the_cover_says_what_was_decided_and_what_was_not_before_anything_about_
 
     from nicadvisor.model.verdict import coverage_of
 
-    first = _flat(PdfReader(str(pdf)).pages[0].extract_text())
+    first = _flat(PdfReader(str(pdf)).pages[1].extract_text())  # page 1 is the decision, then the summary
     coverage = coverage_of(demo, demo.verdict).text  # decided cells per column, hosts rated
     assert coverage.startswith("Decided cells: Link ") and coverage.endswith("hosts rated: 5 of 10")
     assert coverage in first and first.index(coverage) < first.index("Scope:") < first.index("Verdict and scorecard")

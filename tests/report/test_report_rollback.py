@@ -37,9 +37,13 @@ def test_plan_pdf_html_and_csv_show_rollback_and_conditional(tmp_path):
     plan = remediation_plan(audit)
     mtu = next(i for i in plan if i.rule_id == "pnic-mtu-below-1600")
     assert mtu.conditional and "esxcli network vswitch standard set -v <switch name> -m 1500" in mtu.rollback
-    # a conditional error ranks right after the real errors, before plain warnings
-    ranks = [(i.severity.rank, min((f.full_severity or f.severity).rank for f in i.findings)) for i in plan]
-    assert ranks == sorted(ranks)
+    # within each group of the plan (issue 25 §2), a conditional error ranks right after the real errors, before
+    # plain warnings
+    from nicadvisor.report.remediation import plan_groups
+
+    for group in plan_groups(audit, plan):
+        ranks = [(i.severity.rank, min((f.full_severity or f.severity).rank for f in i.findings)) for _n, i in group.items]
+        assert ranks == sorted(ranks)
 
     pdf = write_pdf(audit, tmp_path / "a.pdf")
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout

@@ -40,7 +40,7 @@ def _write_v1_file(path, audit) -> int:
 
 
 def test_schema_is_at_the_last_migration():
-    assert SCHEMA_VERSION == MIGRATIONS[-1].version == 3
+    assert SCHEMA_VERSION == MIGRATIONS[-1].version == 4
     assert [m.version for m in MIGRATIONS] == list(range(1, len(MIGRATIONS) + 1))
 
 

@@ -155,7 +155,7 @@ def test_a_host_with_only_a_listing_and_its_release_is_never_ready(tmp_path):
 
 
 def test_demo_lab_ready_only_when_decided_and_every_other_host_lists_what_it_lacks(tmp_path, capsys):
-    code = main(["audit", "--demo", "--quiet", "--no-history", "--json", str(tmp_path / "a.json"),
+    code = main(["audit", "--demo", "--no-history", "--json", str(tmp_path / "a.json"),  # the full summary
                  "--pdf", str(tmp_path / "a.pdf"), "--html", str(tmp_path / "a.html")])
     out = capsys.readouterr().out
     doc = json.loads((tmp_path / "a.json").read_text())
@@ -186,7 +186,7 @@ def test_demo_lab_ready_only_when_decided_and_every_other_host_lists_what_it_lac
     # the PDF: the missing checks on page 1, before anything else about the hosts; the commands on each host page;
     # the table of decisive checks as the legend
     pages = [p.extract_text() for p in PdfReader(tmp_path / "a.pdf").pages]
-    first = pages[0]
+    first = pages[1]  # page 1 is the decision (issue 25 §1), the executive summary follows
     assert "Decisive checks not made" in first and first.index("Decisive checks not made") < first.index("Scope:")
     text = " ".join(pages)
     # each check's document by its title in the reference list, never by its internal file name (issue 19 §1)

@@ -62,7 +62,7 @@ def test_no_fit_candidate_is_not_ready_whatever_the_host_and_switch_names(weird)
     (unfit,) = overlay_fit_findings([h], findings)  # the judgement's error: NOT READY comes from an error finding
     assert unfit.host == weird and unfit.severity is Severity.ERROR and "vmnic0" in unfit.message
     v = host_verdict(h, findings + [unfit])
-    assert v.status == NOT_READY and v.reason == "1 error finding (No pNIC fit for the overlay)"
+    assert v.status == NOT_READY and v.reason == f"1 configuration change before the rollout (MTU 1500 → ≥ 1600 on {weird}/vSwitch0)"
 
 
 def test_an_error_on_a_host_whose_name_holds_a_slash_names_its_object():
@@ -70,7 +70,8 @@ def test_an_error_on_a_host_whose_name_holds_a_slash_names_its_object():
     h.name = "rack1/esx01"
     findings = evaluate(load_rules(), [h])
     v = host_verdict(h, findings)
-    assert v.status == NOT_READY and "vmnic0" in v.reason and "esx01/vmnic0" not in v.reason
+    assert v.status == NOT_READY and v.reason.endswith("on vds)") and "esx01/vds" not in v.reason
+    assert [c.target for c in v.changes] == ["vds"]  # the pNIC MTU and its switch MTU: one setting
 
 
 def test_a_finding_stored_before_the_object_field_gets_it_from_its_target():

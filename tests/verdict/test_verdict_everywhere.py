@@ -89,12 +89,13 @@ def test_an_input_that_yields_no_host_keeps_the_rest_from_being_ready(tmp_path, 
 
 def test_errors_stay_not_ready_and_name_the_unread_input(tmp_path, capsys):
     bad = demo_lab_dir() / "esxi-hpe-connectx5"
-    code = main(["audit", "--quiet", "--no-history", "--capture", str(bad), str(tmp_path / "gone")])
+    code = main(["audit", "--no-history", "--capture", str(bad), str(tmp_path / "gone")])  # the full summary
     out = capsys.readouterr().out
     assert code == 1
     # no TEP yet: both pNICs would fail the Geneve MTU if they carried the overlay, so no pNIC is fit for it: an
     # error finding, as every NOT READY
-    assert "NOT READY: 1 error finding on 1 host to fix first; 1 input could not be read" in out
+    assert ("NOT READY: 1 configuration change before the rollout (MTU 1500 → ≥ 1600 on esxi-hpe-connectx5); "
+            "1 input could not be read") in out
     assert "[error] esxi-hpe-connectx5: No pNIC fit for the overlay" in out
 
 

@@ -73,12 +73,14 @@ class Backend:
 def _real_audit(demo: bool, capture_paths: tuple[str, ...], local: bool, progress: ProgressFn,
                 cancel: threading.Event, vsphere: tuple = (), ssh: tuple = (), nsx: tuple = (),
                 known_hosts: Any = None, ask_host_key: Callable[[str, int, str, str], bool] | None = None,
-                store: Any = None, redfish: tuple = (), attestations: tuple = ()) -> Any:
+                store: Any = None, redfish: tuple = (), attestations: tuple = (),
+                target_nsx: str | None = None) -> Any:
     from nicadvisor.services.audit import AuditRequest, run_audit
 
     request = AuditRequest(demo=demo, capture_paths=tuple(capture_paths), local=local, vsphere=tuple(vsphere),
                            ssh=tuple(ssh), nsx=tuple(nsx), known_hosts=known_hosts, ask_host_key=ask_host_key,
-                           redfish=tuple(redfish), attestations=tuple(attestations))
+                           redfish=tuple(redfish), attestations=tuple(attestations),
+                           target_nsx=target_nsx)
     return run_audit(request, progress=progress, cancel=cancel, store=store)
 
 

@@ -231,6 +231,7 @@ class WizardState:
     bmcs: list[Any] = field(default_factory=list)
     attestations_file: str = ""
     attestations_edits: int = 0
+    target_nsx: str = ""  # the NSX version the rollout targets (Connect page), "" when not given
 
     def live_specs(self) -> list[VcenterSpec | SshSpec | NsxSpec]:
         """Every live target, vCenters first, then SSH hosts, then NSX Managers."""

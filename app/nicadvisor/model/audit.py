@@ -31,6 +31,11 @@ class Audit:
     history_id: int | None = field(default=None, compare=False)  # row id in the audit history store
     completion: str = "complete"
     hosts_expected: int | None = None
+    #: The NSX version the rollout targets (``"4.2"``), a scope field given with ``--target-nsx``; None when not given.
+    target_nsx: str | None = None
+    #: Evidence captured more than this many days before the audit is flagged in the reports (None: the default of
+    #: :data:`nicadvisor.report.scope.MAX_EVIDENCE_AGE_DAYS`); ``--max-evidence-age``, not kept in the history.
+    evidence_max_age_days: int | None = field(default=None, compare=False)
     created_at: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
     #: what people checked by hand and what became of it (nicadvisor.model.attestations.AttestationOutcome), in the
     #: order given; empty for an audit reopened from the history (its attested facts and findings are kept there)

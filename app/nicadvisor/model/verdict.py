@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from nicadvisor.model.changes import Change, changes_of, changes_sentence
 from nicadvisor.model.entities import Host, Severity, findings_by_host
 from nicadvisor.model.readiness import (DECISIVE_CHECKS, ColumnShare, MissingCheck, commands_for, decided_shares,
                                          finish_commands, overlay_fitness, readiness, unfit_overlay)
@@ -60,7 +61,8 @@ class HostVerdict:
     ``missing``: the decisive checks not made on it (:class:`nicadvisor.model.readiness.MissingCheck`, also on a
     NOT READY host: what else is unknown); ``finish``: "Finish this audit", the exact read-only commands still
     needed, each once (a line starting with ``#`` says what no read-only command reads); ``checks``: (decided,
-    applicable) decisive checks."""
+    applicable) decisive checks; ``changes``: what its error findings ask to change, each setting once
+    (:class:`nicadvisor.model.changes.Change`: configuration the rollout sets apart from what blocks it)."""
 
     host: str
     status: str
@@ -68,6 +70,7 @@ class HostVerdict:
     missing: tuple[MissingCheck, ...] = ()
     finish: tuple[str, ...] = ()
     checks: tuple[int, int] = (0, 0)
+    changes: tuple[Change, ...] = ()
 
     @property
     def label(self) -> str:
@@ -76,10 +79,11 @@ class HostVerdict:
 
     def to_dict(self) -> dict[str, Any]:
         """``{"host", "status", "label", "reason", "missing": [MissingCheck.to_dict()], "finish": [command],
-        "checks_made", "checks_applicable"}`` as in the JSON report."""
+        "checks_made", "checks_applicable", "changes": [Change.to_dict()]}`` as in the JSON report."""
         return {"host": self.host, "status": self.status, "label": self.label, "reason": self.reason,
                 "missing": [m.to_dict() for m in self.missing], "finish": list(self.finish),
-                "checks_made": self.checks[0], "checks_applicable": self.checks[1]}
+                "checks_made": self.checks[0], "checks_applicable": self.checks[1],
+                "changes": [c.to_dict() for c in self.changes]}
 
 
 @dataclass(frozen=True)
@@ -92,12 +96,25 @@ class Verdict:
         causes: what kept the audit from being rated, most important first (inputs that yielded nothing with
             their messages, hosts that could not be rated); empty when READY or NOT READY on a complete audit.
         hosts: one :class:`HostVerdict` per host, in audit order.
+        changes: what the error findings ask to change, each setting once (a VDS once for all its member hosts):
+            the configuration the rollout itself sets first, then what blocks it (:mod:`nicadvisor.model.changes`).
     """
 
     status: str
     reason: str
     causes: tuple[str, ...] = ()
     hosts: tuple[HostVerdict, ...] = ()
+    changes: tuple[Change, ...] = ()
+
+    @property
+    def blockers(self) -> tuple[Change, ...]:
+        """The changes that block the rollout (hardware, ESXi release, driver/firmware, physical network)."""
+        return tuple(c for c in self.changes if not c.configuration)
+
+    @property
+    def configuration(self) -> tuple[Change, ...]:
+        """The changes the rollout itself sets (VDS/vSwitch MTU, TEP MTU, uplink profile)."""
+        return tuple(c for c in self.changes if c.configuration)
 
     @property
     def label(self) -> str:
@@ -125,9 +142,10 @@ class Verdict:
         return self.status == READY
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"status", "label", "reason", "causes", "hosts": [HostVerdict.to_dict()]}`` as in the JSON report."""
+        """``{"status", "label", "reason", "causes", "hosts": [HostVerdict.to_dict()], "changes":
+        [Change.to_dict()]}`` as in the JSON report."""
         return {"status": self.status, "label": self.label, "reason": self.reason, "causes": list(self.causes),
-                "hosts": [h.to_dict() for h in self.hosts]}
+                "hosts": [h.to_dict() for h in self.hosts], "changes": [c.to_dict() for c in self.changes]}
 
 
 def _plural(n: int, word: str) -> str:
@@ -171,10 +189,10 @@ def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
     extra = dict(missing=missing, finish=finish_commands(missing, listing),
                  checks=(ready.made, ready.applicable) if ready is not None else (0, 0))
     errors = [f for f in mine if f.severity is Severity.ERROR]
-    if errors:
-        targets = list(dict.fromkeys(f.obj or f.title for f in errors))  # a host-level error by what it says
-        return HostVerdict(host.name, NOT_READY, f"{_plural(len(errors), 'error finding')} ({_names(targets)})",
-                           **extra)
+    if errors:  # each setting once, the configuration the rollout sets apart from what blocks it
+        changes = tuple(changes_of([host], lambda _h: mine, unfit_overlay))
+        return HostVerdict(host.name, NOT_READY, changes_sentence(list(changes), one_host=True), **extra,
+                           changes=changes)
     if not phys:
         return HostVerdict(host.name, NOT_RATED, f"no physical NIC was read on this host (run {_listing(host)})",
                            **extra)
@@ -423,13 +441,15 @@ def verdict_of(audit: Audit) -> Verdict:
     unrated = [h for h in hosts if h.status == NOT_RATED]
     causes += [f"{h.host}: {h.reason}" for h in unrated]
     if errors:
-        on = len({f.host for f in errors})
-        reason = f"{_plural(len(errors), 'error finding')} on {_plural(on, 'host')} to fix first"
+        by_name = {h.name: h for h in audit.hosts}
+        changes = tuple(changes_of([by_name[h.host] for h in hosts if h.status == NOT_READY and h.host in by_name],
+                                   lambda h: of_host.get(h.name, []), unfit_overlay))
+        reason = changes_sentence(list(changes)) or f"{_plural(len(errors), 'error finding')}"
         if failed:
             reason += f"; {_plural(len(failed), 'input')} could not be read"
         if unrated:
             reason += f"; {_plural(len(unrated), 'host')} could not be rated"
-        return Verdict(NOT_READY, reason, tuple(causes), hosts)
+        return Verdict(NOT_READY, reason, tuple(causes), hosts, changes)
     if failed:
         what = [f"{len(top)} of {len(audit.inputs)} inputs"] if top else []
         what += [_plural(len(parts), "part") + " of the inputs"] if parts else []

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from nicadvisor.model.audit import Audit
+from nicadvisor.model.changes import KIND
 from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix, switch_port_cell
 from nicadvisor.model.capabilities import origin_of
 from nicadvisor.model.entities import Finding, PhysicalNic, findings_by_host
@@ -140,13 +141,18 @@ VERDICT_COLUMNS = ("scope", "host", "status", "label", "reason", "finish")
 def verdict_rows(audit: Audit) -> list[dict[str, str]]:
     """The one verdict (:func:`nicadvisor.model.verdict.verdict_of`, as every view shows it): a first row with
     ``scope`` ``audit`` (its ``reason`` followed by its causes, one per line), then one row per host (``scope``
-    ``host``, its ``finish``: the "Finish this audit" commands still needed, one per line). A spreadsheet of an audit
-    that read nothing says NOT RATED and why, never an empty list."""
+    ``host``, its ``finish``: the "Finish this audit" commands still needed, one per line), then one row per change the
+    verdict counts (:attr:`nicadvisor.model.verdict.Verdict.changes`: ``scope`` ``configuration`` for what the rollout
+    sets, ``blocker`` for the rest; ``host`` the hosts it touches, ``status`` its kind, ``label`` its noun, ``reason``
+    what and where). A spreadsheet of an audit that read nothing says NOT RATED and why, never an empty list."""
     v = audit.verdict
     reason = "\n".join([v.reason, *v.causes])
     rows = [{"scope": "audit", "host": "", "status": v.status, "label": v.label, "reason": _safe(reason), "finish": ""}]
     rows += [{"scope": "host", "host": _safe(h.host), "status": h.status, "label": h.label, "reason": _safe(h.reason),
               "finish": _safe("\n".join(h.finish))} for h in v.hosts]
+    rows += [{"scope": "configuration" if c.configuration else "blocker", "host": _safe(", ".join(c.hosts)),
+              "status": c.kind, "label": KIND[c.kind].noun,
+              "reason": _safe(c.what + (f" on {c.target}" if c.target else "")), "finish": ""} for c in v.changes]
     return rows
 
 

@@ -12,8 +12,9 @@ which keep one row per host. Pure.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix
 from nicadvisor.model.audit import Audit
@@ -178,3 +179,105 @@ def host_title(group: HostGroup) -> str:
     who = f"Host {host.name}" if group.size == 1 else f"Hosts {host.name} and {group.size - 1} alike"
     what = kind_and_release(host)
     return f"{who} · {what}" if what else who
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(name: str) -> tuple:
+    """Sort key that orders numbers by value: ``esx-2`` before ``esx-10`` (text order put ``-1, -10, -100`` first)."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part.lower()) for part in _DIGITS.split(name) if part)
+
+
+def compact_names(names: Iterable[str]) -> str:
+    """Every name, in natural order, with runs of consecutive numbers that share the rest of the name written once:
+    ``"esx-[1–48], esx-50, lab-a"`` (every member listed, none left out as "and N more"; the host index names each
+    host in full)."""
+    runs: list[list[Any]] = []  # [prefix, first, last, suffix, width]
+    for name in sorted(dict.fromkeys(names), key=natural_key):
+        m = re.match(r"^(.*?)(\d+)(\D*)$", name)
+        if m is None or m.group(2).startswith("0"):  # no number, or one with leading zeros: written as it is
+            runs.append([name, None, None, "", 0])
+            continue
+        prefix, number, suffix = m.group(1), int(m.group(2)), m.group(3)
+        last = runs[-1] if runs else None
+        if (last is not None and last[1] is not None and last[0] == prefix and last[3] == suffix
+                and last[2] + 1 == number):
+            last[2] = number
+        else:
+            runs.append([prefix, number, number, suffix, len(m.group(2))])
+    out = []
+    for prefix, first, last, suffix, _w in runs:
+        if first is None:
+            out.append(prefix)
+        elif first == last:
+            out.append(f"{prefix}{first}{suffix}")
+        else:
+            out.append(f"{prefix}[{first}–{last}]{suffix}")
+    return ", ".join(out)
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    """One host of the host index: its ``host`` name, the number of its ``group`` (1-based, as its page is titled),
+    its verdict ``status`` and ``label``, and its system and ``release``."""
+
+    host: str
+    group: int
+    status: str
+    label: str
+    release: str
+
+
+def host_index(groups: list[HostGroup], verdicts: dict[str, Any]) -> list[IndexRow]:
+    """Every host with its group and verdict, in natural order (:func:`natural_key`): a reader finds any host of a
+    fleet here, then its group's page."""
+    rows = []
+    for n, g in enumerate(groups, start=1):
+        for name in g.hosts:
+            hv = verdicts.get(name)
+            rows.append(IndexRow(name, n, hv.status if hv else "not_rated", hv.label if hv else "NOT RATED",
+                                 release_label(g.host)))
+    return sorted(rows, key=lambda r: natural_key(r.host))
+
+
+@dataclass(frozen=True)
+class GroupedProblem:
+    """Inputs not understood, grouped like the hosts: the same file (by its name in the host's folder), command and
+    message on ``hosts`` of one ``group`` (0: not of a read host), said once; ``source`` the first one's."""
+
+    group: int
+    hosts: tuple[str, ...]
+    source: str
+    command: str
+    message: str
+
+
+def grouped_problems(audit: Audit, groups: list[HostGroup]) -> list[GroupedProblem]:
+    """The audit's inputs not understood, one row per (host group, file name, command, message with the host's own
+    name and folder taken out), in the order met: 500 alike hosts with the same unreadable file are one row naming
+    them (:func:`compact_names`), not 500. Linear in problems and hosts."""
+    import os
+
+    folder_host: dict[str, str] = {}
+    for h in audit.hosts:
+        for i in h.inputs:
+            if "://" not in i:
+                folder_host.setdefault(os.path.dirname(i.split(":", 1)[0] if ":" in os.path.basename(i) else i),
+                                       h.name)
+    number = {name: n for n, g in enumerate(groups, start=1) for name in g.hosts}
+    out: dict[tuple, list[Any]] = {}
+    for p in audit.inputs_not_understood:
+        path = p.source.split(":", 1)[0] if ":" in os.path.basename(p.source) else p.source
+        host = folder_host.get(os.path.dirname(path))
+        if host is None:
+            key: tuple = (0, p.source, p.command or "", p.message)
+        else:
+            folder = os.path.dirname(path)
+            message = p.message.replace(folder, "…").replace(host, "HOST")
+            key = (number.get(host, 0), os.path.basename(p.source), p.command or "", message)
+        entry = out.setdefault(key, [p.source, []])
+        if host is not None:
+            entry[1].append(host)
+    return [GroupedProblem(k[0], tuple(dict.fromkeys(v[1])), v[0], k[2], k[3].replace("HOST", v[1][0]) if v[1] else k[3])
+            for k, v in out.items()]

@@ -40,8 +40,10 @@ from nicadvisor.report.legend import FINISH_HOWTO, PCIE_ON_ESXI, READY_RULE, SWI
 from nicadvisor.report.pdf import (
     BOARD_ROLES, DECISIONS, DEFAULT_TITLE, chart_drawings, earlier_lines, nothing_comparable,
 )
+from nicadvisor.report.decision import approve_text, effort, in_scope, verdict_lines
+from nicadvisor.report.fleet import compact_names, host_index
 from nicadvisor.report.remediation import (
-    NO_COMMAND, STEP_LABELS, TOP_ACTIONS, ReferenceIndex, cite_inline, display_source, guide_used, info_items,
+    NO_COMMAND, STEP_LABELS, ReferenceIndex, item_reach, plan_groups, top_actions, cite_inline, display_source, guide_used, info_items,
     input_roots, matrix_cache, matrix_rows, remediation_plan, scorecard_row, shared_message, steps, switch_ports,
     target_rows,
 )
@@ -83,6 +85,8 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
     groups = host_groups(audit, by_host, host_verdicts, rows_of)
     group_of = {h: g for g in groups for h in g.hosts}
     plan = remediation_plan(audit)
+    pgroups = plan_groups(audit, plan)
+    group_of_item = {n: g for g in pgroups for n, _i in g.items}
     index = ReferenceIndex()
     legend = decisive_rows(index)  # cited first: the legend comes before the plan
     shown: dict[tuple[str, str, str], int] = {}
@@ -90,6 +94,7 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
     for n, item in enumerate(plan, start=1):  # citations numbered in document order: legend, plan, information, glossary
         message, shared = shared_message(item)
         items.append({"n": n, "item": item, "message": message, "shared": shared, "steps": steps(item),
+                      "group": group_of_item.get(n), "reach": len(item_reach(item, audit)),
                       "rows": target_rows(n, item, row_labeller(group_of), shown, roots),
                       "refs": index.cite(item.references)})
     info = [{"item": i, "message": cite_inline(shared_message(i)[0], index), "refs": index.cite(i.references)}
@@ -101,12 +106,15 @@ def to_html(audit: Audit, title: str = DEFAULT_TITLE, earlier: list[list[Any]] |
     made = made_at or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     return _ENV.get_template("report.html.j2").render(
         title=title, tool=TOOL_NAME, version=__version__, audit=audit, verdict=verdict, summary=summarize(audit, verdict),
-        made_at=made, captured=capture_lines(audit), vcenters=vcenters(audit),
+        made_at=made, captured=capture_lines(audit), vcenters=vcenters(audit), in_scope=in_scope(audit),
+        target_nsx=getattr(audit, "target_nsx", None) or "", approve=approve_text(audit, pgroups, len(plan)),
+        verdict_lines=verdict_lines(verdict), plan_groups=pgroups, effort=effort(audit, pgroups).rows(),
+        host_index=host_index(groups, host_verdicts), compact_names=compact_names,
         capabilities=CAPABILITIES, groups=groups, group_label=group_label, host_verdicts=host_verdicts,
         scorecard={g.host.name: scorecard_row(g.host, [], rows_of(g.host)) for g in groups},
         matrices={g.host.name: matrix_rows(g.host, [], rows_of(g.host)) for g in groups},
         symbols=SYMBOL, status_symbol=STATUS_SYMBOL, status_text=STATUS_TEXT, css=_CSS,
-        severity_symbol=_SEVERITY_SYMBOL, plan=plan, items=items, top_actions=plan[:TOP_ACTIONS], info=info,
+        severity_symbol=_SEVERITY_SYMBOL, plan=plan, items=items, top_actions=top_actions(plan), info=info,
         checks=checks_run(audit, by_host, rows_of), decisions=DECISIONS, board_roles=BOARD_ROLES,
         charts=charts, guide_used=guide_used(audit), num=_num, no_bench=no_bench,
         expected_text=lambda e: (lambda x: x.text() if x else "—")(expected_from_dict(e)),

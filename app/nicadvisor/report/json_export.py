@@ -143,7 +143,20 @@ def audit_to_dict(audit: Audit) -> dict[str, Any]:
         "summary": summarize(audit, verdict),
         "verdict": {**verdict.to_dict(), "completion": audit.completion, "hosts_expected": audit.hosts_expected},
         "readiness": coverage_of(audit, verdict).to_dict(),
+        "scope": scope_dict(audit),
     }
+
+
+def scope_dict(audit: Audit) -> dict[str, Any]:
+    """The JSON ``scope``: ``target_nsx`` (the NSX version the rollout targets, or null), ``target_nsx_hosts`` (each
+    host's ESXi release against it, :func:`nicadvisor.vcg.nsx_interop.host_support`) and ``captured`` (when the
+    inputs were captured, :func:`nicadvisor.report.scope.capture_lines`)."""
+    from nicadvisor.report.scope import capture_lines
+    from nicadvisor.vcg.nsx_interop import host_support
+
+    target = getattr(audit, "target_nsx", None)
+    return {"target_nsx": target, "target_nsx_hosts": [r.to_dict() for r in host_support(audit.hosts, target)],
+            "captured": capture_lines(audit)}
 
 
 def _json_chunks(audit: Audit) -> Iterator[str]:

@@ -82,17 +82,21 @@ from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.checks import checks_run
 from nicadvisor.report.finish import finish_block, missing_lines, missing_overview
 from nicadvisor.report.fleet import (
-    HostGroup, group_label, host_groups, host_title, release_label, row_labeller,
+    HostGroup, compact_names, group_label, grouped_problems, host_groups, host_index, host_title, release_label,
+    row_labeller,
 )
 from nicadvisor.report.glossary import GLOSSARY
 from nicadvisor.report.json_export import TOOL_NAME, atomic_write, benchmark_entry, summarize
 from nicadvisor.report.legend import FINISH_HOWTO, PCIE_ON_ESXI, READY_RULE, SWITCH_PORTS, decisive_rows
 from nicadvisor.report.remediation import (
     NO_COMMAND, STEP_LABELS, TOP_ACTIONS, ReferenceIndex, RemediationItem, Steps, cite_inline, display_source,
-    guide_used, info_items, TargetRow, input_roots, matrix_cache, matrix_rows, remediation_plan, scorecard_row,
+    guide_used, info_items, TargetRow, input_roots, matrix_cache, matrix_rows, plan_groups, remediation_plan,
+    scorecard_row, top_actions,
     shared_message, steps, switch_ports, target_rows,
 )
-from nicadvisor.report.scope import capture_lines, vcenters
+from nicadvisor.report.decision import approve_text, effort, in_scope, verdict_lines
+from nicadvisor.report.scope import capture_lines
+from nicadvisor.vcg.nsx_interop import host_support
 
 DEFAULT_TITLE = "NIC Advisor — NSX pNIC tuning checklist"
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
@@ -340,7 +344,17 @@ class _FormField(Flowable):
     def draw(self) -> None:  # reportlab API
         form = self.canv.acroForm
         border = {"borderColor": colors.HexColor("#444444"), "fillColor": colors.white, "forceBorder": True}
-        if self.kind == "check":
+        if self.kind == "sig":  # reportlab makes no signature field: its place is kept, pypdf adds it (_add_signatures)
+            self.canv.saveState()
+            self.canv.setStrokeColor(colors.HexColor("#444444"))
+            self.canv.setLineWidth(0.6)
+            self.canv.rect(0, 0, self.field_width, self.height, stroke=1, fill=0)
+            self.canv.restoreState()
+            x, y = self.canv.absolutePosition(0, 0)
+            sink = getattr(self.canv, "signatures", None)
+            if sink is not None:
+                sink.append((self.canv.getPageNumber(), x, y, self.field_width, self.height, self.name, self.tooltip))
+        elif self.kind == "check":
             form.checkbox(name=self.name, tooltip=self.tooltip, x=0, y=0, size=self.height, relative=True,
                           buttonStyle="check", borderWidth=0.8, **border)
         elif self.kind == "radio":
@@ -407,6 +421,13 @@ class _Report:
     shown: dict[tuple[str, str, str], int] = field(default_factory=dict)
 
     @property
+    def group_number(self) -> dict[str, int]:
+        """The first host of each group → the group's number (1-based: its page heading and the host index)."""
+        if not hasattr(self, "_group_number"):
+            self._group_number = {g.host.name: n for n, g in enumerate(self.groups, start=1)}
+        return self._group_number
+
+    @property
     def group_of(self) -> dict[str, HostGroup]:
         """Host name → its group."""
         if not hasattr(self, "_group_of"):
@@ -435,21 +456,117 @@ def _report(audit: Audit, title: str, fonts: _Fonts, made_at: str | None = None)
                    rows_of=rows_of)
 
 
-def _cover(r: _Report) -> list[Any]:
-    """Page 1: title, scope fields, when the inputs were captured and the report made, the verdict and its causes,
-    the scope in numbers, the top remediation actions and the verdict and scorecard per host (or group)."""
+def _decision_page(r: _Report) -> list[Any]:
+    """Page 1, what the board decides (issue 25 §1): the request (change request, target NSX version, vCenter /
+    cluster / VDS in scope, what "Approve" authorises), the verdict with one line per blocker and the configuration
+    the rollout sets apart, risk and reach (each kind of object changed, the hosts it touches, its owner and window),
+    the effort counts, the target NSX version against the hosts, when the inputs were captured, and the signatures
+    (PDF signature fields beside names, roles and dates)."""
     audit, fonts, st, v = r.audit, r.fonts, r.st, r.verdict
-    summary = summarize(audit, v)
-    story: list[Any] = [Paragraph(r.clean(r.title), st.title),
-                        Paragraph(f"Executive summary · audit run {r.clean(audit.created_at)} · report made "
-                                  f"{r.clean(r.made_at)} · {TOOL_NAME} {r.clean(__version__)}", st.body),
-                        Spacer(1, 1 * mm), _scope_fields(r)]
+    groups = plan_groups(audit, r.plan)
+    target = getattr(audit, "target_nsx", None) or ""
+    story: list[Any] = [
+        Paragraph(r.clean(r.title), st.title),
+        Paragraph(f"Readiness decision · audit run {r.clean(audit.created_at)} · report made {r.clean(r.made_at)} · "
+                  f"{TOOL_NAME} {r.clean(__version__)}", st.small),
+        Spacer(1, 1 * mm),
+        _fields_row("scope", (("change_request", "Change request", 60), ("target_nsx", "Target NSX", 22),
+                              ("auditor", "Auditor", 70)), st, values={"target_nsx": target}),
+        _fields_row("scope", (("vcenter", "vCenter / cluster / VDS in scope", 190),), st,
+                    values={"vcenter": in_scope(audit)}),
+        Paragraph(r.clean(approve_text(audit, groups, len(r.plan))), st.small)]
+    ink = STATUS_INK[VERDICT_STATUS[v.status]].hexval()[2:]
+    story.append(Paragraph(f'<font color="#{ink}">{fonts.sym(v.symbol)} {v.label}</font> '
+                           f'<font name="{fonts.regular}" size="9">{r.clean(v.reason)}</font>', st.verdict))
+    lines = verdict_lines(v)
+    if lines:
+        rows = [[Paragraph(f"<b>{r.clean(h)}</b>" if h != (lines[n - 1][0] if n else None) else "", st.cell_small),
+                 Paragraph(r.clean(t), st.cell_small)] for n, (h, t) in enumerate(lines)]
+        table = Table(rows, colWidths=[50 * mm, FRAME_WIDTH - 50 * mm], hAlign="LEFT")
+        table.setStyle(TableStyle([("TOPPADDING", (0, 0), (-1, -1), 0), ("BOTTOMPADDING", (0, 0), (-1, -1), 0.5),
+                                   ("VALIGN", (0, 0), (-1, -1), "TOP")]))
+        story.append(table)
+    story.append(_reach_and_effort(r, groups))
+    nsx = host_support(audit.hosts, target or None)
+    if target:
+        counts = {s: [h.host for h in nsx if h.status == s] for s in ("supported", "unsupported", "unknown")}
+        text = (f"<b>Target NSX {r.clean(target)} against each host:</b> {len(counts['supported'])} supported, "
+                f"{len(counts['unsupported'])} not supported"
+                + (f" ({r.clean(_some(counts['unsupported'], 4))})" if counts["unsupported"] else "")
+                + f", {len(counts['unknown'])} not judged (release not read, or NSX {r.clean(target)} not in the cited "
+                  "interoperability table); each host's row: the host index.")
+    else:
+        text = "<b>Target NSX:</b> not given (nic-advisor audit --target-nsx 4.2): no host's ESXi release was checked."
+    story.append(Paragraph(text, st.small))
     captured = capture_lines(audit)
     if captured:
         story.append(Paragraph("<b>Inputs captured:</b> " + r.clean("; ".join(captured)), st.small))
-    ink = STATUS_INK[VERDICT_STATUS[v.status]].hexval()[2:]
-    story.append(Paragraph(f'<font color="#{ink}">{fonts.sym(v.symbol)} {v.label}</font> for the NSX Geneve overlay '
-                           f'<font name="{fonts.regular}" size="10">({r.clean(v.reason)})</font>', st.verdict))
+    story.extend(_signatures(r))
+    story.append(PageBreak())
+    return story
+
+
+def _reach_and_effort(r: _Report, groups: list[Any]) -> Table:
+    """Risk and reach (one row per kind of object the plan changes: its plan items, the hosts it touches, owner,
+    reboot or window, order) beside the effort counts (:func:`nicadvisor.report.decision.effort`)."""
+    st = r.st
+    head = [Paragraph(f"<b>{h}</b>", st.cell_small) for h in ("#", "What changes", "Items", "Hosts", "Owner",
+                                                              "Reboot / window")]
+    rows: list[list[Any]] = [head]
+    for n, g in enumerate(groups, start=1):
+        rows.append([Paragraph(str(n), st.cell_small), Paragraph(r.clean(g.kind.title), st.cell_small),
+                     Paragraph(", ".join(str(i) for i, _item in g.items), st.cell_small),
+                     Paragraph(str(len(g.hosts)), st.cell_small), Paragraph(r.clean(g.kind.owner), st.cell_small),
+                     Paragraph(r.clean(g.kind.window), st.cell_small)])
+    if len(rows) == 1:
+        rows.append(["", Paragraph("nothing to change", st.cell_small), "", "", "", ""])
+    reach = Table(rows, colWidths=[6 * mm, 43 * mm, 14 * mm, 15 * mm, 28 * mm, 52 * mm], hAlign="LEFT")
+    reach.setStyle(TableStyle(_GRID + [("TOPPADDING", (0, 0), (-1, -1), 0.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 1)]))
+    cost = effort(r.audit, groups)
+    erows = [[Paragraph(f"<b>{h}</b>", st.cell_small) for h in ("Effort", "Count", "Owner")]]
+    erows += [[Paragraph(r.clean(a), st.cell_small), Paragraph(r.clean(b), st.cell_small),
+               Paragraph(r.clean(c), st.cell_small)] for a, b, c in cost.rows()]
+    eff = Table(erows, colWidths=[52 * mm, 20 * mm, 26 * mm], hAlign="LEFT")
+    eff.setStyle(TableStyle(_GRID + [("TOPPADDING", (0, 0), (-1, -1), 0.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 1)]))
+    both = Table([[Paragraph("<b>Risk and reach</b> (what the plan changes, in order)", st.small),
+                   Paragraph("<b>Effort</b>", st.small)], [reach, eff]],
+                 colWidths=[162 * mm, FRAME_WIDTH - 162 * mm], hAlign="LEFT")
+    both.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0),
+                              ("TOPPADDING", (0, 0), (-1, -1), 1.5), ("BOTTOMPADDING", (0, 0), (-1, -1), 0)]))
+    return both
+
+
+def _signatures(r: _Report) -> list[Any]:
+    """The board's decision (approve / approve with conditions / reject) and who signs: role, name and date as text
+    fields beside a PDF signature field (``/FT /Sig``) per signer, on page 1."""
+    st = r.st
+    choice = Table([[Paragraph("<b>Decision</b>", st.small)]
+                    + [x for value, words in DECISIONS for x in (_FormField("decision", words, kind="radio",
+                                                                            value=value, height=10),
+                                                                 Paragraph(words, st.small))]],
+                   colWidths=[18 * mm] + [6 * mm, 38 * mm] * len(DECISIONS), hAlign="LEFT")
+    choice.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("LEFTPADDING", (0, 0), (-1, -1), 1),
+                                ("TOPPADDING", (0, 0), (-1, -1), 0), ("BOTTOMPADDING", (0, 0), (-1, -1), 0)]))
+    head = [Paragraph(f"<b>{h}</b>", st.cell_small) for h in ("Role", "Name", "Date", "Signature")]
+    rows: list[list[Any]] = [head]
+    for i in range(1, len(BOARD_ROLES) + 1):
+        rows.append([_FormField(f"board{i}.role", "Role", width=58 * mm, value=BOARD_ROLES[i - 1]),
+                     _FormField(f"board{i}.name", "Name", width=70 * mm),
+                     _FormField(f"board{i}.date", "Date", width=30 * mm),
+                     _FormField(f"board{i}.signature", f"Signature ({BOARD_ROLES[i - 1]})",
+                                width=FRAME_WIDTH - 178 * mm, height=12, kind="sig")])
+    signers = Table(rows, colWidths=[62 * mm, 74 * mm, 34 * mm, FRAME_WIDTH - 170 * mm], hAlign="LEFT")
+    signers.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("TOPPADDING", (0, 0), (-1, -1), 0.5),
+                                 ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5)]))
+    return [KeepTogether([Paragraph("Signed by", st.h2_cover), choice, Spacer(1, 1 * mm), signers])]
+
+
+def _cover(r: _Report) -> list[Any]:
+    """Page 2: the executive summary — the verdict's causes, the scope in numbers, the top remediation actions and
+    the verdict and scorecard per host (or group)."""
+    audit, fonts, st, v = r.audit, r.fonts, r.st, r.verdict
+    summary = summarize(audit, v)
+    story: list[Any] = [Paragraph("Executive summary", st.h1)]
     # causes that are a host's own reason are in the table below; list here only the others (unread inputs)
     causes = [c for c in v.causes if not any(c.startswith(f"{h.host}: ") for h in v.hosts)]
     if causes:
@@ -477,13 +594,6 @@ def _cover(r: _Report) -> list[Any]:
     return story
 
 
-def _scope_fields(r: _Report) -> Table:
-    """The scope a board fills in (fillable): change request, vCenter / cluster (prefilled with the vCenter the
-    audit read), auditor."""
-    return _fields_row("scope", (("change_request", "Change request", 45), ("vcenter", "vCenter / cluster", 85),
-                                 ("auditor", "Auditor", 55)), r.st, values={"vcenter": vcenters(r.audit)})
-
-
 def _top_actions(r: _Report) -> list[Any]:
     fonts, st, plan = r.fonts, r.st, r.plan
     shown_of = f" ({TOP_ACTIONS} of {len(plan)}: all are in the remediation plan)" if len(plan) > TOP_ACTIONS else ""
@@ -493,7 +603,7 @@ def _top_actions(r: _Report) -> list[Any]:
                                + ("" if r.verdict.status == "ready" else " on what could be read") + ".", st.body))
         return story
     rows = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("#", "Severity", "Action", "Targets", "Hosts")]]
-    for n, item in enumerate(plan[:TOP_ACTIONS], start=1):
+    for n, item in top_actions(plan):
         rows.append([Paragraph(str(n), st.cell),
                      Paragraph(f"{fonts.sym(_SEVERITY_SYMBOL[item.severity])} {SEVERITY_WORD[item.severity]}", st.cell),
                      Paragraph(r.clean(item.title), st.cell), Paragraph(str(len(item.targets)), st.cell),
@@ -555,30 +665,17 @@ def _decision_section(r: _Report) -> list[Any]:
     # a page of its own, unless what the cover left of its page holds it (a scorecard that ran onto a second page
     # leaves it nearly empty)
     story: list[Any] = [CondPageBreak(125 * mm), Spacer(1, 4 * mm)]
-    choice = Table([[_FormField("decision", words, kind="radio", value=value, height=11),
-                     Paragraph(f"<b>{words}</b>", st.body)] for value, words in DECISIONS],
-                   colWidths=[8 * mm, 70 * mm], hAlign="LEFT")
-    choice.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("LEFTPADDING", (0, 0), (-1, -1), 1)]))
     story.append(KeepTogether([
         Paragraph("Board decision", st.h1),
-        Paragraph(f"The board decides on {items}, for the hosts in scope (page 1), on the verdict "
-                  f"{fonts.sym(r.verdict.symbol)} {r.verdict.label}. Tick one decision; write any conditions below. "
-                  "The fields can be filled in and saved in a PDF reader, or printed and filled in by hand.", st.body),
-        Spacer(1, 2 * mm), choice, Spacer(1, 1 * mm),
+        Paragraph(f"The board decides on {items}, for the hosts in scope, on the verdict "
+                  f"{fonts.sym(r.verdict.symbol)} {r.verdict.label}: the decision and the signatures are on page 1 "
+                  "(PDF signature fields a reader can sign). Write any conditions below. The fields can be filled in "
+                  "and saved in a PDF reader, or printed and filled in by hand.", st.body),
+        Spacer(1, 1 * mm),
         Paragraph("<b>Conditions and comments</b>", st.body),
         _FormField("decision.comments", "Conditions and comments", width=FRAME_WIDTH - 4 * mm, height=26 * mm,
                    kind="multiline"),
     ]))
-    head = [Paragraph(f"<b>{h}</b>", st.cell) for h in ("Role", "Name", "Date", "Signature")]
-    rows: list[list[Any]] = [head]
-    for i in range(1, len(BOARD_ROLES) + 1):
-        rows.append([_FormField(f"board{i}.role", "Role", width=62 * mm, value=BOARD_ROLES[i - 1]),
-                     _FormField(f"board{i}.name", "Name", width=72 * mm),
-                     _FormField(f"board{i}.date", "Date", width=32 * mm),
-                     _FormField(f"board{i}.signature", "Signature", width=FRAME_WIDTH - 186 * mm)])
-    signers = Table(rows, colWidths=[66 * mm, 76 * mm, 36 * mm, FRAME_WIDTH - 178 * mm], hAlign="LEFT")
-    signers.setStyle(TableStyle([("VALIGN", (0, 0), (-1, -1), "MIDDLE"), ("BOTTOMPADDING", (0, 0), (-1, -1), 4)]))
-    story.append(KeepTogether([Paragraph("Signed by", st.h2), signers]))
     return story
 
 
@@ -834,16 +931,27 @@ def _evidence_text(row: TargetRow, r: _Report) -> str:
 
 def _plan_section(r: _Report) -> list[Any]:
     story: list[Any] = [PageBreak(), Paragraph("Remediation plan", r.st.h1),
-                        Paragraph("One item per rule, errors first. Each item says why, what to do, the exact change "
-                                  "with the host's own names (or why it is manual), how to verify it and how to roll "
-                                  "it back. Tick an item and each host when done; fill in the owner, change ticket "
-                                  "and due date. Information-only findings are in the appendix.", r.st.body)]
+                        Paragraph("One item per rule, grouped by the object it changes, in the order the work is done "
+                                  "(each group says the hosts it reaches, who owns it and the reboot or window it "
+                                  "needs); errors first within a group. Each item says why, what to do, the exact "
+                                  "change with the host's own names (or why it is manual), how to verify it and how "
+                                  "to roll it back. Tick an item and each host when done; fill in the owner, change "
+                                  "ticket and due date. Information-only findings are in the appendix.", r.st.body)]
     if not r.plan:
         story.append(Paragraph("No error or warning finding: nothing to change on what could be read.", r.st.body))
     else:
         story.append(_assignments(r))
-    for n, item in enumerate(r.plan, start=1):
-        story.extend(_plan_item(n, item, r))
+    for g in plan_groups(r.audit, r.plan):
+        numbers = [n for n, _i in g.items]
+        story.append(KeepTogether([Paragraph(f"Step {g.kind.order}. {r.clean(g.kind.title)}", r.st.h2), Paragraph(
+            f"<b>Reach:</b> {len(g.hosts)} host(s) ({r.clean(_some(g.hosts, 6))}) · <b>owner:</b> "
+            f"{r.clean(g.kind.owner)} · <b>reboot / window:</b> {r.clean(g.kind.window)} · <b>items:</b> "
+            f"{numbers[0]}–{numbers[-1]}" if len(numbers) > 1 else
+            f"<b>Reach:</b> {len(g.hosts)} host(s) ({r.clean(_some(g.hosts, 6))}) · <b>owner:</b> "
+            f"{r.clean(g.kind.owner)} · <b>reboot / window:</b> {r.clean(g.kind.window)} · <b>item:</b> {numbers[0]}",
+            r.st.small)]))
+        for n, item in g.items:
+            story.extend(_plan_item(n, item, r))
     return story
 
 
@@ -872,7 +980,8 @@ def _host_section(r: _Report, group: HostGroup) -> list[Any]:
     read the host pages”), the switch ports and the plan items that concern it."""
     fonts, st = r.fonts, r.st
     host = group.host
-    story: list[Any] = [PageBreak(), Paragraph(r.clean(host_title(group)), st.h1)]
+    number = r.group_number.get(host.name, 0)
+    story: list[Any] = [PageBreak(), Paragraph(f"{number}. " + r.clean(host_title(group)), st.h1)]
     verdict = r.host_verdicts.get(host.name)
     if verdict is not None:
         story.append(_verdict_cell(verdict, fonts, st, who=host.name if group.size == 1 else "each host"))
@@ -899,15 +1008,51 @@ def _host_section(r: _Report, group: HostGroup) -> list[Any]:
 
 
 #: Most host names listed under a group (the CSV and JSON list every host).
-GROUP_NAMES_SHOWN = 200
+
+
+#: Columns of the host index (each: host, group, verdict).
+INDEX_COLUMNS = 3
+
+
+def _host_index(r: _Report) -> list[Any]:
+    """Every host with its group (the number of its page) and its verdict, in natural order (-1, -2, …, -10),
+    :data:`INDEX_COLUMNS` hosts a row, so that a reader finds any host of a fleet."""
+    st, fonts = r.st, r.fonts
+    rows_in = host_index(r.groups, r.host_verdicts)
+    story: list[Any] = [PageBreak(), Paragraph("Host index", st.h1),
+                        Paragraph(f"Every host ({len(rows_in)}), its group (the host page numbered so) and its verdict, "
+                                  "in natural order.", st.small), Spacer(1, 1 * mm)]
+    head = []
+    for _ in range(INDEX_COLUMNS):
+        head += [Paragraph(f"<b>{h}</b>", st.cell_small) for h in ("Host", "Group", "Verdict")]
+    data: list[list[Any]] = [head]
+    per = (len(rows_in) + INDEX_COLUMNS - 1) // INDEX_COLUMNS or 1
+    columns = [rows_in[i * per:(i + 1) * per] for i in range(INDEX_COLUMNS)]
+    for k in range(per):
+        line: list[Any] = []
+        for col in columns:
+            if k < len(col):
+                e = col[k]
+                ink = STATUS_INK[VERDICT_STATUS[e.status]].hexval()[2:]
+                line += [Paragraph(r.clean(e.host), st.cell_small), Paragraph(str(e.group), st.cell_small),
+                         Paragraph(f'<font color="#{ink}">{fonts.sym(SYMBOL[e.status])} {e.label}</font>',
+                                   st.cell_small)]
+            else:
+                line += ["", "", ""]
+        data.append(line)
+    width = FRAME_WIDTH / INDEX_COLUMNS
+    table = Table(data, colWidths=[width - 43 * mm, 15 * mm, 28 * mm] * INDEX_COLUMNS, repeatRows=1, hAlign="LEFT")
+    table.setStyle(TableStyle([("TOPPADDING", (0, 0), (-1, -1), 0), ("BOTTOMPADDING", (0, 0), (-1, -1), 0.5),
+                               ("LINEBELOW", (0, 0), (-1, 0), 0.5, colors.HexColor("#888888"))]))
+    story.append(table)
+    return story
 
 
 def _group_members(group: HostGroup, r: _Report) -> list[Any]:
     st = r.st
-    names = list(group.hosts[:GROUP_NAMES_SHOWN])
-    more = f" and {group.size - len(names)} more (every host is in the CSV and JSON)" if group.size > len(names) else ""
-    story: list[Any] = [Paragraph(f"{group.size} hosts whose pNICs, configuration and findings are the same: "
-                                  f"{r.clean(', '.join(names))}{more}.", st.small)]
+    story: list[Any] = [Paragraph(f"{group.size} hosts whose pNICs, configuration and findings are the same (all of "
+                                  f"them; [1–48] is a run of numbers): {r.clean(compact_names(group.hosts))}.",
+                                  st.small)]
     if group.differences:
         rows = [[Paragraph("<b>Host</b>", st.cell), Paragraph(f"<b>What differs from {r.clean(group.host.name)}"
                                                               "</b>", st.cell)]]
@@ -1287,9 +1432,13 @@ def _not_understood_appendix(r: _Report) -> list[Any]:
                            "matrix above.", st.body))
     story.append(Spacer(1, 2 * mm))
     rows: list[list[Any]] = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("Source", "Command", "Message")]]
-    for p in problems:
-        rows.append([Paragraph(r.clean(display_source(p.source, r.roots)), st.mono_cell),
-                     Paragraph(r.clean(p.command or "—"), st.mono_cell), Paragraph(r.clean(p.message), st.cell)])
+    for p in grouped_problems(r.audit, r.groups):  # grouped like the hosts: one row for alike hosts' same file
+        where = r.clean(display_source(p.source, r.roots))
+        if len(p.hosts) > 1:
+            where = (f"{r.clean(p.source.rsplit('/', 1)[-1])} on {len(p.hosts)} hosts of group {p.group}: "
+                     f"{r.clean(compact_names(p.hosts))}")
+        rows.append([Paragraph(where, st.mono_cell), Paragraph(r.clean(p.command or "—"), st.mono_cell),
+                     Paragraph(r.clean(p.message), st.cell)])
     table = Table(rows, colWidths=[85 * mm, 70 * mm, FRAME_WIDTH - 155 * mm], repeatRows=1, hAlign="LEFT")
     table.setStyle(TableStyle(_GRID))
     story.append(table)
@@ -1349,10 +1498,12 @@ def build_story(audit: Audit, title: str = DEFAULT_TITLE, fonts: _Fonts | None =
     the order); ``earlier``: per benchmark result its earlier runs (:func:`nicadvisor.services.bench_history.for_audit`);
     ``made_at``: when the report is made (ISO 8601; now when not given)."""
     r = _report(audit, title, fonts or _register_fonts(), made_at)
-    story = _cover(r)
+    story = _decision_page(r)
+    story += _cover(r)
     story += _decision_section(r)
     story += _checks_section(r)
     story += _plan_section(r)
+    story += _host_index(r)
     for group in r.groups:
         story += _host_section(r, group)
     story += _signoff_table(r)
@@ -1414,17 +1565,54 @@ def write_pdf(audit: Audit, path: str | os.PathLike[str], title: str = DEFAULT_T
     story = build_story(audit, title, fonts, earlier)
     footer = f"{TOOL_NAME} {__version__} · NSX pNIC tuning checklist · audit {audit.created_at}"
 
+    signatures: list[tuple[int, float, float, float, float, str, str]] = []
+
     class _Canvas(_NumberedCanvas):
         footer_left = footer if fonts.unicode else footer.encode("cp1252", "replace").decode("cp1252")
         footer_font = fonts.regular
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.signatures = signatures
 
     def _write(tmp: Path) -> None:
         doc = _OutlinedDoc(str(tmp), pagesize=PAGE, leftMargin=MARGIN, rightMargin=MARGIN,
                                 topMargin=MARGIN, bottomMargin=16 * mm, title=title, author=TOOL_NAME,
                                 subject="NSX Geneve overlay pNIC readiness", creator=f"{TOOL_NAME} {__version__}")
         doc.build(story, canvasmaker=_Canvas)
+        _add_signatures(tmp, signatures)
 
     return atomic_write(path, _write)
+
+
+def _add_signatures(path: Path, fields: list[tuple[int, float, float, float, float, str, str]]) -> None:
+    """Add a PDF signature field (``/FT /Sig``, an empty widget a PDF reader offers to sign) at each place a
+    ``sig`` :class:`_FormField` kept: ``(page number, x, y, width, height, name, tooltip)`` in points. reportlab's
+    AcroForm makes text fields, check boxes and radio buttons but no signature field, so pypdf adds them to the
+    written file (rewritten in place)."""
+    if not fields:
+        return
+    from pypdf import PdfWriter
+    from pypdf.generic import (ArrayObject, DictionaryObject, FloatObject, NameObject, NumberObject,
+                               TextStringObject)
+
+    writer = PdfWriter(clone_from=str(path))
+    form = writer._root_object["/AcroForm"].get_object()
+    form_fields = form.setdefault(NameObject("/Fields"), ArrayObject())
+    for page_no, x, y, w, h, name, tooltip in fields:
+        page = writer.pages[page_no - 1]
+        widget = DictionaryObject({
+            NameObject("/Type"): NameObject("/Annot"), NameObject("/Subtype"): NameObject("/Widget"),
+            NameObject("/FT"): NameObject("/Sig"), NameObject("/T"): TextStringObject(name),
+            NameObject("/TU"): TextStringObject(tooltip), NameObject("/F"): NumberObject(4),
+            NameObject("/Rect"): ArrayObject([FloatObject(x), FloatObject(y), FloatObject(x + w), FloatObject(y + h)]),
+            NameObject("/P"): page.indirect_reference,
+        })
+        ref = writer._add_object(widget)
+        page.setdefault(NameObject("/Annots"), ArrayObject()).append(ref)
+        form_fields.append(ref)
+    with open(path, "wb") as fh:
+        writer.write(fh)
 
 
 def write_diff_pdf(diff: Any, path: str | os.PathLike[str], title: str = "NIC Advisor — audit comparison", *,

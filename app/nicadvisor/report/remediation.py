@@ -79,8 +79,22 @@ def _items(findings: list[Finding]) -> list[RemediationItem]:
 
 
 def remediation_plan(audit: Audit) -> list[RemediationItem]:
-    """The ``error`` and ``warning`` findings grouped by rule: errors first, then the rules with most targets."""
-    return _items([f for f in audit.findings if f.severity is not Severity.INFO])
+    """The ``error`` and ``warning`` findings grouped by rule, in the order the work is done: by the kind of object
+    they change (:data:`nicadvisor.model.changes.KINDS`: hardware, ESXi release, driver/firmware, physical switch
+    ports, VDS/vSwitch, NSX configuration; :func:`plan_groups`), within each errors first, then the rules with most
+    targets."""
+    from nicadvisor.model.changes import kind_of
+
+    return sorted(_items([f for f in audit.findings if f.severity is not Severity.INFO]),
+                  key=lambda i: kind_of(i.findings[0]).order)
+
+
+def top_actions(plan: list[RemediationItem]) -> list[tuple[int, RemediationItem]]:
+    """The :data:`TOP_ACTIONS` most pressing items of ``plan`` with their plan numbers: errors first, then
+    conditional errors, then the rules with most targets."""
+    ranked = sorted(enumerate(plan, start=1), key=lambda p: (
+        p[1].severity.rank, min((f.full_severity or f.severity).rank for f in p[1].findings), -len(p[1].targets)))
+    return ranked[:TOP_ACTIONS]
 
 
 def info_items(audit: Audit) -> list[RemediationItem]:
@@ -311,3 +325,67 @@ def target_rows(n: int, item: RemediationItem, label_of: Any, shown: dict[tuple[
                               tuple((c, src, tuple(lines)) for (c, src), lines in by_source.items()),
                               tuple(dict.fromkeys(earlier))))
     return rows
+
+
+@dataclass(frozen=True)
+class PlanGroup:
+    """The plan items that change one kind of object (issue 25 §2): ``kind`` its
+    :class:`nicadvisor.model.changes.ChangeKind` (title, owner, reboot or maintenance window, order), ``items`` with
+    their numbers in the plan (1-based, as the plan prints them), ``hosts`` every host the group's changes touch (a
+    VDS change touches every audited member host of that VDS, not only the hosts a finding named) and ``targets``
+    how many objects it changes."""
+
+    kind: Any
+    items: tuple[tuple[int, RemediationItem], ...]
+    hosts: tuple[str, ...]
+    targets: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"kind": ChangeKind.to_dict(), "items": [number], "rules": [rule id], "hosts": [host], "targets"}``."""
+        return {"kind": self.kind.to_dict(), "items": [n for n, _i in self.items],
+                "rules": [i.rule_id for _n, i in self.items], "hosts": list(self.hosts), "targets": self.targets}
+
+
+def vds_members(audit: Audit) -> dict[str, list[str]]:
+    """Distributed switch name → the audited hosts that are its members (a VDS setting is one object of vCenter: a
+    change to it reaches every one of them)."""
+    out: dict[str, list[str]] = {}
+    for h in audit.hosts:
+        for s in h.switches:
+            if s.kind == "distributed" and h.name not in out.setdefault(s.name, []):
+                out[s.name].append(h.name)
+    return out
+
+
+def item_reach(item: RemediationItem, audit: Audit, members: dict[str, list[str]] | None = None) -> tuple[str, ...]:
+    """The hosts ``item``'s change touches: the hosts of its findings and, for a change to a VDS (a finding on a
+    distributed switch, or on a pNIC that uplinks one), every audited member host of that VDS."""
+    members = vds_members(audit) if members is None else members
+    by_name = {h.name: h for h in audit.hosts}
+    hosts = dict.fromkeys(item.hosts)
+    for f in item.findings:
+        host = by_name.get(f.host)
+        if host is None or not f.obj:
+            continue
+        sw = next((s for s in host.switches if s.name == f.obj), None) or host.switch_of(f.obj)
+        if sw is not None and sw.kind == "distributed":
+            hosts.update(dict.fromkeys(members.get(sw.name, [])))
+    return tuple(hosts)
+
+
+def plan_groups(audit: Audit, plan: list[RemediationItem] | None = None) -> list[PlanGroup]:
+    """The remediation plan grouped by the object it changes, in the order the work is done
+    (:data:`nicadvisor.model.changes.KINDS`: hardware, ESXi release, driver/firmware, physical switch ports,
+    VDS/vSwitch, NSX configuration); each item keeps its plan number. Pure."""
+    from nicadvisor.model.changes import KIND, kind_of
+
+    plan = remediation_plan(audit) if plan is None else plan
+    members = vds_members(audit)
+    grouped: dict[str, list[tuple[int, RemediationItem]]] = {}
+    for n, item in enumerate(plan, start=1):
+        grouped.setdefault(kind_of(item.findings[0]).key, []).append((n, item))
+    out = []
+    for key, items in grouped.items():
+        hosts = dict.fromkeys(h for _n, i in items for h in item_reach(i, audit, members))
+        out.append(PlanGroup(KIND[key], tuple(items), tuple(hosts), sum(len(i.targets) for _n, i in items)))
+    return sorted(out, key=lambda g: g.kind.order)

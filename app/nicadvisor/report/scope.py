@@ -6,10 +6,12 @@ When an input was captured, as far as it can be told:
 * a live read (``vcenter://``, ``ssh://``, ``nsx://``, ``local``): when the audit ran (``Audit.created_at``);
 * an ESXi vm-support bundle: the date and time in its name (``esx-<host>-2023-05-01--10.22-12345.tgz``, as vm-support
   names it; shared/design/research/vm-support-bundles.md);
-* capture files: they state no capture time; the modification times of the files still at their paths are given as
-  "file dates", which say when the copy was written, not when the command ran.
+* capture files: what their own header states (:func:`stated_date`): the collector script's UTC stamp, a
+  ``# captured:`` header, or the date of the dated page their ``# source:`` names; never the file's modification
+  time, which says when the copy was written, not when the command ran.
 
-Reads only file modification times (``os.stat``), at most :data:`MAX_STAT` of them.
+Evidence older than a configurable age (:data:`MAX_EVIDENCE_AGE_DAYS`) before the audit is flagged. Reads the first
+:data:`HEAD_BYTES` of at most :data:`MAX_STAT` capture files.
 """
 from __future__ import annotations
 
@@ -32,33 +34,109 @@ def _when(text: str) -> str:
         return text
 
 
-def capture_lines(audit: Audit) -> list[str]:
-    """One sentence per kind of input on when it was captured (see the module docstring); [] without inputs."""
+#: Evidence captured longer ago than this (days, before the audit ran) is flagged on page 1; an audit's own
+#: ``evidence_max_age_days`` (``--max-evidence-age``) overrides it.
+MAX_EVIDENCE_AGE_DAYS = 365
+#: Bytes of a capture file's head read for its header lines.
+HEAD_BYTES = 4096
+#: The collector script's ``# source:`` line ends with the UTC time it ran (collect/script.py ``$when``).
+_COLLECTOR = re.compile(r"nic-advisor collect-script .*?(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}):\d{2} UTC")
+_CAPTURED = re.compile(r"^#\s*captured:\s*(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}))?", re.M)
+_ISO_DATE = re.compile(r"(?<!\d)((?:19|20)\d{2})-(0[1-9]|1[0-2])-([0-2]\d|3[01])(?!\d)")
+_PATH_MONTH = re.compile(r"/((?:19|20)\d{2})/(0[1-9]|1[0-2])(?:/|\b)")
+
+
+def stated_date(head: str) -> tuple[str, str] | None:
+    """When a capture file's own header says its output was captured: ``(date, how)`` — the collector's UTC stamp
+    (``"2026-05-01 10:22 UTC"``, ``"collector"``), a ``# captured:`` header (``"header"``), or a date its ``# source:``
+    line states (a dated post or page: ``"2018-02-20"`` / ``"2017-09"``, ``"source"``: when the output was
+    published, the latest it can have been captured); None when the header states no date. Pure."""
+    for line in head.splitlines():
+        if not line.startswith("#"):
+            break
+        m = _COLLECTOR.search(line)
+        if m:
+            return f"{m.group(1)} {m.group(2)} UTC", "collector"
+    m = _CAPTURED.search(head)
+    if m:
+        return (m.group(1) + (f" {m.group(2)} UTC" if m.group(2) else "")), "header"
+    source = next((ln for ln in head.splitlines() if ln.lower().startswith("# source:")), "")
+    m = _ISO_DATE.search(source)
+    if m:
+        return "-".join(m.groups()), "source"
+    m = _PATH_MONTH.search(source)
+    if m:
+        return f"{m.group(1)}-{m.group(2)}", "source"
+    return None
+
+
+def _read_head(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(HEAD_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _day(text: str) -> _dt.date:
+    parts = (text.split()[0] + "-01-01")[:10].split("-")
+    return _dt.date(int(parts[0]), int(parts[1]), int(parts[2]))
+
+
+def capture_lines(audit: Audit, max_age_days: int | None = None) -> list[str]:
+    """One sentence per kind of input on when it was captured (see the module docstring), then one flagging evidence
+    older than ``max_age_days`` (default the audit's ``evidence_max_age_days``, else :data:`MAX_EVIDENCE_AGE_DAYS`)
+    before the audit ran; [] without inputs. A capture file's time is what its own header states
+    (:func:`stated_date`), never its file date (which says when the copy was written)."""
     live = [i for i in audit.inputs if i.startswith(_LIVE) or i == "local"]
-    files = [i for h in audit.hosts for i in h.inputs if "://" not in i and i != "local"]
+    files = list(dict.fromkeys(i for h in audit.hosts for i in h.inputs if "://" not in i and i != "local"))
     out = []
+    dated: list[tuple[_dt.date, str]] = []
     if live:
         out.append(f"live reads ({len(live)} target(s)): when the audit ran, {_when(audit.created_at)}")
     bundles = sorted({m.group(0) for i in files for m in [_BUNDLE.search(os.path.basename(i.split(":", 1)[0]))] if m})
     for name in bundles:
         y, mo, d, h, mi = _BUNDLE.search(name).groups()
         out.append(f"vm-support bundle {name}: {y}-{mo}-{d} {h}:{mi} (host time, from its name)")
+        dated.append((_dt.date(int(y), int(mo), int(d)), name))
     plain = [i for i in files if not _BUNDLE.search(os.path.basename(i.split(":", 1)[0]))]
     if plain:
-        times = []
+        kinds: dict[str, list[str]] = {"collector": [], "header": [], "source": []}
+        none = gone = 0
         for path in plain[:MAX_STAT]:
-            try:
-                times.append(os.stat(path).st_mtime)
-            except OSError:
+            head = _read_head(path)
+            if head is None:
+                gone += 1
                 continue
-        sentence = f"capture files ({len(plain)}): they state no capture time"
-        if times:
-            lo, hi = (_dt.datetime.fromtimestamp(t, _dt.timezone.utc).strftime("%Y-%m-%d") for t in (min(times),
-                                                                                                        max(times)))
-            sentence += f"; their file dates: {lo}" + (f" to {hi}" if hi != lo else "")
-        else:
-            sentence += " and are no longer at their paths"
-        out.append(sentence)
+            stated = stated_date(head)
+            if stated is None:
+                none += 1
+                continue
+            kinds[stated[1]].append(stated[0])
+            dated.append((_day(stated[0]), os.path.basename(path)))
+        parts = []
+        for key, words in (("collector", "stamped by the collector (UTC)"), ("header", "dated by a # captured: header"),
+                           ("source", "dated by their # source: line (published)")):
+            if kinds[key]:
+                lo, hi = min(kinds[key]), max(kinds[key])
+                parts.append(f"{len(kinds[key])} {words} {lo}" + (f" to {hi}" if hi != lo else ""))
+        if none:
+            parts.append(f"{none} state no capture time")
+        if gone:
+            parts.append(f"{gone} no longer at their paths")
+        if len(plain) > MAX_STAT:
+            parts.append(f"{len(plain) - MAX_STAT} not read for their date")
+        out.append(f"capture files ({len(plain)}): " + "; ".join(parts))
+    limit = max_age_days if max_age_days is not None else getattr(audit, "evidence_max_age_days", None)
+    limit = MAX_EVIDENCE_AGE_DAYS if limit is None else limit
+    try:
+        ran = _dt.datetime.fromisoformat(audit.created_at).date()
+    except ValueError:
+        ran = _dt.date.today()
+    old = sorted((d, name) for d, name in dated if (ran - d).days > limit)
+    if old:
+        out.append(f"OLD EVIDENCE: {len(old)} input(s) captured more than {limit} days before the audit (oldest "
+                   f"{old[0][0].isoformat()}, {old[0][1]}): confirm it still describes the hosts, or capture again")
     return out
 
 

@@ -44,6 +44,7 @@ class AuditRequest:
     known_hosts: object | None = field(default=None, compare=False)
     ask_host_key: Callable[[str, int, str, str], bool] | None = field(default=None, compare=False)
     save_captures: str | None = None  # folder for every live output and API recording as capture files (replayable)
+    target_nsx: str | None = None  # the NSX version the rollout targets ("4.2"): kept in the audit and its history
 
     @property
     def live_targets(self) -> list[str]:
@@ -107,11 +108,12 @@ def run_audit(request: AuditRequest, progress: Progress | None = None,
     """
     report = progress or (lambda _f, _m: None)
     paths = ([str(DEMO_LAB)] if request.demo else []) + list(request.capture_paths)
-    audit = Audit(inputs=list(paths) + (["local"] if request.local else []) + request.live_targets)
+    audit = Audit(inputs=list(paths) + (["local"] if request.local else []) + request.live_targets,
+                  target_nsx=request.target_nsx or None)
     if store is not None and not isinstance(store, HistoryWriter):
         store = HistoryWriter(store)
     if store is not None:
-        audit.history_id = store.begin(audit.inputs, audit.created_at)
+        audit.history_id = store.begin(audit.inputs, audit.created_at, target_nsx=audit.target_nsx)
     try:
         _run(request, paths, audit, report, cancel, store)
     except BaseException as exc:
@@ -136,6 +138,16 @@ def evaluate_findings(hosts: list, rules: list | None = None) -> list[Finding]:
     return judge(hosts, audit_rules([]) if rules is None else rules)
 
 
+def target_findings(audit: Audit) -> list[Finding]:
+    """With a target NSX version (``audit.target_nsx``), the error ``esxi-release-unsupported-by-nsx`` on each host
+    whose ESXi release it does not support per the cited interoperability table (:mod:`nicadvisor.vcg.nsx_interop`);
+    [] without one."""
+    from nicadvisor.vcg.nsx_interop import host_support, release_findings
+
+    target = getattr(audit, "target_nsx", None)
+    return release_findings(host_support(audit.hosts, target), target) if target else []
+
+
 def audit_rules(problems: list[InputProblem]) -> list:
     """The rules an audit runs: the shipped ones and every user rule file that loads. A user rule file that does
     not load is left out and becomes an input problem naming it and the line (the audit runs with the rest, and is
@@ -155,7 +167,7 @@ def reopen_audit(store: "AuditStore", audit_id: int) -> Audit:
     never READY. Raises :class:`nicadvisor.store.AuditNotFound` for an unknown id."""
     audit = store.load(audit_id)
     if audit.completion != COMPLETE:
-        audit.findings = evaluate_findings(audit.hosts)
+        audit.findings = evaluate_findings(audit.hosts) + target_findings(audit)
     return audit
 
 
@@ -222,7 +234,7 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
                 store.update_host(audit.history_id, host)
     check(cancel)
     report(0.9, "Checking rules and the compatibility database")
-    audit.findings = evaluate_findings(audit.hosts, rules)
+    audit.findings = evaluate_findings(audit.hosts, rules) + target_findings(audit)
     phys = sum(1 for h in audit.hosts for p in h.pnics if p.is_physical is not False)  # as every export counts
     audit.findings.extend(attested)  # a reading on the host that disagrees with an attestation
     report(1.0, f"Audited {len(audit.hosts)} hosts, {phys} pNICs")

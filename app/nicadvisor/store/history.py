@@ -273,7 +273,7 @@ class AuditStore:
     def _row(self, audit_id: int) -> tuple[Any, ...]:
         row = self._conn.execute(
             "SELECT id, created_at, status, inputs, findings, benchmarks, finished_at, errors, warnings, "
-            "hosts_expected FROM audits WHERE id = ?", (int(audit_id),)).fetchone()
+            "hosts_expected, target_nsx FROM audits WHERE id = ?", (int(audit_id),)).fetchone()
         if row is None:
             raise AuditNotFound(f"audit {audit_id} is not in the history {self.path}")
         return row
@@ -291,8 +291,9 @@ class AuditStore:
     # ------------------------------------------------------------ writing
 
     @_sqlite_errors
-    def begin(self, inputs: Iterable[str], created_at: str) -> int:
-        """Start an audit of ``inputs`` (paths, ``local``, live targets) begun at ``created_at`` (ISO 8601).
+    def begin(self, inputs: Iterable[str], created_at: str, *, target_nsx: str | None = None) -> int:
+        """Start an audit of ``inputs`` (paths, ``local``, live targets) begun at ``created_at`` (ISO 8601), for the
+        NSX version ``target_nsx`` (a scope field, or None).
 
         Returns the new audit id; its status is ``running`` until :meth:`finish`. Committed at once.
         """
@@ -302,9 +303,9 @@ class AuditStore:
             try:
                 cur = self._conn.execute(
                     "INSERT INTO audits (created_at, status, inputs, benchmarks, tool_version, owner_pid, "
-                    "owner_start) VALUES (?, ?, ?, '[]', ?, ?, ?)",
+                    "owner_start, target_nsx) VALUES (?, ?, ?, '[]', ?, ?, ?, ?)",
                     (str(created_at), RUNNING, _dumps([str(s) for s in inputs]), __version__, pid,
-                     process_start_ticks(pid)))
+                     process_start_ticks(pid), target_nsx))
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
@@ -436,7 +437,7 @@ class AuditStore:
     @_sqlite_errors
     def save(self, audit: Audit, status: str = "done") -> int:
         """Store a complete audit in one go (begin, problems, hosts, finish); returns its id."""
-        audit_id = self.begin(audit.inputs, audit.created_at)
+        audit_id = self.begin(audit.inputs, audit.created_at, target_nsx=getattr(audit, "target_nsx", None))
         if audit.hosts_expected is not None:
             self.set_hosts_expected(audit_id, audit.hosts_expected)
         self.add_problems(audit_id, audit.inputs_not_understood)
@@ -534,6 +535,7 @@ class AuditStore:
                 (int(audit_id),)).fetchall()
         source = f"history:{int(audit_id)}"
         audit = Audit(created_at=row[1], hosts_expected=row[9])
+        audit.target_nsx = row[10]
         audit.history_id = int(audit_id)
         status = self._status(row[2], int(audit_id))
         audit.completion = COMPLETE if status == "done" else status

@@ -132,12 +132,18 @@ def _apply_v3(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE audits ADD COLUMN name TEXT")
 
 
+def _apply_v4(conn: sqlite3.Connection) -> None:
+    # Older audits keep NULL: no target NSX version was given.
+    conn.execute("ALTER TABLE audits ADD COLUMN target_nsx TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "audits, hosts (JSON documents) and input problems", _apply_v1),
     Migration(2, "summary columns for the history list: pNIC count per host, error/warning counts per audit",
               _apply_v2),
     Migration(3, "the verdict (READY / NOT READY / NOT RATED and why), the number of hosts expected and a name",
               _apply_v3),
+    Migration(4, "the audit's scope: the NSX version the rollout targets", _apply_v4),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

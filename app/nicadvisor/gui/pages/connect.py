@@ -54,6 +54,17 @@ def _keyring_problem() -> str | None:
     return backend_problem()
 
 
+def target_nsx_of(text: str) -> str:
+    """The target NSX version typed on the Connect page, ``""`` when empty or not a version (the audit then checks
+    no release against one)."""
+    from nicadvisor.vcg.nsx_interop import valid_nsx_version
+
+    try:
+        return valid_nsx_version(text)
+    except ValueError:
+        return ""
+
+
 class ConnectPage(QWizardPage):
     """First page. Writes ``state.source`` and ``state.capture_paths`` in :meth:`validatePage`; the live
     target editors edit ``state.vcenters`` / ``state.ssh_hosts`` / ``state.nsx_managers`` in place.
@@ -128,6 +139,16 @@ class ConnectPage(QWizardPage):
         grid.addLayout(capture_row, 2, 1)
         grid.addWidget(self.local_radio, 3, 0, 1, 2)
         grid.addWidget(self.live_radio, 4, 0, 1, 2)
+        # the scope's target NSX version (issue 25 §1): each host's ESXi release is checked against it
+        self.target_nsx_edit = QLineEdit(state.target_nsx)
+        self.target_nsx_edit.setPlaceholderText("4.2")
+        self.target_nsx_edit.setToolTip("The NSX version the rollout targets (optional): kept in the audit and shown "
+                                        "on page 1 of the report")
+        target_row = QHBoxLayout()
+        target_row.addWidget(QLabel("Target NSX version:"))
+        target_row.addWidget(self.target_nsx_edit)
+        target_row.addStretch(1)
+        grid.addLayout(target_row, 5, 0, 1, 2)
         grid.setColumnMinimumWidth(0, 24)
         grid.setColumnStretch(1, 1)
 
@@ -210,6 +231,7 @@ class ConnectPage(QWizardPage):
         if not self._jump:
             self.state.source = self.selected_source()
             self.state.capture_paths = split_paths(self.capture_edit.text())
+            self.state.target_nsx = target_nsx_of(self.target_nsx_edit.text())
         return True
 
     def nextId(self) -> int:  # Qt override: Open of a past audit goes straight to Inspect

@@ -208,6 +208,7 @@ class DiscoverPage(TaskPage):
         for spec in state.live_specs() if live else []:
             spec.status = "◷ auditing…"
         audit_fn, store, known_hosts, asker = self.backend.audit, state.store, state.known_hosts, self.asker
+        target = state.target_nsx
         stored_keys: dict[str, str] = {}  # filled on the worker: the SSH host keys known after the audit
         self._stored_keys = stored_keys
 
@@ -219,7 +220,7 @@ class DiscoverPage(TaskPage):
             audit = audit_fn(demo=source is Source.DEMO, capture_paths=paths, local=source is Source.LOCAL,
                              progress=progress, cancel=cancel, vsphere=built.vsphere, ssh=built.ssh, nsx=built.nsx,
                              known_hosts=known_hosts, ask_host_key=asker.bound(cancel) if asker else None,
-                             store=store, **extras)
+                             store=store, **extras, **({"target_nsx": target} if target else {}))
             problems = [*built.problems, *oob_problems]
             if problems:
                 audit.inputs_not_understood[:0] = problems
