@@ -398,7 +398,9 @@ def _print_results(results) -> None:
 def _write_bench_json(path, doc: dict) -> bool:
     """Write ``bench --json``; False (with the reason on stderr) when it cannot be written."""
     try:
-        Path(path).write_text(json.dumps(doc, indent=2), encoding="utf-8")
+        from nicadvisor.atomic_file import write_text
+
+        write_text(path, json.dumps(doc, indent=2))  # never through a planted link (issue 29 §1)
     except OSError as exc:
         print(f"nic-advisor bench: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
         return False
@@ -981,10 +983,12 @@ def _internal_error(exc: BaseException) -> int:
     try:
         import platformdirs
 
+        from nicadvisor.atomic_file import write_private_text
+
         folder = Path(platformdirs.user_state_dir("nic-advisor"))
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
-        path.write_text("".join(traceback.format_exception(exc)), encoding="utf-8", errors="backslashreplace")
+        write_private_text(path, "".join(traceback.format_exception(exc)), errors="backslashreplace")  # 0600
+        os.chmod(folder, 0o700)  # a traceback holds input data: its folder is the user's alone (issue 29 §11)
         saved = f"; the details are in {path}"
     except Exception:  # noqa: BLE001 - a full disk must not hide the sentence below
         saved = "; the details could not be saved"
