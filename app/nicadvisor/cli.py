@@ -9,7 +9,8 @@ Options that take several values (``--capture A B``) also accumulate when repeat
 ``bench`` exits 0 when tests ran and none is below its expected band (FAIL), 1 when one is (``--mtu-check``: when
 a size did not pass), 2 when none could run or the input is wrong. Every command exits :data:`EXIT_INTERNAL` (3) on
 an internal error (a bug): one sentence on stderr, never a verdict, the reports already written kept; and
-:data:`EXIT_INTERRUPTED` (130) after Ctrl-C.
+:data:`EXIT_INTERRUPTED` (130) after Ctrl-C (a benchmark cancelled by SIGTERM: 143). A benchmark that could not put
+back a change on a host exits :data:`EXIT_HOST_CHANGED` (4), whatever its results, and ends with ``HOST left changed:``.
 """
 from __future__ import annotations
 
@@ -25,8 +26,12 @@ from pathlib import Path
 EXIT_READY, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 #: Exit code of an internal error (a bug, not a verdict): distinct from every verdict and from refused input.
 EXIT_INTERNAL = 3
-#: Exit code after Ctrl-C outside a benchmark (128 + SIGINT, as a shell reports it).
+#: Exit code after Ctrl-C (128 + SIGINT, as a shell reports it), a benchmark's too; a benchmark cancelled by SIGTERM
+#: exits 128 + SIGTERM = 143.
 EXIT_INTERRUPTED = 130
+#: Exit code of a benchmark that could not put back a change it made on a host (an ESXi firewall ruleset left open):
+#: its last lines say ``HOST left changed: …`` with the command to undo it by hand (issue 29 §4).
+EXIT_HOST_CHANGED = 4
 
 
 def _print_audit(audit, out=None) -> None:
@@ -297,6 +302,20 @@ CANCELLED = "nic-advisor bench: cancelled; the running test was stopped and its 
 CANCEL_SIGNALS = ("SIGINT", "SIGTERM")
 
 
+#: The signal that last cancelled a benchmark (its number), for the exit code 128 + it.
+_cancelled_by: list[int] = []
+
+
+def _cancelled_exit() -> int:
+    """The exit code of a benchmark cancelled by a signal: 128 + its number (Ctrl-C: :data:`EXIT_INTERRUPTED`)."""
+    return 128 + _cancelled_by[-1] if _cancelled_by else EXIT_INTERRUPTED
+
+
+def _on_cancel_signal(cancel: threading.Event, sig: int) -> None:
+    _cancelled_by.append(sig)
+    cancel.set()
+
+
 @contextmanager
 def _cancel_on_signals(cancel: threading.Event):
     """While inside, :data:`CANCEL_SIGNALS` set ``cancel`` instead of ending the process (main thread only)."""
@@ -305,7 +324,7 @@ def _cancel_on_signals(cancel: threading.Event):
     previous = {}
     for name in CANCEL_SIGNALS:
         sig = getattr(signal, name)
-        previous[sig] = signal.signal(sig, lambda _sig, _frame: cancel.set())
+        previous[sig] = signal.signal(sig, lambda sig_, _frame: _on_cancel_signal(cancel, sig_))
     try:
         yield
     finally:
@@ -349,7 +368,7 @@ def cmd_bench(args) -> int:
         report = _run_bench(request)
     except Cancelled:
         print(CANCELLED, file=sys.stderr)
-        return EXIT_INPUT
+        return _cancelled_exit()
     except OSError as exc:  # no change is made without its undo journal
         print(f"nic-advisor bench: {_journal_problem(exc)}", file=sys.stderr)
         return EXIT_INPUT
@@ -555,18 +574,29 @@ def _bench_between(args) -> int:
             with _cancel_on_signals(cancel):
                 outcome = run_between(prepared, _stderr_progress, cancel, store=store)
         except Cancelled:
-            print(CANCELLED, file=sys.stderr)
-            return EXIT_INPUT
+            left = prepared.bench.left_changed
+            print(CANCELLED if not left else "nic-advisor bench: cancelled; the running test was stopped, but not "
+                  "every change could be put back", file=sys.stderr)
+            return _say_left_changed(left) or _cancelled_exit()
         finally:
             if store is not None:
                 store.close()
     return _print_between(outcome, args)
 
 
+def _say_left_changed(left: list[str]) -> int:
+    """Print the ``HOST left changed: …`` sentences last, on stderr; :data:`EXIT_HOST_CHANGED` when there are any,
+    else 0."""
+    for line in left:
+        print(line, file=sys.stderr)
+    return EXIT_HOST_CHANGED if left else 0
+
+
 def _print_between(outcome, args) -> int:
     """Print the MTU check (one line per sender, receiver and size), the judged results, the problems and what
     happened with the audit; write ``--json`` (``mtu_paths``, ``results``, ``problems``). Exit 1 when a test FAILs
-    its band or a size did not pass, 0 when everything asked gave an answer, else 2."""
+    its band or a size did not pass, 0 when everything asked gave an answer, else 2; :data:`EXIT_HOST_CHANGED` (4),
+    ending with the ``HOST left changed: …`` lines, when a change on a host could not be put back."""
     from nicadvisor.model.path_tests import mesh_table
     from nicadvisor.report.json_export import benchmark_entry
 
@@ -588,8 +618,13 @@ def _print_between(outcome, args) -> int:
     if outcome.request.run_tests:
         doc["results"] = [benchmark_entry(r) for r in results]
     doc["problems"] = outcome.problems
+    left = outcome.report.left_changed if outcome.report else []
+    if left:
+        doc["left_changed"] = left
     if args.json and not _write_bench_json(args.json, doc):
-        return EXIT_INPUT
+        return _say_left_changed(left) or EXIT_INPUT
+    if left:
+        return _say_left_changed(left)
     if outcome.failed:
         return EXIT_FINDINGS
     return EXIT_READY if outcome.complete else EXIT_INPUT
