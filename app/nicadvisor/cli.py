@@ -112,12 +112,18 @@ def _exit_code(audit) -> int:
 def _export(audit, args, store=None) -> bool:
     """Write the requested reports (with ``store``, the audit history, the PDF/HTML show earlier benchmark runs of
     the same tests); False (with the reason on stderr) when one cannot be written."""
-    from nicadvisor.services.export import export_audit
+    from nicadvisor.services.export import ReportsNotWritten, export_audit
 
     try:
         for path in export_audit(audit, pdf=args.pdf, json=args.json, csv=args.csv, html=getattr(args, "html", None),
                                  store=store):
             print(f"wrote {path}")
+    except ReportsNotWritten as exc:  # each report on its own: those written are said, each failure in one sentence
+        for path in exc.written:
+            print(f"wrote {path}")
+        for sentence in exc.failures:
+            print(f"nic-advisor: {sentence}", file=sys.stderr)
+        return False
     except OSError as exc:
         print(f"nic-advisor: cannot write {exc.filename or 'the report'}: {exc.strerror or exc}", file=sys.stderr)
         return False
