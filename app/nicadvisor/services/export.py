@@ -19,6 +19,12 @@ class ReportsNotWritten(OSError):
         self.failures = failures
 
 
+class ReportWriterError(RuntimeError):
+    """A report writer failed with an internal error (a bug, or reportlab's LayoutError), after every other report
+    was written; the message names the report(s), the cause is the writer's exception. The CLI makes it exit 3
+    with a crash file, as every internal error."""
+
+
 _KINDS = {"pdf": "PDF report", "json": "JSON report", "csv": "CSV checklist", "html": "HTML report"}
 
 
@@ -42,7 +48,8 @@ def export_audit(audit: Audit, pdf: Path | None = None, json: Path | None = None
     same benchmark tests (:mod:`nicadvisor.services.bench_history`).
     Each file is written on its own: one that fails (a full disk, a refused link, a layout the PDF library cannot
     place) never stops the others. Raises :class:`ReportsNotWritten` (an OSError) naming each file not written,
-    after the others were written."""
+    after the others were written; :class:`ReportWriterError` instead when a writer failed with anything but an
+    OSError (an internal error)."""
     from nicadvisor.report.csv_export import (
         write_benchmarks_csv, write_csv, write_inventory_csv, write_path_tests_csv, write_verdict_csv,
     )
@@ -55,6 +62,7 @@ def export_audit(audit: Audit, pdf: Path | None = None, json: Path | None = None
     earlier = for_audit(store, audit) if (pdf or html) else None
     written: list[Path] = []
     failures: list[str] = []
+    internal: list[BaseException] = []
 
     def one(kind: str, path: Path, writer: Any) -> bool:
         try:
@@ -62,6 +70,8 @@ def export_audit(audit: Audit, pdf: Path | None = None, json: Path | None = None
             writer(audit, path)
         except Exception as exc:  # noqa: BLE001 - each report on its own; the failure is one sentence naming it
             failures.append(f"the {kind} {path} could not be written: {_why(exc)}")
+            if not isinstance(exc, OSError):
+                internal.append(exc)
             return False
         written.append(path)
         return True
@@ -83,6 +93,8 @@ def export_audit(audit: Audit, pdf: Path | None = None, json: Path | None = None
                 extra.append((path.with_name(f"{path.stem}-tep-mesh.csv"), write_path_tests_csv))
             for more, write in extra:
                 one("CSV side file", more, write)
+    if internal:  # a bug: exit 3 and a crash file, but only once every other report is written
+        raise ReportWriterError("; ".join(failures)) from internal[0]
     if failures:
         raise ReportsNotWritten(written, failures)
     return written
