@@ -72,6 +72,23 @@ def without_controls(text: str, replacement: str = "\ufffd") -> str:
     return escape_undecoded(CONTROL.sub(replacement, text))
 
 
+#: Every formula lead character OWASP lists (CSV injection): = + - @ tab carriage-return.
+FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+
+
+def formula_escaped(value: str) -> str:
+    """``value`` for a CSV cell a spreadsheet opens: a leading ``'`` when it could be run as a formula (it starts
+    with ``= + - @``, a tab or a carriage return and is not a plain number: OWASP "CSV Injection"), else as it is.
+    :func:`formula_unescaped` reads it back."""
+    return "'" + value if value.startswith(FORMULA_LEAD) and not _PLAIN_NUMBER.match(value) else value
+
+
+def formula_unescaped(value: str) -> str:
+    """The value :func:`formula_escaped` wrote: its leading ``'`` dropped when a formula lead follows."""
+    return value[1:] if value.startswith("'") and value[1:].startswith(FORMULA_LEAD) else value
+
+
 def mixed_scripts(name: str) -> list[str]:
     """The Unicode scripts of ``name``'s letters (``["CYRILLIC", "LATIN"]``) when they are more than one, else [];
     digits, punctuation and marks (Common, Inherited) do not count. ``еsx03`` (Cyrillic е) and ``esx03`` look the
