@@ -7,25 +7,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
 
 @pytest.fixture
-def host40(tmp_path) -> Path:
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import growth
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    host = tmp_path / "esx-rows"
-    host.mkdir()
-    (host / "nics.txt").write_text(growth.rows_capture(40))
-    return host
+def host40(rows_host) -> Path:
+    return rows_host(40)
 
 
 def test_forty_alike_pnics_give_a_whole_pdf_and_json(cli, host40, tmp_path):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,12 +20,8 @@ AS_NOBODY = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
 
 
 @pytest.fixture
-def shared():
-    """A sticky, world-writable folder like ``/tmp`` (made in /tmp, so ``nobody`` can reach it)."""
-    folder = Path(tempfile.mkdtemp(dir="/tmp", prefix="nic-shared-"))
-    folder.chmod(0o1777)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+def shared(sticky_folder):
+    return sticky_folder
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import re
 import shutil
 import stat
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -29,11 +28,8 @@ VICTIM_TEXT = "ssh-ed25519 AAAAC3root-own-key root@admin\n"
 
 
 @pytest.fixture
-def shared():
-    folder = Path(tempfile.mkdtemp(dir="/tmp", prefix="nic-shared-"))
-    folder.chmod(0o1777)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+def shared(sticky_folder):
+    return sticky_folder
 
 
 @pytest.fixture
