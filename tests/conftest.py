@@ -21,6 +21,39 @@ def shared_dir() -> Path:
     return SHARED
 
 
+@pytest.fixture
+def sticky_folder():
+    """A sticky, world-writable folder like ``/tmp``, made in /tmp so that a second user (``nobody``) can reach it
+    (issue 29 §1-§2: links and folders planted by another user); removed afterwards."""
+    import shutil
+
+    folder = Path(tempfile.mkdtemp(dir="/tmp", prefix="nic-shared-"))
+    folder.chmod(0o1777)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def rows_host(tmp_path):
+    """``rows_host(n)``: a host folder whose ``esxcfg-nics -l`` lists ``n`` pNICs, the real row of a shared capture
+    renamed ``vmnicN`` (benchmarks/growth.py's ``rows`` shape)."""
+    import sys
+
+    bench = str(Path(__file__).resolve().parents[1] / "benchmarks")
+    sys.path.insert(0, bench)
+    try:
+        import growth
+    finally:
+        sys.path.remove(bench)
+
+    def make(n: int) -> Path:
+        host = tmp_path / "esx-rows"
+        host.mkdir()
+        (host / "nics.txt").write_text(growth.rows_capture(n))
+        return host
+    return make
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """In CI (``CI`` set) a skipped test is a failure: the project's setup installs every tool the tests

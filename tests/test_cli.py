@@ -165,7 +165,7 @@ def test_unwritable_report_is_an_input_error(tmp_path, capsys):
     code = main(["audit", "--quiet", "--no-history", "--capture", str(demo_lab_dir() / "linux-igb-mfd"),
                  "--json", "/proc/nope/x.json"])
     assert code == 2
-    assert "nic-advisor: cannot write /proc/nope" in capsys.readouterr().err
+    assert "nic-advisor: the JSON report /proc/nope/x.json could not be written: " in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, says", [

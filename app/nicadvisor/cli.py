@@ -11,7 +11,8 @@ a size did not pass), 2 when none could run or the input is wrong. ``verify --ag
 target of the approved plan is done, 1 when one is not done or changed differently, 2 when none is known undone
 but one could not be re-read, or the input is wrong. Every command exits :data:`EXIT_INTERNAL` (3) on
 an internal error (a bug): one sentence on stderr, never a verdict, the reports already written kept; and
-:data:`EXIT_INTERRUPTED` (130) after Ctrl-C.
+:data:`EXIT_INTERRUPTED` (130) after Ctrl-C (a benchmark cancelled by SIGTERM: 143). A benchmark that could not put
+back a change on a host exits :data:`EXIT_HOST_CHANGED` (4), whatever its results, and ends with ``HOST left changed:``.
 """
 from __future__ import annotations
 
@@ -27,8 +28,12 @@ from pathlib import Path
 EXIT_READY, EXIT_FINDINGS, EXIT_INPUT = 0, 1, 2
 #: Exit code of an internal error (a bug, not a verdict): distinct from every verdict and from refused input.
 EXIT_INTERNAL = 3
-#: Exit code after Ctrl-C outside a benchmark (128 + SIGINT, as a shell reports it).
+#: Exit code after Ctrl-C (128 + SIGINT, as a shell reports it), a benchmark's too; a benchmark cancelled by SIGTERM
+#: exits 128 + SIGTERM = 143.
 EXIT_INTERRUPTED = 130
+#: Exit code of a benchmark that could not put back a change it made on a host (an ESXi firewall ruleset left open):
+#: its last lines say ``HOST left changed: …`` with the command to undo it by hand (issue 29 §4).
+EXIT_HOST_CHANGED = 4
 
 
 #: Most causes, findings and inputs not understood the summary prints (all are in the JSON); ``--quiet`` prints fewer.
@@ -180,12 +185,18 @@ def _exit_code(audit) -> int:
 def _export(audit, args, store=None) -> bool:
     """Write the requested reports (with ``store``, the audit history, the PDF/HTML show earlier benchmark runs of
     the same tests); False (with the reason on stderr) when one cannot be written."""
-    from nicadvisor.services.export import export_audit
+    from nicadvisor.services.export import ReportsNotWritten, export_audit
 
     try:
         for path in export_audit(audit, pdf=args.pdf, json=args.json, csv=args.csv, html=getattr(args, "html", None),
                                  store=store):
             print(f"wrote {path}")
+    except ReportsNotWritten as exc:  # each report on its own: those written are said, each failure in one sentence
+        for path in exc.written:
+            print(f"wrote {path}")
+        for sentence in exc.failures:
+            print(f"nic-advisor: {sentence}", file=sys.stderr)
+        return False
     except OSError as exc:
         print(f"nic-advisor: cannot write {exc.filename or 'the report'}: {exc.strerror or exc}", file=sys.stderr)
         return False
@@ -427,6 +438,20 @@ CANCELLED = "nic-advisor bench: cancelled; the running test was stopped and its 
 CANCEL_SIGNALS = ("SIGINT", "SIGTERM")
 
 
+#: The signal that last cancelled a benchmark (its number), for the exit code 128 + it.
+_cancelled_by: list[int] = []
+
+
+def _cancelled_exit() -> int:
+    """The exit code of a benchmark cancelled by a signal: 128 + its number (Ctrl-C: :data:`EXIT_INTERRUPTED`)."""
+    return 128 + _cancelled_by[-1] if _cancelled_by else EXIT_INTERRUPTED
+
+
+def _on_cancel_signal(cancel: threading.Event, sig: int) -> None:
+    _cancelled_by.append(sig)
+    cancel.set()
+
+
 @contextmanager
 def _cancel_on_signals(cancel: threading.Event):
     """While inside, :data:`CANCEL_SIGNALS` set ``cancel`` instead of ending the process (main thread only)."""
@@ -435,7 +460,7 @@ def _cancel_on_signals(cancel: threading.Event):
     previous = {}
     for name in CANCEL_SIGNALS:
         sig = getattr(signal, name)
-        previous[sig] = signal.signal(sig, lambda _sig, _frame: cancel.set())
+        previous[sig] = signal.signal(sig, lambda sig_, _frame: _on_cancel_signal(cancel, sig_))
     try:
         yield
     finally:
@@ -479,7 +504,7 @@ def cmd_bench(args) -> int:
         report = _run_bench(request)
     except Cancelled:
         print(CANCELLED, file=sys.stderr)
-        return EXIT_INPUT
+        return _cancelled_exit()
     except OSError as exc:  # no change is made without its undo journal
         print(f"nic-advisor bench: {_journal_problem(exc)}", file=sys.stderr)
         return EXIT_INPUT
@@ -528,7 +553,9 @@ def _print_results(results) -> None:
 def _write_bench_json(path, doc: dict) -> bool:
     """Write ``bench --json``; False (with the reason on stderr) when it cannot be written."""
     try:
-        Path(path).write_text(json.dumps(doc, indent=2), encoding="utf-8")
+        from nicadvisor.atomic_file import write_text
+
+        write_text(path, json.dumps(doc, indent=2))  # never through a planted link (issue 29 §1)
     except OSError as exc:
         print(f"nic-advisor bench: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
         return False
@@ -683,18 +710,29 @@ def _bench_between(args) -> int:
             with _cancel_on_signals(cancel):
                 outcome = run_between(prepared, _stderr_progress, cancel, store=store)
         except Cancelled:
-            print(CANCELLED, file=sys.stderr)
-            return EXIT_INPUT
+            left = prepared.bench.left_changed
+            print(CANCELLED if not left else "nic-advisor bench: cancelled; the running test was stopped, but not "
+                  "every change could be put back", file=sys.stderr)
+            return _say_left_changed(left) or _cancelled_exit()
         finally:
             if store is not None:
                 store.close()
     return _print_between(outcome, args)
 
 
+def _say_left_changed(left: list[str]) -> int:
+    """Print the ``HOST left changed: …`` sentences last, on stderr; :data:`EXIT_HOST_CHANGED` when there are any,
+    else 0."""
+    for line in left:
+        print(line, file=sys.stderr)
+    return EXIT_HOST_CHANGED if left else 0
+
+
 def _print_between(outcome, args) -> int:
     """Print the MTU check (one line per sender, receiver and size), the judged results, the problems and what
     happened with the audit; write ``--json`` (``mtu_paths``, ``results``, ``problems``). Exit 1 when a test FAILs
-    its band or a size did not pass, 0 when everything asked gave an answer, else 2."""
+    its band or a size did not pass, 0 when everything asked gave an answer, else 2; :data:`EXIT_HOST_CHANGED` (4),
+    ending with the ``HOST left changed: …`` lines, when a change on a host could not be put back."""
     from nicadvisor.model.path_tests import mesh_table
     from nicadvisor.report.json_export import benchmark_entry
 
@@ -716,8 +754,13 @@ def _print_between(outcome, args) -> int:
     if outcome.request.run_tests:
         doc["results"] = [benchmark_entry(r) for r in results]
     doc["problems"] = outcome.problems
+    left = outcome.report.left_changed if outcome.report else []
+    if left:
+        doc["left_changed"] = left
     if args.json and not _write_bench_json(args.json, doc):
-        return EXIT_INPUT
+        return _say_left_changed(left) or EXIT_INPUT
+    if left:
+        return _say_left_changed(left)
     if outcome.failed:
         return EXIT_FINDINGS
     return EXIT_READY if outcome.complete else EXIT_INPUT
@@ -1245,10 +1288,12 @@ def _internal_error(exc: BaseException) -> int:
     try:
         import platformdirs
 
+        from nicadvisor.atomic_file import write_private_text
+
         folder = Path(platformdirs.user_state_dir("nic-advisor"))
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         path = folder / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
-        path.write_text("".join(traceback.format_exception(exc)), encoding="utf-8", errors="backslashreplace")
+        write_private_text(path, "".join(traceback.format_exception(exc)), errors="backslashreplace")  # 0600
+        os.chmod(folder, 0o700)  # a traceback holds input data: its folder is the user's alone (issue 29 §11)
         saved = f"; the details are in {path}"
     except Exception:  # noqa: BLE001 - a full disk must not hide the sentence below
         saved = "; the details could not be saved"

@@ -49,7 +49,9 @@ def add_arguments(parser) -> None:
     src.add_argument("--ssh-key", metavar="FILE", help="private key for --ssh (else a password)")
     src.add_argument("--thumbprint", action="append", default=[], metavar="[HOST[:PORT]=]SHA256",
                      help="trust a self-signed vCenter/NSX certificate by its SHA-256 thumbprint; saved after a "
-                          "successful connection, so later runs need it only when the certificate changes")
+                          "successful connection, so later runs need it only when the certificate changes. Without "
+                          "a pin, certificates are verified with the CA bundle $SSL_CERT_FILE names, else "
+                          "$REQUESTS_CA_BUNDLE, else the system CA store")
     src.add_argument("--trust-host-key", action="append", default=[], metavar="[HOST[:PORT]=]SHA256:...",
                      help="trust this SSH host key on first contact (else you are asked)")
     src.add_argument("--remember-password", action="store_true", help="save prompted passwords in the OS keyring")

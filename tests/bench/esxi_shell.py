@@ -22,6 +22,9 @@ real thing where the command's effect is on files and processes of the lab:
   own. ``kill -TERM|-KILL N``: the real ``kill``.
 * every other command: ``esxi shell: no recorded output for '<command>'`` on stderr, exit status 1 — nothing is
   invented; the tool must cope with a command it cannot read.
+* a command listed in the state's ``refuse``: ``esxi shell: refused '<command>'`` on stderr, exit status 1, nothing
+  changed; one listed in ``hang``: no answer for ``hang_s`` seconds (default 120) — a host that fails or hangs on a
+  restore (the lab's own words, no ESXi text).
 
 Every command is appended to ``log`` (config; one JSON line: time, command, state) for the tests to read the order
 of the changes. Config (JSON, written by the lab): ``{"recorded", "states", "state", "vsan_bin", "log", "ps",
@@ -110,6 +113,12 @@ def main(argv: list[str]) -> int:
     state = _state(cfg) if cfg.get("state") else {}
     if cfg.get("log"):
         _log(cfg, command, state)
+    if command in state.get("refuse", ()):  # a change the host does not make (issue 29 §4: a restore that fails)
+        sys.stderr.write(f"esxi shell: refused {command!r}\n")
+        return 1
+    if command in state.get("hang", ()):  # a command that never answers (a restore that hangs), until the lab ends
+        time.sleep(float(state.get("hang_s", 120)))
+        return 1
     recorded = cfg.get("recorded", {})
     if command in recorded:
         sys.stdout.buffer.write(body(recorded[command]))

@@ -28,13 +28,16 @@ def test_an_induced_internal_error_exits_3_with_one_sentence_and_keeps_the_repor
     lines = run.err.strip().splitlines()
     sentence = [ln for ln in lines if not ln.startswith("input ")]
     assert len(sentence) == 1, run.err
-    assert sentence[0].startswith("nic-advisor: internal error, not a verdict (RuntimeError: induced fault)")
+    assert sentence[0].startswith("nic-advisor: internal error, not a verdict (ReportWriterError: the HTML report "
+                                  f"{tmp_path / 'a.html'} could not be written: RuntimeError: induced fault)")
     assert sentence[0].endswith("reports already written are kept")
     assert json.loads((tmp_path / "a.json").read_text())["verdict"]["status"] == "not_ready"
     assert (tmp_path / "a.csv").stat().st_size > 0 and not (tmp_path / "a.html").exists()
     crash = sentence[0].split("the details are in ")[1].split(";")[0]
     assert crash.startswith(str(xdg / "xdg_state_home" / "nic-advisor" / "crash-"))
     assert "RuntimeError: induced fault" in Path(crash).read_text(encoding="utf-8")  # the traceback, for a report
+    # it holds a traceback and input data: the user's alone (issue 29 §11: it was 0644 in a folder left 0755)
+    assert Path(crash).stat().st_mode & 0o777 == 0o600 and Path(crash).parent.stat().st_mode & 0o777 == 0o700
 
 
 def test_internal_error_exit_code_is_distinct_from_every_verdict():

@@ -103,3 +103,18 @@ def test_a_full_disk_before_the_history_exists(ready_cli, tmp_path, xdg, mount_n
               wrap=mount_ns(fill, data))
     assert run.code == 0 and "audit history" in run.err and "saved as audit" not in run.err
     assert (tmp_path / "a.json").exists()
+
+
+def test_an_audit_whose_save_failed_is_listed_so_not_as_interrupted(cli, good_host):
+    """Issue 29 §15: the disk filled while the audit was written into the history (the store's writes fail with
+    ENOSPC from the first host on, induced in the child); once its process is gone the history lists it as
+    ``save failed``, not as ``interrupted``."""
+    full = ("import errno\nimport nicadvisor.store.history as _h\n"
+            "def _full(*a, **k):\n    raise OSError(errno.ENOSPC, 'database or disk is full')\n"
+            "_h.AuditStore.add_host = _full\n")
+    run = cli("audit", "--quiet", "--capture", good_host, setup=full)
+    assert "audit history not used: [Errno 28] database or disk is full" in run.err, run.err
+    listed = cli("history")
+    assert listed.code == 0
+    (line,) = [ln for ln in listed.out.splitlines() if ln.startswith("#1 ")]
+    assert "save failed" in line and "interrupted" not in line

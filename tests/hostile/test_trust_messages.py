@@ -54,3 +54,18 @@ def test_a_certificate_replaced_after_the_pin_check_is_changed(cli, swap, flag, 
     assert (f"127.0.0.1:{swap.port}: the TLS certificate has CHANGED since it was pinned: stored SHA-256 "
             f"{swap.first} (in the --thumbprint given), the server now presents {swap.then}") in run.err, run.err
     assert "is not trusted" not in run.err and "then pin it" not in run.err
+
+
+@pytest.mark.parametrize("flag, password_env", [("--nsx", "NIC_ADVISOR_NSX_PASSWORD"),
+                                                ("--vcenter", "NIC_ADVISOR_VCENTER_PASSWORD")])
+def test_a_tls_pin_store_that_is_not_utf8_is_one_sentence(cli, xdg, swap, flag, password_env):
+    """Issue 29 §13: it printed a whole traceback as the cause."""
+    store = xdg / "xdg_config_home" / "nic-advisor" / "tls_pins"
+    store.parent.mkdir(parents=True, exist_ok=True)
+    store.write_bytes(b"# pins\n127.0.0.1:1 AA\xff\xfe\n")
+    run = cli("audit", "--no-history", "--quiet", flag, swap.url, "--user", "auditor", "--timeout", "5",
+              env={password_env: "not-a-real-secret"})
+    assert run.code == 2
+    assert f"the TLS pin store {store} is damaged: line 2 is not UTF-8 text; correct or remove that line" in run.err
+    assert "Traceback" not in run.err and "UnicodeDecodeError" not in run.err
+    assert store.read_bytes() == b"# pins\n127.0.0.1:1 AA\xff\xfe\n"

@@ -1,5 +1,5 @@
-"""Exports never replace what is at the path with a file: a symbolic link keeps pointing at the file it names (which
-gets the report), a stream (FIFO, /dev/full, /dev/null) is written into, a folder is refused; a regular file is
+"""Exports never write through a symbolic link into the file it names: the report replaces the link itself (issue 29
+§1: rename onto the path given, not the link's target), a stream (FIFO, /dev/full, /dev/null) is written into, a folder is refused; a regular file is
 still replaced atomically."""
 from __future__ import annotations
 
@@ -19,17 +19,18 @@ def _writer(text: str):
     return write
 
 
-def test_a_symlink_stays_a_link_and_its_file_gets_the_report(tmp_path):
+def test_a_symlink_is_replaced_by_the_report_and_its_file_left_alone(tmp_path):
     target = tmp_path / "target.json"
     target.write_text("old", encoding="utf-8")
     link = tmp_path / "link.json"
     link.symlink_to(target.name)
     atomic_write(link, _writer("new"))
-    assert link.is_symlink() and target.read_text(encoding="utf-8") == "new"
+    assert not link.is_symlink() and link.read_text(encoding="utf-8") == "new"
+    assert target.read_text(encoding="utf-8") == "old"
     dangling = tmp_path / "dangling.json"
     dangling.symlink_to("made-by-export.json")
     atomic_write(dangling, _writer("x"))
-    assert dangling.is_symlink() and (tmp_path / "made-by-export.json").read_text(encoding="utf-8") == "x"
+    assert not dangling.is_symlink() and not (tmp_path / "made-by-export.json").exists()
 
 
 def test_a_fifo_is_written_into_not_replaced(tmp_path):

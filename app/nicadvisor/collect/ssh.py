@@ -51,6 +51,7 @@ import paramiko
 from paramiko.auth_strategy import AuthFailure, AuthSource, AuthStrategy, InMemoryPrivateKey
 from paramiko.ssh_exception import NoValidConnectionsError
 
+from nicadvisor.atomic_file import check_no_planted_link, write_text
 from nicadvisor.collect import local_linux
 from nicadvisor.parsers.assemble import HostInputs
 from nicadvisor.parsers.capture_file import DENIED_RE, MAX_CAPTURE_BYTES, TIMEOUT_NOTE, Capture, exit_note, one_line
@@ -901,6 +902,7 @@ def save_captures(host_inputs: list[HostInputs], folder: Path | str) -> list[Pat
     written: list[Path] = []
     for hi in host_inputs:
         sub = root / host_folder_name(hi.name)
+        check_no_planted_link(sub)
         sub.mkdir(parents=True, exist_ok=True)
         for i, cap in enumerate(hi.captures, 1):
             head = [f"# source: {one_line(cap.origin or cap.source, 1000)}",
@@ -908,7 +910,7 @@ def save_captures(host_inputs: list[HostInputs], folder: Path | str) -> list[Pat
                     f"# host: {one_line(cap.host or hi.name, 300)}"]
             head += [f"# note: {one_line(n, 1000)}" for n in cap.notes]
             path = sub / f"{i:03d}_{_safe(cap.command, 60)}.txt"
-            path.write_text("\n".join(head) + "\n" + cap.text, encoding="utf-8")
+            write_text(path, "\n".join(head) + "\n" + cap.text)  # never through a planted link (issue 29 §1)
             written.append(path)
     return written
 

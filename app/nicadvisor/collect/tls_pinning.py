@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import socket
 import ssl
 
@@ -54,7 +55,8 @@ class UntrustedCertificateError(TlsTrustError):
         self.host, self.port, self.thumbprint, self.reason = host, port, thumbprint, reason
         shown = thumbprint or "(could not be read)"
         super().__init__(
-            f"{host}:{port}: the TLS certificate is not trusted ({reason}). Its SHA-256 thumbprint is "
+            f"{host}:{port}: the TLS certificate is not trusted by {trust_store()[1]} ({reason}). Its SHA-256 "
+            "thumbprint is "
             f"{shown}. Check it against the one shown by the server console or vCenter, then pin it "
             f"(--thumbprint {shown}) to connect.")
 
@@ -151,6 +153,25 @@ def stored_pin(pins: "TlsPins | None", host: str, port: int) -> str | None:
                             f"{exc.strerror or exc}") from exc
 
 
+#: The variables naming a CA bundle to verify with, in the order they count: SSL_CERT_FILE (OpenSSL's, honoured
+#: before), then REQUESTS_CA_BUNDLE (requests'). Both are honoured the same way by every connection (issue 29 §15).
+CA_BUNDLE_VARIABLES = ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")
+
+
+def trust_store() -> tuple[str | None, str]:
+    """``(CA file, words)``: the CA bundle certificates are verified with when nothing is pinned —
+    ``$SSL_CERT_FILE``, else ``$REQUESTS_CA_BUNDLE`` (that file alone), else None for OpenSSL's default store —
+    and how to name it in a message (``the CA bundle /etc/ca.pem ($REQUESTS_CA_BUNDLE)``, ``the system CA store
+    (/usr/lib/ssl/certs)``)."""
+    for var in CA_BUNDLE_VARIABLES:
+        value = os.environ.get(var)
+        if value:
+            return value, f"the CA bundle {value} (${var})"
+    paths = ssl.get_default_verify_paths()
+    where = paths.openssl_cafile if os.path.exists(paths.openssl_cafile) else paths.openssl_capath
+    return None, f"the system CA store ({where})"
+
+
 def ssl_context_for(host: str, port: int = 443, thumbprint: str | None = None, insecure: bool = False,
                     timeout: float = 30.0, pins: "TlsPins | None" = None) -> tuple[ssl.SSLContext, TrustDecision]:
     """The SSLContext to reach ``host:port`` under the policy of this module, and how it was trusted.
@@ -177,7 +198,7 @@ def ssl_context_for(host: str, port: int = 443, thumbprint: str | None = None, i
     if insecure:
         der = fetch_certificate(host, port, timeout)
         return pinned_context(der), TrustDecision("insecure", thumbprint_of(der))
-    ctx = ssl.create_default_context()
+    ctx = ssl.create_default_context(cafile=trust_store()[0])  # the same store every connection names
     try:
         _probe(host, port, ctx, timeout)
     except ssl.SSLCertVerificationError as exc:

@@ -105,9 +105,17 @@ class TlsPins:
     # --- reading -------------------------------------------------------------------------------
     def _lines(self) -> list[str]:
         try:
-            return self.path.read_text(encoding="utf-8").splitlines()
+            data = self.path.read_bytes()
         except FileNotFoundError:
             return []
+        except OSError as exc:
+            raise OSError(exc.errno, f"the TLS pin store {self.path} cannot be read ({exc.strerror or exc})") from None
+        try:
+            return data.decode("utf-8").splitlines()
+        except UnicodeDecodeError as exc:  # one sentence naming the file and line, never a traceback (issue 29 §13)
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise OSError(f"the TLS pin store {self.path} is damaged: line {line} is not UTF-8 text; correct or remove "
+                          "that line") from None
 
     @staticmethod
     def _parse(line: str) -> tuple[str, str] | None:

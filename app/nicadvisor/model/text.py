@@ -23,11 +23,16 @@ def fact_text(value: Any, unknown: str = "unknown") -> str:
 #: A character Python keeps for a byte that was not UTF-8 (``os.fsdecode``'s surrogateescape: byte 0xff → U+DCFF),
 #: and any other lone surrogate (a JSON ``"\ud800"``): no UTF-8 writer accepts them.
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+#: Unicode's bidirectional formatting characters (UAX #9 §2: the embeddings, overrides and isolates, the implicit
+#: marks and the Arabic letter mark): in a host name a right-to-left override turns "esx01" + "verdict: ✔ READY"
+#: around on screen (issue 29 §9). Every view writes them as the escape ``\u202e``, never as they are.
+BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_UNSAFE = re.compile(rf"[\ud800-\udfff{BIDI}]")
 #: Control characters other than tab and newline (an ESC sequence in device text would drive a terminal).
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: What cannot stand on one printed line: every control character (newline and tab too), the Unicode line and
 #: paragraph separators, and lone surrogates.
-_NOT_ONE_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_NOT_ONE_LINE = re.compile(rf"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff{BIDI}]")
 _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -45,11 +50,19 @@ def escape_undecoded(text: str, *, in_json: bool = False) -> str:
     Python as U+DC80–U+DCFF) as ``\\xNN`` — the byte it was —, any other as ``\\uNNNN``. Every UTF-8 writer (JSON,
     HTML, CSV, PDF, SQLite) refuses lone surrogates; the escape keeps the bytes readable. ``in_json``: ``text`` is a
     JSON document written with ``ensure_ascii=False`` (surrogates only occur inside its strings), so the escape's
-    backslash is itself escaped and the string reads back as ``\\xNN``. Linear time."""
+    backslash is itself escaped and the string reads back as ``\\xNN``. Bidirectional formatting characters
+    (:data:`BIDI`) are escaped too, as ``\\u202e`` (in JSON: the JSON escape, so the value reads back the same).
+    Linear time."""
     if text.isascii():
         return text
-    lead = "\\" if in_json else ""
-    return _SURROGATE.sub(lambda m: lead + _escape(m.group()), text)
+
+    def one(m: re.Match[str]) -> str:
+        ch = m.group()
+        if not 0xD800 <= ord(ch) <= 0xDFFF:
+            return f"\\u{ord(ch):04x}"
+        return ("\\" if in_json else "") + _escape(ch)
+
+    return _UNSAFE.sub(one, text)
 
 
 def without_controls(text: str, replacement: str = "\ufffd") -> str:
@@ -57,6 +70,36 @@ def without_controls(text: str, replacement: str = "\ufffd") -> str:
     sequence from device text must not reach a terminal that shows the file), lone surrogates are escaped
     (:func:`escape_undecoded`). Linear time."""
     return escape_undecoded(CONTROL.sub(replacement, text))
+
+
+#: Every formula lead character OWASP lists (CSV injection): = + - @ tab carriage-return.
+FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+
+
+def formula_escaped(value: str) -> str:
+    """``value`` for a CSV cell a spreadsheet opens: a leading ``'`` when it could be run as a formula (it starts
+    with ``= + - @``, a tab or a carriage return and is not a plain number: OWASP "CSV Injection"), else as it is.
+    :func:`formula_unescaped` reads it back."""
+    return "'" + value if value.startswith(FORMULA_LEAD) and not _PLAIN_NUMBER.match(value) else value
+
+
+def formula_unescaped(value: str) -> str:
+    """The value :func:`formula_escaped` wrote: its leading ``'`` dropped when a formula lead follows."""
+    return value[1:] if value.startswith("'") and value[1:].startswith(FORMULA_LEAD) else value
+
+
+def mixed_scripts(name: str) -> list[str]:
+    """The Unicode scripts of ``name``'s letters (``["CYRILLIC", "LATIN"]``) when they are more than one, else [];
+    digits, punctuation and marks (Common, Inherited) do not count. ``еsx03`` (Cyrillic е) and ``esx03`` look the
+    same: a name of mixed scripts may imitate another (a homoglyph, Unicode TR #39 §5.1 "mixed-script detection").
+    The scripts are Unicode's Scripts.txt as packaged by ``confusable_homoglyphs``. Linear time."""
+    if name.isascii():
+        return []
+    from confusable_homoglyphs import categories
+
+    scripts = set(categories.unique_aliases(name)) - {"COMMON", "INHERITED", "Unknown"}  # Unknown: a byte not UTF-8
+    return sorted(scripts) if len(scripts) > 1 else []
 
 
 def one_line(text: str) -> str:

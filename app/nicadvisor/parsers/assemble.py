@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from nicadvisor.commands import CATALOGUE, kind_of_command, placeholders
 from nicadvisor.parsers.capture_file import Capture, not_run_of
 from nicadvisor.model import CommandNotRun, Evidence, Host, InputProblem, KernelModule, PhysicalNic, Switch, VmkernelNic
+from nicadvisor.model.text import mixed_scripts
 from nicadvisor.parsers.base import Fact, ParseResult, natural_key
 from nicadvisor.parsers.linux.kernel_log import KERNEL_LOG_COMMANDS
 from nicadvisor.parsers.registry import normalise, parse_output
@@ -68,6 +69,11 @@ def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tu
     host = Host(name=inputs.name, kind=inputs.kind or _guess_kind(inputs.captures))
     host.not_run.extend(inputs.not_run)
     problems = list(inputs.problems)
+    scripts = mixed_scripts(inputs.name)
+    if scripts:  # a homoglyph of another host's name (issue 29 §9): said in every view, with its code points
+        where = inputs.captures[0].source if inputs.captures else inputs.name  # an input the host was read from
+        problems.append(InputProblem(where, f"the host name {ascii(inputs.name)} mixes the scripts "
+                                     f"{', '.join(s.title() for s in scripts)}: it may imitate another host's name"))
     parsed: list[tuple[Capture, ParseResult]] = []
     by_pci: dict[str, dict[str, tuple[Fact, Evidence]]] = {}
     names: dict[int, dict[str, Any]] = {}  # each of the host's lists indexed by name (see _get)

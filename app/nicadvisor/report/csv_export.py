@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from nicadvisor.model.capabilities import CAPABILITIES, capability_matrix, switc
 from nicadvisor.model.capabilities import origin_of
 from nicadvisor.model.entities import Finding, PhysicalNic, findings_by_host
 from nicadvisor.model.references import citations
-from nicadvisor.model.text import without_controls
+from nicadvisor.model.text import formula_escaped, without_controls
 from nicadvisor.report.json_export import atomic_write, benchmark_entry
 from nicadvisor.report.remediation import display_source, input_roots
 
@@ -35,10 +34,6 @@ CHECKLIST_COLUMNS = (
     "rollback", "full_severity", "evidence", "references",
 )
 
-#: Every formula lead character OWASP lists (CSV injection): = + - @ tab carriage-return.
-_FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
-#: A plain number (kept as it is, so that -3 stays a number).
-_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 
 
 def _safe(value: str) -> str:
@@ -46,10 +41,7 @@ def _safe(value: str) -> str:
     of a file name that were not UTF-8 as ``\\xNN`` (:func:`~nicadvisor.model.text.without_controls`), with a
     leading ``'`` when a spreadsheet could read it as a formula (it starts with ``= + - @``, a tab or a carriage
     return and is not a plain number)."""
-    value = without_controls(value)
-    if value.startswith(_FORMULA_LEAD) and not _NUMBER.match(value):
-        return "'" + value
-    return value
+    return formula_escaped(without_controls(value))
 
 
 def _cell(value: Any) -> str:

@@ -66,7 +66,7 @@ from reportlab.platypus import (
     Paragraph,
     SimpleDocTemplate,
     Spacer,
-    Table,
+    Table as _PlatypusTable,
     TableStyle,
 )
 
@@ -97,6 +97,18 @@ from nicadvisor.report.remediation import (
 from nicadvisor.report.decision import approve_text, effort, in_scope, verdict_lines
 from nicadvisor.report.scope import capture_lines
 from nicadvisor.vcg.nsx_interop import host_support
+
+
+
+class Table(_PlatypusTable):
+    """reportlab's Table whose rows may also split inside a row across pages (``splitInRow``): a host with 32 or more
+    alike pNICs has a row (its objects, its evidence lines) taller than a page, which reportlab otherwise refuses
+    with LayoutError and no PDF at all (issue 29 §5). Tables still split between rows first."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("splitInRow", 1)
+        super().__init__(*args, **kwargs)
+
 
 DEFAULT_TITLE = "NIC Advisor — NSX pNIC tuning checklist"
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")

@@ -81,6 +81,8 @@ class HistoryWriter:
                 return attr(*args, **kwargs)
             except (HistoryError, OSError) as exc:
                 self.problem = str(exc)
+                if name != "begin" and args and isinstance(args[0], int) and hasattr(self.store, "note_save_failed"):
+                    self.store.note_save_failed(args[0])  # listed as "save failed", not "interrupted"
                 return None
         return write
 

@@ -68,7 +68,8 @@ def check_tls(host: str, port: int, thumbprint: str | None, timeout: float = 10.
     """Check the certificate of ``host:port``: against the pin when ``thumbprint`` is given, else the app's stored
     pin, else the system CA store. Returns (result, TrustDecision or None); ``result.ok`` False with
     ``untrusted_thumbprint`` set when the system does not trust the certificate."""
-    from nicadvisor.collect.tls_pinning import ThumbprintMismatchError, UntrustedCertificateError, ssl_context_for
+    from nicadvisor.collect.tls_pinning import (ThumbprintMismatchError, UntrustedCertificateError, ssl_context_for,
+                                                trust_store)
 
     where = f"{host}:{port}"
     try:
@@ -77,7 +78,7 @@ def check_tls(host: str, port: int, thumbprint: str | None, timeout: float = 10.
         if exc.thumbprint is None:
             return ProbeResult(False, f"{where}: the certificate is not trusted ({exc.reason}) and could not be "
                                       "read"), None
-        return ProbeResult(False, f"{where}: the certificate is not trusted by this system ({exc.reason})",
+        return ProbeResult(False, f"{where}: the certificate is not trusted by {trust_store()[1]} ({exc.reason})",
                            untrusted_thumbprint=exc.thumbprint, reason=exc.reason), None
     except ThumbprintMismatchError as exc:
         return ProbeResult(False, str(exc)), None

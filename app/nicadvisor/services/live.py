@@ -144,10 +144,18 @@ class HostSink:
             host = host_from_dict(clean, f"host {host.name!r}")
         return host, [scrub_problem(p, self.scrub) for p in problems]
 
+    def _scrubbed_capture(self, c, host: str):
+        """Capture ``c`` as saved for ``host``: every line of the file it becomes (source, command, host, each note
+        holding the command's stderr, and the output) without the session's secrets (issue 29 §3)."""
+        scrub = self.scrub
+        return dataclasses.replace(c, host=scrub(host), text=scrub(c.text), command=scrub(c.command),
+                                   source=scrub(c.source), notes=tuple(map(scrub, c.notes)),
+                                   origin=None if c.origin is None else scrub(c.origin))
+
     def _save(self, groups: list[HostInputs], folder: str) -> None:
         from nicadvisor.collect.ssh import save_captures
 
-        copies = [HostInputs(name=g.name, captures=[dataclasses.replace(c, host=g.name, text=self.scrub(c.text))
+        copies = [HostInputs(name=g.name, captures=[self._scrubbed_capture(c, g.name)
                                                     for c in [*g.captures, *(c for c, _r in g.parsed)]])
                   for g in groups]
         try:

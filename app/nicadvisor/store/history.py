@@ -68,6 +68,8 @@ DEFAULT_FILE_NAME = "history.sqlite3"
 FINAL_STATUSES = ("done", "cancelled", "failed")
 RUNNING = "running"
 INTERRUPTED = "interrupted"
+#: The status of an audit whose writing to the history failed (a full disk): not "interrupted" (issue 29 §15).
+SAVE_FAILED = "save failed"
 NOTHING_READ = "nothing read"
 
 
@@ -284,9 +286,25 @@ class AuditStore:
         with self._lock:
             rows = self._conn.execute(
                 "SELECT id, owner_pid, owner_start FROM audits WHERE status = ?", (RUNNING,)).fetchall()
-            gone = [(INTERRUPTED, r[0], RUNNING) for r in rows if _owner_gone(r[1], r[2])]
+            gone = [(SAVE_FAILED if self._save_failed_mark(r[0]).exists() else INTERRUPTED, r[0], RUNNING)
+                    for r in rows if _owner_gone(r[1], r[2])]
             if gone:
                 self._write([("UPDATE audits SET status = ? WHERE id = ? AND status = ?", g) for g in gone])
+                for _status, audit_id, _was in gone:
+                    self._save_failed_mark(audit_id).unlink(missing_ok=True)
+
+    def _save_failed_mark(self, audit_id: int) -> Path:
+        return self.path.with_name(f"{self.path.name}.save-failed-{int(audit_id)}")
+
+    def note_save_failed(self, audit_id: int) -> None:
+        """Remember that writing audit ``audit_id`` failed (a full disk): an empty file beside the history, which
+        needs no free block where a SQLite write does; the audit then lists as ``save failed``, not ``interrupted``,
+        once its process is gone. Never raises."""
+        try:
+            os.close(os.open(self._save_failed_mark(audit_id), os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW,
+                             0o600))
+        except OSError:
+            pass
 
     # ------------------------------------------------------------ writing
 
@@ -460,7 +478,9 @@ class AuditStore:
             return status
         owner = self._conn.execute("SELECT owner_pid, owner_start FROM audits WHERE id = ?",
                                    (audit_id,)).fetchone()
-        return INTERRUPTED if owner and _owner_gone(owner[0], owner[1]) else status
+        if owner and _owner_gone(owner[0], owner[1]):
+            return SAVE_FAILED if self._save_failed_mark(audit_id).exists() else INTERRUPTED
+        return status
 
     @_sqlite_errors
     def list_audits(self) -> list[AuditSummary]:

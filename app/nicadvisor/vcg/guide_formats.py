@@ -119,6 +119,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from nicadvisor.atomic_file import atomic_write
+from nicadvisor.model.text import formula_escaped, formula_unescaped
 from nicadvisor.parsers.base import hex4
 from nicadvisor.vcg.normalize import parse_release, release_label
 
@@ -873,7 +874,7 @@ def _exchange_csv_rows(reader: csv.DictReader, skipped: int, meta: dict[str, str
         try:
             if None in row:
                 raise _Skip("more cells than header columns")
-            rec: dict[str, Any] = {k: (row.get(k) or "") for k in EXCHANGE_CSV_COLUMNS}
+            rec: dict[str, Any] = {k: formula_unescaped(row.get(k) or "") for k in EXCHANGE_CSV_COLUMNS}
             for name in ("firmware", "features"):
                 rec[name] = [v for v in rec[name].split(_LIST_SEP)]
             for name in ("svid", "ssid", "release", "driver", "driver_version", "driver_type", "link"):
@@ -1112,8 +1113,8 @@ def write_exchange_csv(listings: Iterable[GuideListing], path: str | os.PathLike
                 if _LIST_SEP in value or not value.strip() or value != value.strip():
                     raise ValueError(f"listings[{i}].{name} value {value!r} cannot be written to CSV "
                                      f"(empty, padded or contains {_LIST_SEP!r})")
-        writer.writerow([x.vid, x.did, x.svid or "", x.ssid or "", x.vendor, x.model, x.release or "",
-                         x.driver or "", x.driver_version or "", x.driver_type or "",
-                         _LIST_SEP.join(x.firmware), _LIST_SEP.join(x.features), x.link or "",
-                         x.additional_firmware or "", x.source or ""])
+        writer.writerow([formula_escaped(v) for v in (  # no cell runs as a formula (issue 29 §15)
+            x.vid, x.did, x.svid or "", x.ssid or "", x.vendor, x.model, x.release or "", x.driver or "",
+            x.driver_version or "", x.driver_type or "", _LIST_SEP.join(x.firmware), _LIST_SEP.join(x.features),
+            x.link or "", x.additional_firmware or "", x.source or "")])
     _write_atomic(path, buf.getvalue())

@@ -491,8 +491,8 @@ def clean_stale_temp_files(folder: Path | None = None, older_than_s: float = STA
     for p in base.glob(f"{_TEMP_PREFIX}*"):
         try:
             gone = _writer_gone(p.name)
-            if p.is_file() and (gone or (gone is None and p.stat().st_mtime < limit)):
-                p.unlink()
+            if (p.is_file() or p.is_dir()) and (gone or (gone is None and p.stat().st_mtime < limit)):
+                shutil.rmtree(p) if p.is_dir() else p.unlink()  # atomic_write's private folder, or an older file
                 removed.append(p)
         except OSError:
             continue

@@ -209,6 +209,12 @@ def parse_sysfs_readlink(text: str, cmd: CommandLine) -> ParseResult:
     return result
 
 
+#: iproute2 prints an interface name's bytes as they are inside its JSON strings, control bytes included (a name may
+#: hold ESC or BEL: only "/", ":" and white space are refused by the kernel's dev_valid_name): such JSON is read with
+#: control characters allowed in strings (``strict=False``), so that one such name never costs the other interfaces.
+_TOLERANT_JSON = json.JSONDecoder(strict=False)
+
+
 @register(r"^ip\s+(?=(?:-\S+\s+)*-j)(?:-\S+\s+)*link\b", "ip -j link show")
 def parse_ip_link_json(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``ip -d -j link show`` (JSON, iproute2).
@@ -218,14 +224,15 @@ def parse_ip_link_json(text: str, cmd: CommandLine) -> ParseResult:
     UNKNOWN → unset), ``is_physical`` False when ``linkinfo.info_kind`` names a software device (veth,
     bond, vlan, bridge, …), and True with ``pci_address`` when ``parentbus`` is ``pci`` (newer
     iproute2 prints ``parentbus``/``parentdev``). Text before the JSON array (a prompt) is skipped; a
-    text with no JSON array gets a note. Never raises.
+    text with no JSON array gets a note. Raw control bytes inside its strings (iproute2 prints a name's bytes as
+    they are) are read, not refused: the other interfaces are kept. Never raises.
     """
     result = ParseResult(family="ip -j link show")
     start = text.find("[")
     data = None
     while start != -1:
         try:
-            data, _ = json.JSONDecoder().raw_decode(text[start:])
+            data, _ = _TOLERANT_JSON.raw_decode(text[start:])
             break
         except ValueError:
             start = text.find("[", start + 1)
