@@ -68,6 +68,35 @@ NAME_ERE: dict[str, dict[str, str]] = {
 }
 
 
+#: The documented long spelling of the short options of the catalogue's tools, per tool (the command's first word):
+#: a command written either way is one command, and the registry reads it in its short spelling
+#: (:func:`nicadvisor.parsers.registry.normalise`: ``esxcfg-nics --list`` is ``esxcfg-nics -l``,
+#: ``ethtool --show-ring eth0`` is ``ethtool -g eth0``, ``esxcli … --nic-name=vmnic0`` is ``esxcli … -n vmnic0``).
+#: Sources: each tool's usage text as its reference prints it: ``esxcfg-nics`` (Broadcom KB 324544, "-l --list"),
+#: ``esxcfg-vmknic``/``esxcfg-vswitch`` (vSphere Command-Line Interface Reference, "-l|--list"), ``esxcfg-module``
+#: (``-g|--get-options``, ``-i|--get-info``), ``vmware`` (``-v|--version``, ``-l|--level``), ``vmkchdev``
+#: (``-l|--list``), esxcli (``-n|--nic-name``, ``-m|--module``: esxcli reference), ethtool(8)
+#: and ip(8) (``-d``/``-details``, ``-j``/``-json``, ``-s``/``-stats``/``-statistics``, ``-br``/``-brief``).
+OPTION_SPELLINGS: dict[str, dict[str, str]] = {
+    "esxcfg-nics": {"--list": "-l"},
+    "esxcfg-vmknic": {"--list": "-l"},
+    "esxcfg-vswitch": {"--list": "-l"},
+    "esxcfg-module": {"--get-options": "-g", "--get-info": "-i"},
+    "vmware": {"--version": "-v", "--level": "-l"},
+    "vmkchdev": {"--list": "-l"},
+    "esxcli": {"--nic-name": "-n", "--module": "-m"},
+    "ethtool": {"--driver": "-i", "--show-features": "-k", "--show-offload": "-k", "--show-channels": "-l",
+                "--show-ring": "-g", "--show-rxfh-indir": "-x", "--show-rxfh": "-x", "--show-coalesce": "-c",
+                "--statistics": "-S"},
+    "ip": {"-details": "-d", "-json": "-j", "-stats": "-s", "-statistics": "-s", "-brief": "-br"},
+}
+#: The letters of value-less short options that a tool takes written apart or together, per tool: the registry
+#: reads them as one word in this order (``lspci -v -v -k`` and ``lspci -kvv`` are ``lspci -vvk``; ``vmware -v -l`` is
+#: ``vmware -vl``). Only flags: ``lspci -s``/``-d`` take a value and stay apart, and so does ESXi's ``lspci -p``
+#: (pciutils' ``-p`` takes a file), lspci(8), vmware -vl (vm-support ``commands/vmware_-vl.txt``).
+FLAG_ORDER: dict[str, str] = {"lspci": "vmnkDtbxqQe", "vmware": "vl"}
+
+
 def whole(ere: str) -> re.Pattern[str]:
     """A Python pattern matching a whole string (no newline) that the POSIX ERE ``ere`` matches as a whole line."""
     return re.compile(rf"^(?:{ere})\Z")

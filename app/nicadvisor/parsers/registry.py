@@ -182,7 +182,39 @@ def normalise(raw: str) -> str:
         head = "esxcli"
     if head == "vmkvsitools":
         head, _, rest = rest.partition(" ")
-    return f"{head} {rest}".strip()
+    return f"{head} {_short_options(head, rest)}".strip()
+
+
+def _short_options(tool: str, rest: str) -> str:
+    """``rest`` (the words after ``tool``, up to a pipe) with every option in its short spelling and the value-less
+    short flags of ``tool`` as one word in a fixed order (:data:`nicadvisor.commands.OPTION_SPELLINGS`,
+    :data:`~nicadvisor.commands.FLAG_ORDER`): ``--list`` → ``-l``, ``--nic-name=vmnic0`` → ``-n vmnic0``,
+    ``lspci -v -v -s 09:00.0`` → ``lspci -vv -s 09:00.0``. The one place a command's spellings meet, so that each
+    parser's pattern names one spelling."""
+    spellings = commands.OPTION_SPELLINGS.get(tool)
+    order = commands.FLAG_ORDER.get(tool)
+    if not spellings and not order:
+        return rest
+    head, bar, tail = rest.partition("|")
+    words: list[str] = []
+    flags = ""
+    for word in head.split():
+        long_opt, eq, value = word.partition("=")
+        if spellings and long_opt in spellings:
+            word = spellings[long_opt]
+            if eq and value:
+                words.extend([word, value])
+                continue
+        if order and len(word) > 1 and word[0] == "-" and word[1] != "-" and all(c in order for c in word[1:]):
+            flags += word[1:]
+            continue
+        words.append(word)
+    if flags:
+        words.insert(0, "-" + "".join(sorted(flags, key=order.index)))
+    if words == head.split():
+        return rest  # as written (its spacing kept)
+    out = " ".join(words)
+    return f"{out} {bar}{tail}".strip() if bar else out
 
 
 def split_commands(header: str) -> list[CommandLine]:
@@ -195,7 +227,9 @@ def parsers_for(cmd: CommandLine) -> list[tuple[str, ParserFn]]:
     """The (family, parser) pairs whose pattern matches ``cmd``, most specific first: the pattern
     that matches the longest part of the command wins (``lspci -vv`` before a bare ``lspci``)."""
     _load()
-    hits = [(m.end(), e) for e in _ENTRIES if (m := e.pattern.match(cmd.text))]
+    tool, _, rest = cmd.text.partition(" ")
+    text = f"{tool} {_short_options(tool, rest)}".strip()  # the spelling the patterns name
+    hits = [(m.end(), e) for e in _ENTRIES if (m := e.pattern.match(text))]
     hits.sort(key=lambda h: -h[0])
     return [(e.family, e.fn) for _, e in hits]
 

@@ -64,7 +64,7 @@ def _stop(line: str) -> bool:
     return is_command_echo(line) is not None
 
 
-@register(r"^esxcfg-vmknic\s+(?:-l|--list)\b", "esxcfg-vmknic -l")
+@register(r"^esxcfg-vmknic\s+-l\b", "esxcfg-vmknic -l")
 def parse_esxcfg_vmknic(text: str, cmd: CommandLine) -> ParseResult:
     """Parse the ``esxcfg-vmknic -l`` table (one row per vmknic and IP family) with the shared table reader
     (:data:`VMKNIC_COLUMNS`): rows aligned with the header are cut at its offsets; misaligned ones

@@ -33,7 +33,7 @@ def _split_uplinks(text: str) -> list[str]:
     return [u.strip() for u in re.split(r"[,\s]+", text.strip()) if u.strip()]
 
 
-@register(r"^esxcfg-vswitch\s+(?:-l|--list)\b", "esxcfg-vswitch -l")
+@register(r"^esxcfg-vswitch\s+-l\b", "esxcfg-vswitch -l")
 def parse_esxcfg_vswitch(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``esxcfg-vswitch -l``: ``Switch Name …`` (standard) and ``DVS Name …`` (distributed) sections.
 
