@@ -191,7 +191,8 @@ CATALOGUE: tuple[Command, ...] = (
                "link_speed_mbps", "duplex", "mtu", "is_virtual_uplink"),
             learn=_p("driver", "driver_version", "firmware_version"), run=True,
             esxcli_api=("network", "nic", "get"), source="§2"),
-    Command("esxcli network nic coalesce get", "esxi", "host", "esxcli network nic coalesce get", _COALESCE,
+    Command("esxcli network nic coalesce get", "esxi", "host", "esxcli network nic coalesce get",
+            _COALESCE + _p("coalesce_adaptive_tx"),
             learn=_p("coalesce_adaptive_rx", "coalesce_rx_usecs"), run=True, optional=True,
             esxcli_api=("network", "nic", "coalesce", "get"), source="§9, §14 item 14"),
     Command("esxcli network vswitch standard list", "esxi", "host", "esxcli network vswitch standard list", _SWITCH,
@@ -321,7 +322,8 @@ CATALOGUE: tuple[Command, ...] = (
             _p("driver", "driver_version", "firmware_version", "pci_address", "is_physical", "is_virtual_uplink"),
             learn=_p("driver", "driver_version", "firmware_version"), run=True, kind_mark="ethtool", source="§2"),
     Command("ethtool -k {nic}", "linux", "pnic", "ethtool -k",
-            _p("geneve_offload", "geneve_rx_filter", "vxlan_offload", "tso", "lro", "receive_hashing") + _PSEUDO,
+            _p("geneve_offload", "geneve_rx_filter", "vxlan_offload", "tso", "lro", "receive_hashing", "fixed_offloads")
+            + _PSEUDO,
             learn=_p("geneve_offload", "geneve_rx_filter"), run=True, source="§6"),
     Command("ethtool -l {nic}", "linux", "pnic", "ethtool -l",
             _QUEUES + _p("rx_queues_max", "tx_queues_max") + _PSEUDO,
@@ -329,9 +331,10 @@ CATALOGUE: tuple[Command, ...] = (
     Command("ethtool -x {nic}", "linux", "pnic", "ethtool -x", _p("rss", "rx_queues") + _PSEUDO, learn=_p("rss"),
             run=True,
             optional=True, source="§7"),
-    Command("ethtool -c {nic}", "linux", "pnic", "ethtool -c", _COALESCE + _PSEUDO,
+    Command("ethtool -c {nic}", "linux", "pnic", "ethtool -c", _COALESCE + _p("coalesce_adaptive_tx") + _PSEUDO,
             learn=_p("coalesce_adaptive_rx", "coalesce_rx_usecs"), run=True, optional=True, source="§9"),
-    Command("ethtool -g {nic}", "linux", "pnic", "ethtool -g", _p("rx_ring_size", "tx_ring_size") + _PSEUDO, run=True,
+    Command("ethtool -g {nic}", "linux", "pnic", "ethtool -g",
+            _p("rx_ring_size", "tx_ring_size", "rx_ring_max", "tx_ring_max") + _PSEUDO, run=True,
             optional=True, source="§7"),
     Command("ethtool {nic}", "linux", "pnic", "ethtool", _p("link_up", "link_speed_mbps", "duplex") + _PSEUDO,
             learn=_p("link_up", "link_speed_mbps"), run=True, root=True, source="§4 (its Wake-on-LAN query needs "
@@ -346,7 +349,7 @@ CATALOGUE: tuple[Command, ...] = (
             source="networkctl(1) (systemd-networkd with LLDP= on the link)"),
     # --- Linux, read from captures -------------------------------------------------------------------------------
     Command("ip link show {nic}", "linux", "pnic", "ip link show", _p("mtu", "mac", "admin_up", "link_up",
-                                                                       "is_physical", "pci_address"),
+                                                                       "is_physical", "pci_address", "master"),
             source="ip-link(8)"),
     Command("lspci -vv -s {pci}", "linux", "pnic", "lspci -vv",
             _p("description", "driver", "numa_node", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts",
@@ -354,6 +357,10 @@ CATALOGUE: tuple[Command, ...] = (
             root=True, kind_mark="lspci -vv",
             source="§10 (lspci(8): the capabilities are readable only by root; the collectors read the same link "
                    "from sysfs, readable by every user)"),
+    Command("lspci -vmmkn", "linux", "host", "lspci -vmm",
+            _p("pci_address", "vid", "did", "svid", "ssid", "description", "driver", "numa_node"),
+            source="lspci(8) 'Machine readable output' (-vmm records: Slot, Class, Vendor, Device, SVendor, SDevice, "
+                   "Driver, NUMANode; -mm one quoted line per device; -n IDs, -nn names and IDs)"),
     Command("dmesg", "linux", "host", "dmesg",
             _p("pci_address", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable",
                "driver", "driver_version", "firmware_version", "link_up", "link_speed_mbps", "duplex")

@@ -30,3 +30,67 @@ def test_every_documented_long_spelling_reaches_the_short_spellings_parser():
                            ("lspci -v -v -s 00:03.0", "lspci -vv -s 00:03.0"), ("lspci -nnvv", "lspci -vvnn")):
         ours = [f for f, _ in parsers_for(CommandLine.parse(normalise(written)))]
         assert ours and ours == [f for f, _ in parsers_for(CommandLine.parse(short))], written
+
+
+# --- lspci: -k, and the machine-readable -vmm / -vmmkn / -nnmmv / -mmv ------------------------------------------
+
+def test_lspci_k_names_the_driver_in_use():
+    pnics, *_ = read("linux_lspci-k_thinkpad_x240_i218lm_e1000e_insights-core.txt")
+    assert pnics == {"pci:0000:00:19.0": {"description": "Intel Corporation Ethernet Connection I218-LM",
+                                          "driver": "e1000e"}}  # the audio, graphics … functions are no NICs
+    pnics, *_ = read("linux_lspci-k_hyperv_connectx4lx_vf_domain_1a06_insights-core.txt")
+    assert pnics["pci:1a06:00:02.0"]["driver"] == "mlx5_core"
+
+
+def test_lspci_vmmkn_records_give_ids_driver_and_numa_node():
+    pnics, *_ = read("linux_lspci-vmmkn_thinkpad_x240_i218lm_e1000e_insights-core.txt")
+    assert pnics == {"pci:0000:00:19.0": {"pci_address": "0000:00:19.0", "vid": "8086", "did": "155a",
+                                          "svid": "17aa", "ssid": "2214", "driver": "e1000e"}}
+    pnics, *_ = read("linux_lspci-vmmkn_hyperv_connectx4lx_vf_domain_1a06_numa0_insights-core.txt")
+    p = pnics["pci:1a06:00:02.0"]
+    assert (p["vid"], p["did"], p["svid"], p["ssid"], p["driver"], p["numa_node"]) == \
+        ("15b3", "1016", "15b3", "0190", "mlx5_core", 0)
+
+
+def test_lspci_nnmmv_gives_names_and_ids_and_mmv_names_only():
+    pnics, *_ = read("linux_lspci-nnmmv_vmware_guest_82545em_names_and_ids_jc.txt")
+    assert pnics == {"pci:0000:02:01.0": {
+        "pci_address": "0000:02:01.0", "vid": "8086", "did": "100f", "svid": "15ad", "ssid": "0750",
+        "description": "Intel Corporation 82545EM Gigabit Ethernet Controller (Copper)"}}
+    pnics, *_ = read("linux_lspci-mmv_vmware_guest_82545em_names_only_jc.txt")
+    assert pnics == {"pci:0000:02:01.0": {
+        "pci_address": "0000:02:01.0", "description": "Intel Corporation 82545EM Gigabit Ethernet Controller (Copper)"}}
+
+
+# --- fields admins use: ring maximums, adaptive TX, [fixed] features, a Linux interface's master ---------------
+
+def test_ethtool_g_pre_set_maximums_beside_the_rings_in_use():
+    pnics, *_ = read("linux_ethtool-g_eth2_rx_200_of_2047_tx_511_of_511_insights-core.txt")
+    p = pnics["eth2"]
+    assert (p["rx_ring_size"], p["rx_ring_max"], p["tx_ring_size"], p["tx_ring_max"]) == (200, 2047, 511, 511)
+
+
+def test_adaptive_tx_is_read_from_ethtool_c_and_esxcli_coalesce():
+    from capturetools import merged, parse_capture
+    pnics, *_ = merged(parse_capture("linux_ethtool-c_ice_e810_static_itr_flattened.txt"))  # Adaptive RX: off TX: off
+    assert pnics["em1"]["coalesce_adaptive_tx"] is False
+    pnics, *_ = merged(parse_capture("esxi_esxcli_nic_coalesce_get_mellanox_connectx3.txt"))  # Adaptive TX: Off
+    assert pnics["vmnic2"]["coalesce_adaptive_tx"] is False
+
+
+def test_fixed_ethtool_k_features_are_named():
+    from capturetools import merged, parse_capture
+    pnics, *_ = merged(parse_capture("linux_ethtool-k_igb_enp2s0.txt"))
+    # igb: 'large-receive-offload: off [fixed]', 'rx-udp_tunnel-port-offload: off [fixed]'; TSO can be changed
+    assert pnics["enp2s0"]["fixed_offloads"] == ["lro", "geneve_rx_filter"]
+    assert "tso" not in pnics["enp2s0"]["fixed_offloads"]
+
+
+def test_ip_addr_master_and_tunnels_by_link_type():
+    pnics, *_ = read("linux_ip_addr_eth7_master_bond1_ipip_tunl0_ip.tun2_insights-core.txt")
+    assert pnics["eth7"]["master"] == "bond1"
+    assert pnics["ip.tun2"]["is_physical"] is False  # 'link/ipip 10.192.4.203 peer …': no name tells it
+    pnics, *_ = read("linux_ip-s_link_bridge_members_master_virbr0_tun0_link_none_ppp0_insights-core.txt")
+    assert (pnics["vnet0"]["master"], pnics["virbr0-nic"]["master"]) == ("virbr0", "virbr0")
+    assert pnics["ppp0"]["is_physical"] is False and pnics["tun0"]["is_physical"] is False
+    assert "is_physical" not in pnics["enp0s25"] and "master" not in pnics["enp0s25"]

@@ -264,6 +264,12 @@ def features(block: list[str]) -> dict[str, tuple[bool, str]]:
     return out
 
 
+#: ``ethtool -k`` feature → the field it decides, for ``fixed_offloads`` (a ``[fixed]`` feature cannot be changed).
+_FIXED_FIELDS = (("tcp-segmentation-offload", "tso"), ("large-receive-offload", "lro"),
+                 ("tx-udp_tnl-segmentation", "geneve_offload"), ("tx-udp_tnl-segmentation", "vxlan_offload"),
+                 ("rx-udp_tunnel-port-offload", "geneve_rx_filter"), ("receive-hashing", "receive_hashing"))
+
+
 @register(r"^ethtool\s+-k\b", "ethtool -k")
 def parse_ethtool_k(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``ethtool -k IF`` (offload features).
@@ -272,7 +278,8 @@ def parse_ethtool_k(text: str, cmd: CommandLine) -> ParseResult:
     ``vxlan_offload`` ← tx-udp_tnl-segmentation (evidence also names tx-udp_tnl-csum-segmentation;
     that one alone is used when the first is absent), ``geneve_rx_filter`` ← rx-udp_tunnel-port-offload
     (nic-data-sources.md §6, §7, §14 item 12), ``receive_hashing`` ← receive-hashing. RSS (the indirection table)
-    is not read here (see ``ethtool -x``).
+    is not read here (see ``ethtool -x``). ``fixed_offloads`` lists those fields whose feature is ``[fixed]`` (the
+    driver cannot change it), with the lines that say so.
     Captures: ``linux_ethtool-k_ice_e810_kernel6.15_flattened.txt``, ``linux_ethtool-k_igb_enp2s0.txt``,
     ``esxi_g_ethtool_-k_vmnic1_esxi60_sio4.txt`` (old ``Offload parameters`` layout). Never raises.
     """
@@ -298,6 +305,10 @@ def parse_ethtool_k(text: str, cmd: CommandLine) -> ParseResult:
             raw = "\n".join(pair[1] for pair in (tnl, csum) if pair)
             result.pnic(key, "geneve_offload", chosen[0], raw)
             result.pnic(key, "vxlan_offload", chosen[0], raw)
+        fixed = [(fld, feats[feat][1]) for feat, fld in _FIXED_FIELDS if feat in feats
+                 and feats[feat][1].endswith("[fixed]") and (feat != "tx-udp_tnl-segmentation" or chosen is tnl)]
+        if fixed:
+            result.pnic(key, "fixed_offloads", [fld for fld, _ in fixed], "\n".join(dict.fromkeys(r for _, r in fixed)))
         _acknowledge(result, key, header or "offload features", before)
     return result
 
@@ -383,7 +394,8 @@ def parse_ethtool_g(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``ethtool -g IF`` (ring sizes).
 
     ``rx_ring_size``/``tx_ring_size`` (descriptors) from ``RX:``/``TX:`` of "Current hardware
-    settings" (Pre-set maximums are not recorded); ``n/a``/0 → unknown. Capture:
+    settings", ``rx_ring_max``/``tx_ring_max`` from those of "Pre-set maximums" (so that ring advice can say
+    "raise to 4096 of 4096"); ``n/a``/0 → unknown. Capture:
     ``linux_ethtool-g_ice_e810_ring_8160_flattened.txt``. Never raises.
     """
     result = ParseResult(family="ethtool -g")
@@ -395,10 +407,12 @@ def parse_ethtool_g(text: str, cmd: CommandLine) -> ParseResult:
             _no_key(result, header)
             continue
         before = len(result.pnics.get(key, {}))
-        for side, field_name in (("RX", "rx_ring_size"), ("TX", "tx_ring_size")):
-            n = _count(vals.get(side))
+        maxima = _current_values(block, ("RX", "TX"), preset=True)
+        for values, side, field_name in ((vals, "RX", "rx_ring_size"), (vals, "TX", "tx_ring_size"),
+                                         (maxima, "RX", "rx_ring_max"), (maxima, "TX", "tx_ring_max")):
+            n = _count(values.get(side))
             if n:
-                result.pnic(key, field_name, n, vals[side][1])
+                result.pnic(key, field_name, n, values[side][1])
         _acknowledge(result, key, header or "rings", before)
     return result
 
@@ -493,6 +507,8 @@ def parse_ethtool_x(text: str, cmd: CommandLine) -> ParseResult:
 
 _COALESCE_HEADER_RE = re.compile(r"^\s*Coalesce parameters for (?P<name>\S+?):")
 _ADAPTIVE_RE = re.compile(r"Adaptive RX:\s*(?P<v>[^\s]+)")
+#: ``Adaptive RX: off  TX: off``: the TX half of the same line (ethtool(8) ``adaptive-tx``).
+_ADAPTIVE_TX_RE = re.compile(r"Adaptive RX:[ \t]*\S+[ \t]+TX:[ \t]*(?P<v>\S+)")
 _COALESCE_KEYS = {
     "rx-usecs": "coalesce_rx_usecs",
     "tx-usecs": "coalesce_tx_usecs",
@@ -508,7 +524,7 @@ _CQE_RE = re.compile(r"CQE mode RX:[ \t]*(?P<rx>\S+)[ \t]+TX:[ \t]*(?P<tx>\S+)")
 def parse_ethtool_c(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``ethtool -c IF`` (interrupt coalescing).
 
-    ``coalesce_adaptive_rx`` from ``Adaptive RX: on|off``; ``coalesce_rx_usecs``/``coalesce_tx_usecs``
+    ``coalesce_adaptive_rx``/``coalesce_adaptive_tx`` from ``Adaptive RX: on|off  TX: on|off``; ``coalesce_rx_usecs``/``coalesce_tx_usecs``
     (µs) and ``coalesce_rx_frames``/``coalesce_tx_frames`` from the exact keys (``rx-usecs-irq`` and
     the like are other settings); ``n/a`` → unknown, ``0`` is recorded (``Adaptive RX: n/a`` too: unknown). The
     ``CQE mode RX: on  TX: off`` line of newer ethtool goes to ``records`` (``cqe_mode_rx``/``cqe_mode_tx``: True,
@@ -531,6 +547,9 @@ def parse_ethtool_c(text: str, cmd: CommandLine) -> ParseResult:
         before = len(result.pnics.get(key, {}))
         if adaptive:
             result.pnic(key, "coalesce_adaptive_rx", to_bool(adaptive.group("v")), _raw(block, _ADAPTIVE_RE))
+            tx = _ADAPTIVE_TX_RE.search(joined)
+            if tx:
+                result.pnic(key, "coalesce_adaptive_tx", to_bool(tx.group("v")), _raw(block, _ADAPTIVE_RE))
         cqe = _CQE_RE.search(joined)
         if cqe:
             result.records.append({"interface": key, "cqe_mode_rx": to_bool(cqe.group("rx")),
