@@ -357,6 +357,14 @@ CATALOGUE: tuple[Command, ...] = (
             root=True, kind_mark="lspci -vv",
             source="§10 (lspci(8): the capabilities are readable only by root; the collectors read the same link "
                    "from sysfs, readable by every user)"),
+    Command("cat /proc/net/bonding/{bond}", "linux", "host", "cat /proc/net/bonding",
+            _p("master", "link_up", "link_speed_mbps", "duplex", "is_physical"), kind_mark="cat /proc/net/bonding",
+            source="Linux Documentation/networking/bonding.rst 'Querying Bonding Configuration'"),
+    Command("netstat -i", "linux", "host", "netstat -i", _p("mtu", "admin_up", "link_up", "is_physical"),
+            kind_mark="netstat -i", source="net-tools netstat(8) --interfaces (the flags are ifconfig's)"),
+    Command("nmcli device show", "linux", "host", "nmcli device show",
+            _p("mac", "mtu", "link_up", "is_physical", "driver", "driver_version", "firmware_version"),
+            kind_mark="nmcli", source="nmcli(1) device show (GENERAL.*, WIRED-PROPERTIES.CARRIER)"),
     Command("lspci -vmmkn", "linux", "host", "lspci -vmm",
             _p("pci_address", "vid", "did", "svid", "ssid", "description", "driver", "numa_node"),
             source="lspci(8) 'Machine readable output' (-vmm records: Slot, Class, Vendor, Device, SVendor, SDevice, "

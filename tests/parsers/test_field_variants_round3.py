@@ -94,3 +94,30 @@ def test_ip_addr_master_and_tunnels_by_link_type():
     assert (pnics["vnet0"]["master"], pnics["virbr0-nic"]["master"]) == ("virbr0", "virbr0")
     assert pnics["ppp0"]["is_physical"] is False and pnics["tun0"]["is_physical"] is False
     assert "is_physical" not in pnics["enp0s25"] and "master" not in pnics["enp0s25"]
+
+
+# --- classic Linux listings: /proc/net/bonding, netstat -i, nmcli device show ---------------------------------
+
+def test_proc_net_bonding_members_link_speed_duplex_and_master():
+    pnics, *_ = read("linux_proc_net_bonding_bond0_round-robin_eno1_eno2_1000_full_insights-core.txt")
+    assert pnics["bond0"] == {"is_physical": False}
+    for nic in ("eno1", "eno2"):
+        assert pnics[nic] == {"master": "bond0", "link_up": True, "link_speed_mbps": 1000, "duplex": "full"}
+    pnics, *_ = read("linux_proc_net_bonding_bond0_802.3ad_enp0s9_up_enp0s8_down_unknown_speed_insights-core.txt")
+    assert pnics["enp0s8"] == {"master": "bond0", "link_up": False}  # 'Speed: Unknown', 'Duplex: Unknown'
+    assert pnics["enp0s9"]["link_speed_mbps"] == 1000
+
+
+def test_netstat_i_mtu_up_running_and_the_bonds_master_flag():
+    pnics, *_ = read("linux_netstat-i_centos77_ens33_docker0_bmu_jc.txt")
+    assert pnics["ens33"] == {"mtu": 1500, "admin_up": True, "link_up": True}
+    assert (pnics["docker0"]["admin_up"], pnics["docker0"]["link_up"]) == (True, False)  # BMU: up, not running
+    assert "lo" not in pnics
+    pnics, *_ = read("linux_netstat-i_met_column_bond0_bond1_master_flag_eth0-3_slaves_insights-core.txt")
+    assert pnics["bond0"]["is_physical"] is False and pnics["eth2"] == {"mtu": 1500, "admin_up": True, "link_up": True}
+
+
+def test_nmcli_device_show_mac_mtu_carrier_and_type():
+    pnics, *_ = read("linux_nmcli_device_show_centos77_ens33_docker0_bridge_jc.txt")
+    assert pnics["ens33"] == {"mac": "00:0c:29:3b:58:0e", "mtu": 1500, "link_up": True}
+    assert pnics["docker0"]["is_physical"] is False and "lo" not in pnics
