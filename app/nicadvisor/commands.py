@@ -256,6 +256,9 @@ CATALOGUE: tuple[Command, ...] = (
     Command("esxcfg-module -g {module}", "esxi", "module", "esxcfg-module -g", ("module.options",), run=True,
             optional=True, source="§7, §9"),
     # --- ESXi, read from captures and bundles -------------------------------------------------------------------
+    Command("net-dvs -l", "esxi", "host", "net-dvs -l", ("switch.kind", "switch.mtu"),
+            bundle_files=("commands/net-dvs_-l.txt",), kind_mark="net-dvs",
+            source="vm-support-bundles.md §1.3 (commands/net-dvs_-l.txt: global properties, the N-VDS MTU)"),
     Command("nicinfo.sh", "esxi", "host", "nicinfo.sh", _NIC_ROW + _p("driver_version", "firmware_version") + _QUEUES,
             bundle_files=("commands/nicinfo.sh.txt",), kind_mark="nicinfo.sh", source="vm-support-bundles.md §1.3"),
     # ESXi's lspci -v prints no PCIe link capabilities, and no ESXi command with a public output does (§10): an

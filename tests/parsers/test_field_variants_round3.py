@@ -121,3 +121,16 @@ def test_nmcli_device_show_mac_mtu_carrier_and_type():
     pnics, *_ = read("linux_nmcli_device_show_centos77_ens33_docker0_bridge_jc.txt")
     assert pnics["ens33"] == {"mac": "00:0c:29:3b:58:0e", "mtu": 1500, "link_up": True}
     assert pnics["docker0"]["is_physical"] is False and "lo" not in pnics
+
+
+# --- net-dvs -l: a distributed or opaque switch's MTU from its global properties ------------------------------
+
+def test_net_dvs_global_properties_give_the_switch_kind_and_mtu():
+    from capturetools import local_capture
+    from nicadvisor.parsers.registry import parse_output
+    c = local_capture("esxi_net-dvs-l_vds_compute_vds_global_properties_mtu1500_opaquedvs_false_sneaku.txt")
+    results = parse_output(c.command, c.text, c.notes)
+    assert [r.family for r in results] == ["net-dvs -l"]
+    sw = results[0].switches["Compute_VDS"]
+    assert (sw["kind"].value, sw["mtu"].value) == ("distributed", 1500)  # opaqueDvs = false: a VDS, not an N-VDS
+    assert "com.vmware.etherswitch.mtu = 1500" in sw["mtu"].line
