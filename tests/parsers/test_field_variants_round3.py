@@ -134,3 +134,20 @@ def test_net_dvs_global_properties_give_the_switch_kind_and_mtu():
     sw = results[0].switches["Compute_VDS"]
     assert (sw["kind"].value, sw["mtu"].value) == ("distributed", 1500)  # opaqueDvs = false: a VDS, not an N-VDS
     assert "com.vmware.etherswitch.mtu = 1500" in sw["mtu"].line
+
+
+# --- link events in old log layouts ----------------------------------------------------------------------------
+
+def test_vmklinux_be2net_link_down_and_up_lines():
+    pnics, *_ = read("esxi5_vmkernel_log_be2net_vmnic_space_colon_bus_link_down_up_flex10_elatov.txt",
+                     "grep Link /var/log/vmkernel.log")
+    # 'vmnic0 : 02:00.0 Link Down' at 05:42, '… Link Up - 10 Gbps Full Duplex' at 05:51: the last event wins
+    for nic in ("vmnic0", "vmnic2", "vmnic4"):
+        assert pnics[nic] == {"link_up": True, "link_speed_mbps": 10000, "duplex": "full"}
+    assert not any(k.startswith("pci:") for k in pnics)  # the lpfc820 FCoE lines are no NIC
+
+
+def test_old_kernel_driver_ifname_function_link_line():
+    pnics, *_ = read("linux_dmesg_grep_eth_old_e1000_driver_ifname_function_prefix_no_pci_ubuntuforums.txt", "dmesg")
+    assert pnics["eth1"] == {"link_up": True, "link_speed_mbps": 1000, "duplex": "full", "driver": "e1000"}
+    assert "eth0" not in pnics  # its probe line says no link
