@@ -151,3 +151,16 @@ def test_old_kernel_driver_ifname_function_link_line():
     pnics, *_ = read("linux_dmesg_grep_eth_old_e1000_driver_ifname_function_prefix_no_pci_ubuntuforums.txt", "dmesg")
     assert pnics["eth1"] == {"link_up": True, "link_speed_mbps": 1000, "duplex": "full", "driver": "e1000"}
     assert "eth0" not in pnics  # its probe line says no link
+
+
+# --- framing: a TAB inside a cell that is not a key -------------------------------------------------------------
+
+def test_tab_inside_the_broadcast_cell_keeps_the_row_with_a_note():
+    from capturetools import local_capture
+    from nicadvisor.parsers.registry import parse_output
+    c = local_capture("esxi55_esxcfg-vmknic-l_tab_inside_broadcast_cell_nsxv_vtep_vmk3_mtu1600_blog.txt")
+    (r,) = parse_output(c.command, c.text, c.notes)
+    vmk = {k: {f: fact.value for f, fact in v.items()} for k, v in r.vmknics.items()}
+    assert vmk["vmk3"] == {"addresses": ["192.168.150.52"], "mtu": 1600, "tso_mss": 65535}
+    assert set(vmk) == {"vmk0", "vmk1", "vmk2", "vmk3"}
+    assert len(r.notes) == 4 and all("Broadcast cell was not understood" in n for n in r.notes)

@@ -81,8 +81,7 @@ def parse_esxcfg_vmknic(text: str, cmd: CommandLine) -> ParseResult:
         return result
     (table,) = tables
     has_netstack = "netstack" in table.layout.keys
-    for line_no, raw in table.failed:
-        result.notes.append(f"esxcfg-vmknic -l: line {line_no}: row not understood: {raw.strip()[:200]!r}")
+    result.notes.extend(failed_notes(result.family, [table]))
     rows: dict[str, list[tuple[dict[str, str], str]]] = {}
     for row in table.rows:
         rows.setdefault(row.values["iface"], []).append((row.values, row.line))
