@@ -164,3 +164,17 @@ def test_tab_inside_the_broadcast_cell_keeps_the_row_with_a_note():
     assert vmk["vmk3"] == {"addresses": ["192.168.150.52"], "mtu": 1600, "tso_mss": 65535}
     assert set(vmk) == {"vmk0", "vmk1", "vmk2", "vmk3"}
     assert len(r.notes) == 4 and all("Broadcast cell was not understood" in n for n in r.notes)
+
+
+# --- one note, once ---------------------------------------------------------------------------------------------
+
+def test_the_same_note_of_one_input_is_listed_once():
+
+    from capturetools import local_capture
+    from nicadvisor.parsers.assemble import HostInputs, assemble_host
+
+    # two pasted outputs ('dmesg | grep PCIe', 'dmesg | grep ixgbe') both name eth0 for four igb ports
+    cap = local_capture("linux_dmesg_igb_pcie_gbs_and_gts_pfring283.txt")
+    _host, problems, _parsed = assemble_host(HostInputs(name="h", captures=[cap]))
+    eth0 = [p for p in problems if "the log names eth0 for 4 devices" in p.message]
+    assert len(eth0) == 1
