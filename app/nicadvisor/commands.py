@@ -95,6 +95,11 @@ OPTION_SPELLINGS: dict[str, dict[str, str]] = {
 #: ``vmware -vl``). Only flags: ``lspci -s``/``-d`` take a value and stay apart, and so does ESXi's ``lspci -p``
 #: (pciutils' ``-p`` takes a file), lspci(8), vmware -vl (vm-support ``commands/vmware_-vl.txt``).
 FLAG_ORDER: dict[str, str] = {"lspci": "vmnkDtbxqQe", "vmware": "vl"}
+#: Short options that take a value, per tool, beside those of :data:`OPTION_SPELLINGS` and :data:`FLAG_ORDER`: with
+#: them the registry knows every letter a tool's command may start with when a PDF copy lost its dashes
+#: (``lspci v v s 09:00.0``, ``ethtool i eth2``: the Red Hat Summit slides of capture
+#: ``rhel5_ethtool-i_cxgb3_ixgbe_s2io_note_in_driver_value_dashes_lost_redhat_summit_pdf.txt``).
+VALUE_OPTION_LETTERS: dict[str, str] = {"lspci": "sd"}
 
 
 def whole(ere: str) -> re.Pattern[str]:

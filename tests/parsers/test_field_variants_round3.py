@@ -178,3 +178,31 @@ def test_the_same_note_of_one_input_is_listed_once():
     _host, problems, _parsed = assemble_host(HostInputs(name="h", captures=[cap]))
     eth0 = [p for p in problems if "the log names eth0 for 4 devices" in p.message]
     assert len(eth0) == 1
+
+
+# --- text extracted from a PDF: dashes lost, values on the next line; two hosts' prompts ------------------------
+
+PDF_I = "rhel5_ethtool-i_cxgb3_ixgbe_s2io_note_in_driver_value_dashes_lost_redhat_summit_pdf.txt"
+PDF_CGK = "rhel5_ethtool-c-g-k_cxgb3_eth2_dashes_lost_values_on_next_line_redhat_summit_pdf.txt"
+
+
+def test_pdf_copy_without_dashes_is_read():
+    pnics, *_ = read(PDF_CGK)
+    p = pnics["eth2"]  # 'ethtool c eth2', 'rxusecs: 5', 'Preset maximums:' then 'RX:' / '16384'
+    assert (p["coalesce_rx_usecs"], p["coalesce_adaptive_rx"], p["coalesce_adaptive_tx"]) == (5, False, False)
+    assert (p["rx_ring_size"], p["rx_ring_max"], p["tx_ring_size"], p["tx_ring_max"]) == (1024, 16384, 1024, 16384)
+    assert p["tso"] is True  # 'tcp segmentation offload: on' of 'ethtool k eth2'
+
+
+def test_two_hosts_prompts_are_not_one_host():
+    from capturetools import local_capture
+    from nicadvisor.parsers.registry import parse_output
+    pnics, *_ = read(PDF_I)
+    # [root@perf10 ~]# ethtool i eth2 → cxgb3 ('firmwareversion:', 'businfo:'); [root@dhcp47154 ~]# ethtool i eth2 is
+    # another host's Neterion card: never merged into perf10's eth2
+    assert pnics["eth2"] == {"driver": "cxgb3", "driver_version": "1.0ko", "firmware_version": "T 5.0.0 TP 1.1.0",
+                             "pci_address": "0000:06:00.0", "is_physical": True}
+    assert pnics["eth3"]["driver"] == "ixgbe"
+    c = local_capture(PDF_I)
+    notes = [n for r in parse_output(c.command, c.text, c.notes) for n in r.notes]
+    assert any("host dhcp47154" in n and "perf10" in n for n in notes)

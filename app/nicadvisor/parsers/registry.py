@@ -185,12 +185,27 @@ def normalise(raw: str) -> str:
     return f"{head} {_short_options(head, rest)}".strip()
 
 
+def _dashes_restored(tool: str, words: list[str]) -> list[str]:
+    """``words`` with the dash a PDF copy dropped put back before the leading one-letter options of ``tool``
+    (``ethtool i eth2`` → ``ethtool -i eth2``, ``lspci v v s 09:00.0`` → ``lspci -v -v -s 09:00.0``): only when no
+    word has a dash at all and another word follows the letters."""
+    if any(w.startswith("-") for w in words):
+        return words
+    letters = {s[1:] for s in commands.OPTION_SPELLINGS.get(tool, {}).values() if len(s) == 2} \
+        | set(commands.FLAG_ORDER.get(tool, "")) | set(commands.VALUE_OPTION_LETTERS.get(tool, ""))
+    n = 0
+    while n < len(words) - 1 and words[n] in letters:
+        n += 1
+    return [f"-{w}" for w in words[:n]] + words[n:]
+
+
 def _short_options(tool: str, rest: str) -> str:
     """``rest`` (the words after ``tool``, up to a pipe) with every option in its short spelling and the value-less
     short flags of ``tool`` as one word in a fixed order (:data:`nicadvisor.commands.OPTION_SPELLINGS`,
     :data:`~nicadvisor.commands.FLAG_ORDER`): ``--list`` → ``-l``, ``--nic-name=vmnic0`` → ``-n vmnic0``,
-    ``lspci -v -v -s 09:00.0`` → ``lspci -vv -s 09:00.0``. The one place a command's spellings meet, so that each
-    parser's pattern names one spelling."""
+    ``lspci -v -v -s 09:00.0`` → ``lspci -vv -s 09:00.0``, and a PDF copy's lost dashes restored
+    (:func:`_dashes_restored`). The one place a command's spellings meet, so that each parser's pattern names one
+    spelling."""
     spellings = commands.OPTION_SPELLINGS.get(tool)
     order = commands.FLAG_ORDER.get(tool)
     if not spellings and not order:
@@ -198,7 +213,7 @@ def _short_options(tool: str, rest: str) -> str:
     head, bar, tail = rest.partition("|")
     words: list[str] = []
     flags = ""
-    for word in head.split():
+    for word in _dashes_restored(tool, head.split()):
         long_opt, eq, value = word.partition("=")
         if spellings and long_opt in spellings:
             word = spellings[long_opt]
@@ -331,6 +346,36 @@ def split_session(text: str) -> list[tuple[str, str]]:
     return [(command, "\n".join(lines) + "\n") for command, lines in chunks]
 
 
+#: The host a shell prompt names (``[root@perf10 ~]#``, ``admin@esx01:~$``): the word after the ``@``.
+_PROMPT_HOST_RE = re.compile(r"^[ \t]*\[?[\w.-]{1,64}@(?P<host>[\w.-]{1,253})[\s:\]]")
+
+
+def _one_host(session: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[str]]:
+    """The outputs of ``session`` whose prompt names the first host whose prompt has output under it (or no host),
+    and a note for the outputs of every other host: two hosts' prompts in one paste (``[root@perf10 ~]#`` …
+    ``[root@dhcp47154 ~]#``, capture ``rhel5_ethtool-i_cxgb3_ixgbe_s2io_note_in_driver_value_dashes_lost_redhat_
+    summit_pdf.txt``) are two hosts, never one merged host."""
+    first: str | None = None
+    kept: list[tuple[str, str]] = []
+    others: dict[str, list[str]] = {}
+    for command, output in session:
+        prompt, _, rest = output.partition("\n")
+        m = _PROMPT_HOST_RE.match(prompt)
+        host = m.group("host") if m else None
+        if all(not ln.strip() or normalise(ln) == command for ln in rest.splitlines()[:MAX_ECHO_LINES]):
+            # a prompt with no output under it (or only its command again) tells no host's output
+            kept.append((command, output))
+            continue
+        first = first or host
+        if host is None or host == first:
+            kept.append((command, output))
+        else:
+            others.setdefault(host, []).append(command)
+    notes = [f"the outputs after the prompts of host {host} ({', '.join(cmds)}) are another host's than {first}'s: "
+             f"not read into this host (give each host its own capture)" for host, cmds in others.items()]
+    return kept, notes
+
+
 def _before_first_echo(text: str) -> str:
     """The lines of ``text`` before its first prompt line that echoes a command a parser reads, ``""`` when they are
     only prompt lines (``esxcli … set`` before the ``list`` it changed) or blank."""
@@ -379,17 +424,18 @@ def parse_output(header_command: str, text: str, notes: tuple[str, ...] | list[s
     list means no parser knows any of the commands. Never raises on malformed text: a parser that
     raises is a bug, reported as a note rather than lost.
     """
-    session = split_session(text)
+    session, other_hosts = _one_host(split_session(text))
+    noted = [ParseResult(family="# command: header", notes=other_hosts)] if other_hosts else []
     if not _known(header_command):
-        if len(session) > 1:  # a pasted session of several commands: each output is read as its own command
-            return [r for command, output in session for r in parse_output(command, output)]
-    elif _other_targets(header_command, session):
+        if len(session) > 1 or other_hosts:  # a pasted session: each output is read as its own command
+            return [r for command, output in session for r in parse_output(command, output)] + noted
+    elif _other_targets(header_command, session) or other_hosts:
         # the header names a command, but the text holds echoed outputs about other interfaces or modules (a pasted
         # session, or a capture appended to another): each output is read as its own command, the text before the
         # first prompt as the header's, so that one interface's or module's output is never credited to another's
         head = _before_first_echo(text)
         first = parse_output(header_command, head) if head.strip() else []
-        return first + [r for command, output in session for r in parse_output(command, output)]
+        return first + [r for command, output in session for r in parse_output(command, output)] + noted
     header_command = resolve_command(header_command, notes, text)
     text = unframe(text)  # indentation, "> " quotes, CRLF and trailing spaces added by pasting
     results: list[ParseResult] = []

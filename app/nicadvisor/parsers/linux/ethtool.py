@@ -162,10 +162,12 @@ def _acknowledge(result: ParseResult, key: str, header: str, before: int) -> Non
 # --- ethtool -i --------------------------------------------------------------------------------------
 
 _DRIVER_HEADER_RE = re.compile(r"^\s*driver:")
-_DRIVER_KEYS_RE = re.compile(
-    r"(?:^|(?<=\s))(driver|version|firmware-version|expansion-rom-version|bus-info|supports-statistics|"
-    r"supports-test|supports-eeprom-access|supports-register-dump|supports-priv-flags):"
-)
+#: The keys of ``ethtool -i``; a PDF copy drops their hyphens (``firmwareversion:``, ``businfo:``, capture
+#: ``rhel5_ethtool-i_cxgb3_ixgbe_s2io_note_in_driver_value_dashes_lost_redhat_summit_pdf.txt``): read either way.
+_DRIVER_KEYS = ("driver", "version", "firmware-version", "expansion-rom-version", "bus-info", "supports-statistics",
+                "supports-test", "supports-eeprom-access", "supports-register-dump", "supports-priv-flags")
+_DRIVER_KEYS_RE = re.compile(r"(?:^|(?<=\s))(" + "|".join(k.replace("-", "-?") for k in _DRIVER_KEYS) + r"):")
+_DASHLESS_KEY = {k.replace("-", ""): k for k in _DRIVER_KEYS}
 
 
 def _driver_info(block: list[str]) -> list[tuple[str, str, str]]:
@@ -178,7 +180,7 @@ def _driver_info(block: list[str]) -> list[tuple[str, str, str]]:
             end = keys[i + 1].start() if i + 1 < len(keys) else len(line)
             value = line[m.end():end].strip()
             raw = line.strip() if len(keys) == 1 else f"{m.group(1)}: {value}"
-            out.append((m.group(1), value, raw))
+            out.append((_DASHLESS_KEY[m.group(1).replace("-", "")], value, raw))
     return out
 
 
@@ -320,7 +322,7 @@ _RING_HEADER_RE = re.compile(r"^\s*Ring parameters for (?P<name>\S+?):")
 _CURRENT_RE = re.compile(r"Current hardware settings:", re.I)
 
 
-_PRESET_RE = re.compile(r"Pre-set maximums:", re.I)
+_PRESET_RE = re.compile(r"Pre-?set maximums:", re.I)  # "Preset maximums:" in a PDF copy
 
 
 def _current_values(block: list[str], names: tuple[str, ...], preset: bool = False) -> dict[str, tuple[str, str]]:
@@ -343,11 +345,13 @@ def _current_values(block: list[str], names: tuple[str, ...], preset: bool = Fal
     current = joined[m.end():]
     alt = "|".join(re.escape(n) for n in names)
     out: dict[str, tuple[str, str]] = {}
-    for mm in re.finditer(rf"(?:^|(?<=\s))(?P<k>{alt}):[ \t]*(?P<v>[^\s]+)", current):
+    # the value on the key's line, or (a PDF copy: "RX:" then "16384") alone on the next line when it is a number
+    for mm in re.finditer(rf"(?:^|(?<=\s))(?P<k>{alt}):(?:[ \t]*(?P<v>[^\s]+)|[ \t]*\n[ \t]*(?P<n>\d+)(?=[ \t]*(?:\n|$)))",
+                          current):
         line_start = current.rfind("\n", 0, mm.start()) + 1
         line_end = current.find("\n", mm.end())
         raw = current[line_start:line_end if line_end != -1 else None].strip()
-        out.setdefault(mm.group("k"), (mm.group("v"), raw))
+        out.setdefault(mm.group("k"), (mm.group("v") or mm.group("n"), raw))
     return out
 
 
@@ -515,7 +519,8 @@ _COALESCE_KEYS = {
     "rx-frames": "coalesce_rx_frames",
     "tx-frames": "coalesce_tx_frames",
 }
-_COALESCE_RE = re.compile(r"(?:^|(?<=\s))(?P<k>rx-usecs|tx-usecs|rx-frames|tx-frames):[ \t]*(?P<v>[^\s]+)")
+#: The exact keys, also as a PDF copy prints them without their hyphen (``rxusecs: 5``).
+_COALESCE_RE = re.compile(r"(?:^|(?<=\s))(?P<k>rx-?usecs|tx-?usecs|rx-?frames|tx-?frames):[ \t]*(?P<v>[^\s]+)")
 # "CQE mode RX: n/a  TX: n/a" (ethtool 5.13+, capture tests/parsers/captures/linux_ethtool-c_na_cqe_mode_tuned726.txt).
 _CQE_RE = re.compile(r"CQE mode RX:[ \t]*(?P<rx>\S+)[ \t]+TX:[ \t]*(?P<tx>\S+)")
 
@@ -555,7 +560,8 @@ def parse_ethtool_c(text: str, cmd: CommandLine) -> ParseResult:
             result.records.append({"interface": key, "cqe_mode_rx": to_bool(cqe.group("rx")),
                                    "cqe_mode_tx": to_bool(cqe.group("tx")), "line": _raw(block, _CQE_RE)})
         for m in values:
-            result.pnic(key, _COALESCE_KEYS[m.group("k")], to_int(m.group("v")),
+            result.pnic(key, _COALESCE_KEYS[m.group("k").replace("x", "x-", 1) if "-" not in m.group("k")
+                                            else m.group("k")], to_int(m.group("v")),
                         _raw(block, re.compile(rf"(?:^|\s){re.escape(m.group('k'))}:")))
         _acknowledge(result, key, header or "coalesce", before)
     return result
