@@ -98,8 +98,9 @@ class PhysicalNic(_WithEvidence):
     interrupt moderation (``ethtool -c`` ``Adaptive … TX:``, esxcli ``Adaptive TX``). ``fixed_offloads``: the fields
     among ``tso``, ``lro``, ``geneve_offload``, ``vxlan_offload``, ``geneve_rx_filter`` and ``receive_hashing`` whose
     ``ethtool -k`` feature the driver marks ``[fixed]`` (it cannot be changed: advice never asks to turn it on);
-    ``master`` the bond or bridge a Linux interface is enslaved to (``ip link`` ``master bond0``,
-    ``/proc/net/bonding/<bond>`` ``Slave Interface:``), None when none is known.
+    ``master`` the device a Linux interface is enslaved to: its bond or bridge (also a VRF or Open vSwitch's
+    ``ovs-system``) as ``ip link`` prints it (``master bond0``) or ``/proc/net/bonding/<bond>`` lists it (``Slave
+    Interface:``), None when none is known.
 
     ``neighbor_*``: the physical switch port the pNIC is cabled to, as that switch announces itself by LLDP or CDP
     (vSphere API ``QueryNetworkHint``, ESXi ``vim-cmd hostsvc/net/query_networkhint``, Linux ``lldpctl -f json`` /
