@@ -206,3 +206,11 @@ def test_two_hosts_prompts_are_not_one_host():
     c = local_capture(PDF_I)
     notes = [n for r in parse_output(c.command, c.text, c.notes) for n in r.notes]
     assert any("host dhcp47154" in n and "perf10" in n for n in notes)
+
+
+# --- two commands in one header, no prompt between their outputs ------------------------------------------------
+
+def test_standard_and_dvs_listings_under_one_header_keep_their_kinds():
+    switches = read("esxi_esxcli_vswitch_standard_list_and_dvs_vmware_list_no_prompt_between_ja_notes.txt")[2]
+    assert switches["vSwitch0"] == {"kind": "standard", "mtu": 1500, "uplinks": []}
+    assert switches["TEST"] == {"kind": "distributed", "mtu": 1500, "uplinks": ["vmnic0"]}
