@@ -21,7 +21,6 @@ MODEL = {"pnic": PhysicalNic, "vmknic": VmkernelNic, "switch": Switch, "module":
 #: Families no public recorded output exists for (searched: shared/fixtures, design/research), or whose output is
 #: only ever recorded live by the tests (this machine's interfaces; govmomi's vcsim).
 WITHOUT_RECORDED_OUTPUT = {
-    "esxcli network vswitch dvs vmware list": "no public output found",
     "ip -j link show": "read live from this machine (tests/test_local_linux.py)",
     "readlink /sys/class/net": "read live from this machine (tests/test_local_linux.py)",
     "vSphere API recording": "recorded live from vcsim (tests/live/test_vsphere_live.py)",

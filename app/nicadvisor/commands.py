@@ -370,6 +370,8 @@ CATALOGUE: tuple[Command, ...] = (
             source="Linux Documentation/networking/bonding.rst 'Querying Bonding Configuration'"),
     Command("netstat -i", "linux", "host", "netstat -i", _p("mtu", "admin_up", "link_up", "is_physical"),
             kind_mark="netstat -i", source="net-tools netstat(8) --interfaces (the flags are ifconfig's)"),
+    Command("netstat -ie", "linux", "host", "netstat -ie", _p("mtu", "mac", "admin_up", "link_up", "is_physical"),
+            source="net-tools netstat(8) -i -e (ifconfig's layout: 2.x 'flags=…<…>  mtu', 1.60 'Link encap … HWaddr')"),
     Command("nmcli device show", "linux", "host", "nmcli device show",
             _p("mac", "mtu", "link_up", "is_physical", "driver", "driver_version", "firmware_version"),
             kind_mark="nmcli", source="nmcli(1) device show (GENERAL.*, WIRED-PROPERTIES.CARRIER)"),

@@ -214,3 +214,11 @@ def test_standard_and_dvs_listings_under_one_header_keep_their_kinds():
     switches = read("esxi_esxcli_vswitch_standard_list_and_dvs_vmware_list_no_prompt_between_ja_notes.txt")[2]
     assert switches["vSwitch0"] == {"kind": "standard", "mtu": 1500, "uplinks": []}
     assert switches["TEST"] == {"kind": "distributed", "mtu": 1500, "uplinks": ["vmnic0"]}
+
+
+def test_netstat_ie_in_both_ifconfig_layouts():
+    pnics, *_ = read("linux_netstat-ie_new_ifconfig_layout_ens33_flags_ether_ubuntu_notes.txt")
+    assert pnics == {"ens33": {"mtu": 1500, "admin_up": True, "link_up": True, "mac": "00:0c:29:fc:90:72"}}
+    pnics, *_ = read("linux_netstat-i_and_netstat-ie_old_ifconfig_layout_eth1_vboxnet0_crazygit.txt")
+    assert pnics["eth1"] == {"mtu": 1500, "admin_up": True, "link_up": True, "mac": "44:39:c4:8d:d9:64"}
+    assert pnics["vboxnet0"]["mac"] == "0a:00:27:00:00:00" and "lo" not in pnics

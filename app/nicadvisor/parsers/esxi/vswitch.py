@@ -161,8 +161,8 @@ def parse_vswitch_standard_list(text: str, cmd: CommandLine) -> ParseResult:
 @register(r"^esxcli network vswitch dvs vmware list\b", "esxcli network vswitch dvs vmware list")
 def parse_vswitch_dvs_list(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``esxcli network vswitch dvs vmware list`` blocks (host view of a VDS): ``Name``, ``MTU``,
-    ``Uplinks`` → switches of kind ``distributed`` (layout per nic-data-sources.md §5; no real capture
-    of this command is stored in the fixtures). Never raises."""
+    ``Uplinks`` → switches of kind ``distributed`` (layout per nic-data-sources.md §5; capture
+    ``esxi_esxcli_vswitch_standard_list_and_dvs_vmware_list_no_prompt_between_ja_notes.txt``). Never raises."""
     result = ParseResult(family="esxcli network vswitch dvs vmware list")
     _kv_switch_blocks(text, result, "distributed", result.family)
     return result

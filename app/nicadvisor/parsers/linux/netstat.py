@@ -1,5 +1,6 @@
-"""Classic Linux interface listings: ``netstat -i`` (net-tools' kernel interface table) and ``nmcli device show``
-(NetworkManager's per-device properties).
+"""Classic Linux interface listings: ``netstat -i`` (net-tools' kernel interface table), ``netstat -ie`` (the same
+interfaces in ifconfig's layout, also read for ``ifconfig``) and ``nmcli device show`` (NetworkManager's per-device
+properties).
 
 ``netstat -i``: ``Iface MTU RX-OK … Flg``, one row per interface (net-tools netstat(8); the flags are ifconfig's:
 ``B`` broadcast, ``L`` loopback, ``M`` multicast, ``R`` running, ``U`` up, ``O`` no ARP, ``P`` point-to-point, ``m``
@@ -21,7 +22,7 @@ _NETSTAT_HEADER_RE = re.compile(r"^\s*Iface\s+MTU\b(?:\s+Met)?\s+RX-OK\b.*\bFlg\
 _NETSTAT_ROW_RE = re.compile(r"^\s*(?P<name>[^\s:]{1,64})\s+(?P<mtu>\d{1,6})\s+(?:\d+\s+){8,9}(?P<flags>[A-Za-z]{1,12})\s*$")
 
 
-@register(r"^netstat\s+-[A-Za-z]*i(?![A-Za-z]*e)", NETSTAT_FAMILY)
+@register(r"^netstat\s+-(?=[A-Za-z]*i)(?![A-Za-z]*e)[A-Za-z]+", NETSTAT_FAMILY)
 def parse_netstat_i(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``netstat -i``: per interface (the loopback, flag ``L``, skipped) ``mtu`` (bytes), ``admin_up``
     (``U``) and ``link_up`` (``R``, running: the carrier is there; an up interface without it is down), and
@@ -55,6 +56,63 @@ def parse_netstat_i(text: str, cmd: CommandLine) -> ParseResult:
             result.pnic(key, "is_physical", False, line)
     if not result.pnics:
         result.notes.append(f"{NETSTAT_FAMILY}: no 'Iface MTU … Flg' table found")
+    return result
+
+
+IFCONFIG_FAMILY = "netstat -ie"
+#: The first line of an interface in ifconfig's layouts, as ``netstat -ie`` (and ``ifconfig``) print it: net-tools
+#: 2.x ``ens33: flags=4163<UP,BROADCAST,RUNNING,MULTICAST>  mtu 1500``, and 1.60 ``eth1      Link encap:Ethernet
+#: HWaddr 44:39:c4:8d:d9:64`` (its flags and ``MTU:1500`` on a later line).
+_IFC_NEW_RE = re.compile(r"^(?P<name>[^\s:]{1,64}):\s+flags=\d+<(?P<flags>[A-Z0-9_,]{0,200})>(?:\s+mtu\s+(?P<mtu>\d+))?")
+_IFC_OLD_RE = re.compile(r"^(?P<name>[^\s:]{1,64})\s+Link encap:(?P<encap>\S+(?: Loopback)?)(?:\s+HWaddr\s+(?P<mac>\S+))?")
+_IFC_ETHER_RE = re.compile(r"^\s+ether\s+(?P<mac>[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5})\b")
+_IFC_OLD_FLAGS_RE = re.compile(r"^\s+(?P<flags>(?:[A-Z]+ )*[A-Z]+)\s+MTU:(?P<mtu>\d+)\b")
+_MAC_RE = re.compile(r"[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}")
+
+
+@register(r"^(?:netstat\s+-(?=[A-Za-z]*i)(?=[A-Za-z]*e)[A-Za-z]+\b|ifconfig(?:\s+-a)?(?:\s+[^\s-]\S*)?$)", IFCONFIG_FAMILY)
+def parse_netstat_ie(text: str, cmd: CommandLine) -> ParseResult:
+    """Parse ``netstat -ie`` (and ``ifconfig``): per interface (the loopback skipped) ``mtu`` (bytes), ``mac``
+    (``ether …`` / ``HWaddr …``), ``admin_up`` (``UP``), ``link_up`` (``RUNNING`` of an up interface) and
+    ``is_physical`` False for a point-to-point one (``POINTOPOINT``) or a bond (``MASTER``), in both ifconfig layouts
+    (net-tools 2.x and 1.60; captures ``linux_netstat-ie_new_ifconfig_layout_ens33_flags_ether_ubuntu_notes.txt``,
+    ``linux_netstat-i_and_netstat-ie_old_ifconfig_layout_eth1_vboxnet0_crazygit.txt``). Never raises."""
+    result = ParseResult(family=IFCONFIG_FAMILY)
+    key: str | None = None
+
+    def flags_of(name: str, flags: list[str], mtu: str | None, line: str) -> None:
+        result.pnic(name, "mtu", to_int(mtu), line)
+        result.pnic(name, "admin_up", "UP" in flags, line)
+        if "UP" in flags:
+            result.pnic(name, "link_up", "RUNNING" in flags, line)
+        if "POINTOPOINT" in flags or "MASTER" in flags:
+            result.pnic(name, "is_physical", False, line)
+
+    for line in text.splitlines():
+        m = _IFC_NEW_RE.match(line)
+        if m:
+            flags = m.group("flags").split(",")
+            key = None if "LOOPBACK" in flags else m.group("name")
+            if key:
+                flags_of(key, flags, m.group("mtu"), line)
+            continue
+        m = _IFC_OLD_RE.match(line)
+        if m:
+            key = None if m.group("encap").startswith("Local") else m.group("name")
+            if key and m.group("mac") and _MAC_RE.fullmatch(m.group("mac")):
+                result.pnic(key, "mac", m.group("mac").lower(), line)
+            continue
+        if key is None:
+            continue
+        m = _IFC_ETHER_RE.match(line)
+        if m:
+            result.pnic(key, "mac", m.group("mac").lower(), line)
+            continue
+        m = _IFC_OLD_FLAGS_RE.match(line)
+        if m:
+            flags_of(key, m.group("flags").split(), m.group("mtu"), line)
+    if not result.pnics:
+        result.notes.append(f"{IFCONFIG_FAMILY}: no interface block ('<name>: flags=…' or '<name> Link encap:…') found")
     return result
 
 
