@@ -222,3 +222,14 @@ def test_netstat_ie_in_both_ifconfig_layouts():
     pnics, *_ = read("linux_netstat-i_and_netstat-ie_old_ifconfig_layout_eth1_vboxnet0_crazygit.txt")
     assert pnics["eth1"] == {"mtu": 1500, "admin_up": True, "link_up": True, "mac": "44:39:c4:8d:d9:64"}
     assert pnics["vboxnet0"]["mac"] == "0a:00:27:00:00:00" and "lo" not in pnics
+
+
+# --- nothing dropped silently: an echoed command no parser reads ----------------------------------------------
+
+def test_output_of_an_echoed_command_no_parser_reads_gets_a_note():
+    from capturetools import local_capture
+    from nicadvisor.parsers.registry import parse_output
+    c = local_capture("linux_pasted_session_ethtool-c-k_kernel4.10_enp6s0f1.txt")
+    notes = [n for r in parse_output(c.command, c.text, c.notes) for n in r.notes]
+    assert any("'sudo sysctl net.core.busy_read'" in n and "is not read" in n for n in notes)
+    assert any("'sudo sysctl net.core.busy_poll'" in n and "is not read" in n for n in notes)

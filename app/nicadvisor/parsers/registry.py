@@ -376,6 +376,43 @@ def _one_host(session: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], li
     return kept, notes
 
 
+def _unknown_echoes(text: str) -> list[tuple[str, str]]:
+    """``(echoed command, its output with the prompt line)`` of every command a prompt echoes that no parser reads
+    and that printed something (:func:`split_session` leaves them out), in order; first :data:`MAX_ECHO_LINES` lines
+    searched."""
+    chunks: list[tuple[str, list[str]]] = []
+    current: list[str] | None = None
+    for i, line in enumerate(unframe(text).splitlines()):
+        echoed = is_command_echo(line) if i < MAX_ECHO_LINES else None
+        if echoed is not None:
+            current = [line] if echoed and not _echoed_command(line) else None
+            if current is not None:
+                chunks.append((echoed, current))
+            continue
+        if current is not None:
+            current.append(line)
+    return [(command, "\n".join(lines) + "\n") for command, lines in chunks if any(x.strip() for x in lines[1:])]
+
+
+def _unknown_outputs(header_command: str, text: str) -> tuple[list[ParseResult], list[str]]:
+    """What becomes of the outputs after echoed commands no parser reads, when a session is read command by command:
+    one whose command is the header's tool (``# command: ethtool -i eth2`` above ``[root@perf10 ~]# ethtool --foo
+    eth2``) is read as the header's command, since the header names it; any other gets a note, never dropped
+    silently."""
+    tools = {c.argv[0] for c in split_commands(header_command) if c.argv} if _known(header_command) else set()
+    results: list[ParseResult] = []
+    notes: list[str] = []
+    for command, output in _unknown_echoes(text):
+        words = normalise(command).split()
+        if words and words[0] in tools:
+            results += parse_output(header_command, output)
+        else:
+            lines = sum(1 for x in output.splitlines()[1:] if x.strip())
+            notes.append(f"the output after the prompt that echoes {command[:200]!r} ({lines} lines) is not read: no "
+                         "parser reads that command")
+    return results, notes
+
+
 def _before_first_echo(text: str) -> str:
     """The lines of ``text`` before its first prompt line that echoes a command a parser reads, ``""`` when they are
     only prompt lines (``esxcli … set`` before the ``list`` it changed) or blank."""
@@ -428,14 +465,18 @@ def parse_output(header_command: str, text: str, notes: tuple[str, ...] | list[s
     noted = [ParseResult(family="# command: header", notes=other_hosts)] if other_hosts else []
     if not _known(header_command):
         if len(session) > 1 or other_hosts:  # a pasted session: each output is read as its own command
-            return [r for command, output in session for r in parse_output(command, output)] + noted
+            unknown, lost = _unknown_outputs(header_command, text)
+            noted += [ParseResult(family="# command: header", notes=lost)] if lost else []
+            return [r for command, output in session for r in parse_output(command, output)] + unknown + noted
     elif _other_targets(header_command, session) or other_hosts:
         # the header names a command, but the text holds echoed outputs about other interfaces or modules (a pasted
         # session, or a capture appended to another): each output is read as its own command, the text before the
         # first prompt as the header's, so that one interface's or module's output is never credited to another's
         head = _before_first_echo(text)
         first = parse_output(header_command, head) if head.strip() else []
-        return first + [r for command, output in session for r in parse_output(command, output)] + noted
+        unknown, lost = _unknown_outputs(header_command, text)
+        noted += [ParseResult(family="# command: header", notes=lost)] if lost else []
+        return first + [r for command, output in session for r in parse_output(command, output)] + unknown + noted
     header_command = resolve_command(header_command, notes, text)
     text = unframe(text)  # indentation, "> " quotes, CRLF and trailing spaces added by pasting
     results: list[ParseResult] = []
