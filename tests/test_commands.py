@@ -21,7 +21,6 @@ MODEL = {"pnic": PhysicalNic, "vmknic": VmkernelNic, "switch": Switch, "module":
 #: Families no public recorded output exists for (searched: shared/fixtures, design/research), or whose output is
 #: only ever recorded live by the tests (this machine's interfaces; govmomi's vcsim).
 WITHOUT_RECORDED_OUTPUT = {
-    "esxcli network vswitch dvs vmware list": "no public output found",
     "vsish pciConfigHeader": "no public output found (esxi-public/8_pcie_link_on_esxi.md): recorded by the collectors, "
                              "its Numa node line read as pci2numa.sh documents it",
     "lspci -d": "no public ESXi output found; its reader is the decoder of pciutils' dump layout, tested on pciutils' own "

@@ -69,6 +69,40 @@ NAME_ERE: dict[str, dict[str, str]] = {
 }
 
 
+#: The documented long spelling of the short options of the catalogue's tools, per tool (the command's first word):
+#: a command written either way is one command, and the registry reads it in its short spelling
+#: (:func:`nicadvisor.parsers.registry.normalise`: ``esxcfg-nics --list`` is ``esxcfg-nics -l``,
+#: ``ethtool --show-ring eth0`` is ``ethtool -g eth0``, ``esxcli … --nic-name=vmnic0`` is ``esxcli … -n vmnic0``).
+#: Sources: each tool's usage text as its reference prints it: ``esxcfg-nics`` (Broadcom KB 324544, "-l --list"),
+#: ``esxcfg-vmknic``/``esxcfg-vswitch`` (vSphere Command-Line Interface Reference, "-l|--list"), ``esxcfg-module``
+#: (``-g|--get-options``, ``-i|--get-info``), ``vmware`` (``-v|--version``, ``-l|--level``), ``vmkchdev``
+#: (``-l|--list``), esxcli (``-n|--nic-name``, ``-m|--module``: esxcli reference), ethtool(8)
+#: and ip(8) (``-d``/``-details``, ``-j``/``-json``, ``-s``/``-stats``/``-statistics``, ``-br``/``-brief``).
+OPTION_SPELLINGS: dict[str, dict[str, str]] = {
+    "esxcfg-nics": {"--list": "-l"},
+    "esxcfg-vmknic": {"--list": "-l"},
+    "esxcfg-vswitch": {"--list": "-l"},
+    "esxcfg-module": {"--get-options": "-g", "--get-info": "-i"},
+    "vmware": {"--version": "-v", "--level": "-l"},
+    "vmkchdev": {"--list": "-l"},
+    "esxcli": {"--nic-name": "-n", "--module": "-m"},
+    "ethtool": {"--driver": "-i", "--show-features": "-k", "--show-offload": "-k", "--show-channels": "-l",
+                "--show-ring": "-g", "--show-rxfh-indir": "-x", "--show-rxfh": "-x", "--show-coalesce": "-c",
+                "--statistics": "-S"},
+    "ip": {"-details": "-d", "-json": "-j", "-stats": "-s", "-statistics": "-s", "-brief": "-br"},
+}
+#: The letters of value-less short options that a tool takes written apart or together, per tool: the registry
+#: reads them as one word in this order (``lspci -v -v -k`` and ``lspci -kvv`` are ``lspci -vvk``; ``vmware -v -l`` is
+#: ``vmware -vl``). Only flags: ``lspci -s``/``-d`` take a value and stay apart, and so does ESXi's ``lspci -p``
+#: (pciutils' ``-p`` takes a file), lspci(8), vmware -vl (vm-support ``commands/vmware_-vl.txt``).
+FLAG_ORDER: dict[str, str] = {"lspci": "vmnkDtbxqQe", "vmware": "vl"}
+#: Short options that take a value, per tool, beside those of :data:`OPTION_SPELLINGS` and :data:`FLAG_ORDER`: with
+#: them the registry knows every letter a tool's command may start with when a PDF copy lost its dashes
+#: (``lspci v v s 09:00.0``, ``ethtool i eth2``: the Red Hat Summit slides of capture
+#: ``rhel5_ethtool-i_cxgb3_ixgbe_s2io_note_in_driver_value_dashes_lost_redhat_summit_pdf.txt``).
+VALUE_OPTION_LETTERS: dict[str, str] = {"lspci": "sd"}
+
+
 def whole(ere: str) -> re.Pattern[str]:
     """A Python pattern matching a whole string (no newline) that the POSIX ERE ``ere`` matches as a whole line."""
     return re.compile(rf"^(?:{ere})\Z")
@@ -165,7 +199,8 @@ CATALOGUE: tuple[Command, ...] = (
                "link_speed_mbps", "link_speed_max_mbps", "duplex", "mtu", "is_virtual_uplink"),
             learn=_p("driver", "driver_version", "firmware_version"), run=True,
             esxcli_api=("network", "nic", "get"), source="§2"),
-    Command("esxcli network nic coalesce get", "esxi", "host", "esxcli network nic coalesce get", _COALESCE,
+    Command("esxcli network nic coalesce get", "esxi", "host", "esxcli network nic coalesce get",
+            _COALESCE + _p("coalesce_adaptive_tx"),
             learn=_p("coalesce_adaptive_rx", "coalesce_rx_usecs"), run=True, optional=True,
             esxcli_api=("network", "nic", "coalesce", "get"), source="§9, §14 item 14"),
     Command("esxcli network vswitch standard list", "esxi", "host", "esxcli network vswitch standard list", _SWITCH,
@@ -245,6 +280,9 @@ CATALOGUE: tuple[Command, ...] = (
     Command("esxcfg-module -g {module}", "esxi", "module", "esxcfg-module -g", ("module.options",), run=True,
             optional=True, source="§7, §9"),
     # --- ESXi, read from captures and bundles -------------------------------------------------------------------
+    Command("net-dvs -l", "esxi", "host", "net-dvs -l", ("switch.kind", "switch.mtu"),
+            bundle_files=("commands/net-dvs_-l.txt",), kind_mark="net-dvs",
+            source="vm-support-bundles.md §1.3 (commands/net-dvs_-l.txt: global properties, the N-VDS MTU)"),
     Command("nicinfo.sh", "esxi", "host", "nicinfo.sh", _NIC_ROW + _p("driver_version", "firmware_version") + _QUEUES,
             bundle_files=("commands/nicinfo.sh.txt",), kind_mark="nicinfo.sh", source="vm-support-bundles.md §1.3"),
     # ESXi's lspci -v prints no PCIe link capabilities: lspci -d (above) dumps the registers that hold it
@@ -310,7 +348,8 @@ CATALOGUE: tuple[Command, ...] = (
             _p("driver", "driver_version", "firmware_version", "pci_address", "is_physical", "is_virtual_uplink"),
             learn=_p("driver", "driver_version", "firmware_version"), run=True, kind_mark="ethtool", source="§2"),
     Command("ethtool -k {nic}", "linux", "pnic", "ethtool -k",
-            _p("geneve_offload", "geneve_rx_filter", "vxlan_offload", "tso", "lro", "receive_hashing") + _PSEUDO,
+            _p("geneve_offload", "geneve_rx_filter", "vxlan_offload", "tso", "lro", "receive_hashing", "fixed_offloads")
+            + _PSEUDO,
             learn=_p("geneve_offload", "geneve_rx_filter"), run=True, source="§6"),
     Command("ethtool -l {nic}", "linux", "pnic", "ethtool -l",
             _QUEUES + _p("rx_queues_max", "tx_queues_max") + _PSEUDO,
@@ -318,9 +357,10 @@ CATALOGUE: tuple[Command, ...] = (
     Command("ethtool -x {nic}", "linux", "pnic", "ethtool -x", _p("rss", "rx_queues") + _PSEUDO, learn=_p("rss"),
             run=True,
             optional=True, source="§7"),
-    Command("ethtool -c {nic}", "linux", "pnic", "ethtool -c", _COALESCE + _PSEUDO,
+    Command("ethtool -c {nic}", "linux", "pnic", "ethtool -c", _COALESCE + _p("coalesce_adaptive_tx") + _PSEUDO,
             learn=_p("coalesce_adaptive_rx", "coalesce_rx_usecs"), run=True, optional=True, source="§9"),
-    Command("ethtool -g {nic}", "linux", "pnic", "ethtool -g", _p("rx_ring_size", "tx_ring_size") + _PSEUDO, run=True,
+    Command("ethtool -g {nic}", "linux", "pnic", "ethtool -g",
+            _p("rx_ring_size", "tx_ring_size", "rx_ring_max", "tx_ring_max") + _PSEUDO, run=True,
             optional=True, source="§7"),
     Command("ethtool {nic}", "linux", "pnic", "ethtool", _p("link_up", "link_speed_mbps", "duplex") + _PSEUDO,
             learn=_p("link_up", "link_speed_mbps"), run=True, root=True, source="§4 (its Wake-on-LAN query needs "
@@ -335,7 +375,7 @@ CATALOGUE: tuple[Command, ...] = (
             source="networkctl(1) (systemd-networkd with LLDP= on the link)"),
     # --- Linux, read from captures -------------------------------------------------------------------------------
     Command("ip link show {nic}", "linux", "pnic", "ip link show", _p("mtu", "mac", "admin_up", "link_up",
-                                                                       "is_physical", "pci_address"),
+                                                                       "is_physical", "pci_address", "master"),
             source="ip-link(8)"),
     Command("lspci -xxx -s {pci}", "linux", "pnic", "lspci -xxx", _PCI_IDS + _PCIE_LINK, root=True,
             kind_mark="lspci -x",
@@ -347,6 +387,20 @@ CATALOGUE: tuple[Command, ...] = (
             root=True, kind_mark="lspci -vv",
             source="§10 (lspci(8): the capabilities are readable only by root; the collectors read the same link "
                    "from sysfs, readable by every user)"),
+    Command("cat /proc/net/bonding/{bond}", "linux", "host", "cat /proc/net/bonding",
+            _p("master", "link_up", "link_speed_mbps", "duplex", "is_physical"), kind_mark="cat /proc/net/bonding",
+            source="Linux Documentation/networking/bonding.rst 'Querying Bonding Configuration'"),
+    Command("netstat -i", "linux", "host", "netstat -i", _p("mtu", "admin_up", "link_up", "is_physical"),
+            kind_mark="netstat -i", source="net-tools netstat(8) --interfaces (the flags are ifconfig's)"),
+    Command("netstat -ie", "linux", "host", "netstat -ie", _p("mtu", "mac", "admin_up", "link_up", "is_physical"),
+            source="net-tools netstat(8) -i -e (ifconfig's layout: 2.x 'flags=…<…>  mtu', 1.60 'Link encap … HWaddr')"),
+    Command("nmcli device show", "linux", "host", "nmcli device show",
+            _p("mac", "mtu", "link_up", "is_physical", "driver", "driver_version", "firmware_version"),
+            kind_mark="nmcli", source="nmcli(1) device show (GENERAL.*, WIRED-PROPERTIES.CARRIER)"),
+    Command("lspci -vmmkn", "linux", "host", "lspci -vmm",
+            _p("pci_address", "vid", "did", "svid", "ssid", "description", "driver", "numa_node"),
+            source="lspci(8) 'Machine readable output' (-vmm records: Slot, Class, Vendor, Device, SVendor, SDevice, "
+                   "Driver, NUMANode; -mm one quoted line per device; -n IDs, -nn names and IDs)"),
     Command("dmesg", "linux", "host", "dmesg",
             _p("pci_address", "pcie_speed_gts", "pcie_width", "pcie_speed_capable_gts", "pcie_width_capable",
                "driver", "driver_version", "firmware_version", "link_up", "link_speed_mbps", "duplex")

@@ -115,8 +115,14 @@ def test_a_vm_support_file_named_in_the_header_is_read_as_its_command():
 # --- 5. Linux variants ---------------------------------------------------------------------------------
 
 def test_ethtool_l_separate_rx_tx_channels_with_combined_na():
+    # the two outputs were posted from two hosts (fpip3-compute0951, emny-ossdev-firedancer11): the file is read as the
+    # first host's (issue 26), the second output on its own
     assert facts_of("linux_ethtool-l_rx_tx_separate_combined_na_firedancer1427.txt") == {
         "eno1": {"rx_queues": 4, "tx_queues": 1, "rx_queues_max": 4, "tx_queues_max": 4},  # RX 4 / TX 1 in use
+    }
+    c = cap("linux_ethtool-l_rx_tx_separate_combined_na_firedancer1427.txt")
+    second = c.text[c.text.index("[nbridge@emny-ossdev-firedancer11"):]
+    assert merged(parse_output(c.command, second))[0] == {
         "ens3f0": {"rx_queues": 1, "tx_queues": 1, "rx_queues_max": 64, "tx_queues_max": 64},
     }
 

@@ -92,7 +92,15 @@ class PhysicalNic(_WithEvidence):
     ``is_virtual_uplink`` marks vmxnet3 uplinks of nested hosts, whose "offloads" are virtual.
     ``receive_hashing`` is the NIC's receive hashing feature (Linux ``ethtool -k`` ``receive-hashing``: RSS hashing
     on, whatever the indirection table); ``rx_queues_max``/``tx_queues_max`` the most queues the driver offers
-    (``ethtool -l`` pre-set maximums), beside the ``rx_queues``/``tx_queues`` in use.
+    (``ethtool -l`` pre-set maximums), beside the ``rx_queues``/``tx_queues`` in use; ``rx_ring_max``/``tx_ring_max``
+    the largest ring (descriptors) the driver allows (``ethtool -g`` pre-set maximums, ESXi ``esxcli network nic ring
+    preset get``), beside the ``rx_ring_size``/``tx_ring_size`` in use; ``coalesce_adaptive_tx`` adaptive TX
+    interrupt moderation (``ethtool -c`` ``Adaptive … TX:``, esxcli ``Adaptive TX``). ``fixed_offloads``: the fields
+    among ``tso``, ``lro``, ``geneve_offload``, ``vxlan_offload``, ``geneve_rx_filter`` and ``receive_hashing`` whose
+    ``ethtool -k`` feature the driver marks ``[fixed]`` (it cannot be changed: advice never asks to turn it on);
+    ``master`` the device a Linux interface is enslaved to: its bond or bridge (also a VRF or Open vSwitch's
+    ``ovs-system``) as ``ip link`` prints it (``master bond0``) or ``/proc/net/bonding/<bond>`` lists it (``Slave
+    Interface:``), None when none is known.
 
     ``neighbor_*``: the physical switch port the pNIC is cabled to, as that switch announces itself by LLDP or CDP
     (vSphere API ``QueryNetworkHint``, ESXi ``vim-cmd hostsvc/net/query_networkhint``, Linux ``lldpctl -f json`` /
@@ -135,6 +143,8 @@ class PhysicalNic(_WithEvidence):
     tx_queues_max: int | None = None
     rx_ring_size: int | None = None
     tx_ring_size: int | None = None
+    rx_ring_max: int | None = None
+    tx_ring_max: int | None = None
     ens_capable: bool | None = None
     ens_interrupt_capable: bool | None = None
     ens_enabled: bool | None = None
@@ -148,6 +158,9 @@ class PhysicalNic(_WithEvidence):
     coalesce_tx_usecs: int | None = None
     coalesce_rx_frames: int | None = None
     coalesce_tx_frames: int | None = None
+    coalesce_adaptive_tx: bool | None = None
+    fixed_offloads: list[str] | None = None
+    master: str | None = None
     numa_node: int | None = None
     is_physical: bool | None = None
     is_virtual_uplink: bool | None = None

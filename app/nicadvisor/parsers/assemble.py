@@ -60,7 +60,8 @@ def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tu
     """Parse every capture of ``inputs`` and build the Host.
 
     Returns (host, problems, parsed) where ``problems`` holds the inputs' own problems plus one
-    entry per capture no parser understood, and ``parsed`` pairs each capture with its results.
+    entry per capture no parser understood, each message of an input once (two outputs of one capture that say the
+    same give one note), and ``parsed`` pairs each capture with its results.
     A capture of a command that failed (:func:`~nicadvisor.parsers.capture_file.not_run_of`) goes to
     ``host.not_run`` (after ``inputs.not_run``) and is not parsed unless it printed an output (``partial``).
     Never raises on bad capture text; raises :class:`UnknownFactError` when a parser recorded a fact the model does
@@ -108,6 +109,8 @@ def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tu
     _join_pci_facts(host, by_pci, names)
     host.pnics.sort(key=lambda p: natural_key(p.name))
     host.vmknics.sort(key=lambda v: natural_key(v.name))
+    seen: set[tuple[str, str]] = set()  # one note once: two commands or two outputs of one input saying the same
+    problems = [p for p in problems if (p.source, p.message) not in seen and not seen.add((p.source, p.message))]
     return host, problems, parsed
 
 

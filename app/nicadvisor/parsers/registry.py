@@ -182,7 +182,54 @@ def normalise(raw: str) -> str:
         head = "esxcli"
     if head == "vmkvsitools":
         head, _, rest = rest.partition(" ")
-    return f"{head} {rest}".strip()
+    return f"{head} {_short_options(head, rest)}".strip()
+
+
+def _dashes_restored(tool: str, words: list[str]) -> list[str]:
+    """``words`` with the dash a PDF copy dropped put back before the leading one-letter options of ``tool``
+    (``ethtool i eth2`` → ``ethtool -i eth2``, ``lspci v v s 09:00.0`` → ``lspci -v -v -s 09:00.0``): only when no
+    word has a dash at all and another word follows the letters."""
+    if any(w.startswith("-") for w in words):
+        return words
+    letters = {s[1:] for s in commands.OPTION_SPELLINGS.get(tool, {}).values() if len(s) == 2} \
+        | set(commands.FLAG_ORDER.get(tool, "")) | set(commands.VALUE_OPTION_LETTERS.get(tool, ""))
+    n = 0
+    while n < len(words) - 1 and words[n] in letters:
+        n += 1
+    return [f"-{w}" for w in words[:n]] + words[n:]
+
+
+def _short_options(tool: str, rest: str) -> str:
+    """``rest`` (the words after ``tool``, up to a pipe) with every option in its short spelling and the value-less
+    short flags of ``tool`` as one word in a fixed order (:data:`nicadvisor.commands.OPTION_SPELLINGS`,
+    :data:`~nicadvisor.commands.FLAG_ORDER`): ``--list`` → ``-l``, ``--nic-name=vmnic0`` → ``-n vmnic0``,
+    ``lspci -v -v -s 09:00.0`` → ``lspci -vv -s 09:00.0``, and a PDF copy's lost dashes restored
+    (:func:`_dashes_restored`). The one place a command's spellings meet, so that each parser's pattern names one
+    spelling."""
+    spellings = commands.OPTION_SPELLINGS.get(tool)
+    order = commands.FLAG_ORDER.get(tool)
+    if not spellings and not order:
+        return rest
+    head, bar, tail = rest.partition("|")
+    words: list[str] = []
+    flags = ""
+    for word in _dashes_restored(tool, head.split()):
+        long_opt, eq, value = word.partition("=")
+        if spellings and long_opt in spellings:
+            word = spellings[long_opt]
+            if eq and value:
+                words.extend([word, value])
+                continue
+        if order and len(word) > 1 and word[0] == "-" and word[1] != "-" and all(c in order for c in word[1:]):
+            flags += word[1:]
+            continue
+        words.append(word)
+    if flags:
+        words.insert(0, "-" + "".join(sorted(flags, key=order.index)))
+    if words == head.split():
+        return rest  # as written (its spacing kept)
+    out = " ".join(words)
+    return f"{out} {bar}{tail}".strip() if bar else out
 
 
 def split_commands(header: str) -> list[CommandLine]:
@@ -195,7 +242,9 @@ def parsers_for(cmd: CommandLine) -> list[tuple[str, ParserFn]]:
     """The (family, parser) pairs whose pattern matches ``cmd``, most specific first: the pattern
     that matches the longest part of the command wins (``lspci -vv`` before a bare ``lspci``)."""
     _load()
-    hits = [(m.end(), e) for e in _ENTRIES if (m := e.pattern.match(cmd.text))]
+    tool, _, rest = cmd.text.partition(" ")
+    text = f"{tool} {_short_options(tool, rest)}".strip()  # the spelling the patterns name
+    hits = [(m.end(), e) for e in _ENTRIES if (m := e.pattern.match(text))]
     hits.sort(key=lambda h: -h[0])
     return [(e.family, e.fn) for _, e in hits]
 
@@ -297,6 +346,73 @@ def split_session(text: str) -> list[tuple[str, str]]:
     return [(command, "\n".join(lines) + "\n") for command, lines in chunks]
 
 
+#: The host a shell prompt names (``[root@perf10 ~]#``, ``admin@esx01:~$``): the word after the ``@``.
+_PROMPT_HOST_RE = re.compile(r"^[ \t]*\[?[\w.-]{1,64}@(?P<host>[\w.-]{1,253})[\s:\]]")
+
+
+def _one_host(session: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[str]]:
+    """The outputs of ``session`` whose prompt names the first host whose prompt has output under it (or no host),
+    and a note for the outputs of every other host: two hosts' prompts in one paste (``[root@perf10 ~]#`` …
+    ``[root@dhcp47154 ~]#``, capture ``rhel5_ethtool-i_cxgb3_ixgbe_s2io_note_in_driver_value_dashes_lost_redhat_
+    summit_pdf.txt``) are two hosts, never one merged host."""
+    first: str | None = None
+    kept: list[tuple[str, str]] = []
+    others: dict[str, list[str]] = {}
+    for command, output in session:
+        prompt, _, rest = output.partition("\n")
+        m = _PROMPT_HOST_RE.match(prompt)
+        host = m.group("host") if m else None
+        if all(not ln.strip() or normalise(ln) == command for ln in rest.splitlines()[:MAX_ECHO_LINES]):
+            # a prompt with no output under it (or only its command again) tells no host's output
+            kept.append((command, output))
+            continue
+        first = first or host
+        if host is None or host == first:
+            kept.append((command, output))
+        else:
+            others.setdefault(host, []).append(command)
+    notes = [f"the outputs after the prompts of host {host} ({', '.join(cmds)}) are another host's than {first}'s: "
+             f"not read into this host (give each host its own capture)" for host, cmds in others.items()]
+    return kept, notes
+
+
+def _unknown_echoes(text: str) -> list[tuple[str, str]]:
+    """``(echoed command, its output with the prompt line)`` of every command a prompt echoes that no parser reads
+    and that printed something (:func:`split_session` leaves them out), in order; first :data:`MAX_ECHO_LINES` lines
+    searched."""
+    chunks: list[tuple[str, list[str]]] = []
+    current: list[str] | None = None
+    for i, line in enumerate(unframe(text).splitlines()):
+        echoed = is_command_echo(line) if i < MAX_ECHO_LINES else None
+        if echoed is not None:
+            current = [line] if echoed and not _echoed_command(line) else None
+            if current is not None:
+                chunks.append((echoed, current))
+            continue
+        if current is not None:
+            current.append(line)
+    return [(command, "\n".join(lines) + "\n") for command, lines in chunks if any(x.strip() for x in lines[1:])]
+
+
+def _unknown_outputs(header_command: str, text: str) -> tuple[list[ParseResult], list[str]]:
+    """What becomes of the outputs after echoed commands no parser reads, when a session is read command by command:
+    one whose command is the header's tool (``# command: ethtool -i eth2`` above ``[root@perf10 ~]# ethtool --foo
+    eth2``) is read as the header's command, since the header names it; any other gets a note, never dropped
+    silently."""
+    tools = {c.argv[0] for c in split_commands(header_command) if c.argv} if _known(header_command) else set()
+    results: list[ParseResult] = []
+    notes: list[str] = []
+    for command, output in _unknown_echoes(text):
+        words = normalise(command).split()
+        if words and words[0] in tools:
+            results += parse_output(header_command, output)
+        else:
+            lines = sum(1 for x in output.splitlines()[1:] if x.strip())
+            notes.append(f"the output after the prompt that echoes {command[:200]!r} ({lines} lines) is not read: no "
+                         "parser reads that command")
+    return results, notes
+
+
 def _before_first_echo(text: str) -> str:
     """The lines of ``text`` before its first prompt line that echoes a command a parser reads, ``""`` when they are
     only prompt lines (``esxcli … set`` before the ``list`` it changed) or blank."""
@@ -345,17 +461,22 @@ def parse_output(header_command: str, text: str, notes: tuple[str, ...] | list[s
     list means no parser knows any of the commands. Never raises on malformed text: a parser that
     raises is a bug, reported as a note rather than lost.
     """
-    session = split_session(text)
+    session, other_hosts = _one_host(split_session(text))
+    noted = [ParseResult(family="# command: header", notes=other_hosts)] if other_hosts else []
     if not _known(header_command):
-        if len(session) > 1:  # a pasted session of several commands: each output is read as its own command
-            return [r for command, output in session for r in parse_output(command, output)]
-    elif _other_targets(header_command, session):
+        if len(session) > 1 or other_hosts:  # a pasted session: each output is read as its own command
+            unknown, lost = _unknown_outputs(header_command, text)
+            noted += [ParseResult(family="# command: header", notes=lost)] if lost else []
+            return [r for command, output in session for r in parse_output(command, output)] + unknown + noted
+    elif _other_targets(header_command, session) or other_hosts:
         # the header names a command, but the text holds echoed outputs about other interfaces or modules (a pasted
         # session, or a capture appended to another): each output is read as its own command, the text before the
         # first prompt as the header's, so that one interface's or module's output is never credited to another's
         head = _before_first_echo(text)
         first = parse_output(header_command, head) if head.strip() else []
-        return first + [r for command, output in session for r in parse_output(command, output)]
+        unknown, lost = _unknown_outputs(header_command, text)
+        noted += [ParseResult(family="# command: header", notes=lost)] if lost else []
+        return first + [r for command, output in session for r in parse_output(command, output)] + unknown + noted
     header_command = resolve_command(header_command, notes, text)
     text = unframe(text)  # indentation, "> " quotes, CRLF and trailing spaces added by pasting
     results: list[ParseResult] = []

@@ -97,11 +97,14 @@ class Row:
 
 @dataclass
 class Table:
-    """One table of a text: its layout, the rows read and the ``(line_no, line)`` of rows that were not."""
+    """One table of a text: its layout, the rows read, the ``(line_no, line)`` of rows that were not, and the
+    ``(line_no, line, label)`` of rows read without one cell that is not a key (``skipped_cells``: see
+    :func:`read_tables`)."""
 
     layout: Layout
     rows: list[Row] = field(default_factory=list)
     failed: list[tuple[int, str]] = field(default_factory=list)
+    skipped_cells: list[tuple[int, str, str]] = field(default_factory=list)
 
 
 # --- header ------------------------------------------------------------------------------------------------
@@ -303,6 +306,28 @@ def read_row(line: str, layout: Layout, line_no: int = 0) -> Row | None:
     return Row(values, line_no, line, "shapes")
 
 
+def _without_one_cell(line: str, layout: Layout, required: tuple[str, ...],
+                      row_ok: Callable[[Mapping[str, str]], bool], line_no: int) -> tuple[Row, str] | None:
+    """``line`` read with one column that is not a key taken as free text (its value then left out): a cell the
+    reader cannot read (a TAB inside ``192.168.\t110.255`` split it in two words) does not cost the row. Among the
+    columns that give a row ``row_ok`` accepts, the one that keeps the most other values wins (the first in header
+    order on a tie); (row, the column's label), or None. O(columns² × words), for failed rows only."""
+    text = line.expandtabs()
+    best: tuple[int, Row, str] | None = None
+    for i, col in enumerate(layout.columns):
+        if col.key in required or col.spec is None or col.spec.shape is None:
+            continue
+        loose = ColumnSpec(col.spec.key, col.spec.labels, None)
+        columns = layout.columns[:i] + (Column(col.key, col.label, col.start, col.end, loose),) + layout.columns[i + 1:]
+        values = split_by_shapes(text, columns)
+        if values is None:
+            continue
+        values.pop(col.key, None)
+        if row_ok(values) and (best is None or len(values) > best[0]):
+            best = (len(values), Row(values, line_no, line, "shapes"), col.label)
+    return (best[1], best[2]) if best else None
+
+
 def _default_stop(line: str) -> bool:
     from nicadvisor.parsers.framing import is_command_echo
 
@@ -316,7 +341,9 @@ def read_tables(text: str, specs: Sequence[ColumnSpec], required: Iterable[str],
     the line after the header (``exclude``: see :func:`find_layout`; a dashed rule right under it gives exact offsets and is skipped) until a line for
     which ``stop`` is true (default: a blank line or an echoed command). Elision lines (``...``) are skipped.
     A row that cannot be split, or whose values ``row_ok`` rejects, goes to ``Table.failed`` with its 1-based
-    line number; the other rows are kept."""
+    line number; the other rows are kept. A row holding a TAB inside a cell that is not a key (``required``) is
+    still taken without that cell's value, and listed in ``Table.skipped_cells`` (capture
+    ``esxi55_esxcfg-vmknic-l_tab_inside_broadcast_cell_nsxv_vtep_vmk3_mtu1600_blog.txt``: ``192.168.\t110.255``)."""
     required, exclude = tuple(required), tuple(exclude)
     lines = text.splitlines()
     tables: list[Table] = []
@@ -347,6 +374,9 @@ def read_tables(text: str, specs: Sequence[ColumnSpec], required: Iterable[str],
             row = read_row(raw, table.layout, i + 1)
             if row is not None and row_ok(row.values):
                 table.rows.append(row)
+            elif "\t" in raw.strip() and (loose := _without_one_cell(raw, table.layout, required, row_ok, i + 1)):
+                table.rows.append(loose[0])
+                table.skipped_cells.append((i + 1, raw, loose[1]))
             else:
                 table.failed.append((i + 1, raw))
             i += 1
@@ -355,6 +385,10 @@ def read_tables(text: str, specs: Sequence[ColumnSpec], required: Iterable[str],
 
 def failed_notes(family: str, tables: Iterable[Table]) -> list[str]:
     """One note per table row that was not read: ``"<family>: line N: row not understood: '<row>'"`` (the row clipped
-    to 200 characters), for a parser to add to its result's notes."""
+    to 200 characters), and one per row read without a cell (``Table.skipped_cells``), for a parser to add to its
+    result's notes."""
+    tables = list(tables)
     return [f"{family}: line {line_no}: row not understood: {raw.strip()[:200]!r}"
-            for table in tables for line_no, raw in table.failed]
+            for table in tables for line_no, raw in table.failed] + \
+        [f"{family}: line {line_no}: its {label} cell was not understood and is left out (the rest of the row was "
+         f"read): {raw.strip()[:200]!r}" for table in tables for line_no, raw, label in table.skipped_cells]

@@ -83,9 +83,11 @@ def test_coalesce_rows_match_the_text_parser():
     facts = coalesce.coalesce_facts(rows)
     pnics = merged([facts])[0]
     assert pnics == {"vmnic1000202": {"coalesce_rx_usecs": 3, "coalesce_rx_frames": 15, "coalesce_tx_usecs": 0,
-                                      "coalesce_tx_frames": 1, "coalesce_adaptive_rx": False},
+                                      "coalesce_tx_frames": 1, "coalesce_adaptive_rx": False,
+                                      "coalesce_adaptive_tx": False},
                      "vmnic2": {"coalesce_rx_usecs": 3, "coalesce_rx_frames": 15, "coalesce_tx_usecs": 0,
-                                "coalesce_tx_frames": 1, "coalesce_adaptive_rx": False}}  # N/A rows: nothing
+                                "coalesce_tx_frames": 1, "coalesce_adaptive_rx": False,
+                                      "coalesce_adaptive_tx": False}}  # N/A rows: nothing
     assert merged(parse_capture("esxi_esxcli_nic_coalesce_get_mellanox_connectx3.txt"))[0] == pnics
     assert [r["nic"] for r in facts.records] == ["vmnic0", "vmnic1", "vmnic1000202", "vmnic2"]
     assert facts.records[2] == {"kind": "coalesce", "nic": "vmnic1000202", "adaptive_tx": False, "sample_interval_s": 0}

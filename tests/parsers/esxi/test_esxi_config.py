@@ -260,7 +260,8 @@ def test_coalesce_get_connectx3_na_stays_unknown():
     r = _one("esxi_esxcli_nic_coalesce_get_mellanox_connectx3.txt")
     pnics, *_ = merged([r])
     expected = {"coalesce_rx_usecs": 3, "coalesce_rx_frames": 15, "coalesce_tx_usecs": 0,
-                "coalesce_tx_frames": 1, "coalesce_adaptive_rx": False}
+                "coalesce_tx_frames": 1, "coalesce_adaptive_rx": False,
+                "coalesce_adaptive_tx": False}
     assert pnics == {"vmnic1000202": expected, "vmnic2": expected}  # vmnic0/vmnic1: all N/A
     assert {x["nic"] for x in r.records} == {"vmnic0", "vmnic1", "vmnic1000202", "vmnic2"}
     assert next(x for x in r.records if x["nic"] == "vmnic2")["adaptive_tx"] is False

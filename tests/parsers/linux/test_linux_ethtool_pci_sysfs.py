@@ -102,7 +102,7 @@ def test_ethtool_k_igb_tunnel_tso_via_gso_partial_but_no_rx_port_offload():
     # receive (rx-udp_tunnel-port-offload: off [fixed]): not Geneve offload in the compatibility guide's sense
     # (nsx-t-performance-on-intel.txt §1.3; issue 24 §3)
     assert p == {"tso": True, "lro": False, "geneve_rx_filter": False, "geneve_offload": False,
-                 "vxlan_offload": False, "receive_hashing": True}
+                 "vxlan_offload": False, "receive_hashing": True, "fixed_offloads": ["lro", "geneve_rx_filter"]}
     assert facts("linux_ethtool-k_igb_enp2s0.txt", "enp2s0")["geneve_rx_filter"].line == "rx-udp_tunnel-port-offload: off [fixed]"
     assert facts("linux_ethtool-k_igb_enp2s0.txt", "enp2s0")["geneve_offload"].line == (
         "tx-udp_tnl-segmentation: on\ntx-udp_tnl-csum-segmentation: on\ntx-gso-partial: on\n"
@@ -158,7 +158,8 @@ def test_ethtool_x_igb_table_over_4_rings():
 
 def test_ethtool_c_ice_static_itr_flattened_na_is_unknown():
     p = pnics("linux_ethtool-c_ice_e810_static_itr_flattened.txt")["em1"]
-    assert p == {"coalesce_adaptive_rx": False, "coalesce_rx_usecs": 12, "coalesce_tx_usecs": 28}
+    assert p == {"coalesce_adaptive_rx": False, "coalesce_adaptive_tx": False, "coalesce_rx_usecs": 12,
+                 "coalesce_tx_usecs": 28}
     # rx-frames / tx-frames are n/a -> not recorded; rx-usecs-high: 0 is another setting.
 
 
@@ -173,7 +174,8 @@ def test_ethtool_c_igb_zero_is_a_value_and_edited_key_is_not_read():
 # --- ethtool -g / plain ethtool ------------------------------------------------------------------------
 
 def test_ethtool_g_ice_current_ring_8160():
-    assert pnics("linux_ethtool-g_ice_e810_ring_8160_flattened.txt") == {"em1": {"rx_ring_size": 8160, "tx_ring_size": 8160}}
+    assert pnics("linux_ethtool-g_ice_e810_ring_8160_flattened.txt") == {"em1": {"rx_ring_size": 8160, "tx_ring_size": 8160,
+                                                                               "rx_ring_max": 8160, "tx_ring_max": 8160}}
 
 
 def test_ethtool_settings_ice_25g_dac():

@@ -46,6 +46,7 @@ _COALESCE_FACTS = {
     "tx_usecs": ("coalesce_tx_usecs", to_int),
     "tx_frames": ("coalesce_tx_frames", to_int),
     "adaptive_rx": ("coalesce_adaptive_rx", to_bool),
+    "adaptive_tx": ("coalesce_adaptive_tx", to_bool),
 }
 
 
@@ -56,7 +57,7 @@ def parse_coalesce_get(text: str, cmd: CommandLine) -> ParseResult:
     Columns ``NIC | RX microseconds | RX maximum frames | TX microseconds | TX Maximum frames |
     Adaptive RX | Adaptive TX | Sample interval seconds`` → ``coalesce_rx_usecs`` (µs),
     ``coalesce_rx_frames``, ``coalesce_tx_usecs`` (µs), ``coalesce_tx_frames``,
-    ``coalesce_adaptive_rx`` (``Off`` → False). ``N/A`` cells are not recorded. The header is found by its labels
+    ``coalesce_adaptive_rx``/``coalesce_adaptive_tx`` (``Off`` → False). ``N/A`` cells are not recorded. The header is found by its labels
     and rows are cut at its columns (the dashed rule's, when there is one) or, flattened by pasting, split by the
     shapes of their values (:func:`nicadvisor.parsers.table.read_tables`); a row that fits neither is listed with
     its line number and the others are kept. Adaptive TX and the sample interval go to ``records``

@@ -60,7 +60,7 @@ _NEXT_COMMAND_RE = re.compile(r"^(?:[~#$]\s|\[[^\]]*\][#$]|esxcfg-module\s|esxcl
 _PARAM_TYPE_RE = re.compile(r"^(?:array of )?(?:u?int|u?long|u?short|charp|bool|invbool|byte|string)\b")
 
 
-@register(r"^esxcfg-module\s+(?:-i|--get-info)\b", "esxcfg-module -i")
+@register(r"^esxcfg-module\s+-i\b", "esxcfg-module -i")
 def parse_esxcfg_module_info(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``esxcfg-module -i DRV``: ``Version:`` → ``version``; the ``Parameters:`` list
     (``NAME: type`` lines, recognised by the type's shape whatever their indentation, each followed by its
@@ -125,7 +125,7 @@ _GET_RE = re.compile(
     r"^\s*(?P<name>[A-Za-z_][\w.-]*)\s+enabled\s*=\s*(?P<enabled>\d+)\s+options\s*=\s*'(?P<opts>[^']*)'")
 
 
-@register(r"^esxcfg-module\s+(?:-g|--get-options)\b", "esxcfg-module -g")
+@register(r"^esxcfg-module\s+-g\b", "esxcfg-module -g")
 def parse_esxcfg_module_get(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``esxcfg-module -g DRV`` → ``options`` of the module (``{}`` for ``options = ''``).
 

@@ -23,7 +23,9 @@ capture ``esxi_vmkernel_log_i40en_icen_itr_msix.txt``):
   Linux driver messages ``<6>vmnic0 NIC Link is Up 1000 Mbps Full Duplex`` (``<6>ixgbe 04:00.0: vmnic2: NIC Link is
   Up …`` with a bus address without domain) → ``link_up``, ``link_speed_mbps``, ``duplex``; the native drivers'
   ``INFO (ne1000): vmnic0: Link is Up``, ``igbn: igbn_CheckLink:1628: vmnic1: Link is down`` and
-  ``ixgben_CheckLink:3864: 0000:af:00.1: Link is up for device`` → ``link_up``; and, in ``vobd.log`` (read by the
+  ``ixgben_CheckLink:3864: 0000:af:00.1: Link is up for device`` → ``link_up``; the vmklinux be2net/elxnet form
+  ``vmnic0 : 02:00.0 Link Down`` / ``… Link Up - 10 Gbps Full Duplex`` → ``link_up``, ``link_speed_mbps``,
+  ``duplex``; and, in ``vobd.log`` (read by the
   same parser), ``[vob.net.vmnic.linkstate.down] vmnic vmnic6 linkstate down`` → ``link_up``, ``[esx.problem.net.
   vmnic.linkstate.flapping] Taking down physical NIC vmnic5`` → ``admin_up`` False (ESXi took the port down).
   Several records joined on one line (a page that lost its line breaks) are all read, in order.
@@ -71,6 +73,12 @@ _LINK_RE = re.compile(
     r"(?:(?P<pci>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]):\s+)?(?:(?P<nic>vmnic\d+):?\s+)?"
     r"(?i:(?:NIC\s+)?(?:Copper\s+|Fiber\s+)?Link\s+is\s+(?P<state>up|down)\b)"
     r"(?P<tail>(?:(?!Link\s+is|\d{4}-\d\d-\d\dT)[^\n]){0,80})")
+#: The vmklinux-era Emulex/ServerEngines form (be2net, elxnet): ``vmnic0 : 02:00.0 Link Down``, ``vmnic0 : 02:00.0 Link
+#: Up - 10 Gbps Full Duplex`` (the interface, a space before the colon, a bus address without its domain, no "is"):
+#: capture ``esxi5_vmkernel_log_be2net_vmnic_space_colon_bus_link_down_up_flex10_elatov.txt``.
+_BE2NET_LINK_RE = re.compile(
+    r"\b(?P<nic>vmnic\d+)\s+:\s+[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]\s+Link\s+(?P<state>Up|Down)\b"
+    r"(?P<tail>(?:(?!Link\s|\d{4}-\d\d-\d\dT)[^\n]){0,80})")
 _LINK_SPEED_RE = re.compile(r"(?P<n>\d{1,6})\s*(?P<unit>[MG])b(?:ps|/s)\b", re.I)
 _DUPLEX_RE = re.compile(r"\b(?P<d>full|half)[ -]duplex\b", re.I)
 #: vobd's link-state observations and ESXi taking a flapping port down (Broadcom KBs 376568, 431016, 324499).
@@ -99,6 +107,16 @@ def _link_events(line: str, put, names: dict[str, tuple[str, str]]) -> bool:
         found = True
     for m in _TAKEN_DOWN_RE.finditer(line):
         put(m.group("nic"), "admin_up", False, m.group(0))
+        found = True
+    for m in _BE2NET_LINK_RE.finditer(line):
+        up = m.group("state") == "Up"
+        speed = _LINK_SPEED_RE.search(m.group("tail")) if up else None
+        duplex = _DUPLEX_RE.search(m.group("tail")) if up else None
+        evidence = m.group(0).strip()
+        put(m.group("nic"), "link_up", up, evidence)
+        put(m.group("nic"), "link_speed_mbps",
+            int(speed.group("n")) * (1000 if speed.group("unit").upper() == "G" else 1) if speed else None, evidence)
+        put(m.group("nic"), "duplex", duplex.group("d").lower() if duplex else None, evidence)
         found = True
     for m in _LINK_RE.finditer(line):
         pci = norm_pci(m.group("pci")) if m.group("pci") else None

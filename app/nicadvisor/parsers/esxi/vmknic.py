@@ -64,7 +64,7 @@ def _stop(line: str) -> bool:
     return is_command_echo(line) is not None
 
 
-@register(r"^esxcfg-vmknic\s+(?:-l|--list)\b", "esxcfg-vmknic -l")
+@register(r"^esxcfg-vmknic\s+-l\b", "esxcfg-vmknic -l")
 def parse_esxcfg_vmknic(text: str, cmd: CommandLine) -> ParseResult:
     """Parse the ``esxcfg-vmknic -l`` table (one row per vmknic and IP family) with the shared table reader
     (:data:`VMKNIC_COLUMNS`): rows aligned with the header are cut at its offsets; misaligned ones
@@ -81,8 +81,7 @@ def parse_esxcfg_vmknic(text: str, cmd: CommandLine) -> ParseResult:
         return result
     (table,) = tables
     has_netstack = "netstack" in table.layout.keys
-    for line_no, raw in table.failed:
-        result.notes.append(f"esxcfg-vmknic -l: line {line_no}: row not understood: {raw.strip()[:200]!r}")
+    result.notes.extend(failed_notes(result.family, [table]))
     rows: dict[str, list[tuple[dict[str, str], str]]] = {}
     for row in table.rows:
         rows.setdefault(row.values["iface"], []).append((row.values, row.line))

@@ -33,7 +33,7 @@ def _split_uplinks(text: str) -> list[str]:
     return [u.strip() for u in re.split(r"[,\s]+", text.strip()) if u.strip()]
 
 
-@register(r"^esxcfg-vswitch\s+(?:-l|--list)\b", "esxcfg-vswitch -l")
+@register(r"^esxcfg-vswitch\s+-l\b", "esxcfg-vswitch -l")
 def parse_esxcfg_vswitch(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``esxcfg-vswitch -l``: ``Switch Name …`` (standard) and ``DVS Name …`` (distributed) sections.
 
@@ -110,7 +110,11 @@ def _kv_switch_blocks(text: str, result: ParseResult, kind: str, family: str) ->
 
     A block counts as a switch only when it carries ``MTU:``, ``Uplinks:`` or ``Class:`` (so that
     ``Name:`` lines of other outputs in the text, e.g. ``esxcli network nic get``, are ignored), and
-    only keys at the indentation of its ``Name:`` line are read (nested DVPort blocks are skipped).
+    only keys at the indentation of its ``Name:`` line are read (nested DVPort blocks are skipped). A block of the
+    other listing (``VDS ID:``/``DVPort:`` in a standard list, ``Portgroups:`` in a dvs list: two outputs under one
+    header with no prompt between them, capture
+    ``esxi_esxcli_vswitch_standard_list_and_dvs_vmware_list_no_prompt_between_ja_notes.txt``) is not read as this
+    kind: a record names it, and a note when the output holds no block of this kind.
     """
     blocks: list[dict[str, tuple[str, str]]] = []
     name_indent = -1
@@ -125,12 +129,23 @@ def _kv_switch_blocks(text: str, result: ParseResult, kind: str, family: str) ->
         name, name_line = block["Name"]
         if not name or not ({"MTU", "Uplinks", "Class"} & block.keys()):
             continue
+        # each listing tells its blocks by their own lines: a VDS block has 'VDS ID:' (and 'DVPort:'), a standard
+        # vSwitch block 'Portgroups:'; two outputs pasted under one header without a prompt between them are
+        # each read by their own command, never one as the other's kind
+        own = "distributed" if {"VDS ID", "DVPort"} & block.keys() else "standard" if "Portgroups" in block else kind
+        if own != kind:
+            result.records.append({"family": family, "switch": name, "skipped": f"a {own} switch's block"})
+            continue
         result.switch(name, "kind", kind, name_line)
         if "MTU" in block:
             result.switch(name, "mtu", to_int(block["MTU"][0]), block["MTU"][1])
         if "Uplinks" in block:
             result.switch(name, "uplinks", _split_uplinks(block["Uplinks"][0]), block["Uplinks"][1])
-    if not result.switches:
+    skipped = [r["switch"] for r in result.records if "skipped" in r]
+    if skipped and not result.switches:
+        result.notes.append(f"{family}: the output holds only other listings' switch blocks ({', '.join(skipped)}): "
+                            "none is read as this command's")
+    elif not result.switches:
         result.notes.append(f"{family}: no switch block (Name:/MTU:/Uplinks:) found")
 
 
@@ -146,8 +161,8 @@ def parse_vswitch_standard_list(text: str, cmd: CommandLine) -> ParseResult:
 @register(r"^esxcli network vswitch dvs vmware list\b", "esxcli network vswitch dvs vmware list")
 def parse_vswitch_dvs_list(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``esxcli network vswitch dvs vmware list`` blocks (host view of a VDS): ``Name``, ``MTU``,
-    ``Uplinks`` → switches of kind ``distributed`` (layout per nic-data-sources.md §5; no real capture
-    of this command is stored in the fixtures). Never raises."""
+    ``Uplinks`` → switches of kind ``distributed`` (layout per nic-data-sources.md §5; capture
+    ``esxi_esxcli_vswitch_standard_list_and_dvs_vmware_list_no_prompt_between_ja_notes.txt``). Never raises."""
     result = ParseResult(family="esxcli network vswitch dvs vmware list")
     _kv_switch_blocks(text, result, "distributed", result.family)
     return result

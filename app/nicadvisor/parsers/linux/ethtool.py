@@ -162,10 +162,12 @@ def _acknowledge(result: ParseResult, key: str, header: str, before: int) -> Non
 # --- ethtool -i --------------------------------------------------------------------------------------
 
 _DRIVER_HEADER_RE = re.compile(r"^\s*driver:")
-_DRIVER_KEYS_RE = re.compile(
-    r"(?:^|(?<=\s))(driver|version|firmware-version|expansion-rom-version|bus-info|supports-statistics|"
-    r"supports-test|supports-eeprom-access|supports-register-dump|supports-priv-flags):"
-)
+#: The keys of ``ethtool -i``; a PDF copy drops their hyphens (``firmwareversion:``, ``businfo:``, capture
+#: ``rhel5_ethtool-i_cxgb3_ixgbe_s2io_note_in_driver_value_dashes_lost_redhat_summit_pdf.txt``): read either way.
+_DRIVER_KEYS = ("driver", "version", "firmware-version", "expansion-rom-version", "bus-info", "supports-statistics",
+                "supports-test", "supports-eeprom-access", "supports-register-dump", "supports-priv-flags")
+_DRIVER_KEYS_RE = re.compile(r"(?:^|(?<=\s))(" + "|".join(k.replace("-", "-?") for k in _DRIVER_KEYS) + r"):")
+_DASHLESS_KEY = {k.replace("-", ""): k for k in _DRIVER_KEYS}
 
 
 def _driver_info(block: list[str]) -> list[tuple[str, str, str]]:
@@ -178,11 +180,11 @@ def _driver_info(block: list[str]) -> list[tuple[str, str, str]]:
             end = keys[i + 1].start() if i + 1 < len(keys) else len(line)
             value = line[m.end():end].strip()
             raw = line.strip() if len(keys) == 1 else f"{m.group(1)}: {value}"
-            out.append((m.group(1), value, raw))
+            out.append((_DASHLESS_KEY[m.group(1).replace("-", "")], value, raw))
     return out
 
 
-@register(r"^ethtool\s+(?:-i|--driver)\b", "ethtool -i")
+@register(r"^ethtool\s+-i\b", "ethtool -i")
 def parse_ethtool_i(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``ethtool -i IF`` (driver information).
 
@@ -264,7 +266,13 @@ def features(block: list[str]) -> dict[str, tuple[bool, str]]:
     return out
 
 
-@register(r"^ethtool\s+(?:-k|--show-features|--show-offload)\b", "ethtool -k")
+#: ``ethtool -k`` feature → the field it decides, for ``fixed_offloads`` (a ``[fixed]`` feature cannot be changed).
+_FIXED_FIELDS = (("tcp-segmentation-offload", "tso"), ("large-receive-offload", "lro"),
+                 ("tx-udp_tnl-segmentation", "geneve_offload"), ("tx-udp_tnl-segmentation", "vxlan_offload"),
+                 ("rx-udp_tunnel-port-offload", "geneve_rx_filter"), ("receive-hashing", "receive_hashing"))
+
+
+@register(r"^ethtool\s+-k\b", "ethtool -k")
 def parse_ethtool_k(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``ethtool -k IF`` (offload features).
 
@@ -274,7 +282,8 @@ def parse_ethtool_k(text: str, cmd: CommandLine) -> ParseResult:
     on``) on a NIC that does not parse UDP tunnel ports on receive (``rx-udp_tunnel-port-offload`` off or absent:
     igb), which segments without knowing Geneve (nsx-t-performance-on-intel.txt §1.3), ``geneve_rx_filter`` ← rx-udp_tunnel-port-offload
     (nic-data-sources.md §6, §7, §14 item 12), ``receive_hashing`` ← receive-hashing. RSS (the indirection table)
-    is not read here (see ``ethtool -x``).
+    is not read here (see ``ethtool -x``). ``fixed_offloads`` lists those fields whose feature is ``[fixed]`` (the
+    driver cannot change it), with the lines that say so.
     Captures: ``linux_ethtool-k_ice_e810_kernel6.15_flattened.txt``, ``linux_ethtool-k_igb_enp2s0.txt``,
     ``esxi_g_ethtool_-k_vmnic1_esxi60_sio4.txt`` (old ``Offload parameters`` layout). Never raises.
     """
@@ -306,6 +315,10 @@ def parse_ethtool_k(text: str, cmd: CommandLine) -> ParseResult:
             raw = "\n".join(pair[1] for pair in ((tnl, csum, partial, rx_ports) if gso_only else (tnl, csum)) if pair)
             result.pnic(key, "geneve_offload", False if gso_only else chosen[0], raw)
             result.pnic(key, "vxlan_offload", False if gso_only else chosen[0], raw)
+        fixed = [(fld, feats[feat][1]) for feat, fld in _FIXED_FIELDS if feat in feats
+                 and feats[feat][1].endswith("[fixed]") and (feat != "tx-udp_tnl-segmentation" or chosen is tnl)]
+        if fixed:
+            result.pnic(key, "fixed_offloads", [fld for fld, _ in fixed], "\n".join(dict.fromkeys(r for _, r in fixed)))
         _acknowledge(result, key, header or "offload features", before)
     return result
 
@@ -317,7 +330,7 @@ _RING_HEADER_RE = re.compile(r"^\s*Ring parameters for (?P<name>\S+?):")
 _CURRENT_RE = re.compile(r"Current hardware settings:", re.I)
 
 
-_PRESET_RE = re.compile(r"Pre-set maximums:", re.I)
+_PRESET_RE = re.compile(r"Pre-?set maximums:", re.I)  # "Preset maximums:" in a PDF copy
 
 
 def _current_values(block: list[str], names: tuple[str, ...], preset: bool = False) -> dict[str, tuple[str, str]]:
@@ -340,11 +353,13 @@ def _current_values(block: list[str], names: tuple[str, ...], preset: bool = Fal
     current = joined[m.end():]
     alt = "|".join(re.escape(n) for n in names)
     out: dict[str, tuple[str, str]] = {}
-    for mm in re.finditer(rf"(?:^|(?<=\s))(?P<k>{alt}):[ \t]*(?P<v>[^\s]+)", current):
+    # the value on the key's line, or (a PDF copy: "RX:" then "16384") alone on the next line when it is a number
+    for mm in re.finditer(rf"(?:^|(?<=\s))(?P<k>{alt}):(?:[ \t]*(?P<v>[^\s]+)|[ \t]*\n[ \t]*(?P<n>\d+)(?=[ \t]*(?:\n|$)))",
+                          current):
         line_start = current.rfind("\n", 0, mm.start()) + 1
         line_end = current.find("\n", mm.end())
         raw = current[line_start:line_end if line_end != -1 else None].strip()
-        out.setdefault(mm.group("k"), (mm.group("v"), raw))
+        out.setdefault(mm.group("k"), (mm.group("v") or mm.group("n"), raw))
     return out
 
 
@@ -352,7 +367,7 @@ def _count(value: tuple[str, str] | None) -> int | None:
     return to_int(value[0]) if value else None
 
 
-@register(r"^ethtool\s+(?:-l|--show-channels)\b", "ethtool -l")
+@register(r"^ethtool\s+-l\b", "ethtool -l")
 def parse_ethtool_l(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``ethtool -l IF`` (channels); ``rx_queues_max``/``tx_queues_max`` from the pre-set maximums.
 
@@ -386,12 +401,13 @@ def parse_ethtool_l(text: str, cmd: CommandLine) -> ParseResult:
     return result
 
 
-@register(r"^ethtool\s+(?:-g|--show-ring)\b", "ethtool -g")
+@register(r"^ethtool\s+-g\b", "ethtool -g")
 def parse_ethtool_g(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``ethtool -g IF`` (ring sizes).
 
     ``rx_ring_size``/``tx_ring_size`` (descriptors) from ``RX:``/``TX:`` of "Current hardware
-    settings" (Pre-set maximums are not recorded); ``n/a``/0 → unknown. Capture:
+    settings", ``rx_ring_max``/``tx_ring_max`` from those of "Pre-set maximums" (so that ring advice can say
+    "raise to 4096 of 4096"); ``n/a``/0 → unknown. Capture:
     ``linux_ethtool-g_ice_e810_ring_8160_flattened.txt``. Never raises.
     """
     result = ParseResult(family="ethtool -g")
@@ -403,10 +419,12 @@ def parse_ethtool_g(text: str, cmd: CommandLine) -> ParseResult:
             _no_key(result, header)
             continue
         before = len(result.pnics.get(key, {}))
-        for side, field_name in (("RX", "rx_ring_size"), ("TX", "tx_ring_size")):
-            n = _count(vals.get(side))
+        maxima = _current_values(block, ("RX", "TX"), preset=True)
+        for values, side, field_name in ((vals, "RX", "rx_ring_size"), (vals, "TX", "tx_ring_size"),
+                                         (maxima, "RX", "rx_ring_max"), (maxima, "TX", "tx_ring_max")):
+            n = _count(values.get(side))
             if n:
-                result.pnic(key, field_name, n, vals[side][1])
+                result.pnic(key, field_name, n, values[side][1])
         _acknowledge(result, key, header or "rings", before)
     return result
 
@@ -442,7 +460,7 @@ def _hash_key(block: list[str]) -> list[int] | None:
     return None
 
 
-@register(r"^ethtool\s+(?:-x|--show-rxfh-indir|--show-rxfh)\b", "ethtool -x")
+@register(r"^ethtool\s+-x\b", "ethtool -x")
 def parse_ethtool_x(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``ethtool -x IF`` (RSS indirection table).
 
@@ -501,22 +519,25 @@ def parse_ethtool_x(text: str, cmd: CommandLine) -> ParseResult:
 
 _COALESCE_HEADER_RE = re.compile(r"^\s*Coalesce parameters for (?P<name>\S+?):")
 _ADAPTIVE_RE = re.compile(r"Adaptive RX:\s*(?P<v>[^\s]+)")
+#: ``Adaptive RX: off  TX: off``: the TX half of the same line (ethtool(8) ``adaptive-tx``).
+_ADAPTIVE_TX_RE = re.compile(r"Adaptive RX:[ \t]*\S+[ \t]+TX:[ \t]*(?P<v>\S+)")
 _COALESCE_KEYS = {
     "rx-usecs": "coalesce_rx_usecs",
     "tx-usecs": "coalesce_tx_usecs",
     "rx-frames": "coalesce_rx_frames",
     "tx-frames": "coalesce_tx_frames",
 }
-_COALESCE_RE = re.compile(r"(?:^|(?<=\s))(?P<k>rx-usecs|tx-usecs|rx-frames|tx-frames):[ \t]*(?P<v>[^\s]+)")
+#: The exact keys, also as a PDF copy prints them without their hyphen (``rxusecs: 5``).
+_COALESCE_RE = re.compile(r"(?:^|(?<=\s))(?P<k>rx-?usecs|tx-?usecs|rx-?frames|tx-?frames):[ \t]*(?P<v>[^\s]+)")
 # "CQE mode RX: n/a  TX: n/a" (ethtool 5.13+, capture tests/parsers/captures/linux_ethtool-c_na_cqe_mode_tuned726.txt).
 _CQE_RE = re.compile(r"CQE mode RX:[ \t]*(?P<rx>\S+)[ \t]+TX:[ \t]*(?P<tx>\S+)")
 
 
-@register(r"^ethtool\s+(?:-c|--show-coalesce)\b", "ethtool -c")
+@register(r"^ethtool\s+-c\b", "ethtool -c")
 def parse_ethtool_c(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``ethtool -c IF`` (interrupt coalescing).
 
-    ``coalesce_adaptive_rx`` from ``Adaptive RX: on|off``; ``coalesce_rx_usecs``/``coalesce_tx_usecs``
+    ``coalesce_adaptive_rx``/``coalesce_adaptive_tx`` from ``Adaptive RX: on|off  TX: on|off``; ``coalesce_rx_usecs``/``coalesce_tx_usecs``
     (µs) and ``coalesce_rx_frames``/``coalesce_tx_frames`` from the exact keys (``rx-usecs-irq`` and
     the like are other settings); ``n/a`` → unknown, ``0`` is recorded (``Adaptive RX: n/a`` too: unknown). The
     ``CQE mode RX: on  TX: off`` line of newer ethtool goes to ``records`` (``cqe_mode_rx``/``cqe_mode_tx``: True,
@@ -539,12 +560,16 @@ def parse_ethtool_c(text: str, cmd: CommandLine) -> ParseResult:
         before = len(result.pnics.get(key, {}))
         if adaptive:
             result.pnic(key, "coalesce_adaptive_rx", to_bool(adaptive.group("v")), _raw(block, _ADAPTIVE_RE))
+            tx = _ADAPTIVE_TX_RE.search(joined)
+            if tx:
+                result.pnic(key, "coalesce_adaptive_tx", to_bool(tx.group("v")), _raw(block, _ADAPTIVE_RE))
         cqe = _CQE_RE.search(joined)
         if cqe:
             result.records.append({"interface": key, "cqe_mode_rx": to_bool(cqe.group("rx")),
                                    "cqe_mode_tx": to_bool(cqe.group("tx")), "line": _raw(block, _CQE_RE)})
         for m in values:
-            result.pnic(key, _COALESCE_KEYS[m.group("k")], to_int(m.group("v")),
+            result.pnic(key, _COALESCE_KEYS[m.group("k").replace("x", "x-", 1) if "-" not in m.group("k")
+                                            else m.group("k")], to_int(m.group("v")),
                         _raw(block, re.compile(rf"(?:^|\s){re.escape(m.group('k'))}:")))
         _acknowledge(result, key, header or "coalesce", before)
     return result

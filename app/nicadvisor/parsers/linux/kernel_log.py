@@ -54,7 +54,7 @@ _ADDR = r"(?P<addr>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
 _IFNAME = r"(?=[a-zA-Z.-]{0,14}\d)[a-z][a-zA-Z0-9.-]{0,14}(?![\w])"
 #: Where a kernel message starts: the line start, after the ``[ 12.345678] `` timestamp, syslog's ``kernel: `` or
 #: logwatch's `` 1 Time(s): `` (also mid-line, where two console streams were interleaved).
-_MSG_START = r"(?:^[ \t]*|(?<=\] )|(?<=kernel: )|(?<=Time\(s\): ))"
+_MSG_START = r"(?:^[ \t]*|(?<=\] )|(?<=kernel: )|(?<=Time\(s\): )|(?<=<[0-7]>))"
 #: The ``dev_printk`` prefix of a device's message: ``<driver> <PCI address>`` (``ixgbe 0000:21:00.0:``,
 #: ``mlx5_core 0004:01:00.0:``, ``i40e 04:00.0 Core and Global modules ready``, ``bnx2 0000:03:00.1 eth1:``).
 _DRIVER_PREFIX_RE = re.compile(_MSG_START + r"(?P<drv>[a-z][a-z0-9_]{1,31}) " + _ADDR + r"(?=[: ])", re.M)
@@ -88,6 +88,13 @@ _I40E_PCIE_RE = re.compile(
 _LINK_RE = re.compile(
     _ADDR + r":?\s+(?:(?P<name>" + _IFNAME + r"):\s+)?(?:[a-z][a-z0-9_]{1,31}:\s+(?:" + _IFNAME + r"\s+)?)?"
     r"(?i:(?:NIC\s+)?(?:Copper\s+|Fiber\s+)?Link\s+(?:is\s+)?(?P<state>up|down)\b)(?P<tail>[^\n]{0,160})")
+#: Old kernels' drivers printed ``<driver>: <ifname>: [<function>: ]…`` with no PCI address (e1000 before 2.6.3x:
+#: ``e1000: eth1: e1000_watchdog: NIC Link is Up 1000 Mbps Full Duplex, Flow Control: RX``; capture
+#: ``linux_dmesg_grep_eth_old_e1000_driver_ifname_function_prefix_no_pci_ubuntuforums.txt``): the link of that
+#: interface, keyed by its name.
+_OLD_LINK_RE = re.compile(
+    _MSG_START + r"(?P<drv>[a-z][a-z0-9_]{1,31}):\s+(?P<name>" + _IFNAME + r"):\s+(?:[a-z][a-z0-9_]{1,40}:\s+)?"
+    r"(?i:(?:NIC\s+)?(?:Copper\s+|Fiber\s+)?Link\s+(?:is\s+)?(?P<state>up|down)\b)(?P<tail>[^\n]{0,160})", re.M)
 _LINK_SPEED_RE = re.compile(r"(?P<n>\d{1,6}(?:\.\d{1,3})?)\s*(?P<unit>[MG])b(?:ps|/s)\b", re.I)
 _DUPLEX_RE = re.compile(r"\b(?P<d>full|half)[ -]duplex\b", re.I)
 #: ``mlx5_core 0004:01:00.0: firmware version: 16.27.2048`` (mlx5 ``mlx5_function_setup``: ``"firmware version:
@@ -136,7 +143,9 @@ def parse_dmesg(text: str, cmd: CommandLine) -> ParseResult:
     ``version`` and the ``driver_version`` of its devices (the latest banner wins); ``firmware_version`` from
     mlx5's ``firmware version: 16.27.2048`` and i40e's ``fw … api … nvm 6.01 0x800034a4 1.1747.0`` (the ``nvm``
     part). The link: ``link_up``, ``link_speed_mbps`` (Mbit/s) and ``duplex`` from the driver's link message
-    (``NIC Link is Up, 25000 Mbps full duplex``, ``NIC Link is up 25 Gbps``, ``Link is Down`` …); the latest
+    (``NIC Link is Up, 25000 Mbps full duplex``, ``NIC Link is up 25 Gbps``, ``Link is Down`` …), also in old
+    kernels' ``<driver>: <ifname>: <function>: NIC Link is Up …`` form without a PCI address (keyed by the interface,
+    with that ``driver``); the latest
     event of a device wins (a ``Down`` after an ``Up`` leaves its speed unknown). An ice
     ``DDP package was successfully loaded: …`` line is kept as a record (``ddp_package``).
 
@@ -238,6 +247,20 @@ def parse_dmesg(text: str, cmd: CommandLine) -> ParseResult:
             result.pnic(key, "pci_address", addr, next(raw for _f, _v, raw in facts))
         for field, value, raw in facts:
             result.pnic(key, field, value, raw)
+    old: dict[str, dict[str, tuple[object, str]]] = {}  # interface → field → (value, raw): the latest event wins
+    for m in _OLD_LINK_RE.finditer(text):
+        if m.group("drv") in _NOT_DRIVERS:
+            continue
+        raw, up = _flat(m.group(0)), m.group("state").lower() == "up"
+        duplex = _DUPLEX_RE.search(m.group("tail")) if up else None
+        old[m.group("name")] = {"link_up": (up, raw), "link_speed_mbps": (_mbps(m.group("tail")) if up else None, raw),
+                                "duplex": (duplex.group("d").lower() if duplex else None, raw),
+                                "driver": (m.group("drv"), raw)}
+    for name, facts in old.items():
+        if name in result.pnics:
+            continue  # the device's own messages (with its PCI address) already say it
+        for field, (value, raw) in facts.items():
+            result.pnic(name, field, value, raw)
     for m in _DDP_RE.finditer(text):
         addr = norm_pci(m.group("addr"))
         pkg = _flat(m.group("pkg"))

@@ -96,9 +96,13 @@ def _d_option(cmd: CommandLine) -> tuple[str, str] | None:
     return None
 
 
-@register(r"^lspci\b.*\s-[A-Za-z]*vv", "lspci -vv")
+@register(r"^lspci\b(?!.*\s-[A-Za-z]*mm)(?:.*\s)?-[A-Za-z]*(?:vv|k)", "lspci -vv")
 def parse_lspci_vv(text: str, cmd: CommandLine) -> ParseResult:
-    """Parse Linux ``lspci -vv`` / ``-vvv`` / ``-nnvv`` (root needed for the Express capability).
+    """Parse Linux ``lspci -vv`` / ``-vvv`` / ``-nnvv`` (root needed for the Express capability), and the shorter
+    ``lspci -k`` (device lines with ``Subsystem:`` and ``Kernel driver in use:``, no capabilities:
+    captures ``linux_lspci-k_thinkpad_x240_i218lm_e1000e_insights-core.txt``,
+    ``linux_lspci-k_hyperv_connectx4lx_vf_domain_1a06_insights-core.txt``). The flags as written apart or together
+    (``lspci -v -v -s …``) are one spelling by then (:func:`nicadvisor.parsers.registry.normalise`).
 
     For each network-class device (Ethernet/Network/Infiniband/Fabric controller, or class ``02xx``):
     ``pcie_speed_capable_gts``/``pcie_width_capable`` ← ``LnkCap: … Speed 16GT/s, Width x16`` (old pciutils:
@@ -169,4 +173,106 @@ def parse_lspci_vv(text: str, cmd: CommandLine) -> ParseResult:
             result.pnic(key, "driver", m.group("drv"), line.strip())
     if skipped and not result.pnics:
         result.records.append({"devices_skipped": skipped, "reason": "no network-class device in the output"})
+    return result
+
+
+# --- lspci -vmm / -vmmkn / -mm / -nnmm (machine-readable) ------------------------------------------------------
+
+#: ``Tag:<TAB>value`` of ``lspci -vmm`` (lspci(8) "Machine readable output": one record per device, blank lines
+#: between records); with ``-n`` the values are IDs (``Vendor: 8086``), with ``-nn`` names and IDs (``Vendor: Intel
+#: Corporation [8086]``), without either names only.
+_MM_TAG_RE = re.compile(r"^(?P<tag>Slot|Class|Vendor|Device|SVendor|SDevice|Driver|NUMANode|PhySlot|Rev|ProgIf|Module|"
+                        r"IOMMUGroup):\s*(?P<value>.*?)\s*$")
+#: One line per device of ``lspci -mm`` / ``-nnmm``: the slot, then quoted class, vendor, device, options
+#: (``-rNN``, ``-pNN``), quoted subsystem vendor and subsystem device.
+_MM_LINE_RE = re.compile(r'^(?P<slot>(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(?P<rest>".*)$')
+_MM_FIELD_RE = re.compile(r'"([^"]*)"|(-[rp]\S*)')
+_TRAILING_ID_RE = re.compile(r"^(?P<name>.*?)\s*\[(?P<id>[0-9a-fA-F]{4})\]$")
+
+
+def _name_and_id(value: str, numeric: bool) -> tuple[str | None, str | None]:
+    """``"Intel Corporation [8086]"`` → (name, ``"8086"``); ``"8086"`` under ``-n`` → (None, ``"8086"``); a name
+    alone → (name, None)."""
+    m = _TRAILING_ID_RE.match(value)
+    if m:
+        return m.group("name") or None, hex4(m.group("id"))
+    if numeric and re.fullmatch(r"[0-9a-fA-F]{4}", value):
+        return None, hex4(value)
+    return value or None, None
+
+
+def _record_machine(result: ParseResult, fields: dict[str, tuple[str, str]], numeric: bool) -> None:
+    """One device's ``{tag: (value, line)}`` into ``result`` when it is a network function (class ``02xx`` or a
+    network class name): key ``pci:<slot>``."""
+    slot = fields.get("Slot")
+    cls = fields.get("Class")
+    if not slot or not cls:
+        return
+    cls_name, cls_id = _name_and_id(cls[0], numeric)
+    if not ((cls_id or "").startswith("02") or _NET_CLASS_RE.search(cls_name or "")):
+        return
+    addr = norm_pci(slot[0])
+    if not addr:
+        result.notes.append(f"lspci machine-readable: slot {slot[1].strip()!r} is no PCI address; device skipped")
+        return
+    key = f"pci:{addr}"
+    result.pnic(key, "pci_address", addr, slot[1])
+    names: list[str] = []
+    for tag, fact in (("Vendor", "vid"), ("Device", "did"), ("SVendor", "svid"), ("SDevice", "ssid")):
+        if tag in fields:
+            name, ident = _name_and_id(fields[tag][0], numeric)
+            result.pnic(key, fact, ident, fields[tag][1])
+            if name and tag in ("Vendor", "Device"):
+                names.append(name)
+    if names:
+        result.pnic(key, "description", " ".join(names), (fields.get("Device") or fields["Vendor"])[1])
+    if "Driver" in fields:
+        result.pnic(key, "driver", fields["Driver"][0] or None, fields["Driver"][1])
+    if "NUMANode" in fields:
+        node = to_int(fields["NUMANode"][0])
+        result.pnic(key, "numa_node", node if node is not None and node >= 0 else None, fields["NUMANode"][1])
+
+
+@register(r"^lspci\b.*\s-[A-Za-z]*mm", "lspci -vmm")
+def parse_lspci_machine(text: str, cmd: CommandLine) -> ParseResult:
+    """Parse lspci's machine-readable forms (lspci(8) "Machine readable output"): ``lspci -vmm`` / ``-vmmk`` /
+    ``-vmmkn`` / ``-vmmnn`` (one ``Tag: value`` record per device: ``Slot``, ``Class``, ``Vendor``, ``Device``,
+    ``SVendor``, ``SDevice``, ``Driver``, ``NUMANode``; blank lines between records) and ``lspci -mm`` / ``-nnmm``
+    (one line per device: slot, then quoted class, vendor, device, ``-rNN``, quoted subsystem vendor and device).
+
+    For each network function (class ``02xx`` or a network class name) keyed ``pci:<address>``: ``pci_address``,
+    ``vid``/``did``/``svid``/``ssid`` (the IDs ``-n`` prints, or the ``[xxxx]`` of ``-nn``), ``description``
+    (vendor and device names, when printed), ``driver``, ``numa_node`` (-1 = none: unknown). Captures
+    ``linux_lspci-vmmkn_thinkpad_x240_i218lm_e1000e_insights-core.txt``,
+    ``linux_lspci-vmmkn_hyperv_connectx4lx_vf_domain_1a06_numa0_insights-core.txt``. Never raises."""
+    result = ParseResult(family="lspci -vmm")
+    numeric = any(w.startswith("-") and not w.startswith("--") and "n" in w for w in cmd.argv[1:])
+    fields: dict[str, tuple[str, str]] = {}
+    for line in text.splitlines() + [""]:
+        m = _MM_TAG_RE.match(line)
+        if m:
+            if m.group("tag") == "Slot" and fields:
+                _record_machine(result, fields, numeric)
+                fields = {}
+            fields.setdefault(m.group("tag"), (m.group("value"), line))
+            continue
+        if not line.strip():
+            if fields:
+                _record_machine(result, fields, numeric)
+            fields = {}
+            continue
+        m = _MM_LINE_RE.match(line.strip())
+        if m:
+            quoted = [q for q, _opt in _MM_FIELD_RE.findall(m.group("rest")) if not _opt]
+            quoted += [""] * (5 - len(quoted))
+            # the subsystem pair is optional: an empty "" pair when the device has none (lspci(8))
+            one = {"Slot": (m.group("slot"), line), "Class": (quoted[0], line), "Vendor": (quoted[1], line),
+                   "Device": (quoted[2], line)}
+            if quoted[3]:
+                one["SVendor"] = (quoted[3], line)
+            if quoted[4]:
+                one["SDevice"] = (quoted[4], line)
+            _record_machine(result, {k: v for k, v in one.items() if v[0]}, numeric)
+    if not result.pnics:
+        result.notes.append("lspci machine-readable: no network-class device (Class 02xx) in the output")
     return result

@@ -279,6 +279,13 @@ _IP_HEADER_RE = re.compile(r"^\s*\d{1,9}:\s+(?P<name>[^\s:@]{1,64})(?P<at>@\S{1,
 _IP_MTU_RE = re.compile(r"\bmtu (?P<mtu>\d{2,6})\b")
 _IP_STATE_RE = re.compile(r"\bstate (?P<state>[A-Z]{2,20})\b")
 _IP_ETHER_RE = re.compile(r"^\s*link/ether (?P<mac>[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5})\b")
+#: ``master bond0`` / ``master virbr0`` in an interface's header line: the bond or bridge it is enslaved to.
+_IP_MASTER_RE = re.compile(r"\bmaster (?P<master>[^\s:]{1,64})")
+#: The link type line of a tunnel or point-to-point device (no Ethernet port whatever its name): ``link/ipip``,
+#: ``link/gre``, ``link/sit``, ``link/tunnel6``, ``link/gre6``, ``link/ppp``, ``link/none`` (tun, WireGuard) and the
+#: ``link/[65534]`` iproute2 prints for ARPHRD_NONE when it has no name for it (iproute2 lib/ll_types.c).
+_IP_TUNNEL_LINK_RE = re.compile(r"^\s*link/(?P<type>ipip|gre|gre6|sit|tunnel6|ip6tnl|ip6gre|ppp|none|\[65534\])"
+                                r"(?:\s|$)")
 #: ``ip -d link`` prints the device kind first on the line after ``link/ether`` (``veth``, ``bridge``, ``bond``,
 #: ``vlan protocol 802.1Q id 10`` …): a software device (iproute2 ip/iplink.c, the ``linkinfo`` kinds).
 #: ``ip -d link``'s device of an interface (iproute2 since 5.x: ``parentbus pci parentdev 0000:37:00.0``, ip-link(8)),
@@ -301,7 +308,10 @@ def parse_ip_link_text(text: str, cmd: CommandLine) -> ParseResult:
     (:func:`software_device`: ``bond0``, ``docker0``, ``virbr0``, a ``MASTER``); under ``-d``, ``parentbus pci
     parentdev 0000:37:00.0`` gives ``pci_address`` and ``is_physical`` True (a physical port), except for a switchdev
     representor (``portname pf0vf0``: ``is_physical`` False, its parentdev is its PF's); another parentbus
-    (``virtio``) says nothing. The one-line form (``-o``, lines joined by ``\\``)
+    (``virtio``) says nothing. A tunnel or point-to-point link type (``link/ipip``, ``link/gre``, ``link/none``,
+    ``link/ppp`` …, whatever the device's name) gives ``is_physical`` False; ``master bond1`` in the header gives
+    ``master`` (captures ``linux_ip_addr_eth7_master_bond1_ipip_tunl0_ip.tun2_insights-core.txt``,
+    ``linux_ip-s_link_bridge_members_master_virbr0_tun0_link_none_ppp0_insights-core.txt``). The one-line form (``-o``, lines joined by ``\\``)
     is read too. Source: iproute2 ``ip link`` output (ip-link(8)); real outputs are made at test time in a network
     namespace. Never raises."""
     result = ParseResult(family="ip link show")
@@ -326,6 +336,9 @@ def parse_ip_link_text(text: str, cmd: CommandLine) -> ParseResult:
             result.pnic(key, "link_up", link_up, line)
             if h.group("at") or software_device(key, flags):
                 result.pnic(key, "is_physical", False, line)
+            master = _IP_MASTER_RE.search(rest)
+            if master:
+                result.pnic(key, "master", master.group("master"), line)
             continue
         if key is None:
             continue
@@ -340,6 +353,9 @@ def parse_ip_link_text(text: str, cmd: CommandLine) -> ParseResult:
         m = _IP_ETHER_RE.match(raw)
         if m:
             result.pnic(key, "mac", m.group("mac").lower(), raw.strip())
+            continue
+        if _IP_TUNNEL_LINK_RE.match(raw):
+            result.pnic(key, "is_physical", False, raw.strip()[:200])
             continue
         k = _IP_KIND_RE.match(raw)
         if k and not k.group("kind").endswith("_slave"):
