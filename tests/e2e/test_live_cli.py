@@ -86,7 +86,7 @@ def test_audit_vcenter_ssh_and_nsx_in_one_call(vc, esxi_ssh, nsx, memory_keyring
     saved = dict(memory_keyring.data)
     out, caps = tmp_path / "out", tmp_path / "captures"
     code = main(["audit", *_live_args(vc, esxi_ssh, nsx), *_outputs(out), "--save-captures", str(caps),
-                 "--no-history", "--quiet"])
+                 "--no-history"])  # not --quiet: that prints the verdict and one line per group of alike hosts
     printed = capsys.readouterr()
     doc = _load(out / "audit.json")
     # MTU 1500 uplinks and no TEP yet: conditional MTU errors on every candidate pNIC, so none is fit for the overlay
