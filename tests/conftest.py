@@ -50,3 +50,24 @@ def pytest_collection_modifyitems(config, items):
             continue
         if top in SLOW_FOLDERS or item.get_closest_marker("root") is not None:
             item.add_marker(pytest.mark.slow)
+
+
+#: The least time (ms) any pytest-qt wait allows before it fails: a deadline for a condition, never a duration, so
+#: a loaded machine makes a passing test slower, never red (pytest-qt's own default is 5 s). Every wait returns as
+#: soon as its signal or condition comes; only a failing wait runs to this deadline (pytest-timeout still ends a test).
+QT_WAIT_DEADLINE_MS = 120_000
+_QT_WAITS = ("waitUntil", "waitSignal", "waitSignals", "waitCallback", "waitExposed", "waitActive")
+
+
+@pytest.fixture
+def qtbot(qtbot):
+    """pytest-qt's ``qtbot`` whose waits (:data:`_QT_WAITS`) allow at least :data:`QT_WAIT_DEADLINE_MS`, whatever
+    timeout a test gives (a short one was a bet on the machine's load)."""
+    for name in _QT_WAITS:
+        def generous(*args, _wait=getattr(qtbot, name), **kwargs):
+            timeout = kwargs.get("timeout")
+            if timeout is None or (isinstance(timeout, (int, float)) and timeout >= 0):
+                kwargs["timeout"] = max(timeout or 0, QT_WAIT_DEADLINE_MS)
+            return _wait(*args, **kwargs)
+        setattr(qtbot, name, generous)
+    return qtbot

@@ -49,7 +49,7 @@ def make_wizard(qtbot):
 
     yield factory
     for wizard in made:
-        assert wizard.shutdown(20000), "a worker did not end within 20 s"
+        assert wizard.shutdown(120_000), "a worker did not end within 120 s"  # a deadline, not a duration
 
 
 @pytest.fixture
