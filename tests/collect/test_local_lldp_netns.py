@@ -22,7 +22,9 @@ from capturetools import merged
 from nicadvisor.collect.local_linux import collect_local
 from nicadvisor.parsers.registry import parse_output
 
-pytestmark = pytest.mark.root
+#: The host's lldpd listens on the machine's default socket (/run/lldpd.socket, shared by every namespace): the tests
+#: that read that socket (lldpctl run by the collectors) share one pytest-xdist worker with this one, in turn.
+pytestmark = [pytest.mark.root, pytest.mark.xdist_group("lldpd-default-socket")]
 
 
 def _ns(name: str, *argv: str, **kw) -> subprocess.CompletedProcess:
@@ -53,12 +55,12 @@ def lldp_lab(tmp_path):
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         procs.append(subprocess.Popen(["ip", "netns", "exec", host, "lldpd", "-d", "-r", "-I", "ens1f0"],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 120  # a deadline for the condition, not a duration
         while time.monotonic() < deadline and _ns(sw, "lldpcli", "-u", sock, "show", "configuration").returncode:
             time.sleep(0.2)
         for cmd in (["configure", "lldp", "portidsubtype", "ifname"], ["configure", "system", "hostname", "leaf-01"]):
             assert _ns(sw, "lldpcli", "-u", sock, *cmd).returncode == 0
-        deadline = time.monotonic() + 60  # a changed configuration is announced at once; LLDP repeats every 30 s
+        deadline = time.monotonic() + 180  # a changed configuration is announced at once; LLDP repeats every 30 s
         while time.monotonic() < deadline:
             out = _ns(host, "lldpctl", "-f", "json").stdout
             if '"swp12"' in out and "leaf-01" in out:

@@ -64,6 +64,7 @@ def _read(path: Path):
     return inputs, host, host_problems
 
 
+@pytest.mark.xdist_group("lldpd-default-socket")  # "no LLDP daemon listens": see collect/test_local_lldp_netns.py
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 def test_as_root_the_script_reads_what_the_local_collector_reads(shell, tmp_path, linux_netns):
     sshd, inside, mac = linux_netns
