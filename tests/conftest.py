@@ -1,7 +1,9 @@
 """Shared pytest fixtures."""
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -10,6 +12,7 @@ import pytest
 # Keep the user's folders out of the tests: audit history, journals, caches and the known-hosts store
 # (platformdirs follows the XDG variables) live in one scratch folder per test run.
 _SCRATCH = Path(tempfile.mkdtemp(prefix="nicadvisor-tests-"))
+atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)  # one per pytest-xdist worker: none is left behind
 for _var in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"):
     os.environ[_var] = str(_SCRATCH / _var.lower())
 
