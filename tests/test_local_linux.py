@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from capturetools import merged
+from machinelock import machine_lock
 from nicadvisor.collect.local_linux import LocalCollection, allowed, collect_local
 from nicadvisor.parsers.registry import parse_output
 
@@ -42,7 +43,8 @@ def _targets(collection: LocalCollection) -> set[str]:
 def test_collect_local_on_this_machine():
     messages: list[str] = []
     before = set(os.listdir("/sys/class/net"))
-    c = collect_local(progress=messages.append)
+    with machine_lock("lldpd-default-socket", shared=True):  # no lldp lab's daemon answers lldpctl meanwhile
+        c = collect_local(progress=messages.append)
     after = set(os.listdir("/sys/class/net"))
     # Other tests running beside this one (pytest -n) add and delete veths in this namespace while it is read: what
     # is said about an interface that came or went meanwhile is not this machine's steady state, so it is set aside.
@@ -114,7 +116,8 @@ def veth_netns():
 @pytest.mark.xdist_group("lldpd-default-socket")  # lldpctl reads /run/lldpd.socket: see test_local_lldp_netns.py
 @pytest.mark.skipif(os.geteuid() != 0, reason="creating a network namespace needs root")
 def test_collect_local_in_netns_sees_veth(veth_netns):
-    c = collect_local(netns=veth_netns)
+    with machine_lock("lldpd-default-socket", shared=True):
+        c = collect_local(netns=veth_netns)
     assert not c.problems
     assert _targets(c) == {"va", "vb"}  # only the namespace's interfaces, lo excluded
     assert all(cap.source == f"local:netns={veth_netns}" for cap in c.captures)

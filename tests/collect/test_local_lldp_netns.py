@@ -19,11 +19,13 @@ from pathlib import Path
 import pytest
 
 from capturetools import merged
+from machinelock import machine_lock
 from nicadvisor.collect.local_linux import collect_local
 from nicadvisor.parsers.registry import parse_output
 
-#: The host's lldpd listens on the machine's default socket (/run/lldpd.socket, shared by every namespace): the tests
-#: that read that socket (lldpctl run by the collectors) share one pytest-xdist worker with this one, in turn.
+#: The host's lldpd listens on the machine's default socket (/run/lldpd.socket, shared by every namespace): the lab
+#: holds that socket's machine-wide lock (other test runs too), and the tests that read the socket (lldpctl run by
+#: the collectors) share one pytest-xdist worker with this one and take the lock shared.
 pytestmark = [pytest.mark.root, pytest.mark.xdist_group("lldpd-default-socket")]
 
 
@@ -35,7 +37,13 @@ def _ns(name: str, *argv: str, **kw) -> subprocess.CompletedProcess:
 def lldp_lab(tmp_path):
     assert os.geteuid() == 0, "the namespace lab needs root"
     assert shutil.which("lldpd"), "lldpd is not installed (packaging/test.sh installs Debian's lldpd)"
-    assert not Path("/run/lldpd.socket").exists(), "an lldpd already runs on this machine's default socket: stop it"
+    with machine_lock("lldpd-default-socket"):  # this lab owns the default socket; other runs wait for it
+        assert not Path("/run/lldpd.socket").exists(), \
+            "an lldpd already runs on this machine's default socket: stop it"
+        yield from _lldp_lab(tmp_path)
+
+
+def _lldp_lab(tmp_path):
     tag = uuid.uuid4().hex[:6]
     host, sw = f"nicadv-lh-{tag}", f"nicadv-ls-{tag}"
     procs: list[subprocess.Popen] = []

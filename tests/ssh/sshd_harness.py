@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import fcntl
 import hashlib
 import os
 import secrets
@@ -20,9 +19,13 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: also when a lab script runs alone
+from machinelock import machine_lock  # noqa: E402
 
 SSHD = "/usr/sbin/sshd"
 HERE = Path(__file__).resolve().parent
@@ -63,21 +66,6 @@ def pub_fingerprint(pub: Path) -> str:
     """``SHA256:...`` of an OpenSSH public key file (same rule as ssh-keygen -lf)."""
     blob = base64.b64decode(pub.read_text().split()[1])
     return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
-
-
-@contextlib.contextmanager
-def machine_lock(name: str):
-    """An exclusive lock (``flock``) held by one test process of this machine at a time: the pytest-xdist workers
-    (``pytest -n``) and other test runs. Taken around a choice that must be unique machine-wide until it is visible
-    (a free subnet until its address is added) and around the account tools (useradd, chpasswd, userdel), which
-    fail rather than wait when another process holds /etc/passwd's lock."""
-    path = Path(tempfile.gettempdir()) / f"nicadv-tests-{name}.lock"
-    with open(path, "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def free_port(host: str = "127.0.0.1") -> int:
