@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -34,19 +35,20 @@ def _ns(name: str, *argv: str, **kw) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture
-def lldp_lab(tmp_path):
+def lldp_lab():
     assert os.geteuid() == 0, "the namespace lab needs root"
     assert shutil.which("lldpd"), "lldpd is not installed (packaging/test.sh installs Debian's lldpd)"
     with machine_lock("lldpd-default-socket"):  # this lab owns the default socket; other runs wait for it
         assert not Path("/run/lldpd.socket").exists(), \
             "an lldpd already runs on this machine's default socket: stop it"
-        yield from _lldp_lab(tmp_path)
+        yield from _lldp_lab()
 
 
-def _lldp_lab(tmp_path):
+def _lldp_lab():
     tag = uuid.uuid4().hex[:6]
     host, sw = f"nicadv-lh-{tag}", f"nicadv-ls-{tag}"
     procs: list[subprocess.Popen] = []
+    sock_dir = None
     try:
         for ns in (host, sw):
             subprocess.run(["ip", "netns", "add", ns], check=True, timeout=10)
@@ -54,10 +56,10 @@ def _lldp_lab(tmp_path):
                         "netns", sw], check=True, timeout=10)
         subprocess.run(["ip", "-n", host, "link", "set", "ens1f0", "up"], check=True, timeout=10)
         subprocess.run(["ip", "-n", sw, "link", "set", "swp12", "mtu", "9216", "up"], check=True, timeout=10)
-        sock_dir = tmp_path / "sock"
-        sock_dir.mkdir()
-        for d in (sock_dir, *sock_dir.parents[:3]):  # lldpcli reaches its socket only through searchable folders
-            d.chmod(d.stat().st_mode | 0o055)
+        # lldpcli (as _lldpd) reaches its socket only through searchable folders: a folder of its own in the temporary
+        # folder, since pytest's (deeper under pytest-xdist) are private
+        sock_dir = Path(tempfile.mkdtemp(prefix="nicadv-lldp-"))
+        sock_dir.chmod(0o755)
         sock = str(sock_dir / "switch.sock")
         procs.append(subprocess.Popen(["ip", "netns", "exec", sw, "lldpd", "-d", "-u", sock, "-I", "swp12"],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
@@ -86,6 +88,8 @@ def _lldp_lab(tmp_path):
                 p.wait(10)
         for ns in (host, sw):
             subprocess.run(["ip", "netns", "del", ns], check=False, timeout=10)
+        if sock_dir is not None:
+            shutil.rmtree(sock_dir, ignore_errors=True)
 
 
 def test_local_collector_reads_the_switch_port_from_lldpd(lldp_lab):
