@@ -43,15 +43,30 @@ SLOW_FOLDERS = {"gui", "e2e", "live", "faults", "packaging_install", "hostile", 
                 "store", "services"}
 
 
+#: Modules outside :data:`SLOW_FOLDERS` whose tests render whole reports (PDF), audit the demo lab many times over,
+#: or search with hypothesis: their tests were among the 40 slowest of the quick set (`--durations=40`, 10-70 s each
+#: on a loaded 2-core machine), so they leave the quick inner loop too.
+SLOW_MODULES = {
+    "report/test_report_fleet.py", "report/test_report_pdf.py", "report/test_report_readiness.py",
+    "report/test_report_rollback.py", "report/test_report_not_run.py", "report/test_report_bench_scope.py",
+    "vcg/test_catalogue_never_silences_rules.py", "parsers/test_counter_lines.py", "parsers/test_pci_address.py",
+    "verdict/test_decisive_checks.py", "verdict/test_verdict_everywhere.py", "rules/test_rule_file_checks.py",
+    "rules/test_user_rules.py", "rules/test_overlay_precision.py", "test_cli.py", "test_commands.py",
+    "test_cli_verify.py", "test_cli_repeated_flags.py",
+}
+
+
 def pytest_collection_modifyitems(config, items):
-    """Mark `slow` every test in :data:`SLOW_FOLDERS` and every test that needs root (its labs are namespaces)."""
+    """Mark `slow` every test in :data:`SLOW_FOLDERS` and :data:`SLOW_MODULES` and every test that needs root (its
+    labs are namespaces)."""
     tests = Path(__file__).resolve().parent
     for item in items:
         try:
-            top = Path(str(item.fspath)).resolve().relative_to(tests).parts[0]
+            where = Path(str(item.fspath)).resolve().relative_to(tests)
         except ValueError:
             continue
-        if top in SLOW_FOLDERS or item.get_closest_marker("root") is not None:
+        if where.parts[0] in SLOW_FOLDERS or where.as_posix() in SLOW_MODULES \
+                or item.get_closest_marker("root") is not None:
             item.add_marker(pytest.mark.slow)
 
 
