@@ -38,9 +38,10 @@ def pytest_runtest_makereport(item, call):
 
 #: Folders whose tests start real parts (SSH servers, vcsim, network namespaces, Qt windows, child processes under
 #: limits, PyInstaller builds): the `slow` ones. `pytest -m "not slow"` is the quick inner loop (README, Development);
-#: CI runs everything.
+#: CI runs everything. ``golden`` too: its ~200 snapshots each audit a capture (the quick set's largest share in
+#: `--durations`); run it when parser or judgement output may change.
 SLOW_FOLDERS = {"gui", "e2e", "live", "faults", "packaging_install", "hostile", "nsx", "bench", "ssh", "collect",
-                "store", "services"}
+                "store", "services", "golden"}
 
 
 #: Modules outside :data:`SLOW_FOLDERS` whose tests render whole reports (PDF), audit the demo lab many times over,
