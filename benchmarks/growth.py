@@ -211,12 +211,16 @@ def measure_here(shape: str, n: int, repeat: int) -> dict:
     return {"shape": shape, "size": n, "cpu_s": best, "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def measure(shape: str, n: int, repeat: int, limit_bytes: int | None, timeout_s: float) -> dict:
-    """:func:`measure_here` in a child process (address space limited to ``limit_bytes``), so that sizes share
-    neither caches nor memory; raises subprocess.TimeoutExpired past ``timeout_s``."""
+def measure(shape: str, n: int, repeat: int, limit_bytes: int | None, timeout_s: float,
+            limit_cpu_s: int | None = None) -> dict:
+    """:func:`measure_here` in a child process (address space limited to ``limit_bytes``, CPU time to
+    ``limit_cpu_s`` seconds), so that sizes share neither caches nor memory; raises subprocess.TimeoutExpired past
+    ``timeout_s`` (wall clock) and RuntimeError when the child fails (also when it ran out of CPU time)."""
     args = [sys.executable, __file__, "--one", shape, str(n), "--repeat", str(repeat)]
     if limit_bytes:
         args += ["--limit-bytes", str(limit_bytes)]
+    if limit_cpu_s:
+        args += ["--limit-cpu", str(limit_cpu_s)]
     out = subprocess.run(args, capture_output=True, text=True, timeout=timeout_s, check=False)
     if out.returncode != 0:
         raise RuntimeError(f"{shape} at {n}: exit {out.returncode}: {out.stderr[-2000:]}")
@@ -229,13 +233,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sizes", help="comma-separated sizes (default: per shape)")
     p.add_argument("--repeat", type=int, default=3, help="runs per size, the best counts (default 3)")
     p.add_argument("--limit-bytes", type=int, help="address-space limit of each child (RLIMIT_AS)")
-    p.add_argument("--timeout", type=float, default=600.0, help="seconds per child (default 600)")
+    p.add_argument("--limit-cpu", type=int, help="CPU-time limit of each child in seconds (RLIMIT_CPU): a bound "
+                   "that does not depend on machine load, unlike --timeout")
+    p.add_argument("--timeout", type=float, default=600.0, help="wall-clock seconds per child (default 600)")
     p.add_argument("--json", action="store_true", help="print the measurements as one JSON list")
     p.add_argument("--smoke", action="store_true", help="two tiny sizes per shape, one run each")
     p.add_argument("--one", nargs=2, metavar=("SHAPE", "N"), help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     if a.limit_bytes:
         resource.setrlimit(resource.RLIMIT_AS, (a.limit_bytes, a.limit_bytes))
+    if a.limit_cpu and a.one:
+        resource.setrlimit(resource.RLIMIT_CPU, (a.limit_cpu, a.limit_cpu))
     if a.one:
         print(json.dumps(measure_here(a.one[0], int(a.one[1]), a.repeat)))
         return 0
@@ -243,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     for shape in a.shape or SHAPES:
         base = shape.split(":")[0]
         sizes = [int(s) for s in a.sizes.split(",")] if a.sizes else list((SMOKE_SIZES if a.smoke else DEFAULT_SIZES)[base])
-        rows = [measure(shape, n, 1 if a.smoke else a.repeat, a.limit_bytes, a.timeout) for n in sizes]
+        rows = [measure(shape, n, 1 if a.smoke else a.repeat, a.limit_bytes, a.timeout, a.limit_cpu) for n in sizes]
         results += rows
         if not a.json:
             print(f"{shape}: size  CPU s  (size ×, cost ×)  peak MiB")

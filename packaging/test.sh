@@ -13,8 +13,13 @@ fi
 export QT_QPA_PLATFORM=offscreen
 export PATH="$(go env GOPATH 2>/dev/null || echo "$HOME/go")/bin:$PATH"
 lint-imports --config pyproject.toml
+# On every core (pytest-xdist): most of the suite waits on real parts (sshd, vcsim, netperf, Qt), so the workers
+# overlap that waiting. --dist loadgroup keeps the tests of one xdist_group (a machine-wide resource, e.g. lldpd's
+# default socket) on one worker, in turn. NICADVISOR_TEST_WORKERS=0 runs in this process; arguments given to this
+# script come last and win (e.g. -n 0, -m "not slow").
+workers=${NICADVISOR_TEST_WORKERS:-2}
 status=0
-"$py" -m pytest -p no:cacheprovider "$@" || status=$?
+"$py" -m pytest -p no:cacheprovider -n "$workers" --dist loadgroup "$@" || status=$?
 if [ "$status" -eq 5 ]; then echo "no tests collected" >&2; exit 1; fi
 if [ "$status" -ne 0 ]; then exit "$status"; fi
 if [ -x benchmarks/smoke.sh ]; then PY="$py" bash benchmarks/smoke.sh; fi

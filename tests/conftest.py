@@ -1,7 +1,9 @@
 """Shared pytest fixtures."""
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -10,6 +12,7 @@ import pytest
 # Keep the user's folders out of the tests: audit history, journals, caches and the known-hosts store
 # (platformdirs follows the XDG variables) live in one scratch folder per test run.
 _SCRATCH = Path(tempfile.mkdtemp(prefix="nicadvisor-tests-"))
+atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)  # one per pytest-xdist worker: none is left behind
 for _var in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"):
     os.environ[_var] = str(_SCRATCH / _var.lower())
 
@@ -68,18 +71,55 @@ def pytest_runtest_makereport(item, call):
 
 #: Folders whose tests start real parts (SSH servers, vcsim, network namespaces, Qt windows, child processes under
 #: limits, PyInstaller builds): the `slow` ones. `pytest -m "not slow"` is the quick inner loop (README, Development);
-#: CI runs everything.
+#: CI runs everything. ``golden`` too: its ~200 snapshots each audit a capture (the quick set's largest share in
+#: `--durations`); run it when parser or judgement output may change.
 SLOW_FOLDERS = {"gui", "e2e", "live", "faults", "packaging_install", "hostile", "nsx", "bench", "ssh", "collect",
-                "store", "services"}
+                "store", "services", "golden"}
+
+
+#: Modules outside :data:`SLOW_FOLDERS` whose tests render whole reports (PDF), audit the demo lab many times over,
+#: or search with hypothesis: their tests were among the 40 slowest of the quick set (`--durations=40`, 10-70 s each
+#: on a loaded 2-core machine), so they leave the quick inner loop too.
+SLOW_MODULES = {
+    "report/test_report_fleet.py", "report/test_report_pdf.py", "report/test_report_readiness.py",
+    "report/test_report_rollback.py", "report/test_report_not_run.py", "report/test_report_bench_scope.py",
+    "vcg/test_catalogue_never_silences_rules.py", "parsers/test_counter_lines.py", "parsers/test_pci_address.py",
+    "verdict/test_decisive_checks.py", "verdict/test_verdict_everywhere.py", "rules/test_rule_file_checks.py",
+    "rules/test_user_rules.py", "rules/test_overlay_precision.py", "test_cli.py", "test_commands.py",
+    "test_cli_verify.py", "test_cli_repeated_flags.py",
+}
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark `slow` every test in :data:`SLOW_FOLDERS` and every test that needs root (its labs are namespaces)."""
+    """Mark `slow` every test in :data:`SLOW_FOLDERS` and :data:`SLOW_MODULES` and every test that needs root (its
+    labs are namespaces)."""
     tests = Path(__file__).resolve().parent
     for item in items:
         try:
-            top = Path(str(item.fspath)).resolve().relative_to(tests).parts[0]
+            where = Path(str(item.fspath)).resolve().relative_to(tests)
         except ValueError:
             continue
-        if top in SLOW_FOLDERS or item.get_closest_marker("root") is not None:
+        if where.parts[0] in SLOW_FOLDERS or where.as_posix() in SLOW_MODULES \
+                or item.get_closest_marker("root") is not None:
             item.add_marker(pytest.mark.slow)
+
+
+#: The least time (ms) any pytest-qt wait allows before it fails: a deadline for a condition, never a duration, so
+#: a loaded machine makes a passing test slower, never red (pytest-qt's own default is 5 s). Every wait returns as
+#: soon as its signal or condition comes; only a failing wait runs to this deadline (pytest-timeout still ends a test).
+QT_WAIT_DEADLINE_MS = 120_000
+_QT_WAITS = ("waitUntil", "waitSignal", "waitSignals", "waitCallback", "waitExposed", "waitActive")
+
+
+@pytest.fixture
+def qtbot(qtbot):
+    """pytest-qt's ``qtbot`` whose waits (:data:`_QT_WAITS`) allow at least :data:`QT_WAIT_DEADLINE_MS`, whatever
+    timeout a test gives (a short one was a bet on the machine's load)."""
+    for name in _QT_WAITS:
+        def generous(*args, _wait=getattr(qtbot, name), **kwargs):
+            timeout = kwargs.get("timeout")
+            if timeout is None or (isinstance(timeout, (int, float)) and timeout >= 0):
+                kwargs["timeout"] = max(timeout or 0, QT_WAIT_DEADLINE_MS)
+            return _wait(*args, **kwargs)
+        setattr(qtbot, name, generous)
+    return qtbot

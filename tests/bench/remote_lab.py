@@ -123,12 +123,13 @@ class RemoteLab:
         """Host ``i``: its namespace, its management veth from this namespace and its sshd (``force_command``: every
         command goes to that program, the ESXi lab's shell; ``tty``: sessions may ask for a pseudo-terminal)."""
         ns, outside = f"nicadvrl-{self.tag}{i}", f"rl{self.tag}m{i}"
-        net = self._free_subnet()
         _run("ip", "netns", "add", ns)
         self.namespaces.append(ns)
         _run("ip", "link", "add", outside, "type", "veth", "peer", "name", "m0", "netns", ns)
         self.outside.append(outside)
-        _run("ip", "addr", "add", f"{net}.1/30", "dev", outside)
+        with H.machine_lock("subnets"):  # chosen and taken at once: other test processes (pytest -n) choose too
+            net = self._free_subnet()
+            _run("ip", "addr", "add", f"{net}.1/30", "dev", outside)
         _run("ip", "link", "set", outside, "up")
         _run("ip", "-n", ns, "addr", "add", f"{net}.2/30", "dev", "m0")
         _run("ip", "-n", ns, "link", "set", "m0", "up")

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -138,31 +137,31 @@ def test_create_pair_rolls_back_on_failure(journal_dir):
 @pytest.mark.root
 @pytest.mark.parametrize("path", ["netns", "loopback"])
 def test_cancel_stops_promptly_and_restores(journal_dir, path):
+    """Cancelled while the first of two 600 s tests runs: without the cancel the run would take 20 minutes, so its
+    ending within the (generous) deadline, before the second test began, is the proof, on a loaded machine too."""
     cancel = threading.Event()
     seen: list[str] = []
     outcome: dict[str, object] = {}
 
     def progress(fraction: float, message: str) -> None:
         seen.append(message)
-        if fraction > 0.1 and not cancel.is_set():
+        if fraction > 0 and not cancel.is_set():  # a tick of the first test: its tool is running
             cancel.set()
 
     def worker() -> None:
         try:
-            run_quick_bench(BenchRequest(path=path, tests=("TCP_STREAM", "TCP_RR"), duration_s=10, tool="netperf",
+            run_quick_bench(BenchRequest(path=path, tests=("TCP_STREAM", "TCP_RR"), duration_s=600, tool="netperf",
                                          rate_mbit=50 if path == "netns" else None),
                             progress, cancel, journal_dir=journal_dir)
         except Cancelled as exc:
             outcome["cancelled"] = exc
-            outcome["at"] = time.monotonic()
 
     t = threading.Thread(target=worker)
-    start = time.monotonic()
     t.start()
-    t.join(timeout=15)
-    assert not t.is_alive()
+    t.join(timeout=240)
+    assert not t.is_alive(), f"still running long after the cancel; progress: {seen[-3:]}"
     assert "cancelled" in outcome, f"not cancelled; progress: {seen[-3:]}"
-    assert outcome["at"] - start < 10  # cancelled at 10 % of a 10 s test: stopped before it would have ended
+    assert cancel.is_set() and not [m for m in seen if m.startswith("TCP_RR")], seen[-3:]
     assert nicadv_namespaces() == set()
     assert my_children("netserver", "netperf", "ip", "python3", sys.executable.rsplit("/", 1)[-1]) == set()
     assert read_entries(journal_dir) == []

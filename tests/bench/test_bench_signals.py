@@ -24,7 +24,7 @@ def test_a_signal_during_a_netns_benchmark_undoes_everything(tmp_path, sig):
                              "--duration", "20", "--tool", "netperf"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)
     prefix = f"nicadv-{proc.pid}-"
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 180  # a deadline for the condition, not a duration
     while time.monotonic() < deadline:  # wait until the path exists and the test runs
         names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
         if prefix in names and subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,

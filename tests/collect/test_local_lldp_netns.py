@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -19,10 +20,14 @@ from pathlib import Path
 import pytest
 
 from capturetools import merged
+from machinelock import machine_lock
 from nicadvisor.collect.local_linux import collect_local
 from nicadvisor.parsers.registry import parse_output
 
-pytestmark = pytest.mark.root
+#: The host's lldpd listens on the machine's default socket (/run/lldpd.socket, shared by every namespace): the lab
+#: holds that socket's machine-wide lock (other test runs too), and the tests that read the socket (lldpctl run by
+#: the collectors) share one pytest-xdist worker with this one and take the lock shared.
+pytestmark = [pytest.mark.root, pytest.mark.xdist_group("lldpd-default-socket")]
 
 
 def _ns(name: str, *argv: str, **kw) -> subprocess.CompletedProcess:
@@ -30,13 +35,20 @@ def _ns(name: str, *argv: str, **kw) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture
-def lldp_lab(tmp_path):
+def lldp_lab():
     assert os.geteuid() == 0, "the namespace lab needs root"
     assert shutil.which("lldpd"), "lldpd is not installed (packaging/test.sh installs Debian's lldpd)"
-    assert not Path("/run/lldpd.socket").exists(), "an lldpd already runs on this machine's default socket: stop it"
+    with machine_lock("lldpd-default-socket"):  # this lab owns the default socket; other runs wait for it
+        assert not Path("/run/lldpd.socket").exists(), \
+            "an lldpd already runs on this machine's default socket: stop it"
+        yield from _lldp_lab()
+
+
+def _lldp_lab():
     tag = uuid.uuid4().hex[:6]
     host, sw = f"nicadv-lh-{tag}", f"nicadv-ls-{tag}"
     procs: list[subprocess.Popen] = []
+    sock_dir = None
     try:
         for ns in (host, sw):
             subprocess.run(["ip", "netns", "add", ns], check=True, timeout=10)
@@ -44,21 +56,21 @@ def lldp_lab(tmp_path):
                         "netns", sw], check=True, timeout=10)
         subprocess.run(["ip", "-n", host, "link", "set", "ens1f0", "up"], check=True, timeout=10)
         subprocess.run(["ip", "-n", sw, "link", "set", "swp12", "mtu", "9216", "up"], check=True, timeout=10)
-        sock_dir = tmp_path / "sock"
-        sock_dir.mkdir()
-        for d in (sock_dir, *sock_dir.parents[:3]):  # lldpcli reaches its socket only through searchable folders
-            d.chmod(d.stat().st_mode | 0o055)
+        # lldpcli (as _lldpd) reaches its socket only through searchable folders: a folder of its own in the temporary
+        # folder, since pytest's (deeper under pytest-xdist) are private
+        sock_dir = Path(tempfile.mkdtemp(prefix="nicadv-lldp-"))
+        sock_dir.chmod(0o755)
         sock = str(sock_dir / "switch.sock")
         procs.append(subprocess.Popen(["ip", "netns", "exec", sw, "lldpd", "-d", "-u", sock, "-I", "swp12"],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         procs.append(subprocess.Popen(["ip", "netns", "exec", host, "lldpd", "-d", "-r", "-I", "ens1f0"],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 120  # a deadline for the condition, not a duration
         while time.monotonic() < deadline and _ns(sw, "lldpcli", "-u", sock, "show", "configuration").returncode:
             time.sleep(0.2)
         for cmd in (["configure", "lldp", "portidsubtype", "ifname"], ["configure", "system", "hostname", "leaf-01"]):
             assert _ns(sw, "lldpcli", "-u", sock, *cmd).returncode == 0
-        deadline = time.monotonic() + 60  # a changed configuration is announced at once; LLDP repeats every 30 s
+        deadline = time.monotonic() + 180  # a changed configuration is announced at once; LLDP repeats every 30 s
         while time.monotonic() < deadline:
             out = _ns(host, "lldpctl", "-f", "json").stdout
             if '"swp12"' in out and "leaf-01" in out:
@@ -76,6 +88,8 @@ def lldp_lab(tmp_path):
                 p.wait(10)
         for ns in (host, sw):
             subprocess.run(["ip", "netns", "del", ns], check=False, timeout=10)
+        if sock_dir is not None:
+            shutil.rmtree(sock_dir, ignore_errors=True)
 
 
 def test_local_collector_reads_the_switch_port_from_lldpd(lldp_lab):

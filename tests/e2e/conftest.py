@@ -75,8 +75,7 @@ def esxi_ssh():
     user = sshd = None
     try:
         user = H.TestUser(base)
-        subprocess.run(["chpasswd"], input=f"{user.name}:{PW_SSH}\n", text=True, check=True, timeout=30)
-        user.password = PW_SSH
+        user.set_password(PW_SSH)
         keys = base / "authorized_keys"  # no key is authorised: the password is the only way in
         keys.write_text("")
         keys.chmod(0o644)

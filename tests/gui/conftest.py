@@ -14,7 +14,10 @@ import pytest  # noqa: E402
 REPO = Path(__file__).resolve().parents[2]
 # Screenshots go to a scratch folder unless NICADVISOR_SCREENSHOTS names one (``docs/screenshots`` to
 # refresh the README's pictures), so a test run never dirties the work tree.
-SCREENSHOTS = Path(os.environ.get("NICADVISOR_SCREENSHOTS", Path(tempfile.gettempdir()) / "nicadvisor-screenshots"))
+# Under pytest-xdist each worker has its own scratch folder (two workers never write one file at once).
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+SCREENSHOTS = Path(os.environ.get("NICADVISOR_SCREENSHOTS", Path(tempfile.gettempdir()) /
+                                  ("nicadvisor-screenshots" + (f"-{_WORKER}" if _WORKER else ""))))
 
 
 def pytest_collection_modifyitems(items):
@@ -49,7 +52,7 @@ def make_wizard(qtbot):
 
     yield factory
     for wizard in made:
-        assert wizard.shutdown(20000), "a worker did not end within 20 s"
+        assert wizard.shutdown(120_000), "a worker did not end within 120 s"  # a deadline, not a duration
 
 
 @pytest.fixture

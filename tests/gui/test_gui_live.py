@@ -374,7 +374,7 @@ def test_ask_host_key_marshalling(qtbot):
     assert dialog.isVisible() and dialog.fingerprint_label.text() == "SHA256:" + "A" * 43
     assert t.is_alive()  # the worker waits for the answer
     qtbot.mouseClick(dialog.accept_button, LEFT)
-    t.join(5)
+    t.join(120)  # a deadline, not a duration
     assert got == [(True, False)]
 
     cancel = threading.Event()
@@ -383,7 +383,7 @@ def test_ask_host_key_marshalling(qtbot):
         t.start()
     dialog = blocker.args[0]
     cancel.set()
-    t.join(5)
+    t.join(120)  # a deadline, not a duration
     assert got[-1] == (False, False)
     qtbot.waitUntil(lambda: not shiboken6.isValid(dialog) or not dialog.isVisible(), timeout=5000)  # closed
     assert asker.open_dialogs() == []
@@ -391,7 +391,7 @@ def test_ask_host_key_marshalling(qtbot):
     asker.close()  # after shutdown nothing is asked any more
     t = threading.Thread(target=worker)
     t.start()
-    t.join(5)
+    t.join(120)  # a deadline, not a duration
     assert got[-1] == (False, False)
 
 

@@ -41,6 +41,9 @@ def test_verify_a_past_plan_from_the_history(make_wizard, qtbot, tmp_path, scree
     assert f"Verify audit #{first.history_id}" in shown and "[not done] item 1" in shown
     assert f"0 of {len(outcome.check.checks)} plan targets done" in panel.status.text()
     screenshot(panel.verify_dialog, "connect-verify-plan")
+    # the history's refresh after the verification (audit #2 stored) ends first: on a loaded machine it came after
+    # the record and replaced the "Wrote" status
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 2)
     # the record for the change ticket, written on a worker: the PDF and its JSON beside it
     panel.save_record(str(tmp_path / "record.pdf"))
     handle = panel._handles["record"]

@@ -5,8 +5,9 @@ spaces (three readers' regexes), a ``# command:`` header naming one command N ti
 hosts (each host's verdict and matrix scanning every finding; the JSON report 400 MB for 1,000 hosts).
 
 Each shape is measured by ``benchmarks/growth.py`` at a size and at four times it, each size in a child limited to
-1 GiB and 60 s (the hostile bound; a quadratic cost does not finish in it): the CPU time may grow about four times
-— a cost that grows with the square of the size would grow sixteen times — never a wall-clock limit. The timing
+1 GiB and 60 s of CPU time (the hostile bound; a quadratic cost does not finish in it): the CPU time may grow about
+four times — a cost that grows with the square of the size would grow sixteen times — never a wall-clock limit (a
+loaded machine stretches wall time, not the CPU time a child spends; the wall-clock timeout only stops a hang). The timing
 numbers themselves are in ``benchmarks/growth.py``'s output."""
 from __future__ import annotations
 
@@ -19,16 +20,21 @@ import pytest
 
 GROWTH = Path(__file__).resolve().parents[2] / "benchmarks" / "growth.py"
 LIMIT_BYTES = 1 << 30
-LIMIT_SECONDS = 60
+LIMIT_CPU_SECONDS = 60
+#: Wall-clock guard against a hang only: a child that sleeps or blocks spends no CPU time. Generous, since on a
+#: loaded machine a child that needs 60 s of CPU may take several times that in wall time.
+HANG_SECONDS = 900
 #: Most a cost may grow for a size four times larger: linear is 4 (less with a fixed part), quadratic 16; the bound
 #: is their geometric middle, so that a run on a loaded machine (a 50 ms measure of 1 MB of spaces read 6.4x for a
 #: linear reader in a full-suite run) does not pass for quadratic, and a quadratic cost never passes for linear.
 MAX_GROWTH = 8.0
 
-#: shape → (size, four times it, runs per size (the best counts))
+#: shape → (size, four times it, runs per size (the best counts)). One run for the shapes whose measures take
+#: seconds of CPU: on a machine loaded ~5x (load average 10 on 2 cores) they grew 3.3-3.5x, far from the bound; the
+#: 50 ms measures of the spaces shapes keep the best of five.
 CASES = {
-    "rows": (1000, 4000, 2),
-    "members": (4000, 16000, 2),
+    "rows": (1000, 4000, 1),
+    "members": (4000, 16000, 1),
     "spaces:privstats": (1_000_000, 4_000_000, 5),
     "spaces:vsish": (1_000_000, 4_000_000, 5),
     "spaces:fpo": (1_000_000, 4_000_000, 5),
@@ -40,12 +46,13 @@ CASES = {
 def _measure(shape: str, sizes: tuple[int, ...], repeat: int) -> list[dict]:
     run = subprocess.run([sys.executable, str(GROWTH), "--shape", shape, "--sizes", ",".join(map(str, sizes)),
                           "--repeat", str(repeat), "--json", "--limit-bytes", str(LIMIT_BYTES),
-                          "--timeout", str(LIMIT_SECONDS)],
-                         capture_output=True, text=True, timeout=len(sizes) * (LIMIT_SECONDS + 30), check=False)
+                          "--limit-cpu", str(LIMIT_CPU_SECONDS), "--timeout", str(HANG_SECONDS)],
+                         capture_output=True, text=True, timeout=len(sizes) * (HANG_SECONDS + 30), check=False)
     assert run.returncode == 0, run.stderr[-3000:]  # a size that did not finish within the bound fails here
     return json.loads(run.stdout)
 
 
+@pytest.mark.timeout(2 * (HANG_SECONDS + 30))  # the hang guard above, not pytest.ini's per-test default
 @pytest.mark.parametrize("shape", sorted(CASES))
 def test_cost_grows_linearly_with_the_size_of_the_input(shape):
     small, large, repeat = CASES[shape]

@@ -14,7 +14,6 @@ import http.server
 import json
 import socket
 import threading
-import time
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -232,12 +231,10 @@ def test_soap_fault_mid_paging_is_a_problem(rich_sim, monkeypatch):
 
 def test_hanging_server_hits_the_timeout(vcsim_factory):
     slow = vcsim_factory("-cluster", "1", "-host", "4", "-standalone-host", "0", "-vm", "0",
-                         "-method-delay", "ContinueRetrievePropertiesEx:4000")
-    t0 = time.monotonic()
-    col = collect_vsphere([target(slow, page_size=2, timeout_s=1)])
+                         "-method-delay", "ContinueRetrievePropertiesEx:3600000")  # an hour: only the timeout ends it
+    col = collect_vsphere([target(slow, page_size=2, timeout_s=5)])  # page 1 answers within 5 s under load too
     (p,) = col.problems
-    assert "(page 2) failed: no answer within 1 s" in p.message
-    assert time.monotonic() - t0 < 4
+    assert "(page 2) failed: no answer within 5 s" in p.message
 
 
 @contextmanager
@@ -261,10 +258,8 @@ def _offline_client(port: int, timeout: float) -> tuple[RawPropertyCollector, An
 def test_silent_server_times_out():
     with silent_server() as port:
         raw, spec = _offline_client(port, 0.5)
-        t0 = time.monotonic()
-        with pytest.raises((socket.timeout, TimeoutError)):
+        with pytest.raises((socket.timeout, TimeoutError)):  # the server never answers: only the timeout ends it
             raw.retrieve([spec], pcq.RetrieveOptions())
-        assert time.monotonic() - t0 < 3
 
 
 # --- replayed answers: gzip, HTTP errors, odd values ---------------------------------------------------

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 
 import pytest
 
@@ -172,11 +171,9 @@ def test_wrong_pin_refused(self_signed_cert, other_cert_thumbprint):
 
 
 def test_server_timeout_is_a_problem(trusted_cert):
-    with NsxResponder(ENS_INTR, trusted_cert.ctx, delay_s=5) as srv:
-        start = time.monotonic()
+    # the answer is delayed an hour (until the responder stops): only the timeout can end the collection
+    with NsxResponder(ENS_INTR, trusted_cert.ctx, delay_s=3600) as srv:
         col = collect_nsx(_target(srv, trusted_cert, timeout_s=0.5))
-        elapsed = time.monotonic() - start
-    assert elapsed < 4
     assert col.hosts == []
     assert any("no answer to GET /api/v1/transport-nodes within 0.5 s (timeout)" in m for m in _messages(col.problems))
 

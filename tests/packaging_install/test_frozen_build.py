@@ -40,7 +40,7 @@ def test_frozen_build_runs_the_demo_lab_and_the_agent(tmp_path):
     server = subprocess.Popen([str(exe), "agent", "serve", "--bind", "127.0.0.1", "--port", str(port)],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 180  # a deadline for the condition, not a duration
         while time.monotonic() < deadline:
             with socket.socket() as probe:
                 if probe.connect_ex(("127.0.0.1", port)) == 0:

@@ -40,7 +40,7 @@ def test_a_fifo_is_written_into_not_replaced(tmp_path):
     reader = threading.Thread(target=lambda: got.append(fifo.read_text(encoding="utf-8")))
     reader.start()
     atomic_write(fifo, _writer("report"))
-    reader.join(10)
+    reader.join(120)  # a deadline, not a duration
     assert got == ["report"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 

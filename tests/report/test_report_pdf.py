@@ -141,14 +141,13 @@ def test_evidence_sources_are_relative_to_the_inputs(tmp_path):
     assert str(tmp_path) not in text  # the auditor's home folder is printed nowhere
 
 
-def test_pdf_pages_render(pdf):
+def test_pdf_pages_render(pdf, tmp_path):
     if shutil.which("pdftoppm") is None:
         pytest.skip("pdftoppm (poppler-utils) is not installed")
-    for old in Path("/tmp").glob("nicadv-pdf-*.png"):
-        old.unlink()
-    subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "2", str(pdf), "/tmp/nicadv-pdf"],
-                   check=True, timeout=60)
-    pngs = sorted(Path("/tmp").glob("nicadv-pdf-*.png"))
+    # pages in the test's own folder: another test run (pytest -n, another session) renders at the same time
+    subprocess.run(["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "2", str(pdf), str(tmp_path / "nicadv-pdf")],
+                   check=True, timeout=120)
+    pngs = sorted(tmp_path.glob("nicadv-pdf-*.png"))
     assert len(pngs) == 2
     for png in pngs:
         data = png.read_bytes()

@@ -11,21 +11,27 @@ foreground (``-D -e``) as a child of the test process, optionally inside a netwo
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import os
-import contextlib
 import secrets
 import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/: also when a lab script runs alone
+from machinelock import machine_lock  # noqa: E402
+
 SSHD = "/usr/sbin/sshd"
 HERE = Path(__file__).resolve().parent
 PERSONALITY = HERE / "esxi_personality.py"
+#: Seconds an sshd may take to answer its first banner: a deadline, not a duration (a loaded machine is slow).
+START_DEADLINE_S = 120
 
 
 def available() -> str | None:
@@ -77,10 +83,18 @@ class TestUser:
         self.name = "nicadv" + secrets.token_hex(3)
         self.password = "pw-" + secrets.token_urlsafe(12)
         self.home = base / "home"
-        subprocess.run(["useradd", "-M", "-d", str(self.home), "-s", "/bin/sh", self.name], check=True, timeout=30)
+        with machine_lock("accounts"):
+            subprocess.run(["useradd", "-M", "-d", str(self.home), "-s", "/bin/sh", self.name], check=True,
+                           timeout=120)
         self.home.mkdir(exist_ok=True)
         shutil.chown(self.home, self.name)
-        subprocess.run(["chpasswd"], input=f"{self.name}:{self.password}\n", text=True, check=True, timeout=30)
+        self.set_password(self.password)
+
+    def set_password(self, password: str) -> None:
+        """Give the account ``password`` (chpasswd)."""
+        with machine_lock("accounts"):
+            subprocess.run(["chpasswd"], input=f"{self.name}:{password}\n", text=True, check=True, timeout=120)
+        self.password = password
 
     def uid(self) -> int | None:
         import pwd
@@ -105,8 +119,9 @@ class TestUser:
                             os.kill(int(entry.name), signal.SIGKILL)
                         except ProcessLookupError:
                             continue
-        subprocess.run(["userdel", "-f", self.name], check=False, timeout=30,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with machine_lock("accounts"):
+            subprocess.run(["userdel", "-f", self.name], check=False, timeout=120,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 class Sshd:
@@ -120,6 +135,7 @@ class Sshd:
         self.addresses = [listen] if isinstance(listen, str) else list(listen)  # at most 16 (sshd limit)
         self.listen = self.addresses[0]
         self.port = port or free_port(self.listen if netns is None else "127.0.0.1")
+        self.own_port = port is None  # chosen here: another one is chosen if someone binds it first
         self.netns = netns
         self.force_command = force_command
         self.authorized_keys = authorized_keys
@@ -165,19 +181,25 @@ class Sshd:
             argv = ["ip", "netns", "exec", self.netns, *argv]
         self.log = open(self.base / f"sshd_{self.tag}.log", "wb")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + START_DEADLINE_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"sshd exited: {(self.base / f'sshd_{self.tag}.log').read_text()}")
+                log = (self.base / f"sshd_{self.tag}.log").read_text(errors="replace")
+                if self.own_port and "Address already in use" in log and time.monotonic() < deadline:
+                    # another test process (pytest -n) bound the free port first: take another one
+                    self.stop()
+                    self.port = free_port(self.listen if self.netns is None else "127.0.0.1")
+                    return self.start()
+                raise RuntimeError(f"sshd exited: {log}")
             try:
-                with socket.create_connection((self.listen, self.port), timeout=0.5) as s:
-                    s.settimeout(2)
-                    if s.recv(64).startswith(b"SSH-"):
+                with socket.create_connection((self.listen, self.port), timeout=5) as s:
+                    s.settimeout(10)
+                    if s.recv(64).startswith(b"SSH-") and self.proc.poll() is None:
                         return self
             except OSError:
                 time.sleep(0.05)
         self.stop()
-        raise RuntimeError(f"sshd on {self.listen}:{self.port} did not answer within 10 s")
+        raise RuntimeError(f"sshd on {self.listen}:{self.port} did not answer within {START_DEADLINE_S} s")
 
     def stop(self) -> None:
         """Kill the listening sshd (its process group); session children die with their connections."""
@@ -217,8 +239,6 @@ def sshd_in_netns(base: Path, user: str, authorized_keys: Path, prefix: str, fir
     ``prefix`` names the namespace (``nicadv-<prefix>-<tag>``); ``first_subnet`` is the first N tried."""
     tag = secrets.token_hex(3)
     ns, outside, inside = f"nicadv-{prefix}-{tag}", f"n{prefix[:2]}o{tag}", f"n{prefix[:2]}i{tag}"
-    used = subprocess.run(["ip", "-4", "-o", "addr"], capture_output=True, text=True, timeout=10).stdout
-    net = next(f"10.213.{n}" for n in range(first_subnet, 250, 4) if f"10.213.{n}." not in used)
     mac = "02:00:5e:00:53:" + tag[:2]
 
     def run(*argv: str) -> None:
@@ -228,7 +248,10 @@ def sshd_in_netns(base: Path, user: str, authorized_keys: Path, prefix: str, fir
     try:
         run("ip", "netns", "add", ns)
         run("ip", "link", "add", outside, "type", "veth", "peer", "name", inside, "netns", ns)
-        run("ip", "addr", "add", f"{net}.1/30", "dev", outside)
+        with machine_lock("subnets"):  # chosen and taken at once: other test processes choose too
+            used = subprocess.run(["ip", "-4", "-o", "addr"], capture_output=True, text=True, timeout=30).stdout
+            net = next(f"10.213.{n}" for n in range(first_subnet, 250, 4) if f"10.213.{n}." not in used)
+            run("ip", "addr", "add", f"{net}.1/30", "dev", outside)
         run("ip", "link", "set", outside, "up")
         run("ip", "-n", ns, "link", "set", inside, "address", mac, "mtu", "9000")
         run("ip", "-n", ns, "addr", "add", f"{net}.2/30", "dev", inside)

@@ -13,6 +13,7 @@ import pytest
 
 from capturetools import undecided_but_answered
 from fake_esxi import BUSYBOX
+from machinelock import machine_lock
 from nicadvisor.collect.local_linux import collect_local
 from nicadvisor.collect.script import collector_script
 from nicadvisor.collect.sources import gather
@@ -64,13 +65,15 @@ def _read(path: Path):
     return inputs, host, host_problems
 
 
+@pytest.mark.xdist_group("lldpd-default-socket")  # "no LLDP daemon listens": see collect/test_local_lldp_netns.py
 @pytest.mark.parametrize("shell", sorted(SHELLS))
 def test_as_root_the_script_reads_what_the_local_collector_reads(shell, tmp_path, linux_netns):
     sshd, inside, mac = linux_netns
     netns = sshd.netns
-    inputs, host, problems = _read(run_in_netns(tmp_path, netns, "lnx-root", shell))
+    with machine_lock("lldpd-default-socket", shared=True):  # "no LLDP daemon listens" (below) holds meanwhile
+        inputs, host, problems = _read(run_in_netns(tmp_path, netns, "lnx-root", shell))
+        local = collect_local(netns=netns)
     assert problems == [] and host.kind == "linux"
-    local = collect_local(netns=netns)
     local_host, _, _ = assemble_host(HostInputs(name="x", captures=local.captures))
     assert [p.facts() for p in host.pnics] == [p.facts() for p in local_host.pnics]
     assert (host.pnic(inside).mtu, host.pnic(inside).mac, host.pnic(inside).driver) == (9000, mac, "veth")
