@@ -76,7 +76,10 @@ def measure(n: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES), help="host counts (default: %(default)s)")
+    parser.add_argument("--smoke", action="store_true", help="one small fleet (10 hosts), as benchmarks/smoke.sh runs it")
     args = parser.parse_args()
+    if args.smoke:
+        args.sizes = [10]
     print(f"{'hosts':>6} {'seconds':>8} {'peak MB':>8} {'pages':>6} {'--quiet lines':>14} {'hosts named in PDF':>19} {'exit':>5}")
     for n in args.sizes:
         # one child per size: its peak memory is its own

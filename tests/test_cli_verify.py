@@ -25,13 +25,16 @@ def history(tmp_path, monkeypatch):
 def test_verify_reads_the_stored_captures_again_or_new_ones(history, capsys):
     folder = history / HOST
     shutil.copytree(demo_lab_dir() / HOST, folder)
-    assert main(["audit", "--capture", str(folder), "--quiet"]) == 2  # NOT RATED, with two MTU warnings
+    # NOT RATED, with three MTU warnings: the rules branch's fabric item beside the switch's and the TEP's
+    assert main(["audit", "--capture", str(folder), "--quiet"]) == 2
     capsys.readouterr()
     assert main(["verify", "--against", "1", "--quiet", "--json", str(history / "r.json")]) == 1
     out = capsys.readouterr().out
     doc = json.loads((history / "r.json").read_text(encoding="utf-8"))
     assert doc["new_audit"]["audit_id"] == 2 and doc["counts"]["not done"] == len(doc["checks"]) > 0
-    assert "[not done] item" in out and f"{HOST}/vDS-C-Transport" in out and "Result: 0 of 2 plan targets done, 2 not done" in out
+    assert [c["rule_id"] for c in doc["checks"]] == ["fabric-mtu-for-overlay", "switch-mtu-below-1700",
+                                                     "tep-mtu-below-1700"]
+    assert "[not done] item" in out and f"{HOST}/vDS-C-Transport" in out and "Result: 0 of 3 plan targets done, 3 not done" in out
 
     # the captures moved: the stored path is gone, so nothing is re-read; new captures are given instead
     moved = history / "moved" / HOST

@@ -91,7 +91,8 @@ def test_no_fit_candidate_is_not_ready_although_every_finding_was_lowered():
     assert [f.rule_id for f in errors] == ["overlay-no-fit-pnic"]  # the rules' findings were all lowered
     assert "vmnic0: Switch MTU below 1600, pNIC MTU below 1600;" in errors[0].message and "vmnic1:" in errors[0].message
     v = host_verdict(h, findings)
-    assert v.status == NOT_READY and v.reason == "1 error finding (No pNIC fit for the overlay)"
+    # one setting, counted once (issue 24 §2): the switch's MTU, a change the rollout makes, not a blocker
+    assert v.status == NOT_READY and v.reason == "1 configuration change before the rollout (MTU 1500 → ≥ 1600 on vSwitch0)"
 
 
 def test_an_nsx_host_switch_carries_the_overlay_without_a_tep_read():

@@ -71,7 +71,8 @@ def test_a_file_that_breaks_the_schema_names_the_attestation_and_field(tmp_path)
 
 def _audit(tmp_path: Path, attested: Path, capsys) -> tuple[int, str, Path]:
     out = tmp_path / "out"
-    code = main(["audit", "--capture", str(HOST), "--no-history", "--quiet", "--attestations", str(attested),
+    # the full summary: --quiet (board branch) prints only the verdict and one line per group of alike hosts
+    code = main(["audit", "--capture", str(HOST), "--no-history", "--attestations", str(attested),
                  "--json", str(out / "a.json"), "--csv", str(out / "a.csv"), "--html", str(out / "a.html"),
                  "--pdf", str(out / "a.pdf")])
     return code, capsys.readouterr().out, out
@@ -110,14 +111,15 @@ def test_an_attestation_decides_the_cell_in_every_view_and_is_listed_for_the_boa
 
 def test_the_host_reading_wins_and_the_disagreement_is_a_finding(tmp_path, capsys):
     f = tmp_path / "attested.yaml"
-    # the capture's ethtool -k reads tx-udp_tnl-segmentation on: geneve_offload True; a person saw "no"
-    assert _attest(f, "--check", "geneve_offload", "--value", "geneve_offload=no", "--who", "Carol",
+    # the capture's ethtool -k reads tx-udp_tnl-segmentation on with tx-gso-partial on: igb's GSO_PARTIAL tunnel
+    # TSO, which the rules branch reads as no Geneve offload (geneve_offload False); a person saw "yes"
+    assert _attest(f, "--check", "geneve_offload", "--value", "geneve_offload=yes", "--who", "Carol",
                    "--when", "2026-11-29", "--how", "NIC vendor datasheet") == 0
     capsys.readouterr()
     _code, summary, out = _audit(tmp_path, f, capsys)
     doc = json.loads((out / "a.json").read_text())
     pnic = doc["hosts"][0]["pnics"][0]
-    assert pnic["geneve_offload"] is True and pnic["evidence"]["geneve_offload"]["command"].startswith("ethtool")
+    assert pnic["geneve_offload"] is False and pnic["evidence"]["geneve_offload"]["command"].startswith("ethtool")
     assert doc["attestations"][0]["status"] == "overruled"
     found = [x for x in doc["findings"] if x["rule_id"] == "attestation-disagrees"]
     assert len(found) == 1 and found[0]["severity"] == "info" and "Carol" in found[0]["message"]

@@ -51,7 +51,7 @@ def test_older_file_is_backed_up_then_migrated(tmp_path, audit):
     with AuditStore(path) as store:
         assert store.backup_path == tmp_path / "history.sqlite3.v1.bak"
         line = store.summary(audit_id)
-        assert (line.hosts, line.pnics, line.errors, line.warnings) == (10, 24, 6, 17)  # backfilled by step 2
+        assert (line.hosts, line.pnics, line.errors, line.warnings) == (10, 24, 5, 18)  # backfilled by step 2
         # a v1 audit has no stored verdict: the list says NOT READY from its backfilled errors, never READY
         assert line.verdict is None and line.verdict_of().label == "NOT READY"
         assert store.load(audit_id) == dataclasses.replace(audit, hosts_expected=None)  # not recorded in v1
