@@ -327,7 +327,8 @@ def _esxi_body() -> list[str]:
         "# each pNIC's PCI function, its address in decimal as vsish names the nodes (0000:5e:00.1: 0 94 0 1)",
         f"pci_re={shlex.quote(BDF_ERE)}",
         "for addr in $functions; do",
-        "  if ! valid \"$pci_re\" \"$addr\"; then say \"skipped a PCI address that is not safe to pass on: $addr\"; "
+        "  if ! valid \"$pci_re\" \"$addr\"; then say \"skipped a PCI address that is not safe to pass on: "
+        "$(shown \"$addr\")\"; "
         "continue; fi",
         "  rest=${addr#*:}; seg=$((0x${addr%%:*})); bus=$((0x${rest%%:*})); rest=${rest#*:}",
         "  slot=$((0x${rest%%.*})); func=${rest#*.}; fn=$seg-$bus-$slot-$func",

@@ -808,7 +808,8 @@ def collect_ssh(targets: list[SshTarget], progress: ProgressFn | None = None, ca
     """Audit ``targets`` over SSH, ``max_workers`` hosts at a time (default :data:`DEFAULT_SSH_WORKERS`);
     see the module docstring.
 
-    ``progress`` receives short messages (``"esxi-a: esxcli network nic list"``) from worker threads;
+    ``progress`` receives short messages (``"esxi-a: esxcli network nic list"``, then ``"esxi-a: command 5 of 40:
+    esxcli network vswitch standard list"`` once the host's commands are planned) from worker threads;
     ``cancel`` (set from any thread) closes open connections and skips hosts not started yet;
     ``known_hosts`` defaults to the app's store; ``ask(host, port, key_type, fingerprint) -> bool``
     decides first-contact keys that no ``trusted_fingerprint`` covers (called one at a time). Returns

@@ -244,7 +244,8 @@ def host_index(groups: list[HostGroup], verdicts: dict[str, Any]) -> list[IndexR
 @dataclass(frozen=True)
 class GroupedProblem:
     """Inputs not understood, grouped like the hosts: the same file (by its name in the host's folder), command and
-    message on ``hosts`` of one ``group`` (0: not of a read host), said once; ``source`` the first one's."""
+    message on ``hosts`` of one ``group`` (0: not of a read host), said once; ``source`` and ``message`` the first
+    one's (its own folder and host name, as read)."""
 
     group: int
     hosts: tuple[str, ...]
@@ -276,8 +277,8 @@ def grouped_problems(audit: Audit, groups: list[HostGroup]) -> list[GroupedProbl
             folder = os.path.dirname(path)
             message = p.message.replace(folder, "…").replace(host, "HOST")
             key = (number.get(host, 0), os.path.basename(p.source), p.command or "", message)
-        entry = out.setdefault(key, [p.source, []])
+        entry = out.setdefault(key, [p.source, [], p.message])
         if host is not None:
             entry[1].append(host)
-    return [GroupedProblem(k[0], tuple(dict.fromkeys(v[1])), v[0], k[2], k[3].replace("HOST", v[1][0]) if v[1] else k[3])
-            for k, v in out.items()]
+    # the first one's own message, as its source: the folder and name taken out only to group
+    return [GroupedProblem(k[0], tuple(dict.fromkeys(v[1])), v[0], k[2], v[2]) for k, v in out.items()]

@@ -69,7 +69,8 @@ def test_nic_get_row_matches_the_text_parser():
     pnics = merged([facts])[0]
     assert pnics == {"vmnic0": {"pci_address": "0000:19:00.0", "is_physical": True, "driver": "i40en",
                                 "driver_version": "1.8.6", "firmware_version": "7.10 0x800075e5 19.5.12",
-                                "link_up": False}}
+                                "link_up": False,
+                                "link_speed_max_mbps": 10000}}  # the fastest advertised link mode (10000BaseX/Full)
     assert merged(parse_capture("esxi_esxcli_nic_get_i40en_x710_fw7.10.txt"))[0] == pnics
     fields = facts.records[0]["fields"]
     assert facts.records[0]["nic"] == "vmnic0" and fields["VirtualAddress"] == "00:50:56:56:d8:de"
