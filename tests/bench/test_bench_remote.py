@@ -574,7 +574,7 @@ def test_rr_expectation_tracks_a_delay_added_on_the_path(journal_dir, known_host
         finally:
             lab.close()
     # the band moved with the added delay: its floor at 5 ms is above everything the 2 ms path allows
-    assert seen[5000].floor >= 2 * 5000 > seen[2000].high
+    assert seen[5000].floor >= 2 * 5000 - WAKEUP_ALLOWANCE_US > seen[2000].high  # (spaced echoes: the wake-up off)
 
 
 def _cli_json(lab: RemoteLab, tmp_path: Path, capsys, *extra: str) -> tuple[int, dict, str, str]:
