@@ -90,3 +90,14 @@ def _finding(rule_id: str, category: str):
 
     return Finding(rule_id=rule_id, title=rule_id, severity=Severity.ERROR, host="h", message="", recommendation="",
                    category=category)
+
+
+def test_an_unread_mtu_is_said_in_words_and_merges_with_a_read_one():
+    from nicadvisor.model.changes import _merge_what, _mtu_change
+
+    # no MTU read: the sentence says so, never "MTU ? → ≥ 1600"
+    assert _mtu_change([None], ["MTU below 1600"]) == "MTU (not read) → ≥ 1600"
+    # one unread and one read description of the same setting: the read value wins, the larger need is kept
+    assert _merge_what("MTU (not read) → ≥ 1600", "MTU 1500 → ≥ 1700") == "MTU 1500 → ≥ 1700"
+    assert _merge_what("MTU (not read) → ≥ 1600", "MTU (not read) → ≥ 1600") == "MTU (not read) → ≥ 1600"
+    assert _merge_what("MTU 9000 → ≥ 1600", "MTU 1500 → ≥ 1600") == "MTU 1500/9000 → ≥ 1600"

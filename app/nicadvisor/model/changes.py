@@ -139,11 +139,18 @@ class Change:
                 "hosts": list(self.hosts), "what": self.what, "rules": list(self.rules)}
 
 
+#: How a change's description says that no MTU was read ("MTU (not read) → ≥ 1600"), never a bare "?".
+_UNREAD = "(not read)"
+#: A change description written by :func:`_mtu_change` (linear: no nested quantifiers).
+_MTU_WHAT = re.compile(r"MTU ([0-9/]+|\(not read\)) → ≥ (\d+)$")
+
+
 def _mtu_change(current: Iterable[int | None], titles: Iterable[str]) -> str:
-    """``"MTU 1500 → ≥ 1600"``: the MTUs read (sorted, ``?`` when not read) and the least MTU the titles ask for."""
+    """``"MTU 1500 → ≥ 1600"``: the MTUs read (sorted; ``(not read)`` when none was read) and the least MTU the
+    titles ask for."""
     need = max((int(m.group(1)) for t in titles if (m := _MTU_TITLE.search(t))), default=1600)
     now = sorted({m for m in current if m is not None})
-    return f"MTU {'/'.join(str(m) for m in now) or '?'} → ≥ {need}"
+    return f"MTU {'/'.join(str(m) for m in now) or _UNREAD} → ≥ {need}"
 
 
 def _switch_key(host: Host, switch: Any) -> tuple[str, str]:
@@ -230,11 +237,11 @@ def changes_of(hosts: Iterable[Host], findings_of: Any, unfit_of: Any) -> list[C
 def _merge_what(a: str, b: str) -> str:
     """Two descriptions of the same MTU setting as one (``MTU 1500 → ≥ 1600`` and ``MTU 1500 → ≥ 1700`` ask for
     1700)."""
-    ma, mb = re.match(r"MTU (\S+) → ≥ (\d+)$", a), re.match(r"MTU (\S+) → ≥ (\d+)$", b)
+    ma, mb = _MTU_WHAT.match(a), _MTU_WHAT.match(b)
     if not (ma and mb):
         return a
-    now = sorted({x for x in (ma.group(1) + "/" + mb.group(1)).split("/") if x != "?"}, key=lambda x: int(x))
-    return f"MTU {'/'.join(now) or '?'} → ≥ {max(int(ma.group(2)), int(mb.group(2)))}"
+    now = sorted({x for x in (ma.group(1) + "/" + mb.group(1)).split("/") if x.isdigit()}, key=int)
+    return f"MTU {'/'.join(now) or _UNREAD} → ≥ {max(int(ma.group(2)), int(mb.group(2)))}"
 
 
 def _plural(n: int, word: str) -> str:
