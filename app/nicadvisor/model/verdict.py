@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from nicadvisor.model.capabilities import ATTESTED_ORIGIN, origin_of
 from nicadvisor.model.changes import Change, changes_of, changes_sentence
 from nicadvisor.model.entities import Host, Severity, findings_by_host
 from nicadvisor.model.readiness import (DECISIVE_CHECKS, ColumnShare, MissingCheck, commands_for, decided_shares,
@@ -211,8 +212,35 @@ def host_verdict(host: Host, findings: list[Any]) -> HostVerdict:
         also = (f"; no TEP is known yet: carry the overlay on {_names(fit)}, not on {_names(list(unfit))} "
                 "(conditional errors)")
     on = _names(list(ready.pnics))
+    attested = _attested_checks(host, ready.pnics)
+    if attested:
+        also += (f"; {_plural(len(attested), 'check')} rest on a person's attestation, not on a reading taken on "
+                 f"the host: {', '.join(attested)}")
     return HostVerdict(host.name, READY, f"all {_plural(ready.applicable, 'decisive check')} made on {on} "
                                          f"({_pnic_count(phys)}), no error finding{also}", **extra)
+
+
+def _attested_checks(host: Host, pnics: tuple[str, ...]) -> list[str]:
+    """``["pcie on vmnic0 (attested by alice on 2026-11-30)"]``: the decisive checks of the judged pNICs (and the
+    host's release) decided by an attestation (:mod:`nicadvisor.model.attestations`) rather than by an output of the
+    host, so a READY that rests on them says so in its own sentence, not only on the board's page. Empty when every
+    fact was read on the host."""
+    from nicadvisor.model.attestations import CHECK_FACTS, HOST_CHECKS
+
+    def attested(objs: list[Any], checks: Any) -> list[str]:
+        out = []
+        for obj in objs:
+            for check, facts in CHECK_FACTS.items():
+                if (check in HOST_CHECKS) != (obj is host) or check not in checks:
+                    continue
+                who = next((origin_of(obj.evidence.get(f)) for f in facts
+                            if origin_of(obj.evidence.get(f)).startswith(ATTESTED_ORIGIN)), "")
+                if who:
+                    out.append(f"{check} on {getattr(obj, 'name', host.name)} ({who})")
+        return out
+
+    judged = [p for p in host.pnics if p.name in set(pnics)]
+    return attested([host], HOST_CHECKS) + attested(judged, CHECK_FACTS)
 
 
 #: How many of the commands that would decide a host's missing checks its verdict sentence names; the rest are in its
@@ -459,8 +487,11 @@ def verdict_of(audit: Audit) -> Verdict:
                                   f"{_names([h.host for h in unrated])}", tuple(causes), hosts)
     pnics = [p for h in audit.hosts for p in h.pnics if p.is_physical is not False]
     made = sum(h.checks[0] for h in hosts)
+    attested = sum(len(_attested_checks(h, tuple(p.name for p in h.overlay_candidates()))) for h in audit.hosts)
+    also = (f"; {_plural(attested, 'check')} rest on a person's attestation, not on a reading taken on the host"
+            if attested else "")
     return Verdict(READY, f"all {_plural(made, 'decisive check')} made on {_plural(len(hosts), 'host')} and "
-                          f"{_pnic_count(pnics)}, no error finding", (), hosts)
+                          f"{_pnic_count(pnics)}, no error finding{also}", (), hosts)
 
 
 @dataclass(frozen=True)
