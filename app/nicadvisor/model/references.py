@@ -116,7 +116,7 @@ PAGES: dict[str, Reference] = {r.key: r for r in (
               "ESXi 5.5 introduces a new Native Device Driver Architecture Part 2", "November 2013",
               "William Lam (VMware)", "https://williamlam.com/2013/11/esxi-55-introduces-new-native-device.html"),
     Reference("https://docs.vmware.com/en/VMware-NSX/4.1/administration/GUID-A8C5BF37-2BC6-4F78-9464-EA952981876A.html",
-              "NSX Administration Guide: Enhanced Data Path (supported NICs)", "NSX 4.1", "VMware",
+              "NSX Administration Guide: Configure NetQ Receive Side Scaling (Enhanced Data Path)", "NSX 4.1", "VMware",
               "https://docs.vmware.com/en/VMware-NSX/4.1/administration/GUID-A8C5BF37-2BC6-4F78-9464-EA952981876A.html"),
 )}
 
