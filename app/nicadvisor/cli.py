@@ -52,6 +52,7 @@ def _print_audit(audit, out=None, quiet: bool = False) -> None:
     from nicadvisor.model import Severity
     from nicadvisor.model.entities import findings_by_host
     from nicadvisor.model.verdict import coverage_of
+    from nicadvisor.model.text import plural
     from nicadvisor.report.decision import verdict_lines
     from nicadvisor.report.fleet import compact_names, grouped_problems, host_groups
     from nicadvisor.vcg.builds import release_text
@@ -81,11 +82,11 @@ def _print_audit(audit, out=None, quiet: bool = False) -> None:
         hv = host_verdicts.get(host.name)
         if quiet:
             print(f"{n}. {who} ({host.kind or 'unknown kind'}{', ESXi release ' + release if release else ''}): "
-                  f"{len(phys)} pNICs{' each' if group.size > 1 else ''}; {hv.label + ': ' + hv.reason if hv else '?'}",
+                  f"{plural(len(phys), 'pNIC')}{' each' if group.size > 1 else ''}; {hv.label + ': ' + hv.reason if hv else '?'}",
                   file=out)
             continue
         print(f"{n}. {who} ({host.kind or 'unknown kind'}{', ESXi release ' + release if release else ''}): "
-              f"{len(phys)} pNICs" + (f" each (the first, {host.name}, shown)" if group.size > 1 else ""), file=out)
+              + plural(len(phys), "pNIC") + (f" each (the first, {host.name}, shown)" if group.size > 1 else ""), file=out)
         for p in phys:
             speed = f"{p.link_speed_mbps / 1000:g} Gbit/s" if p.link_speed_mbps else ("link down" if p.link_up is False else "speed unknown")
             ids = ":".join(x or "????" for x in (p.vid, p.did, p.svid, p.ssid))
@@ -388,6 +389,7 @@ def _history_diff(store, args, AuditNotFound) -> int:
 
 
 def _history(store, args, AuditNotFound) -> int:
+    from nicadvisor.model.text import plural
     if args.id == "diff":
         return _history_diff(store, args, AuditNotFound)
     if args.ids:
@@ -398,7 +400,7 @@ def _history(store, args, AuditNotFound) -> int:
         for a in store.list_audits():
             v = a.verdict_of()
             name = f"“{a.name}”  " if a.name else ""
-            print(f"#{a.id:<5} {a.created_at}  {name}{a.display_status:<12} {v.symbol} {v.headline}  ·  {a.hosts} hosts, {a.pnics} pNICs, "
+            print(f"#{a.id:<5} {a.created_at}  {name}{a.display_status:<12} {v.symbol} {v.headline}  ·  {plural(a.hosts, 'host')}, {plural(a.pnics, 'pNIC')}, "
                   f"{a.errors if a.errors is not None else '?'} errors, {a.warnings if a.warnings is not None else '?'} warnings"
                   f"  {', '.join(a.inputs)}")
         return EXIT_READY

@@ -172,3 +172,13 @@ def test_a_fleet_names_every_host_and_quiet_stays_short(tmp_path, capsys):
     groups = host_groups(audit)
     rows = host_index(groups, {hv.host: hv for hv in audit.verdict.hosts})
     assert [r.host for r in rows] == sorted(names, key=natural_key) and len(groups) == 10
+
+
+def test_page_one_counts_speak_in_words_not_placeholders():
+    from nicadvisor.model.text import plural
+    from nicadvisor.report.decision import _on_hosts
+
+    assert [plural(1, "host"), plural(2, "host"), plural(0, "pNIC")] == ["1 host", "2 hosts", "0 pNICs"]
+    assert plural(2, "switch", "switches") == "2 switches"
+    # page 1's effort table: nothing to buy reads "none", never "0 on 0 host(s)"
+    assert _on_hosts(0, 0) == "none" and _on_hosts(1, 1) == "1 on 1 host" and _on_hosts(2, 2) == "2 on 2 hosts"

@@ -49,7 +49,7 @@ def test_pdf_holds_summary_plan_hosts_benchmarks_and_appendix(audit, pdf):
     assert "2026-11-21T10:00:00+00:00" in decision
     first = _flat(pages[1])
     assert "Executive summary" in first
-    assert "Scope: 2 host(s)" in first and "Inputs (8)" in first
+    assert "Scope: 2 hosts" in first and "Inputs (8)" in first
     assert "Verdict and scorecard per host" in first and "Top remediation actions" in first
     assert "esxi-a ESXi 8.0 U2 ✖ NOT READY 1 configuration change" in first  # the host row names its release
     for host in ("esxi-a", "lnx-1"):

@@ -102,6 +102,13 @@ def mixed_scripts(name: str) -> list[str]:
     return sorted(scripts) if len(scripts) > 1 else []
 
 
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``"1 host"``, ``"2 hosts"``, ``"0 hosts"``: a count with its noun in the number it needs (``many`` for an
+    irregular plural: ``plural(2, "switch", "switches")``). Every user-facing count goes through it, never
+    ``"host(s)"`` or ``"1 pNICs"``."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
 def one_line(text: str) -> str:
     """``text`` as it is printed on one terminal line: newline, carriage return and tab as ``\\n``, ``\\r``,
     ``\\t``, other control characters as ``\\xNN``, line separators as ``\\u2028``/``\\u2029`` and lone surrogates

@@ -16,6 +16,7 @@ from typing import Any
 
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.changes import KIND
+from nicadvisor.model.text import plural
 from nicadvisor.report.remediation import PlanGroup, vds_members
 from nicadvisor.report.scope import vcenters
 
@@ -40,10 +41,10 @@ def approve_text(audit: Audit, groups: list[PlanGroup], items: int) -> str:
     target = getattr(audit, "target_nsx", None)
     rollout = f"the NSX {target} rollout" if target else "the NSX rollout (target version not given: --target-nsx)"
     if not items:
-        return f"Approve authorises {rollout} on the {len(audit.hosts)} host(s) in scope; the plan has nothing to change."
+        return f"Approve authorises {rollout} on the {plural(len(audit.hosts), 'host')} in scope; the plan has nothing to change."
     order = " → ".join(g.kind.title for g in groups)
     return (f"Approve authorises first the remediation plan ({items} item(s), in this order: {order}), then {rollout} "
-            f"on the {len(audit.hosts)} host(s) in scope.")
+            f"on the {plural(len(audit.hosts), 'host')} in scope.")
 
 
 def verdict_lines(verdict: Any, shown: int = 8) -> list[tuple[str, str]]:
@@ -92,8 +93,8 @@ class Effort:
             ("vCenter-level changes (VDS settings)", str(self.vcenter_changes), "virtualisation team"),
             ("Host vSwitch changes", str(self.host_switch_changes), "virtualisation team"),
             ("NSX Manager changes (uplink profile, TEP pool)", str(self.nsx_changes), "virtualisation team"),
-            ("Physical-network changes", f"{self.network_changes} on {self.network_hosts} host(s)", "network team"),
-            ("Hardware to buy or move (pNIC / slot)", f"{self.hardware} on {self.hardware_hosts} host(s)",
+            ("Physical-network changes", _on_hosts(self.network_changes, self.network_hosts), "network team"),
+            ("Hardware to buy or move (pNIC / slot)", _on_hosts(self.hardware, self.hardware_hosts),
              "hardware vendor"),
         ]
 
@@ -133,3 +134,8 @@ def effort(audit: Audit, groups: list[PlanGroup]) -> Effort:
                         hw_hosts[f.host] = None
     return Effort(len(reboot), len(vds), len(vswitch), counts["nsx"], counts["physical"], len(net_hosts),
                   counts["hardware"], len(hw_hosts))
+
+
+def _on_hosts(changes: int, hosts: int) -> str:
+    """``"2 on 2 hosts"``, ``"1 on 1 host"``, or ``"none"`` for a count of 0 (never ``"0 on 0 host(s)"``)."""
+    return f"{changes} on {plural(hosts, 'host')}" if changes else "none"

@@ -77,7 +77,7 @@ from nicadvisor.model.audit import Audit
 from nicadvisor.model.capabilities import CAPABILITIES, STATUS_SYMBOL, STATUS_TEXT
 from nicadvisor.model.entities import Finding, Host, Severity, clip, findings_by_host, not_run_groups
 from nicadvisor.model.references import Citation
-from nicadvisor.model.text import escape_undecoded
+from nicadvisor.model.text import escape_undecoded, plural
 from nicadvisor.model.verdict import SYMBOL, coverage_of
 from nicadvisor.report.checks import checks_run
 from nicadvisor.report.finish import finish_block, missing_lines, missing_overview
@@ -592,8 +592,8 @@ def _cover(r: _Report) -> list[Any]:
     groups = (f" in {len(r.groups)} groups of alike hosts" if len(r.groups) < len(audit.hosts) else "")
     guide = guide_used(audit)
     story.append(Paragraph(
-        f"<b>Scope:</b> {summary['hosts']} host(s){groups}, {summary['pnics']} physical pNIC(s) "
-        f"({summary['pseudo_devices']} pseudo device(s) not rated); {summary['errors']} error, {summary['warnings']} "
+        f"<b>Scope:</b> {plural(summary['hosts'], 'host')}{groups}, {plural(summary['pnics'], 'pNIC')} "
+        f"({plural(summary['pseudo_devices'], 'pseudo device')} not rated); {summary['errors']} error, {summary['warnings']} "
         f"warning and {summary['infos']} information finding(s). Inputs ({len(audit.inputs)}): "
         f"{r.clean(shown or 'none')}{more} — every input is listed in the appendix. Compatibility data: the database "
         f"shipped with {TOOL_NAME} {r.clean(__version__)} (cited public sources); "
@@ -956,10 +956,10 @@ def _plan_section(r: _Report) -> list[Any]:
     for g in plan_groups(r.audit, r.plan):
         numbers = [n for n, _i in g.items]
         story.append(KeepTogether([Paragraph(f"Step {g.kind.order}. {r.clean(g.kind.title)}", r.st.h2), Paragraph(
-            f"<b>Reach:</b> {len(g.hosts)} host(s) ({r.clean(_some(g.hosts, 6))}) · <b>owner:</b> "
+            f"<b>Reach:</b> {plural(len(g.hosts), 'host')} ({r.clean(_some(g.hosts, 6))}) · <b>owner:</b> "
             f"{r.clean(g.kind.owner)} · <b>reboot / window:</b> {r.clean(g.kind.window)} · <b>items:</b> "
             f"{numbers[0]}–{numbers[-1]}" if len(numbers) > 1 else
-            f"<b>Reach:</b> {len(g.hosts)} host(s) ({r.clean(_some(g.hosts, 6))}) · <b>owner:</b> "
+            f"<b>Reach:</b> {plural(len(g.hosts), 'host')} ({r.clean(_some(g.hosts, 6))}) · <b>owner:</b> "
             f"{r.clean(g.kind.owner)} · <b>reboot / window:</b> {r.clean(g.kind.window)} · <b>item:</b> {numbers[0]}",
             r.st.small)]))
         for n, item in g.items:

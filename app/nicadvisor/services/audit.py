@@ -13,6 +13,7 @@ from nicadvisor.parsers.assemble import HostInputs
 from nicadvisor.collect.sources import gather
 from nicadvisor.model import Audit, Finding, InputProblem
 from nicadvisor.model.verdict import CANCELLED, COMPLETE, FAILED
+from nicadvisor.model.text import plural
 from nicadvisor.paths import demo_lab_dir
 from nicadvisor.rules_engine import load_rules
 from nicadvisor.store.migrations import HistoryError
@@ -239,4 +240,4 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
     audit.findings = evaluate_findings(audit.hosts, rules) + target_findings(audit)
     phys = sum(1 for h in audit.hosts for p in h.pnics if p.is_physical is not False)  # as every export counts
     audit.findings.extend(attested)  # a reading on the host that disagrees with an attestation
-    report(1.0, f"Audited {len(audit.hosts)} hosts, {phys} pNICs")
+    report(1.0, f"Audited {plural(len(audit.hosts), 'host')}, {plural(phys, 'pNIC')}")
