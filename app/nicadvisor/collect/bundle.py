@@ -13,6 +13,7 @@ Other files are not read. Fragmented files (``*.FRAG-00000`` …) are joined in 
 from __future__ import annotations
 
 import gzip
+import lzma
 import os
 import re
 import stat
@@ -116,9 +117,16 @@ def _strip_root(names: list[str]) -> dict[str, tuple[str, str]]:
 
 
 def _open_archive(path: Path):
+    """A streaming :mod:`tarfile` reader of a plain, gzip or xz (a sosreport's ``.tar.xz``) tar archive, every read
+    bounded by :class:`_BoundedReader`."""
     with open(path, "rb") as fh:
-        magic = fh.read(2)
-    raw = gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
+        magic = fh.read(6)
+    if magic[:2] == b"\x1f\x8b":
+        raw = gzip.open(path, "rb")
+    elif magic == b"\xfd7zXZ\x00":
+        raw = lzma.open(path, "rb")
+    else:
+        raw = open(path, "rb")
     try:
         return tarfile.open(fileobj=_BoundedReader(raw), mode="r:")
     except BaseException:
