@@ -29,6 +29,10 @@ _LOCALCLI = re.compile(r"^localcli_([a-z][a-z-]*)\.txt$")
 _NAME_RE = re.compile(r"^esx-(?P<host>.+?)-\d{4}-\d{2}-\d{2}--\d{2}\.\d{2}")
 
 
+#: What reading a corrupt or truncated tar, gzip or xz archive raises.
+ARCHIVE_ERRORS = (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError)
+
+
 class BundleError(ValueError):
     """The file is not a readable vm-support bundle (names the file)."""
 
@@ -190,7 +194,7 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
     else:
         try:
             tar = _open_archive(path)
-        except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+        except ARCHIVE_ERRORS as exc:
             raise BundleError(f"{path}: not a vm-support bundle (not a readable .tgz archive: {exc})") from exc
         infos: dict[str, tarfile.TarInfo] = {}
         has_commands = False
@@ -212,7 +216,7 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
                 elif (m.issym() or m.islnk()) and _strip_root([m.name]):
                     skipped.append(f"{path}:{m.name}: skipped: a link member ({'symbolic' if m.issym() else 'hard'} "
                                    f"link to {m.linkname}) is not followed")
-        except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+        except ARCHIVE_ERRORS as exc:
             if not infos:
                 tar.close()
                 tar.fileobj.close()
@@ -276,7 +280,7 @@ def _captures(path: Path, names: list[str], read, skipped: list[str],
                     skipped.append(f"{where}: more than {MAX_CAPTURE_BYTES} bytes; the rest is not read")
                     del data[MAX_CAPTURE_BYTES:]
                     break
-        except (OSError, tarfile.TarError, EOFError, zlib.error) as exc:
+        except ARCHIVE_ERRORS as exc:
             skipped.append(f"{where}: unreadable ({exc})")
             continue
         if total + len(data) > MAX_BUNDLE_BYTES:
@@ -304,7 +308,7 @@ def read_capture_archive(path: Path) -> tuple[list[Capture], list[str]]:
 
     try:
         tar = _open_archive(path)
-    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+    except ARCHIVE_ERRORS as exc:
         raise BundleError(f"{path}: not a readable .tgz archive: {exc}") from exc
     captures: list[Capture] = []
     skipped: list[str] = []
@@ -332,7 +336,7 @@ def read_capture_archive(path: Path) -> tuple[list[Capture], list[str]]:
             data = f.read(m.size) if f else b""
             total += len(data)
             members.append((m.name, data))
-    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+    except ARCHIVE_ERRORS as exc:
         skipped.append(f"{path}: the archive is truncated or corrupt after {seen} members ({exc}); the members "
                        "before that point were read")
     finally:

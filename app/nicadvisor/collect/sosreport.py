@@ -6,11 +6,11 @@ vm-support bundles (the same per-file, per-report and per-archive budgets).
 from __future__ import annotations
 
 import os
-import tarfile
-import zlib
 from pathlib import Path
 
-from nicadvisor.collect.bundle import MAX_BUNDLE_BYTES, MAX_MEMBERS, BundleError, _folder_members, _open_archive
+from nicadvisor.collect.bundle import (
+    ARCHIVE_ERRORS, MAX_BUNDLE_BYTES, MAX_MEMBERS, BundleError, _folder_members, _open_archive,
+)
 from nicadvisor.parsers.capture_file import MAX_CAPTURE_BYTES, Capture
 from nicadvisor.parsers.sosreport import HOSTNAME_FILES, READ_FOLDERS, SOS_COMMANDS, command_for, host_name
 
@@ -69,7 +69,7 @@ def _read_folder(path: Path) -> tuple[str, list[Capture], list[str]]:
 def _read_archive(path: Path) -> tuple[str, list[Capture], list[str]]:
     try:
         tar = _open_archive(path)
-    except (tarfile.TarError, OSError, EOFError, zlib.error, ValueError) as exc:
+    except ARCHIVE_ERRORS + (ValueError,) as exc:
         raise BundleError(f"{path}: not a sosreport (not a readable archive: {exc})") from exc
     skipped: list[str] = []
     data: dict[str, bytes] = {}
@@ -103,7 +103,7 @@ def _read_archive(path: Path) -> tuple[str, list[Capture], list[str]]:
             f = tar.extractfile(m)
             data[rel] = f.read(min(m.size, MAX_CAPTURE_BYTES + 1)) if f else b""
             total += len(data[rel])
-    except (tarfile.TarError, EOFError, OSError, zlib.error, ValueError) as exc:
+    except ARCHIVE_ERRORS + (ValueError,) as exc:
         if not data:
             raise BundleError(f"{path}: truncated or corrupt sosreport archive: {exc}") from exc
         skipped.append(f"{path}: the archive is truncated or corrupt after {seen} members ({exc}); the files "
