@@ -138,6 +138,20 @@ def _open_archive(path: Path):
         raise
 
 
+def archive_members(tar: tarfile.TarFile, path: Path, skipped: list[str]):
+    """The members of the streaming archive ``tar`` (of ``path``), in order, at most :data:`MAX_MEMBERS` (past them
+    ``skipped`` says the rest was not read). Headers are not kept: tarfile keeps every header it read, and a bundle
+    holds tens of thousands; only what the caller keeps is kept."""
+    seen = 0
+    while (m := tar.next()) is not None:
+        tar.members.clear()
+        seen += 1
+        if seen > MAX_MEMBERS:
+            skipped.append(f"{path}: more than {MAX_MEMBERS} members: the rest of the archive was not read")
+            return
+        yield m
+
+
 def _folder_members(path: Path, skipped: list[str]) -> dict[str, Path]:
     """Regular files of an extracted bundle folder, walked without following folder links; a file link that leaves
     the bundle, FIFOs and devices are skipped with a message naming them."""
@@ -199,13 +213,7 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
         infos: dict[str, tarfile.TarInfo] = {}
         has_commands = False
         try:
-            seen = 0
-            while (m := tar.next()) is not None:
-                tar.members.clear()  # tarfile keeps every header it read; only the files kept below are needed
-                seen += 1
-                if seen > MAX_MEMBERS:
-                    skipped.append(f"{path}: more than {MAX_MEMBERS} members: the rest of the archive was not read")
-                    break
+            for m in archive_members(tar, path, skipped):
                 if m.isfile():
                     rel = _strip_root([m.name]).get(m.name)
                     if rel is None:
@@ -315,12 +323,8 @@ def read_capture_archive(path: Path) -> tuple[list[Capture], list[str]]:
     members: list[tuple[str, bytes]] = []
     total = seen = 0
     try:
-        while (m := tar.next()) is not None:
-            tar.members.clear()
+        for m in archive_members(tar, path, skipped):
             seen += 1
-            if seen > MAX_MEMBERS:
-                skipped.append(f"{path}: more than {MAX_MEMBERS} members: the rest of the archive was not read")
-                break
             where = f"{path}:{m.name}"
             if m.issym() or m.islnk():
                 skipped.append(f"{where}: skipped: a link member is not followed")

@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from nicadvisor.collect.bundle import (
-    ARCHIVE_ERRORS, MAX_BUNDLE_BYTES, MAX_MEMBERS, BundleError, _folder_members, _open_archive,
+    ARCHIVE_ERRORS, MAX_BUNDLE_BYTES, BundleError, _folder_members, _open_archive, archive_members,
 )
 from nicadvisor.parsers.capture_file import MAX_CAPTURE_BYTES, Capture
 from nicadvisor.parsers.sosreport import HOSTNAME_FILES, READ_FOLDERS, SOS_COMMANDS, command_for, host_name
@@ -77,12 +77,8 @@ def _read_archive(path: Path) -> tuple[str, list[Capture], list[str]]:
     has_sos = False
     total = seen = 0
     try:
-        while (m := tar.next()) is not None:
-            tar.members.clear()  # tarfile keeps every header it read; only the files kept here are needed
+        for m in archive_members(tar, path, skipped):
             seen += 1
-            if seen > MAX_MEMBERS:
-                skipped.append(f"{path}: more than {MAX_MEMBERS} members: the rest of the archive was not read")
-                break
             top, _, rel = m.name.strip("/").partition("/")
             if not rel:  # a member at the top: the report folder itself, or a report packed without one
                 top, rel = "", m.name.strip("/")
