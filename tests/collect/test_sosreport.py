@@ -8,6 +8,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from capturetools import CAPTURES
 
 from nicadvisor.collect.bundle import BundleError
 from nicadvisor.collect.sosreport import read_sosreport
@@ -122,3 +123,20 @@ def test_not_a_sosreport_is_a_named_problem(tmp_path):
     bad.write_bytes(b"\xfd7zXZ\x00" + b"\x00" * 64)
     groups, problems = gather([bad])
     assert groups == [] and len(problems) == 1 and problems[0].source == str(bad)
+
+
+def test_an_xz_archive_of_capture_files_is_still_read(tmp_path):
+    folder = tmp_path / "nic-advisor-esx-a"
+    folder.mkdir()
+    shutil.copy(CAPTURES / "esxi_esxcfg-vmknic-l_mtu_9000.txt", folder)
+    archive = tmp_path / "esx-a.tar.xz"
+    with tarfile.open(archive, "w:xz") as tar:
+        tar.add(folder, arcname=folder.name)
+    groups, problems = gather([archive])
+    assert problems == [] and [g.name for g in groups] == ["esx-a"] and len(groups[0].captures) == 1
+    (tmp_path / "empty").mkdir()
+    with tarfile.open(tmp_path / "nothing.tar.xz", "w:xz") as tar:
+        tar.add(tmp_path / "empty", arcname="empty")
+    groups, problems = gather([tmp_path / "nothing.tar.xz"])
+    assert groups == [] and [p.message for p in problems] == [
+        "neither a sosreport (no sos_commands/ folder) nor an archive of capture files"]

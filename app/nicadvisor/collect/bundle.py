@@ -62,7 +62,7 @@ def command_for(rel_path: str) -> str | None:
 
 def host_name_from_bundle(name: str) -> str:
     """``esx-prod-vmware01-2013-08-12--14.06.tgz`` → ``prod-vmware01``; otherwise the stem."""
-    stem = re.sub(r"\.(tgz|tar\.gz|tar)$", "", name)
+    stem = re.sub(r"\.(tgz|tar\.gz|tar\.xz|tar)$", "", name)
     m = _NAME_RE.match(stem)
     return m.group("host") if m else stem
 

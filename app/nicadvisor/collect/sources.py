@@ -7,7 +7,8 @@ How a path is read (also documented in the README, "Capture folders"):
   sosreport when it holds ``sos_commands/``, else as a tarball of capture files (a collector script's folder:
   ``tar czf esxi01.tgz nic-advisor-esxi01-…``);
 * a folder holding ``sos_commands/`` or a ``.tar.xz`` file: one Linux sosreport = one host, named by its
-  ``hostname`` output (:mod:`nicadvisor.collect.sosreport`);
+  ``hostname`` output (:mod:`nicadvisor.collect.sosreport`); a ``.tar.xz`` without ``sos_commands/`` is read as a
+  tarball of capture files;
 * a single capture file: one host, named by its ``# host:`` header, else by the file's folder;
 * a collection file (many captures in one file, as the collector script writes them with ``--stdout``:
   :func:`nicadvisor.parsers.capture_file.parse_collection_text`): read as that many capture files in its folder;
@@ -105,8 +106,13 @@ def _is_bundle(p: Path, kind: str | None = None) -> bool:
 
 
 def _bundle_host(p: Path, hosts: dict[str, HostInputs], problems: list[InputProblem]) -> None:
-    if is_sosreport_folder(p) or p.name.endswith(".tar.xz"):
+    if is_sosreport_folder(p):
         _sosreport_host(p, hosts, problems)
+        return
+    if p.name.endswith(".tar.xz"):  # a sosreport, or a collector script's folder packed with xz
+        if not (_sosreport_host(p, hosts, problems, quiet=True) or _capture_archive(p, hosts, problems)):
+            problems.append(InputProblem(str(p), "neither a sosreport (no sos_commands/ folder) nor an archive of "
+                                                 "capture files"))
         return
     try:
         captures, skipped = read_bundle(p)
@@ -261,7 +267,7 @@ def gather(paths: list[Path]) -> tuple[list[HostInputs], list[InputProblem]]:
 
 
 _COLLECTION_MEMBER = re.compile(r"^(?P<file>.+):#\d+$")
-_ARCHIVE_MEMBER = re.compile(r"^(?P<file>.+?\.(?:tgz|tar\.gz|tar)):")
+_ARCHIVE_MEMBER = re.compile(r"^(?P<file>.+?\.(?:tgz|tar\.gz|tar\.xz|tar)):")
 
 
 def _collection_of(source: str) -> str:
