@@ -140,3 +140,20 @@ def test_an_xz_archive_of_capture_files_is_still_read(tmp_path):
     groups, problems = gather([tmp_path / "nothing.tar.xz"])
     assert groups == [] and [p.message for p in problems] == [
         "neither a sosreport (no sos_commands/ folder) nor an archive of capture files"]
+
+
+def test_cli_audits_a_sosreport(tmp_path, capsys):
+    import json
+
+    from nicadvisor.cli import main
+
+    out = tmp_path / "a.json"
+    # a virtual machine: its link speed ("Speed: Unknown!") and RSS stay undecided, so NOT RATED (exit 2)
+    assert main(["audit", "--quiet", "--no-history", "--capture", str(TREE), "--json", str(out)]) == 2
+    report = json.loads(out.read_text())
+    (host,) = report["hosts"]
+    assert host["name"] == HOST and host["kind"] == "linux"
+    assert {(p["name"], p["mtu"], p["driver"]) for p in host["pnics"]} >= {("ens3", 8958, "virtio_net")}
+    assert report["inputs_not_understood"] == []
+    (verdict,) = report["verdict"]["hosts"]
+    assert [m["check"] for m in verdict["missing"]] == ["link", "rx_filter_or_rss"]
