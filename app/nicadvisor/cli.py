@@ -1031,11 +1031,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="nic-advisor", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    a = sub.add_parser("audit", help="audit hosts from captures, vm-support bundles, the demo lab or this machine")
+    a = sub.add_parser("audit", help="audit hosts from captures, vm-support bundles, sosreports, the demo lab or this machine")
     src = a.add_argument_group("inputs (at least one)")
     src.add_argument("--demo", action="store_true", help="the bundled demo lab")
     src.add_argument("--capture", nargs="+", action="extend", metavar="PATH",
-                     help="capture folder(s), file(s) or vm-support bundle(s); repeatable")
+                     help="capture folder(s), file(s), vm-support bundle(s) or sosreport(s); repeatable")
     src.add_argument("--local", action="store_true", help="this machine's interfaces (read-only)")
     for name in ("json", "pdf", "csv", "html"):
         a.add_argument(f"--{name}", type=Path, metavar="FILE", help=f"write the {name.upper()} report")

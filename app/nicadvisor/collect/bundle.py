@@ -13,6 +13,7 @@ Other files are not read. Fragmented files (``*.FRAG-00000`` …) are joined in 
 from __future__ import annotations
 
 import gzip
+import lzma
 import os
 import re
 import stat
@@ -26,6 +27,10 @@ from nicadvisor.parsers.capture_file import MAX_CAPTURE_BYTES, Capture
 
 _LOCALCLI = re.compile(r"^localcli_([a-z][a-z-]*)\.txt$")
 _NAME_RE = re.compile(r"^esx-(?P<host>.+?)-\d{4}-\d{2}-\d{2}--\d{2}\.\d{2}")
+
+
+#: What reading a corrupt or truncated tar, gzip or xz archive raises.
+ARCHIVE_ERRORS = (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError)
 
 
 class BundleError(ValueError):
@@ -57,7 +62,7 @@ def command_for(rel_path: str) -> str | None:
 
 def host_name_from_bundle(name: str) -> str:
     """``esx-prod-vmware01-2013-08-12--14.06.tgz`` → ``prod-vmware01``; otherwise the stem."""
-    stem = re.sub(r"\.(tgz|tar\.gz|tar)$", "", name)
+    stem = re.sub(r"\.(tgz|tar\.gz|tar\.xz|tar)$", "", name)
     m = _NAME_RE.match(stem)
     return m.group("host") if m else stem
 
@@ -116,14 +121,35 @@ def _strip_root(names: list[str]) -> dict[str, tuple[str, str]]:
 
 
 def _open_archive(path: Path):
+    """A streaming :mod:`tarfile` reader of a plain, gzip or xz (a sosreport's ``.tar.xz``) tar archive, every read
+    bounded by :class:`_BoundedReader`."""
     with open(path, "rb") as fh:
-        magic = fh.read(2)
-    raw = gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
+        magic = fh.read(6)
+    if magic[:2] == b"\x1f\x8b":
+        raw = gzip.open(path, "rb")
+    elif magic == b"\xfd7zXZ\x00":
+        raw = lzma.open(path, "rb")
+    else:
+        raw = open(path, "rb")
     try:
         return tarfile.open(fileobj=_BoundedReader(raw), mode="r:")
     except BaseException:
         raw.close()
         raise
+
+
+def archive_members(tar: tarfile.TarFile, path: Path, skipped: list[str]):
+    """The members of the streaming archive ``tar`` (of ``path``), in order, at most :data:`MAX_MEMBERS` (past them
+    ``skipped`` says the rest was not read). Headers are not kept: tarfile keeps every header it read, and a bundle
+    holds tens of thousands; only what the caller keeps is kept."""
+    seen = 0
+    while (m := tar.next()) is not None:
+        tar.members.clear()
+        seen += 1
+        if seen > MAX_MEMBERS:
+            skipped.append(f"{path}: more than {MAX_MEMBERS} members: the rest of the archive was not read")
+            return
+        yield m
 
 
 def _folder_members(path: Path, skipped: list[str]) -> dict[str, Path]:
@@ -182,18 +208,12 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
     else:
         try:
             tar = _open_archive(path)
-        except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+        except ARCHIVE_ERRORS as exc:
             raise BundleError(f"{path}: not a vm-support bundle (not a readable .tgz archive: {exc})") from exc
         infos: dict[str, tarfile.TarInfo] = {}
         has_commands = False
         try:
-            seen = 0
-            while (m := tar.next()) is not None:
-                tar.members.clear()  # tarfile keeps every header it read; only the files kept below are needed
-                seen += 1
-                if seen > MAX_MEMBERS:
-                    skipped.append(f"{path}: more than {MAX_MEMBERS} members: the rest of the archive was not read")
-                    break
+            for m in archive_members(tar, path, skipped):
                 if m.isfile():
                     rel = _strip_root([m.name]).get(m.name)
                     if rel is None:
@@ -204,7 +224,7 @@ def read_bundle(path: Path) -> tuple[list[Capture], list[str]]:
                 elif (m.issym() or m.islnk()) and _strip_root([m.name]):
                     skipped.append(f"{path}:{m.name}: skipped: a link member ({'symbolic' if m.issym() else 'hard'} "
                                    f"link to {m.linkname}) is not followed")
-        except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+        except ARCHIVE_ERRORS as exc:
             if not infos:
                 tar.close()
                 tar.fileobj.close()
@@ -268,7 +288,7 @@ def _captures(path: Path, names: list[str], read, skipped: list[str],
                     skipped.append(f"{where}: more than {MAX_CAPTURE_BYTES} bytes; the rest is not read")
                     del data[MAX_CAPTURE_BYTES:]
                     break
-        except (OSError, tarfile.TarError, EOFError, zlib.error) as exc:
+        except ARCHIVE_ERRORS as exc:
             skipped.append(f"{where}: unreadable ({exc})")
             continue
         if total + len(data) > MAX_BUNDLE_BYTES:
@@ -296,19 +316,15 @@ def read_capture_archive(path: Path) -> tuple[list[Capture], list[str]]:
 
     try:
         tar = _open_archive(path)
-    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+    except ARCHIVE_ERRORS as exc:
         raise BundleError(f"{path}: not a readable .tgz archive: {exc}") from exc
     captures: list[Capture] = []
     skipped: list[str] = []
     members: list[tuple[str, bytes]] = []
     total = seen = 0
     try:
-        while (m := tar.next()) is not None:
-            tar.members.clear()
+        for m in archive_members(tar, path, skipped):
             seen += 1
-            if seen > MAX_MEMBERS:
-                skipped.append(f"{path}: more than {MAX_MEMBERS} members: the rest of the archive was not read")
-                break
             where = f"{path}:{m.name}"
             if m.issym() or m.islnk():
                 skipped.append(f"{where}: skipped: a link member is not followed")
@@ -324,7 +340,7 @@ def read_capture_archive(path: Path) -> tuple[list[Capture], list[str]]:
             data = f.read(m.size) if f else b""
             total += len(data)
             members.append((m.name, data))
-    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+    except ARCHIVE_ERRORS as exc:
         skipped.append(f"{path}: the archive is truncated or corrupt after {seen} members ({exc}); the members "
                        "before that point were read")
     finally:

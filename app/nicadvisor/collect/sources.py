@@ -4,7 +4,11 @@ How a path is read (also documented in the README, "Capture folders"):
 
 * a ``.tgz``/``.tar.gz``/``.tar`` file, or a folder holding ``commands/``: one ESXi vm-support bundle = one host,
   named from the bundle name (``esx-<host>-<date>--<time>.tgz``); a ``.tgz`` without ``commands/`` is read as a
-  tarball of capture files (a collector script's folder: ``tar czf esxi01.tgz nic-advisor-esxi01-…``);
+  sosreport when it holds ``sos_commands/``, else as a tarball of capture files (a collector script's folder:
+  ``tar czf esxi01.tgz nic-advisor-esxi01-…``);
+* a folder holding ``sos_commands/`` or a ``.tar.xz`` file: one Linux sosreport = one host, named by its
+  ``hostname`` output (:mod:`nicadvisor.collect.sosreport`); a ``.tar.xz`` without ``sos_commands/`` is read as a
+  tarball of capture files;
 * a single capture file: one host, named by its ``# host:`` header, else by the file's folder;
 * a collection file (many captures in one file, as the collector script writes them with ``--stdout``:
   :func:`nicadvisor.parsers.capture_file.parse_collection_text`): read as that many capture files in its folder;
@@ -24,12 +28,13 @@ from pathlib import Path
 
 from nicadvisor.parsers.assemble import HostInputs
 from nicadvisor.collect.bundle import BundleError, host_name_from_bundle, read_bundle, read_capture_archive
+from nicadvisor.collect.sosreport import is_sosreport_folder, read_sosreport
 from nicadvisor.parsers.capture_file import (
     MAX_CAPTURE_BYTES, Capture, CaptureError, is_collection, parse_capture_text, parse_collection_text,
 )
 from nicadvisor.model import InputProblem
 
-_BUNDLE_SUFFIXES = (".tgz", ".tar.gz", ".tar")
+_BUNDLE_SUFFIXES = (".tgz", ".tar.gz", ".tar", ".tar.xz")
 
 
 #: Folders deeper than this below a given path are not read (said, not silently): a capture lab is two or three
@@ -96,14 +101,23 @@ def _kind(p: Path) -> str:
 
 def _is_bundle(p: Path, kind: str | None = None) -> bool:
     kind = kind or _kind(p)
-    return (kind == "file" and p.name.endswith(_BUNDLE_SUFFIXES)) or (kind == "dir" and _kind(p / "commands") == "dir")
+    return (kind == "file" and p.name.endswith(_BUNDLE_SUFFIXES)) or (
+        kind == "dir" and (_kind(p / "commands") == "dir" or is_sosreport_folder(p)))
 
 
 def _bundle_host(p: Path, hosts: dict[str, HostInputs], problems: list[InputProblem]) -> None:
+    if is_sosreport_folder(p):
+        _sosreport_host(p, hosts, problems)
+        return
+    if p.name.endswith(".tar.xz"):  # a sosreport, or a collector script's folder packed with xz
+        if not (_sosreport_host(p, hosts, problems, quiet=True) or _capture_archive(p, hosts, problems)):
+            problems.append(InputProblem(str(p), "neither a sosreport (no sos_commands/ folder) nor an archive of "
+                                                 "capture files"))
+        return
     try:
         captures, skipped = read_bundle(p)
     except BundleError as exc:
-        if p.is_dir() or not _capture_archive(p, hosts, problems):
+        if p.is_dir() or not (_sosreport_host(p, hosts, problems, quiet=True) or _capture_archive(p, hosts, problems)):
             problems.append(InputProblem(str(p), str(exc)))
         return
     name = host_name_from_bundle(p.name)
@@ -114,6 +128,23 @@ def _bundle_host(p: Path, hosts: dict[str, HostInputs], problems: list[InputProb
     group.problems.extend(InputProblem(s.split(": ")[0], s) for s in skipped)
     if not captures:
         problems.append(InputProblem(str(p), "vm-support bundle holds none of the NIC outputs NIC Advisor reads"))
+
+
+def _sosreport_host(p: Path, hosts: dict[str, HostInputs], problems: list[InputProblem], quiet: bool = False) -> bool:
+    """A sosreport (folder or archive) as one host of its ``hostname``; False when ``p`` is none (said in
+    ``problems`` unless ``quiet``: then the caller tries another reading)."""
+    try:
+        name, captures, skipped = read_sosreport(p)
+    except BundleError as exc:
+        if not quiet:
+            problems.append(InputProblem(str(p), str(exc)))
+        return False
+    group = hosts.setdefault(name, HostInputs(name))
+    group.captures.extend(captures)
+    group.problems.extend(InputProblem(s.split(": ")[0], s) for s in skipped)
+    if not captures:
+        problems.append(InputProblem(str(p), "sosreport holds none of the NIC outputs NIC Advisor reads"))
+    return True
 
 
 def _capture_archive(p: Path, hosts: dict[str, HostInputs], problems: list[InputProblem]) -> bool:
@@ -236,7 +267,7 @@ def gather(paths: list[Path]) -> tuple[list[HostInputs], list[InputProblem]]:
 
 
 _COLLECTION_MEMBER = re.compile(r"^(?P<file>.+):#\d+$")
-_ARCHIVE_MEMBER = re.compile(r"^(?P<file>.+?\.(?:tgz|tar\.gz|tar)):")
+_ARCHIVE_MEMBER = re.compile(r"^(?P<file>.+?\.(?:tgz|tar\.gz|tar\.xz|tar)):")
 
 
 def _collection_of(source: str) -> str:

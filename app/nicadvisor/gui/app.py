@@ -1,7 +1,7 @@
 """Entry point ``nic-advisor-gui``: parse options, create the QApplication and show the wizard.
 
 Options: ``--demo`` (the default input: the bundled demo lab), ``--capture PATH`` (repeatable: a capture
-file, a folder of captures or a vm-support bundle; selects the capture input), ``--local`` (this machine).
+file, a folder of captures, a vm-support bundle or a sosreport; selects the capture input), ``--local`` (this machine).
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     group.add_argument("--demo", action="store_true", help="audit the bundled demo lab (default)")
     group.add_argument("--local", action="store_true", help="audit this machine (Linux)")
     parser.add_argument("--capture", metavar="PATH", action="append", default=[],
-                        help="capture file, folder or vm-support bundle (repeatable)")
+                        help="capture file, folder, vm-support bundle or sosreport (repeatable)")
     args = parser.parse_args(argv)
     if args.capture and (args.demo or args.local):
         parser.error("--capture cannot be combined with --demo or --local")

@@ -1,4 +1,4 @@
-"""Connect page: choose what to audit (demo lab, capture files/folders/vm-support bundles, this machine, or
+"""Connect page: choose what to audit (demo lab, capture files/folders/vm-support bundles/sosreports, this machine, or
 live targets: vCenters, ESXi/Linux hosts over SSH, NSX Managers), test live connections, reopen past audits."""
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ class ConnectPage(QWizardPage):
                          "ethtool, lspci …), this machine, or live vCenters, ESXi/Linux hosts and NSX Managers.")
 
         self.demo_radio = QRadioButton("Demo lab — the bundled sample hosts (no connection needed)")
-        self.capture_radio = QRadioButton("Capture files, a capture folder or a vm-support bundle")
+        self.capture_radio = QRadioButton("Capture files, a capture folder, a vm-support bundle or a sosreport")
         self.local_radio = QRadioButton("This machine — run ethtool, lspci and ip locally (Linux)")
         self.live_radio = QRadioButton("Live targets — the vCenters, SSH hosts and NSX Managers of the tabs below")
         self.group = QButtonGroup(self)
@@ -120,11 +120,12 @@ class ConnectPage(QWizardPage):
             self.group.addButton(radio, i)
 
         self.capture_edit = QLineEdit()
-        self.capture_edit.setPlaceholderText("/path/to/capture.txt ; /path/to/folder ; /path/to/vm-support.tgz")
+        self.capture_edit.setPlaceholderText("/path/to/capture.txt ; /path/to/folder ; /path/to/vm-support.tgz ; "
+                                             "/path/to/sosreport.tar.xz")
         self.capture_edit.setToolTip(f"One or more paths separated by '{PATH_SEPARATOR}'")
         self.file_button = QPushButton("Add files…")
         self.folder_button = QPushButton("Add folder…")
-        self.bundle_button = QPushButton("Add vm-support bundle…")
+        self.bundle_button = QPushButton("Add vm-support bundle or sosreport…")
         self.clear_button = QPushButton("Clear")
 
         source_box = QGroupBox("Input")
@@ -330,7 +331,8 @@ class ConnectPage(QWizardPage):
     @Slot()
     def _on_add_bundle(self) -> None:
         bundle, _ = QFileDialog.getOpenFileName(
-            self, "vm-support bundle", "", "vm-support bundles (*.tgz *.tar.gz *.tar);;All files (*)")
+            self, "vm-support bundle or sosreport", "",
+            "vm-support bundles and sosreports (*.tgz *.tar.gz *.tar *.tar.xz);;All files (*)")
         self.add_paths([bundle])
 
     # --- Test connection -----------------------------------------------------------------------
