@@ -92,6 +92,7 @@ def _print_audit(audit, out=None, quiet: bool = False) -> None:
             print(f"  {p.name:<10} {p.driver or '?':<12} {speed:<14} MTU {p.mtu or '?':<5} PCI {ids}", file=out)
         _print_finish(hv, out)
         _print_not_run(host, out)
+        _print_conflicts(host, out)
         _print_not_on_host(phys, out)
     _print_attestations(audit, out)
     counts = {s: sum(1 for f in audit.findings if f.severity is s) for s in Severity}
@@ -151,6 +152,13 @@ def _print_finish(hv, out) -> None:
         print("  Finish this audit (read-only; run on the host, then audit again with the outputs):", file=out)
         for command in hv.finish:
             print(f"    {command}", file=out)
+
+
+def _print_conflicts(host, out) -> None:
+    """Facts two captures of ``host`` state differently (issue 24 §3): both values, files and capture dates, and
+    which one is used (the newer) or that neither is preferred (order unknown)."""
+    for c in host.conflicts:
+        print(f"  evidence from different times: {c.text()}", file=out)
 
 
 #: At most this many commands a host could not run are printed in the summary (all are in the JSON ``not_run``).
