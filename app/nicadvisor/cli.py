@@ -94,6 +94,12 @@ def _print_audit(audit, out=None, quiet: bool = False) -> None:
         _print_not_run(host, out)
         _print_conflicts(host, out)
         _print_not_on_host(phys, out)
+    differ = [h for h in audit.hosts if h.conflicts]
+    if differ:  # issue 24 §3: said in the summary too (each host's pair in its block and in the reports)
+        unknown = sum(1 for h in differ for c in h.conflicts if not c.order_known)
+        print(f"Evidence from different times: {sum(len(h.conflicts) for h in differ)} fact(s) on {len(differ)} "
+              f"host(s) stated differently by two captures ({unknown} of unknown order: neither preferred; the "
+              "newer used otherwise; JSON hosts[].conflicts)", file=out)
     _print_attestations(audit, out)
     counts = {s: sum(1 for f in audit.findings if f.severity is s) for s in Severity}
     print(f"Findings: {counts[Severity.ERROR]} error, {counts[Severity.WARNING]} warning, {counts[Severity.INFO]} info", file=out)

@@ -113,9 +113,11 @@ def test_cli_pdf_html_and_json_show_both_values_and_dates(tmp_path):
     assert host_from_dict(doc["hosts"][0]).conflicts[0].kept == 0
 
 
-def test_the_demo_reports_say_it_for_the_vcf9_host(tmp_path):
+def test_the_demo_reports_say_it_for_the_vcf9_host(tmp_path, capsys):
     code = main(["audit", "--demo", "--no-history", "--quiet", "--json", str(tmp_path / "d.json")])
     assert code == 1
+    assert ("Evidence from different times: 1 fact(s) on 1 host(s) stated differently by two captures (1 of unknown "
+            "order: neither preferred") in capsys.readouterr().out
     doc = json.loads((tmp_path / "d.json").read_text())
     by = {h["name"]: h["conflicts"] for h in doc["hosts"]}
     assert [c["order"] for c in by["esxi-vcf9-nested"]] == ["unknown"]
