@@ -39,7 +39,8 @@ APP = ROOT / "app" / "nicadvisor"
 SOURCES = [*sorted((ROOT / "rules").glob("*.yaml")),
            *sorted(p for p in APP.rglob("*.py") if not p.relative_to(APP).parts[0] in ("parsers", "gui")
                    and p.relative_to(APP).as_posix() != "model/references.py")]
-_ESXCLI = re.compile(r"\besxcli((?: +(?:[a-zA-Z][a-zA-Z0-9]*|-{1,2}[a-zA-Z][\w-]*(?:=\S*)?|[^\s|;()\"'`\\]+))+)")
+_ESXCLI = re.compile(r"\besxcli((?: +(?:[a-zA-Z][a-zA-Z0-9]*|-{1,2}[a-zA-Z][\w-]*(?:=\S*)?|'[^'\n]*'|\"[^\"\n]*\"|"
+                     r"[^\s|;()\"'`\\]+))+)")
 _STOP = re.compile(r"^(?:and|or|then|if|to|on|with|for|the|a|of|it|in|is|are|only|when|was)$")
 
 
@@ -82,7 +83,7 @@ def _option_known(option: str, spec: dict, where: tuple[str, str] = ("", "")) ->
 def check(command: str) -> tuple[str, str]:
     """``(status, why)`` of one esxcli command against the tree: ``ok``, ``wrong`` (namespace known, command or an
     option not), ``not-checkable`` (a namespace neither host's dump holds)."""
-    tokens = command.split()[1:]
+    tokens = re.sub(r"'[^']*'|\"[^\"]*\"", "V", command).split()[1:]  # a quoted value is one token
     words: list[str] = []
     for t in tokens:
         if t.startswith("-") or not re.fullmatch(r"[a-zA-Z][a-zA-Z0-9]*", t) or _STOP.match(t):
