@@ -131,8 +131,9 @@ _PING_HEADERS = {False: 28, True: 48}
 def _local_mtu_conflicts(host: Host, parsed: list[tuple[Capture, ParseResult]],
                          when: dict[str, tuple[str, str] | None]) -> None:
     """A don't-fragment ``vmkping`` that failed locally (``sendto() failed (Message too long)``: the sending vmknic's
-    MTU was below the frame) beside an output that reads that vmknic's MTU at or above the frame: the two were
-    captured at different times (an MTU change between them). Recorded as a :class:`Conflict` on the vmknic's
+    MTU was below the frame) beside an output that reads that vmknic's MTU at or above the frame, and its switch's
+    MTU not below it (a switch below the frame explains the error): the two were captured at different times (an
+    MTU change between them). Recorded as a :class:`Conflict` on the vmknic's
     ``mtu`` (``9000`` vs ``below 1528``). The sender is the ping's ``-I`` vmknic, else the only vmknic of the ping's
     netstack (default ``defaultTcpipStack``) among those read; none is assumed otherwise. When the ping is the newer
     capture its bound is the one used: the vmknic's MTU is set unknown (no number is invented)."""
@@ -154,6 +155,9 @@ def _local_mtu_conflicts(host: Host, parsed: list[tuple[Capture, ParseResult]],
             vmk = next((v for v in host.vmknics if v.name == sender), None)
             if vmk is None or vmk.mtu is None or vmk.mtu < frame:
                 continue
+            switch = next((sw for sw in host.switches if sw.name == vmk.switch), None) if vmk.switch else None
+            if switch is not None and switch.mtu is not None and switch.mtu < frame:
+                continue  # its switch refused the frame: the two outputs agree
             ev = vmk.evidence.get("mtu")
             read = ConflictValue(_shown(vmk.mtu), ev.source if ev else "", ev.command if ev else "",
                                  ev.line if ev else "", *(when.get(ev.source if ev else "") or (None, None)))
