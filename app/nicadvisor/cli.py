@@ -93,7 +93,14 @@ def _print_audit(audit, out=None, quiet: bool = False) -> None:
             print(f"  {p.name:<10} {p.driver or '?':<12} {speed:<14} MTU {p.mtu or '?':<5} PCI {ids}", file=out)
         _print_finish(hv, out)
         _print_not_run(host, out)
+        _print_conflicts(host, out)
         _print_not_on_host(phys, out)
+    differ = [h for h in audit.hosts if h.conflicts]
+    if differ:  # issue 24 §3: said in the summary too (each host's pair in its block and in the reports)
+        unknown = sum(1 for h in differ for c in h.conflicts if not c.order_known)
+        print(f"Evidence from different times: {sum(len(h.conflicts) for h in differ)} fact(s) on {len(differ)} "
+              f"host(s) stated differently by two captures ({unknown} of unknown order: neither preferred; the "
+              "newer used otherwise; JSON hosts[].conflicts)", file=out)
     _print_attestations(audit, out)
     counts = {s: sum(1 for f in audit.findings if f.severity is s) for s in Severity}
     print(f"Findings: {counts[Severity.ERROR]} error, {counts[Severity.WARNING]} warning, {counts[Severity.INFO]} info", file=out)
@@ -152,6 +159,13 @@ def _print_finish(hv, out) -> None:
         print("  Finish this audit (read-only; run on the host, then audit again with the outputs):", file=out)
         for command in hv.finish:
             print(f"    {command}", file=out)
+
+
+def _print_conflicts(host, out) -> None:
+    """Facts two captures of ``host`` state differently (issue 24 §3): both values, files and capture dates, and
+    which one is used (the newer) or that neither is preferred (order unknown)."""
+    for c in host.conflicts:
+        print(f"  evidence from different times: {c.text()}", file=out)
 
 
 #: At most this many commands a host could not run are printed in the summary (all are in the JSON ``not_run``).

@@ -30,6 +30,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from nicadvisor.model.conflicts import Conflict
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import (
     CommandNotRun,
@@ -167,13 +168,18 @@ def host_to_doc(host: Host, source: Callable[[str], str] | None = None) -> dict[
 
     Returns a new dict of JSON-safe values (see the module docstring for the shape).
     """
-    out = object_to_dict(host, skip=(*HOST_COLLECTIONS, "not_run", "path_tests"), source=source)
+    out = object_to_dict(host, skip=(*HOST_COLLECTIONS, "not_run", "path_tests", "conflicts"),
+                         source=source)
     if source is not None:
         out["inputs"] = [source(i) for i in host.inputs]
     for name in HOST_COLLECTIONS:
         out[name] = [object_to_dict(item, source=source) for item in getattr(host, name)]
     out["not_run"] = [n.to_dict() for n in host.not_run]
     out["path_tests"] = [plain(t.to_dict()) for t in host.path_tests]
+    out["conflicts"] = [c.to_dict() for c in host.conflicts]
+    if source is not None:
+        for c in out["conflicts"]:
+            c["values"] = [{**v, "source": source(v["source"])} for v in c["values"]]
     return out
 
 
@@ -258,7 +264,7 @@ def host_from_dict(doc: Any, where: str = "host") -> Host:
     Raises CodecError naming the place of a malformed entry.
     """
     d = _mapping(doc, where)
-    host: Host = object_from_dict(Host, d, where, skip=(*HOST_COLLECTIONS, "not_run", "path_tests"))
+    host: Host = object_from_dict(Host, d, where, skip=(*HOST_COLLECTIONS, "not_run", "path_tests", "conflicts"))
     for name, cls in HOST_COLLECTIONS.items():
         items = [object_from_dict(cls, item, f"{where}.{name}[{i}]")
                  for i, item in enumerate(_list(d, name, where))]
@@ -269,6 +275,11 @@ def host_from_dict(doc: Any, where: str = "host") -> Host:
             host.path_tests.append(PathTest.from_dict(dict(_mapping(item, f"{where}.path_tests[{i}]"))))
         except (TypeError, ValueError) as exc:
             raise CodecError(f"{where}.path_tests[{i}]: {exc}") from None
+    for i, item in enumerate(_list(d, "conflicts", where)):
+        try:
+            host.conflicts.append(Conflict.from_dict(dict(_mapping(item, f"{where}.conflicts[{i}]"))))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CodecError(f"{where}.conflicts[{i}]: {exc!r}") from None
     return host
 
 

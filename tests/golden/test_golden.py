@@ -94,7 +94,8 @@ def _host(host: Host, roots) -> dict:
     out = {
         "name": _relative(host.name, roots),
         "kind": host.kind,
-        "host": _facts(host, roots, skip=("kind", "pnics", "vmknics", "switches", "modules", "not_run", "path_tests")),
+        "host": _facts(host, roots, skip=("kind", "pnics", "vmknics", "switches", "modules", "not_run", "path_tests",
+                                                  "conflicts")),
         "pnics": {p.name: _facts(p, roots) for p in host.pnics},
         "switches": {s.name: _facts(s, roots) for s in host.switches},
         "vmknics": {v.name: _facts(v, roots) for v in host.vmknics},
@@ -104,6 +105,10 @@ def _host(host: Host, roots) -> dict:
         out["not_run"] = [[_relative(n.command, roots), n.reason, n.partial] for n in host.not_run]
     if host.path_tests:  # only a benchmark between hosts sends them: no input read here holds any
         out["path_tests"] = [t.to_dict() for t in host.path_tests]
+    if host.conflicts:  # two captures stating one fact differently (issue 24 §3)
+        out["conflicts"] = [{**c.to_dict(), "text": _relative(c.text(), roots),
+                             "values": [{**v.to_dict(), "source": _relative(v.source, roots)} for v in c.values]}
+                            for c in host.conflicts]
     return out
 
 

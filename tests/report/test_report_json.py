@@ -212,7 +212,7 @@ def test_schema_covers_every_model_field_with_its_type(cls, ref):
 
 
 #: Host fields holding lists of objects of their own schema definition (no evidence of their own on the host).
-COLLECTIONS = ("pnics", "vmknics", "switches", "modules", "not_run", "path_tests")
+COLLECTIONS = ("pnics", "vmknics", "switches", "modules", "not_run", "path_tests", "conflicts")
 
 
 def test_schema_covers_the_commands_not_run():

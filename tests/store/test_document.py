@@ -37,6 +37,8 @@ def _as_exported(audit):
         h.inputs = [rel(i) for i in h.inputs]
         for obj in (h, *h.pnics, *h.vmknics, *h.switches, *h.modules):
             obj.evidence = {k: evidence(e) for k, e in obj.evidence.items()}
+        h.conflicts = [dataclasses.replace(c, values=tuple(dataclasses.replace(v, source=rel(v.source))
+                                                           for v in c.values)) for c in h.conflicts]
     a.findings = [dataclasses.replace(f, evidence=tuple(evidence(e) for e in f.evidence)) for f in a.findings]
     a.inputs = [rel(i) for i in a.inputs]
     a.inputs_not_understood = [dataclasses.replace(p, source=rel(p.source)) for p in a.inputs_not_understood]

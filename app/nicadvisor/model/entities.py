@@ -11,6 +11,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from nicadvisor.model.conflicts import Conflict
+
 
 #: Longest evidence line kept (characters): a 16 MB line quoted by 14 facts made a 234 MB report. Longer text
 #: keeps its start and ends with "… N more characters" (documented in docs/json-output.md).
@@ -383,7 +385,9 @@ class Host(_WithEvidence):
     True when one passed, None when none was read. ``not_run`` lists the catalogue commands a collector could not
     run on the host, or ran only partly, and why (:class:`CommandNotRun`). ``path_tests``: the don't-fragment pings
     this host sent in the last TEP mesh / MTU check between hosts (:class:`PathTest`; their findings are scoped to the
-    vmknic or interface at each end, :mod:`nicadvisor.model.path_tests`)."""
+    vmknic or interface at each end, :mod:`nicadvisor.model.path_tests`). ``conflicts``: facts two captures of this
+    host state differently, each value with its file and capture date (:class:`~nicadvisor.model.conflicts.Conflict`;
+    the newer is used, or neither is preferred when their order is unknown)."""
 
     name: str
     kind: str | None = None
@@ -398,6 +402,7 @@ class Host(_WithEvidence):
     mtu_path_ok: bool | None = None
     not_run: list[CommandNotRun] = field(default_factory=list)
     path_tests: list[PathTest] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
     evidence: dict[str, Evidence] = field(default_factory=dict)
 
     def pnic(self, name: str) -> PhysicalNic | None:

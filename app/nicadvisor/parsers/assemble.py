@@ -15,7 +15,8 @@ from typing import Any
 from dataclasses import dataclass, field
 
 from nicadvisor.commands import CATALOGUE, kind_of_command, placeholders
-from nicadvisor.parsers.capture_file import Capture, not_run_of
+from nicadvisor.parsers.capture_file import Capture, capture_time, not_run_of
+from nicadvisor.model.conflicts import Conflict, ConflictValue, newer
 from nicadvisor.model import CommandNotRun, Evidence, Host, InputProblem, KernelModule, PhysicalNic, Switch, VmkernelNic
 from nicadvisor.model.text import mixed_scripts
 from nicadvisor.parsers.base import Fact, ParseResult, natural_key
@@ -78,8 +79,10 @@ def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tu
     parsed: list[tuple[Capture, ParseResult]] = []
     by_pci: dict[str, dict[str, tuple[Fact, Evidence]]] = {}
     names: dict[int, dict[str, Any]] = {}  # each of the host's lists indexed by name (see _get)
+    when: dict[str, tuple[str, str] | None] = {}  # each source's capture date (issue 24 §3)
     for cap in inputs.captures:
         host.inputs.append(cap.source)
+        when.setdefault(cap.source, cap.captured or capture_time(cap.source))
         failed = not_run_of(cap)
         if failed is not None:
             host.not_run.append(failed)
@@ -99,19 +102,74 @@ def assemble_host(inputs: HostInputs) -> tuple[Host, list[InputProblem], list[tu
             parsed.append((cap, r))
             for note in r.notes:
                 problems.append(InputProblem(cap.source, f"partly understood: {note}", cap.command))
-            _apply(host, r, cap, by_pci, problems, names)
+            _apply(host, r, cap, by_pci, problems, names, when)
     for cap, r in inputs.parsed:
         host.inputs.append(cap.source)
         parsed.append((cap, r))
         for note in r.notes:
             problems.append(InputProblem(cap.source, f"note: {note}", cap.command))
-        _apply(host, r, cap, by_pci, problems, names)
+        when.setdefault(cap.source, cap.captured or capture_time(cap.source))
+        _apply(host, r, cap, by_pci, problems, names, when)
     _join_pci_facts(host, by_pci, names)
+    _local_mtu_conflicts(host, parsed, when)
     host.pnics.sort(key=lambda p: natural_key(p.name))
     host.vmknics.sort(key=lambda v: natural_key(v.name))
     seen: set[tuple[str, str]] = set()  # one note once: two commands or two outputs of one input saying the same
     problems = [p for p in problems if (p.source, p.message) not in seen and not seen.add((p.source, p.message))]
     return host, problems, parsed
+
+
+def _shown(value: Any) -> str:
+    """A fact's value as a conflict shows it (``9000``, ``True``, ``'full'`` without quotes)."""
+    return str(value)
+
+
+#: The IPv4 + ICMP (IPv6 + ICMPv6) header bytes a ping frame adds to its payload (parsers/esxi/ping.py).
+_PING_HEADERS = {False: 28, True: 48}
+
+
+def _local_mtu_conflicts(host: Host, parsed: list[tuple[Capture, ParseResult]],
+                         when: dict[str, tuple[str, str] | None]) -> None:
+    """A don't-fragment ``vmkping`` that failed locally (``sendto() failed (Message too long)``: the sending vmknic's
+    MTU was below the frame) beside an output that reads that vmknic's MTU at or above the frame, and its switch's
+    MTU not below it (a switch below the frame explains the error): the two were captured at different times (an
+    MTU change between them). Recorded as a :class:`Conflict` on the vmknic's
+    ``mtu`` (``9000`` vs ``below 1528``). The sender is the ping's ``-I`` vmknic, else the only vmknic of the ping's
+    netstack (default ``defaultTcpipStack``) among those read; none is assumed otherwise. When the ping is the newer
+    capture its bound is the one used: the vmknic's MTU is set unknown (no number is invented)."""
+    for cap, r in parsed:
+        for rec in r.records:
+            if rec.get("kind") != "vmkping" or not rec.get("df") or not isinstance(rec.get("size"), int):
+                continue
+            if "too long" not in str(rec.get("error") or "").lower():
+                continue
+            frame = rec["size"] + _PING_HEADERS["-6" in cap.command.split()]
+            sender = rec.get("interface")
+            how = "its -I interface"
+            if not sender:
+                stack = rec.get("netstack") or "defaultTcpipStack"
+                on = [v for v in host.vmknics if (v.netstack or "defaultTcpipStack") == stack]
+                if len(on) != 1:
+                    continue
+                sender, how = on[0].name, f"the only vmknic of the {stack} netstack read"
+            vmk = next((v for v in host.vmknics if v.name == sender), None)
+            if vmk is None or vmk.mtu is None or vmk.mtu < frame:
+                continue
+            switch = next((sw for sw in host.switches if sw.name == vmk.switch), None) if vmk.switch else None
+            if switch is not None and switch.mtu is not None and switch.mtu < frame:
+                continue  # its switch refused the frame: the two outputs agree
+            ev = vmk.evidence.get("mtu")
+            read = ConflictValue(_shown(vmk.mtu), ev.source if ev else "", ev.command if ev else "",
+                                 ev.line if ev else "", *(when.get(ev.source if ev else "") or (None, None)))
+            line = next((ln.strip() for ln in cap.text.splitlines() if "too long" in ln.lower()), "")
+            ping = ConflictValue(f"below {frame} (a {frame}-byte frame got 'Message too long' from {sender}, {how})",
+                                 cap.source, cap.command, line,
+                                 *(when.get(cap.source) or (None, None)))
+            c = Conflict(obj=sender, fact="mtu", values=(read, ping), kept=newer(read.captured, ping.captured))
+            host.conflicts.append(c)
+            if c.kept == 1:
+                vmk.mtu = None
+                vmk.evidence.pop("mtu", None)
 
 
 def _get(items: list, cls, name: str, names: dict[int, dict[str, Any]]):
@@ -132,7 +190,7 @@ def _get(items: list, cls, name: str, names: dict[int, dict[str, Any]]):
 
 
 def _apply(host: Host, r: ParseResult, cap: Capture, by_pci: dict, problems: list[InputProblem],
-           names: dict[int, dict[str, Any]]) -> None:
+           names: dict[int, dict[str, Any]], when: dict[str, tuple[str, str] | None]) -> None:
     def ev(f: Fact) -> Evidence:
         return Evidence(command=cap.command, line=f.line, source=cap.source)
 
@@ -142,6 +200,20 @@ def _apply(host: Host, r: ParseResult, cap: Capture, by_pci: dict, problems: lis
             cap.source, f"conflict: {getattr(obj, 'name', '')} {name} is {getattr(obj, name)!r} in "
                         f"{old.source if old else 'an earlier output'} but {new!r} here ({f.line.strip()[:120]}); "
                         "the first value is kept", cap.command))
+
+    def dated(obj, name: str, new, f: Fact) -> bool:
+        """Two captures state ``name`` of ``obj`` differently: a Conflict on the host; True when this (newer)
+        capture's value replaces the known one."""
+        old = obj.evidence.get(name)
+        was = when.get(old.source) if old is not None else None
+        now = when.get(cap.source)
+        first = ConflictValue(_shown(getattr(obj, name)), old.source if old else "", old.command if old else "",
+                              old.line if old else "", *(was or (None, None)))
+        second = ConflictValue(_shown(new), cap.source, cap.command, f.line, *(now or (None, None)))
+        c = Conflict(obj=getattr(obj, "name", "") or host.name, fact=name, values=(first, second),
+                     kept=newer(first.captured, second.captured))
+        host.conflicts.append(c)  # shown per host in every view (not an input problem: both inputs were understood)
+        return c.kept == 1
 
     for key, facts in r.pnics.items():
         if key.startswith("pci:"):
@@ -161,16 +233,16 @@ def _apply(host: Host, r: ParseResult, cap: Capture, by_pci: dict, problems: lis
                     slot.setdefault(name, (f, ev(f)))
             continue
         for name, f in facts.items():
-            _set(pnic, name, f.value, ev(f), lambda n, v, f=f: conflict(pnic, n, v, f))
+            _set(pnic, name, f.value, ev(f), lambda n, v, f=f: dated(pnic, n, v, f))
     for table, items, cls in ((r.vmknics, host.vmknics, VmkernelNic), (r.switches, host.switches, Switch),
                               (r.modules, host.modules, KernelModule)):
         for key, facts in table.items():
             obj = _get(items, cls, key, names)
             for name, f in facts.items():
-                _set(obj, name, f.value, ev(f), lambda n, v, f=f, obj=obj: conflict(obj, n, v, f))
+                _set(obj, name, f.value, ev(f), lambda n, v, f=f, obj=obj: dated(obj, n, v, f))
     for name, f in r.host.items():
         if name != "name":
-            _set(host, name, f.value, ev(f), lambda n, v, f=f: conflict(host, n, v, f))
+            _set(host, name, f.value, ev(f), lambda n, v, f=f: dated(host, n, v, f))
 
 
 class UnknownFactError(ValueError):
@@ -180,7 +252,8 @@ class UnknownFactError(ValueError):
 
 
 def _set(obj, name: str, value, evidence: Evidence, on_conflict=None) -> None:
-    """set_fact; ``on_conflict(name, value)`` is called when a known fact gets a different value from a later output.
+    """set_fact; ``on_conflict(name, value)`` is called when a known fact gets a different value from a later output,
+    and the new value replaces the known one when it returns True (the later output was captured later).
     Raises :class:`UnknownFactError` for a field name the model does not have: fact names are declared once, as the
     model's dataclass fields, and a parser that sets another name is a bug to fix, not a value to drop."""
     if name not in _FIELDS.setdefault(type(obj), {f.name for f in dataclasses.fields(obj)}):
@@ -190,7 +263,8 @@ def _set(obj, name: str, value, evidence: Evidence, on_conflict=None) -> None:
         value = value.lower()  # "Full" (esxcli) and "full" (sysfs) are one value
     known = getattr(obj, name)
     if known is not None and value is not None and known != value and on_conflict is not None:
-        on_conflict(name, value)
+        if on_conflict(name, value):  # a newer capture's value (issue 24 §3): it replaces the older one
+            setattr(obj, name, None)
     obj.set_fact(name, value, evidence)
 
 

@@ -24,6 +24,56 @@ from nicadvisor.model.entities import CommandNotRun, clip
 MAX_CAPTURE_BYTES = 16 * 1024 * 1024  # a capture larger than this is not a command output
 MAX_HOST_CHARS = 253  # a "# host:" header longer than a DNS name is cut (it names a host in every report)
 
+# ------------------------------------------------------------------------------------------- capture dates
+
+#: A vm-support bundle's name holds the host time it was made: ``esx-<host>-2023-05-01--10.22-12345.tgz``
+#: (shared/design/research/vm-support-bundles.md).
+BUNDLE_NAME = re.compile(r"esx-.+?-(\d{4})-(\d{2})-(\d{2})--(\d{2})\.(\d{2})")
+#: The collector script's ``# source:`` line ends with the UTC time it ran (collect/script.py ``$when``).
+_COLLECTOR = re.compile(r"nic-advisor collect-script .*?(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}):\d{2} UTC")
+_CAPTURED = re.compile(r"^#\s*captured:\s*(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}))?", re.M)
+_ISO_DATE = re.compile(r"(?<!\d)((?:19|20)\d{2})-(0[1-9]|1[0-2])-([0-2]\d|3[01])(?!\d)")
+_PATH_MONTH = re.compile(r"/((?:19|20)\d{2})/(0[1-9]|1[0-2])(?:/|\b)")
+
+
+def stated_date(head: str) -> tuple[str, str] | None:
+    """When a capture file's own header says its output was captured: ``(date, how)`` — the collector's UTC stamp
+    (``"2026-05-01 10:22 UTC"``, ``"collector"``), a ``# captured:`` header (``"header"``), or a date its ``# source:``
+    line states (a dated post or page: ``"2018-02-20"`` / ``"2017-09"``, ``"source"``: when the output was
+    published, the latest it can have been captured); None when the header states no date. Pure."""
+    for line in head.splitlines():
+        if not line.startswith("#"):
+            break
+        m = _COLLECTOR.search(line)
+        if m:
+            return f"{m.group(1)} {m.group(2)} UTC", "collector"
+    m = _CAPTURED.search(head)
+    if m:
+        return (m.group(1) + (f" {m.group(2)} UTC" if m.group(2) else "")), "header"
+    source = next((ln for ln in head.splitlines() if ln.lower().startswith("# source:")), "")
+    m = _ISO_DATE.search(source)
+    if m:
+        return "-".join(m.groups()), "source"
+    m = _PATH_MONTH.search(source)
+    if m:
+        return f"{m.group(1)}-{m.group(2)}", "source"
+    return None
+
+
+def capture_time(source: str, header: str = "") -> tuple[str, str] | None:
+    """When the output at ``source`` was captured, as far as it tells: its ``header`` lines (:func:`stated_date`), else
+    the date and time in the name of the vm-support bundle it is a member of (``"2023-05-01 10:22"``, ``"bundle"``);
+    None when neither states one (never the file's modification time). Pure."""
+    stated = stated_date(header) if header else None
+    if stated is not None:
+        return stated
+    m = BUNDLE_NAME.search(source.replace("\\", "/").split(":", 1)[0].rsplit("/", 1)[-1])
+    if m:
+        y, mo, d, h, mi = m.groups()
+        return f"{y}-{mo}-{d} {h}:{mi}", "bundle"
+    return None
+
+
 
 class CaptureError(ValueError):
     """A file that is not a readable capture (binary, too large, no ``# command:`` header)."""
@@ -40,6 +90,8 @@ class Capture:
     host: str | None = None
     notes: tuple[str, ...] = field(default=())
     origin: str | None = None  # the ``# source:`` header
+    #: When the output was captured, as its header or bundle name states (:func:`capture_time`): ``(date, how)``.
+    captured: tuple[str, str] | None = None
 
 
 def parse_capture_text(source: str, data: bytes) -> Capture:
@@ -59,7 +111,7 @@ def parse_capture_text(source: str, data: bytes) -> Capture:
     for i, line in enumerate(lines):
         stripped = line.strip()
         key = stripped[2:].split(":", 1)[0].strip().lower() if stripped.startswith("# ") else ""
-        if key in ("source", "command", "note", "host") and ":" in stripped:
+        if key in ("source", "command", "note", "host", "captured") and ":" in stripped:
             headers.setdefault(key, []).append(stripped.split(":", 1)[1].strip())
             body_start = i + 1
             continue
@@ -73,6 +125,7 @@ def parse_capture_text(source: str, data: bytes) -> Capture:
         host=clip((headers.get("host") or [None])[0] or "", MAX_HOST_CHARS) or None,
         notes=tuple(headers.get("note", [])),
         origin=(headers.get("source") or [None])[0],
+        captured=capture_time(source, "".join(lines[:body_start])),
     )
 
 

@@ -794,6 +794,31 @@ def _not_run_block(host: Host, fonts: _Fonts, st: _Styles) -> list[Any]:
                       "partly: the facts they read are missing (see Finish this audit).", st.body), table]
 
 
+def _conflicts_block(host: Host, fonts: _Fonts, st: _Styles, roots: Any) -> list[Any]:
+    """Facts two captures of the host state differently (:attr:`Host.conflicts`, issue 24 §3): each value with its
+    file and capture date, and which one is used (the newer) or that neither is preferred; nothing without any."""
+    if not host.conflicts:
+        return []
+    rows: list[list[Any]] = [[Paragraph(f"<b>{h}</b>", st.cell) for h in ("Fact", "Value", "Read from", "Captured",
+                                                                            "Used")]]
+    for c in host.conflicts:
+        for i, v in enumerate(c.values):
+            used = "yes (newer)" if c.kept == i else "no (older)" if c.kept is not None else "not preferred"
+            rows.append([Paragraph(_clean(c.label() if i == 0 else "", fonts), st.cell_small),
+                         Paragraph(_clean(v.value, fonts), st.cell_small),
+                         Paragraph(_clean(f"{display_source(v.source, roots)} ({v.command})", fonts),
+                                   st.cell_small),
+                         Paragraph(_clean(v.when(), fonts), st.cell_small),
+                         Paragraph(_clean(used, fonts), st.cell_small)])
+    table = Table(rows, colWidths=[30 * mm, 60 * mm, 95 * mm, 35 * mm, FRAME_WIDTH - 220 * mm], repeatRows=1,
+                  hAlign="LEFT")
+    table.setStyle(TableStyle(_GRID))
+    return [Paragraph(f"Evidence from different times ({len(host.conflicts)})", st.h2),
+            Paragraph("Two captures of this host state a fact differently: the newer one is used when both state "
+                      "their date; when a capture states none, their order is unknown and neither is preferred "
+                      "(capture it again).", st.body), table]
+
+
 def _decisive_legend(r: _Report) -> list[Any]:
     """What READY needs (:mod:`nicadvisor.report.legend`): the decisive checks, why each can break Geneve traffic and
     the document behind it (numbered in the reference list), then how to use a host page's "Finish this audit"."""
@@ -999,6 +1024,7 @@ def _host_section(r: _Report, group: HostGroup) -> list[Any]:
         story.append(_verdict_cell(verdict, fonts, st, who=host.name if group.size == 1 else "each host"))
     story.extend(_host_readiness(group, verdict, r))
     story.extend(_not_run_block(host, fonts, st))
+    story.extend(_conflicts_block(host, fonts, st, r.roots))
     if group.size > 1:
         story.extend(_group_members(group, r))
     story.append(Paragraph("Capability matrix", st.h2))

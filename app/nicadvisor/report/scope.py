@@ -20,10 +20,10 @@ import os
 import re
 
 from nicadvisor.model.audit import Audit
+from nicadvisor.parsers.capture_file import BUNDLE_NAME as _BUNDLE, stated_date
 
 #: Most input files whose modification time is read for the cover (a fleet's thousands of files need not all be).
 MAX_STAT = 2000
-_BUNDLE = re.compile(r"esx-.+?-(\d{4})-(\d{2})-(\d{2})--(\d{2})\.(\d{2})")
 _LIVE = ("vcenter://", "ssh://", "nsx://")
 
 
@@ -39,37 +39,6 @@ def _when(text: str) -> str:
 MAX_EVIDENCE_AGE_DAYS = 365
 #: Bytes of a capture file's head read for its header lines.
 HEAD_BYTES = 4096
-#: The collector script's ``# source:`` line ends with the UTC time it ran (collect/script.py ``$when``).
-_COLLECTOR = re.compile(r"nic-advisor collect-script .*?(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}):\d{2} UTC")
-_CAPTURED = re.compile(r"^#\s*captured:\s*(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}))?", re.M)
-_ISO_DATE = re.compile(r"(?<!\d)((?:19|20)\d{2})-(0[1-9]|1[0-2])-([0-2]\d|3[01])(?!\d)")
-_PATH_MONTH = re.compile(r"/((?:19|20)\d{2})/(0[1-9]|1[0-2])(?:/|\b)")
-
-
-def stated_date(head: str) -> tuple[str, str] | None:
-    """When a capture file's own header says its output was captured: ``(date, how)`` — the collector's UTC stamp
-    (``"2026-05-01 10:22 UTC"``, ``"collector"``), a ``# captured:`` header (``"header"``), or a date its ``# source:``
-    line states (a dated post or page: ``"2018-02-20"`` / ``"2017-09"``, ``"source"``: when the output was
-    published, the latest it can have been captured); None when the header states no date. Pure."""
-    for line in head.splitlines():
-        if not line.startswith("#"):
-            break
-        m = _COLLECTOR.search(line)
-        if m:
-            return f"{m.group(1)} {m.group(2)} UTC", "collector"
-    m = _CAPTURED.search(head)
-    if m:
-        return (m.group(1) + (f" {m.group(2)} UTC" if m.group(2) else "")), "header"
-    source = next((ln for ln in head.splitlines() if ln.lower().startswith("# source:")), "")
-    m = _ISO_DATE.search(source)
-    if m:
-        return "-".join(m.groups()), "source"
-    m = _PATH_MONTH.search(source)
-    if m:
-        return f"{m.group(1)}-{m.group(2)}", "source"
-    return None
-
-
 def _read_head(path: str) -> str | None:
     try:
         with open(path, "rb") as fh:

@@ -54,7 +54,7 @@ _OBJECTS = {"pnic": PhysicalNic, "vmknic": VmkernelNic, "switch": Switch, "host"
 
 #: A host's collections and records, never a rule's fact (its objects have their own contexts; what was not run is
 #: shown per host, not judged).
-_NOT_FACTS = ("pnics", "vmknics", "switches", "modules", "inputs", "path_tests", "not_run")
+_NOT_FACTS = ("pnics", "vmknics", "switches", "modules", "inputs", "path_tests", "not_run", "conflicts")
 
 
 def known_facts(applies_to: str) -> frozenset[str]:
