@@ -15,7 +15,7 @@ from nicadvisor.model import Evidence, Host, PhysicalNic, Severity, Switch
 from nicadvisor.model.capabilities import PASS, UNKNOWN, WARN, capability_matrix
 from nicadvisor.model.readiness import readiness
 from nicadvisor.vcg.guide_store import apply_import, load_dataset, plan_import
-from nicadvisor.vcg.judge import judge
+from nicadvisor.judgement import judge
 
 GUIDE = Path(__file__).parent / "guide_files" / "exchange_x710_ens_nsxt30.csv"
 

@@ -30,7 +30,7 @@ from nicadvisor.model.verdict import NOT_RATED, NOT_READY, READY, coverage_of, h
 from nicadvisor.report import audit_to_dict, validate_document
 from nicadvisor.report.html_export import to_html
 from nicadvisor.services.audit import AuditRequest, evaluate_findings, run_audit
-from nicadvisor.vcg.judge import judge
+from nicadvisor.judgement import judge
 
 REPO = Path(__file__).resolve().parents[2]
 PARSER_CAPTURES = REPO / "tests" / "parsers" / "captures"
@@ -272,7 +272,7 @@ def test_no_text_says_no_esxi_command_shows_the_pcie_link():
 
     assert "lspci -d" in PCIE_ON_ESXI
     from nicadvisor.model import Host, PhysicalNic
-    from nicadvisor.rules_engine.commands import pnic_show_commands
+    from nicadvisor.change_commands import pnic_show_commands
 
     shown = pnic_show_commands(Host(name="esx", kind="esxi"), PhysicalNic(name="vmnic0", pci_address="0000:3b:00.0"))
     assert shown["pcie_show_command"].startswith("lspci -d") and "Manual" not in shown["pcie_show_command"]

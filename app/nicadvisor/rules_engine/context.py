@@ -22,7 +22,7 @@ Every field of the object (``PhysicalNic``, ``VmkernelNic``, ``Switch``, ``Host`
   ``overlay_uplinks`` (physical pNICs that carry the overlay, :meth:`Host.overlay_role` ``carries``; None when no
   TEP or NSX host switch is known).
 
-Every kind of object also carries the command facts of :mod:`nicadvisor.rules_engine.commands`
+Every kind of object also carries the command facts of :mod:`nicadvisor.change_commands`
 (``mtu_change_command``, ``mtu_verify_command``, ``mtu_rollback_command``, ``vmkping_command``; pNICs
 ``native_driver``): the exact commands with the host's own switch, TEP vmknic and driver names, for the rules'
 ``change``, ``verify`` and ``rollback`` texts.
@@ -33,7 +33,7 @@ import dataclasses
 from typing import Any
 
 from nicadvisor.model import Host, PhysicalNic, Switch, VmkernelNic
-from nicadvisor.rules_engine.commands import (
+from nicadvisor.change_commands import (
     COMMAND_FACTS, host_commands, pnic_commands, switch_commands, vmknic_commands,
 )
 

@@ -131,11 +131,11 @@ def run_audit(request: AuditRequest, progress: Progress | None = None,
 
 
 def evaluate_findings(hosts: list, rules: list | None = None) -> list[Finding]:
-    """Every finding of an audit of ``hosts``, judged in one pass (:func:`nicadvisor.vcg.judge.judge`: ``rules``,
+    """Every finding of an audit of ``hosts``, judged in one pass (:func:`nicadvisor.judgement.judge`: ``rules``,
     default the shipped ones and the user's that load (:func:`audit_rules`), the compatibility context of each host
     derived once, the compatibility database, the imported guide). Raises
     :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken."""
-    from nicadvisor.vcg.judge import judge
+    from nicadvisor.judgement import judge
 
     return judge(hosts, audit_rules([]) if rules is None else rules)
 

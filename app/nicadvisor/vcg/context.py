@@ -1,4 +1,4 @@
-"""Each audited host's compatibility context, derived once per judgement (:func:`nicadvisor.vcg.judge.judge`).
+"""Each audited host's compatibility context, derived once per judgement (:func:`nicadvisor.judgement.judge`).
 
 For one host: its ESXi release with the update level (:func:`nicadvisor.vcg.builds.host_release`, or why it is not
 known), and for each physical pNIC what the three sources of compatibility knowledge say about it: the entries of

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from nicadvisor.rules_engine.commands import (
+from nicadvisor.change_commands import (
     driver_update_steps, firmware_update_steps, guide_import_steps, release_change_steps,
 )
 from nicadvisor.model import Finding, Host, PhysicalNic, Severity
@@ -197,7 +197,7 @@ def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset,
     def finding(rule_id: str, title: str, severity: Severity, message: str, recommendation: str,
                 steps: dict[str, str] | None = None) -> Finding:
         """``steps``: the ``change`` / ``verify`` / ``rollback`` of a finding to act on
-        (:mod:`nicadvisor.rules_engine.commands`)."""
+        (:mod:`nicadvisor.change_commands`)."""
         steps = steps or {}
         return Finding(rule_id=rule_id, title=title, severity=severity, host=host.name, obj=p.name,
                        message=f"{message} [{TRUST}]", recommendation=recommendation, references=refs,

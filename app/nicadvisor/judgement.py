@@ -16,7 +16,7 @@ catalogue's facts per pNIC) and hands it to everything that judges:
    failing path (:func:`nicadvisor.model.path_tests.path_test_findings`);
 5. the ``overlay-no-fit-pnic`` error of a host whose every overlay candidate is unfit
    (:func:`nicadvisor.model.readiness.overlay_fit_findings`), with its change, check and roll-back
-   (:func:`nicadvisor.rules_engine.commands.overlay_fit_steps`).
+   (:func:`nicadvisor.change_commands.overlay_fit_steps`).
 
 The verdict (:func:`nicadvisor.model.verdict.verdict_of`) reads only these findings and the hosts.
 """
@@ -28,7 +28,7 @@ import datetime as _dt
 from nicadvisor.model import Finding, Host, Severity
 from nicadvisor.model.path_tests import path_test_findings
 from nicadvisor.model.readiness import overlay_fit_findings
-from nicadvisor.rules_engine.commands import guide_import_steps, overlay_fit_steps
+from nicadvisor.change_commands import guide_import_steps, overlay_fit_steps
 from nicadvisor.vcg.context import HostCompat, compat_contexts
 from nicadvisor.vcg.findings import findings_for_hosts
 from nicadvisor.vcg.guide_findings import feature_findings, guide_findings
