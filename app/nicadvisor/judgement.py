@@ -1,24 +1,34 @@
 """The judgement of an audit: every finding, in one pass.
 
-:func:`judge` derives each host's compatibility context once (:func:`nicadvisor.vcg.context.compat_contexts`: the
-ESXi release with its update, the compatibility database's entries, the imported guide's listings and the driver
-catalogue's facts per pNIC) and hands it to everything that judges:
+Above both the rules engine (:mod:`nicadvisor.rules_engine`) and the compatibility knowledge (:mod:`nicadvisor.vcg`),
+which import neither this module nor each other upwards. :func:`judge` runs three steps, once each:
 
-1. the YAML rules (:func:`nicadvisor.rules_engine.evaluate`; the release is the rules' ``host_release`` fact, the
-   catalogue facts give the RSS commands);
-2. the release of each ESXi host (``esxi-release`` info, or ``esxi-release-unknown`` naming what was read and the
-   command that reads it: a decisive check, :mod:`nicadvisor.model.readiness`);
-3. the compatibility database (:func:`nicadvisor.vcg.findings.findings_for_hosts`), the catalogue conflicts
+1. **Knowledge adds facts to the pNICs, each with its source.** Each host's compatibility context is derived once
+   (:func:`nicadvisor.vcg.context.compat_contexts`: the ESXi release with its update, and per pNIC the compatibility
+   database's entries, the imported guide's listings, the driver catalogue's facts and the card-model table's row,
+   each source consulted once per pNIC). The card-model table sets the capable PCIe link of a card it lists
+   (:func:`nicadvisor.vcg.card_models.card_capability`); the driver catalogue offers the capabilities a pNIC did
+   not read (:func:`nicadvisor.vcg.knowledge.catalogue_offers`), except a feature the imported guide lists for the
+   pNIC (certification data outranks documents: the guide decides that cell,
+   :func:`nicadvisor.vcg.guide_findings.guide_listed_facts`). Attestations (what people checked by hand) and
+   the BMC's readings were applied before, by the audit (:mod:`nicadvisor.services.audit`): a reading or an
+   attestation of this NIC wins over a document about its driver or card model.
+2. **The rules engine evaluates every rule once, on facts only**
+   (:func:`nicadvisor.rules_engine.engine.evaluate_admitting`; the release is the rules' ``host_release`` fact, the
+   catalogue facts give the RSS commands). A catalogue offer is set only where it makes no rule stop firing.
+3. **The findings of knowledge and of the path tests**, each reading the same context:
+   the release of each ESXi host (``esxi-release`` info, or ``esxi-release-unknown`` naming what was read and the
+   command that reads it: a decisive check, :mod:`nicadvisor.model.readiness`); the compatibility database
+   (:func:`nicadvisor.vcg.findings.findings_for_hosts`), the catalogue conflicts
    (:func:`nicadvisor.vcg.knowledge.catalogue_conflicts`), the imported guide
    (:func:`nicadvisor.vcg.guide_findings.guide_findings`) and the overlay features it lists
-   (:func:`nicadvisor.vcg.guide_findings.feature_findings`), each finding naming the release it used;
-4. the findings of the path tests between hosts (the TEP mesh), each on the vmknic or interface at either end of a
-   failing path (:func:`nicadvisor.model.path_tests.path_test_findings`);
-5. the ``overlay-no-fit-pnic`` error of a host whose every overlay candidate is unfit
-   (:func:`nicadvisor.model.readiness.overlay_fit_findings`), with its change, check and roll-back
-   (:func:`nicadvisor.change_commands.overlay_fit_steps`).
+   (:func:`nicadvisor.vcg.guide_findings.feature_findings`), each finding naming the release it used; the findings
+   of the path tests between hosts (the TEP mesh), each on the vmknic or interface at either end of a failing path
+   (:func:`nicadvisor.model.path_tests.path_test_findings`); the ``overlay-no-fit-pnic`` error of a host whose every
+   overlay candidate is unfit (:func:`nicadvisor.model.readiness.overlay_fit_findings`), with its change, check and
+   roll-back (:func:`nicadvisor.change_commands.overlay_fit_steps`).
 
-The verdict (:func:`nicadvisor.model.verdict.verdict_of`) reads only these findings and the hosts.
+Readiness and the verdict (:func:`nicadvisor.model.verdict.verdict_of`) read only these findings and the hosts.
 """
 from __future__ import annotations
 
@@ -29,11 +39,15 @@ from nicadvisor.model import Finding, Host, Severity
 from nicadvisor.model.path_tests import path_test_findings
 from nicadvisor.model.readiness import overlay_fit_findings
 from nicadvisor.change_commands import guide_import_steps, overlay_fit_steps
+from nicadvisor.rules_engine import evaluate_admitting, load_rules
+from nicadvisor.rules_engine.engine import Offer
+from nicadvisor.vcg.card_models import card_capability
 from nicadvisor.vcg.context import HostCompat, compat_contexts
+from nicadvisor.vcg.driver_catalogue import DriverCatalogue
 from nicadvisor.vcg.findings import findings_for_hosts
-from nicadvisor.vcg.guide_findings import feature_findings, guide_findings
+from nicadvisor.vcg.guide_findings import feature_findings, guide_findings, guide_listed_facts
 from nicadvisor.vcg.guide_store import GuideDataset, GuideStoreError, load_dataset
-from nicadvisor.vcg.knowledge import catalogue_conflicts
+from nicadvisor.vcg.knowledge import catalogue_conflicts, catalogue_offers
 from nicadvisor.vcg.lookup import VcgDatabase
 
 _LOAD = object()
@@ -81,21 +95,46 @@ def _guide() -> tuple[GuideDataset | None, str | None]:
         return None, str(exc)
 
 
+def add_knowledge(contexts: dict[int, HostCompat]) -> tuple[dict[int, list[Offer]], list[Host]]:
+    """Step 1 on every host of ``contexts``: set the card-model table's capable PCIe facts (a pNIC's own reading
+    wins) and gather the driver catalogue's offers, by ``id(pnic)``, for the rules engine to admit. Returns (the
+    offers, the hosts on which a card-model fact was set)."""
+    offers: dict[int, list[Offer]] = {}
+    filled: list[Host] = []
+    for ctx in contexts.values():
+        for p in ctx.host.pnics:
+            if p.is_physical is False:
+                continue
+            known = ctx.of(p)
+            if card_capability(p, known.card):
+                filled.append(ctx.host)
+            listed = guide_listed_facts(ctx, p) if ctx.guide is not None else set()
+            offered = [o for o in catalogue_offers(p, known.catalogue) if o[0] not in listed]
+            if offered:
+                offers[id(p)] = offered
+    return offers, filled
+
+
 def judge(hosts: list[Host], rules: list | None = None, *, db: VcgDatabase | None = None,
-          guide: GuideDataset | None | object = _LOAD, today: _dt.date | None = None) -> list[Finding]:
+          guide: GuideDataset | None | object = _LOAD, today: _dt.date | None = None,
+          changed: list[Host] | None = None) -> list[Finding]:
     """Every finding of an audit of ``hosts`` (see the module docstring), in the order: rules, releases, database,
     catalogue conflicts, guide, guide features, unfit overlays. ``rules``: default the shipped and user rules
     (:func:`nicadvisor.rules_engine.load_rules`); ``db``: default a private in-memory compatibility database;
     ``guide``: default the imported guide from its store (a stored guide that cannot be read is a
     ``guide-unreadable`` warning on each ESXi host, never a silent pass); ``today``: the date staleness is judged
-    on. Raises :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken."""
-    from nicadvisor.rules_engine import evaluate, load_rules
-
+    on; ``changed``: when given, gets the hosts (in order) on which the knowledge sources set a fact (they then
+    differ from what was stored before the judgement). Raises
+    :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken."""
     data, unreadable = _guide() if guide is _LOAD else (guide, None)
     assert data is None or isinstance(data, GuideDataset)
     contexts = compat_contexts(hosts, db=db, guide=data)
     ordered = [contexts[id(h)] for h in hosts]
-    findings = evaluate(load_rules() if rules is None else rules, hosts, contexts)
+    offers, set_here = add_knowledge(contexts)
+    findings, admitted = evaluate_admitting(load_rules() if rules is None else rules, hosts, contexts, offers)
+    if changed is not None:
+        touched = {id(h) for h in set_here} | {id(h) for h, _name in admitted}
+        changed += [h for h in hosts if id(h) in touched]
     findings += release_findings(ordered)
     findings += findings_for_hosts(hosts, contexts=contexts) + catalogue_conflicts(hosts, contexts=contexts)
     if unreadable is not None:
@@ -113,3 +152,14 @@ def judge(hosts: list[Host], rules: list | None = None, *, db: VcgDatabase | Non
     return findings + [dataclasses.replace(f, **overlay_fit_steps(by_name[f.host]))
                        for f in overlay_fit_findings(hosts, findings)]
 
+
+def fill_from_driver_catalogue(host: Host, catalogue: DriverCatalogue | None = None,
+                               rules: list | None = None) -> list[str]:
+    """The driver catalogue's step of the judgement on one ``host`` alone: set its pNICs' unknown capability facts
+    from the catalogue's decided facts, except a value that would make a rule stop firing (``rules``: default the
+    shipped and user rules that load). Returns ``"vmnic2.geneve_rx_filter"``-style names of what was set."""
+    contexts = compat_contexts([host], catalogue=catalogue)
+    offers = {id(p): catalogue_offers(p, contexts[id(host)].of(p).catalogue) for p in host.pnics}
+    _findings, admitted = evaluate_admitting(load_rules(skipped=[]) if rules is None else rules, [host], contexts,
+                                             {i: o for i, o in offers.items() if o})
+    return [name for _host, name in admitted]

@@ -92,9 +92,15 @@ def test_ready_needs_every_check_and_without_any_one_it_is_not_rated_with_its_co
     h = _ready_host()
     h.vmknics[0].mtu = None
     assert host_verdict(h, judge([h], guide=None)).finish == ("esxcfg-vmknic -l",)
-    # ENS where the host switch runs ENS
+    # ENS where the host switch runs ENS: i40en_ens is the ENS driver, so the driver catalogue decides it (a document,
+    # marked as one); with i40en, of which the catalogue states no ENS, the check is open with the command that reads it
     h = _ready_host()
     h.switches[0].ens_mode = "ens"
+    assert host_verdict(h, judge([h], guide=None)).finish == ()
+    assert h.pnic("vmnic2").evidence["ens_capable"].command == "from the driver catalogue"
+    h = _ready_host()
+    h.switches[0].ens_mode = "ens"
+    h.pnic("vmnic2").driver = "i40en"
     assert host_verdict(h, judge([h], guide=None)).finish == ("esxcfg-nics -e",)
 
 
@@ -235,8 +241,9 @@ def test_coverage_counts_every_physical_pnic_and_the_hosts_rated():
     audit.findings = judge([h], guide=None)
     c = coverage_of(audit)
     assert (c.hosts_rated, c.hosts) == (1, 1) and all(s.cells == 1 for s in c.columns)
-    # not read, and no decisive check needs them here: coalescing is none, ENS only where the switch runs ENS
-    assert {s.column for s in c.columns if s.decided == 0} == {"coalescing", "ens"}
+    # not read, and no decisive check needs it here: coalescing (ENS, read nowhere either, the driver catalogue
+    # states of i40en_ens, the ENS driver)
+    assert {s.column for s in c.columns if s.decided == 0} == {"coalescing"}
     assert audit_to_dict(audit)["readiness"]["hosts_rated"] == 1
 
 

@@ -36,6 +36,8 @@ from nicadvisor.model import Host, PhysicalNic, Switch, VmkernelNic
 from nicadvisor.change_commands import (
     COMMAND_FACTS, host_commands, pnic_commands, switch_commands, vmknic_commands,
 )
+from nicadvisor.vcg.builds import host_release
+from nicadvisor.vcg.knowledge import rss_commands, rss_fact_without_command
 
 HOST_FACTS = ("host_name", "host_kind", "host_version", "host_release")
 # The derived facts each kind of object adds to its own fields (keep in step with the functions below):
@@ -92,8 +94,6 @@ def host_context(host: Host, compat: Any = None) -> dict[str, Any]:
     if compat is not None:
         release = compat.release
     else:
-        from nicadvisor.vcg.builds import host_release
-
         release = host_release(host) if host.kind == "esxi" else None
     return {"host_name": host.name, "host_kind": host.kind, "host_version": host.product_version,
             "host_release": release}
@@ -136,8 +136,6 @@ def pnic_context(host: Host, pnic: PhysicalNic, compat: Any = None,
 
 
 def _rss_commands(host: Host, pnic: PhysicalNic, mod: Any, facts: Any = None) -> tuple[str, str]:
-    from nicadvisor.vcg.knowledge import rss_commands, rss_fact_without_command
-
     if host.kind == "esxi":
         previous = None if mod is None or mod.options is None else " ".join(f"{k}={v}" for k, v in mod.options.items())
     else:

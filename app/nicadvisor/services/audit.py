@@ -130,14 +130,15 @@ def run_audit(request: AuditRequest, progress: Progress | None = None,
     return audit
 
 
-def evaluate_findings(hosts: list, rules: list | None = None) -> list[Finding]:
+def evaluate_findings(hosts: list, rules: list | None = None, changed: list | None = None) -> list[Finding]:
     """Every finding of an audit of ``hosts``, judged in one pass (:func:`nicadvisor.judgement.judge`: ``rules``,
-    default the shipped ones and the user's that load (:func:`audit_rules`), the compatibility context of each host
-    derived once, the compatibility database, the imported guide). Raises
-    :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken."""
+    default the shipped ones and the user's that load (:func:`audit_rules`), the knowledge sources adding their
+    facts to the pNICs once, the compatibility database, the imported guide). ``changed``: when given, gets the hosts
+    the knowledge sources added facts to. Raises :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file
+    is broken."""
     from nicadvisor.judgement import judge
 
-    return judge(hosts, audit_rules([]) if rules is None else rules)
+    return judge(hosts, audit_rules([]) if rules is None else rules, changed=changed)
 
 
 def target_findings(audit: Audit) -> list[Finding]:
@@ -236,7 +237,10 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
                 store.update_host(audit.history_id, host)
     check(cancel)
     report(0.9, "Checking rules and the compatibility database")
-    audit.findings = evaluate_findings(audit.hosts, rules) + target_findings(audit)
+    changed: list = []
+    audit.findings = evaluate_findings(audit.hosts, rules, changed) + target_findings(audit)
+    for host in changed if store is not None else ():  # the documents' facts, stored with the host
+        store.update_host(audit.history_id, host)
     phys = sum(1 for h in audit.hosts for p in h.pnics if p.is_physical is not False)  # as every export counts
     audit.findings.extend(attested)  # a reading on the host that disagrees with an attestation
     report(1.0, f"Audited {len(audit.hosts)} hosts, {phys} pNICs")
