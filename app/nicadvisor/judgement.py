@@ -19,7 +19,7 @@ which import neither this module nor each other upwards. :func:`judge` runs thre
 3. **The findings of knowledge and of the path tests**, each reading the same context:
    the release of each ESXi host (``esxi-release`` info, or ``esxi-release-unknown`` naming what was read and the
    command that reads it: a decisive check, :mod:`nicadvisor.model.readiness`); the compatibility database
-   (:func:`nicadvisor.vcg.findings.findings_for_hosts`), the catalogue conflicts
+   (:func:`nicadvisor.vcg.database_findings.findings_for_hosts`), the catalogue conflicts
    (:func:`nicadvisor.vcg.knowledge.catalogue_conflicts`), the imported guide
    (:func:`nicadvisor.vcg.guide_findings.guide_findings`) and the overlay features it lists
    (:func:`nicadvisor.vcg.guide_findings.feature_findings`), each finding naming the release it used; the findings
@@ -44,7 +44,7 @@ from nicadvisor.rules_engine.engine import Offer
 from nicadvisor.vcg.card_models import card_capability
 from nicadvisor.vcg.context import HostCompat, compat_contexts
 from nicadvisor.vcg.driver_catalogue import DriverCatalogue
-from nicadvisor.vcg.findings import findings_for_hosts
+from nicadvisor.vcg.database_findings import findings_for_hosts
 from nicadvisor.vcg.guide_findings import feature_findings, guide_findings, guide_listed_facts
 from nicadvisor.vcg.guide_store import GuideDataset, GuideStoreError, load_dataset
 from nicadvisor.vcg.knowledge import catalogue_conflicts, catalogue_offers
