@@ -95,46 +95,39 @@ def _guide() -> tuple[GuideDataset | None, str | None]:
         return None, str(exc)
 
 
-def add_knowledge(contexts: dict[int, HostCompat]) -> tuple[dict[int, list[Offer]], list[Host]]:
+def add_knowledge(contexts: dict[int, HostCompat]) -> dict[int, list[Offer]]:
     """Step 1 on every host of ``contexts``: set the card-model table's capable PCIe facts (a pNIC's own reading
-    wins) and gather the driver catalogue's offers, by ``id(pnic)``, for the rules engine to admit. Returns (the
-    offers, the hosts on which a card-model fact was set)."""
+    wins) and gather the driver catalogue's offers, by ``id(pnic)``, for the rules engine to admit. Returns the
+    offers."""
     offers: dict[int, list[Offer]] = {}
-    filled: list[Host] = []
     for ctx in contexts.values():
         for p in ctx.host.pnics:
             if p.is_physical is False:
                 continue
             known = ctx.of(p)
-            if card_capability(p, known.card):
-                filled.append(ctx.host)
+            card_capability(p, known.card)
             listed = guide_listed_facts(ctx, p) if ctx.guide is not None else set()
             offered = [o for o in catalogue_offers(p, known.catalogue) if o[0] not in listed]
             if offered:
                 offers[id(p)] = offered
-    return offers, filled
+    return offers
 
 
 def judge(hosts: list[Host], rules: list | None = None, *, db: VcgDatabase | None = None,
-          guide: GuideDataset | None | object = _LOAD, today: _dt.date | None = None,
-          changed: list[Host] | None = None) -> list[Finding]:
+          guide: GuideDataset | None | object = _LOAD, today: _dt.date | None = None) -> list[Finding]:
     """Every finding of an audit of ``hosts`` (see the module docstring), in the order: rules, releases, database,
     catalogue conflicts, guide, guide features, unfit overlays. ``rules``: default the shipped and user rules
     (:func:`nicadvisor.rules_engine.load_rules`); ``db``: default a private in-memory compatibility database;
     ``guide``: default the imported guide from its store (a stored guide that cannot be read is a
     ``guide-unreadable`` warning on each ESXi host, never a silent pass); ``today``: the date staleness is judged
-    on; ``changed``: when given, gets the hosts (in order) on which the knowledge sources set a fact (they then
-    differ from what was stored before the judgement). Raises
+    on. The facts the knowledge sources add are set on the hosts' pNICs, each with its evidence. Raises
     :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken."""
     data, unreadable = _guide() if guide is _LOAD else (guide, None)
     assert data is None or isinstance(data, GuideDataset)
     contexts = compat_contexts(hosts, db=db, guide=data)
     ordered = [contexts[id(h)] for h in hosts]
-    offers, set_here = add_knowledge(contexts)
-    findings, admitted = evaluate_admitting(load_rules() if rules is None else rules, hosts, contexts, offers)
-    if changed is not None:
-        touched = {id(h) for h in set_here} | {id(h) for h, _name in admitted}
-        changed += [h for h in hosts if id(h) in touched]
+    findings, _admitted = evaluate_admitting(load_rules() if rules is None else rules, hosts, contexts,
+                                             add_knowledge(contexts))
     findings += release_findings(ordered)
     findings += findings_for_hosts(hosts, contexts=contexts) + catalogue_conflicts(hosts, contexts=contexts)
     if unreadable is not None:
