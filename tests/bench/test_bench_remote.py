@@ -22,8 +22,9 @@ from nicadvisor import cli
 from nicadvisor.bench import Cancelled
 from nicadvisor.bench.remote import (
     AGENT_NAME, RemoteBench, RemoteCommandRefused, RemoteRequest, START_SCRIPT, agent_script, check_remote,
-    listening_ports, parse_ipv4_addr, parse_proc_stat,
+    listening_ports, parse_ipv4_addr,
 )
+from nicadvisor.bench.remote_process import parse_proc_stat
 from nicadvisor.bench.mtu_path import esxi_argv, linux_argv
 from nicadvisor.bench.netns import tbf_burst_bytes
 from nicadvisor.bench.journal import DB_NAME, Journal, JournalVersionError, orphaned_entries, read_entries

@@ -202,7 +202,7 @@ def test_the_release_comes_from_the_vsphere_api_product_and_build(vcsim):
     the build table), which the judgement states once per host and every view shows."""
     from nicadvisor.report.json_export import host_to_dict
     from nicadvisor.vcg.builds import guide_release, release_text
-    from nicadvisor.vcg.judge import judge
+    from nicadvisor.judgement import judge
 
     col = collect_vsphere([target(vcsim)])
     gov = vcsim.govc_collect("name", "summary.config.product.version", "summary.config.product.build")

@@ -17,7 +17,7 @@ import pytest
 from nicadvisor.model import Host, PhysicalNic
 from nicadvisor.model.verdict import NOT_READY
 from nicadvisor.rules_engine import evaluate, load_rules
-from nicadvisor.rules_engine.commands import VMKLINUX_DRIVERS
+from nicadvisor.change_commands import VMKLINUX_DRIVERS
 from nicadvisor.services.audit import AuditRequest, run_audit
 
 DATA = Path(__file__).parent / "data" / "esxi_image_nic_vibs.txt"

@@ -11,7 +11,7 @@ from nicadvisor.model.entities import OVERLAY_CARRIES, OVERLAY_NONE, OVERLAY_POS
 from nicadvisor.model.verdict import NOT_RATED, NOT_READY, READY, host_verdict
 from nicadvisor.rules_engine import evaluate, load_rules
 from nicadvisor.services.audit import AuditRequest, run_audit
-from nicadvisor.vcg.judge import judge
+from nicadvisor.judgement import judge
 
 from capturetools import fully_read
 

@@ -282,7 +282,7 @@ def test_an_unread_value_in_a_command_is_a_placeholder_not_the_word_unknown():
 def test_the_overlay_vmkping_always_names_the_tep_netstack_and_proves_the_mtu_it_names():
     """issue 24 §3: the payload is MTU − 28 for IPv4 (1572/1672/8972 for 1600/1700/9000) and MTU − 48 for IPv6
     (vmkping -6); the test always runs ++netstack=vxlan -I <TEP vmk>, never on the default netstack."""
-    from nicadvisor.rules_engine.commands import ping_payload, vmkping_command, vmknic_mtu_command
+    from nicadvisor.change_commands import ping_payload, vmkping_command, vmknic_mtu_command
 
     assert [ping_payload(m) for m in (1600, 1700, 9000)] == [1572, 1672, 8972]
     assert [ping_payload(m, ipv6=True) for m in (1600, 1700, 9000)] == [1552, 1652, 8952]
@@ -300,7 +300,7 @@ def test_the_overlay_vmkping_always_names_the_tep_netstack_and_proves_the_mtu_it
 def test_a_plain_vmknic_mtu_is_set_with_esxcli_network_ip_interface_set():
     """The vmknic MTU change is esxcli network ip interface set -i vmkN -m M (after its switch), its roll-back the
     same command with the MTU read (issue 24 §3; the real VCF 9 session runs 'interface set -i vmk0 -m 9000')."""
-    from nicadvisor.rules_engine.commands import vmknic_commands
+    from nicadvisor.change_commands import vmknic_commands
 
     host = Host(name="h", kind="esxi", switches=[Switch(name="vSwitch0", kind="standard", mtu=1500)],
                 vmknics=[VmkernelNic(name="vmk0", netstack="defaultTcpipStack", mtu=1500, switch="vSwitch0")])

@@ -7,7 +7,7 @@ from nicadvisor.model import Evidence, Host, PhysicalNic
 from nicadvisor.model.capabilities import capability_matrix
 from nicadvisor.model.readiness import readiness
 from nicadvisor.vcg.card_models import CARD_ORIGIN, card_of, fill_card_capability
-from nicadvisor.vcg.judge import judge
+from nicadvisor.judgement import judge
 
 
 def _xl710(**read) -> Host:

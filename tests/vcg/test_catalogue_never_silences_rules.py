@@ -11,7 +11,8 @@ from nicadvisor.model.capabilities import PASS, capability_matrix
 from nicadvisor.rules_engine import evaluate, load_rules
 from nicadvisor.services.audit import AuditRequest, run_audit
 from nicadvisor.vcg.driver_catalogue import load_catalogue
-from nicadvisor.vcg.knowledge import catalogue_conflicts, catalogue_facts, fill_from_driver_catalogue
+from nicadvisor.judgement import fill_from_driver_catalogue
+from nicadvisor.vcg.knowledge import catalogue_conflicts, catalogue_facts
 
 VSISH = "vsish -e get /net/pNics/vmnic5/rxqueues/info"
 

@@ -14,7 +14,8 @@ from nicadvisor.model.capabilities import PASS, capability_matrix
 from nicadvisor.rules_engine import evaluate, load_rules
 from nicadvisor.vcg.driver_catalogue import (CAPABILITIES, ORIGIN_LABEL, PNIC_FIELDS, DriverCatalogueError,
                                               load_catalogue, parse_catalogue, shipped_catalogue_path)
-from nicadvisor.vcg.knowledge import fill_from_driver_catalogue, rss_commands
+from nicadvisor.judgement import fill_from_driver_catalogue
+from nicadvisor.vcg.knowledge import rss_commands
 
 CATALOGUE = REPO / "resources" / "vcg" / "driver_catalogue.yaml"
 

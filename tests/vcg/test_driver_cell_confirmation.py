@@ -11,7 +11,7 @@ import pytest
 from nicadvisor.model import Host, PhysicalNic
 from nicadvisor.model.capabilities import PASS, UNKNOWN, capability_matrix
 from nicadvisor.services.audit import AuditRequest, run_audit
-from nicadvisor.vcg.findings import findings_for_hosts
+from nicadvisor.vcg.database_findings import findings_for_hosts
 from nicadvisor.vcg.guide_findings import guide_findings
 from nicadvisor.vcg.guide_store import apply_import, load_dataset, plan_import
 

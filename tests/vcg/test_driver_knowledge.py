@@ -8,7 +8,8 @@ from nicadvisor.model.capabilities import CATALOGUE_ORIGIN, PASS, capability_mat
 from nicadvisor.rules_engine import evaluate, load_rules
 from nicadvisor.services.audit import AuditRequest, evaluate_findings, run_audit
 from nicadvisor.vcg.driver_catalogue import ORIGIN_LABEL
-from nicadvisor.vcg.knowledge import catalogue_conflicts, fill_from_driver_catalogue
+from nicadvisor.judgement import fill_from_driver_catalogue
+from nicadvisor.vcg.knowledge import catalogue_conflicts
 
 
 def _i40en_host(**facts) -> Host:

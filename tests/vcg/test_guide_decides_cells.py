@@ -12,10 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from nicadvisor.model import Evidence, Host, PhysicalNic, Severity, Switch
-from nicadvisor.model.capabilities import PASS, UNKNOWN, WARN, capability_matrix
+from nicadvisor.model.capabilities import PASS, WARN, capability_matrix
 from nicadvisor.model.readiness import readiness
 from nicadvisor.vcg.guide_store import apply_import, load_dataset, plan_import
-from nicadvisor.vcg.judge import judge
+from nicadvisor.judgement import judge
 
 GUIDE = Path(__file__).parent / "guide_files" / "exchange_x710_ens_nsxt30.csv"
 
@@ -56,8 +56,10 @@ def test_a_listed_feature_decides_the_cell_from_the_guide_with_its_file_and_date
     assert GUIDE.name in ens.reason and "data of 2026-" in ens.reason  # the file and its date
     assert "esxcfg-nics -e" in ens.reason  # and how to read it on the host, which would win
     assert host.pnic("vmnic2").ens_capable is None  # a cell decided, never a fact invented
-    # without the guide the same cell is unknown: the guide decided it
-    assert _cells(host, judge([host], guide=None))["ens"].status == UNKNOWN
+    # without the guide the driver catalogue, a document of lower trust than the guide, decides the same cell (i40en_ens
+    # is the ENS driver): with the guide, the guide decided it
+    ens = _cells(host, judge([host], guide=None))["ens"]
+    assert ens.status == PASS and "from the driver catalogue" in ens.text
     # the ENS decisive check is made through the guide
     assert "ens" not in {m.check for m in readiness(host, findings).missing}
 

@@ -30,7 +30,7 @@ from nicadvisor.model.verdict import NOT_RATED, NOT_READY, READY, coverage_of, h
 from nicadvisor.report import audit_to_dict, validate_document
 from nicadvisor.report.html_export import to_html
 from nicadvisor.services.audit import AuditRequest, evaluate_findings, run_audit
-from nicadvisor.vcg.judge import judge
+from nicadvisor.judgement import judge
 
 REPO = Path(__file__).resolve().parents[2]
 PARSER_CAPTURES = REPO / "tests" / "parsers" / "captures"
@@ -92,9 +92,15 @@ def test_ready_needs_every_check_and_without_any_one_it_is_not_rated_with_its_co
     h = _ready_host()
     h.vmknics[0].mtu = None
     assert host_verdict(h, judge([h], guide=None)).finish == ("esxcfg-vmknic -l",)
-    # ENS where the host switch runs ENS
+    # ENS where the host switch runs ENS: i40en_ens is the ENS driver, so the driver catalogue decides it (a document,
+    # marked as one); with i40en, of which the catalogue states no ENS, the check is open with the command that reads it
     h = _ready_host()
     h.switches[0].ens_mode = "ens"
+    assert host_verdict(h, judge([h], guide=None)).finish == ()
+    assert h.pnic("vmnic2").evidence["ens_capable"].command == "from the driver catalogue"
+    h = _ready_host()
+    h.switches[0].ens_mode = "ens"
+    h.pnic("vmnic2").driver = "i40en"
     assert host_verdict(h, judge([h], guide=None)).finish == ("esxcfg-nics -e",)
 
 
@@ -235,8 +241,9 @@ def test_coverage_counts_every_physical_pnic_and_the_hosts_rated():
     audit.findings = judge([h], guide=None)
     c = coverage_of(audit)
     assert (c.hosts_rated, c.hosts) == (1, 1) and all(s.cells == 1 for s in c.columns)
-    # not read, and no decisive check needs them here: coalescing is none, ENS only where the switch runs ENS
-    assert {s.column for s in c.columns if s.decided == 0} == {"coalescing", "ens"}
+    # not read, and no decisive check needs it here: coalescing (ENS, read nowhere either, the driver catalogue
+    # states of i40en_ens, the ENS driver)
+    assert {s.column for s in c.columns if s.decided == 0} == {"coalescing"}
     assert audit_to_dict(audit)["readiness"]["hosts_rated"] == 1
 
 
@@ -272,7 +279,7 @@ def test_no_text_says_no_esxi_command_shows_the_pcie_link():
 
     assert "lspci -d" in PCIE_ON_ESXI
     from nicadvisor.model import Host, PhysicalNic
-    from nicadvisor.rules_engine.commands import pnic_show_commands
+    from nicadvisor.change_commands import pnic_show_commands
 
     shown = pnic_show_commands(Host(name="esx", kind="esxi"), PhysicalNic(name="vmnic0", pci_address="0000:3b:00.0"))
     assert shown["pcie_show_command"].startswith("lspci -d") and "Manual" not in shown["pcie_show_command"]

@@ -34,7 +34,6 @@ import inspect
 import ipaddress
 import re
 import secrets
-import select
 import shlex
 import sys
 import threading
@@ -55,8 +54,11 @@ from nicadvisor.collect.ssh_commands import LINUX_IF_RE, LINUX_TOOL_PATHS, Comma
 from . import BenchError, Cancelled, check_run_options
 from . import agent, iperf3, mtu_path, netperf, path_rtt
 from .catalogue import TestSpec, combine_repetitions, why_not
-from .esxi import IPERF3, FirewallRead, check_esxi, read_firewall, undo_esxi_entry
+from .esxi import IPERF3, FirewallRead, check_esxi, read_firewall
 from .journal import Entry, Journal, RestoreOutcome, orphaned_entries, undo_rows
+from .remote_process import (FOLDER_RE, PID_RE, PIDFILE_RE, READY_TIMEOUT_S, START_SCRIPT, CmdOut, PlannedTest,
+                             RemoteHostLost, StartedProcess, describe_entry, first_line, pidfile_path,
+                             undo_by_hand, undo_entry, wait_channel)
 from .results import BenchReport, BenchResult
 
 if TYPE_CHECKING:
@@ -71,15 +73,10 @@ DEFAULT_PORT = 5201
 PATH = "remote"
 """``BenchResult.path`` of a result measured between two audited hosts."""
 
-FOLDER_RE = re.compile(r"^/tmp/nicadv-bench-[0-9a-f]{16}\Z")
 AGENT_NAME = "nicadv_agent.py"
 _AGENT_RE = re.compile(r"^/tmp/nicadv-bench-[0-9a-f]{16}/nicadv_agent\.py\Z")
-_PIDFILE_RE = re.compile(r"^/tmp/nicadv-bench-[0-9a-f]{16}/p\d{1,4}\.pid\Z")
-_PID_RE = re.compile(r"^(?:[2-9]|[1-9][0-9]{1,9})\Z")
-"""A pid NIC Advisor may signal or read: a number above 1 (never init)."""
 _VALUE_RE = re.compile(r"^[A-Za-z0-9_.,:/][A-Za-z0-9_.,:/-]{0,999}\Z")
 
-START_SCRIPT = 'echo $$ >"$1" && shift && exec "$@"'
 COPY_SCRIPT = 'umask 077 && cat >"$1"'
 PROBE_TOOLS = ("netperf", "netserver", "iperf3", "python3")
 #: The options each benchmark program may be given; every other word must be a plain value (no leading ``-``).
@@ -99,16 +96,10 @@ TOOL_OPTIONS: dict[str, frozenset[str]] = {
 OMNI_HELP = "OMNI and Migrated BSD Sockets Test Options"
 #: The agent file uses ``from __future__ import annotations`` (PEP 563: Python 3.7 and later).
 MIN_PYTHON = (3, 7)
-POLL_S = 0.1
-READY_TIMEOUT_S = 10.0
 
 
 class RemoteCommandRefused(ValueError):
     """A command outside the benchmark allowlist; raised before anything is sent."""
-
-
-class RemoteHostLost(BenchError):
-    """The SSH session to a host ended (host down, sshd stopped, network lost) during the run."""
 
 
 # --- the allowlist ---------------------------------------------------------------------------------
@@ -194,11 +185,11 @@ def check_remote(argv: tuple[str, ...] | list[str]) -> str:
         ok = bool(_AGENT_RE.match(argv[1]))
     elif n == 2 and head == "cat":
         m = re.fullmatch(r"/proc/(\d+)/(stat|cmdline)", argv[1])
-        ok = bool(_PIDFILE_RE.match(argv[1]) or (m and _PID_RE.match(m.group(1))))
+        ok = bool(PIDFILE_RE.match(argv[1]) or (m and PID_RE.match(m.group(1))))
     elif n == 3 and head == "kill" and argv[1] in ("-TERM", "-KILL"):
-        ok = bool(_PID_RE.match(argv[2]))
+        ok = bool(PID_RE.match(argv[2]))
     elif n >= 6 and argv[:4] == ("sh", "-c", START_SCRIPT, "nicadv-start"):
-        ok = bool(_PIDFILE_RE.match(argv[4])) and _tool_argv_ok(argv[5:])
+        ok = bool(PIDFILE_RE.match(argv[4])) and _tool_argv_ok(argv[5:])
     if not ok:
         raise RemoteCommandRefused(f"command not in the benchmark allowlist, not sent: {shlex.join(argv)!r}")
     return shlex.join(argv)
@@ -263,15 +254,6 @@ class RemoteHost:
     def __post_init__(self) -> None:
         if self.interface is not None and not LINUX_IF_RE.match(self.interface):
             raise ValueError(f"{self.target.name}: not an interface name: {self.interface!r}")
-
-
-@dataclass(frozen=True)
-class CmdOut:
-    """A finished remote command: ``rc`` (None when the server sent no exit status), text output."""
-
-    rc: int | None
-    out: str
-    err: str
 
 
 class HostSession:
@@ -347,40 +329,6 @@ class HostSession:
         finally:
             chan.close()
         return CmdOut(rc, out, err)
-
-
-def wait_channel(chan: paramiko.Channel, timeout_s: float, cancel: threading.Event | None = None, *,
-                 name: str = "", what: str = "", on_tick: Callable[[float], None] | None = None,
-                 ) -> tuple[int | None, str, str]:
-    """Read a channel until its command ended (EOF and exit status, or the channel closed) and return
-    ``(rc or None, stdout, stderr)``. Calls ``on_tick(elapsed_s)`` about every 0.1 s. Raises
-    :class:`Cancelled`, :class:`BenchError` after ``timeout_s``, :class:`RemoteHostLost` when the
-    connection ends before the command."""
-    out, err = bytearray(), bytearray()
-    start = time.monotonic()
-    while True:
-        while chan.recv_ready():
-            out += chan.recv(65536)
-        while chan.recv_stderr_ready():
-            err += chan.recv_stderr(65536)
-        if ((chan.eof_received or chan.closed) and chan.exit_status_ready()
-                and not chan.recv_ready() and not chan.recv_stderr_ready()):
-            break
-        if chan.closed:
-            raise RemoteHostLost(f"the SSH connection to {name} closed while '{what}' ran")
-        elapsed = time.monotonic() - start
-        if on_tick is not None:
-            on_tick(elapsed)
-        if cancel is not None and cancel.is_set():
-            raise Cancelled()
-        if elapsed > timeout_s:
-            raise BenchError(f"'{what}' on {name} did not finish within {timeout_s:.0f} s")
-        if chan.eof_received:
-            chan.status_event.wait(POLL_S)
-        else:
-            select.select([chan], [], [], POLL_S)
-    rc = chan.exit_status if chan.exit_status != -1 else None
-    return rc, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
 
 
 # --- probing ---------------------------------------------------------------------------------------
@@ -489,17 +437,6 @@ def parse_ingress_redirects(tc_filter_show: str) -> list[IngressRedirect]:
     return out
 
 
-def parse_proc_stat(text: str) -> tuple[str, int] | None:
-    """``(state, start ticks)`` from ``/proc/PID/stat`` (proc(5): field 3 and field 22), or None. Pure."""
-    tail = text.rsplit(")", 1)[-1].split()
-    if len(tail) < 20:
-        return None
-    try:
-        return tail[0], int(tail[19])
-    except ValueError:
-        return None
-
-
 def _python_version(text: str) -> tuple[int, int] | None:
     m = re.search(r"Python (\d+)\.(\d+)", text)
     return (int(m.group(1)), int(m.group(2))) if m else None
@@ -545,10 +482,6 @@ class HostProbe:
         return v is not None and v >= MIN_PYTHON
 
 
-def _first_line(text: str) -> str:
-    return next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-
-
 def probe_host(conn: HostSession, cancel: threading.Event | None = None) -> HostProbe:
     """Probe one host (read-only commands only). Raises :class:`RemoteHostLost`, :class:`Cancelled`."""
     problems: list[str] = []
@@ -559,7 +492,7 @@ def probe_host(conn: HostSession, cancel: threading.Event | None = None) -> Host
     omni = False
     if "netperf" in tools:
         v = conn.run(("netperf", "-V"), cancel=cancel)
-        tools["netperf"] = _first_line(v.out + v.err)
+        tools["netperf"] = first_line(v.out + v.err)
         h = conn.run(("netperf", "-t", "omni", "--", "-h"), cancel=cancel)
         omni = OMNI_HELP in h.out + h.err
         if not omni:
@@ -569,10 +502,10 @@ def probe_host(conn: HostSession, cancel: threading.Event | None = None) -> Host
         tools["netserver"] = tools.get("netperf", "")
     if "iperf3" in tools:
         v = conn.run(("iperf3", "--version"), cancel=cancel)
-        tools["iperf3"] = _first_line(v.out + v.err)
+        tools["iperf3"] = first_line(v.out + v.err)
     if "python3" in tools:
         v = conn.run(("python3", "-V"), cancel=cancel)
-        tools["python3"] = _first_line(v.out + v.err)
+        tools["python3"] = first_line(v.out + v.err)
     address = None
     iface = conn.host.interface
     if iface:
@@ -584,7 +517,7 @@ def probe_host(conn: HostSession, cancel: threading.Event | None = None) -> Host
                 break
         address = parse_ipv4_addr(got.out) if got is not None and got.rc == 0 else None
         if address is None:
-            why = _first_line(got.err) if got is not None else ""
+            why = first_line(got.err) if got is not None else ""
             problems.append(f"interface {iface} on {conn.name} has no IPv4 address" + (f" ({why})" if why else ""))
     else:
         try:
@@ -663,7 +596,7 @@ def probe_esxi(conn: HostSession, cancel: threading.Event | None = None, tests: 
     got = conn.run(("esxcfg-vmknic", "-l"), cancel=cancel)
     teps = tuple(mtu_path.tep_endpoints(conn.name, got.out)) if got.rc == 0 else ()
     if got.rc != 0:
-        problems.append(f"esxcfg-vmknic -l failed on {conn.name} ({_first_line(got.err) or f'exit status {got.rc}'}):"
+        problems.append(f"esxcfg-vmknic -l failed on {conn.name} ({first_line(got.err) or f'exit status {got.rc}'}):"
                         " its TEPs are taken from its audit")
     elif not teps:
         problems.append(f"esxcfg-vmknic -l on {conn.name} lists no TEP vmknic with an address (netstack vxlan or an "
@@ -711,40 +644,6 @@ class RemoteRequest:
             spec.validate()
         if not 1024 <= self.port <= 65534:
             raise ValueError(f"port {self.port} is outside 1024..65534")
-
-
-@dataclass(frozen=True)
-class PlannedTest:
-    """One test: ``client`` host → ``server`` host (names), the tool, the exact commands (argv) and
-    the TCP ports the server listens on."""
-
-    client: str
-    server: str
-    test: str
-    tool: str
-    client_addr: str
-    server_addr: str
-    server_argv: tuple[str, ...]
-    client_argv: tuple[str, ...]
-    ports: tuple[int, ...]
-    spec: TestSpec | None = None
-
-    @property
-    def label(self) -> str:
-        name = self.spec.name if self.spec is not None else self.test
-        runs = f" × {self.spec.repetitions}" if self.spec is not None and self.spec.repetitions > 1 else ""
-        return (f"{name}{runs} with {self.tool} from {self.client} ({self.client_addr}) to {self.server} "
-                f"({self.server_addr})")
-
-    @property
-    def repetitions(self) -> int:
-        """Runs of this test, averaged into one result."""
-        return self.spec.repetitions if self.spec is not None else 1
-
-    @property
-    def duration_s(self) -> float | None:
-        """Seconds per run of a catalogue test (None: the plan's)."""
-        return self.spec.duration_s if self.spec is not None else None
 
 
 @dataclass(frozen=True)
@@ -957,7 +856,7 @@ def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[st
     checked = []
     kinds = {p.name: p.kind for p in probes}
     for t in tests:  # every command of the plan must pass the allowlist now, not halfway through the run
-        pid = _pidfile(folders.get(t.server) or folders.get(t.client) or "/tmp/nicadv-bench-0000000000000000", 0)
+        pid = pidfile_path(folders.get(t.server) or folders.get(t.client) or "/tmp/nicadv-bench-0000000000000000", 0)
         try:
             for host, argv in ((t.server, t.server_argv), (t.client, t.client_argv)):
                 check_remote(argv if kinds.get(host) == "esxi" else
@@ -977,172 +876,9 @@ def build_plan(request: RemoteRequest, probes: list[HostProbe], folders: dict[st
                       problems=tuple(dict.fromkeys(notes)), duration_s=d, esxi=esxi_used)
 
 
-def _pidfile(folder: str, n: int) -> str:
-    return f"{folder}/p{n}.pid"
-
-
 # --- undoing ---------------------------------------------------------------------------------------
 
-def describe_entry(entry: Entry) -> str:
-    """One journal row in words (``process 4321 (netserver -D …)``, ``folder /tmp/nicadv-bench-…``, ``firewall ruleset
-    remoteSerialPort (was disabled)``)."""
-    if entry.kind == "esxi-ruleset":
-        was = {True: "enabled", False: "disabled"}.get(entry.data.get("enabled"), "in a state not read")
-        added = ", ".join(entry.data.get("added") or [])
-        return f"firewall ruleset {entry.data.get('ruleset')} (was {was}" + (f"; {added} added" if added else "") + ")"
-    if entry.kind == "esxi-file":
-        return f"copy {entry.data.get('path')}"
-    if entry.kind == "esxi-process":
-        return f"process {shlex.join((entry.data.get('argv') or ['?'])[:1])} (found by what ps -c -J shows)"
-    if entry.kind == "folder":
-        return f"folder {entry.data.get('path')}"
-    if entry.kind == "process":
-        pid = entry.data.get("pid")
-        return f"process {pid if pid else '(pid in ' + str(entry.data.get('pidfile')) + ')'} " \
-               f"({shlex.join(entry.data.get('argv') or ['?'])})"
-    return f"{entry.kind} {entry.id}"
-
-
-def undo_by_hand(entry: Entry) -> str:
-    """The exact command(s) an admin runs on the host to undo journal row ``entry`` by hand, as the tool's own undo
-    runs them (:func:`nicadvisor.bench.esxi.restore_ruleset` and the rows' undo): ESXi's ``esxcli network firewall
-    ruleset ...`` (the enabled state, the allowed-all flag, each address added), ``rm -f`` of a copy or folder,
-    ``kill -TERM`` of a process; several joined with ``" && "``."""
-    d = entry.data
-    if entry.kind == "esxi-ruleset":
-        name = str(d.get("ruleset", ""))
-        fw = ["esxcli", "network", "firewall", "ruleset"]
-        steps = [[*fw, "allowedip", "remove", "--ruleset-id", name, "--ip-address", str(ip)]
-                 for ip in d.get("added") or [] if ip not in (d.get("ips") or [])]
-        if d.get("allowed_all") is True:
-            steps.append([*fw, "set", "--ruleset-id", name, "--allowed-all", "true"])
-        if isinstance(d.get("enabled"), bool):
-            steps.append([*fw, "set", "-r", name, "-e", "true" if d["enabled"] else "false"])
-        return " && ".join(shlex.join(x) for x in steps) or f"esxcli network firewall ruleset list -r {name}"
-    if entry.kind in ("esxi-file", "folder"):
-        return shlex.join(["rm", "-rf" if entry.kind == "folder" else "-f", str(d.get("path", ""))])
-    if entry.kind == "esxi-process":
-        return (f"ps -c -J (find {shlex.join((d.get('argv') or ['?'])[:1])}), then kill -TERM with its cartel id")
-    if entry.kind == "process":
-        return f"kill -TERM {d.get('pid')}" if d.get("pid") else f"kill -TERM \"$(cat {d.get('pidfile')})\""
-    return f"see the benchmark's undo journal row {entry.id}"
-
-
-def _alive(conn: HostSession, pid: int, argv0: str, start: int | None) -> bool:
-    stat = conn.run(("cat", f"/proc/{pid}/stat"))
-    got = parse_proc_stat(stat.out) if stat.rc == 0 else None
-    if got is None or got[0] == "Z" or (start is not None and got[1] != start):
-        return False
-    cmd = conn.run(("cat", f"/proc/{pid}/cmdline"))
-    first = cmd.out.split("\x00", 1)[0] if cmd.rc == 0 else ""
-    return Path(first).name == Path(argv0).name
-
-
-def undo_entry(conn: HostSession, entry: Entry) -> tuple[bool, str]:
-    """Undo one row on its host: stop the process (only if it is still the one started: pid, start
-    time and program name) or remove the folder. Returns ``(done, sentence)``. Raises
-    :class:`RemoteHostLost` when the session ends."""
-    where = f"on {conn.name}"
-    if entry.kind.startswith("esxi-"):
-        return undo_esxi_entry(lambda argv: conn.run(argv), entry, conn.name)
-    if entry.kind == "folder":
-        path = str(entry.data.get("path", ""))
-        if not FOLDER_RE.match(path):
-            return False, f"refused to remove {path!r} {where}: not a NIC Advisor benchmark folder"
-        res = conn.run(("rm", "-rf", "--", path))
-        if res.rc == 0:
-            return True, f"removed folder {path} {where}"
-        return False, f"could not remove folder {path} {where}: {_first_line(res.err) or f'exit status {res.rc}'}"
-    if entry.kind == "process":
-        argv = entry.data.get("argv") or ["?"]
-        what = shlex.join(argv[:1])
-        pid = entry.data.get("pid")
-        if not isinstance(pid, int):
-            pidfile = str(entry.data.get("pidfile", ""))
-            got = conn.run(("cat", pidfile)) if _PIDFILE_RE.match(pidfile) else CmdOut(1, "", "")
-            text = got.out.strip()
-            if got.rc != 0 or not _PID_RE.match(text):
-                return True, f"{what} {where} had not started"
-            pid = int(text)
-        start = entry.data.get("start") if isinstance(entry.data.get("start"), int) else None
-        if not _alive(conn, pid, argv[0], start):
-            return True, f"process {pid} ({what}) {where} had already ended"
-        for sig in ("-TERM", "-KILL"):
-            conn.run(("kill", sig, str(pid)))
-            deadline = time.monotonic() + 2.0
-            while time.monotonic() < deadline:
-                if not _alive(conn, pid, argv[0], start):
-                    return True, f"stopped process {pid} ({what}) {where}"
-                time.sleep(0.05)
-        return False, f"could not stop process {pid} ({what}) {where}"
-    return False, f"unknown journal entry kind {entry.kind!r} {where}"
-
-
 # --- the run ---------------------------------------------------------------------------------------
-
-class _Started:
-    """A journaled remote process (context manager: always stopped and its row removed)."""
-
-    def __init__(self, conn: HostSession, journal: Journal, argv: tuple[str, ...], pidfile: str) -> None:
-        self.conn, self.journal, self.argv, self.pidfile = conn, journal, argv, pidfile
-        self.chan: paramiko.Channel | None = None
-        self.entry: str | None = None
-        self.pid: int | None = None
-        self.problems: list[str] = []
-
-    def __enter__(self) -> "_Started":
-        self.entry = self.journal.record("process", host=self.conn.target.source, argv=list(self.argv),
-                                         pidfile=self.pidfile, pid=None, start=None)
-        try:
-            self.chan = self.conn.open(("sh", "-c", START_SCRIPT, "nicadv-start", self.pidfile, *self.argv))
-            deadline = time.monotonic() + READY_TIMEOUT_S
-            while self.pid is None and time.monotonic() < deadline:
-                got = self.conn.run(("cat", self.pidfile))
-                if got.rc == 0 and _PID_RE.match(got.out.strip()):
-                    self.pid = int(got.out.strip())
-                else:
-                    time.sleep(0.02)
-            if self.pid is not None:
-                stat = self.conn.run(("cat", f"/proc/{self.pid}/stat"))
-                got_stat = parse_proc_stat(stat.out) if stat.rc == 0 else None
-                self.journal.update(self.entry, pid=self.pid, start=got_stat[1] if got_stat else None)
-        except BaseException:
-            self.__exit__()
-            raise
-        return self
-
-    def exited(self) -> bool:
-        return self.chan is not None and self.chan.exit_status_ready()
-
-    def output(self) -> str:
-        """What the process printed so far (stdout then stderr), without waiting."""
-        if self.chan is None:
-            return ""
-        out = bytearray()
-        while self.chan.recv_ready():
-            out += self.chan.recv(65536)
-        while self.chan.recv_stderr_ready():
-            out += self.chan.recv_stderr(65536)
-        return out.decode("utf-8", "replace")
-
-    def __exit__(self, *exc: object) -> None:
-        if self.entry is not None:
-            entry = next((e for e in self.journal.entries() if e.id == self.entry), None)
-            if entry is None:
-                self.entry = None
-            else:
-                try:
-                    ok, sentence = undo_entry(self.conn, entry)
-                except (RemoteHostLost, BenchError) as err:
-                    ok, sentence = False, f"could not stop {describe_entry(entry)} on {self.conn.name}: {err}"
-                if ok:
-                    self.journal.done(self.entry)
-                    self.entry = None
-                else:
-                    self.problems.append(sentence)
-        if self.chan is not None:
-            self.chan.close()
-
 
 class RemoteBench:
     """A benchmark between audited hosts (see the module docstring). Context manager: leaving it closes
@@ -1446,7 +1182,7 @@ class RemoteBench:
         res = conn.run(("mkdir", "-m", "700", folder))
         if res.rc != 0:
             journal.done(entry)  # nothing was made: the folder is not ours to remove
-            raise BenchError(f"cannot create {folder} on {host}: {_first_line(res.err) or f'exit status {res.rc}'}")
+            raise BenchError(f"cannot create {folder} on {host}: {first_line(res.err) or f'exit status {res.rc}'}")
         made[host] = folder
         if host in plan.agent_hosts:
             data = (self._agent_text or "").encode("utf-8")
@@ -1456,7 +1192,7 @@ class RemoteBench:
             digest = check.out.split()[0] if check.rc == 0 and check.out.split() else ""
             if res.rc != 0 or digest != plan.agent_sha256:
                 raise BenchError(f"copying {AGENT_NAME} to {host} failed "
-                                 f"({_first_line(res.err) or 'the copy differs from the original'})")
+                                 f"({first_line(res.err) or 'the copy differs from the original'})")
 
     def _one(self, journal: Journal, plan: RemotePlan, pt: PlannedTest, counter: list[int],
              on_tick: Callable[[float], None], problems: list[str]) -> BenchResult:
@@ -1475,13 +1211,13 @@ class RemoteBench:
             raise BenchError(f"TCP port {', '.join(map(str, busy))} is already in use on {pt.server} (another program "
                              "listens there); the test was not started")
         counter[0] += 1
-        srv = _Started(server, journal, pt.server_argv, _pidfile(plan.folders[pt.server], counter[0]))
+        srv = StartedProcess(server, journal, pt.server_argv, pidfile_path(plan.folders[pt.server], counter[0]))
         counter[0] += 1
-        cli_pidfile = _pidfile(plan.folders[pt.client], counter[0])
+        cli_pidfile = pidfile_path(plan.folders[pt.client], counter[0])
         try:
             with srv:
                 self._wait_listening(server, srv, pt)
-                cli = _Started(client, journal, pt.client_argv, cli_pidfile)
+                cli = StartedProcess(client, journal, pt.client_argv, cli_pidfile)
                 try:
                     with cli:
                         rc, out, err = wait_channel(cli.chan, (pt.duration_s or plan.duration_s) + 20, self.cancel,
@@ -1494,12 +1230,12 @@ class RemoteBench:
             problems.extend(srv.problems)
         return self._result(pt, rc, out, err, server_out)
 
-    def _wait_listening(self, conn: HostSession, srv: _Started, pt: PlannedTest) -> None:
+    def _wait_listening(self, conn: HostSession, srv: StartedProcess, pt: PlannedTest) -> None:
         deadline = time.monotonic() + READY_TIMEOUT_S
         what = shlex.join(pt.server_argv[:1])
         while True:
             if srv.exited():
-                text = _first_line("\n".join(reversed(srv.output().strip().splitlines())))
+                text = first_line("\n".join(reversed(srv.output().strip().splitlines())))
                 raise BenchError(f"{what} on {pt.server} exited (status {srv.chan.exit_status}) before listening on "
                                  f"TCP {pt.ports[0]}" + (f": {text}" if text else ""))
             ports: set[int] = set()
@@ -1520,7 +1256,7 @@ class RemoteBench:
         where = (f"{pt.client} ({pt.client_addr}) → {pt.server} ({pt.server_addr}) over their own network, run over "
                  "SSH")
         command = f"{shlex.join(pt.client_argv)}   # on {pt.client}"
-        last = _first_line("\n".join(reversed((err.strip() or out.strip() or server_out.strip()).splitlines())))
+        last = first_line("\n".join(reversed((err.strip() or out.strip() or server_out.strip()).splitlines())))
         detail = f": {last}" if last else ""
         raw = out if not err.strip() else out + "\n# stderr:\n" + err
         if pt.tool == "netperf":

@@ -28,7 +28,7 @@ from .esxi import (
 )
 from .esxi_firewall import Opening, plan_opening
 from .journal import Journal
-from .remote import PlannedTest, _pidfile, _Started, wait_channel
+from .remote_process import PlannedTest, StartedProcess, pidfile_path, wait_channel
 
 if TYPE_CHECKING:
     from .remote import HostProbe, RemoteBench, RemotePlan, RemoteRequest
@@ -209,7 +209,7 @@ def ready_host(rb: "RemoteBench", journal: Journal, plan: "RemotePlan", host: st
     state.ready.add(host)
 
 
-class EsxiStarted(_Started):
+class EsxiStarted(StartedProcess):
     """A process started on ESXi through a pseudo-terminal, journaled (``esxi-process``: its command line, by which
     ``ps -c -J`` finds it). Context manager: leaving it stops what ``ps`` still shows (the journal's undo of the row,
     :func:`nicadvisor.bench.esxi.undo_esxi_entry`) and closes the channel."""
@@ -297,14 +297,14 @@ def run_one(rb: "RemoteBench", journal: Journal, plan: "RemotePlan", pt: "Planne
             srv_esxi, pt = _start_server(rb, journal, plan, pt, state)
         else:
             counter[0] += 1
-            srv_linux = _Started(rb._conn(pt.server), journal, pt.server_argv,
-                                 _pidfile(plan.folders[pt.server], counter[0])).__enter__()
+            srv_linux = StartedProcess(rb._conn(pt.server), journal, pt.server_argv,
+                                 pidfile_path(plan.folders[pt.server], counter[0])).__enter__()
             rb._wait_listening(rb._conn(pt.server), srv_linux, pt)
         if pt.client in esxi:
-            cli: _Started = EsxiStarted(rb, journal, pt.client, pt.client_argv)
+            cli: StartedProcess = EsxiStarted(rb, journal, pt.client, pt.client_argv)
         else:
             counter[0] += 1
-            cli = _Started(rb._conn(pt.client), journal, pt.client_argv, _pidfile(plan.folders[pt.client], counter[0]))
+            cli = StartedProcess(rb._conn(pt.client), journal, pt.client_argv, pidfile_path(plan.folders[pt.client], counter[0]))
         try:
             with cli:
                 rc, out, err = wait_channel(cli.chan, secs, rb.cancel, name=pt.client, what=shlex.join(pt.client_argv),

@@ -30,7 +30,7 @@ import dataclasses
 import os
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from nicadvisor.model.capabilities import ATTESTED_ORIGIN, origin_of
 from nicadvisor.model.changes import Change, changes_of, changes_sentence
@@ -38,8 +38,20 @@ from nicadvisor.model.entities import Host, Severity, findings_by_host
 from nicadvisor.model.readiness import (DECISIVE_CHECKS, ColumnShare, MissingCheck, commands_for, decided_shares,
                                          finish_commands, overlay_fitness, readiness, unfit_overlay)
 
-if TYPE_CHECKING:  # the audit imports its verdict, never the other way
-    from nicadvisor.model.audit import Audit
+
+class AuditRead(Protocol):
+    """What the verdict reads of an audit (:class:`nicadvisor.model.audit.Audit`, which imports this module, never
+    the other way): its hosts, findings, inputs and the inputs not understood (:class:`InputProblem` rows), whether
+    any physical pNIC was read (``rated``); ``completion`` and ``hosts_expected`` are read when present."""
+
+    hosts: list[Host]
+    findings: list[Any]
+    inputs: list[str]
+    inputs_not_understood: list[Any]
+
+    @property
+    def rated(self) -> bool: ...
+
 
 READY, NOT_READY, NOT_RATED = "ready", "not_ready", "not_rated"
 #: How each verdict is written in every view.
@@ -360,7 +372,7 @@ class _ReadSources:
     them is a path or lies under it (``path/…``, a bundle's ``path:member``) costs a set lookup, not a scan of them
     all: a bundle of 8,000 members, each a source and a problem, took 40 s."""
 
-    def __init__(self, audit: Audit) -> None:
+    def __init__(self, audit: AuditRead) -> None:
         self.all = [_norm(s) for h in audit.hosts for s in h.inputs]
         self.exact = set(self.all)
         self.before_slash: set[str] = set()  # every r[:i] where r[i] is "/"
@@ -376,7 +388,7 @@ class _ReadSources:
                 or folder in self.before_colon)
 
 
-def inputs_without_host(audit: Audit) -> list[str]:
+def inputs_without_host(audit: AuditRead) -> list[str]:
     """Inputs of ``audit.inputs`` from which no host was read: a capture path that no host's ``Host.inputs`` lies
     under, a live target (``vcenter://``, ``ssh://``) no host came from, an NSX Manager whose transport nodes
     joined no audited host (the facts asked of it are missing)."""
@@ -388,7 +400,7 @@ def _under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/") or path.startswith(folder + ":")
 
 
-def unread_parts(audit: Audit) -> list[str]:
+def unread_parts(audit: AuditRead) -> list[str]:
     """Sources of input problems inside a given input that belong to no host that was read: a host folder that was
     empty, unreadable or held only files that are no captures, a bundle that could not be opened, a link to
     nothing. A problem belongs to a read host when a host's input lies under its source (a folder of that host), or
@@ -413,7 +425,7 @@ def unread_parts(audit: Audit) -> list[str]:
     return list(out)
 
 
-def _problem_of(audit: Audit, given: str) -> str:
+def _problem_of(audit: AuditRead, given: str) -> str:
     base = _norm(given)
     for p in audit.inputs_not_understood:
         if p.source == base or p.source.startswith(base + "/") or p.source.startswith(base + ":"):
@@ -426,7 +438,7 @@ def _problem_of(audit: Audit, given: str) -> str:
 _UNREAD_MARKS = ("bytes is too large for a command capture", "unreadable (", "more than ", "truncated or corrupt")
 
 
-def unread_inputs_of(audit: Audit, host: Host) -> list[str]:
+def unread_inputs_of(audit: AuditRead, host: Host) -> list[str]:
     """Inputs beside ``host``'s captures (in a folder it was read from, or in the bundle it came from) that could not
     be read although they may hold its command outputs: too large, unreadable, a bundle cut short. Pure."""
     folders = {os.path.dirname(_norm(s)) for s in host.inputs if "://" not in s}
@@ -440,7 +452,7 @@ def unread_inputs_of(audit: Audit, host: Host) -> list[str]:
     return out
 
 
-def verdict_of(audit: Audit) -> Verdict:
+def verdict_of(audit: AuditRead) -> Verdict:
     """The verdict of ``audit`` (see the module docstring for the rules). Pure; never raises."""
     findings = list(audit.findings)
     of_host = findings_by_host(findings)  # each host's verdict reads its own findings: linear in hosts
@@ -517,7 +529,7 @@ class Coverage:
                 "columns": [c.to_dict() for c in self.columns], "hosts_rated": self.hosts_rated, "hosts": self.hosts}
 
 
-def coverage_of(audit: Audit, verdict: Verdict | None = None) -> Coverage:
+def coverage_of(audit: AuditRead, verdict: Verdict | None = None) -> Coverage:
     """The :class:`Coverage` of ``audit`` (``verdict``: its :func:`verdict_of`, computed when not given). Pure."""
     verdict = verdict or verdict_of(audit)
     rated = sum(1 for h in verdict.hosts if h.status != NOT_RATED)

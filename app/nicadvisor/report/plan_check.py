@@ -39,7 +39,7 @@ from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import Evidence, Finding, Host
 from nicadvisor.model.path_tests import MTU_FAILED, UNREACHABLE
 from nicadvisor.report.remediation import remediation_plan
-from nicadvisor.rules_engine.commands import MTU_TARGET
+from nicadvisor.change_commands import MTU_TARGET
 
 DONE, NOT_DONE, CHANGED, NOT_REREAD = "done", "not done", "changed differently", "not re-read"
 #: Every status, in the order a record lists its counts.
@@ -47,7 +47,7 @@ STATUSES = (DONE, NOT_DONE, CHANGED, NOT_REREAD)
 
 #: The value the plan sets for a fact, where the rule's change sets one: the MTU of every MTU rule's change command
 #: (``ip link set dev X mtu 9000``, ``esxcli network vswitch standard set -m 9000``, ``Set-VDSwitch -Mtu 9000``:
-#: :data:`nicadvisor.rules_engine.commands.MTU_TARGET`, nsx-t-performance-on-intel.txt §Jumbo MTU for Higher
+#: :data:`nicadvisor.change_commands.MTU_TARGET`, nsx-t-performance-on-intel.txt §Jumbo MTU for Higher
 #: Throughput), and the state each boolean rule asks for (its condition finds the opposite). A fact not listed here
 #: (a queue count, a link speed, a PCIe width) is planned as "what makes the rule no longer hold".
 PLANNED: dict[str, Any] = {

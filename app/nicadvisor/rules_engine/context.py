@@ -22,7 +22,7 @@ Every field of the object (``PhysicalNic``, ``VmkernelNic``, ``Switch``, ``Host`
   ``overlay_uplinks`` (physical pNICs that carry the overlay, :meth:`Host.overlay_role` ``carries``; None when no
   TEP or NSX host switch is known).
 
-Every kind of object also carries the command facts of :mod:`nicadvisor.rules_engine.commands`
+Every kind of object also carries the command facts of :mod:`nicadvisor.change_commands`
 (``mtu_change_command``, ``mtu_verify_command``, ``mtu_rollback_command``, ``vmkping_command``; pNICs
 ``native_driver``): the exact commands with the host's own switch, TEP vmknic and driver names, for the rules'
 ``change``, ``verify`` and ``rollback`` texts.
@@ -33,9 +33,11 @@ import dataclasses
 from typing import Any
 
 from nicadvisor.model import Host, PhysicalNic, Switch, VmkernelNic
-from nicadvisor.rules_engine.commands import (
+from nicadvisor.change_commands import (
     COMMAND_FACTS, host_commands, pnic_commands, switch_commands, vmknic_commands,
 )
+from nicadvisor.vcg.builds import host_release
+from nicadvisor.vcg.knowledge import rss_commands, rss_fact_without_command
 
 HOST_FACTS = ("host_name", "host_kind", "host_version", "host_release")
 # The derived facts each kind of object adds to its own fields (keep in step with the functions below):
@@ -92,8 +94,6 @@ def host_context(host: Host, compat: Any = None) -> dict[str, Any]:
     if compat is not None:
         release = compat.release
     else:
-        from nicadvisor.vcg.builds import host_release
-
         release = host_release(host) if host.kind == "esxi" else None
     return {"host_name": host.name, "host_kind": host.kind, "host_version": host.product_version,
             "host_release": release}
@@ -136,8 +136,6 @@ def pnic_context(host: Host, pnic: PhysicalNic, compat: Any = None,
 
 
 def _rss_commands(host: Host, pnic: PhysicalNic, mod: Any, facts: Any = None) -> tuple[str, str]:
-    from nicadvisor.vcg.knowledge import rss_commands, rss_fact_without_command
-
     if host.kind == "esxi":
         previous = None if mod is None or mod.options is None else " ".join(f"{k}={v}" for k, v in mod.options.items())
     else:

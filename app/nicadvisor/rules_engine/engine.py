@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 import string
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping, Sequence
 
 import rule_engine
 
@@ -13,6 +13,10 @@ from nicadvisor.model.entities import OVERLAY_NONE, OVERLAY_POSSIBLE
 from nicadvisor.model.text import fact_text
 from nicadvisor.rules_engine.context import object_context, pnic_context, ports_line_rates
 from nicadvisor.rules_engine.loader import Rule
+
+#: A value a document offers for a fact a pNIC did not read: (field, value, evidence naming the document), as the
+#: driver catalogue offers them (:func:`nicadvisor.vcg.knowledge.catalogue_offers`).
+Offer = tuple[str, Any, Evidence]
 
 _IDENT = re.compile(r"\b[a-z_][a-z0-9_]*\b")
 
@@ -42,6 +46,81 @@ def switch_port_advice(rule: Rule, host: Host, obj: Any) -> str:
         return (f"On the physical switch: set the MTU of {'; '.join(ports)} to carry 9000-byte frames (9216 where the "
                 "switch counts the Ethernet header), as LLDP/CDP names the port.")
     return f"Check the physical side: {'; '.join(ports)} (as LLDP/CDP names the port)."
+
+
+def _matches(rule: Rule, ctx: dict[str, Any]) -> bool:
+    """Whether ``rule``'s condition holds on ``ctx``; a condition that cannot be evaluated (a comparison with an
+    unknown value written without a ``!= null`` guard) does not match."""
+    try:
+        return bool(rule.compiled.matches(ctx))
+    except rule_engine.errors.EvaluationError:
+        return False
+
+
+def _unset(pnic: Any, field: str) -> None:
+    setattr(pnic, field, None)
+    pnic.evidence.pop(field, None)
+
+
+def _admit(rules: list[tuple[int, Rule]], host: Host, pnic: Any, offered: list[Offer], compat: Any,
+           rates: dict[str, float], admitted: list[tuple[Host, str]]) -> tuple[dict[str, Any], dict[int, bool]]:
+    """Set on ``pnic`` the ``offered`` document values that make no rule stop firing: a document value is lower trust
+    than a reading, so it may add or keep a finding, never remove one a rule gives on the facts as read (a rule's
+    severity on a pNIC does not depend on its values, so "lower" is "removed"). All offers at once when that removes
+    nothing, else one by one in order, each kept only when it removes nothing. ``rules``: (index, rule) of the pNIC
+    rules. Only the rules that name a fact the offers change are evaluated on the facts as read and on the trials;
+    returns the pNIC's context on its final facts and those rules' results on it by index (reused, not evaluated
+    again). Appends (``host``, ``"vmnic2.geneve_rx_filter"``) for each value set to ``admitted``."""
+    role = host.overlay_role(pnic)
+    as_read = pnic_context(host, pnic, compat, rates)
+    for field, value, evidence in offered:
+        pnic.set_fact(field, value, evidence)
+    filled = pnic_context(host, pnic, compat, rates)
+    changed = {k for k, v in filled.items() if as_read.get(k) != v}
+    # a rule that gives no finding on this pNIC whatever its facts (about overlay traffic, on a pNIC that carries
+    # none) is not one an offer could silence
+    guarded = [(i, r) for i, r in rules
+               if not (r.overlay and role == OVERLAY_NONE) and changed & set(_IDENT.findall(r.condition))]
+    before = {i: _matches(r, as_read) for i, r in guarded}
+    hits = {i: _matches(r, filled) for i, r in guarded}
+    if all(hits[i] for i, hit in before.items() if hit):
+        admitted.extend((host, f"{pnic.name}.{field}") for field, _v, _e in offered)
+        return filled, hits
+    for field, _v, _e in offered:  # some value would silence a finding: keep, one by one, only those that do not
+        _unset(pnic, field)
+    ctx, hits = as_read, before
+    for field, value, evidence in offered:
+        pnic.set_fact(field, value, evidence)
+        trial = pnic_context(host, pnic, compat, rates)
+        trial_hits = {i: _matches(r, trial) for i, r in guarded}
+        if all(trial_hits[i] for i, hit in before.items() if hit):
+            ctx, hits = trial, trial_hits
+            admitted.append((host, f"{pnic.name}.{field}"))
+        else:
+            _unset(pnic, field)
+    return ctx, hits
+
+
+def _pnic_targets(rules: list[Rule], host: Host, compat: Any, offers: Mapping[int, Sequence[Offer]],
+                  admitted: list[tuple[Host, str]]) -> tuple[list[tuple[Any, dict[str, Any]]],
+                                                             dict[tuple[int, int], bool]]:
+    """The physical pNICs of ``host`` with their rule contexts, the offers of each admitted first (:func:`_admit`);
+    and the results the admission already has, by (rule index, ``id(pnic)``)."""
+    rates = ports_line_rates(host)
+    pnic_rules = [(i, r) for i, r in enumerate(rules) if r.applies_to == "pnic"]
+    targets: list[tuple[Any, dict[str, Any]]] = []
+    known: dict[tuple[int, int], bool] = {}
+    for p in host.pnics:
+        if p.is_physical is False:  # pseudo devices (vusb0, veth, bonds) are not audited
+            continue
+        offered = [o for o in offers.get(id(p), ()) if getattr(p, o[0]) is None]
+        if not offered:
+            targets.append((p, pnic_context(host, p, compat, rates)))
+            continue
+        ctx, hits = _admit(pnic_rules, host, p, offered, compat, rates, admitted)
+        targets.append((p, ctx))
+        known.update(((i, id(p)), hit) for i, hit in hits.items())
+    return targets, known
 
 
 def _targets(host: Host, applies_to: str, compat: Any) -> Iterable[tuple[Any, dict[str, Any]]]:
@@ -86,7 +165,21 @@ _LOWER = {Severity.ERROR: Severity.WARNING, Severity.WARNING: Severity.INFO, Sev
 
 
 def evaluate(rules: list[Rule], hosts: list[Host], compat: dict[int, Any] | None = None) -> list[Finding]:
-    """Run every rule on every applicable object of every host.
+    """Run every rule on every applicable object of every host: :func:`evaluate_admitting` with no document offers.
+    Returns the findings."""
+    return evaluate_admitting(rules, hosts, compat)[0]
+
+
+def evaluate_admitting(rules: list[Rule], hosts: list[Host], compat: dict[int, Any] | None = None,
+                       offers: Mapping[int, Sequence[Offer]] | None = None
+                       ) -> tuple[list[Finding], list[tuple[Host, str]]]:
+    """Run every rule on every applicable object of every host, once, on its facts.
+
+    ``offers``: by ``id(pnic)``, the values documents offer for facts the pNIC did not read (:data:`Offer`). Each is
+    set on the pNIC only when it makes no rule stop firing that fires on the facts as read (a document about a
+    driver must not hide a warning about this NIC; :func:`_admit`), before the rules run; a rule that names such a
+    fact is also evaluated on the facts as read, to know. Returns (the findings, (host, ``"vmnic2.geneve_rx_filter"``)
+    for each offer set).
 
     ``compat``: each host's compatibility context by ``id(host)`` (:func:`nicadvisor.vcg.context.compat_contexts`,
     the judgement's one derivation of the release and the driver-catalogue facts); derived per context when absent.
@@ -103,17 +196,20 @@ def evaluate(rules: list[Rule], hosts: list[Host], compat: dict[int, Any] | None
     ``esxcfg-nics -l`` of 5,000 rows took over 150 s when each rule rebuilt them, each scanning every pNIC).
     """
     findings: list[Finding] = []
+    admitted: list[tuple[Host, str]] = []
     for host in hosts:
         host_compat = compat.get(id(host)) if compat is not None else None
         contexts: dict[str, list[tuple[Any, dict[str, Any]]]] = {}  # built once per host, not once per rule
-        for rule in rules:
+        known: dict[tuple[int, int], bool] = {}  # results the admission of offers already has
+        if offers:
+            contexts["pnic"], known = _pnic_targets(rules, host, host_compat, offers, admitted)
+        for index, rule in enumerate(rules):
             if rule.applies_to not in contexts:
                 contexts[rule.applies_to] = list(_targets(host, rule.applies_to, host_compat))
             for obj, ctx in contexts[rule.applies_to]:
-                try:
-                    hit = rule.compiled.matches(ctx)
-                except rule_engine.errors.EvaluationError:
-                    hit = False
+                hit = known.get((index, id(obj)))
+                if hit is None:
+                    hit = _matches(rule, ctx)
                 if not hit:
                     continue
                 role = "" if not rule.overlay else (
@@ -143,4 +239,4 @@ def evaluate(rules: list[Rule], hosts: list[Host], compat: dict[int, Any] | None
                     verify=string.Template(rule.verify).safe_substitute(to_fill),
                 ))
     findings.sort(key=lambda f: (f.severity.rank, f.host, f.target, f.rule_id))
-    return findings
+    return findings, admitted

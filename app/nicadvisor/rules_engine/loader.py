@@ -30,7 +30,7 @@ import yaml
 from nicadvisor.model import Host, KernelModule, PhysicalNic, Severity, Switch, VmkernelNic
 from nicadvisor.paths import rules_dir
 from nicadvisor.model.references import DOCUMENTS
-from nicadvisor.rules_engine.commands import COMMAND_FACTS
+from nicadvisor.change_commands import COMMAND_FACTS
 from nicadvisor.rules_engine.context import EXTRA_FACTS, known_facts
 
 _SCHEMA = json.loads((Path(__file__).with_name("rule.schema.json")).read_text(encoding="utf-8"))

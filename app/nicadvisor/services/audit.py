@@ -132,11 +132,11 @@ def run_audit(request: AuditRequest, progress: Progress | None = None,
 
 
 def evaluate_findings(hosts: list, rules: list | None = None) -> list[Finding]:
-    """Every finding of an audit of ``hosts``, judged in one pass (:func:`nicadvisor.vcg.judge.judge`: ``rules``,
-    default the shipped ones and the user's that load (:func:`audit_rules`), the compatibility context of each host
-    derived once, the compatibility database, the imported guide). Raises
+    """Every finding of an audit of ``hosts``, judged in one pass (:func:`nicadvisor.judgement.judge`: ``rules``,
+    default the shipped ones and the user's that load (:func:`audit_rules`), the knowledge sources adding their
+    facts to the pNICs once, the compatibility database, the imported guide). Raises
     :class:`nicadvisor.rules_engine.RuleError` if a shipped rule file is broken."""
-    from nicadvisor.vcg.judge import judge
+    from nicadvisor.judgement import judge
 
     return judge(hosts, audit_rules([]) if rules is None else rules)
 
@@ -161,6 +161,11 @@ def audit_rules(problems: list[InputProblem]) -> list:
     problems.extend(InputProblem(str(path), f"rule file skipped, the audit ran without its rules: {why}")
                     for path, why in skipped)
     return rules
+
+
+def _facts_known(host) -> int:
+    """How many pNIC facts of ``host`` have evidence: each fact the judgement adds (set only where unknown) adds one."""
+    return sum(len(p.evidence) for p in host.pnics)
 
 
 def reopen_audit(store: "AuditStore", audit_id: int) -> Audit:
@@ -237,7 +242,11 @@ def _run(request: AuditRequest, paths: list[str], audit: Audit, report: Progress
                 store.update_host(audit.history_id, host)
     check(cancel)
     report(0.9, "Checking rules and the compatibility database")
+    facts_before = [_facts_known(h) for h in audit.hosts]
     audit.findings = evaluate_findings(audit.hosts, rules) + target_findings(audit)
+    for host, before in zip(audit.hosts, facts_before) if store is not None else ():
+        if _facts_known(host) != before:  # the judgement added facts from its documents: stored with the host
+            store.update_host(audit.history_id, host)
     phys = sum(1 for h in audit.hosts for p in h.pnics if p.is_physical is not False)  # as every export counts
     audit.findings.extend(attested)  # a reading on the host that disagrees with an attestation
     report(1.0, f"Audited {plural(len(audit.hosts), 'host')}, {plural(phys, 'pNIC')}")

@@ -15,8 +15,6 @@ from typing import Callable
 from nicadvisor.parsers.assemble import HostInputs, assemble_host
 from nicadvisor.model import InputProblem
 from nicadvisor.model.text import SecretScrubber
-from nicadvisor.vcg.card_models import fill_card_capability
-from nicadvisor.vcg.knowledge import fill_from_driver_catalogue
 
 Progress = Callable[[float, str], None]
 
@@ -71,8 +69,6 @@ class HostSink:
         also write its captures to ``save_folder``. Raises what ``store.add_host`` raises."""
         with self._lock:
             host, host_problems, _parsed = assemble_host(group)
-            fill_from_driver_catalogue(host)
-            fill_card_capability(host)
             host, host_problems = self._scrubbed(host, host_problems)
             self._index[id(group)] = len(self.audit.hosts)
             self._groups.append(group)
@@ -93,8 +89,6 @@ class HostSink:
         with self._lock:
             i = self._index[id(group)]
             host, host_problems, _parsed = assemble_host(group)
-            fill_from_driver_catalogue(host)
-            fill_card_capability(host)
             host, host_problems = self._scrubbed(host, host_problems)
             remaining = list(self._host_problems[i])
             new = []

@@ -20,7 +20,7 @@ import csv
 import functools
 from dataclasses import dataclass
 
-from nicadvisor.model import Evidence, Host
+from nicadvisor.model import Evidence, Host, PhysicalNic
 from nicadvisor.model.capabilities import CARD_ORIGIN
 from nicadvisor.parsers.base import hex4
 from nicadvisor.parsers.pcie_config import SPEED_GTS
@@ -67,20 +67,24 @@ def card_of(vid: str | None, did: str | None) -> CardPcie | None:
     return card_table().get((hex4(vid) or "", hex4(did) or "")) if vid and did else None
 
 
+def card_capability(pnic: PhysicalNic, card: CardPcie | None) -> list[str]:
+    """Set ``pnic``'s unread capable PCIe facts from ``card`` (its row of the table, :func:`card_of`, as the
+    judgement's context looked it up once; None: nothing to set). Returns ``"vmnic5.pcie_width_capable"``-style
+    names of what was set."""
+    if card is None or pnic.is_physical is False or pnic.is_virtual_uplink:
+        return []
+    budget = f", about {card.budget_gbps:g} Gbit/s" if card.budget_gbps else ""
+    line = f"{card.model} ({card.vid}:{card.did}): PCIe Gen{card.gen} x{card.width}{budget}"
+    filled = []
+    for field, value in (("pcie_speed_capable_gts", card.speed_gts), ("pcie_width_capable", card.width)):
+        if getattr(pnic, field) is None:
+            pnic.set_fact(field, value, Evidence(CARD_ORIGIN, line, card.source))
+            filled.append(f"{pnic.name}.{field}")
+    return filled
+
+
 def fill_card_capability(host: Host) -> list[str]:
     """Set the unread capable PCIe facts of ``host``'s physical pNICs whose IDs the table names (see the module
     docstring). Returns ``"vmnic5.pcie_width_capable"``-style names of what was set."""
-    filled = []
-    for p in host.pnics:
-        if p.is_physical is False or p.is_virtual_uplink:
-            continue
-        card = card_of(p.vid, p.did)
-        if card is None:
-            continue
-        budget = f", about {card.budget_gbps:g} Gbit/s" if card.budget_gbps else ""
-        line = f"{card.model} ({card.vid}:{card.did}): PCIe Gen{card.gen} x{card.width}{budget}"
-        for field, value in (("pcie_speed_capable_gts", card.speed_gts), ("pcie_width_capable", card.width)):
-            if getattr(p, field) is None:
-                p.set_fact(field, value, Evidence(CARD_ORIGIN, line, card.source))
-                filled.append(f"{p.name}.{field}")
-    return filled
+    return [name for p in host.pnics if p.is_physical is not False and not p.is_virtual_uplink
+            for name in card_capability(p, card_of(p.vid, p.did))]

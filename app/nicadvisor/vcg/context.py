@@ -1,10 +1,11 @@
-"""Each audited host's compatibility context, derived once per judgement (:func:`nicadvisor.vcg.judge.judge`).
+"""Each audited host's compatibility context, derived once per judgement (:func:`nicadvisor.judgement.judge`).
 
 For one host: its ESXi release with the update level (:func:`nicadvisor.vcg.builds.host_release`, or why it is not
 known), and for each physical pNIC what the three sources of compatibility knowledge say about it: the entries of
 the shipped compatibility database (:meth:`nicadvisor.vcg.lookup.VcgDatabase.match`, for that release), the
 listings of the imported compatibility guide (:meth:`nicadvisor.vcg.guide_store.GuideDataset.for_device`, subsystem
-checked) and the facts of the driver catalogue (:func:`nicadvisor.vcg.knowledge.catalogue_facts`). The rules
+checked), the facts of the driver catalogue (:func:`nicadvisor.vcg.knowledge.catalogue_facts`) and the card-model
+table's row (:func:`nicadvisor.vcg.card_models.card_of`): each source consulted once per pNIC. The rules
 engine (RSS commands), the database findings, the catalogue conflicts and the guide findings all read this one
 context instead of walking the hosts and deriving the release again.
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 
 from nicadvisor.model import Host, PhysicalNic
 from nicadvisor.vcg.builds import host_release, release_unknown_reason
+from nicadvisor.vcg.card_models import CardPcie, card_of
 from nicadvisor.vcg.driver_catalogue import CatalogueFact, DriverCatalogue
 from nicadvisor.vcg.guide_formats import GuideListing
 from nicadvisor.vcg.guide_store import GuideDataset
@@ -27,12 +29,14 @@ from nicadvisor.vcg.lookup import VcgDatabase, VcgEntry, open_database
 class PnicCompat:
     """What the compatibility sources say about one physical pNIC: ``entries`` of the shipped database (notes
     included; empty without VID/DID), ``listings`` of the imported guide for its device and subsystem (empty without
-    a guide, or on a host that is not ESXi), ``catalogue`` the driver catalogue's facts by capability."""
+    a guide, or on a host that is not ESXi), ``catalogue`` the driver catalogue's facts by capability, ``card`` the
+    card-model table's row for its PCI IDs (:func:`nicadvisor.vcg.card_models.card_of`; None when not listed)."""
 
     pnic: PhysicalNic
     entries: tuple[VcgEntry, ...] = ()
     listings: tuple[GuideListing, ...] = ()
     catalogue: dict[str, CatalogueFact] = field(default_factory=dict)
+    card: CardPcie | None = None
 
 
 @dataclass(frozen=True)
@@ -89,7 +93,8 @@ def host_compat(host: Host, db: VcgDatabase, guide: GuideDataset | None,
                                      firmware_version=p.firmware_version, esxi_version=release))
             if guide is not None and esxi:
                 listings = tuple(g for g in guide.for_device(p.vid.lower(), p.did.lower()) if subsystem_ok(g, p))
-        pnics[p.name] = PnicCompat(p, entries, listings, catalogue_facts(host, p, catalogue, release=release))
+        pnics[p.name] = PnicCompat(p, entries, listings, catalogue_facts(host, p, catalogue, release=release),
+                                   None if p.is_virtual_uplink else card_of(p.vid, p.did))
     return HostCompat(host, release, reason, pnics, guide)
 
 

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
-from nicadvisor.rules_engine.commands import (
+from nicadvisor.change_commands import (
     driver_update_steps, firmware_update_steps, guide_import_steps, release_change_steps,
 )
 from nicadvisor.model import Finding, Host, PhysicalNic, Severity
@@ -197,7 +197,7 @@ def findings_for_pnic(host: Host, p: PhysicalNic, data: GuideDataset,
     def finding(rule_id: str, title: str, severity: Severity, message: str, recommendation: str,
                 steps: dict[str, str] | None = None) -> Finding:
         """``steps``: the ``change`` / ``verify`` / ``rollback`` of a finding to act on
-        (:mod:`nicadvisor.rules_engine.commands`)."""
+        (:mod:`nicadvisor.change_commands`)."""
         steps = steps or {}
         return Finding(rule_id=rule_id, title=title, severity=severity, host=host.name, obj=p.name,
                        message=f"{message} [{TRUST}]", recommendation=recommendation, references=refs,
@@ -454,6 +454,28 @@ def _needed_features(host: Host, p: PhysicalNic) -> list[tuple[str, tuple[str, .
     return out
 
 
+def _feature_listings(ctx: HostCompat, p: PhysicalNic) -> list[GuideListing]:
+    """The guide's listings of ``p``'s device for its host's release and installed driver that can name NSX features
+    (the vSAN HCL's cannot); [] off ESXi or when the release is not known."""
+    if ctx.host.kind != "esxi" or ctx.release is None:
+        return []
+    _all, _same, mine = _driver_listings([g for g in ctx.of(p).listings if g.release == ctx.release], p)
+    return [g for g in mine if g.source != "vsan-hcl"]
+
+
+def guide_listed_facts(ctx: HostCompat, p: PhysicalNic) -> set[str]:
+    """The pNIC facts (``geneve_offload``, ``ens_capable``…) whose overlay feature the imported guide lists for ``p``
+    (device, release, installed driver): the cells :func:`feature_findings` decides from the guide when the host did
+    not read them. Certification data outranks the driver catalogue's documents (trust ranks, :mod:`nicadvisor.vcg`),
+    so the judgement offers no catalogue value for them."""
+    mine = _feature_listings(ctx, p)
+    if not mine:
+        return set()
+    have = _features(mine)
+    return {FEATURE_CELLS[need][1] for need, satisfied_by in _needed_features(ctx.host, p)
+            if any(f in have for f in satisfied_by)}
+
+
 def feature_findings(hosts: list[Host], data: GuideDataset | None,
                      contexts: dict[int, HostCompat] | None = None) -> list[Finding]:
     """What the imported guide says about the overlay features of each ESXi pNIC whose device, release and driver
@@ -485,8 +507,7 @@ def feature_findings(hosts: list[Host], data: GuideDataset | None,
             if p.is_physical is False:
                 continue
             listed = list(ctx.of(p).listings)
-            _all, _same, mine = _driver_listings([g for g in listed if g.release == release], p)
-            mine = [g for g in mine if g.source != "vsan-hcl"]
+            mine = _feature_listings(ctx, p)
             if not mine:
                 continue
             have = _features(mine)

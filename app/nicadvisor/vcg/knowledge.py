@@ -17,12 +17,13 @@ A catalogue value never silences a rule (design)
     NIC does. It must never make a rule stop firing that fires on the facts read on the host — for example
     ``geneve_rx_filter = true`` from the catalogue would turn off ``no-rss`` ("RSS off and no Geneve Rx filter
     known") on an i40en host that reads ``rss = False``, hiding a warning behind a document about another NIC.
-    :func:`fill_from_driver_catalogue` therefore fills a value **only where the rule outcome cannot become more
-    reassuring**: it evaluates the shipped rules on the host as read, then with the value filled, and keeps the
-    value only when every finding of the first evaluation is still there, with the same or a higher severity (a
-    value may add or raise a finding, never remove or lower one). A value that would remove or lower one is left
-    unfilled: the fact stays unknown, the rule keeps firing, and the cell says what to read on the host. This is
-    checked against the rules themselves, not a list of fields, so a new rule is protected without a change here.
+    This module only offers the values (:func:`catalogue_offers`); the judgement (:func:`nicadvisor.judgement.judge`)
+    hands them to the rules engine, which sets a value **only where the rule outcome cannot become more
+    reassuring** (:func:`nicadvisor.rules_engine.engine.evaluate_admitting`): a rule that names the fact is evaluated
+    on the pNIC as read and with the value, and the value is kept only when every finding of the first is still
+    there (a value may add a finding, never remove one). A value that would remove one is left unfilled: the fact
+    stays unknown, the rule keeps firing, and the cell says what to read on the host. This is checked against the
+    rules themselves, not a list of fields, so a new rule is protected without a change here.
     (The alternative, a rule context that reads catalogue values as unknown, would leave the rules module and the
     matrix disagreeing about the same fact.)
 
@@ -105,71 +106,20 @@ def _scoped(os_name: str, pnic: PhysicalNic, fact: CatalogueFact) -> CatalogueFa
     return dataclasses.replace(fact, value=None, decided=False, reason=why)
 
 
-def fill_from_driver_catalogue(host: Host, catalogue: DriverCatalogue | None = None,
-                               rules: list | None = None) -> list[str]:
-    """Set the unknown capability facts (:data:`FILLED`) of ``host``'s physical pNICs from the catalogue's decided
-    facts, **except** a value that would make a rule stop firing or fire lower than on the facts read on the host
-    (see "A catalogue value never silences a rule" in the module docstring; ``rules``: default the shipped ones).
-    Returns ``"vmnic2.geneve_rx_filter"``-style names of what was set."""
-    candidates = []
-    for p in host.pnics:
-        for cap, fact in catalogue_facts(host, p, catalogue).items():
-            field = FILLED.get(cap)
-            if field is None or not fact.decided or fact.value is None or getattr(p, field) is not None:
-                continue
-            line = f"{p.driver} {p.driver_version or '(version unknown)'}: {cap} = {fact.value}"
-            candidates.append((p, field, fact.value, Evidence(ORIGIN_LABEL, line, fact.source)))
-    if not candidates:
-        return []
-    rules = _shipped_rules() if rules is None else rules
-    as_read = _outcome(host, rules)
-    for p, field, value, evidence in candidates:
-        p.set_fact(field, value, evidence)
-    if _no_less_alarming(as_read, _outcome(host, rules)):
-        return [f"{p.name}.{field}" for p, field, _v, _e in candidates]
-    # some value would silence or lower a finding: keep, one by one, only those that do not
-    for p, field, _v, _e in candidates:
-        _unset(p, field)
-    filled = []
-    for p, field, value, evidence in candidates:
-        p.set_fact(field, value, evidence)
-        if _no_less_alarming(as_read, _outcome(host, rules)):
-            filled.append(f"{p.name}.{field}")
-        else:
-            _unset(p, field)
-    return filled
-
-
-@functools.lru_cache(maxsize=1)
-def _shipped_rules_cached() -> tuple:
-    from nicadvisor.rules_engine import load_rules
-
-    return tuple(load_rules(skipped=[]))  # a user rule file that does not load is named by the audit itself
-
-
-def _shipped_rules() -> list:
-    return list(_shipped_rules_cached())
-
-
-def _outcome(host: Host, rules: list) -> dict[tuple[str, str], int]:
-    """(rule id, target) → the most severe rank (0 error … 2 info) the rules give on ``host``."""
-    from nicadvisor.rules_engine import evaluate
-
-    out: dict[tuple[str, str], int] = {}
-    for f in evaluate(rules, [host]):
-        key = (f.rule_id, f.obj)
-        out[key] = min(out.get(key, 3), f.severity.rank)
+def catalogue_offers(pnic: PhysicalNic, facts: dict[str, CatalogueFact]) -> list[tuple[str, object, Evidence]]:
+    """What the catalogue offers for ``pnic``'s unknown capability facts (:data:`FILLED`), from its catalogue
+    ``facts`` (:func:`catalogue_facts`, as the judgement's context holds them): ``(field, value, evidence)`` per
+    decided fact, in the catalogue's order, with evidence ``command = "from the driver catalogue"``,
+    ``line = <driver> <version>: <capability> = <value>`` and the fact's source. Sets nothing: the judgement sets an
+    offer only where no rule stops firing (:func:`nicadvisor.rules_engine.engine.evaluate_admitting`)."""
+    out: list[tuple[str, object, Evidence]] = []
+    for cap, fact in facts.items():
+        field = FILLED.get(cap)
+        if field is None or not fact.decided or fact.value is None or getattr(pnic, field) is not None:
+            continue
+        line = f"{pnic.driver} {pnic.driver_version or '(version unknown)'}: {cap} = {fact.value}"
+        out.append((field, fact.value, Evidence(ORIGIN_LABEL, line, fact.source)))
     return out
-
-
-def _no_less_alarming(before: dict[tuple[str, str], int], after: dict[tuple[str, str], int]) -> bool:
-    """True when every finding of ``before`` is in ``after`` with the same or a more severe rank."""
-    return all(key in after and after[key] <= rank for key, rank in before.items())
-
-
-def _unset(p: PhysicalNic, field: str) -> None:
-    setattr(p, field, None)
-    p.evidence.pop(field, None)
 
 
 def from_catalogue(pnic: PhysicalNic, field: str) -> bool:

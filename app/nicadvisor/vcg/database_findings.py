@@ -18,7 +18,7 @@ driver on the host's release is compatible.
 """
 from __future__ import annotations
 
-from nicadvisor.rules_engine.commands import driver_update_steps
+from nicadvisor.change_commands import driver_update_steps
 from nicadvisor.model import Finding, Host, PhysicalNic, Severity
 from nicadvisor.vcg.builds import release_unknown_reason
 from nicadvisor.vcg.context import HostCompat, contexts_for
