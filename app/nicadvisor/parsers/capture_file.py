@@ -40,6 +40,9 @@ class Capture:
     host: str | None = None
     notes: tuple[str, ...] = field(default=())
     origin: str | None = None  # the ``# source:`` header
+    #: ``host`` is the one the shell prompts of this part of a pasted session name (a file holding several hosts'
+    #: prompts, :func:`nicadvisor.parsers.registry.session_hosts`), not a ``# host:`` header
+    prompt_host: bool = False
 
 
 def parse_capture_text(source: str, data: bytes) -> Capture:
