@@ -467,9 +467,23 @@ def _before_first_echo(text: str) -> str:
 
 def _other_targets(header_command: str, session: list[tuple[str, str]]) -> bool:
     """True when an echoed command of ``session`` is about an interface or module (``-n vmnic3``, ``-m ixgben``,
-    ``/net/pNics/vmnic3/``) that no command of the header names: its output belongs to that one, not the header's."""
-    named = {c.target for c in split_commands(header_command)}
-    return any((t := CommandLine.parse(command).target) is not None and t not in named for command, _ in session)
+    ``/net/pNics/vmnic3/``) that no command of the header names: its output belongs to that one, not the header's;
+    or when it is a command of the header's platform but of a family no command of the header has (``ethtool eth0``
+    then ``ifconfig eth0`` under ``# command: ethtool eth0``): its output is that command's, which the header's parser
+    would not read. (``dmesg`` echoed in the ESXi Shell under a ``vmkernel.log`` header is the same log: another
+    platform's family, not split.)"""
+    header = split_commands(header_command)
+    named = {c.target for c in header}
+    kinds = {family for c in header for family, _ in parsers_for(c)[:1]}
+    platforms = {c.platform for family in kinds for c in commands.by_family(family)}
+    for command, _ in session:
+        cmd = CommandLine.parse(command)
+        if cmd.target is not None and cmd.target not in named:
+            return True
+        family = next((f for f, _ in parsers_for(cmd)[:1]), None)
+        if kinds and family and family not in kinds and platforms & {c.platform for c in commands.by_family(family)}:
+            return True
+    return False
 
 
 def _mark_pseudo(result: ParseResult) -> None:
