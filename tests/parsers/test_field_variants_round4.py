@@ -1,5 +1,5 @@
-"""Issue 26, the families that had readers but no real output: an N-VDS's ``net-dvs -l`` (its MTU only shows there)
-and author-note arrows after values in blog pastes. Every input is a real public output stored verbatim under
+"""Issue 26 (round 4), the families that had readers but no real output: an N-VDS's ``net-dvs -l`` (its MTU only
+shows there), author-note arrows after values in blog pastes, and ethtool's long option spellings. Every input is a real public output stored verbatim under
 ``tests/parsers/captures/`` with its source in its header:
 
 * ``esxi_net-dvs-l_nvds_overlay_opaquedvs_portset_mtu1600_nsxt251_author_arrow_blog.txt`` — an NSX-T 2.5.1 N-VDS
@@ -9,7 +9,9 @@ and author-note arrows after values in blog pastes. Every input is a real public
 * ``esxi_net-dvs-l_opaquedvs_true_no_mtu_nsx_qe_parser_doctest.txt`` — an opaque switch of an NSX test-automation
   parser's doctest (no MTU in its global properties);
 * ``linux_ethtool_ifconfig_enp0s3_author_arrows_after_speed_duplex_pgyogesh_blog.txt`` — ``Speed: 10000Mb/s <===``,
-  ``Duplex: Full <===`` and ``ifconfig eth0`` counters with ``<===``, under ``# command: ethtool eth0``.
+  ``Duplex: Full <===`` and ``ifconfig eth0`` counters with ``<===``, under ``# command: ethtool eth0``;
+* ``linux_ethtool_--show-ring_…``, ``linux_ethtool_--show-features_…``, ``linux_ethtool_--driver_…``: ethtool's long
+  spellings of ``-g``, ``-k`` and ``-i`` as admins typed them.
 
 Not found in any public source (searched: code, pages and issues corpora, exact strings): a Linux kernel log with a
 ``<N>`` log-level prefix after a date-time timestamp, and an ``<---``/``==>``/``‹--`` arrow after a NIC value.
@@ -89,3 +91,15 @@ def test_arrow_like_text_inside_values_is_kept():
         "flags=4163<UP,BROADCAST,RUNNING,MULTICAST>  mtu 1500"
     assert unframe("link behavior = a -> b") == "link behavior = a -> b"
     assert unframe("rx_queue <-1>") == "rx_queue <-1>"
+
+
+def test_ethtool_long_spellings_as_typed_are_read_like_the_short_ones():
+    from capturetools import read_local_capture as read
+
+    pnics, *_ = read("linux_ethtool_--show-ring_eth0_virtio_cloud_vm_rx_256_of_4096_long_option_bjdzliu.txt")
+    assert pnics["eth0"] == {"rx_ring_size": 256, "tx_ring_size": 256, "rx_ring_max": 4096, "tx_ring_max": 4096}
+    pnics, *_ = read("linux_ethtool_--show-features_grep_offload_eth0_lro_fixed_long_option_bjdzliu.txt")
+    assert pnics["eth0"] == {"tso": True, "lro": False, "fixed_offloads": ["lro"]}
+    pnics, *_ = read("linux_ethtool_--driver_eth0_forcedeth_0.61_long_option_ubuntu_forum_2008.txt")
+    assert pnics["eth0"] == {"driver": "forcedeth", "driver_version": "0.61", "pci_address": "0000:00:0a.0",
+                             "is_physical": True}  # the empty firmware-version is no value
