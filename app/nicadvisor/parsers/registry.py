@@ -369,6 +369,8 @@ def session_hosts(text: str) -> list[tuple[str, str]]:
     or a host with no output, continues the host before it. An empty list for a text of one host or none (it is read
     as it is). The text is unframed first (:func:`~nicadvisor.parsers.framing.unframe`: idempotent, as every parser
     reads it); only the first :data:`MAX_ECHO_LINES` lines are searched for prompts. Linear; never raises."""
+    if text.count("@", 0, 1 << 20) < 2:  # two hosts' prompts need two "user@host": most captures end here, unread
+        return []
     lines = unframe(text).splitlines()
     starts: list[tuple[int, str | None, bool]] = []  # (line index, prompt's host, an output under it)
     for i, line in enumerate(lines[:MAX_ECHO_LINES]):
