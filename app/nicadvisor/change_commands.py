@@ -322,8 +322,22 @@ def pnic_show_commands(host: Host, pnic: PhysicalNic) -> dict[str, str]:
 def tso_commands(host: Host, pnic: PhysicalNic) -> dict[str, str]:
     """TCP segmentation offload of a pNIC: ``tso_enable_command``, ``tso_verify_command``, ``tso_rollback_command``
     (Linux: ``ethtool -K IF tso on|off``, read back with ``ethtool -k``; ESXi: ``esxcli network nic tso set -e 1|0 -n
-    vmnicN``, read back with ``esxcli network nic tso get``, the command the audit reads it with)."""
+    vmnicN``, read back with ``esxcli network nic tso get``, the command the audit reads it with).
+
+    A NIC whose ``ethtool -k`` says ``tcp-segmentation-offload: off [fixed]`` (``fixed_offloads`` holds ``tso``) is
+    never told to turn TSO on (the driver refuses it; issue 26): the enable command says so and names what can change
+    it (a driver or firmware that offers TSO on this NIC, or another NIC), and there is nothing to roll back."""
     name = _sh(pnic.name)
+    if pnic.tso is False and "tso" in (pnic.fixed_offloads or ()):
+        driver = pnic.driver or "its driver"
+        return {"tso_enable_command": (
+                    f"Manual: not with a command: {pnic.name} reports TCP segmentation offload off [fixed] (ethtool "
+                    f"-k): {driver} or the NIC cannot segment, and no ethtool setting turns it on. Update {driver} "
+                    f"(and the NIC firmware) to a version that offers TSO on this NIC, or move the traffic to a NIC "
+                    f"whose driver offers it."),
+                "tso_verify_command": (f"ethtool -k {name} | grep tcp-segmentation-offload" if host.kind == "linux"
+                                       else "esxcli network nic tso get"),
+                "tso_rollback_command": "Nothing to roll back: no TSO setting is changed on this NIC."}
     if host.kind == "linux":
         return {"tso_enable_command": f"ethtool -K {name} tso on",
                 "tso_verify_command": f"ethtool -k {name} | grep tcp-segmentation-offload",

@@ -42,6 +42,8 @@ POSITIVE = {
     "tep-mtu-below-1700": ("esxi_g_esxcfg-vmknic_-l_netstack_esxi60_sio4.txt", "h/vmk2"),
     # 'tcp-segmentation-offload: off' on an e1000e port (issue 28 §1: TSO off on a sender is named as a finding)
     "tso-off": ("linux_ethtool-k_grep_seg_e1000e_eno1_no_udp_tnl_systemd6854.txt", "h/eno1"),
+    # 'tcp-segmentation-offload: off [fixed]' of a hi3531-dwmac (stmmac) port: never told to run ethtool -K (issue 26)
+    "tso-off-fixed": ("linux_ethtool-k_eth0_tso_off_fixed_hi3531-dwmac_stmmac_excerpt.txt", "h/eth0"),
     "virtual-uplink-offload": ("esxi_api_govc_dump_pcidevice_vmxnet3.txt", "h/pci:0000:0b:00.0"),
 }
 #: More real captures that fire a rule of POSITIVE through another parser: (rule, capture, target).
@@ -64,6 +66,8 @@ NEGATIVE = {
     "no-geneve-offload": ("nsx_edge_cli_get_physical-ports_vmxnet3_pmd_flattened.txt", "h/fp-eth0"),  # virtual uplink
     "no-geneve-rx-filter": ("esxi_api_ansible_vmnic_info_xxv710_i40en_25g_partial.txt", "h/vmnic6"),
     "tso-off": ("linux_ethtool-k_igb_enp2s0.txt", "h/enp2s0"),  # 'tcp-segmentation-offload: on'
+    # 'tcp-segmentation-offload: off' without [fixed]: TSO can be turned on (the tso-off rule's case)
+    "tso-off-fixed": ("linux_ethtool-k_grep_seg_e1000e_eno1_no_udp_tnl_systemd6854.txt", "h/eno1"),
     "not-ens-capable": ("esxi_esxcfg-nics-e_ens_capability_igbn_ixgben_i40en.txt", "h/vmnic4"),
     # the sibling host interface of the same card, at its full Gen3 x8
     "pcie-link-downgraded": ("linux_dmesg_fm10k_pcie_limited_x4_of_x8_renamed_enp2s0.txt", "h/enp1s0"),

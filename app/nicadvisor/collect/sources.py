@@ -9,7 +9,11 @@ How a path is read (also documented in the README, "Capture folders"):
 * a folder holding ``sos_commands/`` or a ``.tar.xz`` file: one Linux sosreport = one host, named by its
   ``hostname`` output (:mod:`nicadvisor.collect.sosreport`); a ``.tar.xz`` without ``sos_commands/`` is read as a
   tarball of capture files;
-* a single capture file: one host, named by its ``# host:`` header, else by the file's folder;
+* a single capture file: one host, named by its ``# host:`` header, else by the file's folder — unless the shell
+  prompts of its pasted session name two or more hosts that each printed an output (``[root@a ~]#`` …
+  ``[root@b ~]#``; :func:`nicadvisor.parsers.registry.session_hosts`): then each of those hosts gets the outputs after
+  its own prompts, named as its prompts name it (the first by a ``# host:`` header that names none of them), and a
+  note says that the file held that many hosts;
 * a collection file (many captures in one file, as the collector script writes them with ``--stdout``:
   :func:`nicadvisor.parsers.capture_file.parse_collection_text`): read as that many capture files in its folder;
 * a folder holding capture files: one host named after the folder — unless files carry a
@@ -21,6 +25,7 @@ becomes an :class:`~nicadvisor.model.InputProblem` naming it; nothing raises for
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import stat
@@ -32,6 +37,7 @@ from nicadvisor.collect.sosreport import is_sosreport_folder, read_sosreport
 from nicadvisor.parsers.capture_file import (
     MAX_CAPTURE_BYTES, Capture, CaptureError, is_collection, parse_capture_text, parse_collection_text,
 )
+from nicadvisor.parsers.registry import session_hosts
 from nicadvisor.model import InputProblem
 
 _BUNDLE_SUFFIXES = (".tgz", ".tar.gz", ".tar", ".tar.xz")
@@ -171,6 +177,17 @@ def _file_into(p: Path, default_host: str, hosts: dict[str, HostInputs], problem
         return
     problems.extend(InputProblem(u.split(": ")[0], u) for u in unread)
     for cap in captures:
+        parts = session_hosts(cap.text)
+        if parts:  # one paste, several hosts' prompts: each host its own outputs (issue 26)
+            names = [h for h, _ in parts]
+            problems.append(InputProblem(cap.source, f"the file held {len(parts)} hosts ({', '.join(names)}: the "
+                                                     "hosts its shell prompts name): read as that many hosts, each "
+                                                     "with the outputs after its own prompts", cap.command))
+            own = cap.host if cap.host and cap.host not in names else None  # a "# host:" naming none of them
+            for i, (host, text) in enumerate(parts):
+                part = dataclasses.replace(cap, text=text, host=own if i == 0 and own else host, prompt_host=True)
+                hosts.setdefault(part.host, HostInputs(part.host)).captures.append(part)
+            continue
         name = cap.host or default_host
         hosts.setdefault(name, HostInputs(name)).captures.append(cap)
 
@@ -286,7 +303,7 @@ def _claims_of_other_collections(hosts: dict[str, HostInputs], problems: list[In
     members: dict[str, list[Capture]] = {}
     for group in hosts.values():
         for cap in group.captures:
-            if cap.host:
+            if cap.host and not cap.prompt_host:  # a host its own prompts name claims nothing
                 members.setdefault(_collection_of(cap.source), []).append(cap)
     owner: dict[str, str] = {}
     for where, caps in members.items():

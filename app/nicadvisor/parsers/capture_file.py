@@ -92,6 +92,9 @@ class Capture:
     origin: str | None = None  # the ``# source:`` header
     #: When the output was captured, as its header or bundle name states (:func:`capture_time`): ``(date, how)``.
     captured: tuple[str, str] | None = None
+    #: ``host`` is the one the shell prompts of this part of a pasted session name (a file holding several hosts'
+    #: prompts, :func:`nicadvisor.parsers.registry.session_hosts`), not a ``# host:`` header
+    prompt_host: bool = False
 
 
 def parse_capture_text(source: str, data: bytes) -> Capture:

@@ -22,7 +22,8 @@ Framing that changes every line is removed too (issue 16 §5):
   forum BBCode tags (``[FONT=Arial]``, ``[/FONT]``, ``[COLOR="Red"]``, ``[SIZE=2]``, ``[CODE]``, ``[QUOTE]``) are
   removed wherever they sit in a line (captures ``linux_dmesg_igb_link_up_markdown_bold_inside_lines_lede9894.txt``,
   ``linux_kernlog_grep_bnx2_link_down_up_bbcode_font_tags_inside_lines_ubuntuforums.txt``);
-* an author's note after a value — `` # …``, `` <-- …``/`` <- …``, ``(ed. note …)`` — is cut off the line, outside
+* an author's note after a value — `` # …``, an arrow (`` <-- …``, `` <- …``, `` <--- …``, `` << -- …``, `` <===``,
+  `` ==> …``, ``‹--``, ``←``), ``(ed. note …)`` — is cut off the line, outside
   double-quoted strings and not on a prompt line (a shell comment on an echoed command is the registry's to drop),
   so that it never becomes part of a driver or firmware version (capture
   ``rhel5_ethtool-i_cxgb3_ixgbe_s2io_note_in_driver_value_dashes_lost_redhat_summit_pdf.txt``: ``driver: Neterion
@@ -80,10 +81,13 @@ _BANNERS = frozenset({"Network Interface Cards Information."})
 _MD_ESCAPABLE = frozenset("[]()_*-#>!{}+.|`<~=")
 _BBCODE_RE = re.compile(r"\[/?(?:FONT|COLOR|SIZE|CODE|QUOTE|HIGHLIGHT)(?:=[^\]\n]{0,60})?\]", re.I)
 _FENCE_RE = re.compile(r"^[ \t]*(?:>[ \t]?)*`{3,}[\w+-]{0,20}[ \t]*$")
-#: An author's note after a value: `` # …``, `` <-- …``/`` <- …`` (also ``←``) up to the end of the line.
-#: Both start only where a run of blanks starts (the look-behind): a search that tried every blank of a long run
-#: re-scanned the rest of the run from each (quadratic; a name and a megabyte of spaces took minutes).
-_NOTE_TAIL_RE = re.compile(r"(?<![ \t])[ \t]+(?:#|<-{1,2}|←)[ \t]")
+#: An author's note after a value: `` # …``, or an arrow pointing at it — `` <- …``, `` <-- …``, `` <--- …``,
+#: `` << -- …`` (blog post "Notify Switches on N-VDS": ``shotgun on failure;  << -- This is where it is set``),
+#: `` <== …``, `` <===`` (pgyogesh/blog: ``Speed: 10000Mb/s <===``), `` ==> …``, ``‹--``, ``←`` — up to the end of
+#: the line (an arrow may end the line). Both start only where a run of blanks starts (the look-behind): a search that
+#: tried every blank of a long run re-scanned the rest of the run from each (quadratic; a name and a megabyte of
+#: spaces took minutes).
+_NOTE_TAIL_RE = re.compile(r"(?<![ \t])[ \t]+(?:#[ \t]|(?:<{1,2}[ \t]?-{1,3}|<={2,3}|={2,3}>|‹-{1,3}|←)(?:[ \t]|$))")
 _ED_NOTE_RE = re.compile(r"(?<![ \t])[ \t]*\((?:ed(?:itor)?\.?[ \t]*)?note\b[^()\n]{0,200}\)", re.I)
 _ELISIONS = frozenset({"...", "…", "[...]", "[…]", "(...)", "<...>"})
 

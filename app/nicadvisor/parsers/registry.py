@@ -350,6 +350,48 @@ def split_session(text: str) -> list[tuple[str, str]]:
 _PROMPT_HOST_RE = re.compile(r"^[ \t]*\[?[\w.-]{1,64}@(?P<host>[\w.-]{1,253})[\s:\]]")
 
 
+def _output_host(command: str, output: str) -> tuple[bool, str | None]:
+    """Whether the chunk ``output`` of :func:`split_session` (its prompt line, then what ``command`` printed) shows
+    an output (a prompt with nothing under it, or only its command again, tells no host's output), and the host its
+    prompt names (None: a prompt without ``user@host``)."""
+    prompt, _, rest = output.partition("\n")
+    m = _PROMPT_HOST_RE.match(prompt)
+    shown = not all(not ln.strip() or normalise(ln) == command for ln in rest.splitlines()[:MAX_ECHO_LINES])
+    return shown, (m.group("host") if m else None)
+
+
+def session_hosts(text: str) -> list[tuple[str, str]]:
+    """``text`` cut into one text per host when the prompts of its pasted session name two or more hosts that each
+    printed an output (``[root@perf10 ~]#`` … ``[root@dhcp47154 ~]#``, ``[root@esx1:~]`` … ``[root@esx2:~]``):
+    ``(host, that host's lines)`` in the order the hosts first appear, each text holding every prompt line of that
+    host and the lines after it up to the next host's prompt (outputs of commands no parser reads included, so that
+    they are still noted), the lines before the first prompt going to the first host. A prompt that names no host,
+    or a host with no output, continues the host before it. An empty list for a text of one host or none (it is read
+    as it is). The text is unframed first (:func:`~nicadvisor.parsers.framing.unframe`: idempotent, as every parser
+    reads it); only the first :data:`MAX_ECHO_LINES` lines are searched for prompts. Linear; never raises."""
+    if text.count("@", 0, 1 << 20) < 2:  # two hosts' prompts need two "user@host": most captures end here, unread
+        return []
+    lines = unframe(text).splitlines()
+    starts: list[tuple[int, str | None, bool]] = []  # (line index, prompt's host, an output under it)
+    for i, line in enumerate(lines[:MAX_ECHO_LINES]):
+        echoed = is_command_echo(line)
+        if echoed:  # a bare prompt (""), or no prompt (None), starts no chunk
+            end = next((j for j in range(i + 1, min(len(lines), MAX_ECHO_LINES))
+                        if is_command_echo(lines[j]) is not None), len(lines))
+            shown, host = _output_host(_echoed_command(line) or normalise(echoed), "\n".join(lines[i:end]))
+            starts.append((i, host, shown))
+    hosts = list(dict.fromkeys(host for _, host, shown in starts if host is not None and shown))
+    if len(hosts) < 2:
+        return []
+    parts: dict[str, list[str]] = {host: [] for host in hosts}
+    current, at = hosts[0], 0
+    for i, host, shown in starts:
+        parts[current] += lines[at:i]
+        current, at = (host if host in parts else current), i
+    parts[current] += lines[at:]
+    return [(host, "\n".join(part) + "\n") for host, part in parts.items()]
+
+
 def _one_host(session: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[str]]:
     """The outputs of ``session`` whose prompt names the first host whose prompt has output under it (or no host),
     and a note for the outputs of every other host: two hosts' prompts in one paste (``[root@perf10 ~]#`` …
@@ -359,11 +401,8 @@ def _one_host(session: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], li
     kept: list[tuple[str, str]] = []
     others: dict[str, list[str]] = {}
     for command, output in session:
-        prompt, _, rest = output.partition("\n")
-        m = _PROMPT_HOST_RE.match(prompt)
-        host = m.group("host") if m else None
-        if all(not ln.strip() or normalise(ln) == command for ln in rest.splitlines()[:MAX_ECHO_LINES]):
-            # a prompt with no output under it (or only its command again) tells no host's output
+        shown, host = _output_host(command, output)
+        if not shown:  # a prompt with no output under it (or only its command again) tells no host's output
             kept.append((command, output))
             continue
         first = first or host
@@ -430,9 +469,23 @@ def _before_first_echo(text: str) -> str:
 
 def _other_targets(header_command: str, session: list[tuple[str, str]]) -> bool:
     """True when an echoed command of ``session`` is about an interface or module (``-n vmnic3``, ``-m ixgben``,
-    ``/net/pNics/vmnic3/``) that no command of the header names: its output belongs to that one, not the header's."""
-    named = {c.target for c in split_commands(header_command)}
-    return any((t := CommandLine.parse(command).target) is not None and t not in named for command, _ in session)
+    ``/net/pNics/vmnic3/``) that no command of the header names: its output belongs to that one, not the header's;
+    or when it is a command of the header's platform but of a family no command of the header has (``ethtool eth0``
+    then ``ifconfig eth0`` under ``# command: ethtool eth0``): its output is that command's, which the header's parser
+    would not read. (``dmesg`` echoed in the ESXi Shell under a ``vmkernel.log`` header is the same log: another
+    platform's family, not split.)"""
+    header = split_commands(header_command)
+    named = {c.target for c in header}
+    kinds = {family for c in header for family, _ in parsers_for(c)[:1]}
+    platforms = {c.platform for family in kinds for c in commands.by_family(family)}
+    for command, _ in session:
+        cmd = CommandLine.parse(command)
+        if cmd.target is not None and cmd.target not in named:
+            return True
+        family = next((f for f, _ in parsers_for(cmd)[:1]), None)
+        if kinds and family and family not in kinds and platforms & {c.platform for c in commands.by_family(family)}:
+            return True
+    return False
 
 
 def _mark_pseudo(result: ParseResult) -> None:
