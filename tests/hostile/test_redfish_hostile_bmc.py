@@ -150,3 +150,25 @@ def test_the_cli_audit_carries_on_past_a_hostile_bmc(tmp_path, cli):
     doc = json.loads(out.read_text())
     notes = [p["message"] for p in doc["inputs_not_understood"] if p["source"] == f"redfish://127.0.0.1:{bmc.port}"]
     assert any("nested" in n for n in notes), notes
+
+
+def test_wrong_types_everywhere_are_read_as_nothing(tmp_path):
+    """What held: a service whose every property has the wrong type (Members a string, links numbers, the
+    PCIeInterface a list, IDs numbers, ``Members@odata.nextLink`` pointing at itself for ever) is read without an
+    exception: nothing decided, the next page never asked for."""
+    tree = {"/redfish/v1": {**SERVICE_ROOT, "Systems": [{"@odata.id": 5}, "x"]},
+            "/redfish/v1/Chassis": {"Members": "all of them", "Members@odata.nextLink": "/redfish/v1/Chassis",
+                                    "Members@odata.count": 10 ** 9},
+            }
+    with HostileBmc(tmp_path, tree) as bmc:
+        reading = read_bmc(_target(bmc))
+    assert reading.devices == [] and bmc.requests.count("/redfish/v1/Chassis") == 1
+    device = {"PCIeInterface": ["Gen3", 8], "Links": [1, 2], "PCIeFunctions": {"@odata.id": ["/x"]},
+              "Name": {"a": 1}, "@odata.id": 7}
+    from nicadvisor.parsers.api.redfish import parse_device, parse_function
+
+    got = parse_device(device, [parse_function({"VendorId": 32902, "DeviceId": None, "FunctionId": True,
+                                                "Oem": {"V": {"BusNumber": "3", "DeviceNumber": 0,
+                                                              "FunctionNumber": 0}}})])
+    assert (got.speed_gts, got.width, got.odata_id) == (None, None, "7")
+    assert got.functions[0].ids == (None, None, None, None) and got.functions[0].pci_address is None
