@@ -118,3 +118,33 @@ def test_an_audit_whose_save_failed_is_listed_so_not_as_interrupted(cli, good_ho
     assert listed.code == 0
     (line,) = [ln for ln in listed.out.splitlines() if ln.startswith("#1 ")]
     assert "save failed" in line and "interrupted" not in line
+
+
+def _damage_entry(xdg: Path, sql: str, *args) -> None:
+    conn = sqlite3.connect(_history(xdg))
+    conn.execute(sql, args)
+    conn.commit()
+    conn.close()
+
+
+DEEP = "[" * 100_000 + "]" * 100_000  # far past Python's recursion limit
+
+
+@pytest.mark.parametrize("damage", [
+    ("UPDATE audits SET findings = ? WHERE id = 1", "{not json"),
+    ("UPDATE audits SET findings = ? WHERE id = 1", DEEP),
+    ("UPDATE hosts SET doc = ? WHERE audit_id = 1", DEEP),
+], ids=["findings not JSON", "findings nested too deep", "host nested too deep"])
+def test_verify_against_a_damaged_entry_says_so_and_claims_nothing(cli, xdg, good_host, damage):
+    """A history entry damaged in place (SQLite's own check finds nothing): ``verify --against`` said "the approved
+    audit has no plan item (nothing to verify)" and exited 0 — all done — when its findings could not be read back,
+    and crashed (exit 3, RecursionError) on a stored document nested too deep. Now it names what could not be read
+    back and exits 2 (not everything checked); ``history ID`` reopens the entry with the same note."""
+    assert cli("audit", "--quiet", "--capture", good_host).code in (0, 1)
+    _damage_entry(xdg, *damage)
+    run = cli("verify", "--against", "1", "--capture", good_host, "--quiet")
+    assert run.code in (1, 2), (run.code, run.err[-2000:])
+    assert "could not be read back in full" in run.err, run.err
+    assert "nothing to verify" not in run.out
+    reopened = cli("history", "1")
+    assert reopened.code != 3 and "could not be read" in reopened.err + reopened.out, reopened.err[-2000:]

@@ -43,6 +43,18 @@ CASES = {
     # quadratic (80,000 blanks took 9 s)
     "framing, a value and 2 million blanks before no note": 'parse_output("ethtool -i eth0", "driver: x" + " " * N + "(")',
     "framing, a value and 2 million blanks before no comment": 'parse_output("ethtool -i eth0", "driver: x" + " " * N + "#")',
+    # the readers added with the PCIe link on ESXi: vsish pciConfigHeader's "Numa node" pattern let ``^\s*`` run over
+    # every following newline from every line start (80,000 blank lines took 15 s); the others held
+    "vsish pciConfigHeader, 2 million blank lines": ('parse_output("vsish -e get /hardware/pci/seg/0/bus/4/slot/0/'
+                                                     'func/0/pciConfigHeader", "\\n" * N)'),
+    "vsish pciConfigHeader, 2 million spaces": ('parse_output("vsish -e get /hardware/pci/seg/0/bus/4/slot/0/func/0/'
+                                                'pciConfigHeader", " " * N + "Numa node:x")'),
+    "lspci -d, a header and 2 million spaces": 'parse_output("lspci -d", "0000:04:00.0" + " " * N + "x")',
+    "lspci -d, 2 million hex rows' bytes": ('parse_output("lspci -d", "0000:04:00.0 x\\n" + '
+                                            '"00: 02 00 10 00 00 00 00 00 00 00 00 02 00 00 00 00\\n" * (N // 48))'),
+    "lspci -xxx, an offset and 2 million spaces": 'parse_output("lspci -xxx", "00:" + " " * N + "x")',
+    "smbiosDump, a designation and 2 million spaces": ('parse_output("smbiosDump", "System Slot (Type 9): #1\\n'
+                                                       '  Designation:" + " " * N + "x")'),
 }
 
 

@@ -13,6 +13,10 @@ Basic on each request (no session is created on the BMC, nothing is left behind)
 * **Size** — an answer larger than :data:`MAX_ANSWER_BYTES` is refused while it is read.
 * **Time** — every request is bounded as a whole by ``timeout_s`` (:func:`nicadvisor.collect.deadline.deadline`:
   connect, TLS, request and the complete answer) and the library retries nothing (``max_retry=0``).
+* **Where** — only the BMC: a link (``@odata.id``) is followed only when it is a path on the BMC (``/…``; the
+  library puts it after ``https://host:port``, so ``@other:443/…`` would name another server), and a redirect only
+  to the same scheme, host and port; anything else is a note. Each resource is asked for once, however often it is
+  linked (a link loop costs one request).
 * **What is read** — ``/redfish/v1`` → ``Chassis`` → each chassis' ``PCIeDevices`` → each device → its
   ``PCIeFunctions`` (or ``Links.PCIeFunctions``) → each function; and each ``Systems`` member's ``PCIeDevices``
   array (ComputerSystem v1.x lists them there). At most :data:`MAX_RESOURCES` resources.
@@ -21,9 +25,10 @@ The payloads are read by the pure parser :mod:`nicadvisor.parsers.api.redfish`.
 """
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from nicadvisor.cancel import check
 from nicadvisor.collect.deadline import VerifiedAdapter, deadline
@@ -37,16 +42,30 @@ from nicadvisor.collect.https_trust import (
 )
 from nicadvisor.collect.tls_pinning import TrustDecision
 from nicadvisor.collect.tls_pins import TlsPins
+from nicadvisor.model.entities import clip
+from nicadvisor.model.text import one_line
 from nicadvisor.parsers.api.redfish import RedfishPcieDevice, links, load_payload, parse_device, parse_function
 
 #: Most resources read from one BMC (a server lists tens of PCIe devices; bounded work on a hostile service).
 MAX_RESOURCES = 2000
 #: Largest answer read (bytes): a Redfish resource is a few kB; a larger one is refused while it is read.
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
+#: Longest link (``@odata.id``) followed: a Redfish URI is a short path.
+MAX_LINK_CHARS = 1024
+#: Longest message of a failed read (the library quotes a whole answer that is not JSON in its exception).
+MAX_MESSAGE_CHARS = 300
+
+# The library logs a service root that is not JSON whole, as it came (escape sequences included), at ERROR: with no
+# handler of its own Python's last-resort handler would print it on stderr. What went wrong is in RedfishError.
+logging.getLogger("redfish").addHandler(logging.NullHandler())
 
 
 class RedfishError(Exception):
     """The BMC could not be read: the message is for the user (no secrets)."""
+
+
+class _NotFollowed(RedfishError):
+    """One resource not read (a redirect to another server): a note, the walk goes on."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +120,40 @@ def _capped(response, *_args, **_kwargs):  # noqa: ANN001 - a requests response 
     return response
 
 
+def _origin(url: str) -> tuple[str, str | None, int | None, str | None]:
+    parts = urlsplit(url)
+    try:
+        port = parts.port or (443 if parts.scheme.lower() == "https" else None)
+    except ValueError:  # a port that is no number
+        port = -1
+    return parts.scheme.lower(), parts.hostname, port, parts.username
+
+
+def _same_server(response, *_args, **_kwargs):  # noqa: ANN001 - a requests response hook
+    """Refuse a redirect to another scheme, host or port than the BMC's (requests would follow it, in clear text
+    for ``http``): a BMC answers for itself."""
+    if response.is_redirect:
+        target = urljoin(response.url, response.headers.get("location", ""))
+        if _origin(target) != _origin(response.url):
+            shown = clip(_origin(target)[1] or target, 200)
+            port = _origin(target)[2]
+            response.close()
+            raise _NotFollowed(f"GET {clip(response.request.path_url, 200)}: redirected to another server "
+                               f"({shown}{f':{port}' if port else ''}): not followed")
+    return response
+
+
+def link_problem(path: str, host: str, port: int) -> str | None:
+    """Why the link ``path`` (an ``@odata.id``) is not followed on the BMC ``host:port``, None when it is a path on
+    it. The library requests ``https://host:port`` + ``path``."""
+    if not path.startswith("/") or len(path) > MAX_LINK_CHARS or not path.isprintable() or not path.isascii() \
+            or " " in path:
+        return "not a path on this BMC"
+    if _origin(f"https://{host}:{port}{path.replace('//', '/')}") != ("https", host.lower(), port, None):
+        return "not a path on this BMC"
+    return None
+
+
 class _AlwaysVerify:
     """Mixin for the adapters: the pool is built verifying whatever ``verify`` the library passes (it passes
     ``False`` without a CA file); trust comes from the adapter's context alone."""
@@ -121,12 +174,16 @@ def _failure(target: RedfishTarget, host: str, port: int, trust: TrustDecision, 
     cause = exc.__cause__ or exc
     if isinstance(cause, RedfishError):
         return RedfishError(f"{host}:{port}: {cause}")
+    if isinstance(cause, RecursionError):  # the library's service root parser
+        return RedfishError(f"{host}:{port}: the service root is JSON nested deeper than Python's recursion limit: "
+                            "not a Redfish service")
     if is_verify_failure(cause):
         return RedfishError(untrusted_message(host, port, trust, target.timeout_s, target.pins, target.ca_bundle,
                                               cause))
     if isinstance(cause, TimeoutError) or "timed out" in str(cause).lower():
         return RedfishError(f"{host}:{port}: no answer within {target.timeout_s:g} s (timeout)")
-    return RedfishError(f"{host}:{port}: cannot read the BMC: {reason(cause)}")
+    first = (reason(cause).strip().splitlines() or [type(cause).__name__])[0]  # not the answer the library quotes
+    return RedfishError(f"{host}:{port}: cannot read the BMC: {clip(one_line(first), MAX_MESSAGE_CHARS)}")
 
 
 def read_bmc(target: RedfishTarget, cancel: threading.Event | None = None) -> RedfishReading:
@@ -152,19 +209,31 @@ def read_bmc(target: RedfishTarget, cancel: threading.Event | None = None) -> Re
                                     password=target.password, timeout=target.timeout_s, max_retry=0,
                                     check_connectivity=False, https_adapter=adapter)
     client._session.trust_env = False  # no proxy / netrc / CA bundle from the environment
-    client._session.hooks["response"].append(_capped)  # bounded memory, whatever the BMC sends
+    client._session.hooks["response"] += [_same_server, _capped]  # only the BMC; bounded memory, whatever it sends
+    read: dict[str, dict | None] = {}  # path → payload: each resource once, however often it is linked
+    capped: list[bool] = []
 
     def get(path: str) -> dict | None:
         check(cancel)
+        if path in read:
+            return read[path]
         if len(reading.requests) >= MAX_RESOURCES:
-            if not any("resources" in n for n in reading.notes):
+            if not capped:
+                capped.append(True)
                 reading.notes.append(f"stopped after {MAX_RESOURCES} resources")
+            return None
+        read[path] = None
+        if (why := link_problem(path, host, port)) is not None:
+            reading.notes.append(f"link {clip(path, 200)!r}: {why}: not followed")
             return None
         reading.requests.append(path)
         try:
             with deadline(target.timeout_s):
                 resp = client.get(path)
         except Exception as exc:  # noqa: BLE001 - the library wraps every transport error (RetriesExhaustedError)
+            if isinstance(exc.__cause__, _NotFollowed):
+                reading.notes.append(str(exc.__cause__))  # this resource only: the walk goes on
+                return None
             raise _failure(target, host, port, trust, exc) from None
         if resp.status == 401:
             raise RedfishError(f"{host}:{port}: GET {path}: not authenticated (HTTP 401) for user {target.user!r}")
@@ -174,6 +243,7 @@ def read_bmc(target: RedfishTarget, cancel: threading.Event | None = None) -> Re
         value, why = load_payload(resp.text)
         if why:
             reading.notes.append(f"GET {path}: {why}")
+        read[path] = value
         return value
 
     try:

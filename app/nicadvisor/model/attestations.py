@@ -56,6 +56,18 @@ FACT_SCHEMA: dict[str, dict[str, Any]] = {
     "ens_mode": {"type": "string", "minLength": 1, "maxLength": 40},
 }
 
+#: What a name or a sentence of an attestation may not hold: control characters and Unicode's bidirectional formatting
+#: characters (a right-to-left override turns "attested by" text around on screen; an ESC sequence drives a
+#: terminal). ``how`` may hold tabs and line ends (a sentence over several lines). ECMA-262 and Python alike; used as
+#: ``"not": {"pattern": …}`` (a pattern is searched, and an anchored ``$`` would let a final newline through).
+_NO_CONTROLS = {"not": {"pattern": r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"}}
+_NO_CONTROLS_BUT_LINES = {"not": {"pattern": r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e"
+                                             r"\u2066-\u2069]"}}
+#: The fields a text pattern guards (``"not"``; an error on them says "control or bidirectional formatting characters").
+TEXT_FIELDS = ("host", "pnic", "who", "how")
+#: Days a ``when`` may lie after today (UTC): a date written east of UTC is already tomorrow there.
+FUTURE_SLACK_DAYS = 1
+
 #: JSON Schema of an attestation file: ``{"attestations": [ {check, host, pnic, value, who, when, how}, … ]}``; each
 #: check allows only its own facts (:data:`CHECK_FACTS`). ``when`` is an ISO date (``2026-11-30``) or date and time.
 FILE_SCHEMA: dict[str, Any] = {
@@ -70,14 +82,14 @@ FILE_SCHEMA: dict[str, Any] = {
         "additionalProperties": False,
         "properties": {
             "check": {"enum": list(CHECK_FACTS)},
-            "host": {"type": "string", "minLength": 1, "maxLength": 255},
-            "pnic": {"type": "string", "maxLength": 64},
+            "host": {"type": "string", "minLength": 1, "maxLength": 255, **_NO_CONTROLS},
+            "pnic": {"type": "string", "maxLength": 64, **_NO_CONTROLS},
             "value": {"type": "object", "minProperties": 1,
                       "properties": {n: FACT_SCHEMA[n] for facts in CHECK_FACTS.values() for n in facts},
                       "additionalProperties": False},
-            "who": {"type": "string", "minLength": 1, "maxLength": 200},
+            "who": {"type": "string", "minLength": 1, "maxLength": 200, **_NO_CONTROLS},
             "when": {"type": "string", "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.]+(Z|[+-][0-9:]+)?)?$"},
-            "how": {"type": "string", "minLength": 1, "maxLength": 2000},
+            "how": {"type": "string", "minLength": 1, "maxLength": 2000, **_NO_CONTROLS_BUT_LINES},
         },
         "allOf": [{"if": {"properties": {"check": {"const": check}}},
                    "then": {"properties": {"value": {"propertyNames": {"enum": list(facts)}}},
@@ -147,14 +159,19 @@ class AttestationOutcome:
 
 def parse_when(text: str) -> str | None:
     """``text`` when it is an ISO date or date and time that exists (``2026-02-30`` does not), else None."""
+    return text if when_date(text) is not None else None
+
+
+def when_date(text: str) -> _dt.date | None:
+    """The calendar date of ``when`` (an ISO date, or date and time: its own date as written), None when it is no
+    date that exists."""
     try:
-        _dt.datetime.fromisoformat(text.replace("Z", "+00:00").replace(" ", "T", 1))
+        return _dt.datetime.fromisoformat(text.replace("Z", "+00:00").replace(" ", "T", 1)).date()
     except ValueError:
         try:
-            _dt.date.fromisoformat(text)
+            return _dt.date.fromisoformat(text)
         except ValueError:
             return None
-    return text
 
 
 def _column_of(fact: str) -> str:

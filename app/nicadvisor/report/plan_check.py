@@ -141,7 +141,8 @@ class PlanCheck:
     """The approved audit's plan checked on a new audit: ``against_id`` and ``against_digest`` (:func:`audit_digest`)
     of the approved one, ``against_created``; ``new_id`` (None when the new audit is not in the history),
     ``new_created``; ``checks`` one per finding of the plan; ``benchmarks`` before/after; ``mesh`` the new TEP mesh
-    lines (``[]`` when not run again); ``notes``: what the verification could not do, in sentences."""
+    lines (``[]`` when not run again); ``notes``: what the verification could not do, in sentences; ``incomplete``:
+    the approved audit could not be read back in full (a damaged history entry), so its plan may lack items."""
 
     against_id: int | None
     against_digest: str
@@ -152,6 +153,7 @@ class PlanCheck:
     benchmarks: list[BenchPair] = field(default_factory=list)
     mesh: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    incomplete: bool = False
 
     def counts(self) -> dict[str, int]:
         """``{status: how many checks}`` for every status of :data:`STATUSES`."""
@@ -160,18 +162,24 @@ class PlanCheck:
     @property
     def exit_code(self) -> int:
         """0 when every plan item is done (an empty plan included), 1 when one is not done or changed differently
-        (whatever else could not be re-read), 2 when none is known undone but one could not be re-read."""
+        (whatever else could not be re-read), 2 when none is known undone but one could not be re-read or the
+        approved audit could not be read back in full (``incomplete``)."""
         counts = self.counts()
         if counts[NOT_DONE] or counts[CHANGED]:
             return 1
-        return 2 if counts[NOT_REREAD] else 0
+        return 2 if counts[NOT_REREAD] or self.incomplete else 0
 
     def summary(self) -> str:
         """``"3 of 4 plan targets done, 1 not done"``: one line."""
         counts = self.counts()
         parts = [f"{counts[s]} {s}" for s in STATUSES[1:] if counts[s]]
         head = f"{counts[DONE]} of {len(self.checks)} plan targets done"
-        return ", ".join([head, *parts]) if self.checks else "the approved audit has no plan item (nothing to verify)"
+        if self.incomplete:
+            parts.append("the approved audit could not be read back in full")
+        if not self.checks:
+            return ("the approved audit could not be read back in full: nothing verified" if self.incomplete
+                    else "the approved audit has no plan item (nothing to verify)")
+        return ", ".join([head, *parts])
 
     def to_dict(self) -> dict[str, Any]:
         """The post-change record's JSON, valid against :data:`RECORD_SCHEMA` (``verify-record.schema.json``)."""

@@ -202,9 +202,14 @@ def verify_plan(store: "AuditStore", against_id: int, request: AuditRequest, *, 
             store.set_benchmarks(new.history_id, new.benchmarks)
     elif stored.benchmarks and not rerun_bench:
         notes.append("the benchmark was not run again (it changes the hosts: ask for it)")
+    damaged = [p.message for p in stored.inputs_not_understood if p.source == f"history:{int(against_id)}"]
+    if damaged:  # the plan is read from what came back: say so, and claim nothing for what did not
+        notes.insert(0, f"the approved audit #{int(against_id)} could not be read back in full ("
+                        + "; ".join(damaged) + "): its plan may lack items, which are not checked")
     check = check_plan(reopened, new, digest)
     check.benchmarks = bench_pairs(stored.benchmarks, new.benchmarks, same_test)
     check.notes = list(notes)
+    check.incomplete = bool(damaged)
     say(1.0, check.summary())
     return VerifyOutcome(check, new, notes)
 

@@ -567,6 +567,9 @@ class AuditStore:
             except ValueError as exc:  # JSON errors and CodecError
                 audit.inputs_not_understood.append(
                     InputProblem(source, f"stored host {name!r} (#{seq}) could not be read back: {exc}"))
+            except RecursionError:  # the C decoder recurses once per level: a damaged document nested too deep
+                audit.inputs_not_understood.append(InputProblem(
+                    source, f"stored host {name!r} (#{seq}) could not be read back: nested too deep"))
         for i, f in enumerate(self._json_list(row[4], "findings", source, audit)):
             try:
                 audit.findings.append(finding_from_dict(f, f"findings[{i}]"))
@@ -587,6 +590,10 @@ class AuditStore:
             value = json.loads(text)
         except ValueError as exc:
             audit.inputs_not_understood.append(InputProblem(source, f"stored {what} could not be read: {exc}"))
+            return []
+        except RecursionError:
+            audit.inputs_not_understood.append(InputProblem(source, f"stored {what} could not be read: nested too "
+                                                                    "deep"))
             return []
         if not isinstance(value, list):
             audit.inputs_not_understood.append(InputProblem(source, f"stored {what} is not a list"))

@@ -81,6 +81,8 @@ def load_payload(text: str) -> tuple[dict | None, str | None]:
         value = json.loads(text)
     except ValueError as exc:
         return None, f"not JSON ({exc})"
+    except RecursionError:  # the C decoder recurses once per level: a few hundred kB of "[[[[…" exceed the limit
+        return None, "not read: JSON nested deeper than Python's recursion limit (not a Redfish resource)"
     if not isinstance(value, dict):
         return None, "not a JSON object"
     return value, None
@@ -106,6 +108,27 @@ def _hex_id(value: object) -> str | None:
 
 def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+#: Most lanes a PCIe link has (x32, PCI Express Base Specification): a larger ``LanesInUse``/``MaxLanes`` is no width.
+MAX_LANES = 32
+#: Longest text kept of a ``PCIeInterface`` value for the evidence line (the real ones are ``"Gen3"``, ``8``).
+MAX_EVIDENCE_VALUE_CHARS = 40
+
+
+def _lanes(value: object) -> int | None:
+    lanes = _int(value)
+    return lanes if lanes is not None and 1 <= lanes <= MAX_LANES else None
+
+
+def _scalar(value: object) -> object:
+    """A ``PCIeInterface`` value as the evidence shows it: a short string or a number; anything else (a nested
+    object, a 400-digit number) by its type only."""
+    if isinstance(value, str):
+        return value if len(value) <= MAX_EVIDENCE_VALUE_CHARS else value[:MAX_EVIDENCE_VALUE_CHARS] + "…"
+    if isinstance(value, bool) or value is None or (isinstance(value, (int, float)) and abs(value) < 1e6):
+        return value
+    return f"<{type(value).__name__}>"
 
 
 def _oem_address(payload: dict) -> str | None:
@@ -135,16 +158,18 @@ def parse_function(payload: dict) -> RedfishFunction:
 
 def parse_device(payload: dict, functions: list[RedfishFunction] | None = None) -> RedfishPcieDevice:
     """A ``PCIeDevice`` payload (and its functions, read by the caller) → :class:`RedfishPcieDevice`. A
-    ``PCIeType`` outside :data:`GEN_GTS` leaves the speed None (kept as written in ``pcie_type``)."""
+    ``PCIeType`` outside :data:`GEN_GTS` leaves the speed None (kept as written in ``pcie_type``); a lane count
+    outside 1…:data:`MAX_LANES` leaves the width None. The evidence line keeps each value short (a nested object
+    or a huge number by its type)."""
     iface = payload.get("PCIeInterface") if isinstance(payload.get("PCIeInterface"), dict) else {}
-    kept = {k: iface[k] for k in ("PCIeType", "MaxPCIeType", "LanesInUse", "MaxLanes") if k in iface}
+    kept = {k: _scalar(iface[k]) for k in ("PCIeType", "MaxPCIeType", "LanesInUse", "MaxLanes") if k in iface}
     ptype = iface.get("PCIeType") if isinstance(iface.get("PCIeType"), str) else None
     mtype = iface.get("MaxPCIeType") if isinstance(iface.get("MaxPCIeType"), str) else None
     return RedfishPcieDevice(
         odata_id=str(payload.get("@odata.id") or ""), name=str(payload.get("Name") or ""),
         model=str(payload.get("Model") or ""), pcie_type=ptype, max_pcie_type=mtype,
         speed_gts=GEN_GTS.get(ptype or ""), speed_capable_gts=GEN_GTS.get(mtype or ""),
-        width=_int(iface.get("LanesInUse")) or None, width_capable=_int(iface.get("MaxLanes")) or None,
+        width=_lanes(iface.get("LanesInUse")), width_capable=_lanes(iface.get("MaxLanes")),
         interface_text="PCIeInterface " + json.dumps(kept, sort_keys=True), functions=list(functions or ()))
 
 

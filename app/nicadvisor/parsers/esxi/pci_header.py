@@ -10,6 +10,7 @@ The rest of the text is kept as a record. **Unverified** on a real output. Pure,
 """
 from __future__ import annotations
 
+import itertools
 import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult
@@ -17,7 +18,11 @@ from nicadvisor.parsers.registry import register
 
 _PATH_RE = re.compile(r"/hardware/pci/seg/(?P<seg>\d{1,5})/bus/(?P<bus>\d{1,3})/slot/(?P<slot>\d{1,2})/func/"
                       r"(?P<func>[0-7])/pciConfigHeader\b")
-_NUMA_RE = re.compile(r"^\s*Numa node:\s*(?P<n>\d{1,10})\s*$", re.M)
+#: Blanks, not ``\s``: with ``re.M`` a ``^\s*`` runs over every following newline from each line start (quadratic in a
+#: run of blank lines).
+_NUMA_RE = re.compile(r"^[ \t]*Numa node:[ \t]*(?P<n>\d{1,10})[ \t\r]*$", re.M)
+#: Lines of the header kept in the record, and characters of each (a real header line is short).
+MAX_LINES, MAX_LINE_CHARS = 64, 400
 #: ``(u32)-1``: the vmkernel's "no NUMA node" (pci2numa.sh skips it).
 NO_NODE = 4294967295
 
@@ -25,7 +30,7 @@ NO_NODE = 4294967295
 @register(r"^vsish\b.*?/hardware/pci/seg/\d+/bus/\d+/slot/\d+/func/\d+/pciConfigHeader\b", "vsish pciConfigHeader")
 def parse_pci_config_header(text: str, cmd: CommandLine) -> ParseResult:
     """The function's ``numa_node`` (``Numa node:`` line; none for 4294967295) and a record of the header's lines
-    ``{"family", "pci", "lines"}`` (at most 64)."""
+    ``{"family", "pci", "lines"}`` (at most :data:`MAX_LINES`, each cut to :data:`MAX_LINE_CHARS`)."""
     result = ParseResult(family="vsish pciConfigHeader")
     m = _PATH_RE.search(cmd.raw)
     seg, bus, slot, func = (int(m.group(g)) for g in ("seg", "bus", "slot", "func")) if m else (None,) * 4
@@ -36,7 +41,8 @@ def parse_pci_config_header(text: str, cmd: CommandLine) -> ParseResult:
     numa = _NUMA_RE.search(text)
     if numa and int(numa.group("n")) != NO_NODE:
         result.pnic(f"pci:{pci}", "numa_node", int(numa.group("n")), numa.group(0).strip())
-    lines = [line.rstrip() for line in text.splitlines() if line.strip()][:64]
+    lines = list(itertools.islice((line.rstrip()[:MAX_LINE_CHARS] for line in text.splitlines() if line.strip()),
+                                  MAX_LINES))
     if lines:
         result.records.append({"family": result.family, "pci": pci, "lines": lines})
     return result
