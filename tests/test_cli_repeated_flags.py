@@ -64,7 +64,7 @@ def silent_server():
 
 
 BANNER_PROBE = textwrap.dedent("""
-    import dataclasses, sys, tempfile, time
+    import dataclasses, sys, tempfile, threading
     from pathlib import Path
     from nicadvisor.collect import ConnectionCheckError
     from nicadvisor.collect.known_hosts import KnownHosts
@@ -75,7 +75,9 @@ BANNER_PROBE = textwrap.dedent("""
         check_connection(target, KnownHosts(Path(tempfile.mkdtemp()) / "known_hosts"))
     except ConnectionCheckError as exc:
         print(exc)
-    time.sleep(1.0)  # paramiko's transport thread logs its failure after the caller gave up
+    for thread in threading.enumerate():  # paramiko's transport thread logs its failure after the caller gave up:
+        if thread is not threading.current_thread():  # its end, not a fixed second, is waited for (deadline 60 s)
+            thread.join(60)
 """)
 
 

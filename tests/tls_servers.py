@@ -4,6 +4,7 @@ every ``interval`` seconds — every read of a client gets a byte in time, so on
 it; CertSwapServer presents one certificate, then another. Nothing leaves the machine."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import socket
 import ssl
@@ -15,6 +16,16 @@ import trustme
 #: What the server dribbles: a valid HTTP/1.1 head announcing a long JSON body, then that body.
 ANSWER = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n"
           + b"[" + b" " * 99_998 + b"]")
+
+
+def _wake_and_close(listener: socket.socket, conns: list[socket.socket]) -> None:
+    """Wake the threads blocked on ``listener`` (in ``accept``) and on its connections (in a handshake or a
+    ``recv``: ``conns`` are duplicates of their sockets), then close them. On Linux ``close`` alone wakes no
+    blocked ``accept``: a server's stop used to wait out its threads' 5 s join on every test."""
+    for sock in (listener, *conns):
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+        sock.close()
 
 
 class SlowServer:
@@ -39,6 +50,7 @@ class SlowServer:
         self.port = self._listener.getsockname()[1]
         self.url = f"https://127.0.0.1:{self.port}"
         self._threads: list[threading.Thread] = []
+        self._conns: list[socket.socket] = []
 
     def __enter__(self) -> "SlowServer":
         t = threading.Thread(target=self._accept, daemon=True)
@@ -48,9 +60,9 @@ class SlowServer:
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        self._listener.close()
+        _wake_and_close(self._listener, self._conns)
         for t in self._threads:
-            t.join(timeout=5)
+            t.join(timeout=60)  # a deadline: every thread was woken above and ends at once
 
     def _accept(self) -> None:
         while not self._stop.is_set():
@@ -58,6 +70,7 @@ class SlowServer:
                 conn, _addr = self._listener.accept()
             except OSError:
                 return
+            self._conns.append(conn.dup())  # the same socket: its wrapped copy (the thread's) is woken through it
             t = threading.Thread(target=self._serve, args=(conn,), daemon=True)
             t.start()
             self._threads.append(t)
@@ -102,14 +115,15 @@ class CertSwapServer:
         self.port = self._listener.getsockname()[1]
         self.url = f"https://127.0.0.1:{self.port}"
         self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._conns: list[socket.socket] = []
 
     def __enter__(self) -> "CertSwapServer":
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._listener.close()
-        self._thread.join(timeout=5)
+        _wake_and_close(self._listener, self._conns)
+        self._thread.join(timeout=60)  # a deadline: the thread was woken above and ends at once
 
     def _accept(self) -> None:
         while True:
@@ -117,6 +131,7 @@ class CertSwapServer:
                 raw, _addr = self._listener.accept()
             except OSError:
                 return
+            self._conns.append(raw.dup())  # the same socket: its wrapped copy is woken through it
             ctx = self.contexts[0 if self.connections == 0 else 1]
             self.connections += 1
             try:

@@ -9,10 +9,27 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from nicadvisor.bench.netns import can_create
+
+
+def _netperf_client_runs(prefix: str) -> bool:
+    """Whether a ``netperf`` client runs inside one of the benchmark's namespaces (``ip netns pids``): its test is
+    under way, past the set-up of the path (a condition, where a fixed second used to be waited)."""
+    names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout.split()
+    for name in (n for n in names if n.startswith(prefix)):
+        pids = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True, check=False).stdout
+        for pid in pids.split():
+            try:
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:  # ended between the listing and the read
+                continue
+            if argv and Path(argv[0].decode()).name == "netperf" and b"-H" in argv:
+                return True
+    return False
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
@@ -25,16 +42,13 @@ def test_a_signal_during_a_netns_benchmark_undoes_everything(tmp_path, sig):
                             text=True, env=env)
     prefix = f"nicadv-{proc.pid}-"
     deadline = time.monotonic() + 180  # a deadline for the condition, not a duration
-    while time.monotonic() < deadline:  # wait until the path exists and the test runs
-        names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False).stdout
-        if prefix in names and subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True,
-                                              check=False).returncode == 0:
-            break
+    while time.monotonic() < deadline and not _netperf_client_runs(prefix):  # the path exists and its test runs
+        if proc.poll() is not None:
+            pytest.fail(f"the benchmark ended before its test ran: {proc.communicate()}")
         time.sleep(0.1)
-    else:
+    if not _netperf_client_runs(prefix):
         proc.kill()
         pytest.fail("the benchmark never started its test")
-    time.sleep(1.0)
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 128 + sig == (130 if sig == signal.SIGINT else 143), err

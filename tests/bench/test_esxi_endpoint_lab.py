@@ -131,7 +131,6 @@ def test_sigterm_during_the_test_puts_everything_back(lab, tmp_path):
     while time.monotonic() < deadline and len(_iperf3s(lab)) < 2:  # the ESXi server runs, then the client
         time.sleep(0.1)
     assert any(Path(a[0]).name.startswith("iperf3.nicadv-") for a in _iperf3s(lab)), proc.communicate(timeout=60)
-    time.sleep(1.0)
     assert lab.state()["rulesets"] == {"remoteSerialPort": True} and lab.copies()
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=90)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from typing import Callable
 
 import paramiko
+from paramiko.common import MSG_CHANNEL_REQUEST
 
 from capturetools import capture_path
 
@@ -16,15 +16,43 @@ from nicadvisor.collect.sources import read_capture
 NIC_LIST = read_capture(capture_path("esxi_g_esxcli_network_nic_list_igbn_esxi702_skyao.txt")).text
 PASSWORD = "Esx-test-pw-1"
 
+_handle_request = paramiko.Transport._channel_handler_table[MSG_CHANNEL_REQUEST]
+
+
+def _handle_request_then_say_so(channel, message) -> None:
+    """paramiko's own handling of a channel request (the exec callback, then its acknowledgement sent), then the
+    channel's ``acknowledged`` event set, if a :class:`PasswordServer` gave it one: its answer waits on that event,
+    not on a fixed moment that a loaded machine could outlast."""
+    try:
+        _handle_request(channel, message)
+    finally:
+        acknowledged = getattr(channel, "nicadv_acknowledged", None)
+        if acknowledged is not None:
+            acknowledged.set()
+
+
+paramiko.Transport._channel_handler_table[MSG_CHANNEL_REQUEST] = _handle_request_then_say_so
+
+
+def answer_once_acknowledged(answer: Callable, channel, cmd: str) -> None:
+    """From ``check_channel_exec_request``: run ``answer(channel, cmd)`` on a thread of its own once the server has
+    acknowledged the exec request (a deadline of 120 s for that, never a fixed wait)."""
+    channel.nicadv_acknowledged = acknowledged = threading.Event()
+
+    def run() -> None:
+        if acknowledged.wait(120):
+            answer(channel, cmd)
+    threading.Thread(target=run, daemon=True).start()
+
 
 def answer_exec(channel, cmd: str) -> None:
-    """Answer ``cmd`` on ``channel`` (run on a thread of its own).
+    """Answer ``cmd`` on ``channel`` (run on a thread of its own, once the exec request was acknowledged).
 
     paramiko's server acknowledges the exec request only after ``check_channel_exec_request`` returns;
-    answering before that would make the client see "Channel closed" (OpenSSH acknowledges first). The
-    client may already have closed the connection after the exit status: a failed write is then no failure.
+    answering before that would make the client see "Channel closed" (OpenSSH acknowledges first): every
+    answer waits for the acknowledgement (:func:`answer_once_acknowledged`). The client may already have closed
+    the connection after the exit status: a failed write is then no failure.
     """
-    time.sleep(0.05)
     with contextlib.suppress(EOFError, OSError):
         if cmd == "esxcli network nic list":
             channel.sendall(NIC_LIST.encode())
@@ -37,7 +65,7 @@ def answer_exec(channel, cmd: str) -> None:
 
 class PasswordServer(paramiko.ServerInterface):
     """A server on loopback accepting :data:`PASSWORD`, session channels and pseudo-terminals (the benchmark starts
-    an ESXi endpoint's iperf3 through one). ``answer(channel, cmd)`` answers each exec request on a thread of its own
+    an ESXi endpoint's iperf3 through one). ``answer(channel, cmd)`` answers each exec request on a thread of its own, once acknowledged
     (default :func:`answer_exec`); None: never acknowledge it (block until ``release`` is set, then refuse).
     ``commands``: the commands asked, in order."""
 
@@ -64,5 +92,5 @@ class PasswordServer(paramiko.ServerInterface):
         if self.answer is None:  # paramiko's server acknowledges only after this callback returns
             self.release.wait(60)
             return False
-        threading.Thread(target=self.answer, args=(channel, cmd), daemon=True).start()
+        answer_once_acknowledged(self.answer, channel, cmd)
         return True

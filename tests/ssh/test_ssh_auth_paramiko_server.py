@@ -10,7 +10,7 @@ import threading
 import paramiko
 import pytest
 
-from paramiko_answers import PASSWORD, answer_exec
+from paramiko_answers import PASSWORD, answer_exec, answer_once_acknowledged
 from nicadvisor.parsers.assemble import assemble_host
 from nicadvisor.collect.known_hosts import KnownHosts, fingerprint
 from nicadvisor.collect.ssh import SshTarget, collect_ssh
@@ -54,7 +54,7 @@ class FakeEsxiServer(paramiko.ServerInterface):
     def check_channel_exec_request(self, channel, command):
         cmd = command.decode() if isinstance(command, bytes) else command
         self.commands.append(cmd)
-        threading.Thread(target=answer_exec, args=(channel, cmd), daemon=True).start()
+        answer_once_acknowledged(answer_exec, channel, cmd)
         return True
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import time
 
 import pytest
 
@@ -19,8 +18,7 @@ from nicadvisor.services.between import BetweenRequest, prepare_between, run_bet
 
 def _echo(channel, cmd: str) -> None:
     """Answer every command with the password on stdout and stderr, exit status 1 (after the acknowledgement,
-    which paramiko sends once the exec callback returns)."""
-    time.sleep(0.05)
+    which paramiko sends once the exec callback returns; :class:`PasswordServer` calls this after it)."""
     with contextlib.suppress(EOFError, OSError):
         channel.sendall(f"login root password {PASSWORD}\n".encode())
         channel.sendall_stderr(f"denied for {PASSWORD}\n".encode())

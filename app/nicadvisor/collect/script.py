@@ -208,7 +208,7 @@ one_line() {
 }
 
 # run_timed ARG...: run ARG... with no input, its output in $tmp_out and $tmp_err, its exit status in $rc; stopped
-# after $limit seconds ($tmp_dog then exists). Its scratch files are removed first and made anew (noclobber), in the
+# after $limit seconds ($tmp_dog then exists, made before the stop). Its scratch files are removed first and made anew (noclobber), in the
 # script's own new folder: the pid file it reads is the one its watcher has just written there, no other
 run_timed() {
   rm -f "$tmp_out" "$tmp_err" "$tmp_dog" "$tmp_dog.pid"
@@ -220,7 +220,10 @@ run_timed() {
     sleep "$limit" &
     echo "$!" >"$tmp_dog.pid"
     wait "$!"
-    kill "$pid" 2>/dev/null && : >"$tmp_dog"
+    # the mark first, then the stop: the script, woken by the command's end, must find it (marked after the kill,
+    # a loaded host let the script read "exit status 143" first and then stop this watcher before it marked)
+    : >"$tmp_dog"
+    kill "$pid" 2>/dev/null || rm -f "$tmp_dog"
   ) </dev/null >/dev/null 2>&1 &
   dog=$!
   wait "$pid"
