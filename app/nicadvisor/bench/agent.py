@@ -14,9 +14,12 @@ header ``struct "!cII"`` = (mode, request size, response size).
   down its write side; the server counts the bytes and answers with ``"!Q"`` = bytes received.
   Throughput = received bytes x 8 / client time including the drain, in Gbit/s.
 * mode ``b"R"`` (TCP_RR): request/response of the given sizes (1,1 by default) until the client
-  closes. Rate = transactions / elapsed; latency = 1e6 / rate µs. The client also times every
-  transaction (``perf_counter_ns`` between two completed responses) and reports the mean, p50, p90 and
-  p99 in µs (nearest-rank percentiles of the exact times, where netperf ``-j`` uses a histogram).
+  closes. Rate = transactions / elapsed; latency = 1e6 / rate µs = the mean transaction time. The client
+  also times single transactions (``perf_counter_ns`` just before the request and just after the response)
+  and reports p50, p90 and p99 in µs (nearest-rank percentiles of those times, where netperf ``-j`` uses a
+  histogram): every transaction for the first 10 ms and, when they took under 200 µs on average, one in
+  every 16 from then on (``timed_every`` in the result), because a clock read costs 0.2-0.5 µs of CPU in this
+  KVM guest, a few per cent of a loopback round trip.
 
 Hot-loop cost (benchmarks/README.md, "agent_vs_netperf.py"): the data sockets are in blocking mode
 *without* a Python-level timeout, because a Python socket timeout makes every ``recv``/``send`` a
@@ -25,9 +28,13 @@ because a blocking receive with a kernel timeout arms and cancels a timer every 
 each 16 µs loopback transaction, measured pinned: rate ratio to netperf 0.874 → 0.896). A vanished peer still ends
 the test with an OSError within about :data:`SOCK_TIMEOUT_S`: TCP keepalive probes it when the connection is idle
 and ``TCP_USER_TIMEOUT`` gives up on data it does not acknowledge (tcp(7)); ``SO_SNDTIMEO`` bounds a blocked send
-(it costs nothing while sends do not block). The RR loops hold no per-transaction Python objects but the clock
-reading they store: the client keeps the raw timestamps and subtracts them after the test, checks the deadline and
-cancel only when a 10 ms mark has passed, and the server answers a 1-byte request in a two-call loop.
+(it costs nothing while sends do not block). The RR loops are two calls per transaction on each side: 1-byte
+messages go through ``os.read``/``os.write`` on the descriptor (Argument Clinic's fast call: no keyword parsing,
+no buffer export), larger ones through ``recv_into`` a preallocated buffer and ``sendall``; the client reads the
+clock only around its timed transactions and checks the deadline and cancel there, once a 10 ms mark has passed.
+Left out on purpose: ``gc.disable()`` (the loops create no object the collector tracks), ``SO_BUSY_POLL`` (no
+effect on loopback, which has no NAPI, and a busy-polling agent would measure another thing than netperf) and
+pinning (left to the caller, as with netperf). Where it stands against netperf: benchmarks/README.md.
 
 Tests this agent cannot run (TCP_CRR, UDP_STREAM, several streams, bidirectional) are reported as
 "not measurable with agent" by :mod:`nicadvisor.bench.catalogue`.
@@ -296,9 +303,12 @@ def client_stream(host: str, port: int, duration_s: float, cancel: threading.Eve
 def client_rr(host: str, port: int, duration_s: float, cancel: threading.Event | None = None,
               request: int = 1, response: int = 1) -> dict[str, Any]:
     """TCP_RR (``request``,``response`` bytes, each 1..1 MiB) for ``duration_s`` seconds. Returns ``{"test",
-    "transactions", "elapsed_s", "transactions_per_s", "latency_us", "request", "response", "mean_latency_us",
-    "p50_latency_us", "p90_latency_us", "p99_latency_us"}`` (µs; see :func:`latency_stats`). Raises ValueError
-    for a bad size, OSError on socket errors, :class:`Cancelled`."""
+    "transactions", "elapsed_s", "transactions_per_s", "latency_us", "request", "response", "timed_every",
+    "mean_latency_us", "p50_latency_us", "p90_latency_us", "p99_latency_us"}`` (µs). The mean is elapsed /
+    transactions (every transaction); the percentiles are those of the timed transactions (:func:`latency_stats`):
+    every one, or one in ``timed_every`` = :data:`SAMPLE_EVERY` after a 10 ms warm-up whose mean was under
+    :data:`SAMPLE_BELOW_NS`. Raises ValueError for a bad size, OSError on socket errors (the server closed or reset
+    the connection), :class:`Cancelled`."""
     if not (0 < request <= MAX_RR_BYTES and 0 < response <= MAX_RR_BYTES):
         raise ValueError(f"request/response sizes {request},{response} are outside 1..{MAX_RR_BYTES} bytes")
     req = b"q" * request
