@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QIcon, QKeyEvent, QShowEvent
+from PySide6.QtGui import QCloseEvent, QIcon, QKeyEvent, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QMessageBox, QWidget, QWizard,
 )
 
 from nicadvisor.gui import settings as app_settings
+from nicadvisor.gui import startup
 from nicadvisor.gui.backend import Backend
 from nicadvisor.gui.pages.benchmark import BenchmarkPage
 from nicadvisor.gui.pages.connect import ConnectPage
@@ -27,8 +28,11 @@ from nicadvisor.gui.trust import HostKeyAsker
 #: The window (and menu entry's) icon, shipped in the package (pyproject's package-data).
 ICON = Path(__file__).with_name("nic-advisor.svg")
 
-#: When (ms after the wizard is built) the audit stack starts loading on a worker: after the first paint.
+#: When (ms after the wizard's first paint) the audit stack and the charting library start loading on a worker.
 WARM_AFTER_MS = 300
+#: What the warm-up imports, in order: the audit stack (the rules engine builds its parser on import: ~0.4 s), then
+#: the Benchmark page's charts (pyqtgraph and numpy: ~0.5 s). None of it is needed to paint the first page.
+WARM_MODULES = ("nicadvisor.services.audit", "nicadvisor.gui.widgets.bench_chart")
 
 DEFAULT_STORE = object()
 """Sentinel of ``NicAdvisorWizard(store=...)``: open the audit history at its default path."""
@@ -136,13 +140,23 @@ class NicAdvisorWizard(QWizard):
             self.restoreGeometry(geometry)
         if self._owns_store:
             self.store_handle = self._open_store()
-        # the audit stack (the rules engine builds its parser on import: ~0.4 s) is loaded on a worker while the user
-        # reads the Connect page, not when the first audit starts
+        # the audit stack and the charts are loaded on a worker while the user reads the Connect page (not when the
+        # first audit starts), once the first page is painted (not before: it would slow the paint down)
+        self._painted = False
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # Qt override: the first paint starts the warm-up
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            QTimer.singleShot(0, self._first_painted)  # after this paint (and its children's) is done
+
+    def _first_painted(self) -> None:
+        startup.mark("wizard")
         QTimer.singleShot(WARM_AFTER_MS, self._warm_audit_stack)
 
     def _warm_audit_stack(self) -> None:
         if not self._closed:
-            self.runner.submit("warm-audit", lambda _p, _c: importlib.import_module("nicadvisor.services.audit"))
+            self.runner.submit("warm-audit", lambda _p, _c: [importlib.import_module(m) for m in WARM_MODULES])
 
     # --- the audit history, opened on a worker ----------------------------------------------------------
     def _open_store(self) -> TaskHandle:

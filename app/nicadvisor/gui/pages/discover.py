@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from nicadvisor.gui import probes
+from nicadvisor.gui import audit_cache
 from nicadvisor.gui.backend import Backend
 from nicadvisor.gui.state import Source, SshSpec, VcenterSpec, WizardState
 from nicadvisor.gui.pages.task_page import TaskPage
@@ -228,7 +229,7 @@ class DiscoverPage(TaskPage):
                     store.add_problems(audit.history_id, problems)
             if ssh_hosts:  # a key accepted during the audit shows in the target list as stored
                 stored_keys.update(probes.stored_host_keys(ssh_hosts, known_hosts))
-            return audit
+            return audit_cache.warm(audit)  # the verdict every view shows, made here rather than on the GUI thread
 
         n = len(rows)
         what = {Source.DEMO: "the demo lab", Source.LOCAL: "this machine",
@@ -267,7 +268,7 @@ class DiscoverPage(TaskPage):
             if isinstance(spec, SshSpec):  # a Linux host given as ESXi was detected on contact: its row says Linux
                 kind = next((h.kind for h in audit.hosts if spec.source in h.inputs and h.kind), spec.kind)
                 spec.kind = kind if kind in ("esxi", "linux") else spec.kind
-        verdict = audit.verdict
+        verdict = audit_cache.verdict(audit)
         if audit.rated:
             self.progress.end("Audit finished.", 1.0)
         else:  # nothing could be read: a failed audit, whatever ran to its end

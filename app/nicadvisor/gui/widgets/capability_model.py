@@ -7,12 +7,12 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor
 
 from nicadvisor.model.capabilities import (
-    SWITCH_PORT_CATEGORIES, switch_port_cell,
+    SWITCH_PORT_CATEGORIES,
     CAPABILITIES, FAIL, STATUS_ORDER, STATUS_SYMBOL, STATUS_TEXT, UNKNOWN, WARN, Capability, Cell, Row,
-    capability_matrix,
 )
 from nicadvisor.model.capabilities import BMC_ORIGIN, CATALOGUE_ORIGIN, origin_of
 from nicadvisor.parsers.base import natural_key
+from nicadvisor.gui import audit_cache
 
 FIXED_COLUMNS = ("Host / pNIC",)
 
@@ -125,12 +125,11 @@ class CapabilityTableModel(QAbstractTableModel):
         """Rebuild from an ``Audit`` (None clears): rows of every host's physical pNICs."""
         self.beginResetModel()
         self.rows, self.pnics, self.switch_ports = [], [], []
-        if audit is not None:
-            for host in audit.hosts:
-                for row in capability_matrix(host, audit.findings):
-                    self.rows.append(row)
-                    self.pnics.append(host.pnic(row.pnic))
-                    self.switch_ports.append(switch_port_cell(host, self.pnics[-1]))  # LLDP/CDP, for the tooltips
+        if audit is not None:  # made on the audit's worker (audit_cache.warm), not here on the GUI thread
+            for row, pnic, switch_port in audit_cache.capability_rows(audit):
+                self.rows.append(row)
+                self.pnics.append(pnic)
+                self.switch_ports.append(switch_port)  # LLDP/CDP, for the tooltips
         self.endResetModel()
 
     def cell(self, index: QModelIndex) -> Cell | None:
