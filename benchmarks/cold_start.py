@@ -4,11 +4,11 @@
 Starts the real entry point (the ``nic-advisor-gui`` script when it is on PATH, else ``python -m nicadvisor.gui.app``)
 offscreen in a fresh process ``--runs`` times, with ``NICADVISOR_STARTUP_MARKS=1`` so that the app writes a mark to
 stderr when the starting window is painted and when the wizard's first page is painted
-(:mod:`nicadvisor.gui.startup`), and a scratch settings/history folder. The seconds from launching the process to
-each mark are printed per run, then median and max, with the CPU seconds the process had used when the wizard was
-painted (load-independent: on a shared machine the wall clock includes the time spent waiting for a CPU). The goal (issue 27, Responsiveness): the wizard painted within
-1 s. Numbers are printed, never asserted (``benchmarks/README.md``); the deterministic guard is
-``tests/gui/test_gui_cold_start.py`` (no heavy module loaded when the first page is painted).
+(:mod:`nicadvisor.gui.startup`), and a scratch settings/history folder. The seconds from launching the process to each
+mark are printed per run, then median and max, with the CPU seconds the process had used when the wizard was painted
+(load-independent: on a shared machine the wall clock includes the time spent waiting for a CPU). The goal (issue 27,
+Responsiveness): the wizard painted within 1 s. Numbers are printed, never asserted (``benchmarks/README.md``); the
+deterministic guard is ``tests/gui/test_gui_cold_start.py`` (no heavy module loaded when the first page is painted).
 
     python benchmarks/cold_start.py              # 5 cold starts
     python benchmarks/cold_start.py --runs 10
@@ -110,8 +110,9 @@ def measure(runs: int, app_dir: Path = REPO / "app", label: str = "") -> dict[st
                     "wizard CPU": "CPU used until then"}[stage]
             print(f"{label}{name:<24} "
                   f"median {statistics.median(values):.2f} s, max {max(values):.2f} s over {len(values)} run(s)"
-                  + (f" (goal < {GOAL_S:g} s)" if stage == "wizard" else " (the process's own CPU time: what an idle machine "
-                                                         "would take, about)" if stage == "wizard CPU" else ""),
+                  + (f" (goal < {GOAL_S:g} s)" if stage == "wizard"
+                     else " (the process's own CPU time: about what an idle machine would take)"
+                     if stage == "wizard CPU" else ""),
                   flush=True)
     return seen
 

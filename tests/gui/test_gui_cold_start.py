@@ -102,7 +102,8 @@ def test_a_changed_audit_gets_a_fresh_verdict():
     audit = Audit()
     first = audit_cache.verdict(audit)
     assert audit_cache.verdict(audit) is first  # kept while unchanged
-    audit.findings.append(Finding(rule_id="x", title="t", severity=Severity.ERROR, host="h", message="m", recommendation="r"))
+    audit.findings.append(Finding(rule_id="x", title="t", severity=Severity.ERROR, host="h", message="m",
+                                  recommendation="r"))
     assert audit_cache.verdict(audit) == audit.verdict and audit_cache.verdict(audit) is not first
     other = Audit()
     assert audit_cache.verdict(other) == other.verdict

@@ -5,8 +5,8 @@ line to stderr when the starting window is painted and one when the wizard's fir
     nicadvisor-startup wizard 1764650000.987654 0.871
 
 (seconds since the epoch, ``time.time()``; then the CPU seconds the process used so far, ``time.process_time()``,
-which a loaded machine does not inflate as it does the wall clock), so that ``benchmarks/cold_start.py`` can time a cold start of the real
-``nic-advisor-gui`` from outside. Nothing is written when the variable is not set.
+which a loaded machine does not inflate as it does the wall clock), so that ``benchmarks/cold_start.py`` can time a
+cold start of the real ``nic-advisor-gui`` from outside. Nothing is written when the variable is not set.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ MARK_PREFIX = "nicadvisor-startup"
 
 
 def mark(stage: str) -> None:
-    """Write ``"nicadvisor-startup STAGE SECONDS CPU_SECONDS"`` to stderr when :data:`MARKS_ENV` is set; otherwise nothing."""
+    """Write ``"nicadvisor-startup STAGE SECONDS CPU_SECONDS"`` to stderr when :data:`MARKS_ENV` is set; otherwise
+    nothing."""
     if os.environ.get(MARKS_ENV, "") not in ("", "0"):
         print(f"{MARK_PREFIX} {stage} {time.time():.6f} {time.process_time():.3f}", file=sys.stderr, flush=True)

@@ -23,7 +23,9 @@ from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.probes import snapshot
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
-from nicadvisor.gui.widgets.common import CHART_MIN_HEIGHT, FitScrollArea, detail_browser, message_label, readonly_table, share_width, splitter
+from nicadvisor.gui.widgets.common import (
+    CHART_MIN_HEIGHT, FitScrollArea, detail_browser, message_label, readonly_table, share_width, splitter,
+)
 from nicadvisor.gui.widgets.formatting import esc
 
 if TYPE_CHECKING:
@@ -233,6 +235,8 @@ class BenchmarkPage(TaskPage):
         charts.addTab(measured, "Measured vs expected")
         charts.addTab(percentile_tab, "Latency percentiles")
         charts.addTab(sweep_tab, "Payload sweep")
+        self._tab_charts = {percentile_tab: "percentile_chart", sweep_tab: "sweep_chart"}
+        charts.currentChanged.connect(self._on_tab_shown)
         # until a mesh was checked the tab says how to fill it (it was an empty table with its titles cut)
         self.mesh_empty = message_label()
         self.mesh_empty.setText(MESH_EMPTY)
@@ -316,12 +320,19 @@ class BenchmarkPage(TaskPage):
 
     @Slot()
     def _build_next_chart(self) -> None:
-        """Build one chart not built yet, then let the event loop run before the next (each takes tens of ms)."""
-        missing = [name for name in self._chart_places if name not in self._charts]
+        """Build one chart of the tab shown first not built yet, then let the event loop run before the next (each
+        takes tens of ms); the other tabs' charts are built when their tab is first shown (:meth:`_on_tab_shown`)."""
+        missing = [name for name in ("throughput_chart", "latency_chart") if name not in self._charts]
         if missing:
             self._chart(missing[0])
         if len(missing) > 1:
             QTimer.singleShot(0, self._build_next_chart)
+
+    @Slot(int)
+    def _on_tab_shown(self, index: int) -> None:
+        name = self._tab_charts.get(self.chart_tabs.widget(index))
+        if name is not None:
+            self._chart(name)
 
     @property
     def throughput_chart(self) -> Any:

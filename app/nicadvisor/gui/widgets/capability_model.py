@@ -120,11 +120,15 @@ class CapabilityTableModel(QAbstractTableModel):
         self.rows: list[Row] = []
         self.pnics: list[Any] = []
         self.switch_ports: list[str] = []
+        #: (row, column) -> the cell's two display lines, made once: Qt asks for them again at every sizing and paint
+        #: (the columns sized to their contents read every cell), and each is built from the pNIC's facts
+        self._display: dict[tuple[int, int], str] = {}
 
     def set_audit(self, audit: Any) -> None:
         """Rebuild from an ``Audit`` (None clears): rows of every host's physical pNICs."""
         self.beginResetModel()
         self.rows, self.pnics, self.switch_ports = [], [], []
+        self._display = {}
         if audit is not None:  # made on the audit's worker (audit_cache.warm), not here on the GUI thread
             for row, pnic, switch_port in audit_cache.capability_rows(audit):
                 self.rows.append(row)
@@ -173,9 +177,14 @@ class CapabilityTableModel(QAbstractTableModel):
             return None
         cap = CAPABILITIES[col - len(FIXED_COLUMNS)]
         if role == Qt.ItemDataRole.DisplayRole:
-            pnic = self.pnics[index.row()]
-            status, _, values = cell_display(cell, compact_text(pnic, cap) + origin_suffix(pnic, cap)).partition("\n")
-            return f"{status}{origin_tag(pnic, cap)}\n{values}"
+            key = (index.row(), col)
+            text = self._display.get(key)
+            if text is None:
+                pnic = self.pnics[index.row()]
+                short = compact_text(pnic, cap) + origin_suffix(pnic, cap)
+                status, _, values = cell_display(cell, short).partition("\n")
+                text = self._display[key] = f"{status}{origin_tag(pnic, cap)}\n{values}"
+            return text
         if role == Qt.ItemDataRole.ToolTipRole:
             lines = [f"{cap.title}: {STATUS_TEXT[cell.status]}", cell.text, cell.reason]
             lines += [f"{f.severity.value}: {f.title} ({f.target})" for f in cell.findings]
