@@ -401,6 +401,7 @@ class DiscoverPage(TaskPage):
         # Messages are wrapped by hand (QTreeView does not re-wrap rows to the column width).
         avail = max(self.problems.viewport().width(), self.width() - 60) - self.problems.header().sectionSize(1) - 60
         width = max(60, avail // max(1, self.problems.fontMetrics().averageCharWidth()))
+        groups: list[QTreeWidgetItem] = []
         for source, items in group_problems(audit.inputs_not_understood):
             group = QTreeWidgetItem([f"{source}  ({len(items)})", ""])
             group.setData(0, Qt.ItemDataRole.UserRole, source)
@@ -409,13 +410,20 @@ class DiscoverPage(TaskPage):
             group.setToolTip(0, source)
             for problem in items:
                 text = problem.message
-                child = QTreeWidgetItem([textwrap.fill(text, width, break_long_words=False), problem.command or ""])
+                # a short one-line message is its own wrapping (textwrap.fill cost ~0.5 ms a message: 114 of them)
+                short = len(text) <= width and text.isprintable() and text == text.strip()
+                shown = text if short else textwrap.fill(text, width, break_long_words=False)
+                child = QTreeWidgetItem([shown, problem.command or ""])
                 child.setData(0, Qt.ItemDataRole.UserRole, text)
                 child.setToolTip(0, text)
                 child.setToolTip(1, problem.command or "")
                 group.addChild(child)
             self.problems.addTopLevelItem(group)
             group.setExpanded(True)
+            groups.append(group)
+        # spanned once every group is in: each call lays out the whole tree again when items were added since the
+        # last one (QTreeView::setFirstColumnSpanned runs the pending layout), 128 ms for the 46 sources of 87 files
+        for group in groups:
             group.setFirstColumnSpanned(True)
         if not audit.inputs_not_understood:
             entry = QTreeWidgetItem(["Every input was understood."])
