@@ -365,7 +365,9 @@ def before_after(ref: str, chosen, args) -> None:
     folder), then with this checkout's, back to back (so both see about the same machine load); prints a table."""
     with tempfile.TemporaryDirectory(prefix="nicadv-before-") as tmp:
         old = Path(tmp)
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "app"], capture_output=True, check=True)
+        # the app with the data folders it finds above itself (rules/, resources/)
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "app", "rules", "resources", "pyproject.toml"],
+                                 capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive.stdout, check=True)
         table: list[tuple[dict, dict]] = []
         for name in chosen:
