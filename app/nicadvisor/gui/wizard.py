@@ -30,9 +30,11 @@ ICON = Path(__file__).with_name("nic-advisor.svg")
 
 #: When (ms after the wizard's first paint) the audit stack and the charting library start loading on a worker.
 WARM_AFTER_MS = 300
-#: What the warm-up imports, in order: the audit stack (the rules engine builds its parser on import: ~0.4 s), then
-#: the Benchmark page's charts (pyqtgraph and numpy: ~0.5 s). None of it is needed to paint the first page.
-WARM_MODULES = ("nicadvisor.services.audit", "nicadvisor.gui.widgets.bench_chart")
+#: What the warm-up imports, in order: the live targets (an SSH host typed on Connect is parsed by them; with the SSH
+#: and vSphere collectors behind: paramiko, pyVmomi), the audit stack (the rules engine builds its parser on import:
+#: ~0.4 s), then the Benchmark page's charts (pyqtgraph and numpy: ~0.5 s). None of it is needed to paint the first
+#: page, and each would stall the GUI thread where it is first used.
+WARM_MODULES = ("nicadvisor.services.targets", "nicadvisor.services.audit", "nicadvisor.gui.widgets.bench_chart")
 
 DEFAULT_STORE = object()
 """Sentinel of ``NicAdvisorWizard(store=...)``: open the audit history at its default path."""
