@@ -24,6 +24,10 @@ STATUS_FOREGROUND = {"pass": "#1b5e20", "warn": "#6d4c00", "fail": "#8e0000", "u
 
 CellRole = Qt.ItemDataRole.UserRole + 1
 SortRole = Qt.ItemDataRole.UserRole + 2
+#: The roles :meth:`CapabilityTableModel.data` answers; the view asks for a dozen more per cell at every paint
+#: (font, alignment, decoration, check state…), answered None before any other work.
+_ANSWERED = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.BackgroundRole,
+                       Qt.ItemDataRole.ForegroundRole, CellRole, SortRole})
 
 #: Row filters of :class:`CapabilityFilterProxy`: (key, label).
 ROW_FILTERS = (("all", "All pNICs"), ("problems", "pNICs with a warning or error"),
@@ -160,7 +164,7 @@ class CapabilityTableModel(QAbstractTableModel):
         return CAPABILITIES[section - len(FIXED_COLUMNS)].title
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        if role not in _ANSWERED or not index.isValid():
             return None
         row = self.rows[index.row()]
         col = index.column()
