@@ -150,11 +150,11 @@ class NicAdvisorWizard(QWizard):
         super().paintEvent(event)
         if not self._painted:
             self._painted = True
-            QTimer.singleShot(0, self._first_painted)  # after this paint (and its children's) is done
+            QTimer.singleShot(0, self, self._first_painted)  # after this paint (and its children's) is done
 
     def _first_painted(self) -> None:
         startup.mark("wizard")
-        QTimer.singleShot(WARM_AFTER_MS, self._warm_audit_stack)
+        QTimer.singleShot(WARM_AFTER_MS, self, self._warm_audit_stack)
 
     def _warm_audit_stack(self) -> None:
         if not self._closed:

@@ -305,7 +305,7 @@ class BenchmarkPage(TaskPage):
         self._fill_hosts()
         if self.state.bench_report is not None:
             self._show(self.state.bench_report)
-        QTimer.singleShot(0, self._build_next_chart)
+        QTimer.singleShot(0, self, self._build_next_chart)  # not after the page is gone
 
     # --- the charts, built when first needed ------------------------------------------------------
     def _chart(self, name: str) -> Any:
@@ -326,7 +326,7 @@ class BenchmarkPage(TaskPage):
         if missing:
             self._chart(missing[0])
         if len(missing) > 1:
-            QTimer.singleShot(0, self._build_next_chart)
+            QTimer.singleShot(0, self, self._build_next_chart)  # not after the page is gone
 
     @Slot(int)
     def _on_tab_shown(self, index: int) -> None:
