@@ -1,8 +1,10 @@
 """The wizard's GUI thread does only the work a view needs (issue 27, Responsiveness), checked without timing anything:
 
 * a cold start of the real entry point paints the first page before any heavy module is imported (the charting
-  library, the PDF writer, the SSH/vSphere/HTTP clients, the audit stack): those load on a worker after the paint,
-  so a module-level import that brings one back fails here, whatever the machine's speed;
+  library, the PDF writer, the SSH/vSphere/HTTP clients, the audit stack) and before the start-up tasks run: those
+  load on a worker after the paint, so a module-level import that brings one back fails here, whatever the
+  machine's speed;
+* the task runner holds the tasks started before the first paint and starts them, in order, when released;
 * after an audit, no view computes the audit's verdict or capability matrix on the GUI thread (each took 25 ms a
   host: the 60–300 ms stalls of ``benchmarks/gui_stalls.py``); the worker that made the audit does.
 
@@ -25,7 +27,10 @@ REPO = Path(__file__).resolve().parents[2]
 #: Not needed to paint the Connect page; each costs 0.1–1 s of a cold start.
 HEAVY = ("pyqtgraph", "numpy", "reportlab", "pypdf", "pyVmomi", "paramiko", "requests", "redfish",
          "nicadvisor.report.pdf", "nicadvisor.services.audit", "nicadvisor.rules_engine", "nicadvisor.collect.ssh",
-         "nicadvisor.collect.vsphere", "nicadvisor.services.between", "nicadvisor.gui.widgets.bench_chart")
+         "nicadvisor.collect.vsphere", "nicadvisor.services.between", "nicadvisor.gui.widgets.bench_chart",
+         # what the start-up tasks load (the keyring check, the history opened, the guide's status): held until the
+         # first paint, as they took the interpreter lock and a CPU from it
+         "keyring", "nicadvisor.services.history", "nicadvisor.vcg.guide_store")
 
 #: Runs ``nic-advisor-gui``'s main() in a fresh interpreter; at the wizard's "first page painted" mark it prints the
 #: heavy modules loaded by then (and the marks seen) as JSON and leaves.
@@ -107,3 +112,20 @@ def test_a_changed_audit_gets_a_fresh_verdict():
     assert audit_cache.verdict(audit) == audit.verdict and audit_cache.verdict(audit) is not first
     other = Audit()
     assert audit_cache.verdict(other) == other.verdict
+
+
+def test_held_tasks_start_in_order_once_released(qtbot):
+    from nicadvisor.gui.tasks import TaskRunner
+
+    runner = TaskRunner()
+    runner.hold()
+    ran: list[str] = []
+    handles = [runner.prepare(name, lambda _p, _c, n=name: ran.append(n) or n) for name in ("first", "second")]
+    for handle in handles:
+        runner.start(handle)
+    assert runner.running() == handles  # waiting, counted as work not done
+    qtbot.wait(100)  # an event loop turn or more: nothing starts while held
+    assert ran == []
+    with qtbot.waitSignals([h.sig_finished for h in handles], timeout=10_000):
+        runner.release()
+    assert sorted(ran) == ["first", "second"] and runner.shutdown(10_000)

@@ -30,6 +30,8 @@ ICON = Path(__file__).with_name("nic-advisor.svg")
 
 #: When (ms after the wizard's first paint) the audit stack and the charting library start loading on a worker.
 WARM_AFTER_MS = 300
+#: How long (ms after the wizard is built) the start-up tasks of a wizard that is not shown wait before they start.
+HOLD_MAX_MS = 1000
 #: What the warm-up imports, in order: the live targets (an SSH host typed on Connect is parsed by them; with the SSH
 #: and vSphere collectors behind: paramiko, pyVmomi), the audit stack (the rules engine builds its parser on import:
 #: ~0.4 s), then the Benchmark page's charts (pyqtgraph and numpy: ~0.5 s). None of it is needed to paint the first
@@ -101,6 +103,9 @@ class NicAdvisorWizard(QWizard):
             self.state.store = store
             self.state.store_problem = "" if store is not None else "no history file was given"
         self.runner = TaskRunner(self)
+        # the start-up tasks (the history opened, the keyring checked, the guide's status read) wait for the first
+        # paint: run beside the pages being built they took the interpreter lock and a CPU from it (_first_painted)
+        self.runner.hold()
         self.asker = HostKeyAsker(self, self)
         self.setWindowTitle("NIC Advisor — NSX Geneve overlay readiness")
         self.setWindowIcon(QIcon(str(ICON)))
@@ -145,6 +150,7 @@ class NicAdvisorWizard(QWizard):
         # the audit stack and the charts are loaded on a worker while the user reads the Connect page (not when the
         # first audit starts), once the first page is painted (not before: it would slow the paint down)
         self._painted = False
+        QTimer.singleShot(HOLD_MAX_MS, self, self._release_unshown)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # Qt override: the first paint starts the warm-up
         super().paintEvent(event)
@@ -152,8 +158,14 @@ class NicAdvisorWizard(QWizard):
             self._painted = True
             QTimer.singleShot(0, self, self._first_painted)  # after this paint (and its children's) is done
 
+    def _release_unshown(self) -> None:
+        """A wizard not shown (a test's) runs its start-up tasks anyway; a shown one waits for its paint."""
+        if not self.isVisible():
+            self.runner.release()
+
     def _first_painted(self) -> None:
         startup.mark("wizard")
+        self.runner.release()
         QTimer.singleShot(WARM_AFTER_MS, self, self._warm_audit_stack)
 
     def _warm_audit_stack(self) -> None:
