@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView, QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
     QMessageBox, QPushButton, QRadioButton, QSpinBox, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
@@ -305,6 +306,9 @@ class BenchmarkPage(TaskPage):
         self._fill_hosts()
         if self.state.bench_report is not None:
             self._show(self.state.bench_report)
+
+    def showEvent(self, event: QShowEvent) -> None:  # Qt override: the charts of the first tab, once shown
+        super().showEvent(event)
         QTimer.singleShot(0, self, self._build_next_chart)  # not after the page is gone
 
     # --- the charts, built when first needed ------------------------------------------------------
@@ -322,6 +326,8 @@ class BenchmarkPage(TaskPage):
     def _build_next_chart(self) -> None:
         """Build one chart of the tab shown first not built yet, then let the event loop run before the next (each
         takes tens of ms); the other tabs' charts are built when their tab is first shown (:meth:`_on_tab_shown`)."""
+        if not self.isVisible():  # passed through with Next: built when shown again (or when a result is drawn)
+            return
         missing = [name for name in ("throughput_chart", "latency_chart") if name not in self._charts]
         if missing:
             self._chart(missing[0])
