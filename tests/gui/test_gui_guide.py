@@ -17,7 +17,8 @@ def test_import_from_the_wizard_shows_the_diff_then_applies(make_wizard, qtbot, 
     panel = connect.guide_panel
     connect.tabs.setCurrentWidget(panel)
     try:
-        assert "No compatibility guide imported" in panel.status.text()
+        # read on a worker after the wizard was built (not on the GUI thread before its first paint)
+        qtbot.waitUntil(lambda: "No compatibility guide imported" in panel.status.text(), timeout=10_000)
         bad = tmp_path / "notes.json"
         bad.write_text('{"hello": "world"}', encoding="utf-8")
         panel.prepare([str(bad)])

@@ -13,6 +13,7 @@ from typing import Sequence
 from PySide6.QtCore import QEventLoop, Qt
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
+from nicadvisor.gui import startup
 from nicadvisor.gui.state import Source
 
 
@@ -77,6 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     app.setOrganizationName("nicadvisor")
     starting = starting_window()
     show_now(starting, app)  # painted now, not at the first event loop turn: the wizard takes a while to build
+    startup.mark("splash")
     from nicadvisor.gui.wizard import NicAdvisorWizard
 
     source, paths = source_of(args)

@@ -14,17 +14,44 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from nicadvisor.gui.state import NsxSpec, SshSpec, VcenterSpec
-from nicadvisor.services import connection, targets
-from nicadvisor.services.connection import InventoryResult, ProbeResult
-from nicadvisor.services.targets import LiveTargets
+
+if TYPE_CHECKING:
+    from nicadvisor.services import targets
+    from nicadvisor.services.connection import InventoryResult, ProbeResult
+    from nicadvisor.services.targets import LiveTargets
 
 AskFn = Callable[[str, int, str, str], bool]
 __all__ = ["InventoryResult", "LiveTargets", "PasswordMissing", "ProbeResult", "browse_vcenter", "build_targets",
            "probe_nsx", "probe_ssh", "probe_vcenter", "resolve_password", "snapshot", "stored_host_keys",
            "vsphere_target"]
+
+#: Imported on first use, on a worker (the collectors behind them load paramiko, pyVmomi and requests: about a second
+#: of a cold start, which the wizard's first page does not need).
+_LAZY = {"InventoryResult": "nicadvisor.services.connection", "ProbeResult": "nicadvisor.services.connection",
+         "LiveTargets": "nicadvisor.services.targets"}
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: probes.LiveTargets and the result types, imported when first asked for
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _targets() -> Any:
+    from nicadvisor.services import targets
+
+    return targets
+
+
+def _connection() -> Any:
+    from nicadvisor.services import connection
+
+    return connection
 
 
 class PasswordMissing(ValueError):
@@ -66,6 +93,7 @@ def resolve_password(spec: VcenterSpec | SshSpec | NsxSpec, user: str) -> tuple[
 
 def entry_of(spec: VcenterSpec | SshSpec | NsxSpec) -> Any:
     """The :mod:`nicadvisor.services.targets` entry of a Connect page spec (no password: see :func:`passwords_of`)."""
+    targets = _targets()
     if isinstance(spec, VcenterSpec):
         return targets.VcenterEntry(url=spec.url, user=spec.user, thumbprint=spec.thumbprint or None,
                                     datacenter=spec.datacenter or None, cluster=spec.cluster or None,
@@ -103,6 +131,7 @@ def passwords_of(specs: list[Any], notes: list[str] | None = None) -> targets.Pa
 def vsphere_target(spec: VcenterSpec, password: str) -> Any:
     """The ``VsphereTarget`` of ``spec`` (``esxcli=spec.esxcli``: esxcli through the vSphere API too), pins in the
     app's store. Raises ValueError for a bad URL."""
+    targets = _targets()
     return targets.vsphere_target(entry_of(spec), password, pins=targets.app_pins())
 
 
@@ -110,6 +139,7 @@ def build_targets(vcenters: list[VcenterSpec], ssh_hosts: list[SshSpec], nsx_man
     """Collector targets of spec snapshots (:func:`nicadvisor.services.targets.build_targets`), passwords resolved
     from the keyring where none was typed (worker thread: the keyring may block). Never raises: a target that
     cannot be built is a problem."""
+    targets = _targets()
     request = targets.TargetsRequest(vcenter=tuple(entry_of(s) for s in vcenters),
                                      ssh=tuple(entry_of(s) for s in ssh_hosts),
                                      nsx=tuple(entry_of(s) for s in nsx_managers))
@@ -121,27 +151,27 @@ def _with_notes(result: Any, notes: list[str]) -> Any:
 
 
 def probe_vcenter(spec: VcenterSpec, cancel: threading.Event | None = None, timeout: float = 15.0) -> ProbeResult:
-    """Test connection of a vCenter (:func:`nicadvisor.services.connection.check_vcenter`). Never raises."""
+    """Test connection of a vCenter (:func:`nicadvisor.services._connection().check_vcenter`). Never raises."""
     notes: list[str] = []
-    return _with_notes(connection.check_vcenter(entry_of(spec), passwords_of([spec], notes), cancel, timeout), notes)
+    return _with_notes(_connection().check_vcenter(entry_of(spec), passwords_of([spec], notes), cancel, timeout), notes)
 
 
 def browse_vcenter(spec: VcenterSpec, cancel: threading.Event | None = None, timeout: float = 15.0) -> InventoryResult:
     """Browse hosts of a vCenter (:func:`nicadvisor.services.connection.browse_vcenter`). Never raises, except
     ``Cancelled`` when ``cancel`` is set."""
-    return connection.browse_vcenter(entry_of(spec), passwords_of([spec]), cancel, timeout)
+    return _connection().browse_vcenter(entry_of(spec), passwords_of([spec]), cancel, timeout)
 
 
 def probe_ssh(spec: SshSpec, known_hosts: Any, ask: AskFn | None, cancel: threading.Event | None = None,
               timeout: float = 10.0) -> ProbeResult:
-    """Test connection of an SSH host (:func:`nicadvisor.services.connection.check_ssh`). Never raises."""
+    """Test connection of an SSH host (:func:`nicadvisor.services._connection().check_ssh`). Never raises."""
     notes: list[str] = []
     try:
         entry = entry_of(spec)
         passwords = passwords_of([spec], notes)
     except ValueError as exc:
-        return ProbeResult(False, str(exc))
-    return _with_notes(connection.check_ssh(entry, passwords, known_hosts, ask, cancel, timeout), notes)
+        return _connection().ProbeResult(False, str(exc))
+    return _with_notes(_connection().check_ssh(entry, passwords, known_hosts, ask, cancel, timeout), notes)
 
 
 def stored_host_keys(ssh_hosts: list[SshSpec], known_hosts: Any) -> dict[str, str]:
@@ -155,10 +185,10 @@ def stored_host_keys(ssh_hosts: list[SshSpec], known_hosts: Any) -> dict[str, st
         except ValueError:
             continue
         parts.append((spec.source, host, port))
-    return connection.stored_host_keys(parts, known_hosts)
+    return _connection().stored_host_keys(parts, known_hosts)
 
 
 def probe_nsx(spec: NsxSpec, cancel: threading.Event | None = None, timeout: float = 15.0) -> ProbeResult:
-    """Test connection of an NSX Manager (:func:`nicadvisor.services.connection.check_nsx`). Never raises."""
+    """Test connection of an NSX Manager (:func:`nicadvisor.services._connection().check_nsx`). Never raises."""
     notes: list[str] = []
-    return _with_notes(connection.check_nsx(entry_of(spec), passwords_of([spec], notes), cancel, timeout), notes)
+    return _with_notes(_connection().check_nsx(entry_of(spec), passwords_of([spec], notes), cancel, timeout), notes)

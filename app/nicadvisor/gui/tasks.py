@@ -127,6 +127,8 @@ class TaskRunner(QObject):
     ``handle = runner.prepare(name, fn)``, connect ``handle``'s signals to slots of GUI-thread objects,
     then ``runner.start(handle)``. :meth:`submit` does both for a caller that connects nothing first.
     :meth:`shutdown` cancels every running task and waits up to ``deadline_ms`` for them.
+    Between :meth:`hold` and :meth:`release`, started tasks wait in a queue (the wizard holds its start-up tasks until
+    its first page is painted); :meth:`running` counts them, :meth:`shutdown` drops them unstarted.
     """
 
     def __init__(self, parent: QObject | None = None, max_threads: int = 4) -> None:
@@ -135,6 +137,7 @@ class TaskRunner(QObject):
         self._pool.setMaxThreadCount(max_threads)
         self._running: dict[int, tuple[TaskHandle, _Runnable]] = {}
         self._pending: dict[int, _Runnable] = {}
+        self._held: list[TaskHandle] | None = None
         self._lock = threading.Lock()
 
     def prepare(self, name: str, fn: TaskFn) -> TaskHandle:
@@ -146,6 +149,11 @@ class TaskRunner(QObject):
     def start(self, handle: TaskHandle) -> None:
         """Start a prepared task in a worker thread. Raises KeyError if ``handle`` was not prepared
         by this runner or was already started."""
+        if self._held is not None:
+            if id(handle) not in self._pending:
+                raise KeyError(handle.name)
+            self._held.append(handle)
+            return
         runnable = self._pending.pop(id(handle))
         with self._lock:
             self._running[id(handle)] = (handle, runnable)
@@ -158,6 +166,17 @@ class TaskRunner(QObject):
         self.start(handle)
         return handle
 
+    def hold(self) -> None:
+        """Queue the tasks started from now on instead of starting them, until :meth:`release`."""
+        if self._held is None:
+            self._held = []
+
+    def release(self) -> None:
+        """Start the queued tasks, in the order they were started, and stop queueing. Does nothing when not held."""
+        held, self._held = self._held, None
+        for handle in held or []:
+            self.start(handle)
+
     def _forget(self, handle: TaskHandle) -> None:
         # Called from the worker thread at the very end of run(); the handle stays alive through
         # its Qt parent (this runner), so queued signals still reach their slots.
@@ -167,10 +186,14 @@ class TaskRunner(QObject):
     def running(self) -> list[TaskHandle]:
         """Handles of tasks that have not ended yet."""
         with self._lock:
-            return [h for h, _ in self._running.values()]
+            return [h for h, _ in self._running.values()] + list(self._held or [])
 
     def shutdown(self, deadline_ms: int = 5000) -> bool:
         """Cancel all tasks and wait up to ``deadline_ms``; returns True if every worker ended."""
         for handle in self.running():
             handle.cancel()
+        for handle in self._held or []:  # never started: nothing to wait for
+            self._pending.pop(id(handle), None)
+        if self._held is not None:
+            self._held = []
         return self._pool.waitForDone(deadline_ms)

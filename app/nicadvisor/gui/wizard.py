@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QIcon, QKeyEvent, QShowEvent
+from PySide6.QtGui import QCloseEvent, QIcon, QKeyEvent, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QMessageBox, QWidget, QWizard,
 )
 
 from nicadvisor.gui import settings as app_settings
+from nicadvisor.gui import startup
 from nicadvisor.gui.backend import Backend
 from nicadvisor.gui.pages.benchmark import BenchmarkPage
 from nicadvisor.gui.pages.connect import ConnectPage
@@ -27,8 +28,15 @@ from nicadvisor.gui.trust import HostKeyAsker
 #: The window (and menu entry's) icon, shipped in the package (pyproject's package-data).
 ICON = Path(__file__).with_name("nic-advisor.svg")
 
-#: When (ms after the wizard is built) the audit stack starts loading on a worker: after the first paint.
+#: When (ms after the wizard's first paint) the audit stack and the charting library start loading on a worker.
 WARM_AFTER_MS = 300
+#: How long (ms after the wizard is built) the start-up tasks of a wizard that is not shown wait before they start.
+HOLD_MAX_MS = 1000
+#: What the warm-up imports, in order: the live targets (an SSH host typed on Connect is parsed by them; with the SSH
+#: and vSphere collectors behind: paramiko, pyVmomi), the audit stack (the rules engine builds its parser on import:
+#: ~0.4 s), then the Benchmark page's charts (pyqtgraph and numpy: ~0.5 s). None of it is needed to paint the first
+#: page, and each would stall the GUI thread where it is first used.
+WARM_MODULES = ("nicadvisor.services.targets", "nicadvisor.services.audit", "nicadvisor.gui.widgets.bench_chart")
 
 DEFAULT_STORE = object()
 """Sentinel of ``NicAdvisorWizard(store=...)``: open the audit history at its default path."""
@@ -95,6 +103,9 @@ class NicAdvisorWizard(QWizard):
             self.state.store = store
             self.state.store_problem = "" if store is not None else "no history file was given"
         self.runner = TaskRunner(self)
+        # the start-up tasks (the history opened, the keyring checked, the guide's status read) wait for the first
+        # paint: run beside the pages being built they took the interpreter lock and a CPU from it (_first_painted)
+        self.runner.hold()
         self.asker = HostKeyAsker(self, self)
         self.setWindowTitle("NIC Advisor — NSX Geneve overlay readiness")
         self.setWindowIcon(QIcon(str(ICON)))
@@ -136,13 +147,30 @@ class NicAdvisorWizard(QWizard):
             self.restoreGeometry(geometry)
         if self._owns_store:
             self.store_handle = self._open_store()
-        # the audit stack (the rules engine builds its parser on import: ~0.4 s) is loaded on a worker while the user
-        # reads the Connect page, not when the first audit starts
-        QTimer.singleShot(WARM_AFTER_MS, self._warm_audit_stack)
+        # the audit stack and the charts are loaded on a worker while the user reads the Connect page (not when the
+        # first audit starts), once the first page is painted (not before: it would slow the paint down)
+        self._painted = False
+        QTimer.singleShot(HOLD_MAX_MS, self, self._release_unshown)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # Qt override: the first paint starts the warm-up
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            QTimer.singleShot(0, self, self._first_painted)  # after this paint (and its children's) is done
+
+    def _release_unshown(self) -> None:
+        """A wizard not shown (a test's) runs its start-up tasks anyway; a shown one waits for its paint."""
+        if not self.isVisible():
+            self.runner.release()
+
+    def _first_painted(self) -> None:
+        startup.mark("wizard")
+        self.runner.release()
+        QTimer.singleShot(WARM_AFTER_MS, self, self._warm_audit_stack)
 
     def _warm_audit_stack(self) -> None:
         if not self._closed:
-            self.runner.submit("warm-audit", lambda _p, _c: importlib.import_module("nicadvisor.services.audit"))
+            self.runner.submit("warm-audit", lambda _p, _c: [importlib.import_module(m) for m in WARM_MODULES])
 
     # --- the audit history, opened on a worker ----------------------------------------------------------
     def _open_store(self) -> TaskHandle:

@@ -7,18 +7,33 @@
 
 Pure: reads the model and writes files; no Qt, pyVmomi, paramiko or requests.
 """
-from nicadvisor.report.csv_export import write_csv, write_inventory_csv
-from nicadvisor.report.json_export import (
-    SCHEMA_VERSION,
-    audit_to_dict,
-    load_schema,
-    read_json,
-    validate_document,
-    write_json,
-)
-from nicadvisor.report.pdf import write_pdf
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: Where each name lives: imported when first asked for (PEP 562), so that importing one report module (the wizard
+#: reads ``report.remediation``'s step labels on its first page) does not load reportlab and the PDF writer with it.
+_HOME = {
+    "write_csv": "csv_export", "write_inventory_csv": "csv_export",
+    "SCHEMA_VERSION": "json_export", "audit_to_dict": "json_export", "load_schema": "json_export",
+    "read_json": "json_export", "validate_document": "json_export", "write_json": "json_export",
+    "write_pdf": "pdf",
+}
 
 __all__ = [
     "SCHEMA_VERSION", "audit_to_dict", "load_schema", "read_json", "validate_document", "write_csv",
     "write_inventory_csv", "write_json", "write_pdf",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOME:
+        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

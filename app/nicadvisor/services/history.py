@@ -7,8 +7,6 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nicadvisor.services.audit import reopen_audit
-
 if TYPE_CHECKING:
     from nicadvisor.model.diff import AuditDiff
     from nicadvisor.store import AuditStore
@@ -36,5 +34,8 @@ def compare_audits(store: "AuditStore", before_id: int, after_id: int) -> "Audit
     :func:`nicadvisor.model.diff.diff_audits`), each reopened as :func:`~nicadvisor.services.audit.reopen_audit` does.
     Raises :class:`nicadvisor.store.AuditNotFound` for an unknown id."""
     from nicadvisor.model.diff import diff_audits
+    # imported here: opening the history (the wizard's start-up) does not need the audit stack, whose import (the rules
+    # engine builds its parser) competed with the first paint for the CPU
+    from nicadvisor.services.audit import reopen_audit
 
     return diff_audits(reopen_audit(store, before_id), reopen_audit(store, after_id))

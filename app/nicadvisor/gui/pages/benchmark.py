@@ -4,9 +4,11 @@ tabulated."""
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+import sys
+from typing import TYPE_CHECKING, Any, Callable
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView, QButtonGroup, QCheckBox, QComboBox, QDoubleSpinBox, QHBoxLayout, QHeaderView, QLabel,
     QMessageBox, QPushButton, QRadioButton, QSpinBox, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
@@ -15,18 +17,28 @@ from PySide6.QtWidgets import (
 from nicadvisor.bench.figures import chart_label, percentile_rows, sweep_series
 from nicadvisor.model.path_tests import MESH_COLUMNS, mesh_table
 
+from nicadvisor.gui import audit_cache
 from nicadvisor.gui.backend import Backend
 from nicadvisor.gui.pages.task_page import TaskPage
 from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.probes import snapshot
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import HostKeyAsker
-from nicadvisor.gui.widgets.bench_chart import (
-    CHART_MIN_HEIGHT, MeasuredVsExpectedChart, PayloadSweepChart, PercentileChart,
+from nicadvisor.gui.widgets.common import (
+    CHART_MIN_HEIGHT, FitScrollArea, detail_browser, message_label, readonly_table, share_width, splitter,
 )
-from nicadvisor.gui.widgets.common import FitScrollArea, detail_browser, message_label, readonly_table, share_width, splitter
 from nicadvisor.gui.widgets.formatting import esc
-from nicadvisor.services.between import BetweenOutcome, PreparedBetween
+
+if TYPE_CHECKING:
+    from nicadvisor.services.between import BetweenOutcome, PreparedBetween
+
+
+def _is_between(obj: Any, name: str) -> bool:
+    """``isinstance(obj, nicadvisor.services.between.<name>)`` without importing that module on the GUI thread (it
+    loads the SSH stack): an object of it exists only once a worker imported it."""
+    module = sys.modules.get("nicadvisor.services.between")
+    return module is not None and isinstance(obj, getattr(module, name))
+
 
 #: The "what to run" choice of the MTU path check alone (between hosts; read-only, no plan to confirm).
 MTU_ONLY = "mtu"
@@ -199,23 +211,33 @@ class BenchmarkPage(TaskPage):
         self.stale_hint.hide()
         self._shown_path = ""
 
-        self.throughput_chart = MeasuredVsExpectedChart("TCP_STREAM throughput", "Gbit/s")
-        self.latency_chart = MeasuredVsExpectedChart("TCP_RR latency (lower is better)", "µs")
+        # the charts (pyqtgraph and numpy: about a second of a cold start) are built when first needed, one per event
+        # loop turn once the page is shown (_build_next_chart), or at once when a result is drawn: their places first
         measured = QWidget()
         charts_layout = QHBoxLayout(measured)
         charts_layout.setContentsMargins(0, 0, 0, 0)
-        charts_layout.addWidget(self.throughput_chart)
-        charts_layout.addWidget(self.latency_chart)
-        self.percentile_chart = PercentileChart()
-        self.sweep_chart = PayloadSweepChart()
+        percentile_tab, sweep_tab = QWidget(), QWidget()
+        for tab in (percentile_tab, sweep_tab):
+            QVBoxLayout(tab).setContentsMargins(0, 0, 0, 0)
+        #: chart attribute -> (the layout it goes in, how it is made from the bench_chart module)
+        self._chart_places: dict[str, tuple[Any, Callable[[Any], QWidget]]] = {
+            "throughput_chart": (charts_layout, lambda m: m.MeasuredVsExpectedChart("TCP_STREAM throughput", "Gbit/s")),
+            "latency_chart": (charts_layout,
+                              lambda m: m.MeasuredVsExpectedChart("TCP_RR latency (lower is better)", "µs")),
+            "percentile_chart": (percentile_tab.layout(), lambda m: m.PercentileChart()),
+            "sweep_chart": (sweep_tab.layout(), lambda m: m.PayloadSweepChart()),
+        }
+        self._charts: dict[str, QWidget] = {}
         # the TEP mesh: one row per pair and frame size (the same table as the CLI, the PDF and the HTML)
         self.mesh_table = readonly_table(MESH_COLUMNS, single=False)
         self.mesh_table.horizontalHeader().setStretchLastSection(True)
         self.mesh_table.horizontalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         charts = QTabWidget()
         charts.addTab(measured, "Measured vs expected")
-        charts.addTab(self.percentile_chart, "Latency percentiles")
-        charts.addTab(self.sweep_chart, "Payload sweep")
+        charts.addTab(percentile_tab, "Latency percentiles")
+        charts.addTab(sweep_tab, "Payload sweep")
+        self._tab_charts = {percentile_tab: "percentile_chart", sweep_tab: "sweep_chart"}
+        charts.currentChanged.connect(self._on_tab_shown)
         # until a mesh was checked the tab says how to fill it (it was an empty table with its titles cut)
         self.mesh_empty = message_label()
         self.mesh_empty.setText(MESH_EMPTY)
@@ -284,6 +306,59 @@ class BenchmarkPage(TaskPage):
         self._fill_hosts()
         if self.state.bench_report is not None:
             self._show(self.state.bench_report)
+
+    def showEvent(self, event: QShowEvent) -> None:  # Qt override: the charts of the first tab, once shown
+        super().showEvent(event)
+        QTimer.singleShot(0, self, self._build_next_chart)  # not after the page is gone
+
+    # --- the charts, built when first needed ------------------------------------------------------
+    def _chart(self, name: str) -> Any:
+        chart = self._charts.get(name)
+        if chart is None:
+            from nicadvisor.gui.widgets import bench_chart  # loaded on a worker after the first paint (wizard.py)
+
+            layout, make = self._chart_places[name]
+            chart = self._charts[name] = make(bench_chart)
+            layout.addWidget(chart)
+        return chart
+
+    @Slot()
+    def _build_next_chart(self) -> None:
+        """Build one chart of the tab shown first not built yet, then let the event loop run before the next (each
+        takes tens of ms); the other tabs' charts are built when their tab is first shown (:meth:`_on_tab_shown`)."""
+        if not self.isVisible():  # passed through with Next: built when shown again (or when a result is drawn)
+            return
+        missing = [name for name in ("throughput_chart", "latency_chart") if name not in self._charts]
+        if missing:
+            self._chart(missing[0])
+        if len(missing) > 1:
+            QTimer.singleShot(0, self, self._build_next_chart)  # not after the page is gone
+
+    @Slot(int)
+    def _on_tab_shown(self, index: int) -> None:
+        name = self._tab_charts.get(self.chart_tabs.widget(index))
+        if name is not None:
+            self._chart(name)
+
+    @property
+    def throughput_chart(self) -> Any:
+        """Measured vs expected TCP_STREAM throughput (``bench_chart.MeasuredVsExpectedChart``, Gbit/s)."""
+        return self._chart("throughput_chart")
+
+    @property
+    def latency_chart(self) -> Any:
+        """Measured vs expected TCP_RR latency (``bench_chart.MeasuredVsExpectedChart``, µs)."""
+        return self._chart("latency_chart")
+
+    @property
+    def percentile_chart(self) -> Any:
+        """Latency percentiles (``bench_chart.PercentileChart``, µs)."""
+        return self._chart("percentile_chart")
+
+    @property
+    def sweep_chart(self) -> Any:
+        """Payload sweep (``bench_chart.PayloadSweepChart``)."""
+        return self._chart("sweep_chart")
 
     def _fill_hosts(self) -> None:
         """One row per SSH host of the Connect page (ticked), keeping the interfaces already typed: Linux hosts and ESXi
@@ -464,15 +539,20 @@ class BenchmarkPage(TaskPage):
         what = (["Pinging the TEP mesh (read-only)"] if prepared.request.mtu_check else []) + \
             ([f"running {tests} test(s) between the hosts; every change is undone afterwards"] if tests else [])
         status = ", then ".join(what)
-        self.run_task(lambda progress, cancel: run(prepared, audit, progress, cancel, store=store),
-                      status[:1].upper() + status[1:] + "…")
+
+        def between(progress, cancel):
+            outcome = run(prepared, audit, progress, cancel, store=store)
+            audit_cache.warm(getattr(outcome, "audit", None))  # on the worker: the pages show it next
+            return outcome
+
+        self.run_task(between, status[:1].upper() + status[1:] + "…")
 
     def _close_prepared(self, prepared: PreparedBetween) -> None:
         close = self.backend.remote_close
         self.runner.start(self.runner.prepare("bench-close", lambda _p, _c: close(prepared)))
 
     def _after_end(self, which: int, *args: Any) -> None:  # TaskPage: the plan stage is not the end
-        if args and isinstance(args[0], PreparedBetween):
+        if args and _is_between(args[0], "PreparedBetween"):
             prepared = args[0]
             super()._after_end(-1)
             self._after_prepare(prepared)
@@ -480,11 +560,11 @@ class BenchmarkPage(TaskPage):
         super()._after_end(which, *args)
 
     def task_finished(self, report: Any) -> Any:  # TaskPage hook
-        if isinstance(report, PreparedBetween):
+        if _is_between(report, "PreparedBetween"):
             self.progress.end("Read what each host offers; nothing was changed.", 1.0)
             return report
         self._prepared = None
-        outcome = report if isinstance(report, BetweenOutcome) else None
+        outcome = report if _is_between(report, "BetweenOutcome") else None
         if outcome is not None:  # between hosts: the service added the results to the audit (and the history)
             report = outcome.tests_report()
             if outcome.audit is not None:

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from nicadvisor.gui import settings as app_settings
+from nicadvisor.gui import audit_cache
 from nicadvisor.gui.backend import Backend
 from nicadvisor.gui.child_process import ChildProcess
 from nicadvisor.gui.pages.discover import audit_summary
@@ -164,7 +165,7 @@ class ExportPage(TaskPage):
             child = self.child
             self.runner.submit("export-warm", lambda _p, _c: child.warm())
         self.export_button.setEnabled(self.state.audit is not None)
-        self.banner.show_verdict(self.state.audit.verdict if self.state.audit is not None else None)
+        self.banner.show_verdict(audit_cache.verdict(self.state.audit) if self.state.audit is not None else None)
         self.contents.setText(contents_text(self.state))
 
     def chosen_paths(self) -> dict[str, Path | None]:

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
 )
 
 from nicadvisor.gui.state import WizardState
+from nicadvisor.gui import audit_cache
 from nicadvisor.gui.widgets.common import detail_browser, splitter
 from nicadvisor.gui.widgets.formatting import SEVERITY_COLOURS, esc, finding_html
 from nicadvisor.gui.widgets.verdict_banner import VerdictBanner
@@ -87,8 +88,9 @@ class FindingsPage(QWizardPage):
 
     def initializePage(self) -> None:  # Qt override
         audit = self.state.audit
-        self.banner.show_verdict(audit.verdict if audit is not None else None)
-        self.populate(audit.findings if audit is not None else [], audit.verdict if audit is not None else None)
+        self.banner.show_verdict(audit_cache.verdict(audit) if audit is not None else None)
+        self.populate(audit.findings if audit is not None else [],
+                      audit_cache.verdict(audit) if audit is not None else None)
 
     def _group_keys(self, ordered: list[Any]) -> list[tuple[str, str, str]]:
         """(key, label, colour severity) of each group, in display order."""

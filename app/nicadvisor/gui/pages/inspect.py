@@ -8,6 +8,7 @@ from PySide6.QtWidgets import (
 )
 
 from nicadvisor.gui.state import WizardState
+from nicadvisor.gui import audit_cache
 from nicadvisor.gui.widgets.capability_model import (
     FIXED_COLUMNS, ROW_FILTERS, CapabilityFilterProxy, CapabilityTableModel,
 )
@@ -90,7 +91,7 @@ class InspectPage(QWizardPage):
 
     def initializePage(self) -> None:  # Qt override
         audit = self.state.audit
-        self.banner.show_verdict(audit.verdict if audit is not None else None)
+        self.banner.show_verdict(audit_cache.verdict(audit) if audit is not None else None)
         self.model.set_audit(audit)
         self.host_filter.blockSignals(True)
         self.host_filter.clear()

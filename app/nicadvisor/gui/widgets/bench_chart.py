@@ -12,8 +12,7 @@ EXPECTED_BRUSH = "#b9b9b9"
 #: Measured bars take the colour of their verdict against the expected band (the same words as every report).
 VERDICT_BRUSH = {"pass": "#2e8b57", "warn": "#d4a017", "fail": "#c0392b"}
 BAND_PEN = "#333333"
-#: The least height of a chart widget (px): its plot keeps about 150 px under the title, over the axis and legend.
-CHART_MIN_HEIGHT = 260
+from nicadvisor.gui.widgets.common import CHART_MIN_HEIGHT  # noqa: F401 - the pages read it from here too
 HISTORY_PEN = "#222222"
 
 

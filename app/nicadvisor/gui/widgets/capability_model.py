@@ -7,12 +7,12 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor
 
 from nicadvisor.model.capabilities import (
-    SWITCH_PORT_CATEGORIES, switch_port_cell,
+    SWITCH_PORT_CATEGORIES,
     CAPABILITIES, FAIL, STATUS_ORDER, STATUS_SYMBOL, STATUS_TEXT, UNKNOWN, WARN, Capability, Cell, Row,
-    capability_matrix,
 )
 from nicadvisor.model.capabilities import BMC_ORIGIN, CATALOGUE_ORIGIN, origin_of
 from nicadvisor.parsers.base import natural_key
+from nicadvisor.gui import audit_cache
 
 FIXED_COLUMNS = ("Host / pNIC",)
 
@@ -24,6 +24,10 @@ STATUS_FOREGROUND = {"pass": "#1b5e20", "warn": "#6d4c00", "fail": "#8e0000", "u
 
 CellRole = Qt.ItemDataRole.UserRole + 1
 SortRole = Qt.ItemDataRole.UserRole + 2
+#: The roles :meth:`CapabilityTableModel.data` answers; the view asks for a dozen more per cell at every paint
+#: (font, alignment, decoration, check state…), answered None before any other work.
+_ANSWERED = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.BackgroundRole,
+                       Qt.ItemDataRole.ForegroundRole, CellRole, SortRole})
 
 #: Row filters of :class:`CapabilityFilterProxy`: (key, label).
 ROW_FILTERS = (("all", "All pNICs"), ("problems", "pNICs with a warning or error"),
@@ -120,17 +124,20 @@ class CapabilityTableModel(QAbstractTableModel):
         self.rows: list[Row] = []
         self.pnics: list[Any] = []
         self.switch_ports: list[str] = []
+        #: (row, column) -> the cell's two display lines, made once: Qt asks for them again at every sizing and paint
+        #: (the columns sized to their contents read every cell), and each is built from the pNIC's facts
+        self._display: dict[tuple[int, int], str] = {}
 
     def set_audit(self, audit: Any) -> None:
         """Rebuild from an ``Audit`` (None clears): rows of every host's physical pNICs."""
         self.beginResetModel()
         self.rows, self.pnics, self.switch_ports = [], [], []
-        if audit is not None:
-            for host in audit.hosts:
-                for row in capability_matrix(host, audit.findings):
-                    self.rows.append(row)
-                    self.pnics.append(host.pnic(row.pnic))
-                    self.switch_ports.append(switch_port_cell(host, self.pnics[-1]))  # LLDP/CDP, for the tooltips
+        self._display = {}
+        if audit is not None:  # made on the audit's worker (audit_cache.warm), not here on the GUI thread
+            for row, pnic, switch_port in audit_cache.capability_rows(audit):
+                self.rows.append(row)
+                self.pnics.append(pnic)
+                self.switch_ports.append(switch_port)  # LLDP/CDP, for the tooltips
         self.endResetModel()
 
     def cell(self, index: QModelIndex) -> Cell | None:
@@ -157,7 +164,7 @@ class CapabilityTableModel(QAbstractTableModel):
         return CAPABILITIES[section - len(FIXED_COLUMNS)].title
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+        if role not in _ANSWERED or not index.isValid():
             return None
         row = self.rows[index.row()]
         col = index.column()
@@ -174,9 +181,14 @@ class CapabilityTableModel(QAbstractTableModel):
             return None
         cap = CAPABILITIES[col - len(FIXED_COLUMNS)]
         if role == Qt.ItemDataRole.DisplayRole:
-            pnic = self.pnics[index.row()]
-            status, _, values = cell_display(cell, compact_text(pnic, cap) + origin_suffix(pnic, cap)).partition("\n")
-            return f"{status}{origin_tag(pnic, cap)}\n{values}"
+            key = (index.row(), col)
+            text = self._display.get(key)
+            if text is None:
+                pnic = self.pnics[index.row()]
+                short = compact_text(pnic, cap) + origin_suffix(pnic, cap)
+                status, _, values = cell_display(cell, short).partition("\n")
+                text = self._display[key] = f"{status}{origin_tag(pnic, cap)}\n{values}"
+            return text
         if role == Qt.ItemDataRole.ToolTipRole:
             lines = [f"{cap.title}: {STATUS_TEXT[cell.status]}", cell.text, cell.reason]
             lines += [f"{f.severity.value}: {f.title} ({f.target})" for f in cell.findings]

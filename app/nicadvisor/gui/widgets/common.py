@@ -9,6 +9,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+#: The least height of a benchmark chart widget (px): its plot keeps about 150 px under the title, over the axis and
+#: legend (:mod:`nicadvisor.gui.widgets.bench_chart`; here so that a page can size a chart's place before the charting
+#: library is loaded).
+CHART_MIN_HEIGHT = 260
+
 
 def readonly_table(columns: Sequence[str], single: bool = True, alternating: bool = False,
                    fit: int | None = None) -> QTableWidget:

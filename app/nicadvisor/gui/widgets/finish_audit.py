@@ -8,6 +8,7 @@ from typing import Any
 
 from nicadvisor.gui.widgets.common import add_name_item, name_chooser
 from nicadvisor.gui.widgets.formatting import plural
+from nicadvisor.gui import audit_cache
 from nicadvisor.model.entities import not_run_groups
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout
@@ -26,7 +27,7 @@ def all_checks_made(audit: Any) -> bool:
     (``HostVerdict.checks`` decided == applicable, nothing missing, no command left to run)."""
     if audit is None or not getattr(audit, "rated", False):
         return False
-    verdicts = list(audit.verdict.hosts)
+    verdicts = list(audit_cache.verdict(audit).hosts)
     return bool(verdicts) and all(not hv.finish and not hv.missing and hv.checks[0] == hv.checks[1]
                                   for hv in verdicts)
 
@@ -71,7 +72,7 @@ class FinishAuditPanel(QGroupBox):
         """Fill the panel from ``audit.verdict`` of a finished audit (None: no finished audit is shown — the fresh
         start, a running, cancelled or failed audit — and the panel claims nothing). It says that nothing is left
         to run only when :func:`all_checks_made`."""
-        verdicts = list(audit.verdict.hosts) if audit is not None else []
+        verdicts = list(audit_cache.verdict(audit).hosts) if audit is not None else []
         self._verdicts = {hv.host: hv for hv in verdicts}
         self._hosts = {h.name: h for h in audit.hosts} if audit is not None else {}
         lacking = [hv for hv in verdicts if hv.finish]

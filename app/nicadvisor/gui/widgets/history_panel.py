@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QPushButton, QTableWidgetItem, QTextBrowser, QVBoxLayout, QWidget,
 )
 
+from nicadvisor.gui import audit_cache
 from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.widgets.common import readonly_table
@@ -60,7 +61,7 @@ def _reopen(store: Any, audit_id: int) -> Any:
     (the rules engine builds its parser on import) is not loaded before the wizard's first window."""
     from nicadvisor.services.audit import reopen_audit
 
-    return reopen_audit(store, audit_id)
+    return audit_cache.warm(reopen_audit(store, audit_id))  # its verdict made here, not on the GUI thread
 
 
 def _demo_dir() -> str | None:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTree
 from nicadvisor.model.verdict import SYMBOL
 from nicadvisor.gui.widgets.formatting import pnic_count_text
 from nicadvisor.gui.widgets.target_editor import STATUS_COLOURS, status_kind
+from nicadvisor.gui import audit_cache
 
 COLUMNS = ("Target / host", "Current step", "Status")
 _INSPECTING = re.compile(r"^Inspecting (?P<name>.+) \((?P<n>\d+) outputs?\)$")
@@ -227,7 +228,7 @@ class HostProgressTree(QTreeWidget):
     def finish(self, audit: Any) -> dict[str, str]:
         """Final statuses from ``audit`` (hosts, ``inputs_not_understood``); returns ``{target label: status}``
         for the live targets."""
-        verdicts = {v.host: v for v in audit.verdict.hosts}
+        verdicts = {v.host: v for v in audit_cache.verdict(audit).hosts}
         # per host: its own verdict, as every view shows it (a green tick only for READY), then the physical pNICs read
         said = {}
         for host in audit.hosts:
