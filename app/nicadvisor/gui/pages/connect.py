@@ -219,6 +219,11 @@ class ConnectPage(QWizardPage):
             return Source.LIVE
         return Source.DEMO
 
+    def first_field(self) -> QWidget:
+        """The page's first field, where the keyboard focus starts: the checked Input radio button (Enter on it goes
+        Next once the page is filled)."""
+        return self.group.checkedButton() or self.demo_radio
+
     def isComplete(self) -> bool:  # Qt override
         source = self.selected_source()
         if source is Source.CAPTURES:

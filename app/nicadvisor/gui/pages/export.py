@@ -114,6 +114,8 @@ class ExportPage(TaskPage):
         grid.setColumnStretch(1, 1)
 
         self.export_button = QPushButton("Export")
+        # no auto-default (it would stay the dialog's default and take Enter from any field); Enter on the focused
+        # Export button exports all the same: the wizard presses a page's focused action_button (keyPressEvent)
         self.export_button.setAutoDefault(False)
         self.action_button = self.export_button
         row_layout = QHBoxLayout()
