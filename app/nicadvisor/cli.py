@@ -400,7 +400,7 @@ def _history(store, args, AuditNotFound) -> int:
             name = f"“{a.name}”  " if a.name else ""
             print(f"#{a.id:<5} {a.created_at}  {name}{a.display_status:<12} {v.symbol} {v.headline}  ·  {a.hosts} hosts, {a.pnics} pNICs, "
                   f"{a.errors if a.errors is not None else '?'} errors, {a.warnings if a.warnings is not None else '?'} warnings"
-                  f"  {', '.join(a.inputs)}")
+                  f"  {', '.join(a.inputs)}" + (f"  ·  could not be read: {', '.join(a.unread)}" if a.unread else ""))
         return EXIT_READY
     from nicadvisor.services.audit import reopen_audit
 

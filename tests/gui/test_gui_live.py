@@ -510,3 +510,49 @@ def test_ssh_progress_moves_with_commands_done_of_planned(make_wizard, qtbot, tm
                                                                         "esxcfg-module", "esxcfg-info", "net-dvs",
                                                                         "smbiosDump"), step  # pcie branch's slot read
         assert share == (i - 1) / n and bar >= 0.5 * share - 0.002
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then closed)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_mixed_audit_counts_every_failed_target(make_wizard, qtbot, tmp_path, ssh_lab):
+    """Issue 27 §9: in a mixed audit (one SSH host read, two refused) the banner said "1 input could not be read"."""
+    store = AuditStore(tmp_path / "history.sqlite3")
+    wizard = make_wizard(store=store, known_hosts=KnownHosts(tmp_path / "known_hosts"))
+    editor = wizard.pages[PageId.CONNECT].ssh_editor
+    editor.target_edit.setText(f"{ssh_lab.user.name}@127.0.0.1:{ssh_lab.sshd.port}")
+    editor.password.setText(ssh_lab.user.password)
+    editor.fingerprint.setText(ssh_lab.sshd.fingerprint)
+    assert editor.add_from_form() is not None
+    ports = [_closed_port() for _ in range(2)]
+    for port in ports:
+        editor.target_edit.setText(f"root@127.0.0.1:{port}")
+        editor.password.setText("x")
+        assert editor.add_from_form() is not None
+    wizard.pages[PageId.CONNECT].live_radio.setChecked(True)
+    discover = wizard.pages[PageId.DISCOVER]
+    with qtbot.waitSignal(discover.sig_audit_done, timeout=AUDIT_TIMEOUT_MS) as blocker:
+        wizard.next()
+    audit = blocker.args[0]
+    assert [h.name for h in audit.hosts] == [f"127.0.0.1:{ssh_lab.sshd.port}"]
+    failed = [f"ssh://root@127.0.0.1:{port}" for port in ports]
+    assert "2 inputs could not be read" in discover.banner.plain_text()
+    summary = discover.summary.text()
+    assert f"2 inputs could not be read ({', '.join(failed)})" in summary, summary
+    # the read host's own command failures are no failed target
+    n_own = sum(1 for p in audit.inputs_not_understood if p.source not in failed)
+    assert f"{n_own} problems in the inputs read" in summary and "12 input" not in summary, summary
+    # the history lists the failed targets: the CLI's list and the wizard's Past audits
+    [listed] = store.list_audits()
+    assert listed.unread == tuple(failed)
+    connect = wizard.pages[PageId.CONNECT]
+    qtbot.waitUntil(lambda: connect.history.table.rowCount() == 1)
+    inputs_cell = connect.history.table.item(0, connect.history.table.columnCount() - 1)
+    assert inputs_cell.text().endswith(f" — not read: {', '.join(failed)}"), inputs_cell.text()
+    assert all(f"✖ not read: {f}" in inputs_cell.toolTip() for f in failed)

@@ -44,8 +44,16 @@ def audit_summary(audit: Any) -> str:
     parts = [f"{hosts} host{'s' if hosts != 1 else ''}", f"{pnics} physical pNIC{'s' if pnics != 1 else ''}",
              f"{len(audit.findings)} findings ({counts['error']} errors, {counts['warning']} warnings, "
              f"{counts['info']} info)"]
-    if audit.inputs_not_understood:
-        parts.append(f"{len(audit.inputs_not_understood)} input(s) not understood")
+    from nicadvisor.model.verdict import unread_inputs
+
+    top, inner = unread_inputs(audit)  # counted as the verdict counts them (the count said every problem line)
+    failed = top + inner
+    if failed:
+        parts.append(f"{len(failed)} input{'s' if len(failed) != 1 else ''} could not be read ({', '.join(failed)})")
+    others = [p for p in audit.inputs_not_understood
+              if not any(p.source == f or p.source.startswith((f.rstrip("/") + "/", f + ":")) for f in failed)]
+    if others:
+        parts.append(f"{len(others)} problem{'s' if len(others) != 1 else ''} in the inputs read")
     return " · ".join(parts)
 
 

@@ -274,14 +274,16 @@ class PastAuditsPanel(QWidget):
             values = (local_time(s.created_at), s.name, STATUS_TEXT.get(s.display_status, s.display_status),
                       f"{verdict.symbol} {verdict.headline}", str(s.hosts), str(s.pnics),
                       "—" if s.errors is None else str(s.errors), "—" if s.warnings is None else str(s.warnings),
-                      inputs_text(s.inputs, self._demo))
+                      inputs_text(s.inputs, self._demo)
+                      + (f" — not read: {inputs_text(s.unread, self._demo)}" if s.unread else ""))
             for col, text in enumerate(values):
                 item = QTableWidgetItem(text)
                 if col in (4, 5, 6, 7):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 if col == 3:
                     item.setForeground(QBrush(QColor(VERDICT_INK[verdict.status])))
-                item.setToolTip("\n".join(s.inputs) if col == len(values) - 1 else text)
+                item.setToolTip("\n".join(s.inputs) + "".join(f"\n✖ not read: {u}" for u in s.unread)
+                                if col == len(values) - 1 else text)
                 if col == 0:
                     item.setData(IdRole, s.id)
                     item.setToolTip(f"audit #{s.id}, started {s.created_at}"
