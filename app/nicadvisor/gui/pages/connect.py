@@ -6,7 +6,8 @@ from typing import Any
 
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
-    QButtonGroup, QFileDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
+    QButtonGroup, QFileDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton,
+    QRadioButton,
     QTabWidget, QVBoxLayout, QWidget, QWizardPage,
 )
 
@@ -15,6 +16,7 @@ from nicadvisor.gui.backend import Backend
 from nicadvisor.gui.state import Source, SshSpec, VcenterSpec, WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import CertificateTrustDialog, HostKeyAsker
+from nicadvisor.gui.widgets.common import ask_first
 from nicadvisor.gui.widgets.out_of_band import OutOfBandPanel
 from nicadvisor.gui.widgets.guide_panel import GuidePanel
 from nicadvisor.gui.widgets.history_panel import PastAuditsPanel
@@ -104,6 +106,9 @@ class ConnectPage(QWizardPage):
         self.asker = asker or HostKeyAsker(self, self)
         self.open_target_id: int | None = None  # set by the wizard: the Inspect page id
         self._jump = False
+        self._new_audit_confirmed = False
+        #: The question asked when Next is pressed while a past audit is open (None: none open).
+        self.new_audit_box: QMessageBox | None = None
         self._tests: dict[int, Any] = {}  # task handle id → spec, per kind of task
         self._browses: dict[int, Any] = {}
         self.trust_dialog: CertificateTrustDialog | None = None
@@ -233,11 +238,47 @@ class ConnectPage(QWizardPage):
         return True
 
     def validatePage(self) -> bool:  # Qt override: fast, no I/O (Discover reports unreadable inputs)
+        if not self._jump and self.state.audit is not None and self.state.opened_history_id is not None \
+                and not self._new_audit_confirmed:
+            self._ask_new_audit()  # Back then Next re-audited whatever the Input radio said, without a word
+            return False
+        self._new_audit_confirmed = False
         if not self._jump:
             self.state.source = self.selected_source()
             self.state.capture_paths = split_paths(self.capture_edit.text())
             self.state.target_nsx = target_nsx_of(self.target_nsx_edit.text())
         return True
+
+    def _ask_new_audit(self) -> None:
+        """A past audit is shown and Next was pressed: ask (window-modal, not blocking: :attr:`new_audit_box`) whether
+        to run a new audit of the chosen input or show the past audit again (the default)."""
+        if self.new_audit_box is not None:
+            return
+        from nicadvisor.model.text import local_time
+
+        what = {Source.DEMO: "the demo lab", Source.CAPTURES: "the capture files above",
+                Source.LOCAL: "this machine", Source.LIVE: "the live targets"}[self.selected_source()]
+
+        def answered(new: bool) -> None:
+            self.new_audit_box = None
+            wizard = self.wizard()
+            if wizard is None or wizard.currentPage() is not self:
+                return
+            if new:
+                self._new_audit_confirmed = True
+                wizard.next()
+                return
+            self._jump = True
+            try:
+                wizard.next()
+            finally:
+                self._jump = False
+
+        self.new_audit_box = ask_first(
+            self, "Run a new audit?",
+            f"The past audit of {local_time(self.state.audit.created_at)} is open (read only).\n\n"
+            f"Run a new audit of {what} now, or show the past audit again?",
+            f"Run a new audit of {what}", "Show the past audit again", answered)
 
     def nextId(self) -> int:  # Qt override: Open of a past audit goes straight to Inspect
         if self._jump and self.open_target_id is not None:

@@ -166,7 +166,7 @@ class ExportPage(TaskPage):
             child = self.child
             self.runner.submit("export-warm", lambda _p, _c: child.warm())
         self.export_button.setEnabled(self.state.audit is not None)
-        self.banner.show_verdict(self.state.audit.verdict if self.state.audit is not None else None)
+        self.banner.show_audit(self.state)
         self.contents.setText(contents_text(self.state))
 
     def chosen_paths(self) -> dict[str, Path | None]:

@@ -87,7 +87,7 @@ class FindingsPage(QWizardPage):
 
     def initializePage(self) -> None:  # Qt override
         audit = self.state.audit
-        self.banner.show_verdict(audit.verdict if audit is not None else None)
+        self.banner.show_audit(self.state)
         self.populate(audit.findings if audit is not None else [], audit.verdict if audit is not None else None)
 
     def _group_keys(self, ordered: list[Any]) -> list[tuple[str, str, str]]:

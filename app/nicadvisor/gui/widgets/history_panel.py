@@ -17,6 +17,7 @@ from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.widgets.common import readonly_table
 from nicadvisor.gui.widgets.formatting import esc
+from nicadvisor.model.text import local_time
 
 COLUMNS = ("Date", "Name", "Status", "Verdict", "Hosts", "pNICs", "Errors", "Warnings", "Inputs")
 #: Width (px) of the Verdict column; the user can widen it, the tooltip shows the whole verdict.
@@ -27,18 +28,6 @@ STATUS_TEXT = {"done": "finished", "cancelled": "■ cancelled", "failed": "✖ 
 #: Colour of the verdict column's text per verdict status.
 VERDICT_INK = {"ready": "#1b5e20", "not_ready": "#8e0000", "not_rated": "#444444"}
 IdRole = Qt.ItemDataRole.UserRole + 1
-
-
-def local_time(iso: str) -> str:
-    """``"2025-05-01T08:15:00+00:00"`` → ``"2025-05-01 10:15"`` in the local time zone; the text itself
-    when it is not ISO 8601."""
-    try:
-        when = _dt.datetime.fromisoformat(iso)
-    except (TypeError, ValueError):
-        return str(iso)
-    if when.tzinfo is not None:
-        when = when.astimezone()
-    return when.strftime("%Y-%m-%d %H:%M")
 
 
 def inputs_text(inputs: tuple[str, ...], demo_dir: str | None = None) -> str:
