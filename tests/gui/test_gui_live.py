@@ -270,8 +270,10 @@ def test_ssh_host_key_dialog_then_audit(make_wizard, qtbot, tmp_path, ssh_lab, s
     assert spec.status.startswith(f"✔ connected as {ssh_lab.user.name} (key file); host key ssh-ed25519 "
                                   f"{ssh_lab.sshd.fingerprint} trusted now")
     # the Host key column says what decides the next contact: the key stored now (it said "asked on first contact")
-    assert editor.table.item(0, editor.COLUMNS.index("Host key")).text() == \
-        f"stored: ssh-ed25519 {ssh_lab.sshd.fingerprint}"
+    digest = ssh_lab.sshd.fingerprint.removeprefix("SHA256:")
+    cell = editor.table.item(0, editor.COLUMNS.index("Host key"))
+    assert cell.text() == f"✔ trusted SHA256:{digest[:6]}…{digest[-4:]}"
+    assert cell.toolTip().endswith(f"ssh-ed25519 {ssh_lab.sshd.fingerprint}")
     screenshot(wizard, "connect-ssh")
 
     # The audit: the key is known now, so nothing is asked; the host appears with the capture's pNICs.
