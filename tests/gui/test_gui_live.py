@@ -301,7 +301,7 @@ def test_ssh_host_key_dialog_then_audit(make_wizard, qtbot, tmp_path, ssh_lab, s
     # the target row says its host's verdict, as the matrix and the banner do (it said "▲ 4 pNICs" whatever the verdict)
     verdict = audit.verdict.hosts[0]
     assert rows[0][0] == f"ESXi 127.0.0.1:{port} (SSH)"
-    assert rows[0][2].startswith(f"{SYMBOL[verdict.status]} {verdict.label}: {verdict.reason} · 4 physical pNICs read · ")
+    assert rows[0][2].startswith(f"{SYMBOL[verdict.status]} {verdict.label}: {verdict.reason} · 4 pNICs read · ")
     # commands the personality has no capture for are problems of that host, grouped under its source
     source = f"ssh://{ssh_lab.user.name}@127.0.0.1:{port}"
     assert any(t.startswith(f"{source}: ") and "esxcli hardware pci list" in t for t in discover.problem_texts())

@@ -1,0 +1,39 @@
+"""Issue 27 §20, the rest of the wording and polish: pNIC counts without "physical" (a pNIC is one), permission
+refusals under their own heading (not "Inputs not understood"), esxi-pasek-bnx2x's reason naming its finding."""
+from __future__ import annotations
+
+from guitools import run_audit
+from nicadvisor.gui.pages.discover import REFUSED_HEADING
+from nicadvisor.gui.wizard import PageId
+from nicadvisor.model.entities import InputProblem
+
+
+def test_counts_refusals_and_reasons_read_well(make_wizard, qtbot, screenshot):
+    wizard = make_wizard(store=None)
+    audit = run_audit(wizard, qtbot)
+    discover = wizard.pages[PageId.DISCOVER]
+    assert "physical pNIC" not in discover.summary.text() and " pNICs · " in discover.summary.text()
+    assert all("physical pNIC" not in row[2] for row in discover.hosts_progress.rows())
+    # esxi-pasek-bnx2x's NOT READY reason names what is wrong, not just "(vmnic4)"
+    pasek = next(h for h in audit.verdict.hosts if h.host == "esxi-pasek-bnx2x")
+    assert pasek.reason != "(vmnic4)" and "driver" in pasek.reason, pasek.reason
+    # a refusal as collect/ssh.py words it around the real stderr of ethtool run by a non-root account
+    # (tests/faults/test_ssh_privileges.py: "netlink error: Operation not permitted")
+    n_before = len(audit.inputs_not_understood)
+    refusal = InputProblem("ssh://auditor@192.0.2.10:22",
+                           "'ethtool eth0' was partly refused to user 'auditor' on 192.0.2.10:22: netlink error: "
+                           "Operation not permitted; the rest of its output was read (part of this query needs more "
+                           "privileges than the account has: root on Linux)", "ethtool eth0")
+    audit.inputs_not_understood.append(refusal)
+    discover._show(audit)
+    heading = discover.problems.topLevelItem(0)
+    assert heading.text(0) == f"{REFUSED_HEADING} (1)" and heading.childCount() == 1
+    assert heading.child(0).toolTip(0) == f"{refusal.source}: {refusal.message}"
+    title = discover.problems_box.title()
+    assert title.startswith(f"Inputs not understood ({n_before} ") and title.endswith(
+        " · refused for lack of privilege (1)"), title
+    others = [discover.problems.topLevelItem(i).text(0) for i in range(1, discover.problems.topLevelItemCount())]
+    assert not any(t.startswith("ssh://auditor@") for t in others)
+    for size in ((1200, 800), (1920, 1080)):
+        wizard.resize(*size)
+        screenshot(wizard, f"discover-refused-{size[0]}")
