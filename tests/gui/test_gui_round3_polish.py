@@ -37,3 +37,21 @@ def test_counts_refusals_and_reasons_read_well(make_wizard, qtbot, screenshot):
     for size in ((1200, 800), (1920, 1080)):
         wizard.resize(*size)
         screenshot(wizard, f"discover-refused-{size[0]}")
+
+
+def test_what_is_checked_names_every_program_the_ssh_audit_runs(make_wizard, qtbot, screenshot):
+    """Issue 27 §20: "What is checked" named fewer commands than the SSH audit runs (no cat, readlink, ip, lldpctl)."""
+    from nicadvisor.commands import collected
+
+    wizard = make_wizard(store=None)
+    connect = wizard.pages[PageId.CONNECT]
+    text, tip = connect.ssh_commands.text(), connect.ssh_commands.toolTip()
+    for platform in ("esxi", "linux"):
+        for command in collected(platform):  # what the SSH collectors send (collect/ssh_commands.py)
+            assert command.words[0] in text and f"  {command.text}\n" in tip + "\n", command.text
+    for program in ("cat", "readlink", "ip", "lldpctl", "ethtool", "esxcli", "vsish"):
+        assert f" {program}," in text or f" {program}<" in text, program
+    connect.tabs.setCurrentIndex(connect.tabs.indexOf(connect.ssh_commands.parentWidget()))
+    for size in ((1200, 800), (1920, 1080)):
+        wizard.resize(*size)
+        screenshot(wizard, f"connect-what-is-checked-{size[0]}")

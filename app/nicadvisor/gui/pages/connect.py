@@ -17,6 +17,7 @@ from nicadvisor.gui.state import Source, SshSpec, VcenterSpec, WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import CertificateTrustDialog, HostKeyAsker
 from nicadvisor.gui.widgets.common import ask_first
+from nicadvisor.gui.widgets.formatting import esc
 from nicadvisor.gui.widgets.out_of_band import OutOfBandPanel
 from nicadvisor.gui.widgets.guide_panel import GuidePanel
 from nicadvisor.gui.widgets.history_panel import PastAuditsPanel
@@ -38,9 +39,32 @@ CHECKS_HTML = (
     "<tr><td><b>Driver / VCG</b></td><td>driver and firmware versions against the compatibility data</td></tr>"
     "</table>")
 
-LIVE_NOTE = ("Live audits are read-only: vCenter through the vSphere API, ESXi and Linux hosts over SSH (only "
-             "esxcli / esxcfg / vsish / ethtool queries), NSX Manager through GET requests. Certificates must be "
+LIVE_NOTE = ("Live audits are read-only: vCenter through the vSphere API, ESXi and Linux hosts over SSH (only the "
+             "read-only commands listed above), NSX Manager through GET requests. Certificates must be "
              "trusted or pinned, SSH host keys are confirmed on first contact.")
+
+
+def ssh_commands_html() -> str:
+    """HTML: the programs an SSH audit runs on ESXi and on Linux, taken from the command catalogue
+    (``nicadvisor.commands.collected``: what the SSH collectors send; a hand-made list named fewer, without cat,
+    readlink, ip or lldpctl). Each platform's full command list is in the returned text's ``title`` tooltips."""
+    from nicadvisor.commands import collected
+
+    rows = []
+    for platform, title in (("esxi", "ESXi over SSH"), ("linux", "Linux over SSH")):
+        run = collected(platform)
+        programs = ", ".join(dict.fromkeys(c.words[0] for c in run))
+        rows.append(f"<tr><td><b>{title}</b></td><td>{len(run)} commands, run by: {esc(programs)}</td></tr>")
+    return "<table cellspacing='3'>" + "".join(rows) + "</table>"
+
+
+def ssh_commands_tooltip() -> str:
+    """Plain text: every command an SSH audit runs, per platform, as the catalogue writes them (placeholders such as
+    ``{nic}`` stand for each pNIC, ``{module}`` for each driver module)."""
+    from nicadvisor.commands import collected
+
+    return "\n".join(f"{title}:\n" + "\n".join(f"  {c.text}" for c in collected(platform))
+                     for platform, title in (("esxi", "ESXi over SSH"), ("linux", "Linux over SSH")))
 
 
 def split_paths(text: str) -> tuple[str, ...]:
@@ -170,6 +194,11 @@ class ConnectPage(QWizardPage):
         checks_layout = QVBoxLayout(checks_page)
         checks_layout.addWidget(QLabel("<b>What the audit checks on every physical NIC (pNIC)</b>"))
         checks_layout.addWidget(checks)
+        checks_layout.addWidget(QLabel("<b>The read-only commands an SSH audit runs</b> (hover for each one)"))
+        self.ssh_commands = QLabel(ssh_commands_html())
+        self.ssh_commands.setWordWrap(True)
+        self.ssh_commands.setToolTip(ssh_commands_tooltip())
+        checks_layout.addWidget(self.ssh_commands)
         live_note = QLabel(f"<i>{LIVE_NOTE}</i>")
         live_note.setWordWrap(True)
         checks_layout.addWidget(live_note)
