@@ -194,3 +194,13 @@ def test_history_lists_the_inputs_that_could_not_be_read(tmp_path, capsys):
     assert main(["history"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith(f"#{audit_id} "))
     assert line.endswith(f"  ·  could not be read: {missing}"), line
+
+
+def test_help_shows_no_raw_backticks():
+    """Issue 27 §20: ``nic-advisor --help`` printed the docstring's reST ````nic-advisor```` marks."""
+    from nicadvisor.cli import build_parser
+
+    parser = build_parser()
+    texts = [parser.format_help()] + [sub.format_help() for sub in parser._subparsers._group_actions[0].choices.values()]
+    assert all("``" not in t for t in texts), [t.splitlines()[0] for t in texts if "``" in t]
+    assert "nic-advisor: the command line." in texts[0]

@@ -1026,7 +1026,8 @@ def cmd_collect_script(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of every sub-command."""
-    parser = argparse.ArgumentParser(prog="nic-advisor", description=__doc__.splitlines()[0])
+    # --help is plain text, not reST: the docstring's ``literal`` marks showed raw
+    parser = argparse.ArgumentParser(prog="nic-advisor", description=__doc__.splitlines()[0].replace("``", ""))
     sub = parser.add_subparsers(dest="command", required=True)
 
     a = sub.add_parser("audit", help="audit hosts from captures, vm-support bundles, the demo lab or this machine")
