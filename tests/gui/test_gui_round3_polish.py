@@ -55,3 +55,27 @@ def test_what_is_checked_names_every_program_the_ssh_audit_runs(make_wizard, qtb
     for size in ((1200, 800), (1920, 1080)):
         wizard.resize(*size)
         screenshot(wizard, f"connect-what-is-checked-{size[0]}")
+
+
+def test_one_settings_location_and_the_old_file_is_moved(tmp_path, monkeypatch, qapp):
+    """Issue 27 §20: settings were split between ``~/.config/nicadvisor/NIC Advisor.conf`` (QSettings' own place) and
+    ``~/.config/nic-advisor/`` (known_hosts, tls_pins, rules). Now one folder; the old file is moved on first use."""
+    from PySide6.QtCore import QSettings
+
+    from nicadvisor.collect import known_hosts, tls_pins
+    from nicadvisor.gui import settings as app_settings
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setattr(app_settings, "_migrated", set())
+    old = QSettings(app_settings.ORGANIZATION, app_settings.APPLICATION)  # where an older version wrote them
+    old.setValue(app_settings.EXPORT_FOLDER, str(tmp_path / "reports"))
+    old.sync()
+    old_file = old.fileName()
+    del old
+    assert app_settings.load_export_folder() == str(tmp_path / "reports")  # moved, then read from the new file
+    new_file = app_settings.settings_path()
+    assert new_file.parent == known_hosts.default_path().parent == tls_pins.default_path().parent
+    assert new_file.is_file() and str(tmp_path / "reports") in new_file.read_text()
+    assert not __import__("os").path.exists(old_file)
+    app_settings.save_export_folder(str(tmp_path / "later"))
+    assert app_settings.load_export_folder() == str(tmp_path / "later")
