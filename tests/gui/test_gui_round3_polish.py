@@ -79,3 +79,23 @@ def test_one_settings_location_and_the_old_file_is_moved(tmp_path, monkeypatch, 
     assert not __import__("os").path.exists(old_file)
     app_settings.save_export_folder(str(tmp_path / "later"))
     assert app_settings.load_export_folder() == str(tmp_path / "later")
+
+
+def test_the_hosts_tree_placeholder_is_whole(make_wizard, qtbot, tmp_path, screenshot):
+    """Issue 27 §20: the hosts tree's placeholder was cut at 1920 px. It spans the tree's width and is shown whole."""
+    for size in ((1920, 1080), (1200, 800)):
+        wizard = make_wizard(store=None)
+        wizard.resize(*size)
+        connect = wizard.pages[PageId.CONNECT]
+        connect.capture_radio.setChecked(True)
+        connect.capture_edit.setText(str(tmp_path / "no-such-capture.txt"))
+        run_audit(wizard, qtbot, wait_next=False)
+        tree = wizard.pages[PageId.DISCOVER].tree
+        qtbot.wait(50)
+        item = tree.topLevelItem(0)
+        assert item.text(0).startswith("No host was found in the inputs")
+        rect = tree.visualItemRect(item)
+        needed = tree.fontMetrics().horizontalAdvance(item.text(0)) + tree.indentation()
+        assert rect.width() >= needed and rect.right() <= tree.viewport().width(), (size, rect, needed)
+        screenshot(wizard, f"discover-no-host-{size[0]}")
+        wizard.shutdown()
