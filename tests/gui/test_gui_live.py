@@ -474,17 +474,23 @@ def test_nsx_manager_pinned_then_audit(make_wizard, qtbot, tmp_path, screenshot)
     assert ("10.206.243.190", "done") == rows[1][:2]
 
 
+def add_lab_host(wizard, ssh_lab):
+    """Add the lab's sshd on the SSH tab with its password and pinned host key; returns the SSH editor."""
+    editor = wizard.pages[PageId.CONNECT].ssh_editor
+    editor.target_edit.setText(f"{ssh_lab.user.name}@127.0.0.1:{ssh_lab.sshd.port}")
+    editor.password.setText(ssh_lab.user.password)
+    editor.fingerprint.setText(ssh_lab.sshd.fingerprint)
+    assert editor.add_from_form() is not None
+    return editor
+
+
 def test_ssh_progress_moves_with_commands_done_of_planned(make_wizard, qtbot, tmp_path, ssh_lab):
     """Issue 27 §10: the bar moved 16 % → 33 % → 44 % → 100 % over 38 s, and each row said only "running": now each
     SSH host's row names the command it is on and "command i of n", and the read half of the bar is i/n (one host)."""
     import re
 
     wizard = make_wizard(store=None, known_hosts=KnownHosts(tmp_path / "known_hosts"))
-    editor = wizard.pages[PageId.CONNECT].ssh_editor
-    editor.target_edit.setText(f"{ssh_lab.user.name}@127.0.0.1:{ssh_lab.sshd.port}")
-    editor.password.setText(ssh_lab.user.password)
-    editor.fingerprint.setText(ssh_lab.sshd.fingerprint)
-    assert editor.add_from_form() is not None
+    editor = add_lab_host(wizard, ssh_lab)
     wizard.pages[PageId.CONNECT].live_radio.setChecked(True)
     discover = wizard.pages[PageId.DISCOVER]
     seen: list[tuple[int, int, str, str, float, float]] = []
@@ -527,11 +533,7 @@ def test_a_mixed_audit_counts_every_failed_target(make_wizard, qtbot, tmp_path, 
     """Issue 27 §9: in a mixed audit (one SSH host read, two refused) the banner said "1 input could not be read"."""
     store = AuditStore(tmp_path / "history.sqlite3")
     wizard = make_wizard(store=store, known_hosts=KnownHosts(tmp_path / "known_hosts"))
-    editor = wizard.pages[PageId.CONNECT].ssh_editor
-    editor.target_edit.setText(f"{ssh_lab.user.name}@127.0.0.1:{ssh_lab.sshd.port}")
-    editor.password.setText(ssh_lab.user.password)
-    editor.fingerprint.setText(ssh_lab.sshd.fingerprint)
-    assert editor.add_from_form() is not None
+    editor = add_lab_host(wizard, ssh_lab)
     ports = [_closed_port() for _ in range(2)]
     for port in ports:
         editor.target_edit.setText(f"root@127.0.0.1:{port}")

@@ -27,7 +27,7 @@ def test_counts_refusals_and_reasons_read_well(make_wizard, qtbot, screenshot):
     audit.inputs_not_understood.append(refusal)
     discover._show(audit)
     heading = discover.problems.topLevelItem(0)
-    assert heading.text(0) == f"{REFUSED_HEADING} (1)" and heading.childCount() == 1
+    assert heading.text(0) == f"{REFUSED_HEADING}  (1)" and heading.childCount() == 1
     assert heading.child(0).toolTip(0) == f"{refusal.source}: {refusal.message}"
     title = discover.problems_box.title()
     assert title.startswith(f"Inputs not understood ({n_before} ") and title.endswith(

@@ -297,11 +297,7 @@ class ConnectPage(QWizardPage):
                 self._new_audit_confirmed = True
                 wizard.next()
                 return
-            self._jump = True
-            try:
-                wizard.next()
-            finally:
-                self._jump = False
+            self._jump_to_audit(wizard)
 
         self.new_audit_box = ask_first(
             self, "Run a new audit?",
@@ -549,6 +545,10 @@ class ConnectPage(QWizardPage):
         wizard = self.wizard()
         if wizard is None or wizard.currentPage() is not self or self.open_target_id is None:
             return
+        self._jump_to_audit(wizard)
+
+    def _jump_to_audit(self, wizard: Any) -> None:
+        """Next straight to the audit shown (Inspect), past Discover: no new audit is run."""
         self._jump = True
         try:
             wizard.next()

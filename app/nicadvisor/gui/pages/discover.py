@@ -424,29 +424,17 @@ class DiscoverPage(TaskPage):
         width = max(60, avail // max(1, self.problems.fontMetrics().averageCharWidth()))
         refused = [p for p in audit.inputs_not_understood if is_refusal(p)]
         not_understood = [p for p in audit.inputs_not_understood if not is_refusal(p)]
-        if refused:  # under their own heading: the input was understood, the account may not read it
-            heading = QTreeWidgetItem([f"{REFUSED_HEADING} ({len(refused)})", ""])
-            heading.setFont(0, bold_font)
-            heading.setForeground(0, QBrush(QColor("#b00020")))
-            heading.setData(0, Qt.ItemDataRole.UserRole, REFUSED_HEADING)
-            for problem in refused:
-                text = f"{problem.source}: {problem.message}"
-                child = QTreeWidgetItem([textwrap.fill(text, width, break_long_words=False), problem.command or ""])
-                child.setData(0, Qt.ItemDataRole.UserRole, text)
-                child.setToolTip(0, text)
-                child.setToolTip(1, problem.command or "")
-                heading.addChild(child)
-            self.problems.addTopLevelItem(heading)
-            heading.setExpanded(True)
-            heading.setFirstColumnSpanned(True)
-        for source, items in group_problems(not_understood):
-            group = QTreeWidgetItem([f"{source}  ({len(items)})", ""])
-            group.setData(0, Qt.ItemDataRole.UserRole, source)
+        # refusals under their own heading: the input was understood, the account may not read it
+        groups = ([(REFUSED_HEADING, refused, QColor("#b00020"), True)] if refused else []) + [
+            (source, items, red.color(), False) for source, items in group_problems(not_understood)]
+        for title, items, ink, named in groups:
+            group = QTreeWidgetItem([f"{title}  ({len(items)})", ""])
+            group.setData(0, Qt.ItemDataRole.UserRole, title)
             group.setFont(0, bold_font)
-            group.setForeground(0, red)
-            group.setToolTip(0, source)
+            group.setForeground(0, QBrush(ink))
+            group.setToolTip(0, title)
             for problem in items:
-                text = problem.message
+                text = f"{problem.source}: {problem.message}" if named else problem.message
                 child = QTreeWidgetItem([textwrap.fill(text, width, break_long_words=False), problem.command or ""])
                 child.setData(0, Qt.ItemDataRole.UserRole, text)
                 child.setToolTip(0, text)
