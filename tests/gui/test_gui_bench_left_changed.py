@@ -30,3 +30,25 @@ def test_a_host_left_changed_is_an_error_with_the_command_to_run(make_wizard, qt
     for size in ((1200, 800), (1920, 1080)):
         wizard.resize(*size)
         screenshot(wizard, f"benchmark-left-changed-{size[0]}")
+
+
+def test_a_cancelled_run_that_left_a_change_says_so(make_wizard, qtbot, tmp_path):
+    """The CLI's cancel path says "cancelled; … not every change could be put back" and exits 4: the page too."""
+    from nicadvisor.services.between import PreparedBetween
+
+    folder = str(tmp_path / "nicadv-bench-0a1b2c3d4e5f6a7b")
+    journal = Journal(tmp_path / "journal")
+    journal.record("folder", host="ssh://root@127.0.0.1:2222", path=folder)
+    bench_run = RemoteBench.__new__(RemoteBench)
+    bench_run.conns = {}
+    bench_run.left_changed = bench_run._left_changed(journal)  # as RemoteBench.run sets it, also when cancelled
+    prepared = PreparedBetween.__new__(PreparedBetween)
+    object.__setattr__(prepared, "bench", bench_run)
+    wizard = make_wizard(store=None)
+    bench = wizard.pages[PageId.BENCHMARK]
+    bench._prepared = prepared  # the run between hosts that was under way
+    bench.task_cancelled()
+    assert bench.progress.failed and "left changed" in bench.progress.status.text()
+    assert f"run <code>rm -rf {folder}</code>" in bench.problems.text()
+    bench.task_cancelled()  # a later end does not say it again
+    assert "left changed" not in bench.progress.status.text()

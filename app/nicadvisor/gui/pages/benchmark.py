@@ -487,6 +487,25 @@ class BenchmarkPage(TaskPage):
         self.run_task(lambda progress, cancel: run(prepared, audit, progress, cancel, store=store),
                       status[:1].upper() + status[1:] + "…")
 
+    def task_cancelled(self) -> None:  # TaskPage hook: a cancelled run between hosts may have left a change
+        super().task_cancelled()
+        self._say_left_changed()
+
+    def task_failed(self, message: str) -> None:  # TaskPage hook
+        super().task_failed(message)
+        self._say_left_changed()
+
+    def _say_left_changed(self) -> None:
+        """After a run between hosts that was cancelled or failed: the changes it could not put back (the CLI's
+        exit 4), as the red error :func:`left_changed_html` writes, with the command to run on each host."""
+        bench = getattr(self._prepared, "bench", None)
+        self._prepared = None  # said once: a later run's end does not repeat it
+        left = list(getattr(bench, "left_changed", None) or [])
+        if left:
+            self.progress.set_failed(True)
+            self.progress.end("Stopped, but a host was left changed: undo it by hand (below).", 1.0)
+            self.problems.setText(left_changed_html(left))
+
     def _close_prepared(self, prepared: PreparedBetween) -> None:
         close = self.backend.remote_close
         self.runner.start(self.runner.prepare("bench-close", lambda _p, _c: close(prepared)))
