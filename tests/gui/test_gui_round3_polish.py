@@ -82,11 +82,20 @@ def test_one_settings_location_and_the_old_file_is_moved(tmp_path, monkeypatch, 
 
 
 def test_the_hosts_tree_placeholder_is_whole(make_wizard, qtbot, tmp_path, screenshot):
-    """Issue 27 §20: the hosts tree's placeholder was cut at 1920 px. It spans the tree's width and is shown whole."""
+    """Issue 27 §20: the vCenter tab's hosts-tree placeholder ("Add a vCenter, then click Browse hosts (or T…") was cut,
+    at 1920 px too. It is a wrapped label in the tree's place, shown whole; the Discover tree's placeholder too."""
     for size in ((1920, 1080), (1200, 800)):
         wizard = make_wizard(store=None)
         wizard.resize(*size)
         connect = wizard.pages[PageId.CONNECT]
+        connect.tabs.setCurrentWidget(connect.vcenter_editor)
+        qtbot.wait(50)
+        panel = connect.vcenter_editor.hosts
+        label = panel.placeholder
+        assert label.isVisible() and not panel.tree.isVisible() and label.wordWrap()
+        assert label.text().startswith("Add a vCenter, then click Browse hosts (or Test connection)")
+        assert label.height() >= label.heightForWidth(label.width()), (size, label.size())
+        screenshot(wizard, f"connect-vcenter-{size[0]}")
         connect.capture_radio.setChecked(True)
         connect.capture_edit.setText(str(tmp_path / "no-such-capture.txt"))
         run_audit(wizard, qtbot, wait_next=False)
