@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QIcon, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractSpinBox, QApplication, QCheckBox, QComboBox, QLineEdit, QMessageBox, QRadioButton, QWidget, QWizard,
+    QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QMessageBox, QRadioButton, QWidget, QWizard,
 )
 
 from nicadvisor.gui import settings as app_settings
@@ -311,8 +311,8 @@ class NicAdvisorWizard(QWizard):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # Qt override
         """Enter in a text field never presses Next or Finish (a typed path or URL is no decision to go on), and Enter
-        never presses Finish at all: closing is a click (or Space on the focused button). Enter on a radio button or
-        check box goes Next when Next can be pressed; Enter on a page's focused ``action_button`` (Export) presses it."""
+        never presses Finish at all: closing is a click (or Space on the focused button). Enter on a radio button
+        goes Next when Next can be pressed; Enter on a page's focused ``action_button`` (Export) presses it."""
         focus = QApplication.focusWidget()
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             if (isinstance(focus, (QLineEdit, QAbstractSpinBox, QComboBox))
@@ -325,8 +325,9 @@ class NicAdvisorWizard(QWizard):
                 action.click()
                 return
             next_button = self.button(QWizard.WizardButton.NextButton)
-            # Enter on a choice (a radio button or check box: Connect's input) goes Next, as the default button would
-            if isinstance(focus, (QRadioButton, QCheckBox)) and next_button.isVisible() and next_button.isEnabled():
+            # Enter on a choice (a radio button: Connect's Input) goes Next, as a default button would; not on a check
+            # box (Connect's "Remember in OS keyring" sits in a form whose entry is not added yet)
+            if isinstance(focus, QRadioButton) and next_button.isVisible() and next_button.isEnabled():
                 event.accept()
                 self.next()
                 return
