@@ -182,3 +182,25 @@ def test_bench_refuses_what_it_would_not_do_with_exit_2(argv, says, capsys):
     assert main(["bench", *argv]) == 2
     err = capsys.readouterr().err
     assert says in err and "Traceback" not in err
+
+
+def test_history_lists_the_inputs_that_could_not_be_read(tmp_path, capsys):
+    """Issue 27 §9: ``history`` named a mixed audit's inputs without saying which of them failed."""
+    missing = tmp_path / "no-such-host"
+    code = main(["audit", "--quiet", "--capture", str(demo_host("esxi-nsx-perf-xl710")), "--capture", str(missing)])
+    captured = capsys.readouterr()
+    assert code == 2 and f"1 of 2 inputs could not be read: {missing}" in captured.out
+    audit_id = int(captured.err.split("saved as audit #")[1].split()[0])
+    assert main(["history"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith(f"#{audit_id} "))
+    assert line.endswith(f"  ·  could not be read: {missing}"), line
+
+
+def test_help_shows_no_raw_backticks():
+    """Issue 27 §20: ``nic-advisor --help`` printed the docstring's reST ````nic-advisor```` marks."""
+    from nicadvisor.cli import build_parser
+
+    parser = build_parser()
+    texts = [parser.format_help()] + [sub.format_help() for sub in parser._subparsers._group_actions[0].choices.values()]
+    assert all("``" not in t for t in texts), [t.splitlines()[0] for t in texts if "``" in t]
+    assert "nic-advisor: the command line." in texts[0]

@@ -416,7 +416,7 @@ def _history(store, args, AuditNotFound) -> int:
             name = f"“{a.name}”  " if a.name else ""
             print(f"#{a.id:<5} {a.created_at}  {name}{a.display_status:<12} {v.symbol} {v.headline}  ·  {plural(a.hosts, 'host')}, {plural(a.pnics, 'pNIC')}, "
                   f"{a.errors if a.errors is not None else '?'} errors, {a.warnings if a.warnings is not None else '?'} warnings"
-                  f"  {', '.join(a.inputs)}")
+                  f"  {', '.join(a.inputs)}" + (f"  ·  could not be read: {', '.join(a.unread)}" if a.unread else ""))
         return EXIT_READY
     from nicadvisor.services.audit import reopen_audit
 
@@ -1042,7 +1042,8 @@ def cmd_collect_script(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of every sub-command."""
-    parser = argparse.ArgumentParser(prog="nic-advisor", description=__doc__.splitlines()[0])
+    # --help is plain text, not reST: the docstring's ``literal`` marks showed raw
+    parser = argparse.ArgumentParser(prog="nic-advisor", description=__doc__.splitlines()[0].replace("``", ""))
     sub = parser.add_subparsers(dest="command", required=True)
 
     a = sub.add_parser("audit", help="audit hosts from captures, vm-support bundles, sosreports, the demo lab or this machine")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QTextBrowser
 
 from guitools import next_enabled, run_audit
 from nicadvisor.gui.backend import Backend, _real_open_store
@@ -69,7 +69,14 @@ def test_past_audit_listed_reopened_deleted(make_wizard, qtbot, tmp_path, screen
     wizard.back()
     wizard.back()
     assert wizard.currentId() == PageId.CONNECT
-    second = run_audit(wizard, qtbot)
+    # (issue 27 §16: it asks first, and the answer to run one goes on)
+    wizard.next()
+    box = connect.new_audit_box
+    assert wizard.currentId() == PageId.CONNECT and box is not None
+    [new] = [b for b in box.buttons() if b.text() == "Run a new audit of the demo lab"]
+    with qtbot.waitSignal(wizard.pages[PageId.DISCOVER].sig_audit_done, timeout=60_000) as blocker:
+        qtbot.mouseClick(new, LEFT)
+    second = blocker.args[0]
     assert second.history_id == first.history_id + 1 and wizard.state.opened_history_id is None
     wizard.back()
     qtbot.waitUntil(lambda: panel.table.rowCount() == 2)
@@ -150,3 +157,85 @@ def test_benchmark_page_draws_the_earlier_runs_of_the_same_tests(make_wizard, qt
     assert f"audit #{first_id} of" in bench.result_detail.toPlainText() and "Earlier runs:" in bench.result_detail.toPlainText()
     screenshot(wizard, "benchmark-earlier-runs")
     store.close()
+
+
+def test_an_opened_past_audit_is_marked_and_back_next_asks(make_wizard, qtbot, tmp_path, screenshot):
+    """Issue 27 §16: an opened past audit looked like one just run, and Back then Next re-audited whatever the Input
+    radio said (a duplicate audit) without a word."""
+    from nicadvisor.model.text import local_time
+
+    store = AuditStore(tmp_path / "history.sqlite3")
+    wizard = make_wizard(store=store)
+    connect = wizard.pages[PageId.CONNECT]
+    first = run_audit(wizard, qtbot)
+    wizard.back()
+    qtbot.waitUntil(lambda: connect.history.table.rowCount() == 1)
+    connect.history.table.selectRow(0)
+    with qtbot.waitSignal(connect.sig_history_opened, timeout=10_000):
+        qtbot.mouseClick(connect.history.open_button, LEFT)
+    assert wizard.currentId() == PageId.INSPECT
+    past = f"Past audit of {local_time(first.created_at)} — read only"
+    for pid in (PageId.INSPECT, PageId.FINDINGS, PageId.EXPORT):
+        while wizard.currentId() != pid:
+            wizard.next()
+        banner = wizard.pages[pid].banner
+        assert banner.plain_text().startswith(past + "\n"), banner.plain_text()
+        assert "+00:00" not in banner.text()
+    wizard.resize(1200, 800)
+    screenshot(wizard, "export-past-audit")
+    while wizard.currentId() != PageId.CONNECT:
+        wizard.back()
+    # Next asks; the default answer shows the same audit again, no new audit is run
+    wizard.next()
+    box = connect.new_audit_box
+    assert wizard.currentId() == PageId.CONNECT and box is not None
+    assert box.defaultButton().text() == "Show the past audit again"
+    assert local_time(first.created_at) in box.text()
+    screenshot(box, "dialog-new-audit")
+    qtbot.mouseClick(box.defaultButton(), LEFT)
+    assert wizard.currentId() == PageId.INSPECT and wizard.state.audit.history_id == first.history_id
+    assert [s.id for s in store.list_audits()] == [first.history_id]
+    # a new audit, once asked for, is no longer a past one
+    wizard.back()
+    wizard.next()
+    [new] = [b for b in connect.new_audit_box.buttons() if b.text().startswith("Run a new audit")]
+    with qtbot.waitSignal(wizard.pages[PageId.DISCOVER].sig_audit_done, timeout=60_000) as blocker:
+        qtbot.mouseClick(new, LEFT)
+    assert blocker.args[0].history_id == first.history_id + 1
+    qtbot.waitUntil(lambda: next_enabled(wizard))
+    wizard.next()
+    assert not wizard.pages[PageId.INSPECT].banner.plain_text().startswith("Past audit")
+
+
+def test_compare_shows_a_host_whose_verdict_changed_with_local_stamps(make_wizard, qtbot, tmp_path, screenshot):
+    """Issue 27 §16: Compare had no line for a host whose verdict changed (NOT READY → NOT RATED) and showed ISO
+    "+00:00" stamps. The same host name, first read from esxi-pasek-bnx2x's captures (NOT READY: a driver change),
+    then from esxi-nsx-perf-xl710's (NOT RATED: its pNIC listing was filtered)."""
+    import shutil
+
+    from nicadvisor.model.text import local_time
+    from nicadvisor.paths import demo_lab_dir
+    from nicadvisor.services.audit import AuditRequest, run_audit as audit_of
+
+    audits = []
+    for step, demo in (("before", "esxi-pasek-bnx2x"), ("after", "esxi-nsx-perf-xl710")):
+        folder = tmp_path / step / "esx-h"
+        shutil.copytree(demo_lab_dir() / demo, folder)
+        audits.append(audit_of(AuditRequest(capture_paths=(str(folder),))))
+    before, after = audits
+    assert [h.status for h in before.verdict.hosts] == ["not_ready"]
+    assert [h.status for h in after.verdict.hosts] == ["not_rated"]
+    store = AuditStore(tmp_path / "history.sqlite3")
+    ids = [store.save(a) for a in audits]
+    wizard = make_wizard(store=store)
+    panel = wizard.pages[PageId.CONNECT].history
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 2)
+    panel.table.selectAll()
+    qtbot.waitUntil(lambda: panel.compare_button.isEnabled())
+    qtbot.mouseClick(panel.compare_button, LEFT)
+    qtbot.waitUntil(lambda: panel.compare_dialog is not None, timeout=30_000)
+    text = panel.compare_dialog.findChild(QTextBrowser).toPlainText()
+    assert "+00:00" not in text and f"Before ({local_time(before.created_at)})" in text
+    assert "Host verdicts changed (1):" in text, text
+    assert f"esx-h: ✖ NOT READY → ? NOT RATED ({after.verdict.hosts[0].reason})" in text, text
+    screenshot(panel.compare_dialog, "dialog-compare")

@@ -270,8 +270,10 @@ def test_ssh_host_key_dialog_then_audit(make_wizard, qtbot, tmp_path, ssh_lab, s
     assert spec.status.startswith(f"✔ connected as {ssh_lab.user.name} (key file); host key ssh-ed25519 "
                                   f"{ssh_lab.sshd.fingerprint} trusted now")
     # the Host key column says what decides the next contact: the key stored now (it said "asked on first contact")
-    assert editor.table.item(0, editor.COLUMNS.index("Host key")).text() == \
-        f"stored: ssh-ed25519 {ssh_lab.sshd.fingerprint}"
+    digest = ssh_lab.sshd.fingerprint.removeprefix("SHA256:")
+    cell = editor.table.item(0, editor.COLUMNS.index("Host key"))
+    assert cell.text() == f"✔ trusted SHA256:{digest[:6]}…{digest[-4:]}"
+    assert cell.toolTip().endswith(f"ssh-ed25519 {ssh_lab.sshd.fingerprint}")
     screenshot(wizard, "connect-ssh")
 
     # The audit: the key is known now, so nothing is asked; the host appears with the capture's pNICs.
@@ -299,7 +301,7 @@ def test_ssh_host_key_dialog_then_audit(make_wizard, qtbot, tmp_path, ssh_lab, s
     # the target row says its host's verdict, as the matrix and the banner do (it said "▲ 4 pNICs" whatever the verdict)
     verdict = audit.verdict.hosts[0]
     assert rows[0][0] == f"ESXi 127.0.0.1:{port} (SSH)"
-    assert rows[0][2].startswith(f"{SYMBOL[verdict.status]} {verdict.label}: {verdict.reason} · 4 physical pNICs read · ")
+    assert rows[0][2].startswith(f"{SYMBOL[verdict.status]} {verdict.label}: {verdict.reason} · 4 pNICs read · ")
     # commands the personality has no capture for are problems of that host, grouped under its source
     source = f"ssh://{ssh_lab.user.name}@127.0.0.1:{port}"
     assert any(t.startswith(f"{source}: ") and "esxcli hardware pci list" in t for t in discover.problem_texts())
@@ -472,17 +474,23 @@ def test_nsx_manager_pinned_then_audit(make_wizard, qtbot, tmp_path, screenshot)
     assert ("10.206.243.190", "done") == rows[1][:2]
 
 
+def add_lab_host(wizard, ssh_lab):
+    """Add the lab's sshd on the SSH tab with its password and pinned host key; returns the SSH editor."""
+    editor = wizard.pages[PageId.CONNECT].ssh_editor
+    editor.target_edit.setText(f"{ssh_lab.user.name}@127.0.0.1:{ssh_lab.sshd.port}")
+    editor.password.setText(ssh_lab.user.password)
+    editor.fingerprint.setText(ssh_lab.sshd.fingerprint)
+    assert editor.add_from_form() is not None
+    return editor
+
+
 def test_ssh_progress_moves_with_commands_done_of_planned(make_wizard, qtbot, tmp_path, ssh_lab):
     """Issue 27 §10: the bar moved 16 % → 33 % → 44 % → 100 % over 38 s, and each row said only "running": now each
     SSH host's row names the command it is on and "command i of n", and the read half of the bar is i/n (one host)."""
     import re
 
     wizard = make_wizard(store=None, known_hosts=KnownHosts(tmp_path / "known_hosts"))
-    editor = wizard.pages[PageId.CONNECT].ssh_editor
-    editor.target_edit.setText(f"{ssh_lab.user.name}@127.0.0.1:{ssh_lab.sshd.port}")
-    editor.password.setText(ssh_lab.user.password)
-    editor.fingerprint.setText(ssh_lab.sshd.fingerprint)
-    assert editor.add_from_form() is not None
+    editor = add_lab_host(wizard, ssh_lab)
     wizard.pages[PageId.CONNECT].live_radio.setChecked(True)
     discover = wizard.pages[PageId.DISCOVER]
     seen: list[tuple[int, int, str, str, float, float]] = []
@@ -510,3 +518,45 @@ def test_ssh_progress_moves_with_commands_done_of_planned(make_wizard, qtbot, tm
                                                                         "esxcfg-module", "esxcfg-info", "net-dvs",
                                                                         "smbiosDump"), step  # pcie branch's slot read
         assert share == (i - 1) / n and bar >= 0.5 * share - 0.002
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then closed)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_mixed_audit_counts_every_failed_target(make_wizard, qtbot, tmp_path, ssh_lab):
+    """Issue 27 §9: in a mixed audit (one SSH host read, two refused) the banner said "1 input could not be read"."""
+    store = AuditStore(tmp_path / "history.sqlite3")
+    wizard = make_wizard(store=store, known_hosts=KnownHosts(tmp_path / "known_hosts"))
+    editor = add_lab_host(wizard, ssh_lab)
+    ports = [_closed_port() for _ in range(2)]
+    for port in ports:
+        editor.target_edit.setText(f"root@127.0.0.1:{port}")
+        editor.password.setText("x")
+        assert editor.add_from_form() is not None
+    wizard.pages[PageId.CONNECT].live_radio.setChecked(True)
+    discover = wizard.pages[PageId.DISCOVER]
+    with qtbot.waitSignal(discover.sig_audit_done, timeout=AUDIT_TIMEOUT_MS) as blocker:
+        wizard.next()
+    audit = blocker.args[0]
+    assert [h.name for h in audit.hosts] == [f"127.0.0.1:{ssh_lab.sshd.port}"]
+    failed = [f"ssh://root@127.0.0.1:{port}" for port in ports]
+    assert "2 inputs could not be read" in discover.banner.plain_text()
+    summary = discover.summary.text()
+    assert f"2 inputs could not be read ({', '.join(failed)})" in summary, summary
+    # the read host's own command failures are no failed target
+    n_own = sum(1 for p in audit.inputs_not_understood if p.source not in failed)
+    assert f"{n_own} problems in the inputs read" in summary and "12 input" not in summary, summary
+    # the history lists the failed targets: the CLI's list and the wizard's Past audits
+    [listed] = store.list_audits()
+    assert listed.unread == tuple(failed)
+    connect = wizard.pages[PageId.CONNECT]
+    qtbot.waitUntil(lambda: connect.history.table.rowCount() == 1)
+    inputs_cell = connect.history.table.item(0, connect.history.table.columnCount() - 1)
+    assert inputs_cell.text().endswith(f" — not read: {', '.join(failed)}"), inputs_cell.text()
+    assert all(f"✖ not read: {f}" in inputs_cell.toolTip() for f in failed)

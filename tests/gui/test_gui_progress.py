@@ -58,10 +58,10 @@ def test_tree_rows_and_final_status(qtbot):
     # an SSH target is its host: its row says that host's verdict (it said "✔ 1 pNIC" in green for a host that was not
     # READY), and counts physical pNICs as the summary does (the pseudo device is named, not counted)
     assert statuses == {"vc1.lab:443": "▲ 2 hosts read · 1 problem",
-                        "esxi-a": "? NOT RATED: the MTU of vmnic0 was not read · 1 physical pNIC read (+ 1 pseudo device)",
+                        "esxi-a": "? NOT RATED: the MTU of vmnic0 was not read · 1 pNIC read (+ 1 pseudo device)",
                         "esxi-b": "✖ cannot connect to esxi-b:22: connection refused", "nsx.lab": "✔ read"}
     assert tree.row_item("esxi-a").foreground(2).color().name() != "#1b5e20"  # not the green of READY
     # a host row says the host's own verdict (a green tick only for READY), then how many pNICs were read
     assert [r[2] for r in tree.rows() if r[0] in ("h1", "h2")] == [
-        "✔ READY: no error finding on 2 physical pNICs · 2 physical pNICs read",
-        "✖ NOT READY: 1 error finding (vmnic0) · 1 physical pNIC read"]
+        "✔ READY: no error finding on 2 physical pNICs · 2 pNICs read",
+        "✖ NOT READY: 1 error finding (vmnic0) · 1 pNIC read"]

@@ -22,12 +22,12 @@ def test_the_tep_mesh_tab_says_how_to_fill_it(make_wizard, qtbot):
     assert "Check the TEP mesh first" in bench.mesh_empty.text()
 
 
-def test_focus_starts_on_next_and_enter_on_connect_goes_on(make_wizard, qtbot):
+def test_focus_starts_on_the_first_field_and_enter_on_connect_goes_on(make_wizard, qtbot):
     wizard = make_wizard(store=None)
     wizard.activateWindow()
-    next_button = wizard.button(QWizard.WizardButton.NextButton)
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is next_button, timeout=5_000)
-    qtbot.keyClick(next_button, Qt.Key.Key_Return)
+    first = wizard.pages[PageId.CONNECT].demo_radio
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is first, timeout=5_000)
+    qtbot.keyClick(first, Qt.Key.Key_Return)
     assert wizard.currentId() == PageId.DISCOVER
 
 

@@ -1,11 +1,22 @@
-"""What the wizard remembers between runs (QSettings, in the user's config folder: ``~/.config/nicadvisor``):
-the window geometry, the last input (source and capture paths), the SSH hosts and vCenters entered on the Connect
-page (never a password: those stay in the OS keyring when the user ticked "remember") and the last export folder."""
+"""What the wizard remembers between runs (QSettings, an INI file ``wizard.conf`` in the app's one configuration folder,
+``platformdirs.user_config_dir("nic-advisor")`` — ``~/.config/nic-advisor`` on Linux, beside ``known_hosts``,
+``tls_pins`` and the user's rules): the window geometry, the last input (source and capture paths), the SSH hosts and
+vCenters entered on the Connect page (never a password: those stay in the OS keyring when the user ticked "remember")
+and the last export folder. Settings an older NIC Advisor kept apart (``~/.config/nicadvisor/NIC Advisor.conf``) are
+moved there on first use."""
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 
+#: Where older versions kept the settings (QSettings' organisation and application names).
 ORGANIZATION, APPLICATION = "nicadvisor", "NIC Advisor"
+#: The app's configuration folder's platformdirs name, shared with known_hosts, tls_pins and the user's rules.
+CONFIG_NAME = "nic-advisor"
+FILE_NAME = "wizard.conf"
+_migrated: set[str] = set()
 GEOMETRY, SOURCE, CAPTURES, EXPORT_FOLDER = "window/geometry", "input/source", "input/captures", "export/folder"
 SSH_TARGETS, VCENTER_TARGETS = "targets/ssh", "targets/vcenter"
 #: The fields of a target that are remembered (a password never is; nor a status, an inventory or a host key read).
@@ -13,9 +24,46 @@ SSH_FIELDS = ("spec", "kind", "key_file", "remember", "trusted_fingerprint")
 VCENTER_FIELDS = ("url", "user", "remember", "thumbprint", "datacenter", "cluster", "host_names", "esxcli")
 
 
+def settings_path() -> Path:
+    """The settings file: ``wizard.conf`` in ``platformdirs.user_config_dir("nic-advisor")``."""
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir(CONFIG_NAME)) / FILE_NAME
+
+
 def settings() -> QSettings:
-    """The app's QSettings (native format: an INI file under the XDG config folder on Linux)."""
-    return QSettings(ORGANIZATION, APPLICATION)
+    """The app's QSettings (INI format, :func:`settings_path`); the first call of a process moves an older version's
+    settings file there (:func:`migrate_old`)."""
+    path = settings_path()
+    s = QSettings(str(path), QSettings.Format.IniFormat)
+    if str(path) not in _migrated:
+        _migrated.add(str(path))
+        migrate_old(s)
+    return s
+
+
+def migrate_old(new: QSettings) -> bool:
+    """Move the settings an older NIC Advisor kept in QSettings' own place (``~/.config/nicadvisor/NIC Advisor.conf``)
+    into ``new`` — unless ``new`` already holds settings, which win — and delete the old file (and its folder when
+    empty). Returns whether anything was moved. An old file that cannot be deleted is left (it is not read again
+    once ``new`` holds settings)."""
+    old = QSettings(ORGANIZATION, APPLICATION)
+    old_file = Path(old.fileName())
+    if not old_file.is_file() or old_file == Path(new.fileName()):
+        return False
+    moved = False
+    if not new.allKeys():
+        for key in old.allKeys():
+            new.setValue(key, old.value(key))
+            moved = True
+        new.sync()
+    del old
+    try:
+        old_file.unlink()
+        os.rmdir(old_file.parent)  # only when empty
+    except OSError:
+        pass
+    return moved
 
 
 def load_geometry() -> QByteArray | None:

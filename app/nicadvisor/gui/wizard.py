@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QIcon, QKeyEvent, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QMessageBox, QWidget, QWizard,
+    QAbstractSpinBox, QApplication, QComboBox, QLineEdit, QMessageBox, QRadioButton, QWidget, QWizard,
 )
 
 from nicadvisor.gui import settings as app_settings
@@ -226,7 +226,10 @@ class NicAdvisorWizard(QWizard):
         # the last page has Finish: Quit beside it said the same thing twice (Escape still asks as Quit did)
         self.button(QWizard.WizardButton.CancelButton).setVisible(_page_id != int(PageId.EXPORT))
         self._focus_next_when_complete = False
-        if next_button.isVisible() and next_button.isEnabled():
+        first_field = getattr(page, "first_field", None)
+        if first_field is not None:  # Connect: the input choice, the page's first field (Enter on it goes Next)
+            first_field().setFocus(Qt.FocusReason.OtherFocusReason)
+        elif next_button.isVisible() and next_button.isEnabled():
             next_button.setFocus(Qt.FocusReason.OtherFocusReason)
         elif next_button.isVisible():
             # Next waits for the page's task: the focus rests on the page, never on the task's Cancel (Enter there
@@ -236,7 +239,12 @@ class NicAdvisorWizard(QWizard):
                 page.setFocus(Qt.FocusReason.OtherFocusReason)
         elif page is not None:
             action = getattr(page, "action_button", None)
-            (action if action is not None and action.isEnabled() else page).setFocus(Qt.FocusReason.OtherFocusReason)
+            if action is not None and action.isEnabled():
+                # a keyboard focus (as a shortcut gives): the style draws its focus ring (with OtherFocusReason it drew
+                # none, and Enter on a button that looks unfocused is a guess)
+                action.setFocus(Qt.FocusReason.ShortcutFocusReason)
+            else:
+                page.setFocus(Qt.FocusReason.OtherFocusReason)
 
     @Slot()
     def _restore_next_focus(self) -> None:
@@ -331,13 +339,26 @@ class NicAdvisorWizard(QWizard):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # Qt override
         """Enter in a text field never presses Next or Finish (a typed path or URL is no decision to go on), and Enter
-        never presses Finish at all: closing is a click (or Space on the focused button)."""
+        never presses Finish at all: closing is a click (or Space on the focused button). Enter on a radio button
+        goes Next when Next can be pressed; Enter on a page's focused ``action_button`` (Export) presses it."""
         focus = QApplication.focusWidget()
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and (
-                isinstance(focus, (QLineEdit, QAbstractSpinBox, QComboBox))
-                or focus is self.button(QWizard.WizardButton.FinishButton)):
-            event.accept()
-            return
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            if (isinstance(focus, (QLineEdit, QAbstractSpinBox, QComboBox))
+                    or focus is self.button(QWizard.WizardButton.FinishButton)):
+                event.accept()
+                return
+            action = getattr(self.currentPage(), "action_button", None)
+            if focus is not None and focus is action and action.isEnabled():  # Export: Enter exports, as Space does
+                event.accept()
+                action.click()
+                return
+            next_button = self.button(QWizard.WizardButton.NextButton)
+            # Enter on a choice (a radio button: Connect's Input) goes Next, as a default button would; not on a check
+            # box (Connect's "Remember in OS keyring" sits in a form whose entry is not added yet)
+            if isinstance(focus, QRadioButton) and next_button.isVisible() and next_button.isEnabled():
+                event.accept()
+                self.next()
+                return
         super().keyPressEvent(event)
 
     def _remember_window(self) -> None:

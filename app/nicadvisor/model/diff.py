@@ -14,8 +14,8 @@ from typing import Any
 
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import Finding, Host
-from nicadvisor.model.text import fact_text
-from nicadvisor.model.verdict import Verdict
+from nicadvisor.model.text import fact_text, local_time
+from nicadvisor.model.verdict import SYMBOL, Verdict
 
 #: Host collections compared object by object: (attribute, object kind as shown).
 COLLECTIONS = (("pnics", "pNIC"), ("switches", "switch"), ("vmknics", "vmknic"), ("modules", "module"))
@@ -74,13 +74,15 @@ class AuditDiff:
     findings_fixed: list[Finding] = field(default_factory=list)
     findings_new: list[Finding] = field(default_factory=list)
     benchmarks: list[BenchChange] = field(default_factory=list)
+    #: hosts in both audits whose own verdict changed: ``(host, before HostVerdict, after HostVerdict)``, by host
+    verdicts_changed: list[tuple[str, Any, Any]] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
         """True when nothing but the dates differs."""
         return not (self.hosts_added or self.hosts_removed or self.objects_added or self.objects_removed
                     or self.facts_changed or self.findings_fixed or self.findings_new or self.benchmarks
-                    or self.before_verdict.headline != self.after_verdict.headline)
+                    or self.verdicts_changed or self.before_verdict.headline != self.after_verdict.headline)
 
     def to_dict(self) -> dict[str, Any]:
         """The diff as JSON-ready data (the ``nic-advisor history diff --json`` document)."""
@@ -93,6 +95,8 @@ class AuditDiff:
             "findings_fixed": [f.to_dict() for f in self.findings_fixed],
             "findings_new": [f.to_dict() for f in self.findings_new],
             "benchmarks": [b.to_dict() for b in self.benchmarks],
+            "verdicts_changed": [{"host": h, "before": b.to_dict(), "after": a.to_dict()}
+                                 for h, b, a in self.verdicts_changed],
         }
 
 
@@ -134,6 +138,10 @@ def diff_audits(before: Audit, after: Audit) -> AuditDiff:
     for name in sorted(old_hosts.keys() & new_hosts.keys()):
         _host_changes(old_hosts[name], new_hosts[name], diff)
     both = old_hosts.keys() & new_hosts.keys()
+    old_v = {hv.host: hv for hv in before.verdict.hosts}
+    new_v = {hv.host: hv for hv in after.verdict.hosts}
+    diff.verdicts_changed = [(n, old_v[n], new_v[n]) for n in sorted(both & old_v.keys() & new_v.keys())
+                             if old_v[n].status != new_v[n].status]
     old_f = {(f.rule_id, f.host, f.obj): f for f in before.findings if f.host in both}
     new_f = {(f.rule_id, f.host, f.obj): f for f in after.findings if f.host in both}
     diff.findings_fixed = [old_f[k] for k in sorted(old_f.keys() - new_f.keys(), key=lambda k: (k[1], k[0]))]
@@ -167,10 +175,15 @@ def bench_value(value: float | None, unit: str) -> str:
 
 def diff_lines(diff: AuditDiff) -> list[str]:
     """The diff as plain text lines (the CLI's output, also the wizard's Compare dialog)."""
-    out = [f"Before ({diff.before_created_at}): {diff.before_verdict.symbol} {diff.before_verdict.headline}",
-           f"After  ({diff.after_created_at}): {diff.after_verdict.symbol} {diff.after_verdict.headline}"]
+    out = [f"Before ({local_time(diff.before_created_at)}): {diff.before_verdict.symbol} "
+           f"{diff.before_verdict.headline}",
+           f"After  ({local_time(diff.after_created_at)}): {diff.after_verdict.symbol} {diff.after_verdict.headline}"]
     if diff.empty:
         return out + ["No changes: the same hosts, facts, findings and benchmark results."]
+    if diff.verdicts_changed:
+        out.append(f"Host verdicts changed ({len(diff.verdicts_changed)}):")
+        out += [f"  {host}: {SYMBOL[b.status]} {b.label} → {SYMBOL[a.status]} {a.label} ({a.reason})"
+                for host, b, a in diff.verdicts_changed]
     for title, items in (("Hosts added", diff.hosts_added), ("Hosts removed", diff.hosts_removed),
                          ("Added", diff.objects_added), ("Removed", diff.objects_removed)):
         if items:

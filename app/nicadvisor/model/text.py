@@ -2,8 +2,21 @@
 made safe to print or write (control characters, bytes that were not UTF-8)."""
 from __future__ import annotations
 
+import datetime as _dt
 import re
 from typing import Any, Iterable
+
+
+def local_time(iso: str) -> str:
+    """``"2025-05-01T08:15:00+00:00"`` → ``"2025-05-01 10:15"`` in the local time zone (a stamp as people read it, not
+    ISO's ``+00:00``); the text itself when it is not ISO 8601."""
+    try:
+        when = _dt.datetime.fromisoformat(iso)
+    except (TypeError, ValueError):
+        return str(iso)
+    if when.tzinfo is not None:
+        when = when.astimezone()
+    return when.strftime("%Y-%m-%d %H:%M")
 
 
 def fact_text(value: Any, unknown: str = "unknown") -> str:

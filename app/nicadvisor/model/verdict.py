@@ -30,7 +30,7 @@ import dataclasses
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Iterable, Protocol
 
 from nicadvisor.model.capabilities import ATTESTED_ORIGIN, origin_of
 from nicadvisor.model.changes import Change, changes_of, changes_sentence
@@ -372,8 +372,8 @@ class _ReadSources:
     them is a path or lies under it (``path/…``, a bundle's ``path:member``) costs a set lookup, not a scan of them
     all: a bundle of 8,000 members, each a source and a problem, took 40 s."""
 
-    def __init__(self, audit: AuditRead) -> None:
-        self.all = [_norm(s) for h in audit.hosts for s in h.inputs]
+    def __init__(self, sources: Iterable[str]) -> None:
+        self.all = [_norm(s) for s in sources]
         self.exact = set(self.all)
         self.before_slash: set[str] = set()  # every r[:i] where r[i] is "/"
         self.before_colon: set[str] = set()  # every r[:i] where r[i] is ":"
@@ -392,8 +392,15 @@ def inputs_without_host(audit: AuditRead) -> list[str]:
     """Inputs of ``audit.inputs`` from which no host was read: a capture path that no host's ``Host.inputs`` lies
     under, a live target (``vcenter://``, ``ssh://``) no host came from, an NSX Manager whose transport nodes
     joined no audited host (the facts asked of it are missing)."""
-    read = _ReadSources(audit)
-    return [given for given in audit.inputs if not read.under(_norm(given), strip=False)]
+    return inputs_not_read(audit.inputs, (s for h in audit.hosts for s in h.inputs))
+
+
+def inputs_not_read(inputs: Iterable[str], host_inputs: Iterable[str]) -> list[str]:
+    """The ``inputs`` (given paths, live targets) that none of ``host_inputs`` (the sources the hosts were read from,
+    ``Host.inputs``) is or lies under, in the order given: what :func:`inputs_without_host` finds, for callers that
+    hold no :class:`Audit` (the history list). Pure; linear in the sources."""
+    read = _ReadSources(host_inputs)
+    return [given for given in inputs if not read.under(_norm(given), strip=False)]
 
 
 def _under(path: str, folder: str) -> bool:
@@ -407,7 +414,7 @@ def unread_parts(audit: AuditRead) -> list[str]:
     when it is a file beside the loose capture files a host was read from, or a member of a bundle a host was read
     from. Live targets are judged by :func:`inputs_without_host`. Pure; in the order the problems were met; linear
     in problems and sources."""
-    sources = _ReadSources(audit)
+    sources = _ReadSources(s for h in audit.hosts for s in h.inputs)
     read = sources.all
     loose = {os.path.dirname(s) for s in read if "://" not in s and ":" not in s.rpartition("/")[2]}
     bundles = {s.split(":", 1)[0] for s in read if "://" not in s and ":" in s.rpartition("/")[2]}
@@ -452,6 +459,16 @@ def unread_inputs_of(audit: AuditRead, host: Host) -> list[str]:
     return out
 
 
+def unread_inputs(audit: AuditRead) -> tuple[list[str], list[str]]:
+    """What of ``audit``'s inputs could not be read, as the verdict counts it: ``(inputs no host was read from
+    (:func:`inputs_without_host`), parts inside other inputs (:func:`unread_parts`) not already under one of
+    those)``. Pure."""
+    top = inputs_without_host(audit)
+    parts = [part for part in unread_parts(audit)
+             if part not in top and not any(_under(part, _norm(given)) for given in top)]
+    return top, parts
+
+
 def verdict_of(audit: AuditRead) -> Verdict:
     """The verdict of ``audit`` (see the module docstring for the rules). Pure; never raises."""
     findings = list(audit.findings)
@@ -469,9 +486,7 @@ def verdict_of(audit: AuditRead) -> Verdict:
     if completion != COMPLETE:
         v = incomplete_verdict(completion, len(audit.hosts), getattr(audit, "hosts_expected", None), len(errors))
         return Verdict(v.status, v.reason, v.causes, hosts)
-    top = inputs_without_host(audit)
-    parts = [part for part in unread_parts(audit)
-             if part not in top and not any(_under(part, _norm(given)) for given in top)]
+    top, parts = unread_inputs(audit)
     failed = top + parts
     causes = [f"{given}: {_problem_of(audit, given)}" for given in failed]
     if not audit.rated:

@@ -27,6 +27,7 @@ timeout).
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import functools
 import json
@@ -42,7 +43,9 @@ from nicadvisor import __version__
 from nicadvisor.model.audit import Audit
 from nicadvisor.model.entities import Finding, Host, InputProblem
 from nicadvisor.model.text import escape_undecoded
-from nicadvisor.model.verdict import COMPLETE, LABEL, NOT_RATED, NOT_READY, Verdict, incomplete_verdict
+from nicadvisor.model.verdict import (
+    COMPLETE, LABEL, NOT_RATED, NOT_READY, READY, Verdict, incomplete_verdict, inputs_not_read,
+)
 from nicadvisor.procinfo import process_start_ticks
 from nicadvisor.document import (
     CodecError,
@@ -136,6 +139,9 @@ class AuditSummary:
             before (or for an audit finished by a NIC Advisor older than verdicts).
         hosts_expected: how many hosts the inputs named, when known before reading them.
         name: the name the user gave the audit (:meth:`AuditStore.set_name`), ``""`` when none.
+        unread: the inputs of a finished audit from which no host was read (a target that refused or failed, a path
+            with nothing readable: :func:`~nicadvisor.model.verdict.inputs_not_read`), in the order given; empty for
+            a READY or unfinished audit.
     """
 
     id: int
@@ -151,6 +157,7 @@ class AuditSummary:
     verdict_reason: str | None = None
     hosts_expected: int | None = None
     name: str = ""
+    unread: tuple[str, ...] = ()
 
     @property
     def display_status(self) -> str:
@@ -490,7 +497,23 @@ class AuditStore:
                 "SELECT a.id, a.created_at, a.status, a.inputs, a.errors, a.warnings, a.finished_at, "
                 "COUNT(h.id), COALESCE(SUM(h.pnics), 0), a.verdict, a.verdict_reason, a.hosts_expected, a.name "
                 "FROM audits a LEFT JOIN hosts h ON h.audit_id = a.id GROUP BY a.id ORDER BY a.id DESC").fetchall()
-            return [self._summary(r) for r in rows]
+            return [self._with_unread(self._summary(r)) for r in rows]
+
+    def _with_unread(self, summary: AuditSummary) -> AuditSummary:
+        """``summary`` with :attr:`AuditSummary.unread` filled (caller holds the lock). Only a finished audit that is
+        not READY can have one (READY means every input was read), so the hosts' sources are read for those alone."""
+        if summary.status != "done" or summary.verdict == READY or not summary.inputs:
+            return summary
+        host_inputs: list[str] = []
+        for (text,) in self._conn.execute("SELECT json_extract(doc, '$.inputs') FROM hosts WHERE audit_id = ?",
+                                          (summary.id,)):
+            try:
+                sources = json.loads(text) if text else []
+            except ValueError:
+                continue
+            host_inputs += [str(x) for x in sources] if isinstance(sources, list) else []
+        unread = tuple(inputs_not_read(summary.inputs, host_inputs))
+        return dataclasses.replace(summary, unread=unread) if unread else summary
 
     @_sqlite_errors
     def benchmark_runs(self, limit: int = 50) -> list[tuple[int, str, list[dict[str, Any]]]]:
@@ -532,7 +555,7 @@ class AuditStore:
                 "COUNT(h.id), COALESCE(SUM(h.pnics), 0), a.verdict, a.verdict_reason, a.hosts_expected, a.name "
                 "FROM audits a LEFT JOIN hosts h ON h.audit_id = a.id WHERE a.id = ? GROUP BY a.id",
                 (int(audit_id),)).fetchone()
-            return self._summary(row)
+            return self._with_unread(self._summary(row))
 
     @_sqlite_errors
     def load(self, audit_id: int) -> Audit:

@@ -101,6 +101,26 @@ MESH_EMPTY = ("<i>No TEP mesh checked yet.</i><br>Choose <b>Between audited host
 TICK_TWO = "<b>Tick at least two hosts</b> (add them on the Connect page)."
 
 
+
+#: How a ``HOST left changed: …`` sentence (``bench.remote.RemoteBench.left_changed``) names the command to run.
+_UNDO_BY_HAND = "; undo it by hand there with: "
+
+
+def left_changed_html(sentences: list[str]) -> str:
+    """HTML of the ``HOST left changed: HOST: CHANGE; undo it by hand there with: COMMAND (…)`` sentences of a benchmark
+    (the CLI's exit 4): a red heading, then per change the host and what was changed, and the command to run there as
+    selectable code. A sentence in another shape is shown whole."""
+    out = ["<b style='color:#b00020'>✖ A change on a host could not be put back.</b> Run the command below on that "
+           "host (the next benchmark with it also tries again first):"]
+    for sentence in sentences:
+        head, sep, tail = sentence.removeprefix("HOST left changed: ").partition(_UNDO_BY_HAND)
+        if not sep:
+            out.append(f"&nbsp;&nbsp;• {esc(sentence)}")
+            continue
+        command, _, note = tail.partition(" (the next benchmark")
+        out.append(f"&nbsp;&nbsp;• {esc(head)}: run <code>{esc(command)}</code>")
+    return "<br>".join(out)
+
 class BenchmarkPage(TaskPage):
     """Runs ``backend.bench`` (netperf/iperf3 TCP_STREAM and TCP_RR) on a worker; optional page.
 
@@ -547,6 +567,25 @@ class BenchmarkPage(TaskPage):
 
         self.run_task(between, status[:1].upper() + status[1:] + "…")
 
+    def task_cancelled(self) -> None:  # TaskPage hook: a cancelled run between hosts may have left a change
+        super().task_cancelled()
+        self._say_left_changed()
+
+    def task_failed(self, message: str) -> None:  # TaskPage hook
+        super().task_failed(message)
+        self._say_left_changed()
+
+    def _say_left_changed(self) -> None:
+        """After a run between hosts that was cancelled or failed: the changes it could not put back (the CLI's
+        exit 4), as the red error :func:`left_changed_html` writes, with the command to run on each host."""
+        bench = getattr(self._prepared, "bench", None)
+        self._prepared = None  # said once: a later run's end does not repeat it
+        left = list(getattr(bench, "left_changed", None) or [])
+        if left:
+            self.progress.set_failed(True)
+            self.progress.end("Stopped, but a host was left changed: undo it by hand (below).", 1.0)
+            self.problems.setText(left_changed_html(left))
+
     def _close_prepared(self, prepared: PreparedBetween) -> None:
         close = self.backend.remote_close
         self.runner.start(self.runner.prepare("bench-close", lambda _p, _c: close(prepared)))
@@ -657,8 +696,15 @@ class BenchmarkPage(TaskPage):
 
     # --- display ---------------------------------------------------------------------------------
     def _show(self, report: Any) -> None:
-        if report.problems:
-            self.problems.setText("<b>Problems:</b> " + esc(page_words("; ".join(report.problems))))
+        left = list(getattr(report, "left_changed", None) or [])
+        if left:  # the CLI's exit 4: a change on a host could not be put back — an error, with the command to run
+            self.progress.set_failed(True)
+            self.progress.end("Benchmark finished, but a host was left changed: undo it by hand (below).", 1.0)
+        if report.problems or left:
+            self.problems.setText("<br>".join([left_changed_html(left)] if left else [])
+                                  + ("<br>" if left and report.problems else "")
+                                  + ("<b>Problems:</b> " + esc(page_words("; ".join(report.problems)))
+                                     if report.problems else ""))
         else:
             self.problems.setText("")
         earlier = self._earlier if len(self._earlier) == len(report.results) else [[] for _ in report.results]

@@ -6,7 +6,8 @@ from typing import Any
 
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
-    QButtonGroup, QFileDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
+    QButtonGroup, QFileDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton,
+    QRadioButton,
     QTabWidget, QVBoxLayout, QWidget, QWizardPage,
 )
 
@@ -15,6 +16,8 @@ from nicadvisor.gui.backend import Backend
 from nicadvisor.gui.state import Source, SshSpec, VcenterSpec, WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.trust import CertificateTrustDialog, HostKeyAsker
+from nicadvisor.gui.widgets.common import ask_first
+from nicadvisor.gui.widgets.formatting import esc
 from nicadvisor.gui.widgets.out_of_band import OutOfBandPanel
 from nicadvisor.gui.widgets.guide_panel import GuidePanel
 from nicadvisor.gui.widgets.history_panel import PastAuditsPanel
@@ -36,9 +39,32 @@ CHECKS_HTML = (
     "<tr><td><b>Driver / VCG</b></td><td>driver and firmware versions against the compatibility data</td></tr>"
     "</table>")
 
-LIVE_NOTE = ("Live audits are read-only: vCenter through the vSphere API, ESXi and Linux hosts over SSH (only "
-             "esxcli / esxcfg / vsish / ethtool queries), NSX Manager through GET requests. Certificates must be "
+LIVE_NOTE = ("Live audits are read-only: vCenter through the vSphere API, ESXi and Linux hosts over SSH (only the "
+             "read-only commands listed above), NSX Manager through GET requests. Certificates must be "
              "trusted or pinned, SSH host keys are confirmed on first contact.")
+
+
+def ssh_commands_html() -> str:
+    """HTML: the programs an SSH audit runs on ESXi and on Linux, taken from the command catalogue
+    (``nicadvisor.commands.collected``: what the SSH collectors send; a hand-made list named fewer, without cat,
+    readlink, ip or lldpctl). Each platform's full command list is in the returned text's ``title`` tooltips."""
+    from nicadvisor.commands import collected
+
+    rows = []
+    for platform, title in (("esxi", "ESXi over SSH"), ("linux", "Linux over SSH")):
+        run = collected(platform)
+        programs = ", ".join(dict.fromkeys(c.words[0] for c in run))
+        rows.append(f"<tr><td><b>{title}</b></td><td>{len(run)} commands, run by: {esc(programs)}</td></tr>")
+    return "<table cellspacing='3'>" + "".join(rows) + "</table>"
+
+
+def ssh_commands_tooltip() -> str:
+    """Plain text: every command an SSH audit runs, per platform, as the catalogue writes them (placeholders such as
+    ``{nic}`` stand for each pNIC, ``{module}`` for each driver module)."""
+    from nicadvisor.commands import collected
+
+    return "\n".join(f"{title}:\n" + "\n".join(f"  {c.text}" for c in collected(platform))
+                     for platform, title in (("esxi", "ESXi over SSH"), ("linux", "Linux over SSH")))
 
 
 def split_paths(text: str) -> tuple[str, ...]:
@@ -104,6 +130,9 @@ class ConnectPage(QWizardPage):
         self.asker = asker or HostKeyAsker(self, self)
         self.open_target_id: int | None = None  # set by the wizard: the Inspect page id
         self._jump = False
+        self._new_audit_confirmed = False
+        #: The question asked when Next is pressed while a past audit is open (None: none open).
+        self.new_audit_box: QMessageBox | None = None
         self._tests: dict[int, Any] = {}  # task handle id → spec, per kind of task
         self._browses: dict[int, Any] = {}
         self.trust_dialog: CertificateTrustDialog | None = None
@@ -166,6 +195,11 @@ class ConnectPage(QWizardPage):
         checks_layout = QVBoxLayout(checks_page)
         checks_layout.addWidget(QLabel("<b>What the audit checks on every physical NIC (pNIC)</b>"))
         checks_layout.addWidget(checks)
+        checks_layout.addWidget(QLabel("<b>The read-only commands an SSH audit runs</b> (hover for each one)"))
+        self.ssh_commands = QLabel(ssh_commands_html())
+        self.ssh_commands.setWordWrap(True)
+        self.ssh_commands.setToolTip(ssh_commands_tooltip())
+        checks_layout.addWidget(self.ssh_commands)
         live_note = QLabel(f"<i>{LIVE_NOTE}</i>")
         live_note.setWordWrap(True)
         checks_layout.addWidget(live_note)
@@ -220,6 +254,11 @@ class ConnectPage(QWizardPage):
             return Source.LIVE
         return Source.DEMO
 
+    def first_field(self) -> QWidget:
+        """The page's first field, where the keyboard focus starts: the checked Input radio button (Enter on it goes
+        Next once the page is filled)."""
+        return self.group.checkedButton() or self.demo_radio
+
     def isComplete(self) -> bool:  # Qt override
         source = self.selected_source()
         if source is Source.CAPTURES:
@@ -229,11 +268,43 @@ class ConnectPage(QWizardPage):
         return True
 
     def validatePage(self) -> bool:  # Qt override: fast, no I/O (Discover reports unreadable inputs)
+        if not self._jump and self.state.audit is not None and self.state.opened_history_id is not None \
+                and not self._new_audit_confirmed:
+            self._ask_new_audit()  # Back then Next re-audited whatever the Input radio said, without a word
+            return False
+        self._new_audit_confirmed = False
         if not self._jump:
             self.state.source = self.selected_source()
             self.state.capture_paths = split_paths(self.capture_edit.text())
             self.state.target_nsx = target_nsx_of(self.target_nsx_edit.text())
         return True
+
+    def _ask_new_audit(self) -> None:
+        """A past audit is shown and Next was pressed: ask (window-modal, not blocking: :attr:`new_audit_box`) whether
+        to run a new audit of the chosen input or show the past audit again (the default)."""
+        if self.new_audit_box is not None:
+            return
+        from nicadvisor.model.text import local_time
+
+        what = {Source.DEMO: "the demo lab", Source.CAPTURES: "the capture files above",
+                Source.LOCAL: "this machine", Source.LIVE: "the live targets"}[self.selected_source()]
+
+        def answered(new: bool) -> None:
+            self.new_audit_box = None
+            wizard = self.wizard()
+            if wizard is None or wizard.currentPage() is not self:
+                return
+            if new:
+                self._new_audit_confirmed = True
+                wizard.next()
+                return
+            self._jump_to_audit(wizard)
+
+        self.new_audit_box = ask_first(
+            self, "Run a new audit?",
+            f"The past audit of {local_time(self.state.audit.created_at)} is open (read only).\n\n"
+            f"Run a new audit of {what} now, or show the past audit again?",
+            f"Run a new audit of {what}", "Show the past audit again", answered)
 
     def nextId(self) -> int:  # Qt override: Open of a past audit goes straight to Inspect
         if self._jump and self.open_target_id is not None:
@@ -476,6 +547,10 @@ class ConnectPage(QWizardPage):
         wizard = self.wizard()
         if wizard is None or wizard.currentPage() is not self or self.open_target_id is None:
             return
+        self._jump_to_audit(wizard)
+
+    def _jump_to_audit(self, wizard: Any) -> None:
+        """Next straight to the audit shown (Inspect), past Discover: no new audit is run."""
         self._jump = True
         try:
             wizard.next()

@@ -42,12 +42,34 @@ def audit_summary(audit: Any) -> str:
     for f in audit.findings:
         sev = getattr(f.severity, "value", str(f.severity))
         counts[sev] = counts.get(sev, 0) + 1
-    parts = [f"{hosts} host{'s' if hosts != 1 else ''}", f"{pnics} physical pNIC{'s' if pnics != 1 else ''}",
+    parts = [f"{hosts} host{'s' if hosts != 1 else ''}", f"{pnics} pNIC{'s' if pnics != 1 else ''}",
              f"{len(audit.findings)} findings ({counts['error']} errors, {counts['warning']} warnings, "
              f"{counts['info']} info)"]
-    if audit.inputs_not_understood:
-        parts.append(f"{len(audit.inputs_not_understood)} input(s) not understood")
+    from nicadvisor.model.verdict import unread_inputs
+
+    top, inner = unread_inputs(audit)  # counted as the verdict counts them (the count said every problem line)
+    failed = top + inner
+    if failed:
+        parts.append(f"{len(failed)} input{'s' if len(failed) != 1 else ''} could not be read ({', '.join(failed)})")
+    others = [p for p in audit.inputs_not_understood
+              if not any(p.source == f or p.source.startswith((f.rstrip("/") + "/", f + ":")) for f in failed)]
+    if others:
+        parts.append(f"{len(others)} problem{'s' if len(others) != 1 else ''} in the inputs read")
     return " · ".join(parts)
+
+
+#: The heading of the problems that are permission refusals (:func:`is_refusal`), apart from the inputs not understood.
+REFUSED_HEADING = "Refused: the account may not read these (audit with one that may)"
+
+
+def is_refusal(problem: Any) -> bool:
+    """Whether an input problem is a permission refusal — a command the SSH account may not run (``Permission denied`` /
+    ``Operation not permitted``, ``nicadvisor.parsers.capture_file.DENIED_RE``), a vSphere privilege or an NSX HTTP 403
+    missing — rather than an input that was not understood."""
+    from nicadvisor.parsers.capture_file import DENIED_RE
+
+    message = problem.message
+    return "no permission to read" in message or " was refused to user " in message or bool(DENIED_RE.search(message))
 
 
 def group_problems(problems: list[Any]) -> list[tuple[str, list[Any]]]:
@@ -401,15 +423,19 @@ class DiscoverPage(TaskPage):
         # Messages are wrapped by hand (QTreeView does not re-wrap rows to the column width).
         avail = max(self.problems.viewport().width(), self.width() - 60) - self.problems.header().sectionSize(1) - 60
         width = max(60, avail // max(1, self.problems.fontMetrics().averageCharWidth()))
-        groups: list[QTreeWidgetItem] = []
-        for source, items in group_problems(audit.inputs_not_understood):
-            group = QTreeWidgetItem([f"{source}  ({len(items)})", ""])
-            group.setData(0, Qt.ItemDataRole.UserRole, source)
+        refused = [p for p in audit.inputs_not_understood if is_refusal(p)]
+        not_understood = [p for p in audit.inputs_not_understood if not is_refusal(p)]
+        # refusals under their own heading: the input was understood, the account may not read it
+        groups = ([(REFUSED_HEADING, refused, QColor("#b00020"), True)] if refused else []) + [
+            (source, items, red.color(), False) for source, items in group_problems(not_understood)]
+        for title, items, ink, named in groups:
+            group = QTreeWidgetItem([f"{title}  ({len(items)})", ""])
+            group.setData(0, Qt.ItemDataRole.UserRole, title)
             group.setFont(0, bold_font)
-            group.setForeground(0, red)
-            group.setToolTip(0, source)
+            group.setForeground(0, QBrush(ink))
+            group.setToolTip(0, title)
             for problem in items:
-                text = problem.message
+                text = f"{problem.source}: {problem.message}" if named else problem.message
                 # a short one-line message is its own wrapping (textwrap.fill cost ~0.5 ms a message: 114 of them)
                 short = len(text) <= width and text.isprintable() and text == text.strip()
                 shown = text if short else textwrap.fill(text, width, break_long_words=False)
@@ -429,6 +455,7 @@ class DiscoverPage(TaskPage):
             entry = QTreeWidgetItem(["Every input was understood."])
             entry.setFlags(Qt.ItemFlag.NoItemFlags)
             self.problems.addTopLevelItem(entry)
-        n_sources = len(group_problems(audit.inputs_not_understood))
-        self.problems_box.setTitle(f"Inputs not understood ({len(audit.inputs_not_understood)}"
-                                   + (f" from {n_sources} source{'s' if n_sources != 1 else ''})" if n_sources else ")"))
+        n_sources = len(group_problems(not_understood))
+        self.problems_box.setTitle(f"Inputs not understood ({len(not_understood)}"
+                                   + (f" from {n_sources} source{'s' if n_sources != 1 else ''})" if n_sources else ")")
+                                   + (f" · refused for lack of privilege ({len(refused)})" if refused else ""))

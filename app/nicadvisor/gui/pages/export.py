@@ -115,6 +115,8 @@ class ExportPage(TaskPage):
         grid.setColumnStretch(1, 1)
 
         self.export_button = QPushButton("Export")
+        # no auto-default (it would stay the dialog's default and take Enter from any field); Enter on the focused
+        # Export button exports all the same: the wizard presses a page's focused action_button (keyPressEvent)
         self.export_button.setAutoDefault(False)
         self.action_button = self.export_button
         row_layout = QHBoxLayout()
@@ -165,7 +167,7 @@ class ExportPage(TaskPage):
             child = self.child
             self.runner.submit("export-warm", lambda _p, _c: child.warm())
         self.export_button.setEnabled(self.state.audit is not None)
-        self.banner.show_verdict(audit_cache.verdict(self.state.audit) if self.state.audit is not None else None)
+        self.banner.show_audit(self.state)
         self.contents.setText(contents_text(self.state))
 
     def chosen_paths(self) -> dict[str, Path | None]:

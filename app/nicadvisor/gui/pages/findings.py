@@ -88,9 +88,8 @@ class FindingsPage(QWizardPage):
 
     def initializePage(self) -> None:  # Qt override
         audit = self.state.audit
-        self.banner.show_verdict(audit_cache.verdict(audit) if audit is not None else None)
-        self.populate(audit.findings if audit is not None else [],
-                      audit_cache.verdict(audit) if audit is not None else None)
+        self.banner.show_audit(self.state)
+        self.populate(audit.findings if audit is not None else [], audit_cache.verdict(audit) if audit is not None else None)
 
     def _group_keys(self, ordered: list[Any]) -> list[tuple[str, str, str]]:
         """(key, label, colour severity) of each group, in display order."""

@@ -91,7 +91,7 @@ class InspectPage(QWizardPage):
 
     def initializePage(self) -> None:  # Qt override
         audit = self.state.audit
-        self.banner.show_verdict(audit_cache.verdict(audit) if audit is not None else None)
+        self.banner.show_audit(self.state)
         self.model.set_audit(audit)
         self.host_filter.blockSignals(True)
         self.host_filter.clear()

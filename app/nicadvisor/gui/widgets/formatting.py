@@ -49,11 +49,11 @@ def physical_pnics(host: Any) -> list[Any]:
 
 
 def pnic_count_text(host: Any, suffix: str = "") -> str:
-    """``"4 physical pNICs"`` (``suffix`` after it: ``" read"``), plus ``" (+ 1 pseudo device)"`` when the host listed
-    pseudo devices, which are not counted."""
+    """``"4 pNICs"`` (``suffix`` after it: ``" read"``; a pNIC is a physical NIC already: "1 physical pNIC" said it
+    twice), plus ``" (+ 1 pseudo device)"`` when the host listed pseudo devices, which are not counted."""
     n = len(physical_pnics(host))
     pseudo = len(getattr(host, "pnics", ())) - n
-    text = f"{n} physical pNIC{'' if n == 1 else 's'}{suffix}"
+    text = f"{n} pNIC{'' if n == 1 else 's'}{suffix}"
     return text + (f" (+ {pseudo} pseudo device{'' if pseudo == 1 else 's'})" if pseudo else "")
 
 

@@ -18,6 +18,7 @@ from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.widgets.common import readonly_table
 from nicadvisor.gui.widgets.formatting import esc
+from nicadvisor.model.text import local_time
 
 COLUMNS = ("Date", "Name", "Status", "Verdict", "Hosts", "pNICs", "Errors", "Warnings", "Inputs")
 #: Width (px) of the Verdict column; the user can widen it, the tooltip shows the whole verdict.
@@ -28,18 +29,6 @@ STATUS_TEXT = {"done": "finished", "cancelled": "■ cancelled", "failed": "✖ 
 #: Colour of the verdict column's text per verdict status.
 VERDICT_INK = {"ready": "#1b5e20", "not_ready": "#8e0000", "not_rated": "#444444"}
 IdRole = Qt.ItemDataRole.UserRole + 1
-
-
-def local_time(iso: str) -> str:
-    """``"2025-05-01T08:15:00+00:00"`` → ``"2025-05-01 10:15"`` in the local time zone; the text itself
-    when it is not ISO 8601."""
-    try:
-        when = _dt.datetime.fromisoformat(iso)
-    except (TypeError, ValueError):
-        return str(iso)
-    if when.tzinfo is not None:
-        when = when.astimezone()
-    return when.strftime("%Y-%m-%d %H:%M")
 
 
 def inputs_text(inputs: tuple[str, ...], demo_dir: str | None = None) -> str:
@@ -275,14 +264,16 @@ class PastAuditsPanel(QWidget):
             values = (local_time(s.created_at), s.name, STATUS_TEXT.get(s.display_status, s.display_status),
                       f"{verdict.symbol} {verdict.headline}", str(s.hosts), str(s.pnics),
                       "—" if s.errors is None else str(s.errors), "—" if s.warnings is None else str(s.warnings),
-                      inputs_text(s.inputs, self._demo))
+                      inputs_text(s.inputs, self._demo)
+                      + (f" — not read: {inputs_text(s.unread, self._demo)}" if s.unread else ""))
             for col, text in enumerate(values):
                 item = QTableWidgetItem(text)
                 if col in (4, 5, 6, 7):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 if col == 3:
                     item.setForeground(QBrush(QColor(VERDICT_INK[verdict.status])))
-                item.setToolTip("\n".join(s.inputs) if col == len(values) - 1 else text)
+                item.setToolTip("\n".join(s.inputs) + "".join(f"\n✖ not read: {u}" for u in s.unread)
+                                if col == len(values) - 1 else text)
                 if col == 0:
                     item.setData(IdRole, s.id)
                     item.setToolTip(f"audit #{s.id}, started {s.created_at}"

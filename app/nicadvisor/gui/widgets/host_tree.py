@@ -54,6 +54,13 @@ class HostScopePanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(head)
         layout.addWidget(self.tree, 1)
+        # until a tree is read: the placeholder in a wrapped label in the tree's place (as a tree row it was cut, at
+        # 1920 px too: the panel is narrow)
+        self.placeholder = QLabel()
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.placeholder.setStyleSheet("QLabel { font-style: italic; border: 1px solid palette(mid); padding: 6px; }")
+        layout.addWidget(self.placeholder, 1)
         layout.addWidget(self.status)
         self._tree_nodes: list[Any] = []
         self._pending = False
@@ -70,9 +77,13 @@ class HostScopePanel(QWidget):
         try:
             self.tree.clear()
             self._tree_nodes = list(tree or [])
+            self.tree.setVisible(tree is not None)
+            self.placeholder.setVisible(tree is None)
             if tree is None:
-                item = QTreeWidgetItem([placeholder or "Select a vCenter, then click Browse hosts (or Test connection) "
-                                        "to choose the hosts to audit."])
+                text = placeholder or ("Select a vCenter, then click Browse hosts (or Test connection) to choose the "
+                                       "hosts to audit.")
+                self.placeholder.setText(text)
+                item = QTreeWidgetItem([text])  # the tree says it too (hidden until a tree is read)
                 item.setFlags(Qt.ItemFlag.ItemIsEnabled)
                 self.tree.addTopLevelItem(item)
                 item.setFirstColumnSpanned(True)

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, Signal, Slot
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QFileDialog, QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
-    QTableWidgetItem, QVBoxLayout, QWidget,
+    QStyledItemDelegate, QStyleOptionViewItem, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
 from nicadvisor.gui.scope import Scope, scope_text
@@ -125,6 +125,8 @@ class TargetEditor(QWidget):
         header.setSectionResizeMode(len(columns) - 1, QHeaderView.ResizeMode.ResizeToContents)
         header.setMinimumSectionSize(40)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        # a long status wraps between words (elided, it was cut mid-word); the target columns still elide
+        self.table.setItemDelegateForColumn(len(self.COLUMNS), WrappingDelegate(self.table))
         self.table.viewport().installEventFilter(self)
 
         layout = QVBoxLayout(self)
@@ -314,9 +316,9 @@ class TargetEditor(QWidget):
         self.test_buttons = []
         for row, spec in enumerate(self.specs):
             values = self._row(spec)
-            for col, text in enumerate(values):
+            for col, (text, tip) in enumerate(zip(values, self._tips(spec, values))):
                 item = QTableWidgetItem(text)
-                item.setToolTip(text)
+                item.setToolTip(tip)
                 self.table.setItem(row, col, item)
             self._set_status_item(row, spec.status)
             button = QPushButton("Test connection")
@@ -325,7 +327,6 @@ class TargetEditor(QWidget):
             button.clicked.connect(lambda _=False, s=spec: self.sig_test_requested.emit(s))
             self.table.setCellWidget(row, len(values) + 1, button)
             self.test_buttons.append(button)
-        self.table.resizeRowsToContents()
         self.fit_columns()
         row = self.selected_row()
         if 0 <= row < len(self.specs):
@@ -340,6 +341,13 @@ class TargetEditor(QWidget):
         n = len(self.COLUMNS)
         room = self.table.viewport().width() - self.table.columnWidth(n + 1) - self.MIN_STATUS_WIDTH
         share_width(self.table, n, room)
+        # rows as tall as their wrapped text at these widths: a status wraps between words (it was cut mid-word when
+        # the heights were taken before the widths changed)
+        self.table.resizeRowsToContents()
+
+    def _tips(self, spec: Any, values: list[str]) -> list[str]:
+        """The tooltips of a row's target cells: the cells' own text unless a column shows it shortened."""
+        return values
 
     def eventFilter(self, watched: Any, event: Any) -> bool:  # Qt override: refit when the table's width changes
         if watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
@@ -366,10 +374,11 @@ class TargetEditor(QWidget):
         for row, s in enumerate(self.specs):
             if s is spec:
                 values = self._row(s)
-                for col, text in enumerate(values):
+                for col, (text, tip) in enumerate(zip(values, self._tips(s, values))):
                     self.table.item(row, col).setText(text)
-                    self.table.item(row, col).setToolTip(text)
+                    self.table.item(row, col).setToolTip(tip)
                 self._set_status_item(row, spec.status)
+                self.table.resizeRowToContents(row)  # a longer status wraps onto more lines
                 self.test_buttons[row].setEnabled(id(spec) not in self._busy)
         if self.selected_row() < 0 or self.specs[self.selected_row()] is spec:
             self._show_detail(spec)
@@ -601,6 +610,33 @@ class VcenterEditor(HttpsTargetEditor):
         self.sig_scope_changed.emit(spec)
 
 
+class WrappingDelegate(QStyledItemDelegate):
+    """Draws its column's texts wrapped between words, and asks for the height they take at the column's width (the
+    view's own word wrap is off: the other columns elide)."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: Any) -> None:  # Qt override
+        super().initStyleOption(option, index)
+        option.features |= QStyleOptionViewItem.ViewItemFeature.WrapText
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: Any) -> QSize:  # Qt override
+        hint = super().sizeHint(option, index)
+        width = max(self.parent().columnWidth(index.column()) - 8, 1)
+        text = str(index.data() or "")
+        height = option.fontMetrics.boundingRect(QRect(0, 0, width, 1_000_000), Qt.TextFlag.TextWordWrap, text).height()
+        return QSize(hint.width(), max(hint.height(), height + 6))
+
+
+def short_key(stored: str) -> str:
+    """``"ssh-ed25519 SHA256:Ab3dEf…"`` (and more keys, ``", "``-separated) → ``"SHA256:Ab3dEf…wx4Z"`` per key: the
+    fingerprint's first 6 and last 4 characters after ``SHA256:``, which is how people compare them by eye."""
+    out = []
+    for key in stored.split(", "):
+        fingerprint = key.split()[-1] if key.split() else key
+        algo, _, digest = fingerprint.partition(":")
+        out.append(f"{algo}:{digest[:6]}…{digest[-4:]}" if digest and len(digest) > 12 else fingerprint)
+    return ", ".join(out)
+
+
 class SshEditor(TargetEditor):
     """ESXi / Linux hosts over SSH: ``user@host[:port]``, kind, password or key file, remember, optional
     trusted host-key fingerprint."""
@@ -661,10 +697,16 @@ class SshEditor(TargetEditor):
         if not spec.key_file:
             auth = f"password {self._password_text(spec)}"
         # what decides the next contact: the key stored after it was accepted, the one typed, else a question
-        key = (f"stored: {spec.stored_key}" if spec.stored_key else
+        key = (f"✔ trusted {short_key(spec.stored_key)}" if spec.stored_key else
                f"trust {spec.trusted_fingerprint} on first contact" if spec.trusted_fingerprint else
                "asked on first contact")
         return [spec.spec, {"esxi": "ESXi", "linux": "Linux"}.get(spec.kind, spec.kind), auth, key]
+
+    def _tips(self, spec: SshSpec, values: list[str]) -> list[str]:
+        tips = list(values)
+        if spec.stored_key:  # the column shows the fingerprint short: the whole key in its tooltip
+            tips[self.COLUMNS.index("Host key")] = f"stored in NIC Advisor's known hosts: {spec.stored_key}"
+        return tips
 
     @Slot()
     def _on_browse_key(self) -> None:

@@ -9,6 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QWidget
 
 from nicadvisor.gui.widgets.formatting import esc
+from nicadvisor.model.text import local_time
+from nicadvisor.gui import audit_cache
 
 #: (background, border/ink) per verdict status; the symbol and the words carry the verdict on their own.
 COLOURS = {"ready": ("#e3f4e1", "#1b5e20"), "not_ready": ("#fbdcdc", "#8e0000"), "not_rated": ("#eeeeee", "#444444")}
@@ -33,11 +35,22 @@ class VerdictBanner(QLabel):
         self.setTextFormat(Qt.TextFormat.RichText)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.verdict: Any = None
+        self.past = ""
         self.hide()
 
-    def show_verdict(self, verdict: Any) -> None:
-        """Show ``verdict`` (a :class:`nicadvisor.model.verdict.Verdict`), or hide the banner for None."""
+    def show_audit(self, state: Any) -> None:
+        """Show the verdict of ``state.audit`` (a ``WizardState``; hidden when there is none), marked as a past audit
+        when it was opened from the history (``state.opened_history_id``)."""
+        audit = state.audit
+        past = audit.created_at if audit is not None and state.opened_history_id is not None else None
+        self.show_verdict(audit_cache.verdict(audit) if audit is not None else None, past=past)
+
+    def show_verdict(self, verdict: Any, past: str | None = None) -> None:
+        """Show ``verdict`` (a :class:`nicadvisor.model.verdict.Verdict`), or hide the banner for None. ``past``: the
+        ISO start time of a past audit opened from the history; the banner then opens with "Past audit of DATE — read
+        only" (an opened audit looked like one just run)."""
         self.verdict = verdict
+        self.past = local_time(past) if past else ""
         if verdict is None:
             self.clear()
             self.hide()
@@ -45,8 +58,10 @@ class VerdictBanner(QLabel):
         background, ink = COLOURS[verdict.status]
         self.setStyleSheet(f"QLabel {{ background: {background}; border: 1px solid {ink}; border-radius: 3px; "
                            "padding: 4px 8px; }")
-        lines = [f"<span style='color:{ink}; font-size:large'><b>{esc(verdict.symbol)} {esc(verdict.label)}</b></span>"
-                 f" for the NSX Geneve overlay — {esc(verdict.reason)}"]
+        lines = [f"<b>{esc(self.past_line())}</b> (reopened from the history; go Back and Next to audit again)"
+                 ] if self.past else []
+        lines.append(f"<span style='color:{ink}; font-size:large'><b>{esc(verdict.symbol)} {esc(verdict.label)}</b>"
+                     f"</span> for the NSX Geneve overlay — {esc(verdict.reason)}")
         shown, more = shown_causes(verdict.causes)
         for cause in shown:
             lines.append(f"&nbsp;&nbsp;• {esc(cause)}")
@@ -62,4 +77,9 @@ class VerdictBanner(QLabel):
             return ""
         v = self.verdict
         shown, more = shown_causes(v.causes)
-        return "\n".join([f"{v.symbol} {v.headline}", *shown, *([f"… and {more} more"] if more else [])])
+        return "\n".join([*([self.past_line()] if self.past else []), f"{v.symbol} {v.headline}", *shown,
+                          *([f"… and {more} more"] if more else [])])
+
+    def past_line(self) -> str:
+        """``"Past audit of 2025-05-01 10:15 — read only"`` for a past audit shown, ``""`` otherwise."""
+        return f"Past audit of {self.past} — read only" if self.past else ""
