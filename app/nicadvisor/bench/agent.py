@@ -1,9 +1,9 @@
 """Built-in pure-Python benchmark agent: TCP_STREAM and TCP_RR with blocking sockets, for hosts
 without netperf (or when asked).
 
-Why blocking sockets: measured on this machine, a blocking Python RR loop runs within about 5 % of
-netperf (+2 µs of CPU per transaction when pinned), while asyncio streams add about 50 µs per
-transaction; Python ``sendall(64 KiB)`` reaches about 0.8x netperf ``-m 65536``
+Why blocking sockets: measured on this machine, a blocking Python RR loop runs at about 0.85-0.95x
+netperf's TCP_RR rate on loopback (its median transaction +2-4 µs; benchmarks/README.md, issue 28 §1), while
+asyncio streams add about 50 µs per transaction; Python ``sendall(64 KiB)`` reaches about 0.8x netperf ``-m 65536``
 (performance-baselines.md §2.3-2.4). Numbers from this agent are therefore fine for "is the path
 ≥ 10 Gbit/s" and RTTs ≥ 50 µs, not for single-digit-µs latency or 25/100 G line-rate claims.
 
