@@ -338,11 +338,12 @@ def inventory_gap(host: Host) -> str:
 
 
 def _pnic_count(pnics: list[Any]) -> str:
-    """``"4 physical pNICs"``, or ``"6 pNICs, 6 of them virtual uplinks (a nested host or a VM: their offloads are
-    virtual)"`` when some are vmxnet3-style uplinks (``is_virtual_uplink``): READY then says what it judged."""
+    """``"4 pNICs"`` (a pNIC is a physical NIC: "1 physical pNIC" said it twice), or ``"6 pNICs, 6 of them virtual
+    uplinks (a nested host or a VM: their offloads are virtual)"`` when some are vmxnet3-style uplinks
+    (``is_virtual_uplink``): READY then says what it judged."""
     virtual = sum(1 for p in pnics if p.is_virtual_uplink)
     if not virtual:
-        return _plural(len(pnics), "physical pNIC")
+        return _plural(len(pnics), "pNIC")
     return (f"{_plural(len(pnics), 'pNIC')}, {virtual} of them virtual uplinks (a nested host or a VM: their "
             "offloads are virtual)")
 

@@ -504,6 +504,12 @@ class AuditStore:
         not READY can have one (READY means every input was read), so the hosts' sources are read for those alone."""
         if summary.status != "done" or summary.verdict == READY or not summary.inputs:
             return summary
+        # an input nothing was read from left a problem at it or under it: without one, no host document is parsed
+        sources = [src for (src,) in self._conn.execute("SELECT DISTINCT source FROM problems WHERE audit_id = ?",
+                                                        (summary.id,))]
+        if not any(src == given or src.startswith((given.rstrip("/") + "/", given + ":"))
+                   for given in summary.inputs for src in sources):
+            return summary
         host_inputs: list[str] = []
         for (text,) in self._conn.execute("SELECT json_extract(doc, '$.inputs') FROM hosts WHERE audit_id = ?",
                                           (summary.id,)):
