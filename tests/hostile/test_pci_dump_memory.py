@@ -3,7 +3,8 @@ dump was kept as a dict entry until the whole output was read, about 45 bytes of
 capture of 300,000 one-row network functions took 770 MB to parse, over the hostile bound with the rest of the
 audit (a child limited to 1 GiB and 60 s of CPU, conftest.py). Now each dump is decoded as soon as its rows end, only
 the bytes the decoder reads are kept (the standard space), and at most 4,096 network functions are read, the rest
-counted in a note."""
+counted in a note. ``smbiosDump`` kept a record per slot header: 16 MB of them were 670,000 records; at most 1,024
+now."""
 from __future__ import annotations
 
 import json
@@ -46,3 +47,12 @@ def test_extended_space_rows_are_read_past_and_the_link_still_decoded():
     assert max(dump.data) < KEPT_SIZE and max(dump.rows) < KEPT_SIZE
     link, why = pcie_link(dump)
     assert why == "" and (link.speed_gts, link.width, link.capable_speed_gts, link.capable_width) == (2.5, 4, 2.5, 4)
+
+
+def test_an_smbios_dump_of_100000_slots_keeps_a_bounded_number():
+    from nicadvisor.parsers.esxi.smbios import MAX_SLOTS
+    from nicadvisor.parsers.registry import parse_output
+
+    (result,) = parse_output("smbiosDump", "System Slot (Type 9): #1\nDesignation: \"Slot 1\"\n" * 100_000)
+    assert len(result.records) == MAX_SLOTS == 1024
+    assert result.notes == [f"smbiosDump: {100_000 - 1024} more System Slot records past the first 1024 not read"]
