@@ -2,7 +2,8 @@
 ``http.server`` over HTTPS (a trustme certificate issued for 127.0.0.1) serving a mockup tree written by the test
 into a temporary folder, laid out as sushy-static serves DMTF's mockups (``/redfish/v1/Chassis`` →
 ``FOLDER/Chassis/index.json``). A mockup written here is an attack payload (a malicious or broken BMC), not device
-output. ``answers`` overrides a path with ``(status, headers, body)`` (a redirect, a huge body); every request is
+output. ``answers`` overrides a path with ``(status, headers, body)`` (a redirect, a huge body), ``delay_s`` slows
+every answer but the service root's and the login's; every request is
 logged (path and whether it carried credentials). Nothing leaves the machine."""
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import http.server
 import json
 import ssl
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +38,12 @@ class HostileBmc:
 
     def __init__(self, folder: Path, tree: dict[str, Any] | None = None,
                  answers: dict[str, tuple[int, dict[str, str], bytes]] | None = None,
-                 ca: "trustme.CA | None" = None) -> None:
+                 ca: "trustme.CA | None" = None, delay_s: float = 0.0) -> None:
         self.root = folder / "mockup"
         self.root.mkdir(parents=True, exist_ok=True)
         write_tree(self.root, tree or {})
         self.answers = dict(answers or {})
+        self.delay_s = delay_s  # a slow BMC: each answer after this long
         self.requests: list[str] = []
         self.with_credentials: list[str] = []
         self.ca = ca = ca or trustme.CA()  # another server may share it (its certificate then verifies too)
@@ -63,6 +66,8 @@ class HostileBmc:
                     bmc.requests.append(self.path)
                     if self.headers.get("Authorization"):
                         bmc.with_credentials.append(self.path)
+                if bmc.delay_s and self.path != "/redfish/v1" and not self.path.startswith("/redfish/v1/Session"):
+                    time.sleep(bmc.delay_s)  # the attack: a BMC that answers every resource slowly
                 if self.path in bmc.answers:
                     status, headers, body = bmc.answers[self.path]
                 else:

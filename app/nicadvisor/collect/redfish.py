@@ -12,7 +12,9 @@ Basic on each request (no session is created on the BMC, nothing is left behind)
   ``verify`` switch (off unless it is given a CA file) is overridden by the adapters: verification is never off.
 * **Size** — an answer larger than :data:`MAX_ANSWER_BYTES` is refused while it is read.
 * **Time** — every request is bounded as a whole by ``timeout_s`` (:func:`nicadvisor.collect.deadline.deadline`:
-  connect, TLS, request and the complete answer) and the library retries nothing (``max_retry=0``).
+  connect, TLS, request and the complete answer) and the library retries nothing (``max_retry=0``); the whole walk
+  by :data:`READ_BUDGET_TIMEOUTS` × ``timeout_s`` (a BMC answering each of 2,000 resources just within the timeout
+  would hold the audit for hours): past it the walk stops with a note and what was read is used.
 * **Where** — only the BMC: a link (``@odata.id``) is followed only when it is a path on the BMC (``/…``; the
   library puts it after ``https://host:port``, so ``@other:443/…`` would name another server), and a redirect only
   to the same scheme, host and port; anything else is a note. Each resource is asked for once, however often it is
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
 
@@ -50,6 +53,8 @@ from nicadvisor.parsers.api.redfish import RedfishPcieDevice, links, load_payloa
 MAX_RESOURCES = 2000
 #: Largest answer read (bytes): a Redfish resource is a few kB; a larger one is refused while it is read.
 MAX_ANSWER_BYTES = 4 * 1024 * 1024
+#: The whole walk of one BMC takes at most this many request timeouts (300 s at the default 15 s).
+READ_BUDGET_TIMEOUTS = 20
 #: Longest link (``@odata.id``) followed: a Redfish URI is a short path.
 MAX_LINK_CHARS = 1024
 #: Longest message of a failed read (the library quotes a whole answer that is not JSON in its exception).
@@ -213,14 +218,19 @@ def read_bmc(target: RedfishTarget, cancel: threading.Event | None = None) -> Re
     read: dict[str, dict | None] = {}  # path → payload: each resource once, however often it is linked
     capped: list[bool] = []
 
+    budget_ends = time.monotonic() + READ_BUDGET_TIMEOUTS * target.timeout_s
+
     def get(path: str) -> dict | None:
         check(cancel)
         if path in read:
             return read[path]
-        if len(reading.requests) >= MAX_RESOURCES:
+        over_time = time.monotonic() > budget_ends
+        if len(reading.requests) >= MAX_RESOURCES or over_time:
             if not capped:
                 capped.append(True)
-                reading.notes.append(f"stopped after {MAX_RESOURCES} resources")
+                reading.notes.append(f"stopped after {len(reading.requests)} resources" + (
+                    f" and {READ_BUDGET_TIMEOUTS * target.timeout_s:g} s (the BMC answers slowly)" if over_time
+                    else ""))
             return None
         read[path] = None
         if (why := link_problem(path, host, port)) is not None:

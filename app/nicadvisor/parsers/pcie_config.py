@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from nicadvisor.parsers.base import ParseResult, hex4, norm_pci
 
@@ -49,6 +50,13 @@ MAX_CAPS = 48
 #: Bytes of one function's configuration space a dump may hold (PCIe extended space: 4 KiB); rows past it are
 #: ignored.
 CONFIG_SIZE = 4096
+#: Bytes of a dump kept: what the decoder reads ends with the Link Status of a PCI Express capability in the
+#: standard space (a capability starts at most at 0xFC; Link Status is at +0x12, 2 bytes). Rows of the extended
+#: space (``lspci -xxxx``) are read past, not kept: a hostile dump costs memory by what is decoded, not by its size.
+KEPT_SIZE = 0x100 + 0x14
+#: Network functions read from one output, at most (a host with every port's SR-IOV functions listed has hundreds);
+#: the rest are counted in a note.
+MAX_FUNCTIONS = 4096
 
 _HEADER_RE = re.compile(
     r"^\s*(?P<addr>(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])(?=\s|$)(?P<rest>[^\n]{0,400})$")
@@ -80,6 +88,7 @@ class ConfigDump:
     header: str
     data: dict[int, int] = field(default_factory=dict)
     rows: dict[int, str] = field(default_factory=dict)
+    seen: bool = False  # a row was read (possibly past KEPT_SIZE only)
 
     def byte(self, offset: int) -> int | None:
         """The byte at ``offset``, None when the dump does not hold it."""
@@ -102,31 +111,36 @@ class ConfigDump:
 
 
 def read_dumps(text: str) -> list[ConfigDump]:
-    """Every function's dump in ``text``, in order (see the module docstring for the layout). Rows before any
-    header line, and rows whose offset is not where the previous row ended or a multiple of 16, are ignored; a
-    header line without rows gives no dump."""
-    out: list[ConfigDump] = []
+    """Every function's dump in ``text``, in order (see the module docstring for the layout; :func:`iter_dumps`)."""
+    return list(iter_dumps(text))
+
+
+def iter_dumps(text: str) -> Iterator[ConfigDump]:
+    """Each function's dump in ``text`` as soon as its rows end, in order: one dump in memory at a time. Rows before
+    any header line are ignored, and so are rows past :data:`CONFIG_SIZE`; the first value read for an offset is
+    kept, and only offsets below :data:`KEPT_SIZE`. A header line without rows gives no dump."""
     current: ConfigDump | None = None
     for line in text.splitlines():
         row = _ROW_RE.match(line)
         if row and current is not None:
             offset = int(row.group("off"), 16)
-            values = [int(b, 16) for b in row.group("bytes").split()]
+            values = row.group("bytes").split()
             if offset + len(values) <= CONFIG_SIZE:
-                for i, value in enumerate(values):
-                    current.data.setdefault(offset + i, value)
-                current.rows.setdefault(offset, line.strip())
+                current.seen = True
+                if offset < KEPT_SIZE:
+                    for i, value in enumerate(values[:KEPT_SIZE - offset]):
+                        current.data.setdefault(offset + i, int(value, 16))
+                    current.rows.setdefault(offset, line.strip())
             continue
         head = _HEADER_RE.match(line)
         if head:
+            if current is not None and current.seen:
+                yield current
             addr = norm_pci(head.group("addr"))
-            if addr is None:
-                current = None
-                continue
-            name = _NAME_RE.search(head.group("rest"))
-            current = ConfigDump(addr, name.group("name") if name else None, line.strip())
-            out.append(current)
-    return [d for d in out if d.data]
+            name = _NAME_RE.search(head.group("rest")) if addr is not None else None
+            current = ConfigDump(addr, name.group("name") if name else None, line.strip()) if addr else None
+    if current is not None and current.seen:
+        yield current
 
 
 def pcie_link(dump: ConfigDump) -> tuple[PcieLink | None, str]:
@@ -175,11 +189,15 @@ def record_dumps(text: str, result: ParseResult) -> None:
     ``vid``/``did`` and, for a type-0 header, ``svid``/``ssid``; and from :func:`pcie_link` the four PCIe link
     facts, each with the dump row it was read from. Other functions are counted in a record; a network function
     without a link gets a note saying why."""
-    skipped = 0
-    for dump in read_dumps(text):
+    skipped = read = over = 0
+    for dump in iter_dumps(text):
         if not is_network(dump):
             skipped += 1
             continue
+        if read >= MAX_FUNCTIONS:
+            over += 1
+            continue
+        read += 1
         key = dump.name or f"pci:{dump.address}"
         result.pnic(key, "pci_address", dump.address, dump.header)
         result.pnic(key, "is_physical", True, dump.header)
@@ -203,6 +221,8 @@ def record_dumps(text: str, result: ParseResult) -> None:
         result.pnic(key, "pcie_width_capable", link.capable_width, cap_line)
         result.pnic(key, "pcie_speed_gts", link.speed_gts, sta_line)
         result.pnic(key, "pcie_width", link.width, sta_line)
+    if over:
+        result.notes.append(f"{result.family}: {over} more network functions past the first {MAX_FUNCTIONS} not read")
     if skipped:
         result.records.append({"family": result.family, "functions_skipped": skipped,
                                "reason": "not network controllers"})
