@@ -170,7 +170,16 @@ class NicAdvisorWizard(QWizard):
 
     def _warm_audit_stack(self) -> None:
         if not self._closed:
-            self.runner.submit("warm-audit", lambda _p, _c: [importlib.import_module(m) for m in WARM_MODULES])
+            handle = self.runner.prepare("warm-audit",
+                                         lambda _p, _c: [importlib.import_module(m) for m in WARM_MODULES])
+            handle.sig_finished.connect(self._warmed)
+            self.runner.start(handle)
+
+    @Slot(object)
+    def _warmed(self, _modules: object) -> None:
+        # the Benchmark page's charts, made hidden while the user reads a page (not when Next reaches it)
+        if not self._closed:
+            self.pages[PageId.BENCHMARK].prebuild_charts()
 
     # --- the audit history, opened on a worker ----------------------------------------------------------
     def _open_store(self) -> TaskHandle:

@@ -248,6 +248,7 @@ class BenchmarkPage(TaskPage):
             "sweep_chart": (sweep_tab.layout(), lambda m: m.PayloadSweepChart()),
         }
         self._charts: dict[str, QWidget] = {}
+        self._prebuild = False  # prebuild_charts(): build them even while the page is hidden
         # the TEP mesh: one row per pair and frame size (the same table as the CLI, the PDF and the HTML)
         self.mesh_table = readonly_table(MESH_COLUMNS, single=False)
         self.mesh_table.horizontalHeader().setStretchLastSection(True)
@@ -346,13 +347,19 @@ class BenchmarkPage(TaskPage):
     def _build_next_chart(self) -> None:
         """Build one chart of the tab shown first not built yet, then let the event loop run before the next (each
         takes tens of ms); the other tabs' charts are built when their tab is first shown (:meth:`_on_tab_shown`)."""
-        if not self.isVisible():  # passed through with Next: built when shown again (or when a result is drawn)
+        if not self.isVisible() and not self._prebuild:  # passed with Next: built when shown again (or for a result)
             return
         missing = [name for name in ("throughput_chart", "latency_chart") if name not in self._charts]
         if missing:
             self._chart(missing[0])
         if len(missing) > 1:
             QTimer.singleShot(0, self, self._build_next_chart)  # not after the page is gone
+
+    def prebuild_charts(self) -> None:
+        """Build the first tab's charts now, hidden, one per event loop turn (the wizard calls it once the charting
+        library was imported on its warm-up worker): entering the page then only paints them."""
+        self._prebuild = True
+        QTimer.singleShot(0, self, self._build_next_chart)
 
     @Slot(int)
     def _on_tab_shown(self, index: int) -> None:

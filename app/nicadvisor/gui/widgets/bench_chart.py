@@ -27,7 +27,7 @@ class MeasuredVsExpectedChart(pg.PlotWidget):
     """
 
     def __init__(self, title: str, unit: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent=parent, background="w")
+        super().__init__(parent=parent, background="w", enableMenu=False)  # no context menus built (_plot)
         self.unit = unit
         _plot(self, title, unit)
         self.getAxis("bottom").setHeight(32)
@@ -160,7 +160,7 @@ class PercentileChart(pg.PlotWidget):
     :func:`nicadvisor.bench.figures.percentile_rows`); GUI thread only."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent=parent, background="w")
+        super().__init__(parent=parent, background="w", enableMenu=False)  # no context menus built (_plot)
         _plot(self, "Latency per transaction: mean and percentiles (lower is better)", "µs")
         self.legend = legend_below(self)
         self._items: list[pg.GraphicsObject] = []
@@ -202,7 +202,7 @@ class PayloadSweepChart(pg.PlotWidget):
     (:func:`nicadvisor.bench.figures.sweep_series`); GUI thread only."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent=parent, background="w")
+        super().__init__(parent=parent, background="w", enableMenu=False)  # no context menus built (_plot)
         _plot(self, "TCP_RR payload sweep: round trip by request size (lower is better)", "µs")
         self.setLabel("bottom", "request = response size (bytes)", color="#222222")
         self.legend = legend_below(self)
