@@ -426,9 +426,10 @@ class DiscoverPage(TaskPage):
         refused = [p for p in audit.inputs_not_understood if is_refusal(p)]
         not_understood = [p for p in audit.inputs_not_understood if not is_refusal(p)]
         # refusals under their own heading: the input was understood, the account may not read it
-        groups = ([(REFUSED_HEADING, refused, QColor("#b00020"), True)] if refused else []) + [
+        sections = ([(REFUSED_HEADING, refused, QColor("#b00020"), True)] if refused else []) + [
             (source, items, red.color(), False) for source, items in group_problems(not_understood)]
-        for title, items, ink, named in groups:
+        groups: list[QTreeWidgetItem] = []
+        for title, items, ink, named in sections:
             group = QTreeWidgetItem([f"{title}  ({len(items)})", ""])
             group.setData(0, Qt.ItemDataRole.UserRole, title)
             group.setFont(0, bold_font)
