@@ -57,6 +57,43 @@ def rows_host(tmp_path):
     return make
 
 
+def _shipped_rule_files_read_once() -> None:
+    """Every audit reads the shipped ``rules/*.yaml`` anew: PyYAML's pure-Python parser, three passes per file, about
+    0.5 s of CPU time per audit, nearly all of an audit of one capture (cProfile of run_audit over 19 shared captures:
+    load_rules 114.6 of 118.2 s). The suite runs thousands of audits in its worker processes, over rule files that
+    never change while it runs, so within a test process each shipped file is read once per (inode, size, mtime) and
+    its compiled rules (frozen :class:`~nicadvisor.rules_engine.loader.Rule` objects) reused; any other file (a user
+    rule, a test's own or broken file) is read every time, as the application reads it, errors included.
+    ``NICADVISOR_TESTS_READ_RULES_EVERY_TIME=1`` turns this off."""
+    if os.environ.get("NICADVISOR_TESTS_READ_RULES_EVERY_TIME") == "1":
+        return
+    try:
+        from nicadvisor.rules_engine import loader
+        read, shipped = loader.load_rule_file, loader.default_rules_dir().resolve()
+    except (ImportError, AttributeError):  # moved: every audit reads the files itself (slower, still right)
+        return
+    read_once: dict[tuple, tuple] = {}
+
+    def load_rule_file(path):
+        try:
+            where = Path(path).resolve()
+            st = where.stat()
+        except OSError:
+            return read(path)
+        if where.parent != shipped:
+            return read(path)
+        key = (str(where), st.st_ino, st.st_size, st.st_mtime_ns)
+        if key not in read_once:
+            read_once[key] = tuple(read(path))
+        return list(read_once[key])
+
+    load_rule_file.__doc__ = read.__doc__
+    loader.load_rule_file = load_rule_file
+
+
+_shipped_rule_files_read_once()
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """In CI (``CI`` set) a skipped test is a failure: the project's setup installs every tool the tests
