@@ -12,26 +12,37 @@ from pathlib import Path
 import pytest
 
 from capturetools import ready_host
+from childtools import FULLY_READ, child_runner
 
 
 def _history(xdg: Path) -> Path:
     return xdg / "xdg_data_home" / "nic-advisor" / "history.sqlite3"
 
 
-@pytest.fixture
-def good_history(ready_cli, tmp_path, xdg) -> bytes:
-    """The bytes of a history holding three audits of a READY host (its candidates read in full: ``ready_cli``),
-    checkpointed into one file."""
-    host = ready_host(tmp_path)
+@pytest.fixture(scope="module")
+def _three_audits_history(tmp_path_factory) -> bytes:
+    """The bytes of a history holding three audits of a READY host (its candidates read in full: :data:`FULLY_READ`),
+    checkpointed into one file: made once for the module's tests, which each write these bytes (or a damaged copy)
+    into their own folders (three child audits per test before)."""
+    folder = tmp_path_factory.mktemp("good-history")
+    run = child_runner(folder)
+    host = ready_host(folder)
     for _ in range(3):
-        assert ready_cli("audit", "--quiet", "--capture", host).code == 0
-    path = _history(xdg)
+        assert run("audit", "--quiet", "--capture", host, setup=FULLY_READ).code == 0
+    path = _history(folder / "xdg")
     conn = sqlite3.connect(path)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     conn.close()
     for extra in ("-wal", "-shm"):
         Path(f"{path}{extra}").unlink(missing_ok=True)
     return path.read_bytes()
+
+
+@pytest.fixture
+def good_history(_three_audits_history, xdg) -> bytes:
+    """:func:`_three_audits_history`, with this test's history folder made (where those audits would have left it)."""
+    _history(xdg).parent.mkdir(parents=True, exist_ok=True)
+    return _three_audits_history
 
 
 def _damaged(good: bytes, how: str) -> bytes:
