@@ -158,6 +158,14 @@ def test_the_readers_import_one_way(graph):
                                       as_packages=True)
 
 
+def test_no_circle_even_through_imports_for_type_checking():
+    """Imports made only for type checking (``if TYPE_CHECKING:``) make no circle either (before: bench.expected named
+    bench.stack_cost's StackCost, which reaches expected through netperf and results; bench.remote_esxi named
+    bench.remote's classes while remote imports it). Each now names a small Protocol of what it uses."""
+    cycles = import_cycles(grimp.build_graph("nicadvisor", exclude_type_checking_imports=False))
+    assert cycles == [], "import circles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
 def test_knowledge_and_rules_import_one_way(graph):
     """vcg (the compatibility knowledge) is below the rules engine; the judgement that joins them is above both."""
     assert not graph.chain_exists(importer="nicadvisor.vcg", imported="nicadvisor.rules_engine", as_packages=True)
