@@ -145,6 +145,27 @@ def test_no_module_imports_itself_through_others(graph):
     assert cycles == [], "import circles:\n" + "\n".join(" -> ".join(c) for c in cycles)
 
 
+def test_the_readers_import_one_way(graph):
+    """The registry runs the readers; the readers only register in the table below them (before, linux/ readers
+    imported the registry, which imported linux/pseudo; esxi/networkhint read with api/network_hints while api/
+    imported esxi/ readers)."""
+    for readers in ("nicadvisor.parsers.linux", "nicadvisor.parsers.esxi", "nicadvisor.parsers.api"):
+        assert not graph.chain_exists(importer=readers, imported="nicadvisor.parsers.registry", as_packages=True)
+        assert graph.chain_exists(importer=readers, imported="nicadvisor.parsers.registration", as_packages=True)
+    assert not graph.chain_exists(importer="nicadvisor.parsers.esxi", imported="nicadvisor.parsers.api",
+                                  as_packages=True)
+    assert graph.direct_import_exists(importer="nicadvisor.parsers.registry", imported="nicadvisor.parsers.linux",
+                                      as_packages=True)
+
+
+def test_no_circle_even_through_imports_for_type_checking():
+    """Imports made only for type checking (``if TYPE_CHECKING:``) make no circle either (before: bench.expected named
+    bench.stack_cost's StackCost, which reaches expected through netperf and results; bench.remote_esxi named
+    bench.remote's classes while remote imports it). Each now names a small Protocol of what it uses."""
+    cycles = import_cycles(grimp.build_graph("nicadvisor", exclude_type_checking_imports=False))
+    assert cycles == [], "import circles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
 def test_knowledge_and_rules_import_one_way(graph):
     """vcg (the compatibility knowledge) is below the rules engine; the judgement that joins them is above both."""
     assert not graph.chain_exists(importer="nicadvisor.vcg", imported="nicadvisor.rules_engine", as_packages=True)

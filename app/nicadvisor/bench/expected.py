@@ -84,7 +84,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import path_rtt as _rtt  # pure as well (re, statistics, dataclasses)
 from .expectation import WITHIN, Expected
@@ -92,7 +92,19 @@ from .expectation import WITHIN, Expected
 if TYPE_CHECKING:  # duck-typed at run time: this module imports no model code
     from nicadvisor.model.entities import Host
     from .path_rtt import PathRtt
-    from .stack_cost import StackCost
+
+
+
+class StackCostLike(Protocol):
+    """What a band needs of the stack cost calibrated on this machine's loopback
+    (:class:`nicadvisor.bench.stack_cost.StackCost`, which imports the tool runners above this module): ``cost_us``
+    (µs per TCP_RR transaction) and the ``basis()`` sentence."""
+
+    @property
+    def cost_us(self) -> float: ...
+
+    def basis(self) -> str: ...
+
 
 MICRO = "\u00b5s"
 GBPS = "Gbit/s"
@@ -578,7 +590,7 @@ def _rr_band(ends: list[EndpointFacts], payload: int) -> Band:
                 limits=tuple(limits), notes=tuple(notes), nominal=nominal)
 
 
-def _path_rr_band(ends: list[EndpointFacts], rtt: "PathRtt", payload: int, stack: "StackCost | None",
+def _path_rr_band(ends: list[EndpointFacts], rtt: "PathRtt", payload: int, stack: "StackCostLike | None",
                   a: EndpointFacts | None = None, b: EndpointFacts | None = None) -> Band:
     """TCP_RR between two hosts from the path's own adaptive ICMP echo (:mod:`nicadvisor.bench.path_rtt`) and the
     stack's per-transaction cost calibrated on this machine's loopback (:mod:`nicadvisor.bench.stack_cost`): the
@@ -630,7 +642,7 @@ def expected_band(test: str, a: EndpointFacts | None, b: EndpointFacts | None, *
                   rate_mbit: float | None = None, payload: int = 1, inner_mtu: int | None = None,
                   streams: int = 1, baseline: float | None = None, datagram: int | None = None,
                   path_rtt: "PathRtt | None" = None, direction: str = "send", rate_at: str = "",
-                  stack: "StackCost | None" = None) -> Band | None:
+                  stack: "StackCostLike | None" = None) -> Band | None:
     """The band of ``test`` (``TCP_STREAM``, ``UDP_STREAM``, ``TCP_RR``, ``TCP_CRR``) from ``a`` (sender/client)
     to ``b`` (receiver/server) on ``path`` (:data:`PATHS`), or None when no published figure fits that path.
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import shlex
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 
 from . import BenchError, Cancelled, iperf3
 from .catalogue import TestSpec, why_not
@@ -28,10 +28,75 @@ from .esxi import (
 )
 from .esxi_firewall import Opening, plan_opening
 from .journal import Journal
-from .remote_process import PlannedTest, StartedProcess, pidfile_path, wait_channel
+from .remote_process import PlannedTest, Session, StartedProcess, pidfile_path, wait_channel
 
 if TYPE_CHECKING:
-    from .remote import HostProbe, RemoteBench, RemotePlan, RemoteRequest
+    import threading
+
+    from .journal import Entry
+    from .results import BenchResult
+
+
+# What this module uses of the run above it (nicadvisor.bench.remote, which imports this module: these protocols keep
+# the import one way, also for type checking).
+
+class ProbedHost(Protocol):
+    """A probed host as a pair's plan reads it (:class:`nicadvisor.bench.remote.HostProbe`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def address(self) -> str | None: ...
+
+
+class PairRequest(Protocol):
+    """What the user asked for, as a pair's plan reads it (:class:`nicadvisor.bench.remote.RemoteRequest`):
+    ``duration_s`` per test (s), the server's TCP ``port``."""
+
+    @property
+    def duration_s(self) -> float: ...
+
+    @property
+    def port(self) -> int: ...
+
+
+class RunPlan(Protocol):
+    """The confirmed plan as the ESXi steps read it (:class:`nicadvisor.bench.remote.RemotePlan`): each host's
+    temporary folder, each ESXi host's changes, the default test ``duration_s`` (s)."""
+
+    @property
+    def duration_s(self) -> float: ...
+
+    @property
+    def esxi(self) -> Mapping[str, "EsxiHostPlan"]: ...
+
+    @property
+    def folders(self) -> Mapping[str, str]: ...
+
+
+class BenchRun(Protocol):
+    """The running benchmark as the ESXi steps use it (:class:`nicadvisor.bench.remote.RemoteBench`): its cancel
+    event, its probed hosts, each host's SSH session, its undo backend, the wait for a listening server and the
+    result of one test."""
+
+    @property
+    def cancel(self) -> "threading.Event": ...
+
+    @property
+    def probes(self) -> Mapping[str, ProbedHost]: ...
+
+    def _conn(self, name: str) -> Session: ...
+
+    def _undoer(self, lost_sentence: Callable[["Entry", Exception | None], str]
+                ) -> Callable[["Entry"], tuple[bool, str]]: ...
+
+    def _wait_listening(self, conn: Session, srv: StartedProcess, pt: PlannedTest) -> None: ...
+
+    def _result(self, pt: PlannedTest, rc: int | None, out: str, err: str, server_out: str) -> "BenchResult": ...
 
 #: How many ports of a ruleset's range a server tries when the first is taken.
 PORT_TRIES = 4
@@ -72,7 +137,7 @@ def _merge(plans: dict[str, EsxiHostPlan], host: str, opening: Opening, peer: st
     plans[host] = EsxiHostPlan(host, hp.copy, tuple(openings))
 
 
-def plan_pair(request: "RemoteRequest", c: "HostProbe", s: "HostProbe", item: Any, tokens: dict[str, str],
+def plan_pair(request: PairRequest, c: ProbedHost, s: ProbedHost, item: Any, tokens: dict[str, str],
               plans: dict[str, EsxiHostPlan], notes: list[str]) -> "PlannedTest | None":
     """The test ``item`` (a :class:`~nicadvisor.bench.catalogue.TestSpec` or a test name) from ``c`` to ``s`` when one
     of them is ESXi, or None with the reason in ``notes``. ``tokens``: each ESXi host's run token (names its copy);
@@ -167,12 +232,12 @@ class EsxiRunState:
     refused: dict[str, str] = field(default_factory=dict)
 
 
-def _runner(rb: "RemoteBench", host: str) -> Callable[[tuple[str, ...]], Any]:
+def _runner(rb: BenchRun, host: str) -> Callable[[tuple[str, ...]], Any]:
     conn = rb._conn(host)
     return lambda argv: conn.run(argv, cancel=rb.cancel)
 
 
-def _give_up(rb: "RemoteBench", journal: Journal, host: str, state: EsxiRunState, sentence: str) -> BenchError:
+def _give_up(rb: BenchRun, journal: Journal, host: str, state: EsxiRunState, sentence: str) -> BenchError:
     """Put back every change of this run on ``host`` now, remember why its tests do not run."""
     source = rb._conn(host).target.source
     got = journal.undo_all(rb._undoer(lambda e, exc: f"could not put back {e.kind} on {host}: {exc}"), host=source)
@@ -183,7 +248,7 @@ def _give_up(rb: "RemoteBench", journal: Journal, host: str, state: EsxiRunState
     return BenchError(sentence)
 
 
-def ready_host(rb: "RemoteBench", journal: Journal, plan: "RemotePlan", host: str, state: EsxiRunState) -> None:
+def ready_host(rb: BenchRun, journal: Journal, plan: RunPlan, host: str, state: EsxiRunState) -> None:
     """Once per run and ESXi host: the firewall changes of its plan, then the copy of iperf3, each journaled before it
     is made. Raises :class:`BenchError` (ESXi refused a change: what was done is put back at once)."""
     if host in state.refused:
@@ -214,7 +279,7 @@ class EsxiStarted(StartedProcess):
     ``ps -c -J`` finds it). Context manager: leaving it stops what ``ps`` still shows (the journal's undo of the row,
     :func:`nicadvisor.bench.esxi.undo_esxi_entry`) and closes the channel."""
 
-    def __init__(self, rb: "RemoteBench", journal: Journal, host: str, argv: tuple[str, ...]) -> None:
+    def __init__(self, rb: BenchRun, journal: Journal, host: str, argv: tuple[str, ...]) -> None:
         super().__init__(rb._conn(host), journal, argv, "")
         self.text = ""
 
@@ -239,7 +304,7 @@ def _with_port(argv: tuple[str, ...], port: int) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _start_server(rb: "RemoteBench", journal: Journal, plan: "RemotePlan", pt: "PlannedTest",
+def _start_server(rb: BenchRun, journal: Journal, plan: RunPlan, pt: "PlannedTest",
                   state: EsxiRunState) -> tuple[EsxiStarted, "PlannedTest"]:
     """Start the ESXi server of ``pt`` (its copy of iperf3) and wait for ``Server listening on PORT``; a taken port
     moves to the next ports of the ruleset's range. Returns the started process (entered) and the test with its
@@ -282,7 +347,7 @@ def _start_server(rb: "RemoteBench", journal: Journal, plan: "RemotePlan", pt: "
     raise BenchError(f"TCP ports {pt.ports[0]}-{port} are in use on {pt.server}; the test was not started")
 
 
-def run_one(rb: "RemoteBench", journal: Journal, plan: "RemotePlan", pt: "PlannedTest", counter: list[int],
+def run_one(rb: BenchRun, journal: Journal, plan: RunPlan, pt: "PlannedTest", counter: list[int],
             on_tick: Callable[[float], None], problems: list[str], state: EsxiRunState) -> Any:
     """One run of ``pt`` with an ESXi end (module docstring); returns its :class:`~nicadvisor.bench.results
     .BenchResult`. Raises :class:`BenchError`, :class:`Cancelled`, RemoteHostLost."""

@@ -23,7 +23,7 @@ from typing import Any
 from nicadvisor.parsers.base import CommandLine, ParseResult, hex4, norm_pci, to_int
 from nicadvisor.parsers.api.network_hints import cdp_neighbor, lldp_neighbor
 from nicadvisor.parsers.neighbor import Neighbor, record_neighbors
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 from nicadvisor.parsers.esxi.vsish import read_pyish_all, real_nic_name
 
 _MAC_RE = re.compile(r"[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}")

@@ -1,5 +1,5 @@
 """esxcli over the vSphere API: an ``ExecuteSoap`` answer (XML) → rows, the rows → facts by the reader of that
-command family (registered with :func:`nicadvisor.parsers.registry.register_rows` in the module that reads the same
+command family (registered with :func:`nicadvisor.parsers.registration.register_rows` in the module that reads the same
 command's text: ``network nic coalesce get`` in :mod:`nicadvisor.parsers.esxi.coalesce`), and the recording a live
 audit keeps of each call with its replay. No pyVmomi, no I/O (the calls themselves are in
 :mod:`nicadvisor.collect.vsphere_esxcli`, whose docstring gives the sources of the formats; the allowlist is
@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 from typing import Any, Iterable, Mapping
 
 from nicadvisor.parsers.base import ParseResult
-from nicadvisor.parsers.registry import rows_reader
+from nicadvisor.parsers.registration import rows_reader
 from nicadvisor.parsers.rows import ESXCLI_API_FAMILY, esxcli_api_family, load_recording
 
 SOAP_VERSION = "urn:vim25/5.0"
@@ -100,7 +100,7 @@ def fault_text(fault_msg: str | None, fault_detail: str | None) -> str:
 
 def facts_for(command: Iterable[str], rows: list[dict[str, Any]], args: Mapping[str, Any] | None = None) -> ParseResult:
     """``rows`` of ``esxcli <command>`` read by the reader its command family registered
-    (:func:`nicadvisor.parsers.registry.rows_reader`; ``args``: the options it was sent with); a command no module
+    (:func:`nicadvisor.parsers.registration.rows_reader`; ``args``: the options it was sent with); a command no module
     reads gives an empty result with a note. Never raises (a reader that raises is a bug, reported as a note)."""
     words = tuple(command)
     reader = rows_reader(words)

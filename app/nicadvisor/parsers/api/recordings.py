@@ -30,7 +30,7 @@ from nicadvisor.parsers.api import esxcli_soap, network_hints
 from nicadvisor.parsers.api import nsx as nsx_api
 from nicadvisor.parsers.api import vsphere_objects as vf
 from nicadvisor.parsers.base import CommandLine, ParseResult
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 FAMILY_VSPHERE = "vSphere API recording"
 FAMILY_NSX = "NSX API recording"

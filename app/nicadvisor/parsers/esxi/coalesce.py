@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, kv_lines, to_bool, to_int
 from nicadvisor.parsers.esxi.esxcli_nic import clean
-from nicadvisor.parsers.registry import register, register_rows
+from nicadvisor.parsers.registration import register, register_rows
 from nicadvisor.parsers.rows import esxcli_api_family, norm_key, norm_row, row_line
 from nicadvisor.parsers.table import ColumnSpec, failed_notes, read_tables
 

@@ -15,7 +15,7 @@ from nicadvisor.parsers.esxi.esxcli_nic import (
     note_failed_rows, record_nic_row, table_lines, valid_mac,
 )
 from nicadvisor.parsers.framing import is_command_echo
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 from nicadvisor.parsers.table import layout_from_specs, read_row, read_tables
 
 # --- esxcfg-nics -l ---------------------------------------------------------------------------------------

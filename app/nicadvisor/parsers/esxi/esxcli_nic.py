@@ -27,7 +27,7 @@ from nicadvisor.parsers.base import (
 )
 from nicadvisor.parsers.framing import is_command_echo
 from nicadvisor.parsers.pci_address import looks_like_pci, normalise_pci
-from nicadvisor.parsers.registry import register, register_rows
+from nicadvisor.parsers.registration import register, register_rows
 from nicadvisor.parsers.rows import esxcli_api_family, norm_key, norm_row, row_line, text as text_of
 from nicadvisor.parsers.table import ColumnSpec, Table, failed_notes, layout_from_specs, read_row, read_tables
 

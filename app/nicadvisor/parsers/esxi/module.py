@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping
 from nicadvisor.parsers.base import CommandLine, ParseResult, columns_from_header, cut, is_rule
 from nicadvisor.parsers.esxi.esxcli_nic import clean
 from nicadvisor.parsers.framing import is_command_echo
-from nicadvisor.parsers.registry import register, register_rows
+from nicadvisor.parsers.registration import register, register_rows
 from nicadvisor.parsers.rows import esxcli_api_family, norm_row, row_line, text as text_of
 
 _TYPE_WORDS = r"(?:u?int|u?long|u?short|ullong|llong|byte|bool|invbool|charp|string)"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, to_bool, to_int
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 FAMILY = "net-dvs -l"
 _SWITCH_RE = re.compile(r"^\s*switch (?P<uuid>[0-9a-fA-F]{2}(?: [0-9a-fA-F]{2}){7}-[0-9a-fA-F]{2}(?: [0-9a-fA-F]{2}){7})"

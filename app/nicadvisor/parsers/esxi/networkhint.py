@@ -4,7 +4,7 @@ vmodl's text form, the LLDP / CDP neighbour (switch and port) of each vmnic.
 The text is vim-cmd's dump of ``vim.host.PhysicalNic.NetworkHint[]``: nested ``name = (type) {`` / ``(type) [``
 blocks closed by ``}``/``]`` and ``name = value,`` members (strings quoted, ``<unset>``, ``true``/``false``,
 integers). It is read into the same plain dicts the vSphere API gives and decided by the same code
-(:func:`nicadvisor.parsers.api.network_hints.hint_facts`); each fact's evidence is its own output line. Indentation is
+(:func:`nicadvisor.parsers.network_hint_facts.hint_facts`); each fact's evidence is its own output line. Indentation is
 not relied on (a blog copy lost it) and the ``...`` lines an author elided are skipped.
 
 Sources: ``esxi_vim-cmd_query_networkhint_cdp_elatov_partial.txt`` (a whole hint with CDP, elided) and
@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from nicadvisor.parsers.api.network_hints import hint_facts
 from nicadvisor.parsers.base import CommandLine, ParseResult, is_placeholder
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.network_hint_facts import hint_facts
+from nicadvisor.parsers.registration import register
 
 FAMILY = "vim-cmd hostsvc/net/query_networkhint"
 
@@ -87,7 +87,7 @@ def read_hints(text: str) -> tuple[list[dict[str, Any]], dict[int, dict[str, str
 @register(r"^vim-cmd\s+hostsvc/net/query_networkhint\b", FAMILY)
 def parse_query_networkhint(text: str, cmd: CommandLine) -> ParseResult:
     """Parse ``vim-cmd hostsvc/net/query_networkhint`` into each vmnic's ``neighbor_*`` facts (switch name, port,
-    management address, MTU in bytes, native VLAN: :func:`nicadvisor.parsers.api.network_hints.hint_facts`) plus one
+    management address, MTU in bytes, native VLAN: :func:`nicadvisor.parsers.network_hint_facts.hint_facts`) plus one
     record per protocol heard. A hint without a ``device`` line takes the vmnic of ``--pnic-name(s)=vmnicN`` when the
     command names one, else gives records only. Never raises."""
     hints, lines_of, notes = read_hints(text)

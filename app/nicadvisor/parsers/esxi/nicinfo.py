@@ -22,7 +22,7 @@ from nicadvisor.parsers.base import CommandLine, ParseResult, to_int
 from nicadvisor.parsers.esxi.esxcli_nic import ESXCLI_COLUMNS, NIC_HEADER_KEYS, nic_row_ok, note_failed_rows, record_nic_row
 from nicadvisor.parsers.framing import is_command_echo
 from nicadvisor.parsers.pci_address import normalise_pci
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 from nicadvisor.parsers.table import read_tables
 from nicadvisor.parsers.esxi.vsish import queue_lines, queue_stats
 

@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, is_rule, norm_pci, speed_mbps, to_bool, to_int
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 from nicadvisor.parsers.table import ColumnSpec, failed_notes, read_tables
 from nicadvisor.parsers.esxi.vsish import queue_lines, queue_stats, real_nic_name, record_queues
 

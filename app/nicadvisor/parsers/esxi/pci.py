@@ -16,7 +16,7 @@ from typing import Any
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, hex4, norm_pci, to_bool, to_int
 from nicadvisor.parsers.esxi.esxcli_nic import clean
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 _VMNIC_RE = re.compile(r"^vmnic\d+$")
 _ADDR = r"[0-9A-Fa-f]{4}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]"

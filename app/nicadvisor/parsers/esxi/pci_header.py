@@ -14,7 +14,7 @@ import itertools
 import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 _PATH_RE = re.compile(r"/hardware/pci/seg/(?P<seg>\d{1,5})/bus/(?P<bus>\d{1,3})/slot/(?P<slot>\d{1,2})/func/"
                       r"(?P<func>[0-7])/pciConfigHeader\b")

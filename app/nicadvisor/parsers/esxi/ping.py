@@ -13,7 +13,7 @@ import re
 from typing import Any, Iterable, Mapping
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, to_int
-from nicadvisor.parsers.registry import register, register_rows
+from nicadvisor.parsers.registration import register, register_rows
 from nicadvisor.parsers.rows import esxcli_api_family, norm_row, text as text_of
 
 # vmkping options that take a value (vmkping --help: -c count, -i interval, -I interface, -N next hop,

@@ -8,7 +8,7 @@ import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult
 from nicadvisor.parsers.esxi.vsish import queue_stats, real_nic_name, record_queues
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 
 _COUNTER_NAME = re.compile(r"[A-Za-z][\w ]*")

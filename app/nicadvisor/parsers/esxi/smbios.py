@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, to_int
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 _SLOT_RE = re.compile(r"^\s*System Slot \(Type 9\):\s*(?P<handle>#\d{1,6})")
 _DESIGNATION_RE = re.compile(r'^\s*Designation:\s*"?(?P<name>[^"\n]{0,120}?)"?\s*$')

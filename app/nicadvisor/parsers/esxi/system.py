@@ -13,7 +13,7 @@ from typing import Any
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, columns_from_header, cut, norm_pci
 from nicadvisor.parsers.esxi.esxcli_nic import clean, rule_after, table_after
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 ESXI_NIC_DRIVERS = frozenset({
     "atlantic", "bnx2x", "bnxtnet", "cdce", "elxnet", "i40en", "i40en_ens", "icen", "icen_ens", "igbn", "ionic_en",

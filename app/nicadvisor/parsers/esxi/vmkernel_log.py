@@ -41,7 +41,7 @@ import re
 from typing import Any
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, norm_pci
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 _PCI = r"(?P<pci>[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])"
 _DRV_RE = re.compile(r"\b(?P<drv>[a-z][a-z0-9_]*):\s+\w+:\d+:")

@@ -15,7 +15,7 @@ import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, kv_lines, to_int
 from nicadvisor.parsers.framing import is_command_echo
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 from nicadvisor.parsers.table import ColumnSpec, failed_notes, read_tables
 
 _TEP_NETSTACK_RE = re.compile(r"vxlan|overlay", re.I)

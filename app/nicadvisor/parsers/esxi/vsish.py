@@ -28,7 +28,7 @@ import re
 from typing import Any
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, outside_quotes, to_int
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 __all__ = [
     "read_pyish", "queue_stats", "queue_lines", "real_nic_name",

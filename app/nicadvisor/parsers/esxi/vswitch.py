@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, kv_lines, to_int
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 # Section headers, also whitespace-flattened ("DVS Name Num Ports Used Ports Configured Ports MTU Uplinks"); an NSX
 # switch's section has no Configured Ports and no MTU column ("Switch Name  Num Ports  Used Ports  Uplinks").

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, speed_mbps
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 FAMILY = "cat /proc/net/bonding"
 _PATH_RE = re.compile(r"/proc/net/bonding/(?P<bond>[A-Za-z0-9_.:-]{1,15})\b")

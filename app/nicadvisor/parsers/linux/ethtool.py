@@ -37,8 +37,9 @@ import re
 from typing import Callable
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, is_placeholder, norm_pci, speed_mbps, to_bool, to_int
+from nicadvisor.parsers.command_text import normalise
 from nicadvisor.parsers.framing import is_command_echo
-from nicadvisor.parsers.registry import normalise, register
+from nicadvisor.parsers.registration import register
 
 # First lines of every ethtool output type (a block of one type ends where another starts).
 _ANY_HEADER_RE = re.compile(
@@ -68,7 +69,7 @@ Segment = tuple[str | None, str, list[str]]  # (key, header line, block lines in
 
 def _echo_key(command: str | None) -> str | None:
     """The interface named by an echoed ``ethtool [-x] IF`` command line (wrappers such as ``sudo``, ``ssh HOST`` or
-    ``ip netns exec NS`` removed by the registry's :func:`normalise`), else None."""
+    ``ip netns exec NS`` removed by :func:`nicadvisor.parsers.command_text.normalise`), else None."""
     if not command:
         return None
     m = _ECHO_ETHTOOL_RE.search(normalise(command))

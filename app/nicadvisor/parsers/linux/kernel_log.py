@@ -14,7 +14,7 @@ import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, norm_pci, to_int
 from nicadvisor.parsers.linux.pci import gts
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 # --- dmesg: pcie_print_link_status() --------------------------------------------------------------
 

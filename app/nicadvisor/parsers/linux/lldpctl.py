@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 from nicadvisor.parsers.base import CommandLine, ParseResult
 from nicadvisor.parsers.neighbor import Neighbor, positive_int, record_neighbors, text_value
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 FAMILY = "lldpctl -f json"
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, to_bool, to_int
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 NETSTAT_FAMILY = "netstat -i"
 NMCLI_FAMILY = "nmcli device show"

@@ -17,7 +17,7 @@ import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult
 from nicadvisor.parsers.neighbor import Neighbor, record_neighbors, text_value
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 FAMILY = "networkctl lldp"
 

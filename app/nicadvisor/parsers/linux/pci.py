@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from nicadvisor.parsers.base import CommandLine, ParseResult, hex4, norm_pci, to_int
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 # --- lspci -vv -------------------------------------------------------------------------------------
 
@@ -102,7 +102,7 @@ def parse_lspci_vv(text: str, cmd: CommandLine) -> ParseResult:
     ``lspci -k`` (device lines with ``Subsystem:`` and ``Kernel driver in use:``, no capabilities:
     captures ``linux_lspci-k_thinkpad_x240_i218lm_e1000e_insights-core.txt``,
     ``linux_lspci-k_hyperv_connectx4lx_vf_domain_1a06_insights-core.txt``). The flags as written apart or together
-    (``lspci -v -v -s …``) are one spelling by then (:func:`nicadvisor.parsers.registry.normalise`).
+    (``lspci -v -v -s …``) are one spelling by then (:func:`nicadvisor.parsers.command_text.normalise`).
 
     For each network-class device (Ethernet/Network/Infiniband/Fabric controller, or class ``02xx``):
     ``pcie_speed_capable_gts``/``pcie_width_capable`` ← ``LnkCap: … Speed 16GT/s, Width x16`` (old pciutils:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from nicadvisor.parsers.base import CommandLine, ParseResult
 from nicadvisor.parsers.pcie_config import record_dumps
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 
 # a lookahead, so that the match is short and a -vv form of the same command is tried first (registry.parsers_for)

@@ -32,7 +32,7 @@ from nicadvisor.parsers.base import CommandLine, ParseResult, hex4, norm_pci, to
 from nicadvisor.parsers.framing import is_command_echo
 from nicadvisor.parsers.linux.pci import gts
 from nicadvisor.parsers.linux.pseudo import software_device
-from nicadvisor.parsers.registry import register
+from nicadvisor.parsers.registration import register
 
 _BDF = r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]"
 _BDF_RE = re.compile(rf"^{_BDF}$")
