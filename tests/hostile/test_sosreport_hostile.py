@@ -59,3 +59,60 @@ def test_an_xz_bomb_sosreport_stops_unpacking_and_keeps_what_came_before(cli, tm
               setup="import nicadvisor.collect.bundle as b; b.MAX_UNPACKED_BYTES = 64 << 20")
     assert "unpacks to more than" in run.err and "'sosreport-bomb-2026-01-01-abcdefg/var/log/huge'" in run.err
     assert f"{HOST} (linux)" in run.out and "ens3" in run.out  # what came before the bomb is audited
+
+
+# capture dates (issue 24 §3): a bogus "# captured:" date is no date, never "the newer capture" ------------------
+
+def _dated_vcf9(tmp_path: Path, dates: dict[str, str]) -> Path:
+    """The demo lab's esxi-vcf9-nested real captures (a failed ``vmkping -d`` and the interface list after the MTU
+    change: a conflict on vmk0's MTU) with a ``# captured:`` line (the attack payload) after the first line."""
+    import shutil
+
+    from nicadvisor.paths import demo_lab_dir
+
+    out = tmp_path / "esxi-vcf9-nested"
+    shutil.copytree(demo_lab_dir() / "esxi-vcf9-nested", out)
+    for name, when in dates.items():
+        lines = (out / name).read_text(encoding="utf-8").splitlines(keepends=True)
+        lines.insert(1, f"# captured: {when}\n")
+        (out / name).write_text("".join(lines), encoding="utf-8")
+    return out
+
+
+PING = "esxi_vmkping-d_message_too_long_mtu_mismatch.txt"
+LIST = "esxi_esxcli_ip_interface_list_esxi9_urpf.txt"
+
+
+def test_a_date_that_is_no_calendar_date_is_no_crash_of_the_reports(cli, tmp_path):
+    # month 13 made the PDF, HTML and JSON writers fail (ValueError in the "captured" lines): exit 3, no report
+    folder = _dated_vcf9(tmp_path, {PING: "2026-13-45 10:00", LIST: "2025-06-10 09:20"})
+    out = {k: tmp_path / f"r.{k}" for k in ("json", "html", "pdf")}
+    run = cli("audit", "--no-history", "--capture", folder, *(a for k, p in out.items() for a in (f"--{k}", p)))
+    assert run.code in (0, 1, 2), run.err
+    import json
+    doc = json.loads(out["json"].read_text(encoding="utf-8"))
+    (c,) = doc["hosts"][0]["conflicts"]
+    assert c["order"] == "unknown" and c["values"][1]["captured"] is None  # month 13 states no date
+    assert out["html"].stat().st_size > 0 and out["pdf"].stat().st_size > 0
+
+
+def test_a_date_in_the_future_or_of_no_calendar_is_not_the_newer_capture(tmp_path):
+    from nicadvisor.services.audit import AuditRequest, run_audit
+
+    for bogus in ("2099-01-01", "2026-02-30", "2026-99-99", "9999-12-31 23:59"):
+        folder = _dated_vcf9(tmp_path / bogus[:10], {PING: bogus, LIST: "2025-06-10 09:20"})
+        (host,) = run_audit(AuditRequest(capture_paths=(str(folder),))).hosts
+        (c,) = host.conflicts
+        assert c.kept is None and c.values[1].captured is None, (bogus, c.text())
+        assert next(v for v in host.vmknics if v.name == "vmk0").mtu == 9000  # not dropped for a bogus "newer" ping
+
+
+def test_a_time_with_a_zone_is_compared_in_utc(tmp_path):
+    from nicadvisor.services.audit import AuditRequest, run_audit
+
+    # 23:30 at -08:00 is 07:30 UTC the next day: after the list read at 2025-06-11 01:00 UTC (stated in UTC)
+    folder = _dated_vcf9(tmp_path, {PING: "2025-06-10T23:30-08:00", LIST: "2025-06-11 01:00Z"})
+    (host,) = run_audit(AuditRequest(capture_paths=(str(folder),))).hosts
+    (c,) = host.conflicts
+    assert [v.captured for v in c.values] == ["2025-06-11 01:00 UTC", "2025-06-11 07:30 UTC"]
+    assert c.kept == 1
