@@ -116,3 +116,18 @@ def test_a_time_with_a_zone_is_compared_in_utc(tmp_path):
     (c,) = host.conflicts
     assert [v.captured for v in c.values] == ["2025-06-11 01:00 UTC", "2025-06-11 07:30 UTC"]
     assert c.kept == 1
+
+
+def test_a_bundle_name_of_no_calendar_date_is_no_crash_of_the_reports(cli, tmp_path):
+    from capturetools import CAPTURES
+
+    body = "".join(ln for ln in (CAPTURES / "esxi_esxcfg-nics-l_nmlx5_core_connectx5_25g_esxi703.txt").read_text()
+                   .splitlines(keepends=True) if not ln.startswith("#")).encode()
+    bundle = tmp_path / "esx-h-2026-13-45--10.22-1.tgz"
+    with tarfile.open(bundle, "w:gz") as tar:
+        info = tarfile.TarInfo("esx-h-2026-13-45--10.22-1/commands/esxcfg-nics_-l.txt")
+        info.size = len(body)
+        tar.addfile(info, io.BytesIO(body))
+    run = cli("audit", "--no-history", "--capture", bundle, "--json", tmp_path / "r.json")
+    assert run.code in (0, 1, 2), run.err
+    assert "esx-h-2026-13-45--10.22: no capture time" in (tmp_path / "r.json").read_text(encoding="utf-8")
