@@ -131,3 +131,20 @@ def test_a_bundle_name_of_no_calendar_date_is_no_crash_of_the_reports(cli, tmp_p
     run = cli("audit", "--no-history", "--capture", bundle, "--json", tmp_path / "r.json")
     assert run.code in (0, 1, 2), run.err
     assert "esx-h-2026-13-45--10.22: no capture time" in (tmp_path / "r.json").read_text(encoding="utf-8")
+
+
+# one paste, many hosts' prompts (issue 26) --------------------------------------------------------------------
+
+def test_a_paste_of_a_thousand_hosts_names_them_in_one_short_line(tmp_path):
+    from nicadvisor.collect.sources import gather
+
+    name = "h" * 60  # HOST_NAME_MAX on Linux is 64
+    paste = tmp_path / "paste.txt"
+    paste.write_text("# command: ethtool -i eth0\n" + "".join(
+        f"[root@{name}{i} ~]# ethtool -i eth0\ndriver: ixgbe\n" for i in range(5000)))
+    hosts, problems = gather([paste])
+    # prompts are looked for in the first 2,000 lines only (registry.MAX_ECHO_LINES): 1,000 hosts, not 5,000
+    assert len(hosts) == 1000 and hosts[0].name == f"{name}0"
+    (said,) = [p.message for p in problems if "the file held" in p.message]
+    assert said.startswith(f"the file held 1000 hosts ({name}0, {name}1,") and " and 990 more: " in said
+    assert len(said) < 1500  # every name listed was a 64 KB line in every view

@@ -180,7 +180,8 @@ def _file_into(p: Path, default_host: str, hosts: dict[str, HostInputs], problem
         parts = session_hosts(cap.text)
         if parts:  # one paste, several hosts' prompts: each host its own outputs (issue 26)
             names = [h for h, _ in parts]
-            problems.append(InputProblem(cap.source, f"the file held {len(parts)} hosts ({', '.join(names)}: the "
+            listed = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+            problems.append(InputProblem(cap.source, f"the file held {len(parts)} hosts ({listed}: the "
                                                      "hosts its shell prompts name): read as that many hosts, each "
                                                      "with the outputs after its own prompts", cap.command))
             own = cap.host if cap.host and cap.host not in names else None  # a "# host:" naming none of them
