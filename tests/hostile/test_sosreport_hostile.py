@@ -148,3 +148,16 @@ def test_a_paste_of_a_thousand_hosts_names_them_in_one_short_line(tmp_path):
     (said,) = [p.message for p in problems if "the file held" in p.message]
     assert said.startswith(f"the file held 1000 hosts ({name}0, {name}1,") and " and 990 more: " in said
     assert len(said) < 1500  # every name listed was a 64 KB line in every view
+
+
+def test_a_sosreport_packed_without_its_folder_is_read(tmp_path):
+    # "tar cJf x.tar.xz sos_commands …" inside the report: it was refused as holding no sos_commands/ folder
+    from nicadvisor.collect.sosreport import read_sosreport
+
+    packed = tmp_path / "report.tar.xz"
+    with tarfile.open(packed, "w:xz") as tar:
+        for info, data in _tree_members(""):
+            tar.addfile(info, io.BytesIO(data))
+    host, captures, _ = read_sosreport(packed)
+    assert host == HOST
+    assert {"ethtool -i ens3", "ip -d address", "lspci -nnvv"} <= {c.command for c in captures}

@@ -14,6 +14,9 @@ from nicadvisor.collect.bundle import (
 from nicadvisor.parsers.capture_file import MAX_CAPTURE_BYTES, Capture
 from nicadvisor.parsers.sosreport import HOSTNAME_FILES, READ_FOLDERS, SOS_COMMANDS, command_for, host_name
 
+#: The first folders of a report's own files: an archive member below one of them is of a report packed without its
+#: folder (``tar cJf x.tar.xz sos_commands proc …`` run inside it).
+_REPORT_TOPS = frozenset(f.split("/", 1)[0] for f in READ_FOLDERS)
 #: The most of a ``hostname`` file read (bytes): a host name is at most 253 characters.
 _MAX_HOSTNAME_BYTES = 1024
 
@@ -80,7 +83,7 @@ def _read_archive(path: Path) -> tuple[str, list[Capture], list[str]]:
         for m in archive_members(tar, path, skipped):
             seen += 1
             top, _, rel = m.name.strip("/").partition("/")
-            if not rel:  # a member at the top: the report folder itself, or a report packed without one
+            if not rel or top in _REPORT_TOPS:  # the report folder itself, or a report packed without one
                 top, rel = "", m.name.strip("/")
             has_sos = has_sos or rel == SOS_COMMANDS or rel.startswith(SOS_COMMANDS + "/")
             if not _wanted(rel):
