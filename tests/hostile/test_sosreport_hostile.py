@@ -161,3 +161,21 @@ def test_a_sosreport_packed_without_its_folder_is_read(tmp_path):
     host, captures, _ = read_sosreport(packed)
     assert host == HOST
     assert {"ethtool -i ens3", "ip -d address", "lspci -nnvv"} <= {c.command for c in captures}
+
+
+def test_a_read_folder_of_an_extracted_sosreport_that_is_a_link_is_named(tmp_path):
+    # proc/net/bonding -> /proc/net/bonding would read the auditing machine's own bonds as the host's: not followed,
+    # and said (it was silently left out)
+    import shutil
+
+    from nicadvisor.collect.sources import gather
+
+    report = tmp_path / "sosreport-x"
+    shutil.copytree(TREE, report)
+    (report / "proc" / "net").mkdir(parents=True)
+    os.symlink("/proc/net", report / "proc" / "net" / "bonding")
+    hosts, problems = gather([report])
+    (host,) = hosts
+    assert host.name == HOST and not any(c.command.startswith("cat /proc/net/bonding") for c in host.captures)
+    assert any("proc/net/bonding: skipped: a folder link inside the report is not followed" in p.message
+               for p in host.problems + problems)

@@ -54,7 +54,9 @@ def _read_folder(path: Path) -> tuple[str, list[Capture], list[str]]:
     files: dict[str, Path] = {}
     for folder in READ_FOLDERS:
         sub = path / folder
-        if sub.is_dir() and not sub.is_symlink():
+        if sub.is_symlink():  # said, as a folder link inside a bundle is: its files are not the report's
+            skipped.append(f"{sub}: skipped: a folder link inside the report is not followed")
+        elif sub.is_dir():
             files.update({f"{folder}/{rel.replace(os.sep, '/')}": p
                           for rel, p in _folder_members(sub, skipped).items()})
     base = path.resolve()
