@@ -179,3 +179,25 @@ def test_a_read_folder_of_an_extracted_sosreport_that_is_a_link_is_named(tmp_pat
     assert host.name == HOST and not any(c.command.startswith("cat /proc/net/bonding") for c in host.captures)
     assert any("proc/net/bonding: skipped: a folder link inside the report is not followed" in p.message
                for p in host.problems + problems)
+
+
+def test_of_many_captures_the_newest_stating_a_value_is_the_one_compared(tmp_path):
+    # the interface list (MTU 9000) captured in January and again in December, the failed ping in June: the
+    # December list is the newest; the June ping was "the newer capture" since only January's was compared
+    import shutil
+
+    from nicadvisor.services.audit import AuditRequest, run_audit
+
+    folder = _dated_vcf9(tmp_path, {PING: "2025-06-01 10:00", LIST: "2025-01-01 10:00"})
+    again = (folder / LIST).read_text(encoding="utf-8").replace("# captured: 2025-01-01 10:00",
+                                                                "# captured: 2025-12-01 10:00")
+    (folder / ("z_" + LIST)).write_text(again, encoding="utf-8")
+    shutil.copy(folder / PING, folder / ("0_" + PING))  # and a hundred files: the ping twice more, the list 50 times
+    for i in range(50):
+        (folder / f"m{i:02d}_{LIST}").write_text(again.replace("2025-12-01", f"2025-0{1 + i % 5}-02"),
+                                                 encoding="utf-8")
+    (host,) = run_audit(AuditRequest(capture_paths=(str(folder),))).hosts
+    assert next(v for v in host.vmknics if v.name == "vmk0").mtu == 9000
+    assert host.conflicts and all(c.kept == 0 for c in host.conflicts), [c.text() for c in host.conflicts]
+    assert "the newer capture (2025-12-01 10:00 UTC) is used, 9000" in host.conflicts[0].text()
+    assert len(host.conflicts) <= 3  # one per contrary capture, not one per pair of the 53 files
