@@ -201,3 +201,25 @@ def test_of_many_captures_the_newest_stating_a_value_is_the_one_compared(tmp_pat
     assert host.conflicts and all(c.kept == 0 for c in host.conflicts), [c.text() for c in host.conflicts]
     assert "the newer capture (2025-12-01 10:00 UTC) is used, 9000" in host.conflicts[0].text()
     assert len(host.conflicts) <= 3  # one per contrary capture, not one per pair of the 53 files
+
+
+def test_a_sosreport_naming_thousands_of_interfaces_reads_the_first_ones_and_says_so(tmp_path):
+    from nicadvisor.collect.sosreport import MAX_INTERFACES, read_sosreport
+
+    body = (TREE / "sos_commands" / "networking" / "ethtool_-i_ens3").read_bytes()
+    packed = tmp_path / "sosreport-m-2024-01-01-abcdefg.tar.xz"
+    with tarfile.open(packed, "w:xz") as tar:
+        for info, data in _tree_members("sosreport-m-2024-01-01-abcdefg"):
+            tar.addfile(info, io.BytesIO(data))
+        for i in range(MAX_INTERFACES + 500):
+            info = tarfile.TarInfo(f"sosreport-m-2024-01-01-abcdefg/sos_commands/networking/ethtool_-i_e{i:05d}")
+            info.size = len(body)
+            tar.addfile(info, io.BytesIO(body))
+    host, captures, skipped = read_sosreport(packed)
+    nics = {c.command.split()[-1] for c in captures if c.command.startswith("ethtool")}
+    assert len(nics) == MAX_INTERFACES and "e00000" in nics
+    said = [s for s in skipped if "ethtool outputs of more than" in s]
+    assert len(said) == 1
+    ethtool_files = MAX_INTERFACES + 500 + 8  # and the tree's own 8 (ens3 and flannel.1)
+    read = sum(1 for c in captures if c.command.startswith("ethtool"))
+    assert f": {ethtool_files - read} files of the interfaces past the first {MAX_INTERFACES}" in said[0]

@@ -17,6 +17,9 @@ from nicadvisor.parsers.sosreport import HOSTNAME_FILES, READ_FOLDERS, SOS_COMMA
 #: The first folders of a report's own files: an archive member below one of them is of a report packed without its
 #: folder (``tar cJf x.tar.xz sos_commands proc …`` run inside it).
 _REPORT_TOPS = frozenset(f.split("/", 1)[0] for f in READ_FOLDERS)
+#: The most interfaces whose ``ethtool`` outputs are read from one report: a host's ports, bonds, VLANs, bridges and
+#: a few hundred container ``veth`` ends fit; a report naming 200,000 (a small archive of tiny files) cost minutes.
+MAX_INTERFACES = 1024
 #: The most of a ``hostname`` file read (bytes): a host name is at most 253 characters.
 _MAX_HOSTNAME_BYTES = 1024
 
@@ -134,10 +137,18 @@ def _captures(path: Path, root_name: str, rels: list[str], read, skipped: list[s
     host = host_name(root_name, hostname)
     captures: list[Capture] = []
     total = 0
+    nics: set[str] = set()
+    left_out = 0
     for rel in rels:
         command = command_for(rel)
         if command is None:
             continue
+        if command.startswith("ethtool "):
+            nic = command.rsplit(" ", 1)[-1]
+            if nic not in nics and len(nics) >= MAX_INTERFACES:
+                left_out += 1
+                continue
+            nics.add(nic)
         where = f"{path}:{rel}"
         try:
             raw = read(rel, MAX_CAPTURE_BYTES + 1)
@@ -153,4 +164,7 @@ def _captures(path: Path, root_name: str, rels: list[str], read, skipped: list[s
         total += len(raw)
         captures.append(Capture(source=where, command=command, text=raw.decode("utf-8", errors="replace"),
                                 host=host))
+    if left_out:  # one message, not one per file: the count is what a hostile report makes large
+        skipped.append(f"{path}: ethtool outputs of more than {MAX_INTERFACES} interfaces: {left_out} files of the "
+                       f"interfaces past the first {MAX_INTERFACES} (in name order) were not read")
     return host, captures, skipped
