@@ -116,6 +116,11 @@ def test_a_time_with_a_zone_is_compared_in_utc(tmp_path):
     (c,) = host.conflicts
     assert [v.captured for v in c.values] == ["2025-06-11 01:00 UTC", "2025-06-11 07:30 UTC"]
     assert c.kept == 1
+    from nicadvisor.parsers.capture_file import stated_date
+
+    # a zone named otherwise keeps only the date; words after the time are no zone (the time stays, as UTC)
+    assert stated_date("# captured: 2025-06-10 23:30 CEST") == ("2025-06-10", "header")
+    assert stated_date("# captured: 2025-06-10 23:30 (after the change)") == ("2025-06-10 23:30 UTC", "header")
 
 
 def test_a_bundle_name_of_no_calendar_date_is_no_crash_of_the_reports(cli, tmp_path):

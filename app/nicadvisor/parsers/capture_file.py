@@ -33,7 +33,7 @@ BUNDLE_NAME = re.compile(r"esx-.+?-(\d{4})-(\d{2})-(\d{2})--(\d{2})\.(\d{2})")
 #: The collector script's ``# source:`` line ends with the UTC time it ran (collect/script.py ``$when``).
 _COLLECTOR = re.compile(r"nic-advisor collect-script .*?(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}):\d{2} UTC")
 _CAPTURED = re.compile(r"^#\s*captured:\s*(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(?::\d{2}(?:\.\d{1,9})?)?"
-                       r"[ \t]*(\S{1,64})?)?", re.M)
+                       r"(?:[ \t]*(Z|[A-Z]{2,5}|[+-]\d{2}:?\d{2})\b)?)?", re.M)
 #: A ``# captured:`` time's zone: ``Z``, ``UTC``, ``GMT`` or an offset (``+09:00``, ``-0800``).
 _ZONE = re.compile(r"^(?:Z|UTC|GMT|(?P<sign>[+-])(?P<h>\d{2}):?(?P<m>\d{2}))$")
 #: A stated capture time more than this after the clock of the machine reading it is not believed (a header made up,
