@@ -84,7 +84,7 @@ MAX_MEMBERS = 200_000
 #: An archive is unpacked to at most this many bytes, or :data:`MAX_UNPACKED_RATIO` times its own size when that is
 #: more, while it is read: skipping a member means unpacking it (gzip and xz streams cannot be skipped), and a 10 MB
 #: ``.tar.xz`` of zeros unpacks to 64 GiB (minutes of CPU). Real support bundles compress their logs about 10:1.
-MAX_UNPACKED_BYTES = 4 << 30
+MAX_UNPACKED_BYTES = 1 << 30
 #: See :data:`MAX_UNPACKED_BYTES`: a real bundle is far below 100:1, a compression bomb far above.
 MAX_UNPACKED_RATIO = 100
 

@@ -25,9 +25,14 @@ _MAX_HOSTNAME_BYTES = 1024
 
 
 def is_sosreport_folder(path: Path) -> bool:
-    """Whether ``path`` is an extracted sosreport: a folder holding ``sos_commands/`` (no link followed)."""
+    """Whether ``path`` is an extracted sosreport: a folder holding ``sos_commands/`` (no link followed). False for a
+    folder that cannot be looked into (its reader names it: Path.is_dir raises PermissionError there, which ended
+    the audit with exit 3)."""
     sub = path / SOS_COMMANDS
-    return path.is_dir() and sub.is_dir() and not sub.is_symlink()
+    try:
+        return path.is_dir() and sub.is_dir() and not sub.is_symlink()
+    except OSError:
+        return False
 
 
 def _wanted(rel: str) -> bool:
