@@ -9,6 +9,8 @@ import os
 import tarfile
 from pathlib import Path
 
+import pytest
+
 TREE = Path(__file__).resolve().parents[1] / "collect" / "sosreports" / "hotsos-kubernetes"
 HOST = "juju-110cc2-k8stest-4"  # its sos_commands/host/hostname
 
@@ -226,3 +228,30 @@ def test_a_sosreport_naming_thousands_of_interfaces_reads_the_first_ones_and_say
     ethtool_files = MAX_INTERFACES + 500 + 8  # and the tree's own 8 (ens3 and flannel.1)
     read = sum(1 for c in captures if c.command.startswith("ethtool"))
     assert f": {ethtool_files - read} files of the interfaces past the first {MAX_INTERFACES}" in said[0]
+
+
+@pytest.mark.root
+def test_unreadable_folders_inside_sosreports_are_named_and_the_rest_audited(tmp_path):
+    # sos_commands/ (or its networking/) chmod 0: Path.is_dir raised PermissionError, the audit ended with exit 3
+    import shutil
+    import subprocess
+    import sys
+
+    a, b = tmp_path / "sosreport-a", tmp_path / "sosreport-b"
+    shutil.copytree(TREE, a)
+    shutil.copytree(TREE, b)
+    locked = [a / "sos_commands", b / "sos_commands" / "networking"]
+    for p in locked:
+        p.chmod(0)
+    try:  # root reads everything: drop the capabilities that let it (capsh), as an ordinary account would be
+        run = subprocess.run(["capsh", "--drop=cap_dac_override,cap_dac_read_search", "--", "-c",
+                              f"{sys.executable} -m nicadvisor.cli audit --no-history --capture {tmp_path}"],
+                             capture_output=True, text=True, timeout=240,
+                             env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")})
+    finally:
+        for p in locked:
+            p.chmod(0o700)
+    assert run.returncode == 2 and "Traceback" not in run.stderr and "internal error" not in run.stderr, run.stderr
+    assert f"{a / 'sos_commands' / 'networking'}: skipped: cannot be read" in run.stderr
+    assert f"{b / 'sos_commands' / 'networking'}: skipped: the folder cannot be read" in run.stderr
+    assert f"{HOST} (linux)" in run.stdout  # b's host name and lspci are still read

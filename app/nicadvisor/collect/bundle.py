@@ -172,7 +172,10 @@ def _folder_members(path: Path, skipped: list[str]) -> dict[str, Path]:
     the bundle, FIFOs and devices are skipped with a message naming them."""
     base = path.resolve()
     files: dict[str, Path] = {}
-    for top, dirs, names in os.walk(path, followlinks=False):
+    def unreadable(exc: OSError) -> None:  # os.walk left an unreadable sub-folder out silently
+        skipped.append(f"{exc.filename}: skipped: the folder cannot be read ({exc.strerror or exc})")
+
+    for top, dirs, names in os.walk(path, followlinks=False, onerror=unreadable):
         depth = len(Path(top).relative_to(path).parts)
         if depth >= MAX_BUNDLE_DEPTH:
             skipped.append(f"{top}: skipped: more than {MAX_BUNDLE_DEPTH} folders deep in the bundle")

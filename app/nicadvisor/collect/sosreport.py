@@ -24,6 +24,14 @@ MAX_INTERFACES = 1024
 _MAX_HOSTNAME_BYTES = 1024
 
 
+def _kind(path: Path) -> str:
+    """``file`` for a regular file (links followed), else ``other``, never raising (a folder that cannot be read)."""
+    try:
+        return "file" if path.is_file() else "other"
+    except OSError:
+        return "other"
+
+
 def is_sosreport_folder(path: Path) -> bool:
     """Whether ``path`` is an extracted sosreport: a folder holding ``sos_commands/`` (no link followed). False for a
     folder that cannot be looked into (its reader names it: Path.is_dir raises PermissionError there, which ended
@@ -62,14 +70,17 @@ def _read_folder(path: Path) -> tuple[str, list[Capture], list[str]]:
     files: dict[str, Path] = {}
     for folder in READ_FOLDERS:
         sub = path / folder
-        if sub.is_symlink():  # said, as a folder link inside a bundle is: its files are not the report's
-            skipped.append(f"{sub}: skipped: a folder link inside the report is not followed")
-        elif sub.is_dir():
-            files.update({f"{folder}/{rel.replace(os.sep, '/')}": p
-                          for rel, p in _folder_members(sub, skipped).items()})
+        try:
+            if sub.is_symlink():  # said, as a folder link inside a bundle is: its files are not the report's
+                skipped.append(f"{sub}: skipped: a folder link inside the report is not followed")
+            elif sub.is_dir():
+                files.update({f"{folder}/{rel.replace(os.sep, '/')}": p
+                              for rel, p in _folder_members(sub, skipped).items()})
+        except OSError as exc:  # a folder above it that cannot be looked into (chmod 0): named, the rest read
+            skipped.append(f"{sub}: skipped: cannot be read ({exc.strerror or exc})")
     base = path.resolve()
     for name in HOSTNAME_FILES:  # the report root's own ``hostname`` (a link into sos_commands/ in sos 3 and 4)
-        if "/" not in name and (path / name).is_file() and base in (path / name).resolve().parents:
+        if "/" not in name and _kind(path / name) == "file" and base in (path / name).resolve().parents:
             files.setdefault(name, path / name)
 
     def read(rel: str, limit: int) -> bytes:
