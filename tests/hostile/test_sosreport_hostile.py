@@ -255,3 +255,18 @@ def test_unreadable_folders_inside_sosreports_are_named_and_the_rest_audited(tmp
     assert f"{a / 'sos_commands' / 'networking'}: skipped: cannot be read" in run.stderr
     assert f"{b / 'sos_commands' / 'networking'}: skipped: the folder cannot be read" in run.stderr
     assert f"{HOST} (linux)" in run.stdout  # b's host name and lspci are still read
+
+
+def test_pastes_of_thousands_of_hosts_stop_being_split_past_the_audit_bound(tmp_path):
+    from nicadvisor.collect.sources import MAX_SESSION_HOSTS, gather
+
+    files = []
+    for f in range(MAX_SESSION_HOSTS // 1000 + 1):  # each paste names 1,000 hosts (registry.MAX_ECHO_LINES)
+        paste = tmp_path / f"paste{f}.txt"
+        paste.write_text("# command: ethtool -i eth0\n" + "".join(
+            f"[root@p{f}h{i} ~]# ethtool -i eth0\ndriver: ixgbe\n" for i in range(1000)))
+        files.append(paste)
+    hosts, problems = gather(files)
+    assert len(hosts) == MAX_SESSION_HOSTS + 1  # the last paste is one host
+    (said,) = [p for p in problems if "hosts' prompts, but the audit already holds" in p.message]
+    assert said.source == str(files[-1]) and "read as one host" in said.message
