@@ -270,3 +270,25 @@ def test_pastes_of_thousands_of_hosts_stop_being_split_past_the_audit_bound(tmp_
     assert len(hosts) == MAX_SESSION_HOSTS + 1  # the last paste is one host
     (said,) = [p for p in problems if "hosts' prompts, but the audit already holds" in p.message]
     assert said.source == str(files[-1]) and "read as one host" in said.message
+
+
+def test_huge_host_name_files_do_not_spend_the_reports_budget(tmp_path):
+    # five 16 MB "hostname" files (each a host name file sos 3/4 may hold) came first and used the 64 MB of the
+    # report: every NIC output after them was "not read"
+    from nicadvisor.collect.sosreport import read_sosreport
+    from nicadvisor.parsers.sosreport import HOSTNAME_FILES
+
+    root = "sosreport-big-2024-01-01-abcdefg"
+    packed = tmp_path / f"{root}.tar.xz"
+    junk = b"\x1b]0;x\x07" + b"a" * (16 << 20)
+    with tarfile.open(packed, "w:xz", preset=1) as tar:
+        for name in HOSTNAME_FILES:
+            info = tarfile.TarInfo(f"{root}/{name}")
+            info.size = len(junk)
+            tar.addfile(info, io.BytesIO(junk))
+        for info, data in _tree_members(root):
+            if not info.name.endswith("/hostname"):
+                tar.addfile(info, io.BytesIO(data))
+    host, captures, skipped = read_sosreport(packed)
+    assert host == "big" and {"ethtool -i ens3", "ip -d address", "lspci -nnvv"} <= {c.command for c in captures}
+    assert not any("not read: the report already gave" in s for s in skipped), skipped

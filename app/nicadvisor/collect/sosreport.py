@@ -116,12 +116,14 @@ def _read_archive(path: Path) -> tuple[str, list[Capture], list[str]]:
             if not m.isfile():
                 skipped.append(f"{path}:{m.name}: skipped: not a regular file (a link member is not followed)")
                 continue
-            if total + min(m.size, MAX_CAPTURE_BYTES) > MAX_BUNDLE_BYTES:
+            # a host name file is read only as far as a host name goes: 16 MB ones spent the report's budget
+            limit = _MAX_HOSTNAME_BYTES if command_for(rel) is None else MAX_CAPTURE_BYTES + 1
+            if total + min(m.size, limit) > MAX_BUNDLE_BYTES:
                 skipped.append(f"{path}:{m.name}: not read: the report already gave {total} bytes "
                                f"(at most {MAX_BUNDLE_BYTES})")
                 continue
             f = tar.extractfile(m)
-            data[rel] = f.read(min(m.size, MAX_CAPTURE_BYTES + 1)) if f else b""
+            data[rel] = f.read(min(m.size, limit)) if f else b""
             total += len(data[rel])
     except ARCHIVE_ERRORS + (ValueError,) as exc:
         if not data:
