@@ -26,6 +26,9 @@ peak resident memory), so sizes do not share caches or memory. Shapes:
 ``verdict``
     an audit of N copies of that host (each with its own findings, built untimed): the verdict and the JSON document
     alone, the part whose cost grew with hosts × findings.
+``prompts``
+    one capture file pasting N shell prompts (``[root@hostK ~]# ethtool -i eth0``) cycling through 500 hosts, each
+    with its one-line output (an attack payload, not device output): reading it, the paste cut per host (issue 26).
 
 Linear cost shows as a cost ratio close to the size ratio; quadratic as its square. Nothing is asserted here
 (``tests/hostile/test_linear_growth.py`` runs this script and asserts the ratios). Usage::
@@ -63,10 +66,11 @@ SPACE_COMMANDS = {
 }
 DEFAULT_SIZES = {"rows": (500, 2000, 5000), "members": (2000, 8000, 16000), "spaces": (250_000, 1_000_000, 4_000_000),
                  "header": (1, 500, 2000), "hosts": (500, 2000, 5000), "verdict": (1000, 2000, 4000),
-                 "html": (250, 750, 2000)}
+                 "html": (250, 750, 2000), "prompts": (50_000, 200_000, 800_000)}
 SMOKE_SIZES = {"rows": (20, 80), "members": (20, 80), "spaces": (1000, 4000), "header": (1, 4), "hosts": (5, 20),
-               "verdict": (20, 80), "html": (20, 80)}
-SHAPES = ("rows", "members", "spaces:privstats", "spaces:vsish", "spaces:fpo", "header", "hosts", "verdict", "html")
+               "verdict": (20, 80), "html": (20, 80), "prompts": (100, 400)}
+SHAPES = ("rows", "members", "spaces:privstats", "spaces:vsish", "spaces:fpo", "header", "hosts", "verdict", "html",
+          "prompts")
 
 
 def _captures_dir() -> Path:
@@ -190,6 +194,13 @@ def prepare(shape: str, n: int, folder: Path):
         (host / "nics.txt").write_text(rows_capture(n))
         audit = run_audit(AuditRequest(capture_paths=(str(host),)))
         return lambda scratch: write_html(audit, scratch / "r.html")
+    if shape == "prompts":  # one pasted session of n prompts cycling through 500 hosts (issue 26's split)
+        from nicadvisor.collect.sources import gather
+
+        paste = folder / "paste.txt"
+        paste.write_text("# command: ethtool -i eth0\n" + "".join(
+            f"[root@host{i % 500} ~]# ethtool -i eth0\ndriver: ixgbe\n" for i in range(n)))
+        return lambda _scratch: gather([paste])
     if shape == "verdict":
         audit = copies_audit(folder, n)
         return lambda _scratch: (audit.verdict, audit_to_dict(audit))

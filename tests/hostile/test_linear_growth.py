@@ -40,6 +40,7 @@ CASES = {
     "spaces:fpo": (1_000_000, 4_000_000, 5),
     "verdict": (1000, 4000, 1),
     "hosts": (250, 1000, 1),
+    "prompts": (50_000, 200_000, 1),  # a paste of N prompts cycling through 500 hosts, cut per host (issue 26)
 }
 
 

@@ -81,6 +81,12 @@ MAX_BUNDLE_DEPTH = 16
 #: At most this many archive members are looked at (a real ESXi 7/8 vm-support bundle holds tens of thousands):
 #: a small archive of a million empty members would otherwise cost a gigabyte and most of a minute.
 MAX_MEMBERS = 200_000
+#: An archive is unpacked to at most this many bytes, or :data:`MAX_UNPACKED_RATIO` times its own size when that is
+#: more, while it is read: skipping a member means unpacking it (gzip and xz streams cannot be skipped), and a 10 MB
+#: ``.tar.xz`` of zeros unpacks to 64 GiB (minutes of CPU). Real support bundles compress their logs about 10:1.
+MAX_UNPACKED_BYTES = 1 << 30
+#: See :data:`MAX_UNPACKED_BYTES`: a real bundle is far below 100:1, a compression bomb far above.
+MAX_UNPACKED_RATIO = 100
 
 
 class _BoundedReader:
@@ -140,9 +146,14 @@ def _open_archive(path: Path):
 
 def archive_members(tar: tarfile.TarFile, path: Path, skipped: list[str]):
     """The members of the streaming archive ``tar`` (of ``path``), in order, at most :data:`MAX_MEMBERS` (past them
-    ``skipped`` says the rest was not read). Headers are not kept: tarfile keeps every header it read, and a bundle
+    ``skipped`` says the rest was not read), and none past the first member that ends beyond
+    :data:`MAX_UNPACKED_BYTES` (or :data:`MAX_UNPACKED_RATIO` times the archive's size) unpacked. Headers are not kept: tarfile keeps every header it read, and a bundle
     holds tens of thousands; only what the caller keeps is kept."""
     seen = 0
+    try:
+        limit = max(MAX_UNPACKED_BYTES, MAX_UNPACKED_RATIO * os.path.getsize(path))
+    except OSError:
+        limit = MAX_UNPACKED_BYTES
     while (m := tar.next()) is not None:
         tar.members.clear()
         seen += 1
@@ -150,6 +161,10 @@ def archive_members(tar: tarfile.TarFile, path: Path, skipped: list[str]):
             skipped.append(f"{path}: more than {MAX_MEMBERS} members: the rest of the archive was not read")
             return
         yield m
+        if m.offset_data + m.size > limit:  # the next header lies past it: unpacking to it would cost the whole size
+            skipped.append(f"{path}: unpacks to more than {limit} bytes (a compression bomb, or a member "
+                           f"{m.name!r} of {m.size} bytes): the rest of the archive after it was not read")
+            return
 
 
 def _folder_members(path: Path, skipped: list[str]) -> dict[str, Path]:
@@ -157,7 +172,10 @@ def _folder_members(path: Path, skipped: list[str]) -> dict[str, Path]:
     the bundle, FIFOs and devices are skipped with a message naming them."""
     base = path.resolve()
     files: dict[str, Path] = {}
-    for top, dirs, names in os.walk(path, followlinks=False):
+    def unreadable(exc: OSError) -> None:  # os.walk left an unreadable sub-folder out silently
+        skipped.append(f"{exc.filename}: skipped: the folder cannot be read ({exc.strerror or exc})")
+
+    for top, dirs, names in os.walk(path, followlinks=False, onerror=unreadable):
         depth = len(Path(top).relative_to(path).parts)
         if depth >= MAX_BUNDLE_DEPTH:
             skipped.append(f"{top}: skipped: more than {MAX_BUNDLE_DEPTH} folders deep in the bundle")

@@ -14,14 +14,33 @@ from nicadvisor.collect.bundle import (
 from nicadvisor.parsers.capture_file import MAX_CAPTURE_BYTES, Capture
 from nicadvisor.parsers.sosreport import HOSTNAME_FILES, READ_FOLDERS, SOS_COMMANDS, command_for, host_name
 
+#: The first folders of a report's own files: an archive member below one of them is of a report packed without its
+#: folder (``tar cJf x.tar.xz sos_commands proc …`` run inside it).
+_REPORT_TOPS = frozenset(f.split("/", 1)[0] for f in READ_FOLDERS)
+#: The most interfaces whose ``ethtool`` outputs are read from one report: a host's ports, bonds, VLANs, bridges and
+#: a few hundred container ``veth`` ends fit; a report naming 200,000 (a small archive of tiny files) cost minutes.
+MAX_INTERFACES = 1024
 #: The most of a ``hostname`` file read (bytes): a host name is at most 253 characters.
 _MAX_HOSTNAME_BYTES = 1024
 
 
+def _kind(path: Path) -> str:
+    """``file`` for a regular file (links followed), else ``other``, never raising (a folder that cannot be read)."""
+    try:
+        return "file" if path.is_file() else "other"
+    except OSError:
+        return "other"
+
+
 def is_sosreport_folder(path: Path) -> bool:
-    """Whether ``path`` is an extracted sosreport: a folder holding ``sos_commands/`` (no link followed)."""
+    """Whether ``path`` is an extracted sosreport: a folder holding ``sos_commands/`` (no link followed). False for a
+    folder that cannot be looked into (its reader names it: Path.is_dir raises PermissionError there, which ended
+    the audit with exit 3)."""
     sub = path / SOS_COMMANDS
-    return path.is_dir() and sub.is_dir() and not sub.is_symlink()
+    try:
+        return path.is_dir() and sub.is_dir() and not sub.is_symlink()
+    except OSError:
+        return False
 
 
 def _wanted(rel: str) -> bool:
@@ -51,12 +70,17 @@ def _read_folder(path: Path) -> tuple[str, list[Capture], list[str]]:
     files: dict[str, Path] = {}
     for folder in READ_FOLDERS:
         sub = path / folder
-        if sub.is_dir() and not sub.is_symlink():
-            files.update({f"{folder}/{rel.replace(os.sep, '/')}": p
-                          for rel, p in _folder_members(sub, skipped).items()})
+        try:
+            if sub.is_symlink():  # said, as a folder link inside a bundle is: its files are not the report's
+                skipped.append(f"{sub}: skipped: a folder link inside the report is not followed")
+            elif sub.is_dir():
+                files.update({f"{folder}/{rel.replace(os.sep, '/')}": p
+                              for rel, p in _folder_members(sub, skipped).items()})
+        except OSError as exc:  # a folder above it that cannot be looked into (chmod 0): named, the rest read
+            skipped.append(f"{sub}: skipped: cannot be read ({exc.strerror or exc})")
     base = path.resolve()
     for name in HOSTNAME_FILES:  # the report root's own ``hostname`` (a link into sos_commands/ in sos 3 and 4)
-        if "/" not in name and (path / name).is_file() and base in (path / name).resolve().parents:
+        if "/" not in name and _kind(path / name) == "file" and base in (path / name).resolve().parents:
             files.setdefault(name, path / name)
 
     def read(rel: str, limit: int) -> bytes:
@@ -80,7 +104,7 @@ def _read_archive(path: Path) -> tuple[str, list[Capture], list[str]]:
         for m in archive_members(tar, path, skipped):
             seen += 1
             top, _, rel = m.name.strip("/").partition("/")
-            if not rel:  # a member at the top: the report folder itself, or a report packed without one
+            if not rel or top in _REPORT_TOPS:  # the report folder itself, or a report packed without one
                 top, rel = "", m.name.strip("/")
             has_sos = has_sos or rel == SOS_COMMANDS or rel.startswith(SOS_COMMANDS + "/")
             if not _wanted(rel):
@@ -92,12 +116,14 @@ def _read_archive(path: Path) -> tuple[str, list[Capture], list[str]]:
             if not m.isfile():
                 skipped.append(f"{path}:{m.name}: skipped: not a regular file (a link member is not followed)")
                 continue
-            if total + min(m.size, MAX_CAPTURE_BYTES) > MAX_BUNDLE_BYTES:
+            # a host name file is read only as far as a host name goes: 16 MB ones spent the report's budget
+            limit = _MAX_HOSTNAME_BYTES if command_for(rel) is None else MAX_CAPTURE_BYTES + 1
+            if total + min(m.size, limit) > MAX_BUNDLE_BYTES:
                 skipped.append(f"{path}:{m.name}: not read: the report already gave {total} bytes "
                                f"(at most {MAX_BUNDLE_BYTES})")
                 continue
             f = tar.extractfile(m)
-            data[rel] = f.read(min(m.size, MAX_CAPTURE_BYTES + 1)) if f else b""
+            data[rel] = f.read(min(m.size, limit)) if f else b""
             total += len(data[rel])
     except ARCHIVE_ERRORS + (ValueError,) as exc:
         if not data:
@@ -129,10 +155,18 @@ def _captures(path: Path, root_name: str, rels: list[str], read, skipped: list[s
     host = host_name(root_name, hostname)
     captures: list[Capture] = []
     total = 0
+    nics: set[str] = set()
+    left_out = 0
     for rel in rels:
         command = command_for(rel)
         if command is None:
             continue
+        if command.startswith("ethtool "):
+            nic = command.rsplit(" ", 1)[-1]
+            if nic not in nics and len(nics) >= MAX_INTERFACES:
+                left_out += 1
+                continue
+            nics.add(nic)
         where = f"{path}:{rel}"
         try:
             raw = read(rel, MAX_CAPTURE_BYTES + 1)
@@ -148,4 +182,7 @@ def _captures(path: Path, root_name: str, rels: list[str], read, skipped: list[s
         total += len(raw)
         captures.append(Capture(source=where, command=command, text=raw.decode("utf-8", errors="replace"),
                                 host=host))
+    if left_out:  # one message, not one per file: the count is what a hostile report makes large
+        skipped.append(f"{path}: ethtool outputs of more than {MAX_INTERFACES} interfaces: {left_out} files of the "
+                       f"interfaces past the first {MAX_INTERFACES} (in name order) were not read")
     return host, captures, skipped

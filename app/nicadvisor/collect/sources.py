@@ -52,6 +52,11 @@ MAX_ENTRIES = 50_000
 MAX_AUDIT_CHARS = 256 * 1024 * 1024
 
 
+#: A pasted session is cut into the hosts its prompts name only while the audit holds fewer hosts than this: one
+#: 40 KB paste names up to 1,000 hosts (registry.MAX_ECHO_LINES), and eight such files were 8,000 hosts (over a
+#: minute of CPU). Past it the paste is read as one host, the other hosts' outputs named as not read.
+MAX_SESSION_HOSTS = 2000
+
 #: The largest collection file read (bytes): a collector script's output of a large host, vmkernel.log lines included.
 MAX_COLLECTION_BYTES = 4 * MAX_CAPTURE_BYTES
 
@@ -178,9 +183,16 @@ def _file_into(p: Path, default_host: str, hosts: dict[str, HostInputs], problem
     problems.extend(InputProblem(u.split(": ")[0], u) for u in unread)
     for cap in captures:
         parts = session_hosts(cap.text)
+        if parts and len(hosts) + len(parts) > MAX_SESSION_HOSTS:
+            problems.append(InputProblem(cap.source, f"the file held {len(parts)} hosts' prompts, but the audit "
+                                                     f"already holds {len(hosts)} hosts (at most {MAX_SESSION_HOSTS} "
+                                                     "from pastes): read as one host; audit the rest separately",
+                                         cap.command))
+            parts = []
         if parts:  # one paste, several hosts' prompts: each host its own outputs (issue 26)
             names = [h for h, _ in parts]
-            problems.append(InputProblem(cap.source, f"the file held {len(parts)} hosts ({', '.join(names)}: the "
+            listed = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+            problems.append(InputProblem(cap.source, f"the file held {len(parts)} hosts ({listed}: the "
                                                      "hosts its shell prompts name): read as that many hosts, each "
                                                      "with the outputs after its own prompts", cap.command))
             own = cap.host if cap.host and cap.host not in names else None  # a "# host:" naming none of them

@@ -215,6 +215,14 @@ def _apply(host: Host, r: ParseResult, cap: Capture, by_pci: dict, problems: lis
         host.conflicts.append(c)  # shown per host in every view (not an input problem: both inputs were understood)
         return c.kept == 1
 
+    def restated(obj, name: str) -> bool:
+        """This capture states the known value of ``name`` again and is strictly newer than the capture it was read
+        from: the value's evidence moves to it, so that a later conflict compares with the newest capture stating the
+        value (of 100 captures, not with the oldest, which made an older contrary capture "the newer")."""
+        old = obj.evidence.get(name)
+        return old is not None and newer((when.get(old.source) or (None,))[0],
+                                         (when.get(cap.source) or (None,))[0]) == 1
+
     for key, facts in r.pnics.items():
         if key.startswith("pci:"):
             slot = by_pci.setdefault(key[4:], {})
@@ -233,16 +241,17 @@ def _apply(host: Host, r: ParseResult, cap: Capture, by_pci: dict, problems: lis
                     slot.setdefault(name, (f, ev(f)))
             continue
         for name, f in facts.items():
-            _set(pnic, name, f.value, ev(f), lambda n, v, f=f: dated(pnic, n, v, f))
+            _set(pnic, name, f.value, ev(f), lambda n, v, f=f: dated(pnic, n, v, f), lambda n: restated(pnic, n))
     for table, items, cls in ((r.vmknics, host.vmknics, VmkernelNic), (r.switches, host.switches, Switch),
                               (r.modules, host.modules, KernelModule)):
         for key, facts in table.items():
             obj = _get(items, cls, key, names)
             for name, f in facts.items():
-                _set(obj, name, f.value, ev(f), lambda n, v, f=f, obj=obj: dated(obj, n, v, f))
+                _set(obj, name, f.value, ev(f), lambda n, v, f=f, obj=obj: dated(obj, n, v, f),
+                     lambda n, obj=obj: restated(obj, n))
     for name, f in r.host.items():
         if name != "name":
-            _set(host, name, f.value, ev(f), lambda n, v, f=f: dated(host, n, v, f))
+            _set(host, name, f.value, ev(f), lambda n, v, f=f: dated(host, n, v, f), lambda n: restated(host, n))
 
 
 class UnknownFactError(ValueError):
@@ -251,9 +260,10 @@ class UnknownFactError(ValueError):
     fact and the command whose output it was read from."""
 
 
-def _set(obj, name: str, value, evidence: Evidence, on_conflict=None) -> None:
+def _set(obj, name: str, value, evidence: Evidence, on_conflict=None, on_restated=None) -> None:
     """set_fact; ``on_conflict(name, value)`` is called when a known fact gets a different value from a later output,
-    and the new value replaces the known one when it returns True (the later output was captured later).
+    and the new value replaces the known one when it returns True (the later output was captured later); when an
+    output states the known value again, ``on_restated(name)`` True moves the fact's evidence to it (it is newer).
     Raises :class:`UnknownFactError` for a field name the model does not have: fact names are declared once, as the
     model's dataclass fields, and a parser that sets another name is a bug to fix, not a value to drop."""
     if name not in _FIELDS.setdefault(type(obj), {f.name for f in dataclasses.fields(obj)}):
@@ -265,6 +275,9 @@ def _set(obj, name: str, value, evidence: Evidence, on_conflict=None) -> None:
     if known is not None and value is not None and known != value and on_conflict is not None:
         if on_conflict(name, value):  # a newer capture's value (issue 24 §3): it replaces the older one
             setattr(obj, name, None)
+    elif known is not None and known == value and on_restated is not None and on_restated(name):
+        obj.evidence[name] = evidence
+        return
     obj.set_fact(name, value, evidence)
 
 

@@ -16,6 +16,7 @@ them to standard output (``--stdout``: one file per host for ``ssh HOST sh -s < 
 """
 from __future__ import annotations
 
+import datetime as _dt
 import re
 from dataclasses import dataclass, field
 
@@ -31,32 +32,68 @@ MAX_HOST_CHARS = 253  # a "# host:" header longer than a DNS name is cut (it nam
 BUNDLE_NAME = re.compile(r"esx-.+?-(\d{4})-(\d{2})-(\d{2})--(\d{2})\.(\d{2})")
 #: The collector script's ``# source:`` line ends with the UTC time it ran (collect/script.py ``$when``).
 _COLLECTOR = re.compile(r"nic-advisor collect-script .*?(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}):\d{2} UTC")
-_CAPTURED = re.compile(r"^#\s*captured:\s*(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}))?", re.M)
+_CAPTURED = re.compile(r"^#\s*captured:\s*(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(?::\d{2}(?:\.\d{1,9})?)?"
+                       r"(?:[ \t]*(Z|[A-Z]{2,5}|[+-]\d{2}:?\d{2})\b)?)?", re.M)
+#: A ``# captured:`` time's zone: ``Z``, ``UTC``, ``GMT`` or an offset (``+09:00``, ``-0800``).
+_ZONE = re.compile(r"^(?:Z|UTC|GMT|(?P<sign>[+-])(?P<h>\d{2}):?(?P<m>\d{2}))$")
+#: A stated capture time more than this after the clock of the machine reading it is not believed (a header made up,
+#: or a host clock set wrong): it would otherwise be "the newer capture" over every real one.
+_FUTURE_SLACK = _dt.timedelta(days=1)
 _ISO_DATE = re.compile(r"(?<!\d)((?:19|20)\d{2})-(0[1-9]|1[0-2])-([0-2]\d|3[01])(?!\d)")
 _PATH_MONTH = re.compile(r"/((?:19|20)\d{2})/(0[1-9]|1[0-2])(?:/|\b)")
+
+
+def _real(y: str, mo: str, d: str | None = None, hm: str | None = None, zone: str | None = None,
+          now: _dt.datetime | None = None) -> _dt.datetime | None:
+    """The moment a stated date means (UTC when ``zone`` gives an offset), or None when it is no calendar date
+    (``2026-13-45``, ``2026-02-30``, year 0) or lies more than :data:`_FUTURE_SLACK` after ``now`` (default: the
+    clock, UTC)."""
+    try:
+        when = _dt.datetime(int(y), int(mo), int(d or 1), *(int(x) for x in (hm or "00:00").split(":")))
+    except ValueError:
+        return None
+    m = _ZONE.match(zone or "")
+    if m and m.group("sign"):
+        minutes = int(m.group("h")) * 60 + int(m.group("m"))
+        when -= _dt.timedelta(minutes=minutes if m.group("sign") == "+" else -minutes)
+    now = now or _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None)
+    return None if when > now + _FUTURE_SLACK else when
 
 
 def stated_date(head: str) -> tuple[str, str] | None:
     """When a capture file's own header says its output was captured: ``(date, how)`` — the collector's UTC stamp
     (``"2026-05-01 10:22 UTC"``, ``"collector"``), a ``# captured:`` header (``"header"``), or a date its ``# source:``
     line states (a dated post or page: ``"2018-02-20"`` / ``"2017-09"``, ``"source"``: when the output was
-    published, the latest it can have been captured); None when the header states no date. Pure."""
+    published, the latest it can have been captured); None when the header states no date. A ``# captured:`` time
+    with a zone (``Z``, ``+09:00``, ``-0800``) is given in UTC; with a zone named otherwise (``CEST``) only its date
+    is kept; without one it is taken as UTC. A date that is no calendar date (``2026-13-45``) or is more than a day
+    in the future of this machine's clock is not a date (None: it would otherwise be preferred as "the newer
+    capture"). Pure but for reading the clock."""
     for line in head.splitlines():
         if not line.startswith("#"):
             break
         m = _COLLECTOR.search(line)
         if m:
+            if _real(*m.group(1).split("-"), m.group(2)) is None:
+                return None
             return f"{m.group(1)} {m.group(2)} UTC", "collector"
     m = _CAPTURED.search(head)
     if m:
-        return (m.group(1) + (f" {m.group(2)} UTC" if m.group(2) else "")), "header"
+        date, hm, zone = m.groups()
+        known = _ZONE.match(zone or "")
+        when = _real(*date.split("-"), hm if (known or not zone) else None, zone)
+        if when is None:
+            return None
+        if not hm or (zone and not known):
+            return f"{when:%Y-%m-%d}", "header"
+        return f"{when:%Y-%m-%d %H:%M} UTC", "header"
     source = next((ln for ln in head.splitlines() if ln.lower().startswith("# source:")), "")
     m = _ISO_DATE.search(source)
     if m:
-        return "-".join(m.groups()), "source"
+        return ("-".join(m.groups()), "source") if _real(*m.groups()) else None
     m = _PATH_MONTH.search(source)
     if m:
-        return f"{m.group(1)}-{m.group(2)}", "source"
+        return (f"{m.group(1)}-{m.group(2)}", "source") if _real(*m.groups()) else None
     return None
 
 
@@ -70,7 +107,7 @@ def capture_time(source: str, header: str = "") -> tuple[str, str] | None:
     m = BUNDLE_NAME.search(source.replace("\\", "/").split(":", 1)[0].rsplit("/", 1)[-1])
     if m:
         y, mo, d, h, mi = m.groups()
-        return f"{y}-{mo}-{d} {h}:{mi}", "bundle"
+        return (f"{y}-{mo}-{d} {h}:{mi}", "bundle") if _real(y, mo, d, f"{h}:{mi}") else None
     return None
 
 

@@ -66,8 +66,13 @@ def capture_lines(audit: Audit, max_age_days: int | None = None) -> list[str]:
     bundles = sorted({m.group(0) for i in files for m in [_BUNDLE.search(os.path.basename(i.split(":", 1)[0]))] if m})
     for name in bundles:
         y, mo, d, h, mi = _BUNDLE.search(name).groups()
+        try:
+            day = _dt.date(int(y), int(mo), int(d))
+        except ValueError:  # a name stating no calendar date (esx-h-2026-13-45--…) says none
+            out.append(f"vm-support bundle {name}: no capture time (its name states no calendar date)")
+            continue
         out.append(f"vm-support bundle {name}: {y}-{mo}-{d} {h}:{mi} (host time, from its name)")
-        dated.append((_dt.date(int(y), int(mo), int(d)), name))
+        dated.append((day, name))
     plain = [i for i in files if not _BUNDLE.search(os.path.basename(i.split(":", 1)[0]))]
     if plain:
         kinds: dict[str, list[str]] = {"collector": [], "header": [], "source": []}
