@@ -27,7 +27,7 @@ _cache: dict[tuple[str, int], tuple[weakref.ref, tuple, Any]] = {}
 
 
 def _signature(audit: Any) -> tuple:
-    hosts, findings = audit.hosts, audit.findings
+    hosts, findings = audit.hosts, getattr(audit, "findings", ())  # a summary-only audit has no findings list
     problems = getattr(audit, "inputs_not_understood", ())
     return (id(hosts), len(hosts), id(findings), len(findings), id(problems), len(problems),
             getattr(audit, "completion", None), getattr(audit, "hosts_expected", None),
