@@ -16,8 +16,10 @@ lint-imports --config pyproject.toml
 # On every core (pytest-xdist): most of the suite waits on real parts (sshd, vcsim, netperf, Qt), so the workers
 # overlap that waiting. --dist loadgroup keeps the tests of one xdist_group (a machine-wide resource, e.g. lldpd's
 # default socket) on one worker, in turn. NICADVISOR_TEST_WORKERS=0 runs in this process; arguments given to this
-# script come last and win (e.g. -n 0, -m "not slow").
-workers=${NICADVISOR_TEST_WORKERS:-2}
+# script come last and win (e.g. -n 0, -m "not slow"). Twice as many workers as cores: on the 2-core development
+# machine -n 4 ran the 3,559 tests in 8 min 58 s against 11 min 7 s with -n 2 (1.9 cores busy), all green.
+cores=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
+workers=${NICADVISOR_TEST_WORKERS:-$((2 * cores))}
 status=0
 "$py" -m pytest -p no:cacheprovider -n "$workers" --dist loadgroup "$@" || status=$?
 if [ "$status" -eq 5 ]; then echo "no tests collected" >&2; exit 1; fi
