@@ -51,6 +51,11 @@ def test_verify_a_past_plan_from_the_history(make_wizard, qtbot, tmp_path, scree
     assert (tmp_path / "record.pdf").read_bytes().startswith(b"%PDF")
     assert json.loads((tmp_path / "record.json").read_text(encoding="utf-8"))["against"]["audit_id"] == first.history_id
     assert "Wrote" in panel.status.text()
+    # a later refresh of the list (the history changed elsewhere) keeps what the user's action did: under load the
+    # refresh after the verification came after the record and replaced "Wrote …"
+    with qtbot.waitSignal(panel.sig_listed, timeout=30_000):
+        panel.refresh()
+    assert "Wrote" in panel.status.text()
     panel.verify_dialog.close()
 
     # Stop: the running verification ends cancelled, with no result.

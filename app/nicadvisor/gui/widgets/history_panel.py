@@ -18,7 +18,7 @@ from nicadvisor.gui.state import WizardState
 from nicadvisor.gui.tasks import TaskHandle, TaskRunner
 from nicadvisor.gui.widgets.common import readonly_table
 from nicadvisor.gui.widgets.formatting import esc
-from nicadvisor.model.text import local_time
+from nicadvisor.model.text import local_time, plural
 
 COLUMNS = ("Date", "Name", "Status", "Verdict", "Hosts", "pNICs", "Errors", "Warnings", "Inputs")
 #: Width (px) of the Verdict column; the user can widen it, the tooltip shows the whole verdict.
@@ -115,6 +115,7 @@ class PastAuditsPanel(QWidget):
         self.state = state
         self.runner = runner
         self.summaries: list[Any] = []
+        self._outcome_shown = False  # the status shows what the last user action did (see _show_outcome)
         self.confirm_box: QMessageBox | None = None
         self._handles: dict[str, TaskHandle] = {}
         self._demo = _demo_dir()
@@ -286,11 +287,17 @@ class PastAuditsPanel(QWidget):
             self.table.selectRow(0)
         if not self.summaries:
             self.status.setText("No past audit yet: every audit you run is kept here.")
-        else:
+        elif not self._outcome_shown:  # a refresh never hides what the user's last action did ("Wrote …")
             self.status.setText(f"{len(self.summaries)} past audit{'s' if len(self.summaries) != 1 else ''}. "
                                 "Open shows one again without reading the hosts.")
         self._update_buttons()
         self.sig_listed.emit(len(self.summaries))
+
+    def _show_outcome(self, text: str) -> None:
+        """Show what the user's last action did (compared, opened, verified, wrote, deleted, failed): a later
+        refresh of the list keeps it (under load the refresh after a verification replaced "Wrote …")."""
+        self._outcome_shown = True
+        self.status.setText(text)
 
     @Slot()
     def _apply_search(self) -> None:
@@ -330,7 +337,7 @@ class PastAuditsPanel(QWidget):
         dialog = _text_dialog(self, f"Audit #{before} → #{after}", "\n".join(diff_lines(diff)))
         self.compare_dialog = dialog
         dialog.finished.connect(lambda _r: setattr(self, "compare_dialog", None))
-        self.status.setText(f"Compared audit #{before} with #{after}.")
+        self._show_outcome(f"Compared audit #{before} with #{after}.")
         self._update_buttons()
         dialog.open()
 
@@ -367,7 +374,7 @@ class PastAuditsPanel(QWidget):
 
     @Slot(object)
     def _on_loaded(self, audit: Any) -> None:
-        self.status.setText(f"Opened audit #{audit.history_id}: {len(audit.hosts)} host(s).")
+        self._show_outcome(f"Opened audit #{audit.history_id}: {plural(len(audit.hosts), 'host')}.")
         self._update_buttons()
         self.sig_loaded.emit(audit)
 
@@ -423,7 +430,7 @@ class PastAuditsPanel(QWidget):
                               "\n".join(check_lines(check) + [f"note: {n}" for n in check.notes]), save)
         self.verify_dialog = dialog
         dialog.finished.connect(lambda _r: setattr(self, "verify_dialog", None))
-        self.status.setText(f"Verified audit #{check.against_id}: {esc(check.summary())}.")
+        self._show_outcome(f"Verified audit #{check.against_id}: {esc(check.summary())}.")
         self._update_buttons()
         self.sig_verified.emit(outcome)
         self.refresh()  # the new audit is in the history
@@ -457,7 +464,7 @@ class PastAuditsPanel(QWidget):
 
     @Slot(object)
     def _on_record_written(self, paths: Any) -> None:
-        self.status.setText("Wrote " + esc(", ".join(str(p) for p in paths)) + ".")
+        self._show_outcome("Wrote " + esc(", ".join(str(p) for p in paths)) + ".")
         self._update_buttons()
 
     # --- delete ------------------------------------------------------------------------------------
@@ -493,12 +500,12 @@ class PastAuditsPanel(QWidget):
 
     @Slot(object)
     def _on_deleted(self, audit_id: Any) -> None:
-        self.status.setText(f"Deleted audit #{audit_id}.")
+        self._show_outcome(f"Deleted audit #{audit_id}.")
         self.sig_deleted.emit(int(audit_id))
         self.refresh()
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:
-        self.status.setText(f"<b style='color:#b00020'>History:</b> {esc(message)}")
+        self._show_outcome(f"<b style='color:#b00020'>History:</b> {esc(message)}")
         self._update_buttons()
         self.sig_failed.emit(message)
