@@ -47,10 +47,10 @@ def test_verify_a_past_plan_from_the_history(make_wizard, qtbot, tmp_path, scree
     # the record for the change ticket, written on a worker: the PDF and its JSON beside it
     panel.save_record(str(tmp_path / "record.pdf"))
     handle = panel._handles["record"]
-    qtbot.waitUntil(lambda: handle.done, timeout=30_000)
+    # handle.done is set in the worker before its queued end signal reaches the panel: wait for the slot's text
+    qtbot.waitUntil(lambda: handle.done and "Wrote" in panel.status.text(), timeout=30_000)
     assert (tmp_path / "record.pdf").read_bytes().startswith(b"%PDF")
     assert json.loads((tmp_path / "record.json").read_text(encoding="utf-8"))["against"]["audit_id"] == first.history_id
-    assert "Wrote" in panel.status.text()
     # a later refresh of the list (the history changed elsewhere) keeps what the user's action did: under load the
     # refresh after the verification came after the record and replaced "Wrote …"
     with qtbot.waitSignal(panel.sig_listed, timeout=30_000):

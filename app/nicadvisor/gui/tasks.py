@@ -46,7 +46,8 @@ class TaskHandle(QObject):
     Attributes:
         name: short task name for messages (``"audit"``, ``"bench"``, ``"export"``).
         cancel_event: set by :meth:`cancel`; the task function polls it.
-        done: True once exactly one of the three end signals has been emitted.
+        done: True once the task has ended, set in the worker thread just before exactly one of the three end
+            signals is emitted; slots in the GUI thread get that signal queued, so they may not have run yet.
 
     Signals:
         sig_progress(float, str): fraction 0..1 and a short status text; throttled (≥1 % change,
