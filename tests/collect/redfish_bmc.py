@@ -27,7 +27,7 @@ class StaticBmc:
     """``with StaticBmc(tmp_path) as bmc:`` — ``bmc.url`` (``https://127.0.0.1:PORT``), ``bmc.port``, ``bmc.ca_file``
     (the PEM of the CA that signed its certificate), ``bmc.thumbprint`` (SHA-256 of its certificate, ``AA:BB:…``)."""
 
-    def __init__(self, folder: Path, mockup: str = "public-tower", port: int = 0) -> None:
+    def __init__(self, folder: Path, mockup: str | Path = "public-tower", port: int = 0) -> None:
         ca = trustme.CA()
         leaf = ca.issue_cert("127.0.0.1")
         tag = hashlib.sha256(ca.cert_pem.bytes()).hexdigest()[:8]  # two servers in one folder keep their own files
@@ -39,7 +39,7 @@ class StaticBmc:
         der = ssl.PEM_cert_to_DER_cert(leaf.cert_chain_pems[0].bytes().decode())
         digest = hashlib.sha256(der).hexdigest().upper()
         self.thumbprint = ":".join(digest[i:i + 2] for i in range(0, len(digest), 2))
-        self.mockup = MOCKUPS / mockup
+        self.mockup = MOCKUPS / mockup  # a name under MOCKUPS, or a folder of its own (an absolute path)
         self.log = folder / "sushy-static.log"
         self.port = port  # 0: a free one
         self.url = ""

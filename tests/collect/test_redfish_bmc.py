@@ -136,6 +136,43 @@ def test_functions_are_walked_and_alike_devices_decide_nothing(tmp_path):
     assert "not decided from the BMC: 6 devices carry its PCI IDs" in notes[0]
 
 
+def test_a_collection_in_pages_is_read_page_after_page_and_a_page_loop_ends(tmp_path):
+    """A service that splits a collection into pages links the next one in ``Members@odata.nextLink`` (DSP0266,
+    "Resource collections"). The test's own copy of DMTF's public-tower mockup puts its nine PCIe devices on three
+    pages (the pages are this test's; every device file is DMTF's, unchanged); the last page links back to the
+    first, which ends the chain with a note instead of a loop."""
+    import shutil
+
+    from redfish_bmc import MOCKUPS
+
+    mockup = tmp_path / "paged-tower"
+    shutil.copytree(MOCKUPS / "public-tower", mockup)
+    collection = mockup / "Chassis" / "Tower" / "PCIeDevices"
+    whole = json.loads((collection / "index.json").read_text())
+    everyone = whole["Members"]
+    base = "/redfish/v1/Chassis/Tower/PCIeDevices"
+    pages = [everyone[0:4], everyone[4:7], everyone[7:]]
+    for n, part in enumerate(pages):
+        page = dict(whole, Members=part, **{"@odata.id": base if n == 0 else f"{base}/Page{n + 1}"})
+        page["Members@odata.nextLink"] = f"{base}/Page{n + 2}" if n + 1 < len(pages) else base
+        folder = collection if n == 0 else collection / f"Page{n + 1}"
+        folder.mkdir(exist_ok=True)
+        (folder / "index.json").write_text(json.dumps(page))
+    systems = mockup / "Systems"  # only the paged collection lists the devices
+    for index in systems.rglob("index.json"):
+        payload = json.loads(index.read_text())
+        payload.pop("PCIeDevices", None)
+        index.write_text(json.dumps(payload))
+    with StaticBmc(tmp_path, mockup=mockup) as server:
+        reading = read_bmc(RedfishTarget(url=server.url, for_host="h", user="admin", password="p",
+                                         ca_bundle=server.ca_file))
+    assert sorted(d.odata_id.rsplit("/", 1)[1] for d in reading.devices) == sorted(
+        m["@odata.id"].rsplit("/", 1)[1] for m in everyone)
+    assert f"{base}/Page2" in reading.requests and f"{base}/Page3" in reading.requests
+    assert reading.requests.count(base) == 1
+    assert any("link back to" in n and base in n for n in reading.notes), reading.notes
+
+
 def test_a_huge_answer_is_refused_while_it_is_read(tmp_path):
     """A service answering every GET with 6 MB of JSON (a real HTTPS server on 127.0.0.1): refused at 4 MB."""
     import http.server

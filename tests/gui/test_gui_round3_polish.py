@@ -81,6 +81,42 @@ def test_one_settings_location_and_the_old_file_is_moved(tmp_path, monkeypatch, 
     assert app_settings.load_export_folder() == str(tmp_path / "later")
 
 
+def test_an_old_settings_file_that_cannot_be_deleted_is_said_and_its_folder_kept(tmp_path, monkeypatch, qapp, caplog):
+    """The old settings are still moved when their file cannot be deleted (a warning says so, naming the file), and
+    the old folder stays while it holds another file of the user's."""
+    import os
+    from pathlib import Path
+
+    from PySide6.QtCore import QSettings
+
+    from nicadvisor.gui import settings as app_settings
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setattr(app_settings, "_migrated", set())
+    old = QSettings(app_settings.ORGANIZATION, app_settings.APPLICATION)
+    old.setValue(app_settings.EXPORT_FOLDER, str(tmp_path / "reports"))
+    old.sync()
+    old_file = Path(old.fileName())
+    del old
+    (old_file.parent / "notes.txt").write_text("the user's own file\n")
+    real_unlink = Path.unlink
+
+    def refuse(self, *args, **kwargs):  # the old file cannot be deleted (e.g. a read-only home)
+        if self == old_file:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_unlink(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    with caplog.at_level("WARNING", logger=app_settings.__name__):
+        assert app_settings.load_export_folder() == str(tmp_path / "reports")
+    assert old_file.is_file() and any(str(old_file) in r.getMessage() and "Permission denied" in r.getMessage()
+                                      for r in caplog.records)
+    monkeypatch.setattr(Path, "unlink", real_unlink)
+    monkeypatch.setattr(app_settings, "_migrated", set())
+    app_settings.migrate_old(app_settings.settings())  # deletable now: the file goes, the folder with notes.txt stays
+    assert not old_file.exists() and os.path.isdir(old_file.parent) and (old_file.parent / "notes.txt").is_file()
+
+
 def test_the_hosts_tree_placeholder_is_whole(make_wizard, qtbot, tmp_path, screenshot):
     """Issue 27 §20: the vCenter tab's hosts-tree placeholder ("Add a vCenter, then click Browse hosts (or T…") was cut,
     at 1920 px too. It is a wrapped label in the tree's place, shown whole; the Discover tree's placeholder too."""

@@ -21,7 +21,9 @@ Basic on each request (no session is created on the BMC, nothing is left behind)
   linked (a link loop costs one request).
 * **What is read** — ``/redfish/v1`` → ``Chassis`` → each chassis' ``PCIeDevices`` → each device → its
   ``PCIeFunctions`` (or ``Links.PCIeFunctions``) → each function; and each ``Systems`` member's ``PCIeDevices``
-  array (ComputerSystem v1.x lists them there). At most :data:`MAX_RESOURCES` resources.
+  array (ComputerSystem v1.x lists them there). A collection split into pages is read page after page
+  (``Members@odata.nextLink``, DSP0266 "Resource collections"; a page linking back ends the chain with a note).
+  At most :data:`MAX_RESOURCES` resources.
 
 The payloads are read by the pure parser :mod:`nicadvisor.parsers.api.redfish`.
 """
@@ -256,6 +258,23 @@ def read_bmc(target: RedfishTarget, cancel: threading.Event | None = None) -> Re
         read[path] = value
         return value
 
+    def members(path: str) -> list[str]:
+        # A collection's member links, page after page: a service may split a long collection and link the next
+        # page in "Members@odata.nextLink" (DMTF DSP0266, Redfish Specification, "Resource collections"). A page
+        # already read ends the chain (a link loop), and get()'s budget bounds how many pages are read.
+        found: list[str] = []
+        pages: set[str] = set()
+        page: str | None = path
+        while page is not None and page not in pages:
+            pages.add(page)
+            payload = get(page) or {}
+            found += links(payload, "Members")
+            following = payload.get("Members@odata.nextLink")
+            page = following if isinstance(following, str) and following else None
+        if page is not None:
+            reading.notes.append(f"{clip(path, 200)}: its pages link back to {clip(page, 200)!r}: not followed again")
+        return found
+
     try:
         try:
             with deadline(target.timeout_s):
@@ -271,23 +290,23 @@ def read_bmc(target: RedfishTarget, cancel: threading.Event | None = None) -> Re
         root = get("/redfish/v1") or {}
         device_paths: list[str] = []
         for coll in links(root, "Chassis"):
-            for chassis in links(get(coll) or {}, "Members"):
+            for chassis in members(coll):
                 for devices in links(get(chassis) or {}, "PCIeDevices"):
-                    device_paths += links(get(devices) or {}, "Members")
+                    device_paths += members(devices)
         for coll in links(root, "Systems"):
-            for system in links(get(coll) or {}, "Members"):
+            for system in members(coll):
                 payload = get(system) or {}
                 value = payload.get("PCIeDevices")
                 if isinstance(value, list):
                     device_paths += links(payload, "PCIeDevices")
                 else:  # a collection link (newer services)
                     for devices in links(payload, "PCIeDevices"):
-                        device_paths += links(get(devices) or {}, "Members")
+                        device_paths += members(devices)
         for path in dict.fromkeys(device_paths):
             payload = get(path)
             if payload is None:
                 continue
-            fpaths = [m for c in links(payload, "PCIeFunctions") for m in links(get(c) or {}, "Members")]
+            fpaths = [m for c in links(payload, "PCIeFunctions") for m in members(c)]
             fpaths += links(payload.get("Links") if isinstance(payload.get("Links"), dict) else {}, "PCIeFunctions")
             functions = [parse_function(f) for f in (get(p) for p in dict.fromkeys(fpaths)) if f is not None]
             device = parse_device(payload, functions)

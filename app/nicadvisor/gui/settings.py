@@ -6,10 +6,14 @@ and the last export folder. Settings an older NIC Advisor kept apart (``~/.confi
 moved there on first use."""
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
+
+log = logging.getLogger(__name__)
 
 #: Where older versions kept the settings (QSettings' organisation and application names).
 ORGANIZATION, APPLICATION = "nicadvisor", "NIC Advisor"
@@ -60,9 +64,11 @@ def migrate_old(new: QSettings) -> bool:
     del old
     try:
         old_file.unlink()
-        os.rmdir(old_file.parent)  # only when empty
-    except OSError:
-        pass
+    except OSError as exc:
+        log.warning("the old settings file %s was not deleted (%s); it is not read again", old_file, exc.strerror)
+        return moved
+    with contextlib.suppress(OSError):  # the folder goes only when empty: other files of the user's are kept
+        os.rmdir(old_file.parent)
     return moved
 
 
