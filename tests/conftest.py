@@ -15,6 +15,9 @@ _SCRATCH = Path(tempfile.mkdtemp(prefix="nicadvisor-tests-"))
 atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)  # one per pytest-xdist worker: none is left behind
 for _var in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"):
     os.environ[_var] = str(_SCRATCH / _var.lower())
+# The rule grammar's parse tables (nicadvisor.rules_engine.grammar_cache): one file for this worker and every child
+# it starts, whose XDG folders are often a test's own (each would build the tables again: 0.4 s of CPU a child)
+os.environ["NICADVISOR_GRAMMAR_CACHE"] = str(_SCRATCH / "rule-engine-lalr.json")
 
 from capturetools import SHARED
 

@@ -33,6 +33,7 @@ Pure data and lookups: imports nothing of NIC Advisor. Sources of the commands a
 """
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from dataclasses import dataclass
@@ -496,6 +497,13 @@ def advised(facts: tuple[str, ...] | list[str], platform: str, obj: str = "pnic"
     collectors run), in catalogue order, as its ``text`` with ``{attribute}`` filled from ``learn_attributes``
     (one command per attribute read); every command once. ``[]`` when no command of that platform reports them.
     Placeholders other than ``{attribute}`` (``{nic}``) are kept."""
+    return list(_advised(tuple(facts), platform, obj))
+
+
+@functools.lru_cache(maxsize=1024)
+def _advised(facts: tuple[str, ...], platform: str, obj: str) -> tuple[str, ...]:
+    # Once per (facts, platform, object): the catalogue is a constant, and every capability-matrix cell and
+    # "Finish this audit" line asks it (a fleet audit of 4,000 hosts asked it millions of times).
     wanted = {f"{obj}.{f}" for f in facts}
     out: list[str] = []
     for c in CATALOGUE:
@@ -506,7 +514,7 @@ def advised(facts: tuple[str, ...] | list[str], platform: str, obj: str = "pnic"
         else:
             shown = [c.text]
         out.extend(s for s in shown if s not in out)
-    return out
+    return tuple(out)
 
 
 def how_to_learn(facts: tuple[str, ...] | list[str], platform: str, obj: str = "pnic") -> str:

@@ -19,6 +19,7 @@ Pure: no I/O. Units: link speeds Mbit/s, PCIe budgets Gbit/s, MTUs bytes.
 """
 from __future__ import annotations
 
+import functools
 import shlex
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -156,7 +157,13 @@ def _filled(text: str, pnic: PhysicalNic | None) -> str | None:
     as the collectors send it; None when it needs a pNIC and none is given."""
     if "{nic}" in text and pnic is None:
         return None
-    return shlex.join(w.replace("{nic}", pnic.name if pnic is not None else "") for w in shlex.split(text))
+    return shlex.join(w.replace("{nic}", pnic.name if pnic is not None else "") for w in _words(text))
+
+
+@functools.lru_cache(maxsize=512)
+def _words(text: str) -> tuple[str, ...]:
+    """The shell words of a catalogue command text (a constant: split once)."""
+    return tuple(shlex.split(text))
 
 
 def commands_for(need: str, host: Host, pnic: PhysicalNic | None = None) -> tuple[str, ...]:
