@@ -56,6 +56,22 @@ def test_a_duplicate_key_is_refused_with_its_line(tmp_path, capsys):
     assert f"{path}:5: duplicate key 'severity'" in captured.err and "valid" not in captured.out
 
 
+@pytest.mark.parametrize("text, line, words", [
+    ("rules:\n\t- id: x\n", 2, "while scanning for the next token, found character '\\t' that cannot start any token"),
+    ("rules:\n  - id: [unclosed\n    title: x\n", 3,
+     "while parsing a flow sequence, expected ',' or ']', but got ':'"),
+    ("rules: @x\n", 1, "while scanning for the next token, found character '@' that cannot start any token"),
+])
+def test_yaml_errors_are_worded_as_pyyaml_words_them_with_their_line(tmp_path, text, line, words):
+    """The rule files are read with libyaml where PyYAML has it; an error is worded by PyYAML's own reader, whatever
+    reader found it (libyaml's messages differ), with the line it names."""
+    path = tmp_path / "broken.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(RuleError) as caught:
+        check_rule_files([path])
+    assert str(caught.value) == f"{path}:{line}: not valid YAML: {words}"
+
+
 def test_a_duplicate_rule_list_or_nested_key_is_refused_too(tmp_path):
     path = tmp_path / "two.yaml"
     one = RULE.format(condition="mtu == null", applies_to="pnic", reference='"vendor: x"')

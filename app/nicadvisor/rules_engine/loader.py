@@ -308,11 +308,11 @@ def _compose_and_construct(text: str, loader_class: type) -> tuple[yaml.Node | N
         loader.dispose()
 
 
-def _check_nesting(text: str, path: Path) -> None:
-    """Refuse collections nested deeper than :data:`MAX_NESTING` (``path:line``), read with PyYAML's scanner, which
-    does not recurse: the composer and the schema check do."""
+def _check_nesting(text: str, path: Path, loader: type = _SAFE_LOADER) -> None:
+    """Refuse collections nested deeper than :data:`MAX_NESTING` (``path:line``), read with a YAML scanner, which
+    does not recurse: the composer and the schema check do. Raises yaml.YAMLError for text that does not scan."""
     depth = 0
-    for token in yaml.scan(text, Loader=_SAFE_LOADER):
+    for token in yaml.scan(text, Loader=loader):
         if isinstance(token, (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken,
                               yaml.FlowSequenceStartToken)):
             depth += 1
@@ -351,13 +351,13 @@ def load_rule_file(path: Path) -> list[Rule]:
     expand past :data:`MAX_EXPANDED_NODES` nodes; OSError when it cannot be read."""
     text = _rule_text(path)
     try:
-        _check_nesting(text, path)
         try:
+            _check_nesting(text, path)
             node, data = _compose_and_construct(text, _UniqueKeyLoader)
         except yaml.YAMLError:
-            if _SAFE_LOADER is yaml.SafeLoader:
-                raise
-            _compose_and_construct(text, _PureUniqueKeyLoader)  # the same error, worded as PyYAML words it
+            if _SAFE_LOADER is not yaml.SafeLoader:  # the same error, worded as PyYAML words it (libyaml differs)
+                _check_nesting(text, path, yaml.SafeLoader)
+                _compose_and_construct(text, _PureUniqueKeyLoader)
             raise
         if node is not None:
             _check_expansion(node, path)
