@@ -65,7 +65,8 @@ def migrate_old(new: QSettings) -> bool:
     try:
         old_file.unlink()
     except OSError as exc:
-        log.warning("the old settings file %s was not deleted (%s); it is not read again", old_file, exc.strerror)
+        log.warning("the old settings file %s was not deleted (%s); it is not read again", old_file,
+                    exc.strerror or exc)
         return moved
     with contextlib.suppress(OSError):  # the folder goes only when empty: other files of the user's are kept
         os.rmdir(old_file.parent)

@@ -12,21 +12,26 @@ This module keeps those tables in the user's cache folder instead (``platformdir
 
 * PLY checks the table's version and grammar signature (the start symbol, precedence, tokens and every rule's
   text, ``ParserReflect.signature``) and builds the tables itself when either differs: a stale or foreign file costs
-  the build it would have cost anyway, never a wrong parser.
+  the build it would have cost anyway. The signature proves the grammar, not the tables: a file is used only when
+  its SHA-256 (written with it) matches, every shift, reduction and goto names a state or production that exists,
+  every production's function is a ``p_…`` name, and it is a regular file of this user's that no one else can
+  write (no link followed, none planted in a shared folder).
 * A file that is missing, damaged, larger than :data:`MAX_BYTES`, of the wrong shape or not a regular file (a FIFO
   is never waited on) is ignored; the first process that builds the tables writes them
   (:func:`nicadvisor.atomic_file.write_private_text`: atomically, owner-only), and a cache folder that cannot be
   written is no error.
 
-Measured by ``benchmarks/rule_grammar.py`` (0.81 s of CPU to import the rules engine and load the shipped rules
-with the tables built, 0.43 s with them read from the cache, on the 2-core development machine).
+Measured by ``benchmarks/rule_grammar.py`` (0.95 s of CPU to import the rules engine and load the shipped rules
+with the tables built, 0.53 s with them read from the cache, on the 2-core development machine).
 """
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import os
+import re
 import stat
 import sys
 import types
@@ -42,6 +47,9 @@ TABLE_MODULE = "rule_engine.parser.parsetab"
 #: The largest cache file read (the tables of rule-engine 5.1 take about 60 KB).
 MAX_BYTES = 4 * 1024 * 1024
 _KEYS = ("tabversion", "method", "signature", "action", "goto", "productions")
+
+#: The name of a grammar function of rule-engine's parser (PLY's ``p_`` prefix).
+_GRAMMAR_FUNCTION = re.compile(r"p_[A-Za-z0-9_]{1,100}")
 
 #: What happened in this process: ``offered`` (a cache file was read and handed to PLY), ``used`` (PLY took its
 #: tables: their signature matched), ``written`` (the tables built here were written to the cache).
@@ -67,11 +75,20 @@ def cache_path() -> Path | None:
     return Path(platformdirs.user_cache_dir("nic-advisor")) / f"rule-engine-{version}-lalr.json"
 
 
+def _digest(data: dict[str, Any]) -> str:
+    """SHA-256 of the tables in ``data`` (every key of :data:`_KEYS`, canonical JSON): a file damaged after it was
+    written (a bit flipped, a truncated write of another tool) is never used."""
+    tables = {k: data[k] for k in _KEYS}
+    return hashlib.sha256(json.dumps(tables, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
 def _table_module(data: dict[str, Any]) -> types.ModuleType:
     """The ``parsetab`` module PLY's ``LRTable.read_table`` reads, from the cached ``data``. Raises ValueError,
-    TypeError or KeyError when ``data`` has not the shape :func:`_table_data` writes."""
-    if not all(k in data for k in _KEYS):
-        raise ValueError("missing keys")
+    TypeError or KeyError when ``data`` has not the shape :func:`_table_data` writes: its digest, and tables whose
+    every shift, reduction and goto names a state or production that exists (PLY's signature check proves the
+    grammar is the same, not that the tables are whole)."""
+    if not isinstance(data, dict) or not all(k in data for k in _KEYS) or data.get("sha256") != _digest(data):
+        raise ValueError("not the tables this module writes (keys or digest)")
     # an action is a shift (> 0), a reduction (< 0), accept (0) or None: an error entry a nonassoc precedence made
     action = {int(state): {str(t): None if a is None else int(a) for t, a in row.items()}
               for state, row in data["action"].items()}
@@ -79,8 +96,17 @@ def _table_module(data: dict[str, Any]) -> types.ModuleType:
     productions = []
     for p in data["productions"]:
         text, name, length, func, file, line = p
+        if func is not None and not (isinstance(func, str) and _GRAMMAR_FUNCTION.fullmatch(func)):
+            raise ValueError(f"production {text!r}: {func!r} is not a grammar function's name")
         productions.append((str(text), str(name), int(length), None if func is None else str(func),
                             None if file is None else str(file), None if line is None else int(line)))
+    states = set(action)
+    for row in action.values():
+        for a in row.values():
+            if a is not None and ((a > 0 and a not in states) or (a < 0 and -a >= len(productions))):
+                raise ValueError(f"action {a} names no state or production")
+    if not set(goto) <= states or any(s not in states for row in goto.values() for s in row.values()):
+        raise ValueError("a goto names no state")
     module = types.ModuleType(TABLE_MODULE)
     module._tabversion = str(data["tabversion"])  # type: ignore[attr-defined]
     module._lr_method = str(data["method"])  # type: ignore[attr-defined]
@@ -100,10 +126,17 @@ def offer(path: Path | None = None) -> bool:
         path = path or cache_path()
         if path is None:
             return False
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)  # a FIFO put there never blocks the start
+        from nicadvisor.atomic_file import check_no_planted_link
+
+        check_no_planted_link(path)  # no link another user put in a shared folder
+        # a FIFO put there never blocks the start; a link as the file itself is not followed
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_NOFOLLOW)
         with open(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            st = os.fstat(f.fileno())
+            if not stat.S_ISREG(st.st_mode):
                 raise ValueError("not a regular file")
+            if st.st_uid != os.geteuid() or st.st_mode & 0o022:
+                raise ValueError("not a file of this user's alone (another owner, or writable by others)")
             raw = f.read(MAX_BYTES + 1)
         if len(raw) > MAX_BYTES:
             raise ValueError(f"larger than {MAX_BYTES} bytes")
@@ -137,6 +170,17 @@ def _table_data() -> dict[str, Any]:
     }
 
 
+def _holds(path: Path, data: dict[str, Any]) -> bool:
+    """Whether the file at ``path`` already holds the tables of ``data``, whole (its content's digest is theirs)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)
+        held = json.loads(raw) if len(raw) <= MAX_BYTES else {}
+        return held.get("sha256") == data["sha256"] == _digest(held)
+    except Exception:  # noqa: BLE001 - unreadable or damaged: written again
+        return False
+
+
 def keep(path: Path | None = None) -> bool:
     """After ``rule_engine`` was imported: write its tables to the cache when they were built here (not read from
     a matching cache file). Returns whether a file was written. Never raises."""
@@ -153,9 +197,13 @@ def keep(path: Path | None = None) -> bool:
         with contextlib.suppress(FileNotFoundError):
             if not stat.S_ISREG(os.lstat(path).st_mode):
                 raise ValueError("not a regular file: left as it is")
+        data = json.loads(json.dumps(_table_data()))  # as a reader will see it: string keys, lists
+        data["sha256"] = _digest(data)
+        if served is None and _holds(path, data):
+            return False  # rule_engine was imported before offer(): the file already holds these tables
         from nicadvisor.atomic_file import write_private_text
 
-        write_private_text(path, json.dumps(_table_data(), separators=(",", ":")))  # atomically, owner-only
+        write_private_text(path, json.dumps(data, separators=(",", ":")))  # atomically, owner-only
         status["written"] = True
         return True
     except Exception as exc:  # noqa: BLE001 - a cache that cannot be written only costs the next process the build

@@ -230,13 +230,9 @@ class _DuplicateKey(yaml.constructor.ConstructorError):
     """A key written twice in one YAML mapping (``problem_mark`` is the second one)."""
 
 
-#: libyaml's safe loader where PyYAML was built with it (about 10x faster than the pure-Python one), else PyYAML's.
-_SAFE_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _UniqueKeys:
-    """A safe loader refusing a key written twice in one mapping (YAML keeps the last one silently: a rule written
-    ``severity: info`` then ``severity: error`` would load as an error rule)."""
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a key written twice in one mapping (YAML keeps the last one silently: a
+    rule written ``severity: info`` then ``severity: error`` would load as an error rule)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
         seen: dict[object, int] = {}
@@ -249,16 +245,7 @@ class _UniqueKeys:
                 raise _DuplicateKey(None, None, f"duplicate key {key!r} (first at line {seen[key]}): YAML would "
                                     f"silently keep only the last value", key_node.start_mark)
             seen[key] = line
-        return super().construct_mapping(node, deep=deep)  # type: ignore[misc]
-
-
-class _UniqueKeyLoader(_UniqueKeys, _SAFE_LOADER):  # type: ignore[misc,valid-type]
-    """:data:`_SAFE_LOADER` refusing a key written twice in one mapping."""
-
-
-class _PureUniqueKeyLoader(_UniqueKeys, yaml.SafeLoader):
-    """PyYAML's pure-Python safe loader refusing a key written twice: read again only to word an error as PyYAML
-    words it (libyaml's messages differ)."""
+        return super().construct_mapping(node, deep=deep)
 
 
 def _reference_problem(ref: str) -> str | None:
@@ -297,22 +284,11 @@ def _rule_text(path: Path) -> str:
         raise RuleError(f"{path}:{line}: not UTF-8 text (byte {exc.start} is 0x{raw[exc.start]:02x})") from None
 
 
-def _compose_and_construct(text: str, loader_class: type) -> tuple[yaml.Node | None, Any]:
-    """(the document's node tree, its Python value) of one YAML document, composed once. The aliases are counted
-    on the node tree (:func:`_check_expansion`) before the value is used. Raises yaml.YAMLError."""
-    loader = loader_class(text)
-    try:
-        node = loader.get_single_node()
-        return node, (loader.construct_document(node) if node is not None else None)
-    finally:
-        loader.dispose()
-
-
-def _check_nesting(text: str, path: Path, loader: type = _SAFE_LOADER) -> None:
-    """Refuse collections nested deeper than :data:`MAX_NESTING` (``path:line``), read with a YAML scanner, which
-    does not recurse: the composer and the schema check do. Raises yaml.YAMLError for text that does not scan."""
+def _check_nesting(text: str, path: Path) -> None:
+    """Refuse collections nested deeper than :data:`MAX_NESTING` (``path:line``), read with PyYAML's scanner, which
+    does not recurse: the composer and the schema check do."""
     depth = 0
-    for token in yaml.scan(text, Loader=loader):
+    for token in yaml.scan(text, Loader=yaml.SafeLoader):
         if isinstance(token, (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken,
                               yaml.FlowSequenceStartToken)):
             depth += 1
@@ -351,16 +327,11 @@ def load_rule_file(path: Path) -> list[Rule]:
     expand past :data:`MAX_EXPANDED_NODES` nodes; OSError when it cannot be read."""
     text = _rule_text(path)
     try:
-        try:
-            _check_nesting(text, path)
-            node, data = _compose_and_construct(text, _UniqueKeyLoader)
-        except yaml.YAMLError:
-            if _SAFE_LOADER is not yaml.SafeLoader:  # the same error, worded as PyYAML words it (libyaml differs)
-                _check_nesting(text, path, yaml.SafeLoader)
-                _compose_and_construct(text, _PureUniqueKeyLoader)
-            raise
+        _check_nesting(text, path)
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
         if node is not None:
             _check_expansion(node, path)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
     except _DuplicateKey as exc:
         raise RuleError(f"{path}:{exc.problem_mark.line + 1}: {exc.problem}") from exc
     except yaml.YAMLError as exc:
