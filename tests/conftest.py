@@ -129,11 +129,22 @@ SLOW_MODULES = {
 }
 
 
+#: Modules whose tests take the longest (each 20-90 s of a worker in ``--durations``: a PyInstaller build, the growth
+#: and adversarial-parser children, a 15 MB capture, the namespace benchmarks). They run first, so that on the
+#: workers of pytest-xdist no long test starts last and leaves the other workers idle at the end of the run. A
+#: module moves whole (its module-scoped fixtures still serve consecutive tests); every other test keeps its place.
+LONGEST_FIRST = ("packaging_install/test_frozen_build.py", "hostile/test_linear_growth.py",
+                 "hostile/test_linear_parsers.py", "bench/test_bench_remote.py", "hostile/test_pci_dump_memory.py",
+                 "hostile/test_redfish_hostile_bmc.py", "bench/test_esxi_endpoint_lab.py",
+                 "hostile/test_attestation_files.py", "hostile/test_archive_many_members.py")
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark `slow` every test in :data:`SLOW_FOLDERS` and :data:`SLOW_MODULES` and every test that needs root (its
-    labs are namespaces)."""
+    labs are namespaces); put the modules of :data:`LONGEST_FIRST` first, in that order."""
     tests = Path(__file__).resolve().parent
-    for item in items:
+    rank: dict[int, int] = {}
+    for i, item in enumerate(items):
         try:
             where = Path(str(item.fspath)).resolve().relative_to(tests)
         except ValueError:
@@ -141,6 +152,10 @@ def pytest_collection_modifyitems(config, items):
         if where.parts[0] in SLOW_FOLDERS or where.as_posix() in SLOW_MODULES \
                 or item.get_closest_marker("root") is not None:
             item.add_marker(pytest.mark.slow)
+        if where.as_posix() in LONGEST_FIRST:
+            rank[i] = LONGEST_FIRST.index(where.as_posix())
+    order = sorted(range(len(items)), key=lambda i: (rank.get(i, len(LONGEST_FIRST)), i))
+    items[:] = [items[i] for i in order]
 
 
 #: The least time (ms) any pytest-qt wait allows before it fails: a deadline for a condition, never a duration, so
